@@ -1,0 +1,154 @@
+// Package config parses Parley's command line (SPEC §5): the command, flags
+// and PARLEY_* environment variables, with flags overriding environment.
+// Saved settings sit below both; the caller layers them with Overrides.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Commands.
+const (
+	CommandDesktop = "desktop"
+	CommandServe   = "serve"
+	CommandVersion = "version"
+)
+
+// Defaults.
+const (
+	DefaultBaseURL         = "http://127.0.0.1:11434/v1"
+	DefaultAddr            = "127.0.0.1:8765"
+	DefaultQuestionTimeout = 5 * time.Minute
+)
+
+// Config is the parsed command line.
+type Config struct {
+	Command         string
+	DataDir         string
+	BaseURL         string
+	Model           string
+	APIKey          string
+	QuestionTimeout time.Duration
+	Addr            string // serve only
+	Token           string // serve only
+	// Set records which of the fields above came from a flag or the
+	// environment, so saved settings fill only the rest.
+	Set map[string]bool
+}
+
+// ErrHelp is returned when -h/--help was asked for; usage has been printed.
+var ErrHelp = flag.ErrHelp
+
+// Parse reads args (without the program name) and the environment through
+// getenv. Usage and errors are written to out.
+func Parse(args []string, getenv func(string) string, out io.Writer) (Config, error) {
+	cfg := Config{Command: CommandDesktop, Set: map[string]bool{}}
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		switch args[0] {
+		case CommandServe, CommandVersion:
+			cfg.Command = args[0]
+			args = args[1:]
+		default:
+			return cfg, fmt.Errorf("unknown command %q (want serve or version)", args[0])
+		}
+	}
+
+	fs := flag.NewFlagSet("parley", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprintln(out, "usage: parley [serve|version] [flags]")
+		fs.PrintDefaults()
+	}
+	dataDir := fs.String("data-dir", "", "data folder (env PARLEY_DATA_DIR; default: the OS user config dir)")
+	baseURL := fs.String("base-url", "", "OpenAI-compatible endpoint (env PARLEY_BASE_URL; default "+DefaultBaseURL+")")
+	model := fs.String("model", "", "model name (env PARLEY_MODEL)")
+	apiKey := fs.String("api-key", "", "API key (env PARLEY_API_KEY)")
+	timeout := fs.String("question-timeout", "", "how long a question waits, 0 = forever (env PARLEY_QUESTION_TIMEOUT; default 5m)")
+	addr := fs.String("addr", DefaultAddr, "serve: listen address")
+	token := fs.String("token", "", "serve: API token (default: the one stored in the data folder)")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+
+	pick := func(name, flagValue, env string) string {
+		if given[name] {
+			cfg.Set[name] = true
+			return flagValue
+		}
+		if v := getenv(env); v != "" {
+			cfg.Set[name] = true
+			return v
+		}
+		return ""
+	}
+	cfg.DataDir = pick("data-dir", *dataDir, "PARLEY_DATA_DIR")
+	cfg.BaseURL = pick("base-url", *baseURL, "PARLEY_BASE_URL")
+	cfg.Model = pick("model", *model, "PARLEY_MODEL")
+	cfg.APIKey = pick("api-key", *apiKey, "PARLEY_API_KEY")
+	cfg.Addr = *addr
+	cfg.Token = *token
+	if given["addr"] {
+		cfg.Set["addr"] = true
+	}
+
+	cfg.QuestionTimeout = DefaultQuestionTimeout
+	if s := pick("question-timeout", *timeout, "PARLEY_QUESTION_TIMEOUT"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return cfg, fmt.Errorf("invalid question timeout %q: want a duration such as 5m, 90s or 0", s)
+		}
+		cfg.QuestionTimeout = d
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	if cfg.DataDir == "" {
+		dir, err := DefaultDataDir()
+		if err != nil {
+			return cfg, err
+		}
+		cfg.DataDir = dir
+	}
+	abs, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return cfg, fmt.Errorf("data dir %q: %w", cfg.DataDir, err)
+	}
+	cfg.DataDir = abs
+	return cfg, nil
+}
+
+// DefaultDataDir is "Parley" inside the OS user config dir
+// (~/.config/Parley, ~/Library/Application Support/Parley, %AppData%\Parley).
+func DefaultDataDir() (string, error) {
+	base, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("find the user config dir (set --data-dir or PARLEY_DATA_DIR): %w", err)
+	}
+	return filepath.Join(base, "Parley"), nil
+}
+
+// EnsureDataDir creates the data folder, readable only by the user.
+func EnsureDataDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create data dir %s: %w", dir, err)
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("data dir %s: %w", dir, err)
+	}
+	if !info.IsDir() {
+		return errors.New("data dir " + dir + " is not a folder")
+	}
+	return nil
+}

@@ -1,0 +1,90 @@
+// Package events names the events Parley emits (SPEC §3) and defines the
+// emitter interface that backend packages receive instead of the Wails
+// runtime, so every package can be tested without a window.
+package events
+
+import "sync"
+
+// Event names shared by Wails events and the SSE stream.
+const (
+	ConversationState = "conversation:state"
+	MessageDelta      = "message:delta"
+	MessageDone       = "message:done"
+	QuestionAsk       = "question:ask"
+	QuestionResolved  = "question:resolved"
+	RunError          = "run:error"
+)
+
+// Emitter sends one event to every client (the window, SSE subscribers).
+// Payloads are JSON-marshalable objects with "conversationId" at the top level.
+type Emitter interface {
+	Emit(name string, payload any)
+}
+
+// EmitterFunc adapts a function to Emitter.
+type EmitterFunc func(name string, payload any)
+
+// Emit calls f.
+func (f EmitterFunc) Emit(name string, payload any) { f(name, payload) }
+
+// Discard drops every event.
+var Discard Emitter = EmitterFunc(func(string, any) {})
+
+// Event is one emitted event, as recorded or fanned out.
+type Event struct {
+	Name    string `json:"name"`
+	Payload any    `json:"payload"`
+}
+
+// Recorder keeps every event in order; tests use it to assert on sequences.
+type Recorder struct {
+	mu     sync.Mutex
+	events []Event
+	notify chan struct{}
+}
+
+// NewRecorder returns an empty recorder.
+func NewRecorder() *Recorder { return &Recorder{notify: make(chan struct{}, 1)} }
+
+// Emit records the event.
+func (r *Recorder) Emit(name string, payload any) {
+	r.mu.Lock()
+	r.events = append(r.events, Event{Name: name, Payload: payload})
+	r.mu.Unlock()
+	select {
+	case r.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Events returns a copy of everything recorded so far.
+func (r *Recorder) Events() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Event(nil), r.events...)
+}
+
+// Names returns the recorded event names in order.
+func (r *Recorder) Names() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	names := make([]string, len(r.events))
+	for i, e := range r.events {
+		names[i] = e.Name
+	}
+	return names
+}
+
+// Changed is signalled (without blocking) after each Emit; tests wait on it
+// instead of sleeping.
+func (r *Recorder) Changed() <-chan struct{} { return r.notify }
+
+// Multi fans one event out to several emitters in order.
+type Multi []Emitter
+
+// Emit sends the event to each emitter.
+func (m Multi) Emit(name string, payload any) {
+	for _, e := range m {
+		e.Emit(name, payload)
+	}
+}

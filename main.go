@@ -1,0 +1,51 @@
+// Command parley is the Parley desktop app: a local AI assistant that asks
+// before it guesses. See README.md.
+package main
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+
+	"github.com/parley-app/parley/backend/config"
+)
+
+//go:embed all:frontend/dist
+var assets embed.FS
+
+// version is set at build time: -ldflags "-X main.version=v1.2.3".
+var version = "dev"
+
+func main() {
+	cfg, err := config.Parse(os.Args[1:], os.Getenv, os.Stderr)
+	if errors.Is(err, config.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "parley:", err)
+		os.Exit(2)
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+
+	switch cfg.Command {
+	case config.CommandVersion:
+		fmt.Println("parley", version)
+	default:
+		if err := runDesktop(cfg, uiAssets()); err != nil {
+			fmt.Fprintln(os.Stderr, "parley:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+// uiAssets is the built frontend rooted at its index.html.
+func uiAssets() fs.FS {
+	sub, err := fs.Sub(assets, "frontend/dist")
+	if err != nil {
+		panic(err) // the embed pattern guarantees the folder exists
+	}
+	return sub
+}

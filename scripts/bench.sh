@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs Parley's benchmarks and prints their figures: the Go benchmarks of every
+# package, then the bench scripts (BENCHTIME bounds each Go benchmark).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+scripts/setup.sh
+step "Go benchmarks"
+go test -run '^$' -bench . -benchmem -benchtime "${BENCHTIME:-1s}" ./...
+for script in bench/*.sh; do
+  [ -e "$script" ] || continue
+  step "$script"
+  "$script"
+done

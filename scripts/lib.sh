@@ -1,0 +1,34 @@
+# Shared by the scripts in this folder.
+WAILS_VERSION=v2.16.0
+WAILS="$(go env GOPATH)/bin/wails"
+# The Linux app links WebKitGTK 4.1, the one current distributions ship.
+BUILD_TAGS=webkit2_41
+VERSION="${PARLEY_VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}"
+
+step() { printf '\n==> %s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# build_app builds the production binary into build/bin/parley.
+build_app() {
+  step "building the desktop app (wails build, version ${VERSION})"
+  # -m: go.mod is kept tidy in the repository; -s: the frontend was built above.
+  (cd frontend && npm run build --silent)
+  "$WAILS" build -m -s -tags "$BUILD_TAGS" -ldflags "-X main.version=${VERSION}" >/tmp/parley-wails-build.log 2>&1 \
+    || { cat /tmp/parley-wails-build.log; die "wails build failed"; }
+}
+
+# start_xvfb starts a virtual display unless one is set, and exports DISPLAY.
+start_xvfb() {
+  if [ -n "${DISPLAY:-}" ] && xdpyinfo >/dev/null 2>&1; then
+    return 0
+  fi
+  local n
+  for n in $(seq 90 120); do
+    [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ] || break
+  done
+  Xvfb ":$n" -screen 0 1280x900x24 -nolisten tcp >/dev/null 2>&1 &
+  XVFB_PID=$!
+  export DISPLAY=":$n"
+  for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && return 0; sleep 0.1; done
+  die "Xvfb did not start on $DISPLAY"
+}

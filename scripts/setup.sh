@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs what Parley needs to build, run and test, and is quick when all of
+# it is already there: Debian packages (GTK/WebKitGTK, Xvfb, Chromium, the
+# WebKit WebDriver, NSIS), the pinned Wails CLI and the frontend's npm packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+
+APT_PACKAGES=(
+  build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
+  xvfb xauth x11-utils imagemagick xdotool chromium webkit2gtk-driver
+  fonts-noto-color-emoji nsis
+)
+
+install_debian_packages() {
+  local missing=() p
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if ! command -v apt-get >/dev/null; then
+    die "missing system packages (${missing[*]}) and no apt-get: see README.md for your platform"
+  fi
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || die "need root (or sudo) to install: ${missing[*]}"
+    sudo="sudo"
+  fi
+  step "installing Debian packages: ${missing[*]}"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
+}
+
+install_wails() {
+  if [ -x "$WAILS" ] && "$WAILS" version 2>/dev/null | grep -q "^${WAILS_VERSION}"; then
+    return 0
+  fi
+  step "installing the Wails CLI ${WAILS_VERSION}"
+  go install "github.com/wailsapp/wails/v2/cmd/wails@${WAILS_VERSION}"
+}
+
+install_npm_packages() {
+  local stamp=frontend/node_modules/.parley-lock-hash want
+  want=$(sha256sum frontend/package-lock.json | cut -d' ' -f1)
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    return 0
+  fi
+  step "installing frontend packages (npm ci)"
+  (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$want" > "$stamp"
+}
+
+if [ "$(uname -s)" = "Linux" ]; then
+  install_debian_packages
+fi
+install_wails
+install_npm_packages
