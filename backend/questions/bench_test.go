@@ -1,0 +1,130 @@
+package questions
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// benchConfig lifts the cap and the rate limit, which would otherwise stop
+// a benchmark after a few cards.
+func benchConfig() Config {
+	cfg := DefaultConfig()
+	cfg.RateInterval = 0
+	cfg.MaxPending = 0
+	cfg.Logger = quietLogger()
+	return cfg
+}
+
+func heapAlloc() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// BenchmarkCreateAnswerRoundTrip: one card created (with a real 5m timer),
+// answered and its Wait returned.
+func BenchmarkCreateAnswerRoundTrip(b *testing.B) {
+	m := NewManager(benchConfig(), nil, nil)
+	defer m.Close()
+	ctx := context.Background()
+	qs := sampleQuestions()
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := m.Create(ctx, AskRequest{ConversationID: "conv", Questions: qs})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.Respond(ctx, "conv", submit(c.ID, "SQLite")); err != nil {
+			b.Fatal(err)
+		}
+		if out, err := m.Wait(ctx, c.ID); err != nil || out.Status != StatusAnswered {
+			b.Fatalf("Wait = %+v, %v", out, err)
+		}
+	}
+}
+
+// BenchmarkTenThousandPending holds 10,000 cards pending at once (real
+// timers, 100 conversations) and then resolves them all.
+func BenchmarkTenThousandPending(b *testing.B) {
+	const cards = 10_000
+	ctx := context.Background()
+	qs := sampleQuestions()
+	b.ReportAllocs()
+	var bytesPerCard, resolveNs float64
+	for b.Loop() {
+		cfg := benchConfig()
+		cfg.RetainResolved = cards
+		m := NewManager(cfg, nil, nil)
+		before := heapAlloc()
+		ids := make([]string, cards)
+		convs := make([]string, cards)
+		for i := range cards {
+			convs[i] = fmt.Sprintf("conv-%d", i%100)
+			c, err := m.Create(ctx, AskRequest{ConversationID: convs[i], Questions: qs})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ids[i] = c.ID
+		}
+		bytesPerCard = float64(int64(heapAlloc())-int64(before)) / cards
+		if n := len(m.Pending("")); n != cards {
+			b.Fatalf("%d pending, want %d", n, cards)
+		}
+		start := time.Now()
+		for i, id := range ids {
+			if _, err := m.Respond(ctx, convs[i], submit(id, "Postgres")); err != nil {
+				b.Fatal(err)
+			}
+		}
+		resolveNs = float64(time.Since(start).Nanoseconds())
+		m.Close()
+	}
+	b.ReportMetric(bytesPerCard, "bytes/pending-card")
+	b.ReportMetric(resolveNs/1e6, "ms-to-resolve-10k")
+}
+
+// BenchmarkTenThousandTimeouts runs 10,000 create→timeout cycles, each with
+// a goroutine blocked in Wait, and checks that goroutines and heap return to
+// the baseline: only the bounded history (RetainResolved) stays, and it is
+// released when the conversation is forgotten.
+func BenchmarkTenThousandTimeouts(b *testing.B) {
+	const cycles = 10_000
+	qs := sampleQuestions()
+	b.ReportAllocs()
+	var goroutineDelta, heapDelta, retainedHeap float64
+	for b.Loop() {
+		clock := newFakeClock()
+		cfg := benchConfig()
+		cfg.Clock = clock
+		m := NewManager(cfg, nil, nil)
+		baseGoroutines := runtime.NumGoroutine()
+		baseHeap := heapAlloc()
+		for range cycles {
+			c, err := m.Create(context.Background(), AskRequest{ConversationID: "conv", Questions: qs})
+			if err != nil {
+				b.Fatal(err)
+			}
+			waiting := waitAsync(context.Background(), m, c.ID)
+			clock.Advance(cfg.Timeout)
+			if r := <-waiting; r.out.Status != StatusTimedOut {
+				b.Fatalf("outcome %+v", r.out)
+			}
+		}
+		if clock.Active() != 0 {
+			b.Fatalf("%d timers left", clock.Active())
+		}
+		retainedHeap = float64(int64(heapAlloc()) - int64(baseHeap))
+		m.ForgetConversation("conv")
+		heapDelta = float64(int64(heapAlloc()) - int64(baseHeap))
+		goroutineDelta = float64(runtime.NumGoroutine() - baseGoroutines)
+		m.Close()
+	}
+	b.ReportMetric(goroutineDelta, "goroutines-delta")
+	b.ReportMetric(heapDelta, "heap-delta-bytes")
+	b.ReportMetric(retainedHeap, "retained-history-bytes")
+}

@@ -1,0 +1,44 @@
+package questions
+
+import (
+	"maps"
+	"time"
+)
+
+// cloneCard deep-copies a card: callers and event subscribers get their own
+// copy and can never change the manager's state.
+func cloneCard(c *Card) *Card {
+	if c == nil {
+		return nil
+	}
+	cp := *c
+	cp.Questions = cloneQuestions(c.Questions)
+	cp.ExpiresAt = cloneTime(c.ExpiresAt)
+	cp.AnsweredAt = cloneTime(c.AnsweredAt)
+	if c.Answers != nil {
+		cp.Answers = maps.Clone(c.Answers)
+	}
+	return &cp
+}
+
+func cloneQuestions(qs []Question) []Question {
+	if qs == nil {
+		return nil
+	}
+	out := make([]Question, len(qs))
+	for i, q := range qs {
+		out[i] = q
+		if q.Options != nil {
+			out[i].Options = append([]Option{}, q.Options...)
+		}
+	}
+	return out
+}
+
+func cloneTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := *t
+	return &v
+}

@@ -1,0 +1,190 @@
+package questions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/parley-app/parley/backend/events"
+)
+
+// AskRequest is one ask_user_question call of a run.
+type AskRequest struct {
+	ConversationID string
+	RunID          string
+	ToolCallID     string
+	Questions      []Question
+}
+
+// Create validates the questions, enforces the pending cap and the
+// conversation's rate limit, saves the new pending card and then emits
+// question:ask with it ("write before show"). Older timed-out cards of the
+// conversation are superseded. Its errors are texts meant for the model:
+// *InputError, *RateLimitError, ErrTooManyPending, or a store failure (no
+// event is emitted then).
+func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
+	if req.ConversationID == "" {
+		return nil, errors.New("create question card: conversation id is required")
+	}
+	qs := normalizeQuestions(req.Questions)
+	if err := ValidateQuestions(qs); err != nil {
+		return nil, err
+	}
+
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, ErrClosed
+	}
+	cfg := m.cfg
+	if cfg.MaxPending > 0 && m.pendingCount >= cfg.MaxPending {
+		m.mu.Unlock()
+		return nil, fmt.Errorf("%w: %d cards are already waiting for the user (limit %d); proceed without asking, or ask later",
+			ErrTooManyPending, cfg.MaxPending, cfg.MaxPending)
+	}
+	now := m.now()
+	reservation := m.limiterLocked(req.ConversationID, now).ReserveN(now, 1)
+	if wait := reservation.DelayFrom(now); wait > 0 {
+		reservation.CancelAt(now)
+		m.mu.Unlock()
+		return nil, &RateLimitError{Wait: wait}
+	}
+	card := &Card{
+		ID:             uuid.NewString(),
+		ConversationID: req.ConversationID,
+		RunID:          req.RunID,
+		ToolCallID:     req.ToolCallID,
+		Status:         StatusPending,
+		Questions:      qs,
+		CreatedAt:      now,
+	}
+	if cfg.Timeout > 0 {
+		expires := now.Add(cfg.Timeout)
+		card.ExpiresAt = &expires
+	}
+	m.pendingCount++ // hold the slot while saving, so concurrent Creates respect the cap
+	m.mu.Unlock()
+
+	if err := m.save(ctx, card); err != nil {
+		m.mu.Lock()
+		m.pendingCount--
+		m.mu.Unlock()
+		reservation.CancelAt(now) // a card that was never shown does not count against the rate
+		m.log.Error("question card not created", "conversation", req.ConversationID, "err", err)
+		return nil, err
+	}
+
+	m.mu.Lock()
+	if m.closed {
+		// Saved as pending: Restore brings it back after the restart.
+		m.pendingCount--
+		m.mu.Unlock()
+		return nil, ErrClosed
+	}
+	// busy until question:ask is out, so no resolution event can overtake it.
+	busy := make(chan struct{})
+	e := &entry{card: *card, done: make(chan struct{}), busy: busy}
+	m.insertLocked(e)
+	if card.ExpiresAt != nil {
+		id := card.ID
+		e.timer = m.clock.AfterFunc(card.ExpiresAt.Sub(m.now()), func() { m.onTimer(id) })
+	}
+	var superseded []string
+	for _, old := range m.byConv[req.ConversationID] {
+		if old.card.Status == StatusTimedOut {
+			superseded = append(superseded, old.card.ID)
+		}
+	}
+	m.mu.Unlock()
+
+	for _, id := range superseded {
+		m.supersede(ctx, id)
+	}
+	m.log.Info("question card created", "conversation", card.ConversationID, "question_id", card.ID,
+		"questions", len(card.Questions), "run", card.RunID)
+	m.emit(events.QuestionAsk, card)
+
+	m.mu.Lock()
+	e.busy = nil
+	m.mu.Unlock()
+	close(busy)
+	return cloneCard(card), nil
+}
+
+// supersede retires a late-answerable card because a newer card was asked in
+// the same conversation. A late answer that got there first stands.
+func (m *Manager) supersede(ctx context.Context, id string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), backgroundSaveTimeout)
+	defer cancel()
+	_, err := m.transition(ctx, id, change{
+		from:  []Status{StatusTimedOut},
+		force: true,
+		apply: func(c *Card) { c.Status = StatusSuperseded },
+	})
+	if err != nil && !errors.Is(err, ErrConflict) && !errors.Is(err, ErrNotFound) {
+		m.log.Warn("superseding question card failed", "question_id", id, "err", err)
+	}
+}
+
+// Wait blocks until the card is answered, declined, cancelled or timed out
+// and returns what the run receives. If ctx ends first, the run was
+// cancelled: the card becomes cancelled and Wait returns the cancelled
+// Outcome (CancelledResult, StopRun) with a nil error, since that is a
+// normal end of the card. Errors are only ErrNotFound and, after Close,
+// ErrClosed (the card then stays pending for Restore).
+func (m *Manager) Wait(ctx context.Context, cardID string) (Outcome, error) {
+	m.mu.Lock()
+	e, ok := m.cards[cardID]
+	closing := m.closing
+	m.mu.Unlock()
+	if !ok {
+		return Outcome{}, ErrNotFound
+	}
+	select {
+	case <-e.done:
+		return m.outcome(e), nil
+	case <-closing:
+		return Outcome{}, ErrClosed
+	case <-ctx.Done():
+	}
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), backgroundSaveTimeout)
+	defer cancel()
+	_, err := m.transition(bg, cardID, cancelChange())
+	switch {
+	case err == nil, errors.Is(err, ErrConflict):
+		// Cancelled now, or resolved just before the cancel (that answer stands).
+		return m.outcome(e), nil
+	default:
+		return Outcome{}, err
+	}
+}
+
+func (m *Manager) outcome(e *entry) Outcome {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return outcomeFor(&e.card)
+}
+
+// HandleToolCall runs one ask_user_question call: parse, validate, create
+// the card and wait for the user. Any error becomes an Outcome with an empty
+// Status whose Result is the error text, so the model can correct itself and
+// invalid input never reaches the user. After Close the Outcome also has
+// StopRun set: the app is shutting down and the card will be restored.
+func (m *Manager) HandleToolCall(ctx context.Context, conversationID, runID, toolCallID, arguments string) Outcome {
+	qs, err := ParseInput([]byte(arguments))
+	if err != nil {
+		m.log.Info("ask_user_question input rejected", "conversation", conversationID, "tool_call", toolCallID, "err", err)
+		return Outcome{Result: err.Error()}
+	}
+	card, err := m.Create(ctx, AskRequest{ConversationID: conversationID, RunID: runID, ToolCallID: toolCallID, Questions: qs})
+	if err != nil {
+		return Outcome{Result: err.Error(), StopRun: errors.Is(err, ErrClosed)}
+	}
+	out, err := m.Wait(ctx, card.ID)
+	if err == nil {
+		return out
+	}
+	return Outcome{Result: err.Error(), StopRun: errors.Is(err, ErrClosed)}
+}

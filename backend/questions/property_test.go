@@ -1,0 +1,156 @@
+package questions
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Random generation with a fixed seed, so a failure reproduces.
+const propertyRuns = 2000
+
+// tricky text: JSON and HTML specials, unicode, spaces inside.
+var alphabet = []rune(`abcXYZ 09"\<>&/{}:,é日本😀` + "\t\u2028")
+
+func randText(r *rand.Rand, minLen, maxLen int) string {
+	for {
+		n := minLen + r.IntN(maxLen-minLen+1)
+		var b strings.Builder
+		for range n {
+			b.WriteRune(alphabet[r.IntN(len(alphabet))])
+		}
+		if s := strings.TrimSpace(b.String()); len([]rune(s)) >= minLen {
+			return s
+		}
+	}
+}
+
+// randQuestions builds a valid card; texts are made unique with an index.
+func randQuestions(r *rand.Rand) []Question {
+	qs := make([]Question, 1+r.IntN(MaxQuestions))
+	for i := range qs {
+		q := Question{Question: fmt.Sprintf("%d %s", i, randText(r, 1, 40)), AllowCustom: r.IntN(2) == 0}
+		if n := r.IntN(4); n > 0 { // 0 = open-ended, else 2..4 options
+			n++
+			if n > MaxOptions {
+				n = MaxOptions
+			}
+			for j := range n {
+				q.Options = append(q.Options, Option{Label: fmt.Sprintf("%d-%s", j, randText(r, 1, 20))})
+			}
+			q.MultiSelect = r.IntN(2) == 0
+		}
+		qs[i] = q
+	}
+	return normalizeQuestions(qs)
+}
+
+// randAnswers answers every question validly.
+func randAnswers(r *rand.Rand, qs []Question) map[string]AnswerInput {
+	out := map[string]AnswerInput{}
+	for _, q := range qs {
+		var a AnswerInput
+		if len(q.Options) > 0 {
+			picks := 1
+			if q.MultiSelect {
+				picks = r.IntN(len(q.Options) + 1) // 0 picks: the free text answers
+				if !q.AllowCustom {
+					picks = 1 + r.IntN(len(q.Options))
+				}
+			}
+			for _, k := range r.Perm(len(q.Options))[:picks] {
+				a.Selected = append(a.Selected, q.Options[k].Label)
+			}
+		}
+		if q.AllowCustom && (len(a.Selected) == 0 || r.IntN(3) == 0) {
+			a.Custom = randText(r, 1, 60)
+		}
+		out[q.Question] = a
+	}
+	return out
+}
+
+func TestPropertyValidAnswersGiveExactJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for run := range propertyRuns {
+		qs := randQuestions(r)
+		if err := ValidateQuestions(qs); err != nil {
+			t.Fatalf("run %d: generator made invalid questions: %v", run, err)
+		}
+		answers := randAnswers(r, qs)
+		comments := ""
+		if r.IntN(2) == 0 {
+			comments = randText(r, 1, 80)
+		}
+		got, err := ValidateAnswers(qs, answers, comments)
+		if err != nil {
+			t.Fatalf("run %d: valid answer refused: %v\nquestions %+v\nanswers %+v", run, err, qs, answers)
+		}
+		result := SubmitResult(got, comments)
+		var decoded struct {
+			Answers  map[string]string `json:"answers"`
+			Comments *string           `json:"comments"`
+		}
+		if err := json.Unmarshal([]byte(result), &decoded); err != nil {
+			t.Fatalf("run %d: result is not JSON: %v\n%s", run, err, result)
+		}
+		var keys, texts []string
+		for k := range decoded.Answers {
+			keys = append(keys, k)
+		}
+		for _, q := range qs {
+			texts = append(texts, q.Question)
+			a := answers[q.Question]
+			want := strings.Join(append(slices.Clone(a.Selected), nonEmpty(strings.TrimSpace(a.Custom))...), ", ")
+			if decoded.Answers[q.Question] != want {
+				t.Fatalf("run %d: answer %q, want %q", run, decoded.Answers[q.Question], want)
+			}
+		}
+		slices.Sort(keys)
+		slices.Sort(texts)
+		if !slices.Equal(keys, texts) {
+			t.Fatalf("run %d: answers keys %q, want exactly the question texts %q", run, keys, texts)
+		}
+		if (decoded.Comments != nil) != (comments != "") || (decoded.Comments != nil && *decoded.Comments != comments) {
+			t.Fatalf("run %d: comments %v, want %q", run, decoded.Comments, comments)
+		}
+	}
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+func TestPropertyForeignLabelRefused(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for run := 0; run < propertyRuns; run++ {
+		qs := randQuestions(r)
+		answers := randAnswers(r, qs)
+		// Pick a question with options and slip in a label that is not one of them.
+		i := r.IntN(len(qs))
+		q := qs[i]
+		foreign := randText(r, 1, 30)
+		if slices.ContainsFunc(q.Options, func(o Option) bool { return o.Label == strings.TrimSpace(foreign) }) {
+			continue
+		}
+		a := answers[q.Question]
+		if q.MultiSelect {
+			a.Selected = append(a.Selected, foreign)
+		} else {
+			a.Selected = []string{foreign}
+		}
+		answers[q.Question] = a
+		_, err := ValidateAnswers(qs, answers, "")
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Question != q.Question {
+			t.Fatalf("run %d: foreign label %q for %q accepted or misreported: %v", run, foreign, q.Question, err)
+		}
+	}
+}
