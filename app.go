@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"log/slog"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -33,19 +34,19 @@ func (a *App) Info() AppInfo {
 	return AppInfo{Version: version, DataDir: a.cfg.DataDir}
 }
 
-// startup keeps the window's context. Wails itself turns SIGINT/SIGTERM
-// into a normal quit, so shutdown hooks run and the process exits 0.
-func (a *App) startup(ctx context.Context) {
-	a.ctx = ctx
-}
-
-// runDesktop opens the Parley window and blocks until it closes.
+// runDesktop opens the Parley window and blocks until it closes. Wails turns
+// SIGINT/SIGTERM into a normal quit, so shutdown hooks run and it exits 0.
 func runDesktop(cfg config.Config, ui fs.FS) error {
-	if err := config.EnsureDataDir(cfg.DataDir); err != nil {
+	emitter := &wailsEmitter{}
+	core, err := openCore(cfg, emitter)
+	if err != nil {
 		return err
 	}
+	defer core.close()
+
 	app := &App{cfg: cfg}
-	err := wails.Run(&options.App{
+	chatService := &ChatService{svc: core.svc, ctx: context.Background()}
+	err = wails.Run(&options.App{
 		Title:            "Parley",
 		Width:            1100,
 		Height:           760,
@@ -53,7 +54,15 @@ func runDesktop(cfg config.Config, ui fs.FS) error {
 		MinHeight:        480,
 		AssetServer:      &assetserver.Options{Assets: ui},
 		BackgroundColour: &options.RGBA{R: 255, G: 255, B: 255, A: 255},
-		OnStartup:        app.startup,
+		OnStartup: func(ctx context.Context) {
+			app.ctx = ctx
+			chatService.ctx = ctx
+			emitter.ctx.Store(&ctx)
+		},
+		OnShutdown: func(context.Context) {
+			slog.Info("window closed, shutting down")
+			core.close()
+		},
 		// One window per data folder: a second launch focuses the first.
 		SingleInstanceLock: &options.SingleInstanceLock{
 			UniqueId: "parley-" + shortHash(cfg.DataDir),
@@ -65,7 +74,7 @@ func runDesktop(cfg config.Config, ui fs.FS) error {
 			},
 		},
 		Linux: &linux.Options{ProgramName: "parley"},
-		Bind:  []any{app},
+		Bind:  []any{app, chatService},
 	})
 	if err != nil {
 		return fmt.Errorf("run window: %w", err)

@@ -33,6 +33,11 @@ func main() {
 	switch cfg.Command {
 	case config.CommandVersion:
 		fmt.Println("parley", version)
+	case config.CommandServe:
+		if err := runServe(cfg, uiAssets()); err != nil {
+			fmt.Fprintln(os.Stderr, "parley:", err)
+			os.Exit(1)
+		}
 	default:
 		if err := runDesktop(cfg, uiAssets()); err != nil {
 			fmt.Fprintln(os.Stderr, "parley:", err)

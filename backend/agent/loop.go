@@ -1,0 +1,256 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/llm"
+	"github.com/parley-app/parley/backend/questions"
+)
+
+// runLoop is the state of one run while it executes.
+type runLoop struct {
+	rt      *Runtime
+	ctx     context.Context
+	run     *chat.Run
+	profile Profile
+	model   llm.Model
+	state   func(string)
+}
+
+// tools lists the definitions the profile opted in to, in a stable order.
+func (l *runLoop) tools(sub bool) []llm.Tool {
+	var defs []llm.Tool
+	for _, name := range l.profile.Tools {
+		switch name {
+		case ToolAskUser:
+			if !sub && l.rt.opt.Asker != nil {
+				defs = append(defs, llm.Tool{Name: ToolAskUser, Description: questions.ToolDescription(), Parameters: questions.ToolSchema()})
+			}
+		case ToolSpawnAgents:
+			if !sub {
+				defs = append(defs, spawnAgentsTool)
+			}
+		default:
+			if t, ok := l.rt.tools[name]; ok {
+				defs = append(defs, t.definition())
+			}
+		}
+	}
+	return defs
+}
+
+// messages builds the model's input from the saved history.
+func (l *runLoop) messages() ([]llm.Message, error) {
+	history, err := l.rt.opt.History.Messages(l.ctx, l.run.ConversationID)
+	if err != nil {
+		return nil, fmt.Errorf("load conversation %s: %w", l.run.ConversationID, err)
+	}
+	msgs := make([]llm.Message, 0, len(history)+1)
+	if l.profile.SystemPrompt != "" {
+		msgs = append(msgs, llm.Message{Role: chat.RoleSystem, Content: l.profile.SystemPrompt})
+	}
+	for _, m := range history {
+		lm := llm.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
+		for _, tc := range m.ToolCalls {
+			lm.ToolCalls = append(lm.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+		}
+		msgs = append(msgs, lm)
+	}
+	return msgs, nil
+}
+
+// step calls the model once and runs the tools it asked for. more reports
+// whether the model must be called again; stop that the run must end.
+func (l *runLoop) step() (more, stop bool, err error) {
+	conv, runID := l.run.ConversationID, l.run.ID
+	msgs, err := l.messages()
+	if err != nil {
+		return false, false, err
+	}
+	l.state(chat.StateRequesting)
+	messageID := uuid.NewString()
+	streaming := false
+	resp, err := l.model.Chat(l.ctx, llm.Request{
+		Messages: msgs,
+		Tools:    l.tools(false),
+		OnDelta: func(text string) {
+			if !streaming {
+				streaming = true
+				l.state(chat.StateStreaming)
+			}
+			l.rt.emit(events.MessageDelta, map[string]any{"conversationId": conv, "runId": runID, "messageId": messageID, "delta": text})
+		},
+	})
+	if err == nil {
+		err = l.ctx.Err()
+	}
+	if err != nil {
+		// Keep what the user already saw: the partial text is saved as the
+		// assistant's message (without tool calls, which never ran).
+		if resp.Text != "" {
+			l.save(&chat.Message{ID: messageID, Role: chat.RoleAssistant, Content: resp.Text})
+		}
+		return false, false, err
+	}
+	am := &chat.Message{ID: messageID, Role: chat.RoleAssistant, Content: resp.Text}
+	for _, tc := range resp.ToolCalls {
+		id := tc.ID
+		if id == "" {
+			id = "call_" + uuid.NewString()[:8]
+		}
+		am.ToolCalls = append(am.ToolCalls, chat.ToolCall{ID: id, Name: tc.Name, Arguments: tc.Arguments})
+	}
+	if err := l.save(am); err != nil {
+		return false, false, err
+	}
+	if len(am.ToolCalls) == 0 {
+		return false, false, nil
+	}
+	stop, err = l.runToolCalls(am.ToolCalls, nil)
+	return !stop && err == nil, stop, err
+}
+
+// runToolCalls executes calls in order and stores each result. After the
+// user cancels a card (or the run is cancelled) the remaining calls get a
+// cancelled result so the history stays consistent.
+func (l *runLoop) runToolCalls(calls []chat.ToolCall, restored *questions.Card) (stop bool, err error) {
+	for _, tc := range calls {
+		result := cancelledToolResult
+		if !stop && l.ctx.Err() == nil {
+			l.state(chat.StateToolExecuting)
+			var halt bool
+			result, halt = l.executeTool(tc, restored)
+			stop = stop || halt
+		} else {
+			stop = true
+		}
+		if err := l.save(&chat.Message{Role: chat.RoleTool, Content: result, ToolCallID: tc.ID, ToolName: tc.Name}); err != nil {
+			return true, err
+		}
+	}
+	if l.ctx.Err() != nil {
+		stop = true
+	}
+	return stop, nil
+}
+
+// completePendingToolCalls finishes the tool calls of the last assistant
+// message that have no result yet (after a restart).
+func (l *runLoop) completePendingToolCalls(restored *questions.Card) (stop bool, err error) {
+	history, err := l.rt.opt.History.Messages(l.ctx, l.run.ConversationID)
+	if err != nil {
+		return false, fmt.Errorf("load conversation %s: %w", l.run.ConversationID, err)
+	}
+	last := -1
+	for i := len(history) - 1; i >= 0; i-- {
+		if history[i].Role == chat.RoleAssistant {
+			last = i
+			break
+		}
+		if history[i].Role == chat.RoleUser {
+			break
+		}
+	}
+	if last < 0 {
+		return false, nil
+	}
+	answered := map[string]bool{}
+	for _, m := range history[last+1:] {
+		if m.Role == chat.RoleTool {
+			answered[m.ToolCallID] = true
+		}
+	}
+	var pending []chat.ToolCall
+	for _, tc := range history[last].ToolCalls {
+		if !answered[tc.ID] {
+			pending = append(pending, tc)
+		}
+	}
+	if len(pending) == 0 {
+		return false, nil
+	}
+	return l.runToolCalls(pending, restored)
+}
+
+func (l *runLoop) save(m *chat.Message) error {
+	m.ConversationID = l.run.ConversationID
+	m.RunID = l.run.ID
+	// Saved even when the run was just cancelled: the history must stay whole.
+	if err := l.rt.opt.History.AppendMessage(context.WithoutCancel(l.ctx), m); err != nil {
+		return fmt.Errorf("save %s message in conversation %s: %w", m.Role, m.ConversationID, err)
+	}
+	l.rt.emit(events.MessageDone, map[string]any{"conversationId": m.ConversationID, "runId": m.RunID, "message": m})
+	return nil
+}
+
+// executeTool runs one call and returns the tool result text; halt is true
+// when the run must stop (the user cancelled a card).
+func (l *runLoop) executeTool(tc chat.ToolCall, restored *questions.Card) (result string, halt bool) {
+	if !l.profile.hasTool(tc.Name) {
+		return fmt.Sprintf("unknown tool %q", tc.Name), false
+	}
+	switch tc.Name {
+	case ToolAskUser:
+		if l.rt.opt.Asker == nil {
+			return fmt.Sprintf("unknown tool %q", tc.Name), false
+		}
+		return l.askUser(tc, restored)
+	case ToolSpawnAgents:
+		return l.spawnAgents(tc.Arguments), false
+	}
+	t, ok := l.rt.tools[tc.Name]
+	if !ok {
+		return fmt.Sprintf("unknown tool %q", tc.Name), false
+	}
+	out, err := t.Run(l.ctx, tc.Arguments)
+	if err != nil {
+		return "error: " + err.Error(), false
+	}
+	return out, false
+}
+
+// askUser shows a card and waits for the user. A restored card with this
+// call's id is waited on instead of asking again.
+func (l *runLoop) askUser(tc chat.ToolCall, restored *questions.Card) (string, bool) {
+	conv := l.run.ConversationID
+	var card *questions.Card
+	if restored != nil && restored.ToolCallID == tc.ID {
+		card = restored
+	} else {
+		qs, err := questions.ParseInput([]byte(tc.Arguments))
+		if err != nil {
+			return err.Error(), false
+		}
+		card, err = l.rt.opt.Asker.Create(l.ctx, questions.AskRequest{ConversationID: conv, RunID: l.run.ID, ToolCallID: tc.ID, Questions: qs})
+		if err != nil {
+			return err.Error(), false
+		}
+	}
+	l.run.Status = chat.RunAwaiting
+	_ = l.rt.opt.History.SaveRun(context.WithoutCancel(l.ctx), l.run)
+	l.rt.setState(StateInfo{ConversationID: conv, RunID: l.run.ID, State: chat.StateAwaitingUserResponse, PendingQuestion: card})
+	out, err := l.rt.opt.Asker.Wait(l.ctx, card.ID)
+	l.run.Status = chat.RunRunning
+	_ = l.rt.opt.History.SaveRun(context.WithoutCancel(l.ctx), l.run)
+	if err != nil {
+		return "error: " + err.Error(), false
+	}
+	if !out.StopRun && l.ctx.Err() == nil {
+		l.state(chat.StateToolExecuting)
+	}
+	return out.Result, out.StopRun
+}
+
+// subAgentHint is what a sub-agent gets when it tries a parent-only tool.
+func subAgentRefusal(name string) string {
+	if name == ToolAskUser {
+		return questions.SubAgentRefusal
+	}
+	return strings.ReplaceAll(questions.SubAgentRefusal, ToolAskUser, name)
+}

@@ -1,0 +1,34 @@
+package agent
+
+// Profile is an assistant: its system prompt, model and the tools it opts in to.
+type Profile struct {
+	Name         string   `json:"name"`
+	SystemPrompt string   `json:"system_prompt"`
+	Model        string   `json:"model"` // empty = the app's default model
+	Tools        []string `json:"tools"`
+}
+
+// DefaultProfileName names the profile new conversations use.
+const DefaultProfileName = "default"
+
+// DefaultProfile opts in to asking the user, sub-agents and the built-ins.
+func DefaultProfile() Profile {
+	return Profile{
+		Name: DefaultProfileName,
+		SystemPrompt: "You are Parley, a helpful assistant running on the user's own computer. " +
+			"Answer clearly and concisely, using Markdown where it helps. " +
+			"When a request is ambiguous, or several reasonable approaches exist and the user's preference matters, " +
+			"call ask_user_question instead of guessing; otherwise just answer. " +
+			"Use the calculator for arithmetic and current_time for today's date.",
+		Tools: []string{ToolAskUser, ToolSpawnAgents, ToolCurrentTime, ToolCalculator},
+	}
+}
+
+func (p Profile) hasTool(name string) bool {
+	for _, t := range p.Tools {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,300 @@
+// Package agent runs conversations: it calls the model, streams its text,
+// executes tools (asking the user through the QuestionManager, spawning
+// sub-agents) and reports run states and events. It persists through
+// chat.History before announcing anything.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/llm"
+	"github.com/parley-app/parley/backend/questions"
+)
+
+// Asker is the part of the QuestionManager the loop uses.
+type Asker interface {
+	Create(ctx context.Context, req questions.AskRequest) (*questions.Card, error)
+	Wait(ctx context.Context, cardID string) (questions.Outcome, error)
+}
+
+// Options wire a Runtime.
+type Options struct {
+	History chat.History
+	Events  events.Emitter
+	Asker   Asker
+	// Model returns the model client for a model name ("" = the default).
+	Model func(name string) (llm.Model, error)
+	// Profile returns the assistant profile by name ("" = the default).
+	Profile  func(name string) Profile
+	Tools    []Tool // tools profiles may opt in to, besides ask_user_question and spawn_agents
+	MaxSteps int    // model calls per run; default 12
+	Logger   *slog.Logger
+}
+
+// StateInfo is a conversation's run state (SPEC §2).
+type StateInfo struct {
+	ConversationID  string          `json:"conversationId"`
+	RunID           string          `json:"runId,omitempty"`
+	State           string          `json:"state"`
+	Error           string          `json:"error,omitempty"`
+	PendingQuestion *questions.Card `json:"pending_question,omitempty"`
+}
+
+// ErrRunActive is returned when a conversation already has an active run.
+var ErrRunActive = errors.New("a run is already active in this conversation")
+
+// Runtime owns the active runs, one per conversation at most.
+type Runtime struct {
+	opt    Options
+	log    *slog.Logger
+	tools  map[string]Tool
+	mu     sync.Mutex
+	active map[string]*activeRun
+	states map[string]StateInfo
+	wg     sync.WaitGroup
+	closed bool
+}
+
+type activeRun struct {
+	run    chat.Run
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// New returns a Runtime.
+func New(opt Options) *Runtime {
+	if opt.Events == nil {
+		opt.Events = events.Discard
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if opt.MaxSteps <= 0 {
+		opt.MaxSteps = 12
+	}
+	if opt.Profile == nil {
+		opt.Profile = func(string) Profile { return DefaultProfile() }
+	}
+	tools := map[string]Tool{}
+	for _, t := range opt.Tools {
+		tools[t.Name] = t
+	}
+	return &Runtime{opt: opt, log: opt.Logger, tools: tools, active: map[string]*activeRun{}, states: map[string]StateInfo{}}
+}
+
+// StartRequest starts a run.
+type StartRequest struct {
+	ConversationID string
+	Profile        string
+	// UserText is stored as the user turn; empty continues from the saved
+	// history (retry after an error, resume after a restart).
+	UserText    string
+	ResumedFrom string
+	// AwaitCard, when set, is a restored pending card of this conversation:
+	// the run waits for its answer before calling the model.
+	AwaitCard *questions.Card
+}
+
+// Start begins a run in the background and returns its id.
+func (r *Runtime) Start(req StartRequest) (string, error) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return "", errors.New("the app is shutting down")
+	}
+	if _, busy := r.active[req.ConversationID]; busy {
+		r.mu.Unlock()
+		return "", ErrRunActive
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	run := chat.Run{ID: uuid.NewString(), ConversationID: req.ConversationID, Status: chat.RunRunning,
+		ResumedFrom: req.ResumedFrom, StartedAt: time.Now().UTC()}
+	if req.AwaitCard != nil && req.AwaitCard.RunID != "" {
+		run.ID = req.AwaitCard.RunID // the restored card's run goes on
+	}
+	ar := &activeRun{run: run, cancel: cancel, done: make(chan struct{})}
+	r.active[req.ConversationID] = ar
+	r.wg.Add(1)
+	r.mu.Unlock()
+
+	// Write before show: the run and the user's turn are stored before the
+	// run is announced; a failure here leaves nothing half-started.
+	if err := r.opt.History.SaveRun(ctx, &run); err != nil {
+		r.release(ar)
+		return "", fmt.Errorf("start run in conversation %s: %w", req.ConversationID, err)
+	}
+	if req.UserText != "" {
+		m := &chat.Message{ConversationID: req.ConversationID, RunID: run.ID, Role: chat.RoleUser, Content: req.UserText}
+		if err := r.opt.History.AppendMessage(ctx, m); err != nil {
+			run.Status = chat.RunFailed
+			_ = r.opt.History.SaveRun(context.Background(), &run)
+			r.release(ar)
+			return "", fmt.Errorf("save message in conversation %s: %w", req.ConversationID, err)
+		}
+		r.emit(events.MessageDone, map[string]any{"conversationId": req.ConversationID, "runId": run.ID, "message": m})
+	}
+	go func() {
+		defer r.release(ar)
+		r.execute(ctx, ar, req)
+	}()
+	return run.ID, nil
+}
+
+func (r *Runtime) release(ar *activeRun) {
+	ar.cancel()
+	r.mu.Lock()
+	if r.active[ar.run.ConversationID] == ar {
+		delete(r.active, ar.run.ConversationID)
+	}
+	r.mu.Unlock()
+	close(ar.done)
+	r.wg.Done()
+}
+
+// Cancel stops the conversation's active run and waits until it has
+// stopped, so its history is consistent when Cancel returns.
+func (r *Runtime) Cancel(conversationID string) bool {
+	r.mu.Lock()
+	ar := r.active[conversationID]
+	r.mu.Unlock()
+	if ar == nil {
+		return false
+	}
+	ar.cancel()
+	<-ar.done
+	return true
+}
+
+// Active reports whether the conversation has a run going.
+func (r *Runtime) Active(conversationID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.active[conversationID] != nil
+}
+
+// State returns the conversation's run state.
+func (r *Runtime) State(conversationID string) StateInfo {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.states[conversationID]; ok {
+		return s
+	}
+	return StateInfo{ConversationID: conversationID, State: chat.StateIdle}
+}
+
+// Forget drops the state of a deleted conversation.
+func (r *Runtime) Forget(conversationID string) {
+	r.mu.Lock()
+	delete(r.states, conversationID)
+	r.mu.Unlock()
+}
+
+// Close cancels every run and waits for them.
+func (r *Runtime) Close() {
+	r.mu.Lock()
+	r.closed = true
+	for _, ar := range r.active {
+		ar.cancel()
+	}
+	r.mu.Unlock()
+	r.wg.Wait()
+}
+
+func (r *Runtime) emit(name string, payload any) { r.opt.Events.Emit(name, payload) }
+
+func (r *Runtime) setState(s StateInfo) {
+	r.mu.Lock()
+	prev, had := r.states[s.ConversationID]
+	same := had && prev.State == s.State && prev.RunID == s.RunID && prev.Error == s.Error && prev.PendingQuestion == nil && s.PendingQuestion == nil
+	r.states[s.ConversationID] = s
+	r.mu.Unlock()
+	if !same {
+		r.emit(events.ConversationState, s)
+	}
+}
+
+// cancelledToolResult closes tool calls that never ran because the run stopped.
+const cancelledToolResult = "Cancelled by the user before this tool ran."
+
+// execute is one run's goroutine.
+func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) {
+	run := &ar.run
+	conv := run.ConversationID
+	profile := r.opt.Profile(req.Profile)
+	state := func(s string) { r.setState(StateInfo{ConversationID: conv, RunID: run.ID, State: s}) }
+
+	finish := func(status, errMsg string) {
+		run.Status = status
+		run.Error = errMsg
+		now := time.Now().UTC()
+		run.EndedAt = &now
+		if err := r.opt.History.SaveRun(context.Background(), run); err != nil {
+			r.log.Error("save run", "run", run.ID, "err", err)
+		}
+		if status == chat.RunFailed {
+			r.emit(events.RunError, map[string]any{"conversationId": conv, "runId": run.ID, "error": errMsg})
+			r.setState(StateInfo{ConversationID: conv, RunID: run.ID, State: chat.StateError, Error: errMsg})
+			return
+		}
+		state(chat.StateIdle)
+	}
+
+	model, err := r.opt.Model(profile.Model)
+	if err != nil {
+		finish(chat.RunFailed, userMessage(err))
+		return
+	}
+	loop := &runLoop{rt: r, ctx: ctx, run: run, profile: profile, model: model, state: state}
+
+	// A restored card, or tool calls a crash left without results, are
+	// completed before the model is called again.
+	if stop, err := loop.completePendingToolCalls(req.AwaitCard); err != nil || stop {
+		loop.end(stop, err, finish)
+		return
+	}
+	for step := 0; ; step++ {
+		if step >= r.opt.MaxSteps {
+			finish(chat.RunFailed, fmt.Sprintf("The assistant stopped after %d model calls without finishing. Send a message to let it continue, or rephrase the request.", r.opt.MaxSteps))
+			return
+		}
+		more, stop, err := loop.step()
+		if err != nil || stop {
+			loop.end(stop, err, finish)
+			return
+		}
+		if !more {
+			finish(chat.RunCompleted, "")
+			return
+		}
+	}
+}
+
+// end finishes a run that stopped early: cancelled by the user or failed.
+func (l *runLoop) end(stop bool, err error, finish func(status, errMsg string)) {
+	if l.ctx.Err() != nil || (stop && err == nil) {
+		finish(chat.RunCancelled, "")
+		return
+	}
+	finish(chat.RunFailed, userMessage(err))
+}
+
+// userMessage turns an error into text for the user.
+func userMessage(err error) string {
+	if err == nil {
+		return "Something went wrong."
+	}
+	var le *llm.Error
+	if errors.As(err, &le) && le.Message != "" {
+		return le.Message
+	}
+	return err.Error()
+}

@@ -1,0 +1,324 @@
+package httpapi
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/questions"
+	"github.com/parley-app/parley/backend/service"
+)
+
+const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef"
+
+// fakeBackend returns canned values and the error set for each call.
+type fakeBackend struct {
+	err       error
+	lastReply questions.Response
+	lastSent  string
+}
+
+func (f *fakeBackend) ListConversations(context.Context, int, string, string) (service.ConversationPage, error) {
+	return service.ConversationPage{Items: []chat.Conversation{{ID: "c1", Title: "Trip"}}}, f.err
+}
+func (f *fakeBackend) CreateConversation(_ context.Context, title, _ string) (*chat.Conversation, error) {
+	return &chat.Conversation{ID: "c2", Title: title}, f.err
+}
+func (f *fakeBackend) GetConversation(_ context.Context, id string) (*service.ConversationDetail, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return &service.ConversationDetail{Conversation: chat.Conversation{ID: id}, State: "idle"}, nil
+}
+func (f *fakeBackend) DeleteConversation(context.Context, string) error { return f.err }
+func (f *fakeBackend) SendMessage(_ context.Context, _, content string) (string, error) {
+	f.lastSent = content
+	return "r1", f.err
+}
+func (f *fakeBackend) Cancel(context.Context, string) error { return f.err }
+func (f *fakeBackend) Respond(_ context.Context, _ string, r questions.Response) (*questions.Card, error) {
+	f.lastReply = r
+	if f.err != nil {
+		return nil, f.err
+	}
+	return &questions.Card{ID: r.QuestionID, Status: questions.StatusAnswered}, nil
+}
+func (f *fakeBackend) ConversationQuestions(context.Context, string) ([]*questions.Card, error) {
+	return nil, f.err
+}
+func (f *fakeBackend) Questions(context.Context, string) ([]*questions.Card, error) {
+	return nil, f.err
+}
+
+func (f *fakeBackend) RenameConversation(context.Context, string, string) error { return f.err }
+func (f *fakeBackend) SetPinned(context.Context, string, bool) error            { return f.err }
+func (f *fakeBackend) Retry(context.Context, string) (string, error)            { return "r2", f.err }
+func (f *fakeBackend) GetSettings() service.Settings                            { return service.DefaultSettings() }
+func (f *fakeBackend) SaveSettings(_ context.Context, s service.Settings) (service.Settings, error) {
+	return s, f.err
+}
+func (f *fakeBackend) CheckModelServer(context.Context) service.ModelStatus {
+	return service.ModelStatus{Reachable: f.err == nil, Models: []service.ModelInfo{{Name: "qwen3", SupportsTools: true}}}
+}
+func (f *fakeBackend) PullModel(context.Context, string) error { return f.err }
+
+func newTestServer(t *testing.T, b Backend) (*Server, *httptest.Server, *events.Broker) {
+	t.Helper()
+	broker := events.NewBroker(16)
+	ui := fstest.MapFS{"index.html": {Data: []byte("<title>Parley</title>")}, "assets/app.js": {Data: []byte("console.log(1)")}}
+	s := New(Options{Backend: b, Broker: broker, Token: testToken, Version: "test", UI: ui, Heartbeat: time.Hour})
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	return s, ts, broker
+}
+
+func do(t *testing.T, ts *httptest.Server, method, path, body string, hdr map[string]string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	for k, v := range hdr {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	res, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+func TestAuthHostAndOrigin(t *testing.T) {
+	_, ts, _ := newTestServer(t, &fakeBackend{})
+	cases := []struct {
+		name string
+		hdr  map[string]string
+		want int
+	}{
+		{"token", nil, 200},
+		{"no token", map[string]string{"Authorization": ""}, 401},
+		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, 401},
+		{"not bearer", map[string]string{"Authorization": "Basic " + testToken}, 401},
+		{"foreign host", map[string]string{"Host": "evil.example:8765"}, 403},
+		{"rebinding host", map[string]string{"Host": "attacker.localhost.evil.com"}, 403},
+		{"cross-site origin", map[string]string{"Origin": "http://evil.example"}, 403},
+		{"same origin", map[string]string{"Origin": "http://" + strings.TrimPrefix(ts.URL, "http://")}, 200},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, body := do(t, ts, "GET", "/api/v1/health", "", c.hdr)
+			if code != c.want {
+				t.Fatalf("status %d, want %d (%s)", code, c.want, body)
+			}
+			if code != 200 && !strings.Contains(body, `"error"`) {
+				t.Fatalf("error body %q has no error field", body)
+			}
+		})
+	}
+}
+
+func TestLoginCodeSetsStrictHttpOnlyCookieOnce(t *testing.T) {
+	s, ts, _ := newTestServer(t, &fakeBackend{})
+	code := s.LoginCode()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.Get(ts.URL + "/login?code=" + code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login status %d", res.StatusCode)
+	}
+	var cookie *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == CookieName {
+			cookie = c
+		}
+	}
+	if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.Value != testToken {
+		t.Fatalf("cookie = %+v", cookie)
+	}
+	code2, _ := do(t, ts, "GET", "/api/v1/health", "", map[string]string{"Authorization": "", "Cookie": CookieName + "=" + cookie.Value})
+	if code2 != 200 {
+		t.Fatalf("cookie auth status %d", code2)
+	}
+	res, err = client.Get(ts.URL + "/login?code=" + code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("reused login code status %d, want 401", res.StatusCode)
+	}
+}
+
+func TestStatusCodes(t *testing.T) {
+	cases := []struct {
+		name         string
+		err          error
+		method, path string
+		body         string
+		want         int
+	}{
+		{"list", nil, "GET", "/api/v1/conversations?limit=10", "", 200},
+		{"bad limit", nil, "GET", "/api/v1/conversations?limit=0", "", 400},
+		{"create", nil, "POST", "/api/v1/conversations", `{"title":"x"}`, 201},
+		{"create empty body", nil, "POST", "/api/v1/conversations", ``, 201},
+		{"get missing", fmt.Errorf("load: %w", chat.ErrNotFound), "GET", "/api/v1/conversations/nope", "", 404},
+		{"send", nil, "POST", "/api/v1/conversations/c1/messages", `{"content":"hi"}`, 202},
+		{"send while active", service.ErrRunActive, "POST", "/api/v1/conversations/c1/messages", `{"content":"hi"}`, 409},
+		{"send malformed", nil, "POST", "/api/v1/conversations/c1/messages", `{"content":`, 400},
+		{"send no content", nil, "POST", "/api/v1/conversations/c1/messages", `{}`, 400},
+		{"send empty", &service.InputError{Msg: "empty"}, "POST", "/api/v1/conversations/c1/messages", `{"content":" "}`, 400},
+		{"respond ok", nil, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"latest","action":"submit","answers":{"Q?":{"selected":["A"]}}}`, 200},
+		{"respond unknown", questions.ErrNotFound, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"decline"}`, 404},
+		{"respond conflict", questions.ErrConflict, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"submit"}`, 409},
+		{"respond invalid", &questions.ValidationError{}, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"submit"}`, 422},
+		{"respond bad action", nil, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"maybe"}`, 400},
+		{"respond no id", nil, "POST", "/api/v1/conversations/c1/respond", `{"action":"submit"}`, 400},
+		{"oversized", nil, "POST", "/api/v1/conversations/c1/messages", `{"content":"` + strings.Repeat("a", MaxBodyBytes) + `"}`, 413},
+		{"pending none", nil, "GET", "/api/v1/conversations/c1/pending-question", "", 200},
+		{"questions", nil, "GET", "/api/v1/questions?status=pending", "", 200},
+		{"unknown endpoint", nil, "GET", "/api/v1/nope", "", 404},
+		{"rename", nil, "PATCH", "/api/v1/conversations/c1", `{"title":"New"}`, 200},
+		{"patch nothing", nil, "PATCH", "/api/v1/conversations/c1", `{}`, 400},
+		{"retry", nil, "POST", "/api/v1/conversations/c1/retry", ``, 202},
+		{"settings", nil, "GET", "/api/v1/settings", ``, 200},
+		{"save bad settings", &service.InputError{Msg: "bad"}, "PUT", "/api/v1/settings", `{"theme":"neon"}`, 400},
+		{"models", nil, "GET", "/api/v1/models", ``, 200},
+		{"models unreachable", fmt.Errorf("down"), "GET", "/api/v1/models", ``, 502},
+		{"internal", fmt.Errorf("disk on fire"), "DELETE", "/api/v1/conversations/c1", "", 500},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, ts, _ := newTestServer(t, &fakeBackend{err: c.err})
+			code, body := do(t, ts, c.method, c.path, c.body, map[string]string{"Content-Type": "application/json"})
+			if code != c.want {
+				t.Fatalf("status %d, want %d: %s", code, c.want, body)
+			}
+			if code >= 400 && !strings.HasPrefix(body, `{"error":`) {
+				t.Fatalf("error body = %s", body)
+			}
+		})
+	}
+}
+
+func TestRespondPassesAnswersThrough(t *testing.T) {
+	fb := &fakeBackend{}
+	_, ts, _ := newTestServer(t, fb)
+	code, body := do(t, ts, "POST", "/api/v1/conversations/c1/respond",
+		`{"question_id":"q1","action":"submit","answers":{"Which?":{"selected":["A","B"],"custom":"C"}},"comments":"thanks"}`, nil)
+	if code != 200 || !strings.Contains(body, `"status":"answered"`) {
+		t.Fatalf("%d %s", code, body)
+	}
+	a := fb.lastReply.Answers["Which?"]
+	if fb.lastReply.QuestionID != "q1" || len(a.Selected) != 2 || a.Custom != "C" || fb.lastReply.Comments != "thanks" {
+		t.Fatalf("backend got %+v", fb.lastReply)
+	}
+}
+
+func TestPendingQuestionShape(t *testing.T) {
+	_, ts, _ := newTestServer(t, &fakeBackend{})
+	_, body := do(t, ts, "GET", "/api/v1/conversations/c1/pending-question", "", nil)
+	for _, want := range []string{`"has_pending_question":false`, `"question_id":null`, `"questions":[]`, `"expires_at":null`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("body %s lacks %s", body, want)
+		}
+	}
+}
+
+func TestEventsStreamAsSSEWithFilter(t *testing.T) {
+	_, ts, broker := newTestServer(t, &fakeBackend{})
+	req, _ := http.NewRequest("GET", ts.URL+"/api/v1/events?conversationId=c1", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := ts.Client().Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	r := bufio.NewReader(res.Body)
+	if line, _ := r.ReadString('\n'); !strings.HasPrefix(line, ": connected") {
+		t.Fatalf("first line %q", line)
+	}
+	for broker.Subscribers() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	broker.Emit(events.MessageDelta, map[string]string{"conversationId": "other", "delta": "x"})
+	broker.Emit(events.MessageDelta, map[string]string{"conversationId": "c1", "delta": "<b>hi</b>"})
+	var got []string
+	for len(got) < 2 {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line = strings.TrimSpace(line); line != "" {
+			got = append(got, line)
+		}
+	}
+	if got[0] != "event: message:delta" || got[1] != `data: {"conversationId":"c1","delta":"\u003cb\u003ehi\u003c/b\u003e"}` {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestUIServedWithFallbackAndCSP(t *testing.T) {
+	_, ts, _ := newTestServer(t, &fakeBackend{})
+	for _, path := range []string{"/", "/conversations/abc"} {
+		res, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || !strings.Contains(string(b), "<title>Parley</title>") {
+			t.Fatalf("%s: %d %s", path, res.StatusCode, b)
+		}
+		if !strings.Contains(res.Header.Get("Content-Security-Policy"), "script-src 'self'") {
+			t.Fatalf("%s: no CSP", path)
+		}
+	}
+}
+
+func TestTokenFileIsPrivateAndStable(t *testing.T) {
+	dir := t.TempDir()
+	a, err := LoadOrCreateToken(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := LoadOrCreateToken(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b || len(a) < 32 {
+		t.Fatalf("tokens %q %q", a, b)
+	}
+	info, err := os.Stat(filepath.Join(dir, TokenFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o600 {
+		t.Fatalf("token file mode %v", info.Mode().Perm())
+	}
+}

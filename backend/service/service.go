@@ -1,0 +1,524 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/parley-app/parley/backend/agent"
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/llm"
+	"github.com/parley-app/parley/backend/modelserver"
+	"github.com/parley-app/parley/backend/questions"
+	"github.com/parley-app/parley/backend/store"
+)
+
+// MaxMessageChars bounds one user message.
+const MaxMessageChars = 100_000
+
+const settingsKey = "settings"
+
+// Options wire a Service.
+type Options struct {
+	Store   *store.Store
+	Events  events.Emitter
+	Config  config.Config // the command line: overrides saved settings
+	Version string
+	Logger  *slog.Logger
+	// Clock for the QuestionManager; nil = real time.
+	Clock questions.Clock
+}
+
+// Service is the domain façade behind the Wails bindings and the HTTP API.
+type Service struct {
+	opt   Options
+	store *store.Store
+	ev    events.Emitter
+	qm    *questions.Manager
+	rt    *agent.Runtime
+	log   *slog.Logger
+
+	mu       sync.Mutex
+	settings Settings // effective: saved + overrides
+	demo     *demoServer
+}
+
+// New opens the services and restores what a previous session left:
+// interrupted runs are marked, pending cards come back with their timers.
+func New(ctx context.Context, opt Options) (*Service, error) {
+	if opt.Events == nil {
+		opt.Events = events.Discard
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	s := &Service{opt: opt, store: opt.Store, ev: opt.Events, log: opt.Logger}
+	saved := DefaultSettings()
+	if _, err := s.store.GetSetting(ctx, settingsKey, &saved); err != nil {
+		return nil, fmt.Errorf("load settings: %w", err)
+	}
+	s.settings = applyOverrides(saved, opt.Config)
+
+	qcfg := s.questionConfig()
+	qcfg.OnLateAnswer = s.onLateAnswer
+	s.qm = questions.NewManager(qcfg, s.store, s.ev)
+	s.rt = agent.New(agent.Options{
+		History: s.store,
+		Events:  s.ev,
+		Asker:   s.qm,
+		Model:   s.model,
+		Profile: s.profile,
+		Tools:   agent.BuiltinTools(nil),
+		Logger:  s.log,
+	})
+	if err := s.recover(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close stops every run (pending cards stay pending in storage).
+func (s *Service) Close() {
+	s.rt.Close()
+	s.qm.Close()
+	s.mu.Lock()
+	if s.demo != nil {
+		s.demo.close()
+		s.demo = nil
+	}
+	s.mu.Unlock()
+}
+
+// Questions returns the QuestionManager (for tests and wiring).
+func (s *Service) Manager() *questions.Manager { return s.qm }
+
+func (s *Service) questionConfig() questions.Config {
+	s.mu.Lock()
+	st := s.settings
+	s.mu.Unlock()
+	cfg := questions.DefaultConfig()
+	cfg.Timeout = time.Duration(st.QuestionTimeoutSeconds) * time.Second
+	if s.opt.Config.Set["question-timeout"] {
+		cfg.Timeout = s.opt.Config.QuestionTimeout
+	}
+	cfg.RateInterval = time.Duration(st.RateLimitSeconds * float64(time.Second))
+	cfg.MaxPending = st.MaxPendingQuestions
+	cfg.Clock = s.opt.Clock
+	cfg.Logger = s.log
+	return cfg
+}
+
+func (s *Service) recover(ctx context.Context) error {
+	if n, err := s.store.MarkInterruptedRuns(ctx); err != nil {
+		return fmt.Errorf("mark interrupted runs: %w", err)
+	} else if n > 0 {
+		s.log.Info("runs interrupted by the last shutdown", "count", n)
+	}
+	cards, err := s.store.CardsByStatus(ctx, questions.StatusPending, questions.StatusTimedOut)
+	if err != nil {
+		return fmt.Errorf("load pending questions: %w", err)
+	}
+	if err := s.qm.Restore(cards); err != nil {
+		return fmt.Errorf("restore pending questions: %w", err)
+	}
+	for _, c := range cards {
+		if c.Status != questions.StatusPending {
+			continue
+		}
+		conv, err := s.store.GetConversation(ctx, c.ConversationID)
+		if err != nil {
+			s.log.Warn("pending question without conversation", "question", c.ID, "err", err)
+			continue
+		}
+		if _, err := s.rt.Start(agent.StartRequest{ConversationID: c.ConversationID, Profile: conv.Assistant, AwaitCard: c}); err != nil {
+			s.log.Warn("resume run for pending question", "question", c.ID, "err", err)
+		}
+	}
+	return nil
+}
+
+// model returns the chat model for a profile's model name.
+func (s *Service) model(name string) (llm.Model, error) {
+	s.mu.Lock()
+	st := s.settings
+	s.mu.Unlock()
+	if name == "" {
+		name = st.Model
+	}
+	base := st.BaseURL
+	if st.DemoMode {
+		d, err := s.demoServer()
+		if err != nil {
+			return nil, err
+		}
+		base, name = d.url, "parley-demo"
+	}
+	if name == "" {
+		return nil, &llm.Error{Kind: "model_not_found", Message: "No model is chosen yet. Pick one in Settings (for Ollama, `ollama pull qwen3` first), or try the demo mode."}
+	}
+	return llm.NewOpenAI(llm.Config{BaseURL: base, Model: name, APIKey: st.APIKey})
+}
+
+func (s *Service) profile(name string) agent.Profile {
+	if name == "" || name == agent.DefaultProfileName {
+		if p, err := s.store.Profile(context.Background(), agent.DefaultProfileName); err == nil {
+			return fromStoreProfile(*p)
+		}
+		return agent.DefaultProfile()
+	}
+	p, err := s.store.Profile(context.Background(), name)
+	if err != nil {
+		s.log.Warn("unknown assistant profile, using the default", "profile", name, "err", err)
+		return agent.DefaultProfile()
+	}
+	return fromStoreProfile(*p)
+}
+
+func fromStoreProfile(p store.Profile) agent.Profile {
+	return agent.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools}
+}
+
+// ---- conversations ----
+
+// ListConversations returns one page, pinned first then newest.
+func (s *Service) ListConversations(ctx context.Context, limit int, cursor, query string) (ConversationPage, error) {
+	items, next, err := s.store.ListConversations(ctx, store.ListOptions{Limit: limit, Cursor: cursor, Query: query})
+	if err != nil {
+		return ConversationPage{}, err
+	}
+	return ConversationPage{Items: items, NextCursor: next}, nil
+}
+
+// CreateConversation starts an empty conversation.
+func (s *Service) CreateConversation(ctx context.Context, title, assistant string) (*chat.Conversation, error) {
+	title = strings.TrimSpace(title)
+	if utf8.RuneCountInString(title) > 200 {
+		return nil, inputErrorf("title must be at most 200 characters")
+	}
+	if assistant == "" {
+		assistant = agent.DefaultProfileName
+	} else if assistant != agent.DefaultProfileName {
+		if _, err := s.store.Profile(ctx, assistant); err != nil {
+			return nil, inputErrorf(fmt.Sprintf("unknown assistant %q", assistant))
+		}
+	}
+	return s.store.CreateConversation(ctx, title, assistant)
+}
+
+// GetConversation returns the conversation with messages and state.
+func (s *Service) GetConversation(ctx context.Context, id string) (*ConversationDetail, error) {
+	c, err := s.store.GetConversation(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := s.store.Messages(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	st := s.rt.State(id)
+	d := &ConversationDetail{Conversation: *c, State: st.State, Error: st.Error, Messages: msgs}
+	if card, ok := s.qm.LatestPending(id); ok && card.Status == questions.StatusPending {
+		d.PendingQuestion = card
+		d.State = chat.StateAwaitingUserResponse
+	}
+	if d.State == chat.StateIdle && !s.rt.Active(id) {
+		if run, err := s.store.LatestRun(ctx, id); err == nil && run.Status == chat.RunInterrupted {
+			d.State = chat.StateError
+			d.Error = "Parley was closed before the assistant finished. Retry to continue."
+		}
+	}
+	return d, nil
+}
+
+// RenameConversation sets the title.
+func (s *Service) RenameConversation(ctx context.Context, id, title string) error {
+	title = strings.TrimSpace(title)
+	if title == "" || utf8.RuneCountInString(title) > 200 {
+		return inputErrorf("title must be 1 to 200 characters")
+	}
+	if err := s.store.RenameConversation(ctx, id, title); err != nil {
+		return err
+	}
+	s.ev.Emit("conversation:updated", map[string]any{"conversationId": id, "title": title})
+	return nil
+}
+
+// SetPinned pins or unpins.
+func (s *Service) SetPinned(ctx context.Context, id string, pinned bool) error {
+	if err := s.store.SetPinned(ctx, id, pinned); err != nil {
+		return err
+	}
+	s.ev.Emit("conversation:updated", map[string]any{"conversationId": id, "pinned": pinned})
+	return nil
+}
+
+// DeleteConversation stops its run, cancels its cards and deletes it.
+func (s *Service) DeleteConversation(ctx context.Context, id string) error {
+	if _, err := s.store.GetConversation(ctx, id); err != nil {
+		return err
+	}
+	s.qm.CancelConversation(ctx, id)
+	s.rt.Cancel(id)
+	if err := s.store.DeleteConversation(ctx, id); err != nil {
+		return err
+	}
+	s.rt.Forget(id)
+	s.ev.Emit("conversation:deleted", map[string]any{"conversationId": id})
+	return nil
+}
+
+// SendMessage stores the user's message and starts a run.
+func (s *Service) SendMessage(ctx context.Context, id, content string) (string, error) {
+	content = strings.TrimSpace(content)
+	if content == "" {
+		return "", inputErrorf(`"content" must not be empty`)
+	}
+	if utf8.RuneCountInString(content) > MaxMessageChars {
+		return "", inputErrorf(fmt.Sprintf("message is longer than %d characters", MaxMessageChars))
+	}
+	c, err := s.store.GetConversation(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if s.rt.Active(id) {
+		return "", ErrRunActive
+	}
+	runID, err := s.rt.Start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, UserText: content})
+	if errors.Is(err, agent.ErrRunActive) {
+		return "", ErrRunActive
+	}
+	if err != nil {
+		return "", err
+	}
+	if c.Title == "" {
+		title := store.AutoTitle(content)
+		if err := s.store.RenameConversation(ctx, id, title); err == nil {
+			s.ev.Emit("conversation:updated", map[string]any{"conversationId": id, "title": title})
+		}
+	}
+	return runID, nil
+}
+
+// Retry runs the model again on the saved history (after an error or an
+// interrupted run).
+func (s *Service) Retry(ctx context.Context, id string) (string, error) {
+	c, err := s.store.GetConversation(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	runID, err := s.rt.Start(agent.StartRequest{ConversationID: id, Profile: c.Assistant})
+	if errors.Is(err, agent.ErrRunActive) {
+		return "", ErrRunActive
+	}
+	return runID, err
+}
+
+// Cancel stops the active run; a pending card is cancelled.
+func (s *Service) Cancel(ctx context.Context, id string) error {
+	if _, err := s.store.GetConversation(ctx, id); err != nil {
+		return err
+	}
+	s.rt.Cancel(id)
+	s.qm.CancelConversation(ctx, id)
+	return nil
+}
+
+// ---- questions ----
+
+// Respond answers, skips or cancels a card of the conversation.
+func (s *Service) Respond(ctx context.Context, id string, r questions.Response) (*questions.Card, error) {
+	if _, err := s.store.GetConversation(ctx, id); err != nil {
+		return nil, fmt.Errorf("%w: %v", questions.ErrNotFound, err)
+	}
+	return s.qm.Respond(ctx, id, r)
+}
+
+// ConversationQuestions lists the conversation's cards, oldest first.
+func (s *Service) ConversationQuestions(ctx context.Context, id string) ([]*questions.Card, error) {
+	if _, err := s.store.GetConversation(ctx, id); err != nil {
+		return nil, err
+	}
+	return s.store.CardsByConversation(ctx, id)
+}
+
+// Questions lists cards across conversations, optionally by status.
+func (s *Service) Questions(ctx context.Context, status string) ([]*questions.Card, error) {
+	if status == "" {
+		return s.store.CardsByStatus(ctx)
+	}
+	var sts []questions.Status
+	for _, st := range strings.Split(status, ",") {
+		switch questions.Status(st) {
+		case questions.StatusPending, questions.StatusAnswered, questions.StatusDeclined, questions.StatusCancelled,
+			questions.StatusTimedOut, questions.StatusAnsweredLate, questions.StatusSuperseded:
+			sts = append(sts, questions.Status(st))
+		default:
+			return nil, inputErrorf(fmt.Sprintf("unknown status %q", st))
+		}
+	}
+	return s.store.CardsByStatus(ctx, sts...)
+}
+
+// PendingQuestions lists pending cards of every conversation (the inbox).
+func (s *Service) PendingQuestions() []*questions.Card { return s.qm.Pending("") }
+
+// onLateAnswer posts a late answer as a new user turn that starts a run
+// linked to the one that timed out.
+func (s *Service) onLateAnswer(c *questions.Card) {
+	ctx := context.Background()
+	conv, err := s.store.GetConversation(ctx, c.ConversationID)
+	if err != nil {
+		s.log.Warn("late answer for a missing conversation", "question", c.ID, "err", err)
+		return
+	}
+	text := LateAnswerText(c)
+	_, err = s.rt.Start(agent.StartRequest{ConversationID: c.ConversationID, Profile: conv.Assistant, UserText: text, ResumedFrom: c.RunID})
+	if errors.Is(err, agent.ErrRunActive) {
+		// The active run reads the history at its next model call.
+		m := &chat.Message{ConversationID: c.ConversationID, Role: chat.RoleUser, Content: text}
+		if err := s.store.AppendMessage(ctx, m); err != nil {
+			s.log.Error("save late answer", "question", c.ID, "err", err)
+			return
+		}
+		s.ev.Emit(events.MessageDone, map[string]any{"conversationId": c.ConversationID, "message": m})
+		return
+	}
+	if err != nil {
+		s.log.Error("start run for late answer", "question", c.ID, "err", err)
+	}
+}
+
+// LateAnswerText is the user turn that carries a late answer.
+func LateAnswerText(c *questions.Card) string {
+	var b strings.Builder
+	b.WriteString("Here are my answers to your earlier questions (they arrived after the question timed out):\n")
+	for _, q := range c.Questions {
+		fmt.Fprintf(&b, "\nQ: %s\nA: %s\n", q.Question, c.Answers[q.Question])
+	}
+	if c.Comments != "" {
+		fmt.Fprintf(&b, "\nComments: %s\n", c.Comments)
+	}
+	return b.String()
+}
+
+// ---- settings and models ----
+
+// GetSettings returns the effective settings.
+func (s *Service) GetSettings() Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings
+}
+
+// SaveSettings validates and stores settings, applying them at once.
+func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, error) {
+	st.BaseURL = strings.TrimRight(strings.TrimSpace(st.BaseURL), "/")
+	if err := st.Validate(); err != nil {
+		return Settings{}, err
+	}
+	if err := s.store.SetSetting(ctx, settingsKey, st); err != nil {
+		return Settings{}, err
+	}
+	s.mu.Lock()
+	s.settings = applyOverrides(st, s.opt.Config)
+	eff := s.settings
+	s.mu.Unlock()
+	s.qm.UpdateConfig(s.questionConfig())
+	return eff, nil
+}
+
+// ModelInfo is one model the server offers.
+type ModelInfo struct {
+	Name          string `json:"name"`
+	SupportsTools bool   `json:"supports_tools"`
+}
+
+// ModelStatus says whether the model server answers, for onboarding.
+type ModelStatus struct {
+	Reachable bool        `json:"reachable"`
+	BaseURL   string      `json:"base_url"`
+	Model     string      `json:"model"`
+	Demo      bool        `json:"demo"`
+	Message   string      `json:"message,omitempty"`
+	Models    []ModelInfo `json:"models"`
+}
+
+// CheckModelServer asks the configured server for its models.
+func (s *Service) CheckModelServer(ctx context.Context) ModelStatus {
+	st := s.GetSettings()
+	out := ModelStatus{BaseURL: st.BaseURL, Model: st.Model, Demo: st.DemoMode, Models: []ModelInfo{}}
+	if st.DemoMode {
+		out.Reachable = true
+		out.Models = append(out.Models, ModelInfo{Name: "parley-demo", SupportsTools: true})
+		return out
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	models, err := llm.NewOllama(st.BaseURL).Models(ctx)
+	if err != nil {
+		out.Message = userMessage(err, st.BaseURL)
+		return out
+	}
+	out.Reachable = true
+	for _, m := range models {
+		out.Models = append(out.Models, ModelInfo{Name: m.Name, SupportsTools: m.SupportsTools})
+	}
+	return out
+}
+
+// PullModel downloads an Ollama model, reporting progress as events.
+func (s *Service) PullModel(ctx context.Context, name string) error {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return inputErrorf("model name must not be empty")
+	}
+	st := s.GetSettings()
+	return llm.NewOllama(st.BaseURL).Pull(ctx, name, func(p llm.PullProgress) {
+		s.ev.Emit("model:pull", map[string]any{"conversationId": "", "model": name, "status": p.Status, "total": p.Total, "completed": p.Completed})
+	})
+}
+
+func userMessage(err error, base string) string {
+	var le *llm.Error
+	if errors.As(err, &le) && le.Message != "" {
+		return le.Message
+	}
+	return fmt.Sprintf("Cannot reach the model server at %s: %v", base, err)
+}
+
+// ---- demo mode ----
+
+// demoServer runs the scripted demo model on a loopback port, so the
+// question flow can be tried without any model server.
+type demoServer struct {
+	url string
+	srv *http.Server
+}
+
+func (d *demoServer) close() { _ = d.srv.Close() }
+
+func (s *Service) demoServer() (*demoServer, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.demo != nil {
+		return s.demo, nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("start demo model: %w", err)
+	}
+	srv := &http.Server{Handler: modelserver.NewHandler(modelserver.Demo()), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	s.demo = &demoServer{url: "http://" + ln.Addr().String() + "/v1", srv: srv}
+	return s.demo, nil
+}

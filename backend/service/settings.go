@@ -1,0 +1,77 @@
+package service
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/parley-app/parley/backend/config"
+)
+
+// Settings are the user's saved preferences. Command-line flags and
+// environment variables override the endpoint, model, key and timeout for
+// the session without being saved.
+type Settings struct {
+	BaseURL                string  `json:"base_url"`
+	APIKey                 string  `json:"api_key"`
+	Model                  string  `json:"model"`
+	QuestionTimeoutSeconds int     `json:"question_timeout_seconds"` // 0 = wait forever
+	RateLimitSeconds       float64 `json:"rate_limit_seconds"`       // min spacing of cards per conversation
+	MaxPendingQuestions    int     `json:"max_pending_questions"`
+	Theme                  string  `json:"theme"` // light, dark or system
+	DemoMode               bool    `json:"demo_mode"`
+	APIEnabled             bool    `json:"api_enabled"` // desktop app: also serve the local HTTP API
+	Onboarded              bool    `json:"onboarded"`
+}
+
+// DefaultSettings are used until the user saves their own.
+func DefaultSettings() Settings {
+	return Settings{
+		BaseURL:                config.DefaultBaseURL,
+		QuestionTimeoutSeconds: int(config.DefaultQuestionTimeout / time.Second),
+		RateLimitSeconds:       5,
+		MaxPendingQuestions:    10,
+		Theme:                  "system",
+	}
+}
+
+// Validate checks settings before they are saved.
+func (s Settings) Validate() error {
+	u, err := url.Parse(s.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return inputErrorf(fmt.Sprintf("base URL %q must be an http(s) URL such as %s", s.BaseURL, config.DefaultBaseURL))
+	}
+	switch {
+	case s.QuestionTimeoutSeconds < 0 || s.QuestionTimeoutSeconds > 7*24*3600:
+		return inputErrorf("question timeout must be 0 (wait forever) to 604800 seconds")
+	case s.RateLimitSeconds < 0 || s.RateLimitSeconds > 3600:
+		return inputErrorf("rate limit must be 0 to 3600 seconds between questions")
+	case s.MaxPendingQuestions < 1 || s.MaxPendingQuestions > 1000:
+		return inputErrorf("maximum pending questions must be 1 to 1000")
+	}
+	switch s.Theme {
+	case "light", "dark", "system":
+	default:
+		return inputErrorf(`theme must be "light", "dark" or "system"`)
+	}
+	return nil
+}
+
+// applyOverrides layers the command line over saved settings.
+func applyOverrides(s Settings, cfg config.Config) Settings {
+	if cfg.Set["base-url"] {
+		s.BaseURL = cfg.BaseURL
+	}
+	if cfg.Set["model"] {
+		s.Model = cfg.Model
+	}
+	if cfg.Set["api-key"] {
+		s.APIKey = cfg.APIKey
+	}
+	if cfg.Set["question-timeout"] {
+		s.QuestionTimeoutSeconds = int(cfg.QuestionTimeout / time.Second)
+	}
+	s.BaseURL = strings.TrimRight(s.BaseURL, "/")
+	return s
+}
