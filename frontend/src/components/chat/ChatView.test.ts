@@ -1,0 +1,142 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { mount, type VueWrapper } from '@vue/test-utils'
+import ChatView from './ChatView.vue'
+import { makeCard, setupEnv, settle, type TestEnv } from '../../test-utils'
+import { connectEvents } from '../../stores/events'
+import { useConversationsStore } from '../../stores/conversations'
+import { useQuestionsStore } from '../../stores/questions'
+import { useAppStore } from '../../stores/app'
+
+let env: TestEnv
+let w: VueWrapper | null = null
+beforeEach(() => {
+  env = setupEnv()
+})
+afterEach(() => {
+  w?.unmount()
+  w = null
+  document.body.innerHTML = ''
+  document.documentElement.removeAttribute('data-theme')
+  localStorage.clear()
+})
+
+async function mountView(open = true) {
+  env.fake.addConversation({ id: 'c1', title: 'Groceries' })
+  env.fake.addConversation({ id: 'c2', title: 'Taxes' })
+  connectEvents()
+  const conversations = useConversationsStore()
+  await conversations.load()
+  if (open) await conversations.select('c1')
+  w = mount(ChatView, { global: { plugins: [env.pinia] }, attachTo: document.body })
+  await settle()
+  return w
+}
+
+const textbox = (w: VueWrapper) => w.find('textarea[aria-label="Message"]')
+
+describe('ChatView and Composer', () => {
+  it('Enter sends, Shift+Enter does not', async () => {
+    const v = await mountView()
+    await textbox(v).setValue('milk and eggs')
+    await textbox(v).trigger('keydown', { key: 'Enter', shiftKey: true })
+    expect(env.fake.callsOf('sendMessage')).toHaveLength(0)
+    await textbox(v).trigger('keydown', { key: 'Enter' })
+    await settle()
+    expect(env.fake.callsOf('sendMessage')).toEqual([['c1', 'milk and eggs']])
+    expect((textbox(v).element as HTMLTextAreaElement).value).toBe('')
+    expect(v.find('[data-testid="user-message"]').text()).toBe('milk and eggs')
+  })
+
+  it('shows the run state in words and Stop while running', async () => {
+    const v = await mountView()
+    const status = () => v.find('[data-testid="run-status"]').text()
+    const cases = [
+      ['requesting', 'Thinking…'],
+      ['streaming', 'Writing…'],
+      ['tool_executing', 'Running a tool…'],
+      ['awaiting_user_response', 'Waiting for your answer'],
+    ] as const
+    for (const [state, label] of cases) {
+      env.fake.emit('conversation:state', { conversationId: 'c1', state })
+      await settle()
+      expect(status()).toBe(label)
+      expect(v.find('[data-testid="stop"]').exists()).toBe(true)
+      expect(v.find('[data-testid="send"]').exists()).toBe(false)
+    }
+    await v.find('[data-testid="stop"]').trigger('click')
+    await settle()
+    expect(env.fake.callsOf('cancel')).toEqual([['c1']])
+    expect(status()).toBe('')
+    expect(v.find('[data-testid="send"]').exists()).toBe(true)
+  })
+
+  it('streams deltas into one bubble', async () => {
+    const v = await mountView()
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: '**Hel' })
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: 'lo**' })
+    await settle()
+    expect(v.findAll('[data-testid="streaming-message"]')).toHaveLength(1)
+    expect(v.find('[data-testid="streaming-message"] strong').text()).toBe('Hello')
+  })
+
+  it('shows an error banner with Retry that resends the last user message', async () => {
+    const v = await mountView()
+    await textbox(v).setValue('compare prices')
+    await v.find('form').trigger('submit')
+    await settle()
+    env.fake.setState('c1', 'error', 'model server unreachable')
+    env.fake.emit('run:error', { conversationId: 'c1', error: 'model server unreachable' })
+    await settle()
+    const banner = v.find('[data-testid="error-banner"]')
+    expect(banner.attributes('role')).toBe('alert')
+    expect(banner.text()).toContain('model server unreachable')
+    await v.find('[data-testid="retry"]').trigger('click')
+    await settle()
+    expect(env.fake.callsOf('sendMessage').map((c) => c[1])).toEqual(['compare prices', 'compare prices'])
+    expect(v.find('[data-testid="error-banner"]').exists()).toBe(false)
+  })
+
+  it('the inbox badge counts pending cards of all conversations and jumps to one', async () => {
+    const v = await mountView()
+    expect(v.find('[data-testid="inbox-badge"]').exists()).toBe(false)
+    env.fake.addCard({ question_id: 'q1', conversationId: 'c1', questions: makeCard().questions }, true)
+    env.fake.addCard({ question_id: 'q2', conversationId: 'c2', questions: [{ question: 'Which year?', options: [], multiSelect: false, allowCustom: true }] }, true)
+    await settle()
+    expect(v.find('[data-testid="inbox-badge"]').text()).toBe('2')
+    expect(v.find('[data-testid="inbox-button"]').attributes('aria-label')).toBe('Questions: 2 questions are waiting for you')
+
+    await v.find('[data-testid="inbox-button"]').trigger('click')
+    const items = v.findAll('[data-testid="inbox-item"]')
+    expect(items).toHaveLength(2)
+    expect(items[0]!.text()).toContain('Groceries')
+    expect(items[0]!.text()).toContain('Which database?')
+    expect(items[1]!.text()).toContain('Taxes')
+    expect(items[1]!.text()).toContain('Which year?')
+    await items[1]!.trigger('click')
+    await settle()
+    await settle()
+    expect(useConversationsStore().currentId).toBe('c2')
+    expect(v.find('[data-testid="inbox-panel"]').exists()).toBe(false)
+    const card = v.find('[data-question-id="q2"]')
+    expect(card.exists()).toBe(true)
+    expect(card.element.contains(document.activeElement)).toBe(true)
+
+    env.fake.emit('question:resolved', { ...makeCard({ question_id: 'q1', conversationId: 'c1', status: 'declined' }) })
+    await settle()
+    expect(v.find('[data-testid="inbox-badge"]').text()).toBe('1')
+    expect(useQuestionsStore().inboxCount).toBe(1)
+  })
+
+  it('switches theme through data-theme on <html>', async () => {
+    const v = await mountView(false)
+    const app = useAppStore()
+    expect(app.theme).toBe('system')
+    await v.find('[data-testid="theme-toggle"]').trigger('click')
+    expect(document.documentElement.getAttribute('data-theme')).toBe('light')
+    await v.find('[data-testid="theme-toggle"]').trigger('click')
+    expect(document.documentElement.getAttribute('data-theme')).toBe('dark')
+    expect(localStorage.getItem('parley.theme')).toBe('dark')
+    await v.find('[data-testid="theme-toggle"]').trigger('click')
+    expect(document.documentElement.hasAttribute('data-theme')).toBe(false)
+  })
+})

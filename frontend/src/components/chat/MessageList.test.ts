@@ -1,0 +1,88 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { mount, type VueWrapper } from '@vue/test-utils'
+import MessageList from './MessageList.vue'
+import { makeCard, setupEnv, settle, type TestEnv } from '../../test-utils'
+import { connectEvents } from '../../stores/events'
+import { useChatStore } from '../../stores/chat'
+
+let env: TestEnv
+let w: VueWrapper | null = null
+beforeEach(() => {
+  env = setupEnv()
+})
+afterEach(() => {
+  w?.unmount()
+  w = null
+  document.body.innerHTML = ''
+})
+
+async function mountList() {
+  env.fake.addConversation({ id: 'c1' })
+  env.fake.addMessage('c1', { id: 'u1', role: 'user', content: 'help me choose' })
+  connectEvents()
+  await useChatStore().open('c1')
+  w = mount(MessageList, { props: { conversationId: 'c1' }, global: { plugins: [env.pinia] }, attachTo: document.body })
+  await settle()
+  return w
+}
+
+describe('MessageList', () => {
+  it('shows the card once, in place, and keeps the same element while text streams and the message lands', async () => {
+    const list = await mountList()
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: 'Let me ', message_id: 'a1' })
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: 'ask.', message_id: 'a1' })
+    env.fake.emit('question:ask', makeCard({ question_id: 'q1', conversationId: 'c1', tool_call_id: 'call-1' }))
+    await settle()
+    const cards = () => list.findAll('[data-testid="question-card"]')
+    expect(cards()).toHaveLength(1)
+    const el = cards()[0]!.element
+    // user picks an option while the model is still streaming
+    await list.find('input[type="radio"]').setValue(true)
+
+    for (const d of [' More', ' text', ' arrives']) {
+      env.fake.emit('message:delta', { conversationId: 'c1', delta: d, message_id: 'a1' })
+      await settle()
+      expect(cards()).toHaveLength(1)
+      expect(cards()[0]!.element).toBe(el)
+    }
+    expect(list.find('[data-testid="streaming-message"]').text()).toContain('Let me ask. More text arrives')
+
+    env.fake.emit('message:done', {
+      conversationId: 'c1',
+      message: { id: 'a1', role: 'assistant', content: 'Let me ask. More text arrives', created_at: '', tool_calls: [{ id: 'call-1', name: 'ask_user_question', arguments: '{}' }] },
+    })
+    env.fake.emit('conversation:state', { conversationId: 'c1', state: 'awaiting_user_response' })
+    await settle()
+    expect(list.find('[data-testid="streaming-message"]').exists()).toBe(false)
+    expect(cards()).toHaveLength(1)
+    expect(cards()[0]!.element).toBe(el)
+    expect((list.find('input[type="radio"]').element as HTMLInputElement).checked).toBe(true)
+    // order: user, assistant text, card
+    const order = Array.from((list.element as HTMLElement).querySelectorAll<HTMLElement>('[data-testid]')).map((n) => n.getAttribute('data-testid')).filter((t) => ['user-message', 'assistant-message', 'question-card'].includes(t!))
+    expect(order).toEqual(['user-message', 'assistant-message', 'question-card'])
+  })
+
+  it('answers through the store and shows the card read-only once resolved', async () => {
+    const list = await mountList()
+    env.fake.addCard({ question_id: 'q1', conversationId: 'c1', questions: makeCard().questions }, true)
+    await settle()
+    await list.find('input[type="radio"]').setValue(true)
+    await list.find('form').trigger('submit')
+    await settle()
+    expect(env.fake.callsOf('respond')).toEqual([['c1', { question_id: 'q1', action: 'submit', answers: { 'Which database?': { selected: ['Postgres'] } } }]])
+    expect(list.find('[data-testid="card-status"]').text()).toBe('Answered')
+    expect(list.find('dd').text()).toBe('Postgres')
+  })
+
+  it('shows the backend refusal on the card and lets the user fix it', async () => {
+    const list = await mountList()
+    env.fake.addCard({ question_id: 'q1', conversationId: 'c1', questions: makeCard().questions }, true)
+    await settle()
+    env.fake.failNext('respond', 'answers[0]: every question needs an answer', 422)
+    await list.find('input[type="radio"]').setValue(true)
+    await list.find('form').trigger('submit')
+    await settle()
+    expect(list.find('[data-testid="respond-error"]').text()).toBe('answers[0]: every question needs an answer')
+    expect(list.find('form').exists()).toBe(true)
+  })
+})

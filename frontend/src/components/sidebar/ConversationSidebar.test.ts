@@ -1,0 +1,118 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { mount, type VueWrapper } from '@vue/test-utils'
+import ConversationSidebar from './ConversationSidebar.vue'
+import { setupEnv, settle, type TestEnv } from '../../test-utils'
+import { PAGE_SIZE, useConversationsStore } from '../../stores/conversations'
+
+let env: TestEnv
+let w: VueWrapper | null = null
+beforeEach(() => {
+  env = setupEnv()
+})
+afterEach(() => {
+  w?.unmount()
+  w = null
+  document.body.innerHTML = ''
+  vi.useRealTimers()
+})
+
+async function mountSidebar(n = 3) {
+  for (let i = 0; i < n; i++) {
+    const t = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString()
+    env.fake.addConversation({ id: `c${i}`, title: `Chat ${i}`, created_at: t, updated_at: t })
+  }
+  await useConversationsStore().load()
+  w = mount(ConversationSidebar, { global: { plugins: [env.pinia] }, attachTo: document.body })
+  await settle()
+  return w
+}
+
+const titles = (w: VueWrapper) => w.findAll('.conv-title').map((t) => t.text())
+
+describe('ConversationSidebar', () => {
+  it('shows the brand and the conversations, newest first', async () => {
+    const s = await mountSidebar()
+    expect(s.text()).toContain('Parley')
+    expect(titles(s)).toEqual(['Chat 2', 'Chat 1', 'Chat 0'])
+  })
+
+  it('opens a conversation on click and marks it current', async () => {
+    const s = await mountSidebar()
+    await s.findAll('[data-testid="conversation-open"]')[1]!.trigger('click')
+    await settle()
+    expect(useConversationsStore().currentId).toBe('c1')
+    expect(s.findAll('[data-testid="conversation-open"]')[1]!.attributes('aria-current')).toBe('page')
+    expect(env.fake.callsOf('getConversation')).toContainEqual(['c1'])
+  })
+
+  it('"New chat" goes to the empty screen', async () => {
+    const s = await mountSidebar()
+    await useConversationsStore().select('c1')
+    await s.find('[data-testid="new-chat"]').trigger('click')
+    expect(useConversationsStore().currentId).toBeNull()
+    expect(s.emitted('new-chat')).toHaveLength(1)
+  })
+
+  it('renames inline: Enter saves, Esc cancels', async () => {
+    const s = await mountSidebar(1)
+    await s.find('[data-testid="rename"]').trigger('click')
+    const input = s.find('[data-testid="rename-input"]')
+    expect(document.activeElement).toBe(input.element)
+    await input.setValue('Holiday plans')
+    await input.trigger('keydown', { key: 'Enter' })
+    await settle()
+    expect(env.fake.callsOf('renameConversation')).toEqual([['c0', 'Holiday plans']])
+    expect(titles(s)).toEqual(['Holiday plans'])
+
+    await s.find('[data-testid="rename"]').trigger('click')
+    await s.find('[data-testid="rename-input"]').setValue('Discarded')
+    await s.find('[data-testid="rename-input"]').trigger('keydown', { key: 'Escape' })
+    await settle()
+    expect(titles(s)).toEqual(['Holiday plans'])
+    expect(env.fake.callsOf('renameConversation')).toHaveLength(1)
+  })
+
+  it('deletes only after confirming', async () => {
+    const s = await mountSidebar(2)
+    await s.findAll('[data-testid="delete"]')[0]!.trigger('click')
+    expect(s.find('[role="alertdialog"]').text()).toContain('Delete “Chat 1”?')
+    await s.find('[data-testid="cancel-delete"]').trigger('click')
+    expect(env.fake.callsOf('deleteConversation')).toHaveLength(0)
+    await s.findAll('[data-testid="delete"]')[0]!.trigger('click')
+    await s.find('[data-testid="confirm-delete"]').trigger('click')
+    await settle()
+    expect(env.fake.callsOf('deleteConversation')).toEqual([['c1']])
+    expect(titles(s)).toEqual(['Chat 0'])
+  })
+
+  it('pins into a Pinned group', async () => {
+    const s = await mountSidebar(2)
+    const pin = s.findAll('[data-testid="pin"]')[1]!
+    expect(pin.attributes('aria-label')).toBe('Pin Chat 0')
+    await pin.trigger('click')
+    await settle()
+    expect(s.find('[data-testid="pinned-list"]').text()).toContain('Chat 0')
+    expect(s.find('[data-testid="recent-list"]').text()).not.toContain('Chat 0')
+  })
+
+  it('searches after a short pause, and pages with "Load more"', async () => {
+    vi.useFakeTimers()
+    const s = await mountSidebar(PAGE_SIZE + 2)
+    expect(s.findAll('[data-testid="conversation-item"]')).toHaveLength(PAGE_SIZE)
+    await s.find('[data-testid="load-more"]').trigger('click')
+    await settle()
+    expect(s.findAll('[data-testid="conversation-item"]')).toHaveLength(PAGE_SIZE + 2)
+    expect(s.find('[data-testid="load-more"]').exists()).toBe(false)
+
+    await s.find('[data-testid="search"]').setValue('Chat 3')
+    expect(env.fake.callsOf('listConversations').some((c) => (c[0] as { q?: string }).q)).toBe(false)
+    await vi.advanceTimersByTimeAsync(300)
+    await settle()
+    expect(env.fake.callsOf('listConversations').at(-1)).toEqual([{ limit: PAGE_SIZE, q: 'Chat 3' }])
+    expect(titles(s)).toEqual(['Chat 31', 'Chat 30', 'Chat 3'])
+    await s.find('[data-testid="search"]').setValue('zzz')
+    await vi.advanceTimersByTimeAsync(300)
+    await settle()
+    expect(s.text()).toContain('No conversations match “zzz”.')
+  })
+})

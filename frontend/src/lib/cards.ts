@@ -1,0 +1,237 @@
+// Card helpers shared by the questions store, QuestionCard and the fake
+// transport: normalizing cards from the wire, drafts, client-side validation
+// mirroring SPEC §1, and building the exact respond body of SPEC §4.
+import type { AnswerInput, Answers, Card, CardStatus, Message, Question, QuestionEvent, QuestionOption } from '../types'
+
+export const CUSTOM_MAX = 1000
+export const COMMENTS_MAX = 2000
+
+/** What the user has entered so far for one question. */
+export interface QuestionDraft {
+  /** Selected option labels. */
+  selected: string[]
+  /** "Other" is chosen (for open-ended questions the text field is always on). */
+  customOn: boolean
+  custom: string
+}
+
+/** Everything entered into one card, kept in the store by question_id. */
+export interface CardDraft {
+  /** Current step; equal to questions.length means the review step. */
+  step: number
+  answers: QuestionDraft[]
+  comments: string
+  showComments: boolean
+  /** The user chose "Answer anyway" on an expired card. */
+  late: boolean
+}
+
+export function emptyDraft(questionCount: number): CardDraft {
+  return {
+    step: 0,
+    answers: Array.from({ length: questionCount }, () => ({ selected: [], customOn: false, custom: '' })),
+    comments: '',
+    showComments: false,
+    late: false,
+  }
+}
+
+const STATUSES: CardStatus[] = ['pending', 'answered', 'declined', 'cancelled', 'timed_out', 'answered_late', 'superseded']
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : v == null ? '' : String(v)
+}
+
+function normalizeOption(o: unknown): QuestionOption | null {
+  if (typeof o === 'string') return o ? { label: o } : null
+  if (o && typeof o === 'object') {
+    const label = str((o as { label?: unknown }).label)
+    if (!label) return null
+    const description = str((o as { description?: unknown }).description)
+    return description ? { label, description } : { label }
+  }
+  return null
+}
+
+/** Normalizes one question the way SPEC §1 describes (lenient where safe). */
+export function normalizeQuestion(q: unknown): Question {
+  const raw = (q && typeof q === 'object' ? q : {}) as Record<string, unknown>
+  const options = (Array.isArray(raw.options) ? raw.options : []).map(normalizeOption).filter((o): o is QuestionOption => !!o)
+  const placeholder = str(raw.placeholder ?? raw.customPlaceholder)
+  const header = str(raw.header)
+  const out: Question = {
+    question: str(raw.question),
+    options,
+    multiSelect: options.length > 0 && raw.multiSelect === true,
+    allowCustom: options.length === 0 ? true : raw.allowCustom !== false,
+  }
+  if (header) out.header = header
+  if (placeholder) out.placeholder = placeholder
+  return out
+}
+
+/** Questions from ask_user_question arguments (either input form). */
+export function questionsFromArguments(args: unknown): Question[] {
+  let v: unknown = args
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v)
+    } catch {
+      return []
+    }
+  }
+  if (!v || typeof v !== 'object') return []
+  const obj = v as Record<string, unknown>
+  if (Array.isArray(obj.questions)) return obj.questions.map(normalizeQuestion).filter((q) => q.question)
+  if (typeof obj.question === 'string') return [normalizeQuestion(obj)].filter((q) => q.question)
+  return []
+}
+
+/** A card from the wire, with every field the UI relies on present. */
+export function normalizeCard(raw: Card): Card {
+  const status = STATUSES.includes(raw.status) ? raw.status : 'pending'
+  return {
+    ...raw,
+    status,
+    questions: (raw.questions ?? []).map(normalizeQuestion),
+    created_at: raw.created_at ?? new Date().toISOString(),
+    expires_at: raw.expires_at ?? null,
+  }
+}
+
+/** The card in a question:ask / question:resolved payload. */
+export function cardFromEvent(payload: QuestionEvent | null | undefined): Card | null {
+  if (!payload || typeof payload !== 'object') return null
+  if ('question_id' in payload && payload.question_id) return normalizeCard(payload)
+  const nested = (payload as { card?: Card; question?: Card }).card ?? (payload as { question?: Card }).question
+  if (nested && typeof nested === 'object' && nested.question_id) {
+    return normalizeCard({ ...nested, conversationId: nested.conversationId || (payload as { conversationId: string }).conversationId })
+  }
+  return null
+}
+
+/** Whether the card can still take an answer (pending, or late after a timeout). */
+export function isAnswerable(status: CardStatus): boolean {
+  return status === 'pending' || status === 'timed_out'
+}
+
+export const STATUS_LABELS: Record<CardStatus, string> = {
+  pending: 'Waiting for your answer',
+  answered: 'Answered',
+  declined: 'Skipped',
+  cancelled: 'Cancelled',
+  timed_out: 'Timed out',
+  answered_late: 'Answered late',
+  superseded: 'Superseded',
+}
+
+/** One stored answer as display text. */
+export function answerText(v: string | AnswerInput | undefined | null): string {
+  if (v == null) return ''
+  if (typeof v === 'string') return v
+  const parts = [...(v.selected ?? [])]
+  if (v.custom && v.custom.trim()) parts.push(v.custom.trim())
+  return parts.join(', ')
+}
+
+/** Validation of one question's draft; returns the message to show, or null. */
+export function validateQuestion(q: Question, d: QuestionDraft | undefined): string | null {
+  const draft = d ?? { selected: [], customOn: false, custom: '' }
+  const openEnded = q.options.length === 0
+  const customUsed = openEnded || (q.allowCustom && draft.customOn)
+  const text = draft.custom.trim()
+  if (customUsed && text.length > CUSTOM_MAX) {
+    return `Your answer is too long: ${text.length} of ${CUSTOM_MAX} characters.`
+  }
+  if (openEnded) return text ? null : 'Write an answer.'
+  const labels = draft.selected.filter((l) => q.options.some((o) => o.label === l))
+  if (customUsed && !text) {
+    return labels.length && q.multiSelect
+      ? 'Write your answer in “Other”, or untick it.'
+      : 'Write your answer in “Other”, or choose an option.'
+  }
+  if (!labels.length && !customUsed) {
+    if (q.multiSelect) return q.allowCustom ? 'Choose at least one option, or write your own in “Other”.' : 'Choose at least one option.'
+    return q.allowCustom ? 'Choose an option, or write your own in “Other”.' : 'Choose an option.'
+  }
+  if (!q.multiSelect && labels.length > 1) return 'Choose only one option.'
+  return null
+}
+
+export function validateComments(comments: string): string | null {
+  const n = comments.trim().length
+  return n > COMMENTS_MAX ? `Your comment is too long: ${n} of ${COMMENTS_MAX} characters.` : null
+}
+
+/** The answer to one question in the respond body shape. */
+export function buildAnswer(q: Question, d: QuestionDraft): AnswerInput {
+  const openEnded = q.options.length === 0
+  // Keep the question's option order, whatever order they were clicked in.
+  const selected = openEnded ? [] : q.options.map((o) => o.label).filter((l) => d.selected.includes(l))
+  const out: AnswerInput = { selected: q.multiSelect ? selected : selected.slice(0, 1) }
+  if (openEnded || (q.allowCustom && d.customOn)) {
+    const text = d.custom.trim()
+    if (text) out.custom = text
+  }
+  if (!q.multiSelect && out.custom !== undefined) out.selected = []
+  return out
+}
+
+export function buildAnswers(questions: Question[], draft: CardDraft): Answers {
+  const answers: Answers = {}
+  questions.forEach((q, i) => {
+    answers[q.question] = buildAnswer(q, draft.answers[i] ?? { selected: [], customOn: false, custom: '' })
+  })
+  return answers
+}
+
+/**
+ * For an ask_user_question tool message whose card is unknown: a read-only
+ * card rebuilt from the call's arguments and the tool result text (SPEC §1
+ * result formats). Null when the result is not a user outcome (e.g. an
+ * input error the model received).
+ */
+export function cardFromToolResult(msg: Message, questions: Question[], conversationId: string): Card | null {
+  if (!questions.length) return null
+  const content = msg.content ?? ''
+  let status: CardStatus | null = null
+  let answers: Record<string, string> | undefined
+  let comments: string | undefined
+  try {
+    const parsed = JSON.parse(content) as { answers?: Record<string, unknown>; comments?: unknown }
+    if (parsed && typeof parsed === 'object' && parsed.answers && typeof parsed.answers === 'object') {
+      status = 'answered'
+      answers = {}
+      for (const [k, v] of Object.entries(parsed.answers)) answers[k] = str(v)
+      if (typeof parsed.comments === 'string' && parsed.comments) comments = parsed.comments
+    }
+  } catch {
+    // not JSON: one of the text outcomes
+  }
+  if (!status) {
+    if (/user cancelled/i.test(content)) status = 'cancelled'
+    else if (/declined/i.test(content)) status = 'declined'
+    else if (/timed out/i.test(content)) status = 'timed_out'
+  }
+  if (!status) return null
+  return {
+    question_id: `tool:${msg.tool_call_id || msg.id}`,
+    conversationId,
+    status,
+    questions,
+    created_at: msg.created_at,
+    expires_at: null,
+    tool_call_id: msg.tool_call_id,
+    ...(answers ? { answers } : {}),
+    ...(comments ? { comments } : {}),
+  }
+}
+
+/** "2:59" / "1:02:03" for a number of seconds. */
+export function formatRemaining(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds))
+  const h = Math.floor(s / 3600)
+  const m = Math.floor((s % 3600) / 60)
+  const sec = String(s % 60).padStart(2, '0')
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`
+}

@@ -1,0 +1,57 @@
+// App-wide UI state: theme, connection to the backend, version.
+import { defineStore } from 'pinia'
+import { toError, useTransport } from '../transport'
+
+export type Theme = 'system' | 'light' | 'dark'
+const THEME_KEY = 'parley.theme'
+
+function readTheme(): Theme {
+  try {
+    const v = localStorage.getItem(THEME_KEY)
+    return v === 'light' || v === 'dark' ? v : 'system'
+  } catch {
+    return 'system'
+  }
+}
+
+export function applyTheme(theme: Theme): void {
+  if (typeof document === 'undefined') return
+  const root = document.documentElement
+  if (theme === 'system') root.removeAttribute('data-theme')
+  else root.setAttribute('data-theme', theme)
+}
+
+export const useAppStore = defineStore('app', {
+  state: () => ({
+    theme: readTheme() as Theme,
+    /** False while the event stream is down (HTTP transport). */
+    connected: true,
+    version: '' as string,
+    healthError: null as string | null,
+  }),
+  actions: {
+    setTheme(theme: Theme): void {
+      this.theme = theme
+      applyTheme(theme)
+      try {
+        if (theme === 'system') localStorage.removeItem(THEME_KEY)
+        else localStorage.setItem(THEME_KEY, theme)
+      } catch {
+        // storage may be unavailable; the choice still applies to this window
+      }
+    },
+    cycleTheme(): void {
+      const order: Theme[] = ['system', 'light', 'dark']
+      this.setTheme(order[(order.indexOf(this.theme) + 1) % order.length]!)
+    },
+    async checkHealth(): Promise<void> {
+      try {
+        const h = await useTransport().health()
+        this.version = h.version ?? ''
+        this.healthError = null
+      } catch (err) {
+        this.healthError = toError(err).message
+      }
+    },
+  },
+})

@@ -1,0 +1,165 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import { setupEnv, settle, type TestEnv } from '../test-utils'
+import { useChatStore, messageFromDone } from './chat'
+import { useConversationsStore } from './conversations'
+import { useQuestionsStore } from './questions'
+import { connectEvents } from './events'
+
+let env: TestEnv
+beforeEach(() => {
+  env = setupEnv()
+})
+
+function seed() {
+  const c = env.fake.addConversation({ id: 'c1', title: 'First' })
+  env.fake.addMessage('c1', { id: 'm1', role: 'user', content: 'hi' })
+  env.fake.addMessage('c1', { id: 'm2', role: 'assistant', content: 'hello' })
+  return c
+}
+
+describe('chat store', () => {
+  it('opens a conversation: messages, state, error and pending card', async () => {
+    seed()
+    env.fake.conversations.get('c1')!.state = 'error'
+    env.fake.conversations.get('c1')!.error = 'model not found'
+    env.fake.addCard({ question_id: 'q1', conversationId: 'c1', questions: [{ question: 'A?', options: [], multiSelect: false, allowCustom: true }] })
+    env.fake.conversations.get('c1')!.state = 'error'
+    const chat = useChatStore()
+    await chat.open('c1')
+    expect(chat.messagesFor('c1').map((m) => m.id)).toEqual(['m1', 'm2'])
+    expect(chat.stateOf('c1')).toBe('error')
+    expect(chat.errors.c1).toBe('model not found')
+    expect(useQuestionsStore().cards.q1!.status).toBe('pending')
+    expect(useConversationsStore().byId('c1')!.title).toBe('First')
+  })
+
+  it('appends deltas to the stream buffer without touching the message list', async () => {
+    seed()
+    const chat = useChatStore()
+    await chat.open('c1')
+    const list = chat.messages.c1
+    const before = [...list!]
+    chat.onDelta({ conversationId: 'c1', delta: 'Hel', message_id: 'm3' })
+    chat.onDelta({ conversationId: 'c1', delta: 'lo ', message_id: 'm3' })
+    chat.onDelta({ conversationId: 'c1', delta: 'there', message_id: 'm3' })
+    expect(chat.streams.c1!.text).toBe('Hello there')
+    expect(chat.stateOf('c1')).toBe('streaming')
+    expect(chat.messages.c1).toBe(list)
+    expect(chat.messages.c1).toEqual(before)
+  })
+
+  it('message:done replaces the stream with the final message (nested or flat payload)', async () => {
+    seed()
+    const chat = useChatStore()
+    await chat.open('c1')
+    chat.onDelta({ conversationId: 'c1', delta: 'Hi', message_id: 'm3' })
+    chat.onDone({ conversationId: 'c1', message: { id: 'm3', role: 'assistant', content: 'Hi!', created_at: 'x' } })
+    expect(chat.streams.c1).toBeUndefined()
+    expect(chat.messagesFor('c1').at(-1)).toMatchObject({ id: 'm3', role: 'assistant', content: 'Hi!' })
+    // the same message again is not duplicated
+    chat.onDone({ conversationId: 'c1', id: 'm3', role: 'assistant', content: 'Hi!!' })
+    expect(chat.messagesFor('c1').filter((m) => m.id === 'm3')).toHaveLength(1)
+    expect(chat.messagesFor('c1').at(-1)!.content).toBe('Hi!!')
+  })
+
+  it('keeps streamed text when the run ends without message:done, and replaces it when done arrives', async () => {
+    seed()
+    const chat = useChatStore()
+    await chat.open('c1')
+    chat.onDelta({ conversationId: 'c1', delta: 'partial answer' })
+    chat.onState({ conversationId: 'c1', state: 'idle' })
+    expect(chat.streams.c1).toBeUndefined()
+    expect(chat.messagesFor('c1').at(-1)!.content).toBe('partial answer')
+    chat.onDone({ conversationId: 'c1', id: 'real', role: 'assistant', content: 'partial answer, complete' })
+    expect(chat.messagesFor('c1').filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(['hello', 'partial answer, complete'])
+  })
+
+  it('run:error sets the error and state; requesting clears it', () => {
+    const chat = useChatStore()
+    chat.onRunError({ conversationId: 'c9', error: 'connection refused' })
+    expect(chat.stateOf('c9')).toBe('error')
+    expect(chat.errors.c9).toBe('connection refused')
+    chat.onState({ conversationId: 'c9', state: 'requesting' })
+    expect(chat.errors.c9).toBeNull()
+    expect(chat.isBusy('c9')).toBe(true)
+  })
+
+  it('sends a message optimistically and confirms it', async () => {
+    seed()
+    const chat = useChatStore()
+    await chat.open('c1')
+    const done = chat.send('  plan my week  ', 'c1')
+    expect(chat.messagesFor('c1').at(-1)).toMatchObject({ role: 'user', content: 'plan my week', local: 'sending' })
+    expect(chat.stateOf('c1')).toBe('requesting')
+    expect(await done).toBe(true)
+    expect(env.fake.callsOf('sendMessage')).toEqual([['c1', 'plan my week']])
+    expect(chat.messagesFor('c1').at(-1)!.local).toBe('sent')
+    // the backend echoes the user message: it replaces the optimistic one
+    chat.onDone({ conversationId: 'c1', id: 'srv-1', role: 'user', content: 'plan my week' })
+    expect(chat.messagesFor('c1').filter((m) => m.role === 'user').map((m) => m.id)).toEqual(['m1', 'srv-1'])
+  })
+
+  it('creates a conversation when sending from the new-chat screen', async () => {
+    const chat = useChatStore()
+    const conversations = useConversationsStore()
+    expect(conversations.currentId).toBeNull()
+    expect(await chat.send('hello')).toBe(true)
+    expect(env.fake.callsOf('createConversation')).toHaveLength(1)
+    const id = conversations.currentId!
+    expect(id).toBeTruthy()
+    expect(env.fake.callsOf('sendMessage')).toEqual([[id, 'hello']])
+  })
+
+  it('marks a failed send, shows an error and retries the last user message', async () => {
+    seed()
+    const chat = useChatStore()
+    await chat.open('c1')
+    env.fake.failNext('sendMessage', 'model server unreachable', 502)
+    expect(await chat.send('again please', 'c1')).toBe(false)
+    expect(chat.messagesFor('c1').at(-1)!.local).toBe('failed')
+    expect(chat.errors.c1).toBe("Couldn't send your message: model server unreachable")
+    expect(chat.stateOf('c1')).toBe('idle')
+
+    expect(await chat.retry('c1')).toBe(true)
+    expect(env.fake.callsOf('sendMessage').map((a) => a[1])).toEqual(['again please', 'again please'])
+    expect(chat.messagesFor('c1').filter((m) => m.local === 'failed')).toHaveLength(0)
+    expect(chat.errors.c1).toBeNull()
+  })
+
+  it('does not send while a run is active (409 message)', async () => {
+    seed()
+    const chat = useChatStore()
+    await chat.open('c1')
+    chat.onState({ conversationId: 'c1', state: 'streaming' })
+    expect(await chat.send('another', 'c1')).toBe(false)
+    expect(env.fake.callsOf('sendMessage')).toHaveLength(0)
+    expect(chat.errors.c1).toContain('still working')
+  })
+
+  it('Stop cancels the run', async () => {
+    seed()
+    const chat = useChatStore()
+    await chat.open('c1')
+    chat.onState({ conversationId: 'c1', state: 'streaming' })
+    await chat.stop('c1')
+    expect(env.fake.callsOf('cancel')).toEqual([['c1']])
+  })
+
+  it('tracks run states per conversation from events', async () => {
+    seed()
+    const chat = useChatStore()
+    connectEvents()
+    env.fake.emit('conversation:state', { conversationId: 'c1', state: 'tool_executing' })
+    env.fake.emit('conversation:state', { conversationId: 'c2', state: 'awaiting_user_response' })
+    env.fake.emit('conversation:state', { conversationId: 'c3', state: 'bogus' as never })
+    await settle()
+    expect(chat.stateOf('c1')).toBe('tool_executing')
+    expect(chat.stateOf('c2')).toBe('awaiting_user_response')
+    expect(chat.stateOf('c3')).toBe('idle')
+  })
+
+  it('messageFromDone ignores payloads without a role', () => {
+    expect(messageFromDone({ conversationId: 'c1' })).toBeNull()
+    expect(messageFromDone({ conversationId: 'c1', message_id: 'x', role: 'tool', content: 'r' } as never)).toMatchObject({ id: 'x', role: 'tool' })
+  })
+})

@@ -1,0 +1,323 @@
+// Messages of the conversations the user opened, the text being streamed,
+// and the run state and error of every conversation. Deltas go to a
+// per-conversation stream buffer, not into the message list, so appending
+// text re-renders only the streaming bubble.
+import { defineStore } from 'pinia'
+import type {
+  ConversationDetail,
+  ConversationStateEvent,
+  Message,
+  MessageDeltaEvent,
+  MessageDoneEvent,
+  Role,
+  RunErrorEvent,
+  RunState,
+} from '../types'
+import { isRunActive, RUN_STATES } from '../types'
+import { toError, useTransport } from '../transport'
+import { useQuestionsStore } from './questions'
+import { useConversationsStore } from './conversations'
+
+export interface StreamBuffer {
+  text: string
+  messageId?: string
+}
+
+interface State {
+  messages: Record<string, Message[]>
+  loading: Record<string, boolean>
+  loadErrors: Record<string, string | null>
+  streams: Record<string, StreamBuffer>
+  runStates: Record<string, RunState>
+  /** The error banner of a conversation (a failed run or a failed send). */
+  errors: Record<string, string | null>
+  /** The last text the user sent, for Retry. */
+  lastUserText: Record<string, string>
+  stopping: Record<string, boolean>
+  /** Unsent composer text per conversation ('' key: the new-chat screen). */
+  composerDrafts: Record<string, string>
+}
+
+let localSeq = 0
+/** Ids of assistant messages kept from a stream that never got message:done. */
+const partialIds = new Set<string>()
+const ROLES: Role[] = ['system', 'user', 'assistant', 'tool']
+
+/** A message:done payload as a Message (top-level fields or nested `message`). */
+export function messageFromDone(p: MessageDoneEvent): Message | null {
+  const raw = (p.message && typeof p.message === 'object' ? p.message : p) as Partial<Message> & { message_id?: string }
+  const role = raw.role
+  if (!role || !ROLES.includes(role)) return null
+  return {
+    id: raw.id || raw.message_id || `evt-${++localSeq}`,
+    conversationId: raw.conversationId || p.conversationId,
+    role,
+    content: typeof raw.content === 'string' ? raw.content : '',
+    created_at: raw.created_at || new Date().toISOString(),
+    ...(raw.run_id ? { run_id: raw.run_id } : {}),
+    ...(raw.tool_calls?.length ? { tool_calls: raw.tool_calls } : {}),
+    ...(raw.tool_call_id ? { tool_call_id: raw.tool_call_id } : {}),
+    ...(raw.tool_name ? { tool_name: raw.tool_name } : {}),
+  }
+}
+
+export const useChatStore = defineStore('chat', {
+  state: (): State => ({
+    messages: {},
+    loading: {},
+    loadErrors: {},
+    streams: {},
+    runStates: {},
+    errors: {},
+    lastUserText: {},
+    stopping: {},
+    composerDrafts: {},
+  }),
+
+  getters: {
+    messagesFor(state) {
+      return (conversationId: string | null | undefined): Message[] => (conversationId ? state.messages[conversationId] ?? [] : [])
+    },
+    stateOf(state) {
+      return (conversationId: string | null | undefined): RunState => (conversationId ? state.runStates[conversationId] ?? 'idle' : 'idle')
+    },
+    isBusy(state) {
+      return (conversationId: string | null | undefined): boolean => !!conversationId && isRunActive(state.runStates[conversationId])
+    },
+    hasStream(state) {
+      return (conversationId: string | null | undefined): boolean => !!conversationId && !!state.streams[conversationId]
+    },
+  },
+
+  actions: {
+    /** Loads a conversation's messages, state and pending card. */
+    async open(conversationId: string): Promise<void> {
+      this.loading[conversationId] = true
+      const questions = useQuestionsStore()
+      const cardsLoaded = questions.loadForConversation(conversationId)
+      try {
+        const detail = await useTransport().getConversation(conversationId)
+        this.applyDetail(detail)
+        this.loadErrors[conversationId] = null
+      } catch (err) {
+        this.loadErrors[conversationId] = toError(err).message
+      } finally {
+        this.loading[conversationId] = false
+      }
+      await cardsLoaded
+    },
+
+    applyDetail(d: ConversationDetail): void {
+      const id = d.id
+      const unsent = (this.messages[id] ?? []).filter((m) => m.local === 'failed' || m.local === 'sending')
+      const serverMsgs = (d.messages ?? []).map((m) => ({ ...m, conversationId: m.conversationId || id }))
+      const stillLocal = unsent.filter((m) => !serverMsgs.some((s) => s.role === 'user' && s.content === m.content))
+      this.messages[id] = [...serverMsgs, ...stillLocal]
+      const state = RUN_STATES.includes(d.state) ? d.state : 'idle'
+      this.runStates[id] = state
+      if (state === 'error') this.errors[id] = d.error || 'The assistant ran into a problem.'
+      else if (!stillLocal.some((m) => m.local === 'failed')) this.errors[id] = null
+      if (state !== 'streaming') delete this.streams[id]
+      if (d.pending_question) useQuestionsStore().upsert({ ...d.pending_question, conversationId: d.pending_question.conversationId || id })
+      useConversationsStore().upsertSummary(d)
+    },
+
+    /** Sends a user message to the conversation (the current one, or a new one). */
+    async send(content: string, conversationId?: string | null): Promise<boolean> {
+      const text = content.trim()
+      if (!text) return false
+      const conversations = useConversationsStore()
+      let id = conversationId ?? conversations.currentId
+      if (!id) {
+        const created = await conversations.create()
+        if (!created) return false
+        id = created.id
+      }
+      if (this.isBusy(id)) {
+        this.errors[id] = 'The assistant is still working on this conversation. Stop it first, or wait.'
+        return false
+      }
+      const local: Message = {
+        id: `local-${Date.now().toString(36)}-${++localSeq}`,
+        conversationId: id,
+        role: 'user',
+        content: text,
+        created_at: new Date().toISOString(),
+        local: 'sending',
+      }
+      const list = this.messages[id] ?? (this.messages[id] = [])
+      list.push(local)
+      const msg = list[list.length - 1]!
+      this.lastUserText[id] = text
+      this.errors[id] = null
+      const before = this.runStates[id] ?? 'idle'
+      this.runStates[id] = 'requesting'
+      try {
+        await useTransport().sendMessage(id, text)
+        msg.local = 'sent'
+        conversations.touch(id)
+        return true
+      } catch (err) {
+        const e = toError(err)
+        msg.local = 'failed'
+        if (this.runStates[id] === 'requesting') this.runStates[id] = before === 'error' ? 'idle' : before
+        this.errors[id] = e.status === 409 ? 'The assistant is still working on this conversation. Stop it first, or wait.' : `Couldn't send your message: ${e.message}`
+        return false
+      }
+    },
+
+    /**
+     * Retry after an error. A message that never reached the backend (failed
+     * send) is sent again; otherwise the backend runs the assistant again on
+     * the saved history (transport.retry), so the user message is not repeated.
+     */
+    async retry(conversationId: string): Promise<boolean> {
+      const id = conversationId
+      const list = this.messages[id] ?? []
+      const failed = list.filter((m) => m.role === 'user' && m.local === 'failed')
+      if (failed.length) {
+        const text = failed[failed.length - 1]!.content
+        this.messages[id] = list.filter((m) => m.local !== 'failed')
+        return this.send(text, id)
+      }
+      if (this.isBusy(id)) {
+        this.errors[id] = 'The assistant is still working on this conversation. Stop it first, or wait.'
+        return false
+      }
+      // Text kept from a broken stream is replaced by the new run's answer.
+      const lastUser = list.map((m) => m.role).lastIndexOf('user')
+      const kept = list.filter((m, i) => !(i > lastUser && partialIds.has(m.id)))
+      if (kept.length !== list.length) this.messages[id] = kept
+      const before = this.runStates[id] ?? 'idle'
+      this.errors[id] = null
+      this.runStates[id] = 'requesting'
+      try {
+        await useTransport().retry(id)
+        useConversationsStore().touch(id)
+        return true
+      } catch (err) {
+        const e = toError(err)
+        if (this.runStates[id] === 'requesting') this.runStates[id] = before
+        this.errors[id] =
+          e.status === 409 ? 'The assistant is still working on this conversation. Stop it first, or wait.' : `Couldn't retry: ${e.message}`
+        return false
+      }
+    },
+
+    /** Stops the active run (a pending card is cancelled by the backend). */
+    async stop(conversationId: string): Promise<void> {
+      this.stopping[conversationId] = true
+      try {
+        await useTransport().cancel(conversationId)
+      } catch (err) {
+        this.errors[conversationId] = `Couldn't stop: ${toError(err).message}`
+      } finally {
+        this.stopping[conversationId] = false
+      }
+    },
+
+    dismissError(conversationId: string): void {
+      this.errors[conversationId] = null
+    },
+
+    forget(conversationId: string): void {
+      delete this.messages[conversationId]
+      delete this.streams[conversationId]
+      delete this.runStates[conversationId]
+      delete this.errors[conversationId]
+      delete this.loadErrors[conversationId]
+      delete this.lastUserText[conversationId]
+    },
+
+    // ---- events --------------------------------------------------------------
+
+    onState(p: ConversationStateEvent): void {
+      if (!p?.conversationId || !RUN_STATES.includes(p.state)) return
+      const id = p.conversationId
+      this.runStates[id] = p.state
+      if (p.state === 'error') {
+        this.errors[id] = p.error || this.errors[id] || 'The assistant ran into a problem.'
+        this.flushStream(id)
+      } else if (p.state === 'requesting') {
+        this.errors[id] = null
+      } else if (p.state === 'idle' || p.state === 'awaiting_user_response') {
+        this.flushStream(id)
+      }
+    },
+
+    onDelta(p: MessageDeltaEvent): void {
+      if (!p?.conversationId) return
+      const delta = typeof p.delta === 'string' ? p.delta : typeof (p as { content?: unknown }).content === 'string' ? (p as unknown as { content: string }).content : ''
+      if (!delta) return
+      const id = p.conversationId
+      const buf = this.streams[id]
+      if (buf && (!p.message_id || !buf.messageId || buf.messageId === p.message_id)) {
+        buf.text += delta
+      } else {
+        if (buf) this.flushStream(id)
+        this.streams[id] = { text: delta, messageId: p.message_id }
+      }
+      const st = this.runStates[id]
+      if (st !== 'streaming') this.runStates[id] = 'streaming'
+    },
+
+    onDone(p: MessageDoneEvent): void {
+      if (!p?.conversationId) return
+      const msg = messageFromDone(p)
+      if (!msg) return
+      const id = p.conversationId
+      if (msg.role === 'assistant') delete this.streams[id]
+      const list = this.messages[id]
+      if (!list) return // not opened: loaded from the server on open
+      const same = list.findIndex((m) => m.id === msg.id)
+      if (same >= 0) {
+        list[same] = msg
+        return
+      }
+      if (msg.role === 'assistant') {
+        // A stream flushed early (state changed first) is replaced by the real message.
+        const partial = list.findIndex((m) => partialIds.has(m.id))
+        if (partial >= 0 && !list.slice(partial).some((m) => m.role === 'user')) {
+          partialIds.delete(list[partial]!.id)
+          list[partial] = msg
+          return
+        }
+      }
+      if (msg.role === 'user') {
+        const local = list.findIndex((m) => m.local && m.local !== 'failed' && m.content === msg.content)
+        if (local >= 0) {
+          list[local] = msg
+          return
+        }
+      }
+      list.push(msg)
+    },
+
+    onRunError(p: RunErrorEvent): void {
+      if (!p?.conversationId) return
+      const id = p.conversationId
+      this.errors[id] = p.error || (p as { message?: string }).message || 'The assistant ran into a problem.'
+      this.runStates[id] = 'error'
+      this.flushStream(id)
+    },
+
+    /** Keeps streamed text that never got its message:done as a message. */
+    flushStream(conversationId: string): void {
+      const buf = this.streams[conversationId]
+      if (!buf) return
+      delete this.streams[conversationId]
+      const list = this.messages[conversationId]
+      if (!list || !buf.text.trim()) return
+      if (buf.messageId && list.some((m) => m.id === buf.messageId)) return
+      const id = buf.messageId || `partial-${++localSeq}`
+      partialIds.add(id)
+      list.push({
+        id,
+        conversationId,
+        role: 'assistant',
+        content: buf.text,
+        created_at: new Date().toISOString(),
+      })
+    },
+  },
+})

@@ -1,0 +1,111 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import { makeCard, q, setupEnv, settle, type TestEnv } from '../test-utils'
+import { useQuestionsStore } from './questions'
+import { useConversationsStore } from './conversations'
+import { connectEvents } from './events'
+
+let env: TestEnv
+beforeEach(() => {
+  env = setupEnv()
+})
+
+const question = q({ question: 'Tea or coffee?', options: [{ label: 'Tea' }, { label: 'Coffee' }] })
+
+describe('questions store', () => {
+  it('question:ask and question:resolved keep the inbox count across conversations', async () => {
+    env.fake.addConversation({ id: 'a' })
+    env.fake.addConversation({ id: 'b' })
+    const store = useQuestionsStore()
+    connectEvents()
+    env.fake.emit('question:ask', makeCard({ question_id: 'q1', conversationId: 'a', created_at: '2026-01-01T00:00:01Z' }))
+    env.fake.emit('question:ask', { conversationId: 'b', card: makeCard({ question_id: 'q2', conversationId: 'b', created_at: '2026-01-01T00:00:02Z' }) })
+    await settle()
+    expect(store.inboxCount).toBe(2)
+    expect(store.pendingCards.map((c) => c.question_id)).toEqual(['q1', 'q2'])
+    expect(store.cardsFor('b').map((c) => c.question_id)).toEqual(['q2'])
+    expect(store.pendingCountFor('a')).toBe(1)
+
+    env.fake.emit('question:resolved', makeCard({ question_id: 'q1', conversationId: 'a', status: 'answered', answers: { 'Which database?': 'SQLite' } }))
+    await settle()
+    expect(store.inboxCount).toBe(1)
+    expect(store.cards.q1!.answers).toEqual({ 'Which database?': 'SQLite' })
+  })
+
+  it('loads pending cards for the inbox and a conversation’s cards', async () => {
+    env.fake.addConversation({ id: 'a' })
+    env.fake.addConversation({ id: 'b' })
+    env.fake.addCard({ question_id: 'p1', conversationId: 'a', questions: [question] })
+    env.fake.addCard({ question_id: 'p2', conversationId: 'b', questions: [question], status: 'answered' })
+    const store = useQuestionsStore()
+    await store.loadPending()
+    expect(store.inboxCount).toBe(1)
+    await store.loadForConversation('b')
+    expect(store.cardsFor('b').map((c) => c.status)).toEqual(['answered'])
+    expect(store.inboxCount).toBe(1)
+  })
+
+  it('never moves a resolved card back to pending (late or repeated events)', () => {
+    const store = useQuestionsStore()
+    store.upsert(makeCard({ status: 'answered', answers: { 'Which database?': 'Postgres' } }))
+    store.upsert(makeCard({ status: 'pending' }))
+    expect(store.cards['card-1']!.status).toBe('answered')
+    expect(store.cards['card-1']!.answers).toEqual({ 'Which database?': 'Postgres' })
+    store.upsert(makeCard({ question_id: 't', status: 'timed_out' }))
+    store.upsert(makeCard({ question_id: 't', status: 'answered_late' }))
+    expect(store.cards.t!.status).toBe('answered_late')
+  })
+
+  it('responds through the transport with the exact body and takes the returned card', async () => {
+    env.fake.addConversation({ id: 'a' })
+    env.fake.addCard({ question_id: 'p1', conversationId: 'a', questions: [question] })
+    const store = useQuestionsStore()
+    await store.loadPending()
+    const body = { question_id: 'p1', action: 'submit' as const, answers: { 'Tea or coffee?': { selected: ['Tea'] } } }
+    expect(await store.respond('a', body)).toBe(true)
+    expect(env.fake.callsOf('respond')).toEqual([['a', body]])
+    expect(store.cards.p1!.status).toBe('answered')
+    expect(store.cards.p1!.answers).toEqual({ 'Tea or coffee?': 'Tea' })
+    expect(store.inboxCount).toBe(0)
+  })
+
+  it('shows a respond error, and a friendly one for a conflict', async () => {
+    env.fake.addConversation({ id: 'a' })
+    env.fake.addCard({ question_id: 'p1', conversationId: 'a', questions: [question] })
+    const store = useQuestionsStore()
+    await store.loadPending()
+    env.fake.failNext('respond', 'answers[0]: "Milk" is not an option', 422)
+    expect(await store.respond('a', { question_id: 'p1', action: 'submit', answers: { 'Tea or coffee?': { selected: ['Milk'] } } })).toBe(false)
+    expect(store.respondErrors.p1).toBe('answers[0]: "Milk" is not an option')
+    expect(store.cards.p1!.status).toBe('pending')
+    env.fake.failNext('respond', 'question is no longer pending', 409)
+    await store.respond('a', { question_id: 'p1', action: 'decline' })
+    expect(store.respondErrors.p1).toBe('This question was already answered or closed.')
+    expect(store.sending.p1).toBe(false)
+  })
+
+  it('keeps drafts per card id while the user switches conversations', async () => {
+    env.fake.addConversation({ id: 'a' })
+    env.fake.addConversation({ id: 'b' })
+    env.fake.addCard({ question_id: 'qa', conversationId: 'a', questions: [question] })
+    const store = useQuestionsStore()
+    const conversations = useConversationsStore()
+    await conversations.select('a')
+    const d = store.ensureDraft('qa', 1)
+    d.answers[0]!.selected = ['Coffee']
+    d.comments = 'oat milk'
+    await conversations.select('b')
+    await conversations.select('a')
+    expect(store.ensureDraft('qa', 1).answers[0]!.selected).toEqual(['Coffee'])
+    expect(store.drafts.qa!.comments).toBe('oat milk')
+  })
+
+  it('drops the draft once the card is resolved, and forgets deleted conversations', () => {
+    const store = useQuestionsStore()
+    store.upsert(makeCard())
+    store.ensureDraft('card-1', 1).comments = 'x'
+    store.upsert(makeCard({ status: 'declined' }))
+    expect(store.drafts['card-1']).toBeUndefined()
+    store.forgetConversation('conv-1')
+    expect(store.cards['card-1']).toBeUndefined()
+  })
+})

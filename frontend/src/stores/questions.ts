@@ -1,0 +1,180 @@
+// Question cards across all conversations: the inbox (pending cards), each
+// conversation's cards, drafts per card id (they survive switching
+// conversations) and the respond actions. Updated by question:ask and
+// question:resolved.
+import { defineStore } from 'pinia'
+import type { Card, QuestionEvent, RespondRequest } from '../types'
+import { useTransport, toError } from '../transport'
+import { cardFromEvent, emptyDraft, isAnswerable, normalizeCard, type CardDraft } from '../lib/cards'
+
+interface State {
+  cards: Record<string, Card>
+  drafts: Record<string, CardDraft>
+  /** Last respond error per card (shown on the card). */
+  respondErrors: Record<string, string | null>
+  /** A respond call is on its way. */
+  sending: Record<string, boolean>
+  loadError: string | null
+  /** The card the UI should scroll to and focus (set by the inbox). */
+  focusRequest: { questionId: string; nonce: number } | null
+}
+
+function byCreated(a: Card, b: Card): number {
+  return (a.created_at ?? '').localeCompare(b.created_at ?? '')
+}
+
+export const useQuestionsStore = defineStore('questions', {
+  state: (): State => ({
+    cards: {},
+    drafts: {},
+    respondErrors: {},
+    sending: {},
+    loadError: null,
+    focusRequest: null,
+  }),
+
+  getters: {
+    /** Pending cards across all conversations, oldest first. */
+    pendingCards(state): Card[] {
+      return Object.values(state.cards)
+        .filter((c) => c.status === 'pending')
+        .sort(byCreated)
+    },
+    inboxCount(): number {
+      return this.pendingCards.length
+    },
+    /** A conversation's cards, oldest first. */
+    cardsFor(state) {
+      return (conversationId: string): Card[] =>
+        Object.values(state.cards)
+          .filter((c) => c.conversationId === conversationId)
+          .sort(byCreated)
+    },
+    pendingCountFor(state) {
+      return (conversationId: string): number =>
+        Object.values(state.cards).filter((c) => c.conversationId === conversationId && c.status === 'pending').length
+    },
+  },
+
+  actions: {
+    /** Adds or updates a card; a card never goes back to pending once resolved. */
+    upsert(raw: Card): Card {
+      const card = normalizeCard(raw)
+      const prev = this.cards[card.question_id]
+      if (prev) {
+        const regress = prev.status !== 'pending' && card.status === 'pending'
+        const lateRegress = prev.status === 'answered_late' && card.status === 'timed_out'
+        const merged: Card = { ...prev, ...card }
+        if (regress || lateRegress) merged.status = prev.status
+        if (!card.answers && prev.answers) merged.answers = prev.answers
+        if (!card.comments && prev.comments) merged.comments = prev.comments
+        this.cards[card.question_id] = merged
+      } else {
+        this.cards[card.question_id] = card
+      }
+      const now = this.cards[card.question_id]!
+      if (!isAnswerable(now.status)) {
+        delete this.drafts[now.question_id]
+        delete this.respondErrors[now.question_id]
+      }
+      return now
+    },
+
+    onQuestionEvent(payload: QuestionEvent): void {
+      const card = cardFromEvent(payload)
+      if (card) this.upsert(card)
+    },
+
+    /** Replaces the set of pending cards with the server's (the inbox). */
+    async loadPending(): Promise<void> {
+      try {
+        const list = await useTransport().pendingQuestions()
+        const ids = new Set(list.map((c) => c.question_id))
+        for (const c of list) this.upsert(c)
+        // Cards we thought pending that the server no longer lists were
+        // resolved while we were not listening: fetch their real state lazily.
+        for (const c of Object.values(this.cards)) {
+          if (c.status === 'pending' && !ids.has(c.question_id)) void this.loadForConversation(c.conversationId)
+        }
+        this.loadError = null
+      } catch (err) {
+        this.loadError = toError(err).message
+      }
+    },
+
+    async loadForConversation(conversationId: string): Promise<void> {
+      try {
+        const list = await useTransport().conversationQuestions(conversationId)
+        for (const c of list) {
+          const card = normalizeCard({ ...c, conversationId: c.conversationId || conversationId })
+          // The server is the truth for a conversation's own list.
+          this.cards[card.question_id] = this.cards[card.question_id] ? { ...this.cards[card.question_id]!, ...card } : card
+          if (!isAnswerable(card.status)) delete this.drafts[card.question_id]
+        }
+      } catch (err) {
+        this.loadError = toError(err).message
+      }
+    },
+
+    forgetConversation(conversationId: string): void {
+      for (const c of Object.values(this.cards)) {
+        if (c.conversationId === conversationId) {
+          delete this.cards[c.question_id]
+          delete this.drafts[c.question_id]
+        }
+      }
+    },
+
+    /** The draft for a card, created on first use. */
+    ensureDraft(questionId: string, questionCount: number): CardDraft {
+      let d = this.drafts[questionId]
+      if (!d || d.answers.length !== questionCount) {
+        d = emptyDraft(questionCount)
+        this.drafts[questionId] = d
+      }
+      return this.drafts[questionId]!
+    },
+
+    clearDraft(questionId: string): void {
+      delete this.drafts[questionId]
+    },
+
+    /** Sends the user's response; resolves true when the backend took it. */
+    async respond(conversationId: string, req: RespondRequest): Promise<boolean> {
+      const id = req.question_id
+      this.sending[id] = true
+      this.respondErrors[id] = null
+      try {
+        const card = await useTransport().respond(conversationId, req)
+        if (card && typeof card === 'object' && card.question_id) {
+          this.upsert(card)
+        } else if (this.cards[id]) {
+          const prev = this.cards[id]!
+          const status =
+            req.action === 'submit' ? (prev.status === 'timed_out' ? 'answered_late' : 'answered') : req.action === 'decline' ? 'declined' : 'cancelled'
+          // Until question:resolved brings the stored answers, keep what was sent.
+          this.upsert({ ...prev, status, ...(req.answers ? { answers: req.answers } : {}), ...(req.comments ? { comments: req.comments } : {}) })
+        }
+        return true
+      } catch (err) {
+        const e = toError(err)
+        if (e.status === 409) {
+          this.respondErrors[id] = 'This question was already answered or closed.'
+          void this.loadForConversation(conversationId)
+        } else if (e.status === 404) {
+          this.respondErrors[id] = 'This question no longer exists.'
+        } else {
+          this.respondErrors[id] = e.message
+        }
+        return false
+      } finally {
+        this.sending[id] = false
+      }
+    },
+
+    /** Asks the chat view to scroll to a card and focus it. */
+    requestFocus(questionId: string): void {
+      this.focusRequest = { questionId, nonce: (this.focusRequest?.nonce ?? 0) + 1 }
+    },
+  },
+})

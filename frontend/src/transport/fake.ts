@@ -1,0 +1,409 @@
+// An in-memory Transport for tests (and the ?demo mode). It keeps
+// conversations, messages and cards, validates responses like the Go side
+// (SPEC §1), records every call, and lets tests emit any event.
+import type {
+  AnswerInput,
+  AppInfo,
+  Card,
+  Conversation,
+  ConversationDetail,
+  ConversationPage,
+  CreateConversationParams,
+  EventMap,
+  EventName,
+  Health,
+  ListConversationsParams,
+  Message,
+  ModelInfo,
+  ModelPullEvent,
+  ModelStatus,
+  RespondRequest,
+  RunState,
+  Settings,
+} from '../types'
+import { isRunActive } from '../types'
+import { answerText, COMMENTS_MAX, CUSTOM_MAX, normalizeCard } from '../lib/cards'
+import { DEFAULT_SETTINGS } from '../lib/settings'
+import { Emitter, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
+
+export interface PendingPull {
+  name: string
+  /** Sends a model:pull progress event for this model. */
+  progress(status: string, total?: number, completed?: number): void
+  resolve(): void
+  reject(message: string, status?: number): void
+}
+
+export interface FakeCall {
+  method: string
+  args: unknown[]
+}
+
+let seq = 0
+export function fakeId(prefix = 'id'): string {
+  seq++
+  return `${prefix}-${seq.toString(36)}-${Math.random().toString(36).slice(2, 8)}`
+}
+
+function clone<T>(v: T): T {
+  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T)
+}
+
+export class FakeTransport implements Transport {
+  readonly kind = 'fake' as const
+  readonly emitter = new Emitter()
+  readonly calls: FakeCall[] = []
+  conversations = new Map<string, ConversationDetail>()
+  cards = new Map<string, Card>()
+  settings: Settings = { ...DEFAULT_SETTINGS, model: 'qwen3', onboarded: true }
+  /** Whether checkModelServer finds the server (demo mode always does). */
+  reachable = true
+  /** The technical reason checkModelServer gives when not reachable. */
+  unreachableMessage = 'Cannot reach the model server at http://127.0.0.1:11434/v1: connection refused'
+  info: AppInfo = { version: 'fake', dataDir: '/home/user/.config/parley' }
+  /** Pulls under way, controlled by the test (see `pullHandler` to automate). */
+  pulls: PendingPull[] = []
+  /** When set, pullModel runs this instead of waiting for the test. */
+  pullHandler?: (name: string, progress: (p: Omit<ModelPullEvent, 'model'>) => void) => Promise<void>
+  models: ModelInfo[] = [
+    { name: 'qwen3', supports_tools: true },
+    { name: 'llama3.2', supports_tools: true },
+    { name: 'gemma2', supports_tools: false },
+  ]
+  opened: string[] = []
+  copied: string[] = []
+  /** Artificial latency in ms for every call (0 = next microtask). */
+  latency = 0
+  /** Called after a user message was stored (the demo uses it to script replies). */
+  onSend?: (conversationId: string, content: string) => void
+  /** Called after retry started a new run (the demo scripts a reply). */
+  onRetry?: (conversationId: string, lastUserContent: string) => void
+  private failures = new Map<string, TransportError[]>()
+
+  /** Makes the next call of `method` reject with `message` (and `status`). */
+  failNext(method: keyof Transport, message: string, status?: number): void {
+    const list = this.failures.get(method) ?? []
+    list.push(new TransportError(message, status))
+    this.failures.set(method, list)
+  }
+
+  /** Sends an event to every subscriber, as the Go side would. */
+  emit<E extends EventName>(event: E, payload: EventMap[E]): void {
+    this.emitter.emit(event, payload)
+  }
+
+  callsOf(method: keyof Transport): unknown[][] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.args)
+  }
+
+  private async enter(method: string, args: unknown[]): Promise<void> {
+    this.calls.push({ method, args: clone(args) })
+    if (this.latency > 0) await new Promise((r) => setTimeout(r, this.latency))
+    else await Promise.resolve()
+    const failure = this.failures.get(method)?.shift()
+    if (failure) throw failure
+  }
+
+  private mustGet(id: string): ConversationDetail {
+    const c = this.conversations.get(id)
+    if (!c) throw new TransportError('not found', 404)
+    return c
+  }
+
+  private summary(d: ConversationDetail): Conversation {
+    return { id: d.id, title: d.title, assistant: d.assistant, pinned: d.pinned, created_at: d.created_at, updated_at: d.updated_at }
+  }
+
+  // ---- seeding helpers for tests --------------------------------------------
+
+  addConversation(partial: Partial<ConversationDetail> = {}): ConversationDetail {
+    const now = new Date().toISOString()
+    const d: ConversationDetail = {
+      id: partial.id ?? fakeId('conv'),
+      title: partial.title ?? 'New chat',
+      assistant: partial.assistant ?? 'default',
+      pinned: partial.pinned ?? false,
+      created_at: partial.created_at ?? now,
+      updated_at: partial.updated_at ?? partial.created_at ?? now,
+      state: partial.state ?? 'idle',
+      error: partial.error,
+      messages: partial.messages ?? [],
+      pending_question: partial.pending_question ?? null,
+    }
+    this.conversations.set(d.id, d)
+    return d
+  }
+
+  addMessage(conversationId: string, partial: Partial<Message> & Pick<Message, 'role'>): Message {
+    const m: Message = {
+      id: partial.id ?? fakeId('msg'),
+      conversationId,
+      content: '',
+      created_at: new Date().toISOString(),
+      ...partial,
+    }
+    this.mustGet(conversationId).messages.push(m)
+    return m
+  }
+
+  /** Stores a card (pending by default) and, when `emit`, sends question:ask. */
+  addCard(partial: Partial<Card> & Pick<Card, 'conversationId' | 'questions'>, emit = false): Card {
+    const card = normalizeCard({
+      question_id: partial.question_id ?? fakeId('q'),
+      status: 'pending',
+      created_at: new Date().toISOString(),
+      expires_at: null,
+      ...partial,
+    } as Card)
+    this.cards.set(card.question_id, card)
+    const conv = this.conversations.get(card.conversationId)
+    if (conv && card.status === 'pending') {
+      conv.pending_question = card
+      conv.state = 'awaiting_user_response'
+    }
+    if (emit) {
+      this.emit('question:ask', clone(card))
+      this.setState(card.conversationId, 'awaiting_user_response')
+    }
+    return card
+  }
+
+  setState(conversationId: string, state: RunState, error?: string): void {
+    const conv = this.conversations.get(conversationId)
+    if (conv) {
+      conv.state = state
+      conv.error = error
+    }
+    this.emit('conversation:state', error ? { conversationId, state, error } : { conversationId, state })
+  }
+
+  // ---- Transport -------------------------------------------------------------
+
+  async health(): Promise<Health> {
+    await this.enter('health', [])
+    return { status: 'ok', version: 'fake' }
+  }
+
+  async listConversations(params: ListConversationsParams = {}): Promise<ConversationPage> {
+    await this.enter('listConversations', [params])
+    const q = (params.q ?? '').trim().toLowerCase()
+    const all = [...this.conversations.values()]
+      .filter((c) => !q || c.title.toLowerCase().includes(q) || c.messages.some((m) => m.content.toLowerCase().includes(q)))
+      .sort((a, b) => (b.updated_at ?? '').localeCompare(a.updated_at ?? ''))
+    const start = params.cursor ? Number(params.cursor) : 0
+    const limit = params.limit ?? 50
+    const items = all.slice(start, start + limit).map((d) => this.summary(d))
+    const next = start + limit < all.length ? String(start + limit) : null
+    return clone({ items, next_cursor: next })
+  }
+
+  async createConversation(params: CreateConversationParams = {}): Promise<Conversation> {
+    await this.enter('createConversation', [params])
+    const d = this.addConversation({ title: params.title || 'New chat', assistant: params.assistant || 'default' })
+    return clone(this.summary(d))
+  }
+
+  async getConversation(id: string): Promise<ConversationDetail> {
+    await this.enter('getConversation', [id])
+    return clone(this.mustGet(id))
+  }
+
+  async renameConversation(id: string, title: string): Promise<Conversation> {
+    await this.enter('renameConversation', [id, title])
+    const d = this.mustGet(id)
+    if (!title.trim()) throw new TransportError('title must not be empty', 400)
+    d.title = title.trim()
+    return clone(this.summary(d))
+  }
+
+  async setPinned(id: string, pinned: boolean): Promise<Conversation> {
+    await this.enter('setPinned', [id, pinned])
+    const d = this.mustGet(id)
+    d.pinned = pinned
+    return clone(this.summary(d))
+  }
+
+  async deleteConversation(id: string): Promise<void> {
+    await this.enter('deleteConversation', [id])
+    this.mustGet(id)
+    this.conversations.delete(id)
+    for (const [qid, c] of this.cards) if (c.conversationId === id) this.cards.delete(qid)
+  }
+
+  async sendMessage(id: string, content: string): Promise<{ run_id: string }> {
+    await this.enter('sendMessage', [id, content])
+    const d = this.mustGet(id)
+    if (isRunActive(d.state)) throw new TransportError('a run is already active in this conversation', 409)
+    if (!content.trim()) throw new TransportError('content must not be empty', 400)
+    this.addMessage(id, { role: 'user', content })
+    d.updated_at = new Date().toISOString()
+    const runId = fakeId('run')
+    this.setState(id, 'requesting')
+    this.onSend?.(id, content)
+    return { run_id: runId }
+  }
+
+  async retry(id: string): Promise<{ run_id: string }> {
+    await this.enter('retry', [id])
+    const d = this.mustGet(id)
+    if (isRunActive(d.state)) throw new TransportError('a run is already active in this conversation', 409)
+    const lastUser = [...d.messages].reverse().find((m) => m.role === 'user')
+    if (!lastUser) throw new TransportError('nothing to retry: the conversation has no user message', 400)
+    const runId = fakeId('run')
+    this.setState(id, 'requesting')
+    this.onRetry?.(id, lastUser.content)
+    return { run_id: runId }
+  }
+
+  async cancel(id: string): Promise<void> {
+    await this.enter('cancel', [id])
+    const d = this.mustGet(id)
+    const card = d.pending_question && this.cards.get(d.pending_question.question_id)
+    if (card && card.status === 'pending') {
+      card.status = 'cancelled'
+      d.pending_question = null
+      this.emit('question:resolved', clone(card))
+    }
+    this.setState(id, 'idle')
+  }
+
+  async respond(id: string, req: RespondRequest): Promise<Card> {
+    await this.enter('respond', [id, req])
+    const d = this.mustGet(id)
+    let card = req.question_id === 'latest' ? d.pending_question && this.cards.get(d.pending_question.question_id) : this.cards.get(req.question_id)
+    if (!card || card.conversationId !== id) throw new TransportError('unknown question', 404)
+    if (card.status !== 'pending' && card.status !== 'timed_out') throw new TransportError('question is no longer pending', 409)
+    const late = card.status === 'timed_out'
+    if (req.action === 'submit') {
+      const joined: Record<string, string> = {}
+      for (const [i, q] of card.questions.entries()) {
+        const a: AnswerInput | undefined = req.answers?.[q.question]
+        const where = `answers[${i}]`
+        const selected = a?.selected ?? []
+        for (const l of selected) {
+          if (!q.options.some((o) => o.label === l)) throw new TransportError(`${where}: "${l}" is not an option`, 422)
+        }
+        if (!q.multiSelect && selected.length > 1) throw new TransportError(`${where}: choose at most one option`, 422)
+        const custom = a?.custom?.trim() ?? ''
+        if (custom && !q.allowCustom) throw new TransportError(`${where}: free text is not allowed`, 422)
+        if (custom.length > CUSTOM_MAX) throw new TransportError(`${where}: free text must be 1-${CUSTOM_MAX} characters`, 422)
+        if (!selected.length && !custom) throw new TransportError(`${where}: every question needs an answer`, 422)
+        joined[q.question] = answerText({ selected, custom })
+      }
+      if ((req.comments ?? '').length > COMMENTS_MAX) throw new TransportError(`comments must be at most ${COMMENTS_MAX} characters`, 422)
+      card.status = late ? 'answered_late' : 'answered'
+      card.answers = joined
+      if (req.comments) card.comments = req.comments
+      card.answered_at = new Date().toISOString()
+    } else if (req.action === 'decline') {
+      card.status = 'declined'
+    } else {
+      card.status = 'cancelled'
+    }
+    if (d.pending_question?.question_id === card.question_id) d.pending_question = null
+    this.emit('question:resolved', clone(card))
+    if (req.action === 'cancel') this.setState(id, 'idle')
+    else if (!late) this.setState(id, 'requesting')
+    return clone(card)
+  }
+
+  async pendingQuestions(): Promise<Card[]> {
+    await this.enter('pendingQuestions', [])
+    return clone([...this.cards.values()].filter((c) => c.status === 'pending'))
+  }
+
+  async conversationQuestions(id: string): Promise<Card[]> {
+    await this.enter('conversationQuestions', [id])
+    this.mustGet(id)
+    return clone(
+      [...this.cards.values()].filter((c) => c.conversationId === id).sort((a, b) => a.created_at.localeCompare(b.created_at)),
+    )
+  }
+
+  async getSettings(): Promise<Settings> {
+    await this.enter('getSettings', [])
+    return clone(this.settings)
+  }
+
+  /** Validates like the Go side (service.Settings.Validate) and stores. */
+  async saveSettings(settings: Settings): Promise<Settings> {
+    await this.enter('saveSettings', [settings])
+    const next: Settings = { ...this.settings, ...clone(settings) }
+    next.base_url = (next.base_url ?? '').trim().replace(/\/+$/, '')
+    let url: URL | null = null
+    try {
+      url = new URL(next.base_url)
+    } catch {
+      url = null
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.host) {
+      throw new TransportError(`base URL "${next.base_url}" must be an http(s) URL such as ${DEFAULT_SETTINGS.base_url}`, 400)
+    }
+    if (!(next.question_timeout_seconds >= 0 && next.question_timeout_seconds <= 604800)) {
+      throw new TransportError('question timeout must be 0 (wait forever) to 604800 seconds', 400)
+    }
+    if (!(next.rate_limit_seconds >= 0 && next.rate_limit_seconds <= 3600)) {
+      throw new TransportError('rate limit must be 0 to 3600 seconds between questions', 400)
+    }
+    if (!(next.max_pending_questions >= 1 && next.max_pending_questions <= 1000)) {
+      throw new TransportError('maximum pending questions must be 1 to 1000', 400)
+    }
+    if (!['light', 'dark', 'system'].includes(next.theme)) throw new TransportError('theme must be "light", "dark" or "system"', 400)
+    this.settings = next
+    return clone(this.settings)
+  }
+
+  async listModels(): Promise<ModelInfo[]> {
+    await this.enter('listModels', [])
+    return clone(this.models)
+  }
+
+  async checkModelServer(): Promise<ModelStatus> {
+    await this.enter('checkModelServer', [])
+    const s = this.settings
+    if (s.demo_mode) return { reachable: true, base_url: s.base_url, model: s.model, demo: true, models: [{ name: 'parley-demo', supports_tools: true }] }
+    if (!this.reachable) return { reachable: false, base_url: s.base_url, model: s.model, demo: false, message: this.unreachableMessage, models: [] }
+    return { reachable: true, base_url: s.base_url, model: s.model, demo: false, models: clone(this.models) }
+  }
+
+  pullModel(name: string): Promise<void> {
+    return this.enter('pullModel', [name]).then(() => {
+      const progress = (p: Omit<ModelPullEvent, 'model'>) => this.emit('model:pull', { conversationId: '', model: name, ...p })
+      if (this.pullHandler) return this.pullHandler(name, progress)
+      return new Promise<void>((resolve, reject) => {
+        const pull: PendingPull = {
+          name,
+          progress: (status, total, completed) => progress({ status, total, completed }),
+          resolve: () => {
+            this.pulls = this.pulls.filter((p) => p !== pull)
+            if (!this.models.some((m) => m.name === name)) this.models.push({ name, supports_tools: true })
+            resolve()
+          },
+          reject: (message, status) => {
+            this.pulls = this.pulls.filter((p) => p !== pull)
+            reject(new TransportError(message, status))
+          },
+        }
+        this.pulls.push(pull)
+      })
+    })
+  }
+
+  async appInfo(): Promise<AppInfo> {
+    await this.enter('appInfo', [])
+    return clone(this.info)
+  }
+
+  on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe {
+    return this.emitter.on(event, handler)
+  }
+
+  openExternal(url: string): void {
+    this.opened.push(url)
+  }
+
+  async copyText(text: string): Promise<boolean> {
+    this.copied.push(text)
+    return true
+  }
+}

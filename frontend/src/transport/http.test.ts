@@ -1,0 +1,174 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { HttpTransport } from './http'
+import { TransportError } from './transport'
+
+interface Call {
+  url: string
+  init: RequestInit
+}
+
+function fakeFetch(responder: (url: string, init: RequestInit) => { status?: number; body?: unknown }) {
+  const calls: Call[] = []
+  const fn = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = String(input)
+    calls.push({ url, init: init ?? {} })
+    const r = responder(url, init ?? {})
+    const status = r.status ?? 200
+    const text = r.body === undefined ? '' : JSON.stringify(r.body)
+    return new Response(text, { status, headers: { 'Content-Type': 'application/json' } })
+  })
+  return { fn: fn as unknown as typeof fetch, calls }
+}
+
+class FakeEventSource {
+  static instances: FakeEventSource[] = []
+  static CONNECTING = 0
+  static OPEN = 1
+  static CLOSED = 2
+  readyState = 0
+  listeners = new Map<string, ((e: MessageEvent) => void)[]>()
+  onopen: (() => void) | null = null
+  onerror: (() => void) | null = null
+  closed = false
+  constructor(
+    public url: string,
+    public init?: EventSourceInit,
+  ) {
+    FakeEventSource.instances.push(this)
+  }
+  addEventListener(name: string, fn: (e: MessageEvent) => void) {
+    this.listeners.set(name, [...(this.listeners.get(name) ?? []), fn])
+  }
+  close() {
+    this.closed = true
+    this.readyState = 2
+  }
+  open() {
+    this.readyState = 1
+    this.onopen?.()
+  }
+  send(name: string, data: string) {
+    for (const fn of this.listeners.get(name) ?? []) fn(new MessageEvent(name, { data }))
+  }
+  fail(closed: boolean) {
+    this.readyState = closed ? 2 : 0
+    this.onerror?.()
+  }
+}
+
+afterEach(() => {
+  FakeEventSource.instances = []
+  vi.useRealTimers()
+})
+
+describe('HttpTransport requests (SPEC §4)', () => {
+  it('calls each endpoint with the right method, path, body and same-origin credentials', async () => {
+    const { fn, calls } = fakeFetch((url) => {
+      if (url.endsWith('/messages')) return { status: 202, body: { run_id: 'r1' } }
+      if (url.includes('/questions')) return { body: [] }
+      if (url.includes('/conversations?') || url.endsWith('/conversations')) return { body: { items: [], next_cursor: '' } }
+      return { body: { id: 'c/1', title: 't', messages: null, pending_question: null, state: 'idle' } }
+    })
+    const t = new HttpTransport({ fetch: fn, EventSource: FakeEventSource as unknown as typeof EventSource })
+    await t.listConversations({ limit: 20, cursor: 'abc', q: 'trip plans' })
+    await t.listConversations()
+    await t.createConversation({ title: 'Hi' })
+    const detail = await t.getConversation('c/1')
+    expect(await t.sendMessage('c/1', 'hello')).toEqual({ run_id: 'r1' })
+    await t.cancel('c/1')
+    await t.respond('c/1', { question_id: 'q1', action: 'submit', answers: { 'A?': { selected: ['x'] } }, comments: 'ok' })
+    await t.pendingQuestions()
+    await t.conversationQuestions('c/1')
+    await t.deleteConversation('c/1')
+    await t.renameConversation('c/1', 'New')
+    await t.setPinned('c/1', true)
+    await t.health()
+
+    expect(detail.messages).toEqual([])
+    const summary = calls.map((c) => `${c.init.method} ${c.url}${c.init.body ? ' ' + c.init.body : ''}`)
+    expect(summary).toEqual([
+      'GET /api/v1/conversations?limit=20&cursor=abc&q=trip+plans',
+      'GET /api/v1/conversations',
+      'POST /api/v1/conversations {"title":"Hi"}',
+      'GET /api/v1/conversations/c%2F1',
+      'POST /api/v1/conversations/c%2F1/messages {"content":"hello"}',
+      'POST /api/v1/conversations/c%2F1/cancel',
+      'POST /api/v1/conversations/c%2F1/respond {"question_id":"q1","action":"submit","answers":{"A?":{"selected":["x"]}},"comments":"ok"}',
+      'GET /api/v1/questions?status=pending',
+      'GET /api/v1/conversations/c%2F1/questions',
+      'DELETE /api/v1/conversations/c%2F1',
+      'PATCH /api/v1/conversations/c%2F1 {"title":"New"}',
+      'PATCH /api/v1/conversations/c%2F1 {"pinned":true}',
+      'GET /api/v1/health',
+    ])
+    for (const c of calls) expect(c.init.credentials).toBe('same-origin')
+    expect((calls[2]!.init.headers as Record<string, string>)['Content-Type']).toBe('application/json')
+  })
+
+  it('turns {"error"} responses into errors that keep the status', async () => {
+    const { fn } = fakeFetch(() => ({ status: 409, body: { error: 'a run is already active in this conversation' } }))
+    const t = new HttpTransport({ fetch: fn })
+    const err = await t.sendMessage('c1', 'x').catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(TransportError)
+    expect((err as TransportError).message).toBe('a run is already active in this conversation')
+    expect((err as TransportError).status).toBe(409)
+  })
+
+  it('reports a status even without a JSON body, and network failures', async () => {
+    const t = new HttpTransport({ fetch: fakeFetch(() => ({ status: 502 })).fn })
+    await expect(t.health()).rejects.toMatchObject({ status: 502, message: expect.stringContaining('502') })
+    const down = new HttpTransport({ fetch: (async () => { throw new TypeError('Failed to fetch') }) as unknown as typeof fetch })
+    await expect(down.health()).rejects.toMatchObject({ status: 0, message: expect.stringContaining('Failed to fetch') })
+  })
+})
+
+describe('HttpTransport events (SSE)', () => {
+  it('opens one EventSource lazily and dispatches named events', () => {
+    const t = new HttpTransport({ fetch: fakeFetch(() => ({})).fn, EventSource: FakeEventSource as unknown as typeof EventSource })
+    expect(FakeEventSource.instances).toHaveLength(0)
+    const deltas: unknown[] = []
+    const asks: unknown[] = []
+    t.on('message:delta', (p) => deltas.push(p))
+    t.on('question:ask', (p) => asks.push(p))
+    expect(FakeEventSource.instances).toHaveLength(1)
+    const es = FakeEventSource.instances[0]!
+    expect(es.url).toBe('/api/v1/events')
+    es.open()
+    es.send('message:delta', '{"conversationId":"c1","delta":"Hi"}')
+    es.send('question:ask', '{"conversationId":"c1","question_id":"q1","questions":[]}')
+    es.send('message:delta', 'not json')
+    expect(deltas).toEqual([{ conversationId: 'c1', delta: 'Hi' }])
+    expect(asks).toEqual([{ conversationId: 'c1', question_id: 'q1', questions: [] }])
+  })
+
+  it('reconnects with backoff after the server closes the stream and reports it', async () => {
+    vi.useFakeTimers()
+    const t = new HttpTransport({ fetch: fakeFetch(() => ({})).fn, EventSource: FakeEventSource as unknown as typeof EventSource, reconnectDelay: 100 })
+    const states: unknown[] = []
+    t.on('transport:connection', (p) => states.push(p))
+    const first = FakeEventSource.instances[0]!
+    first.open()
+    first.fail(true) // e.g. 401/5xx: the browser gives up
+    expect(first.closed).toBe(true)
+    expect(FakeEventSource.instances).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(100)
+    expect(FakeEventSource.instances).toHaveLength(2)
+    FakeEventSource.instances[1]!.fail(true)
+    await vi.advanceTimersByTimeAsync(150)
+    expect(FakeEventSource.instances).toHaveLength(2) // second wait is 200ms
+    await vi.advanceTimersByTimeAsync(60)
+    expect(FakeEventSource.instances).toHaveLength(3)
+    FakeEventSource.instances[2]!.open()
+    expect(states).toEqual([{ connected: true, reconnected: false }, { connected: false }, { connected: true, reconnected: true }])
+  })
+
+  it('closes the stream when the last handler unsubscribes', () => {
+    const t = new HttpTransport({ fetch: fakeFetch(() => ({})).fn, EventSource: FakeEventSource as unknown as typeof EventSource })
+    const off1 = t.on('message:delta', () => {})
+    const off2 = t.on('run:error', () => {})
+    off1()
+    expect(FakeEventSource.instances[0]!.closed).toBe(false)
+    off2()
+    expect(FakeEventSource.instances[0]!.closed).toBe(true)
+  })
+})

@@ -1,0 +1,282 @@
+// Transport for a browser talking to `parley serve`: fetch to /api/v1/...
+// exactly per SPEC §4 (cookie auth, same origin) and one EventSource on
+// /api/v1/events with named events that reconnects after losses.
+import {
+  SERVER_EVENTS,
+  type AppInfo,
+  type Card,
+  type Conversation,
+  type ConversationDetail,
+  type ConversationPage,
+  type CreateConversationParams,
+  type EventMap,
+  type EventName,
+  type Health,
+  type ListConversationsParams,
+  type ModelInfo,
+  type ModelStatus,
+  type RespondRequest,
+  type Settings,
+} from '../types'
+import { normalizeSettings } from '../lib/settings'
+import { browserCopy, Emitter, isSafeExternalUrl, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
+
+export interface HttpTransportOptions {
+  /** Prefix of every API path (default "/api/v1"). */
+  base?: string
+  fetch?: typeof fetch
+  EventSource?: typeof EventSource
+  /** First reconnect delay in ms (doubles up to maxReconnectDelay). */
+  reconnectDelay?: number
+  maxReconnectDelay?: number
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+export class HttpTransport implements Transport {
+  readonly kind = 'http' as const
+  private readonly base: string
+  private readonly fetchFn: typeof fetch
+  private readonly ES: typeof EventSource | undefined
+  private readonly emitter = new Emitter()
+  private source: EventSource | null = null
+  private reconnectTimer: ReturnType<typeof setTimeout> | null = null
+  private attempts = 0
+  private lostConnection = false
+  private readonly firstDelay: number
+  private readonly maxDelay: number
+
+  constructor(opts: HttpTransportOptions = {}) {
+    this.base = (opts.base ?? '/api/v1').replace(/\/$/, '')
+    this.fetchFn = opts.fetch ?? ((input, init) => fetch(input, init))
+    this.ES = opts.EventSource ?? (typeof EventSource === 'undefined' ? undefined : EventSource)
+    this.firstDelay = opts.reconnectDelay ?? 1000
+    this.maxDelay = opts.maxReconnectDelay ?? 30000
+  }
+
+  // ---- requests --------------------------------------------------------------
+
+  private async request<T>(method: Method, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json' }
+    const init: RequestInit = { method, headers, credentials: 'same-origin' }
+    if (body !== undefined) {
+      headers['Content-Type'] = 'application/json'
+      init.body = JSON.stringify(body)
+    }
+    let res: Response
+    try {
+      res = await this.fetchFn(this.base + path, init)
+    } catch (err) {
+      throw new TransportError(`Can't reach Parley (${err instanceof Error ? err.message : String(err)})`, 0)
+    }
+    const text = await res.text().catch(() => '')
+    let data: unknown = undefined
+    if (text) {
+      try {
+        data = JSON.parse(text)
+      } catch {
+        data = undefined
+      }
+    }
+    if (!res.ok) {
+      const msg =
+        data && typeof data === 'object' && typeof (data as { error?: unknown }).error === 'string'
+          ? (data as { error: string }).error
+          : `Request failed (${res.status}${res.statusText ? ' ' + res.statusText : ''})`
+      throw new TransportError(msg, res.status)
+    }
+    return data as T
+  }
+
+  private conv(id: string, rest = ''): string {
+    return `/conversations/${encodeURIComponent(id)}${rest}`
+  }
+
+  health(): Promise<Health> {
+    return this.request('GET', '/health')
+  }
+
+  /** GET /health: the version; the data folder is not shown to browsers. */
+  async appInfo(): Promise<AppInfo> {
+    const h = await this.health()
+    return { version: h?.version ?? '', dataDir: '' }
+  }
+
+  async listConversations(params: ListConversationsParams = {}): Promise<ConversationPage> {
+    const qs = new URLSearchParams()
+    if (params.limit) qs.set('limit', String(params.limit))
+    if (params.cursor) qs.set('cursor', params.cursor)
+    if (params.q) qs.set('q', params.q)
+    const query = qs.toString()
+    const page = await this.request<ConversationPage>('GET', '/conversations' + (query ? '?' + query : ''))
+    return { items: page?.items ?? [], next_cursor: page?.next_cursor || null }
+  }
+
+  createConversation(params: CreateConversationParams = {}): Promise<Conversation> {
+    const body: CreateConversationParams = {}
+    if (params.title) body.title = params.title
+    if (params.assistant) body.assistant = params.assistant
+    return this.request('POST', '/conversations', body)
+  }
+
+  async getConversation(id: string): Promise<ConversationDetail> {
+    const d = await this.request<ConversationDetail>('GET', this.conv(id))
+    return { ...d, messages: d.messages ?? [], pending_question: d.pending_question ?? null }
+  }
+
+  // Not in SPEC §4 yet: PATCH /conversations/{id} {"title"} / {"pinned"}.
+  async renameConversation(id: string, title: string): Promise<Conversation | void> {
+    return (await this.request<Conversation | undefined>('PATCH', this.conv(id), { title })) ?? undefined
+  }
+
+  async setPinned(id: string, pinned: boolean): Promise<Conversation | void> {
+    return (await this.request<Conversation | undefined>('PATCH', this.conv(id), { pinned })) ?? undefined
+  }
+
+  async deleteConversation(id: string): Promise<void> {
+    await this.request('DELETE', this.conv(id))
+  }
+
+  async sendMessage(id: string, content: string): Promise<{ run_id: string }> {
+    const res = await this.request<{ run_id?: string }>('POST', this.conv(id, '/messages'), { content })
+    return { run_id: res?.run_id ?? '' }
+  }
+
+  async retry(id: string): Promise<{ run_id: string }> {
+    const res = await this.request<{ run_id?: string }>('POST', this.conv(id, '/retry'))
+    return { run_id: res?.run_id ?? '' }
+  }
+
+  async cancel(id: string): Promise<void> {
+    await this.request('POST', this.conv(id, '/cancel'))
+  }
+
+  async respond(id: string, req: RespondRequest): Promise<Card | void> {
+    const res = await this.request<Card | undefined>('POST', this.conv(id, '/respond'), req)
+    return res && typeof res === 'object' && 'question_id' in res ? res : undefined
+  }
+
+  async pendingQuestions(): Promise<Card[]> {
+    return (await this.request<Card[] | null>('GET', '/questions?status=pending')) ?? []
+  }
+
+  async conversationQuestions(id: string): Promise<Card[]> {
+    return (await this.request<Card[] | null>('GET', this.conv(id, '/questions'))) ?? []
+  }
+
+  // Not in SPEC §4: GET/PUT /settings, GET /models, GET /models/status, POST /models/pull.
+  async getSettings(): Promise<Settings> {
+    return normalizeSettings(await this.request<Partial<Settings> | null>('GET', '/settings'))
+  }
+
+  async saveSettings(settings: Settings): Promise<Settings | void> {
+    const saved = await this.request<Partial<Settings> | undefined>('PUT', '/settings', settings)
+    return saved && typeof saved === 'object' ? normalizeSettings(saved) : undefined
+  }
+
+  async listModels(): Promise<ModelInfo[]> {
+    const res = await this.request<ModelInfo[] | { models?: ModelInfo[] } | null>('GET', '/models')
+    if (Array.isArray(res)) return res
+    return res?.models ?? []
+  }
+
+  async checkModelServer(): Promise<ModelStatus> {
+    const st = await this.request<ModelStatus>('GET', '/models/status')
+    return { ...st, models: st?.models ?? [] }
+  }
+
+  /** Resolves when the pull finished (progress comes as model:pull events). */
+  async pullModel(name: string): Promise<void> {
+    await this.request('POST', '/models/pull', { model: name })
+  }
+
+  // ---- events ----------------------------------------------------------------
+
+  on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe {
+    const off = this.emitter.on(event, handler)
+    this.ensureStream()
+    return () => {
+      off()
+      if (this.emitter.count() === 0) this.close()
+    }
+  }
+
+  /** Closes the event stream (it reopens on the next `on`). */
+  close(): void {
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer)
+    this.reconnectTimer = null
+    this.source?.close()
+    this.source = null
+  }
+
+  private ensureStream(): void {
+    if (this.source || this.reconnectTimer || !this.ES) return
+    this.connect()
+  }
+
+  private connect(): void {
+    if (!this.ES) return
+    let es: EventSource
+    try {
+      es = new this.ES(this.base + '/events', { withCredentials: false })
+    } catch {
+      this.scheduleReconnect()
+      return
+    }
+    this.source = es
+    for (const name of SERVER_EVENTS) {
+      es.addEventListener(name, (ev: Event) => {
+        const data = (ev as MessageEvent).data
+        if (typeof data !== 'string') return
+        let payload: unknown
+        try {
+          payload = JSON.parse(data)
+        } catch {
+          console.warn('parley: ignoring malformed event', name)
+          return
+        }
+        if (!payload || typeof payload !== 'object') return
+        this.emitter.emit(name, payload as EventMap[typeof name])
+      })
+    }
+    es.onopen = () => {
+      this.attempts = 0
+      const reconnected = this.lostConnection
+      this.lostConnection = false
+      this.emitter.emit('transport:connection', { connected: true, reconnected })
+    }
+    es.onerror = () => {
+      if (this.source !== es) return
+      if (!this.lostConnection) {
+        this.lostConnection = true
+        this.emitter.emit('transport:connection', { connected: false })
+      }
+      // CONNECTING: the browser retries by itself. CLOSED (e.g. 401/404/5xx):
+      // it gave up, so we reconnect with backoff.
+      if (es.readyState === 2) {
+        es.close()
+        this.source = null
+        this.scheduleReconnect()
+      }
+    }
+  }
+
+  private scheduleReconnect(): void {
+    if (this.reconnectTimer || this.emitter.count() === 0) return
+    const delay = Math.min(this.maxDelay, this.firstDelay * 2 ** this.attempts)
+    this.attempts++
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null
+      if (this.emitter.count() > 0 && !this.source) this.connect()
+    }, delay)
+  }
+
+  openExternal(url: string): void {
+    if (!isSafeExternalUrl(url)) return
+    window.open(url, '_blank', 'noopener,noreferrer')
+  }
+
+  copyText(text: string): Promise<boolean> {
+    return browserCopy(text)
+  }
+}

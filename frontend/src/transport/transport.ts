@@ -1,0 +1,155 @@
+// The one interface through which the UI talks to the Go side (SPEC §4 and
+// §3). Components never see which implementation is in use: stores call it,
+// and `pickTransport()` (./index.ts) chooses Wails bindings or HTTP + SSE.
+import type {
+  AppInfo,
+  Card,
+  Conversation,
+  ConversationDetail,
+  ConversationPage,
+  CreateConversationParams,
+  EventMap,
+  EventName,
+  Health,
+  ListConversationsParams,
+  ModelInfo,
+  ModelStatus,
+  RespondRequest,
+  Settings,
+} from '../types'
+
+export type Unsubscribe = () => void
+export type EventHandler<E extends EventName> = (payload: EventMap[E]) => void
+
+export interface Transport {
+  readonly kind: 'wails' | 'http' | 'fake'
+
+  health(): Promise<Health>
+  listConversations(params?: ListConversationsParams): Promise<ConversationPage>
+  createConversation(params?: CreateConversationParams): Promise<Conversation>
+  getConversation(id: string): Promise<ConversationDetail>
+  renameConversation(id: string, title: string): Promise<Conversation | void>
+  setPinned(id: string, pinned: boolean): Promise<Conversation | void>
+  deleteConversation(id: string): Promise<void>
+  sendMessage(id: string, content: string): Promise<{ run_id: string }>
+  /**
+   * Runs the assistant again on the saved history (after a run error, or a
+   * run interrupted by closing the app) without adding a user message.
+   */
+  retry(id: string): Promise<{ run_id: string }>
+  cancel(id: string): Promise<void>
+  /** Resolves with the updated card when the backend returns it. */
+  respond(id: string, req: RespondRequest): Promise<Card | void>
+  /** Pending cards across all conversations. */
+  pendingQuestions(): Promise<Card[]>
+  /** One conversation's cards, oldest first. */
+  conversationQuestions(id: string): Promise<Card[]>
+  getSettings(): Promise<Settings>
+  /** Saves the whole settings object; resolves with the effective settings. */
+  saveSettings(settings: Settings): Promise<Settings | void>
+  listModels(): Promise<ModelInfo[]>
+  /** Whether the configured model server answers, and its models. */
+  checkModelServer(): Promise<ModelStatus>
+  /** Downloads an Ollama model; progress arrives as `model:pull` events. */
+  pullModel(name: string): Promise<void>
+  /** Version and data folder (the data folder is empty over HTTP). */
+  appInfo(): Promise<AppInfo>
+
+  /** Subscribes to a SPEC §3 event (or the local `transport:connection`). */
+  on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe
+
+  /** Opens an http(s)/mailto link outside the app window. */
+  openExternal(url: string): void
+  /** Copies text to the system clipboard; resolves false when it could not. */
+  copyText(text: string): Promise<boolean>
+}
+
+/** An error from the Go side; `status` is the HTTP status when there is one. */
+export class TransportError extends Error {
+  readonly status?: number
+  constructor(message: string, status?: number) {
+    super(message)
+    this.name = 'TransportError'
+    this.status = status
+  }
+}
+
+/** Turns anything thrown or rejected (Wails rejects with a string) into an Error. */
+export function toError(err: unknown): TransportError {
+  if (err instanceof TransportError) return err
+  if (err instanceof Error) return new TransportError(err.message || 'Something went wrong')
+  if (typeof err === 'string') return new TransportError(err || 'Something went wrong')
+  if (err && typeof err === 'object' && 'error' in err && typeof (err as { error: unknown }).error === 'string') {
+    return new TransportError((err as { error: string }).error)
+  }
+  return new TransportError('Something went wrong')
+}
+
+/** A small event hub the implementations share. */
+export class Emitter {
+  private handlers = new Map<string, Set<(payload: never) => void>>()
+
+  on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe {
+    let set = this.handlers.get(event)
+    if (!set) {
+      set = new Set()
+      this.handlers.set(event, set)
+    }
+    set.add(handler as (payload: never) => void)
+    return () => {
+      set!.delete(handler as (payload: never) => void)
+    }
+  }
+
+  emit<E extends EventName>(event: E, payload: EventMap[E]): void {
+    const set = this.handlers.get(event)
+    if (!set) return
+    for (const h of [...set]) {
+      try {
+        ;(h as EventHandler<E>)(payload)
+      } catch (err) {
+        console.error(`parley: handler for ${event} failed`, err)
+      }
+    }
+  }
+
+  count(event?: EventName): number {
+    if (event) return this.handlers.get(event)?.size ?? 0
+    let n = 0
+    for (const set of this.handlers.values()) n += set.size
+    return n
+  }
+}
+
+const SAFE_URL = /^(https?:|mailto:)/i
+
+/** Whether a link may be opened outside the app. */
+export function isSafeExternalUrl(url: string): boolean {
+  return SAFE_URL.test(url.trim())
+}
+
+/** Clipboard through the browser, with the old execCommand fallback. */
+export async function browserCopy(text: string): Promise<boolean> {
+  try {
+    if (typeof navigator !== 'undefined' && navigator.clipboard?.writeText) {
+      await navigator.clipboard.writeText(text)
+      return true
+    }
+  } catch {
+    // fall through to the fallback
+  }
+  try {
+    const ta = document.createElement('textarea')
+    ta.value = text
+    ta.setAttribute('readonly', '')
+    ta.style.position = 'fixed'
+    ta.style.opacity = '0'
+    document.body.appendChild(ta)
+    ta.select()
+    const ok = typeof document.execCommand === 'function' && document.execCommand('copy')
+    ta.remove()
+    return ok
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,129 @@
+import { describe, expect, it, vi } from 'vitest'
+import { WailsTransport } from './wails'
+import { pickTransport } from './index'
+import { TransportError } from './transport'
+
+function fakeWindow(overrides: Record<string, unknown> = {}) {
+  const calls: [string, unknown[]][] = []
+  const method =
+    (name: string, result: unknown = null) =>
+    (...args: unknown[]) => {
+      calls.push([name, args])
+      return Promise.resolve(result)
+    }
+  const svc: Record<string, unknown> = {
+    Health: method('Health', { status: 'ok', version: '1.0' }),
+    ListConversations: method('ListConversations', { items: [{ id: 'a', title: 'A' }], next_cursor: 'n2' }),
+    CreateConversation: method('CreateConversation', { id: 'new', title: '' }),
+    GetConversation: method('GetConversation', { id: 'a', title: 'A', state: 'idle', messages: null, pending_question: null }),
+    RenameConversation: method('RenameConversation'),
+    SetPinned: method('SetPinned'),
+    DeleteConversation: method('DeleteConversation'),
+    SendMessage: method('SendMessage', 'run-1'),
+    Cancel: method('Cancel'),
+    Respond: method('Respond', { question_id: 'q1', conversationId: 'a', status: 'answered', questions: [], created_at: '', expires_at: null }),
+    PendingQuestions: method('PendingQuestions', null),
+    ConversationQuestions: method('ConversationQuestions', []),
+    GetSettings: method('GetSettings', { model: 'qwen3' }),
+    SaveSettings: method('SaveSettings'),
+    ListModels: method('ListModels', [{ name: 'qwen3', supports_tools: true }]),
+    ...overrides,
+  }
+  const handlers = new Map<string, (...d: unknown[]) => void>()
+  const off = vi.fn()
+  const win = {
+    go: { main: { ChatService: svc } },
+    runtime: {
+      EventsOn: vi.fn((name: string, cb: (...d: unknown[]) => void) => {
+        handlers.set(name, cb)
+        return off
+      }),
+      BrowserOpenURL: vi.fn(),
+      ClipboardSetText: vi.fn(async () => true),
+    },
+    open: vi.fn(),
+  } as unknown as Window
+  return { win, calls, handlers, off }
+}
+
+describe('WailsTransport', () => {
+  it('calls ChatService methods with the documented argument order', async () => {
+    const { win, calls } = fakeWindow()
+    const t = new WailsTransport(win)
+    expect(await t.listConversations({ limit: 10, cursor: 'c', q: 'x' })).toEqual({ items: [{ id: 'a', title: 'A' }], next_cursor: 'n2' })
+    await t.listConversations()
+    await t.createConversation({ title: 'T' })
+    expect((await t.getConversation('a')).messages).toEqual([])
+    await t.renameConversation('a', 'B')
+    await t.setPinned('a', true)
+    await t.deleteConversation('a')
+    expect(await t.sendMessage('a', 'hello')).toEqual({ run_id: 'run-1' })
+    await t.cancel('a')
+    const req = { question_id: 'q1', action: 'submit' as const, answers: { 'Q?': { selected: ['x'] } } }
+    expect((await t.respond('a', req))!.status).toBe('answered')
+    expect(await t.pendingQuestions()).toEqual([])
+    await t.conversationQuestions('a')
+    await t.getSettings()
+    await t.saveSettings({ model: 'm' })
+    expect(await t.listModels()).toEqual([{ name: 'qwen3', supports_tools: true }])
+    await t.health()
+    expect(calls).toEqual([
+      ['ListConversations', [10, 'c', 'x']],
+      ['ListConversations', [50, '', '']],
+      ['CreateConversation', ['T', '']],
+      ['GetConversation', ['a']],
+      ['RenameConversation', ['a', 'B']],
+      ['SetPinned', ['a', true]],
+      ['DeleteConversation', ['a']],
+      ['SendMessage', ['a', 'hello']],
+      ['Cancel', ['a']],
+      ['Respond', ['a', req]],
+      ['PendingQuestions', []],
+      ['ConversationQuestions', ['a']],
+      ['GetSettings', []],
+      ['SaveSettings', [{ model: 'm' }]],
+      ['ListModels', []],
+      ['Health', []],
+    ])
+  })
+
+  it('turns a Go error string into an Error', async () => {
+    const { win } = fakeWindow({ SendMessage: () => Promise.reject('a run is already active in this conversation') })
+    const err = await new WailsTransport(win).sendMessage('a', 'x').catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(TransportError)
+    expect((err as Error).message).toBe('a run is already active in this conversation')
+  })
+
+  it('rejects clearly when the backend method is missing', async () => {
+    const { win } = fakeWindow({ Cancel: undefined })
+    await expect(new WailsTransport(win).cancel('a')).rejects.toThrow('ChatService.Cancel')
+  })
+
+  it('subscribes to events through runtime.EventsOn and unsubscribes', () => {
+    const { win, handlers, off } = fakeWindow()
+    const t = new WailsTransport(win)
+    const got: unknown[] = []
+    const unsubscribe = t.on('question:resolved', (p) => got.push(p))
+    handlers.get('question:resolved')!({ conversationId: 'a', question_id: 'q1' })
+    expect(got).toEqual([{ conversationId: 'a', question_id: 'q1' }])
+    unsubscribe()
+    expect(off).toHaveBeenCalledOnce()
+  })
+
+  it('opens only safe links, through the runtime', () => {
+    const { win } = fakeWindow()
+    const t = new WailsTransport(win)
+    t.openExternal('javascript:alert(1)')
+    t.openExternal('https://wails.io')
+    expect(win.runtime!.BrowserOpenURL).toHaveBeenCalledTimes(1)
+    expect(win.runtime!.BrowserOpenURL).toHaveBeenCalledWith('https://wails.io')
+  })
+})
+
+describe('pickTransport', () => {
+  it('chooses Wails when window.go exists, HTTP otherwise', () => {
+    expect(pickTransport(fakeWindow().win).kind).toBe('wails')
+    expect(pickTransport({ location: { search: '' } } as unknown as Window).kind).toBe('http')
+    expect(pickTransport({ location: { search: '?demo' } } as unknown as Window).kind).toBe('fake')
+  })
+})

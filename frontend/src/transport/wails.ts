@@ -1,0 +1,198 @@
+// Transport over the Wails v2 bindings: `window.go.main.ChatService.<Method>`
+// for calls and `window.runtime.EventsOn` for events. Generated bindings do
+// not exist yet, so the objects are reached dynamically with our own typings.
+// Go errors arrive as rejected promises carrying a string.
+import type {
+  AppInfo,
+  Card,
+  Conversation,
+  ConversationDetail,
+  ConversationPage,
+  CreateConversationParams,
+  EventName,
+  Health,
+  ListConversationsParams,
+  ModelInfo,
+  ModelStatus,
+  RespondRequest,
+  Settings,
+} from '../types'
+import { normalizeSettings } from '../lib/settings'
+import { browserCopy, isSafeExternalUrl, toError, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
+
+/** The Go methods the Wails transport calls, with their argument order. */
+export interface WailsChatService {
+  Health(): Promise<Health>
+  ListConversations(limit: number, cursor: string, q: string): Promise<ConversationPage>
+  CreateConversation(title: string, assistant: string): Promise<Conversation>
+  GetConversation(id: string): Promise<ConversationDetail>
+  RenameConversation(id: string, title: string): Promise<Conversation | null | void>
+  SetPinned(id: string, pinned: boolean): Promise<Conversation | null | void>
+  DeleteConversation(id: string): Promise<void>
+  SendMessage(id: string, content: string): Promise<string | { run_id: string }>
+  Retry(id: string): Promise<string | { run_id: string }>
+  Cancel(id: string): Promise<void>
+  Respond(id: string, req: RespondRequest): Promise<Card | null | void>
+  PendingQuestions(): Promise<Card[] | null>
+  ConversationQuestions(id: string): Promise<Card[] | null>
+  GetSettings(): Promise<Partial<Settings> | null>
+  SaveSettings(settings: Settings): Promise<Partial<Settings> | null | void>
+  ListModels(): Promise<ModelInfo[] | null>
+  CheckModelServer(): Promise<ModelStatus>
+  PullModel(name: string): Promise<void>
+}
+
+/** `window.go.main.App`: the window's own methods. */
+export interface WailsApp {
+  Info(): Promise<AppInfo>
+}
+
+export interface WailsRuntime {
+  EventsOn(name: string, callback: (...data: unknown[]) => void): () => void
+  BrowserOpenURL?(url: string): void
+  ClipboardSetText?(text: string): Promise<boolean>
+}
+
+declare global {
+  interface Window {
+    go?: { main?: { ChatService?: Partial<WailsChatService>; App?: Partial<WailsApp> } & Record<string, unknown> } & Record<string, unknown>
+    runtime?: WailsRuntime
+  }
+}
+
+export const DEFAULT_PAGE_SIZE = 50
+
+export class WailsTransport implements Transport {
+  readonly kind = 'wails' as const
+
+  constructor(private readonly win: Window = window) {}
+
+  private async call<M extends keyof WailsChatService>(
+    method: M,
+    ...args: Parameters<WailsChatService[M]>
+  ): Promise<Awaited<ReturnType<WailsChatService[M]>>> {
+    const svc = this.win.go?.main?.ChatService
+    const fn = svc?.[method] as ((...a: unknown[]) => Promise<unknown>) | undefined
+    if (typeof fn !== 'function') {
+      throw new TransportError(`The app backend is not ready (ChatService.${method} is missing)`)
+    }
+    try {
+      return (await fn.apply(svc, args)) as Awaited<ReturnType<WailsChatService[M]>>
+    } catch (err) {
+      throw toError(err)
+    }
+  }
+
+  health(): Promise<Health> {
+    return this.call('Health')
+  }
+
+  async appInfo(): Promise<AppInfo> {
+    const app = this.win.go?.main?.App
+    if (typeof app?.Info !== 'function') throw new TransportError('The app backend is not ready (App.Info is missing)')
+    try {
+      const info = await app.Info.call(app)
+      return { version: info?.version ?? '', dataDir: info?.dataDir ?? '' }
+    } catch (err) {
+      throw toError(err)
+    }
+  }
+
+  async listConversations(params: ListConversationsParams = {}): Promise<ConversationPage> {
+    const page = await this.call('ListConversations', params.limit ?? DEFAULT_PAGE_SIZE, params.cursor ?? '', params.q ?? '')
+    return { items: page?.items ?? [], next_cursor: page?.next_cursor || null }
+  }
+
+  createConversation(params: CreateConversationParams = {}): Promise<Conversation> {
+    return this.call('CreateConversation', params.title ?? '', params.assistant ?? '')
+  }
+
+  async getConversation(id: string): Promise<ConversationDetail> {
+    const d = await this.call('GetConversation', id)
+    return { ...d, messages: d.messages ?? [], pending_question: d.pending_question ?? null }
+  }
+
+  async renameConversation(id: string, title: string): Promise<Conversation | void> {
+    return (await this.call('RenameConversation', id, title)) ?? undefined
+  }
+
+  async setPinned(id: string, pinned: boolean): Promise<Conversation | void> {
+    return (await this.call('SetPinned', id, pinned)) ?? undefined
+  }
+
+  async deleteConversation(id: string): Promise<void> {
+    await this.call('DeleteConversation', id)
+  }
+
+  async sendMessage(id: string, content: string): Promise<{ run_id: string }> {
+    const res = await this.call('SendMessage', id, content)
+    return typeof res === 'string' ? { run_id: res } : { run_id: res?.run_id ?? '' }
+  }
+
+  async retry(id: string): Promise<{ run_id: string }> {
+    const res = await this.call('Retry', id)
+    return typeof res === 'string' ? { run_id: res } : { run_id: res?.run_id ?? '' }
+  }
+
+  async cancel(id: string): Promise<void> {
+    await this.call('Cancel', id)
+  }
+
+  async respond(id: string, req: RespondRequest): Promise<Card | void> {
+    return (await this.call('Respond', id, req)) ?? undefined
+  }
+
+  async pendingQuestions(): Promise<Card[]> {
+    return (await this.call('PendingQuestions')) ?? []
+  }
+
+  async conversationQuestions(id: string): Promise<Card[]> {
+    return (await this.call('ConversationQuestions', id)) ?? []
+  }
+
+  async getSettings(): Promise<Settings> {
+    return normalizeSettings(await this.call('GetSettings'))
+  }
+
+  async saveSettings(settings: Settings): Promise<Settings | void> {
+    const saved = await this.call('SaveSettings', settings)
+    return saved && typeof saved === 'object' ? normalizeSettings(saved) : undefined
+  }
+
+  async listModels(): Promise<ModelInfo[]> {
+    return (await this.call('ListModels')) ?? []
+  }
+
+  async checkModelServer(): Promise<ModelStatus> {
+    const st = await this.call('CheckModelServer')
+    return { ...st, models: st?.models ?? [] }
+  }
+
+  async pullModel(name: string): Promise<void> {
+    await this.call('PullModel', name)
+  }
+
+  on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe {
+    const rt = this.win.runtime
+    if (event === 'transport:connection' || typeof rt?.EventsOn !== 'function') return () => {}
+    const off = rt.EventsOn(event, (payload: unknown) => handler(payload as Parameters<EventHandler<E>>[0]))
+    return typeof off === 'function' ? off : () => {}
+  }
+
+  openExternal(url: string): void {
+    if (!isSafeExternalUrl(url)) return
+    if (typeof this.win.runtime?.BrowserOpenURL === 'function') this.win.runtime.BrowserOpenURL(url)
+    else this.win.open(url, '_blank', 'noopener,noreferrer')
+  }
+
+  async copyText(text: string): Promise<boolean> {
+    if (typeof this.win.runtime?.ClipboardSetText === 'function') {
+      try {
+        if (await this.win.runtime.ClipboardSetText(text)) return true
+      } catch {
+        // fall back to the browser clipboard
+      }
+    }
+    return browserCopy(text)
+  }
+}
