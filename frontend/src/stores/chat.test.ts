@@ -126,6 +126,55 @@ describe('chat store', () => {
     expect(chat.errors.c1).toBeNull()
   })
 
+  it('Retry after a run error asks the backend to rerun (transport.retry), without resending the text', async () => {
+    seed()
+    const chat = useChatStore()
+    connectEvents()
+    await chat.open('c1')
+    expect(await chat.send('plan a trip', 'c1')).toBe(true)
+    env.fake.setState('c1', 'error', 'model server unreachable')
+    await settle()
+    chat.onDelta({ conversationId: 'c1', delta: 'half an ans' })
+    chat.onRunError({ conversationId: 'c1', error: 'model server unreachable' })
+    expect(chat.messagesFor('c1').at(-1)!.content).toBe('half an ans')
+    const users = chat.messagesFor('c1').filter((m) => m.role === 'user').length
+
+    expect(await chat.retry('c1')).toBe(true)
+    expect(env.fake.callsOf('retry')).toEqual([['c1']])
+    expect(env.fake.callsOf('sendMessage')).toEqual([['c1', 'plan a trip']])
+    expect(chat.messagesFor('c1').filter((m) => m.role === 'user')).toHaveLength(users)
+    // the broken partial answer makes way for the new run's answer
+    expect(chat.messagesFor('c1').some((m) => m.content === 'half an ans')).toBe(false)
+    expect(chat.errors.c1).toBeNull()
+    expect(chat.stateOf('c1')).toBe('requesting')
+  })
+
+  it('Retry continues a conversation that loaded in state error (app closed mid-run)', async () => {
+    seed()
+    const conv = env.fake.conversations.get('c1')!
+    conv.state = 'error'
+    conv.error = 'Parley was closed before the assistant finished. Retry to continue.'
+    const chat = useChatStore()
+    await chat.open('c1')
+    expect(chat.errors.c1).toBe('Parley was closed before the assistant finished. Retry to continue.')
+    expect(await chat.retry('c1')).toBe(true)
+    expect(env.fake.callsOf('retry')).toEqual([['c1']])
+    expect(env.fake.callsOf('sendMessage')).toHaveLength(0)
+    expect(chat.messagesFor('c1').map((m) => m.id)).toEqual(['m1', 'm2'])
+  })
+
+  it('shows why a retry failed and keeps the error state', async () => {
+    seed()
+    env.fake.conversations.get('c1')!.state = 'error'
+    const chat = useChatStore()
+    await chat.open('c1')
+    env.fake.failNext('retry', 'model "qwen3" not found', 404)
+    expect(await chat.retry('c1')).toBe(false)
+    expect(chat.errors.c1).toBe('Couldn\'t retry: model "qwen3" not found')
+    expect(chat.stateOf('c1')).toBe('error')
+    expect(env.fake.callsOf('sendMessage')).toHaveLength(0)
+  })
+
   it('does not send while a run is active (409 message)', async () => {
     seed()
     const chat = useChatStore()

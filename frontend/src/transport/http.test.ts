@@ -122,6 +122,50 @@ describe('HttpTransport requests (SPEC §4)', () => {
   })
 })
 
+describe('HttpTransport settings, models and retry', () => {
+  it('uses the retry, models/status, models/pull and health routes', async () => {
+    const { fn, calls } = fakeFetch((url) => {
+      if (url.endsWith('/retry')) return { status: 202, body: { run_id: 'r9' } }
+      if (url.endsWith('/models/status'))
+        return { body: { reachable: true, base_url: 'http://127.0.0.1:8080/v1', model: 'm', demo: false, models: [{ name: 'm', supports_tools: true }] } }
+      if (url.endsWith('/models/pull')) return { body: { status: 'success' } }
+      if (url.endsWith('/health')) return { body: { status: 'ok', version: '0.9.0' } }
+      if (url.endsWith('/settings')) return { body: { base_url: 'http://x:1/v1', model: 'm', theme: 'dark' } }
+      return { body: {} }
+    })
+    const t = new HttpTransport({ fetch: fn })
+    expect(await t.retry('c/1')).toEqual({ run_id: 'r9' })
+    expect((await t.checkModelServer()).models).toEqual([{ name: 'm', supports_tools: true }])
+    await t.pullModel('qwen3')
+    expect(await t.appInfo()).toEqual({ version: '0.9.0', dataDir: '' })
+    const s = await t.getSettings()
+    expect(s).toMatchObject({ base_url: 'http://x:1/v1', model: 'm', theme: 'dark', demo_mode: false, max_pending_questions: 10 })
+    await t.saveSettings(s)
+    const summary = calls.map((c) => `${c.init.method} ${c.url}${c.init.body ? ' ' + c.init.body : ''}`)
+    expect(summary.slice(0, 6)).toEqual([
+      'POST /api/v1/conversations/c%2F1/retry',
+      'GET /api/v1/models/status',
+      'POST /api/v1/models/pull {"model":"qwen3"}',
+      'GET /api/v1/health',
+      'GET /api/v1/settings',
+      `PUT /api/v1/settings ${JSON.stringify(s)}`,
+    ])
+  })
+
+  it('rejects a failed pull with the server message', async () => {
+    const { fn } = fakeFetch(() => ({ status: 502, body: { error: 'pull model manifest: file does not exist' } }))
+    await expect(new HttpTransport({ fetch: fn }).pullModel('nope')).rejects.toThrow('pull model manifest: file does not exist')
+  })
+
+  it('dispatches model:pull events from the stream', () => {
+    const t = new HttpTransport({ fetch: fakeFetch(() => ({})).fn, EventSource: FakeEventSource as unknown as typeof EventSource })
+    const got: unknown[] = []
+    t.on('model:pull', (p) => got.push(p))
+    FakeEventSource.instances[0]!.send('model:pull', '{"conversationId":"","model":"qwen3","status":"downloading","total":10,"completed":5}')
+    expect(got).toEqual([{ conversationId: '', model: 'qwen3', status: 'downloading', total: 10, completed: 5 }])
+  })
+})
+
 describe('HttpTransport events (SSE)', () => {
   it('opens one EventSource lazily and dispatches named events', () => {
     const t = new HttpTransport({ fetch: fakeFetch(() => ({})).fn, EventSource: FakeEventSource as unknown as typeof EventSource })

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { WailsTransport } from './wails'
 import { pickTransport } from './index'
 import { TransportError } from './transport'
+import { DEFAULT_SETTINGS } from '../lib/settings'
 
 function fakeWindow(overrides: Record<string, unknown> = {}) {
   const calls: [string, unknown[]][] = []
@@ -27,12 +28,16 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
     GetSettings: method('GetSettings', { model: 'qwen3' }),
     SaveSettings: method('SaveSettings'),
     ListModels: method('ListModels', [{ name: 'qwen3', supports_tools: true }]),
+    Retry: method('Retry', { run_id: 'run-2' }),
+    CheckModelServer: method('CheckModelServer', { reachable: false, base_url: 'http://127.0.0.1:11434/v1', model: '', demo: false, message: 'refused', models: null }),
+    PullModel: method('PullModel'),
     ...overrides,
   }
+  const app = { Info: method('App.Info', { version: '1.2.3', dataDir: '/home/me/.config/parley' }) }
   const handlers = new Map<string, (...d: unknown[]) => void>()
   const off = vi.fn()
   const win = {
-    go: { main: { ChatService: svc } },
+    go: { main: { ChatService: svc, App: app } },
     runtime: {
       EventsOn: vi.fn((name: string, cb: (...d: unknown[]) => void) => {
         handlers.set(name, cb)
@@ -64,7 +69,7 @@ describe('WailsTransport', () => {
     expect(await t.pendingQuestions()).toEqual([])
     await t.conversationQuestions('a')
     await t.getSettings()
-    await t.saveSettings({ model: 'm' })
+    await t.saveSettings({ ...DEFAULT_SETTINGS, model: 'm' })
     expect(await t.listModels()).toEqual([{ name: 'qwen3', supports_tools: true }])
     await t.health()
     expect(calls).toEqual([
@@ -81,10 +86,42 @@ describe('WailsTransport', () => {
       ['PendingQuestions', []],
       ['ConversationQuestions', ['a']],
       ['GetSettings', []],
-      ['SaveSettings', [{ model: 'm' }]],
+      ['SaveSettings', [{ ...DEFAULT_SETTINGS, model: 'm' }]],
       ['ListModels', []],
       ['Health', []],
     ])
+  })
+
+  it('retries, checks the model server, pulls a model and reads App.Info', async () => {
+    const { win, calls } = fakeWindow()
+    const t = new WailsTransport(win)
+    expect(await t.retry('a')).toEqual({ run_id: 'run-2' })
+    expect(await t.checkModelServer()).toEqual({
+      reachable: false,
+      base_url: 'http://127.0.0.1:11434/v1',
+      model: '',
+      demo: false,
+      message: 'refused',
+      models: [],
+    })
+    await t.pullModel('qwen3')
+    expect(await t.appInfo()).toEqual({ version: '1.2.3', dataDir: '/home/me/.config/parley' })
+    expect(calls).toEqual([
+      ['Retry', ['a']],
+      ['CheckModelServer', []],
+      ['PullModel', ['qwen3']],
+      ['App.Info', []],
+    ])
+    // a plain run id string is accepted too
+    const plain = fakeWindow({ Retry: () => Promise.resolve('run-3') })
+    expect(await new WailsTransport(plain.win).retry('a')).toEqual({ run_id: 'run-3' })
+  })
+
+  it('fills missing settings fields and passes SaveSettings errors through', async () => {
+    const { win } = fakeWindow({ SaveSettings: () => Promise.reject('theme must be "light", "dark" or "system"') })
+    const t = new WailsTransport(win)
+    expect(await t.getSettings()).toEqual({ ...DEFAULT_SETTINGS, model: 'qwen3' })
+    await expect(t.saveSettings({ ...DEFAULT_SETTINGS })).rejects.toThrow('theme must be "light", "dark" or "system"')
   })
 
   it('turns a Go error string into an Error', async () => {

@@ -79,7 +79,7 @@ describe('ChatView and Composer', () => {
     expect(v.find('[data-testid="streaming-message"] strong').text()).toBe('Hello')
   })
 
-  it('shows an error banner with Retry that resends the last user message', async () => {
+  it('shows an error banner with Retry that reruns the assistant without resending the message', async () => {
     const v = await mountView()
     await textbox(v).setValue('compare prices')
     await v.find('form').trigger('submit')
@@ -92,8 +92,25 @@ describe('ChatView and Composer', () => {
     expect(banner.text()).toContain('model server unreachable')
     await v.find('[data-testid="retry"]').trigger('click')
     await settle()
-    expect(env.fake.callsOf('sendMessage').map((c) => c[1])).toEqual(['compare prices', 'compare prices'])
+    expect(env.fake.callsOf('retry')).toEqual([['c1']])
+    expect(env.fake.callsOf('sendMessage').map((c) => c[1])).toEqual(['compare prices'])
+    expect(v.findAll('[data-testid="user-message"]').map((m) => m.text())).toEqual(['compare prices'])
     expect(v.find('[data-testid="error-banner"]').exists()).toBe(false)
+  })
+
+  it('a conversation that loaded in state error offers Retry, which reruns it through transport.retry', async () => {
+    env.fake.addConversation({ id: 'c9', title: 'Interrupted', state: 'error', error: 'Parley was closed before the assistant finished. Retry to continue.' })
+    env.fake.addMessage('c9', { role: 'user', content: 'Summarise my notes' })
+    const v = await mountView(false)
+    await useConversationsStore().select('c9')
+    await settle()
+    expect(v.find('[data-testid="error-banner"]').text()).toContain('Parley was closed before the assistant finished. Retry to continue.')
+    await v.find('[data-testid="retry"]').trigger('click')
+    await settle()
+    expect(env.fake.callsOf('retry')).toEqual([['c9']])
+    expect(env.fake.callsOf('sendMessage')).toHaveLength(0)
+    expect(v.findAll('[data-testid="user-message"]')).toHaveLength(1)
+    expect(v.find('[data-testid="run-status"]').text()).toBe('Thinking…')
   })
 
   it('the inbox badge counts pending cards of all conversations and jumps to one', async () => {

@@ -1,0 +1,138 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { mount, type VueWrapper } from '@vue/test-utils'
+import App from '../../App.vue'
+import { setupEnv, settle, type TestEnv } from '../../test-utils'
+import { useSettingsStore } from '../../stores/settings'
+import { useConversationsStore } from '../../stores/conversations'
+
+let env: TestEnv
+let w: VueWrapper | null = null
+beforeEach(() => {
+  env = setupEnv()
+})
+afterEach(() => {
+  w?.unmount()
+  w = null
+  document.body.innerHTML = ''
+  document.documentElement.removeAttribute('data-theme')
+  localStorage.clear()
+})
+
+async function mountApp() {
+  w = mount(App, { global: { plugins: [env.pinia] }, attachTo: document.body })
+  await settle()
+  return w
+}
+
+const onboarding = (v: VueWrapper) => v.find('[data-testid="onboarding"]')
+
+describe('Onboarding (first run / no model server)', () => {
+  it('is shown inside the chat shell when the model server is unreachable, without a raw error', async () => {
+    env.fake.reachable = false
+    env.fake.unreachableMessage = 'Cannot reach the model server at http://127.0.0.1:11434/v1: dial tcp 127.0.0.1:11434: connect: connection refused'
+    const v = await mountApp()
+    expect(v.find('[data-testid="chat-shell"]').exists()).toBe(true)
+    expect(v.find('textarea[aria-label="Message"]').exists()).toBe(true)
+    const o = onboarding(v)
+    expect(o.exists()).toBe(true)
+    expect(v.find('[data-testid="chat-shell"]').element.contains(o.element)).toBe(true)
+    expect(o.text()).toContain('Connect Parley to a local model')
+    expect(o.find('[data-testid="pull-command"]').text()).toBe('ollama pull qwen3')
+    expect(o.text()).toContain('LM Studio')
+    expect(o.text()).not.toContain('dial tcp')
+    expect(o.text()).not.toContain('connection refused')
+    expect(o.find('[data-testid="try-demo"]').text()).toBe('Try the demo')
+  })
+
+  it('is not shown when the model server answers and a model is chosen', async () => {
+    const v = await mountApp()
+    expect(env.fake.callsOf('checkModelServer')).toHaveLength(1)
+    expect(onboarding(v).exists()).toBe(false)
+    expect(v.find('[data-testid="demo-badge"]').exists()).toBe(false)
+  })
+
+  it('is not shown when the status call itself fails (not a model server problem)', async () => {
+    env.fake.failNext('checkModelServer', 'no such endpoint', 404)
+    const v = await mountApp()
+    expect(onboarding(v).exists()).toBe(false)
+    expect(v.text()).not.toContain('no such endpoint')
+  })
+
+  it('Retry checks again, says so while still unreachable, and disappears once the server answers', async () => {
+    env.fake.reachable = false
+    const v = await mountApp()
+    expect(env.fake.callsOf('checkModelServer')).toHaveLength(1)
+    await onboarding(v).find('[data-testid="onboarding-retry"]').trigger('click')
+    await settle()
+    expect(env.fake.callsOf('checkModelServer')).toHaveLength(2)
+    expect(v.find('[data-testid="still-unreachable"]').text()).toContain('http://127.0.0.1:11434/v1')
+
+    env.fake.reachable = true
+    await onboarding(v).find('[data-testid="onboarding-retry"]').trigger('click')
+    await settle()
+    expect(env.fake.callsOf('checkModelServer')).toHaveLength(3)
+    expect(onboarding(v).exists()).toBe(false)
+    expect(v.find('.empty h2').text()).toContain('Ask anything')
+  })
+
+  it('"Try the demo" saves demo_mode (and onboarded), hides it and shows the Demo mode badge', async () => {
+    env.fake.reachable = false
+    env.fake.settings.onboarded = false
+    const v = await mountApp()
+    expect(v.find('[data-testid="demo-badge"]').exists()).toBe(false)
+    await onboarding(v).find('[data-testid="try-demo"]').trigger('click')
+    await settle()
+    const saves = env.fake.callsOf('saveSettings')
+    expect(saves).toHaveLength(1)
+    expect(saves[0]![0]).toMatchObject({ demo_mode: true, onboarded: true, base_url: 'http://127.0.0.1:11434/v1', model: 'qwen3' })
+    expect(onboarding(v).exists()).toBe(false)
+    expect(v.find('[data-testid="demo-badge"]').text()).toBe('Demo mode')
+    expect(v.find('textarea[aria-label="Message"]').exists()).toBe(true)
+  })
+
+  it('asks to choose a model when the server answers but none is chosen', async () => {
+    env.fake.settings.model = ''
+    const v = await mountApp()
+    const o = onboarding(v)
+    expect(o.text()).toContain('Choose a model')
+    const buttons = o.findAll('[data-testid="onboarding-models"] button')
+    expect(buttons.map((b) => b.find('.model-name').text())).toEqual(['qwen3', 'llama3.2', 'gemma2'])
+    expect(buttons[0]!.text()).toContain('supports tools')
+    expect(buttons[2]!.text()).not.toContain('supports tools')
+    await buttons[1]!.trigger('click')
+    await settle()
+    expect(env.fake.callsOf('saveSettings')[0]![0]).toMatchObject({ model: 'llama3.2', onboarded: true })
+    expect(onboarding(v).exists()).toBe(false)
+  })
+
+  it('opens Settings; saving a reachable server there makes it disappear', async () => {
+    env.fake.reachable = false
+    const v = await mountApp()
+    await onboarding(v).find('[data-testid="onboarding-settings"]').trigger('click')
+    await settle()
+    expect(v.find('[data-testid="settings-panel"]').exists()).toBe(true)
+    await v.find('[data-testid="preset-lmstudio"]').setValue(true)
+    env.fake.reachable = true // LM Studio is running at that address
+    await v.find('[data-testid="settings-save"]').trigger('click')
+    await settle()
+    expect(env.fake.settings.base_url).toBe('http://127.0.0.1:1234/v1')
+    expect(v.find('[data-testid="settings-panel"]').exists()).toBe(false)
+    expect(onboarding(v).exists()).toBe(false)
+  })
+
+  it('is a compact banner above an open conversation instead of hiding it', async () => {
+    env.fake.reachable = false
+    env.fake.addConversation({ id: 'c1', title: 'Trip' })
+    env.fake.addMessage('c1', { role: 'user', content: 'Plan Lisbon' })
+    const v = await mountApp()
+    await useConversationsStore().select('c1')
+    await settle()
+    const o = onboarding(v)
+    expect(o.attributes('data-compact')).toBe('true')
+    expect(v.find('[data-testid="user-message"]').text()).toBe('Plan Lisbon')
+    await o.find('[data-testid="try-demo"]').trigger('click')
+    await settle()
+    expect(useSettingsStore().settings!.demo_mode).toBe(true)
+    expect(onboarding(v).exists()).toBe(false)
+  })
+})
