@@ -1,0 +1,93 @@
+// Package llm is Parley's one small interface to chat models. It wraps
+// langchaingo's OpenAI-compatible client (which works for Ollama's /v1,
+// llama.cpp's server, LM Studio and vLLM) and turns its quirks and failures
+// into plain results and user-readable errors. It also talks to Ollama's
+// native API for model management.
+package llm
+
+import (
+	"context"
+	"fmt"
+)
+
+// DefaultBaseURL is Ollama's OpenAI-compatible endpoint.
+const DefaultBaseURL = "http://127.0.0.1:11434/v1"
+
+// Config selects an endpoint and model.
+type Config struct {
+	BaseURL string
+	Model   string
+	APIKey  string
+}
+
+// ToolCall is one call the model made.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Message is one turn sent to the model.
+type Message struct {
+	Role       string // system, user, assistant or tool
+	Content    string
+	ToolCalls  []ToolCall // assistant only
+	ToolCallID string     // tool only
+	ToolName   string     // tool only
+}
+
+// Tool is a function the model may call.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  map[string]any
+}
+
+// Request is one model call.
+type Request struct {
+	Messages []Message
+	Tools    []Tool
+	// OnDelta receives streamed text only (never tool-call JSON or empty chunks).
+	OnDelta func(text string)
+	// OnToolCallStart is called once, when the first tool-call chunk arrives.
+	OnToolCallStart func()
+}
+
+// Response is what the model answered.
+type Response struct {
+	Text      string
+	ToolCalls []ToolCall
+}
+
+// Model is a chat model.
+type Model interface {
+	// Chat calls the model. On error the Response still carries any text
+	// that was streamed before the failure.
+	Chat(ctx context.Context, req Request) (Response, error)
+}
+
+// Error kinds.
+const (
+	KindUnreachable   = "unreachable"
+	KindHTTP          = "http"
+	KindModelNotFound = "model_not_found"
+	KindNoTools       = "no_tools"
+	KindStream        = "stream"
+	KindEmpty         = "empty"
+)
+
+// Error is a model-server failure with a message for the user.
+type Error struct {
+	Kind    string
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s (%v)", e.Message, e.Err)
+	}
+	return e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }

@@ -1,0 +1,362 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/llms/openai"
+)
+
+// openAIModel talks to any OpenAI-compatible chat endpoint.
+type openAIModel struct {
+	cfg       Config
+	transport http.RoundTripper
+}
+
+// NewOpenAI returns a Model for an OpenAI-compatible endpoint.
+func NewOpenAI(cfg Config) (Model, error) {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.Model == "" {
+		return nil, &Error{Kind: KindModelNotFound, Message: "No model is chosen. Pick one in Settings."}
+	}
+	return &openAIModel{cfg: cfg, transport: sharedTransport}, nil
+}
+
+// sharedTransport keeps connections to the local server alive across calls.
+var sharedTransport = &http.Transport{
+	Proxy:               nil, // local servers: never through a proxy
+	DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+	MaxIdleConnsPerHost: 4,
+	IdleConnTimeout:     90 * time.Second,
+}
+
+// Chat implements Model.
+func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
+	// A fresh tee per call sees the raw SSE frames langchaingo hides
+	// (error frames, whether [DONE] arrived).
+	tee := &streamTee{}
+	client, err := openai.New(
+		openai.WithBaseURL(m.cfg.BaseURL),
+		openai.WithToken(tokenOrNone(m.cfg.APIKey)),
+		openai.WithModel(m.cfg.Model),
+		openai.WithHTTPClient(&http.Client{Transport: &teeTransport{base: m.transport, tee: tee}}),
+	)
+	if err != nil {
+		return Response{}, fmt.Errorf("create model client: %w", err)
+	}
+
+	var streamed strings.Builder
+	toolStarted := false
+	opts := []llms.CallOption{
+		llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
+			if len(chunk) == 0 {
+				return nil
+			}
+			if isToolCallChunk(chunk) {
+				if !toolStarted {
+					toolStarted = true
+					if req.OnToolCallStart != nil {
+						req.OnToolCallStart()
+					}
+				}
+				return nil
+			}
+			streamed.Write(chunk)
+			if req.OnDelta != nil {
+				req.OnDelta(string(chunk))
+			}
+			return nil
+		}),
+	}
+	if len(req.Tools) > 0 {
+		opts = append(opts, llms.WithTools(toLangchainTools(req.Tools)))
+	}
+	resp, err := client.GenerateContent(ctx, toLangchainMessages(req.Messages), opts...)
+	partial := Response{Text: streamed.String()}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return partial, ctxErr
+	}
+	if err != nil {
+		return partial, m.classify(err, tee)
+	}
+	if msg := tee.errorMessage(); msg != "" {
+		return partial, &Error{Kind: KindStream, Message: "The model server reported an error: " + msg}
+	}
+	if !tee.finished() {
+		return partial, &Error{Kind: KindStream, Message: "The model server closed the connection mid-answer. Try again; if it keeps happening, check the server's log."}
+	}
+	out := Response{}
+	if len(resp.Choices) > 0 {
+		c := resp.Choices[0]
+		out.Text = c.Content
+		for _, tc := range c.ToolCalls {
+			if tc.FunctionCall == nil {
+				continue
+			}
+			out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.FunctionCall.Name, Arguments: tc.FunctionCall.Arguments})
+		}
+	}
+	if out.Text == "" && streamed.Len() > 0 {
+		out.Text = streamed.String()
+	}
+	if strings.TrimSpace(out.Text) == "" && len(out.ToolCalls) == 0 {
+		return out, &Error{Kind: KindEmpty, Message: "The model returned an empty answer. Try again, or choose another model."}
+	}
+	return out, nil
+}
+
+func tokenOrNone(key string) string {
+	if key == "" {
+		return "none" // the client requires a token; local servers ignore it
+	}
+	return key
+}
+
+// isToolCallChunk tells the marshalled tool-call deltas langchaingo passes
+// to the streaming func apart from text.
+func isToolCallChunk(chunk []byte) bool {
+	if len(chunk) < 2 || chunk[0] != '[' && chunk[0] != '{' {
+		return false
+	}
+	var calls []map[string]json.RawMessage
+	if chunk[0] == '[' {
+		if json.Unmarshal(chunk, &calls) != nil || len(calls) == 0 {
+			return false
+		}
+	} else {
+		var one map[string]json.RawMessage
+		if json.Unmarshal(chunk, &one) != nil {
+			return false
+		}
+		calls = append(calls, one)
+	}
+	for _, c := range calls {
+		if _, ok := c["function"]; ok {
+			return true
+		}
+		if _, ok := c["arguments"]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func toLangchainTools(tools []Tool) []llms.Tool {
+	out := make([]llms.Tool, 0, len(tools))
+	for _, t := range tools {
+		params := t.Parameters
+		if params == nil {
+			params = map[string]any{"type": "object", "properties": map[string]any{}}
+		}
+		out = append(out, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: params}})
+	}
+	return out
+}
+
+func toLangchainMessages(msgs []Message) []llms.MessageContent {
+	out := make([]llms.MessageContent, 0, len(msgs))
+	for _, m := range msgs {
+		switch m.Role {
+		case "system":
+			out = append(out, llms.TextParts(llms.ChatMessageTypeSystem, m.Content))
+		case "user":
+			out = append(out, llms.TextParts(llms.ChatMessageTypeHuman, m.Content))
+		case "assistant":
+			mc := llms.MessageContent{Role: llms.ChatMessageTypeAI}
+			if m.Content != "" || len(m.ToolCalls) == 0 {
+				mc.Parts = append(mc.Parts, llms.TextContent{Text: m.Content})
+			}
+			for _, tc := range m.ToolCalls {
+				args := tc.Arguments
+				if args == "" {
+					args = "{}"
+				}
+				mc.Parts = append(mc.Parts, llms.ToolCall{ID: tc.ID, Type: "function", FunctionCall: &llms.FunctionCall{Name: tc.Name, Arguments: args}})
+			}
+			out = append(out, mc)
+		case "tool":
+			// One message per tool result: the provider refuses more parts.
+			out = append(out, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
+				llms.ToolCallResponse{ToolCallID: m.ToolCallID, Name: m.ToolName, Content: m.Content},
+			}})
+		}
+	}
+	return out
+}
+
+// classify turns a client error into a user-readable *Error.
+func (m *openAIModel) classify(err error, tee *streamTee) error {
+	base := m.cfg.BaseURL
+	if netErr := tee.transportErr(); netErr != nil {
+		err = netErr
+	}
+	msg := err.Error()
+	var opErr *net.OpError
+	switch {
+	case errors.As(err, &opErr) && opErr.Op == "dial", errors.Is(err, syscall.ECONNREFUSED),
+		strings.Contains(msg, "connection refused"), strings.Contains(msg, "no such host"):
+		return &Error{Kind: KindUnreachable, Message: fmt.Sprintf("Cannot reach the model server at %s. Is Ollama (or your model server) running?", base), Err: err}
+	case strings.Contains(strings.ToLower(msg), "does not support tools"):
+		return &Error{Kind: KindNoTools, Message: fmt.Sprintf("The model %s does not support tool calling. Choose a model with tool support in Settings (for Ollama, one whose `ollama show` lists tools).", m.cfg.Model), Err: err}
+	case strings.Contains(msg, "status code: 404") || strings.Contains(strings.ToLower(msg), "model") && strings.Contains(strings.ToLower(msg), "not found"):
+		return &Error{Kind: KindModelNotFound, Message: fmt.Sprintf("The model %s was not found on %s. Pull it first (ollama pull %s) or pick another in Settings.", m.cfg.Model, base, m.cfg.Model), Err: err}
+	case strings.Contains(msg, "API returned unexpected status code"):
+		detail := strings.TrimPrefix(msg, "API returned unexpected status code: ")
+		return &Error{Kind: KindHTTP, Message: "The model server answered with an error: " + detail}
+	case strings.Contains(msg, "error reading streaming response"), errors.Is(err, io.ErrUnexpectedEOF):
+		return &Error{Kind: KindStream, Message: "The model server closed the connection mid-answer. Try again; if it keeps happening, check the server's log.", Err: err}
+	}
+	if em := tee.errorMessage(); em != "" {
+		return &Error{Kind: KindStream, Message: "The model server reported an error: " + em, Err: err}
+	}
+	return &Error{Kind: KindHTTP, Message: "The model call failed: " + msg, Err: err}
+}
+
+// teeTransport lets streamTee watch the response body as langchaingo reads it.
+type teeTransport struct {
+	base http.RoundTripper
+	tee  *streamTee
+}
+
+func (t *teeTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	res, err := t.base.RoundTrip(r)
+	if err != nil {
+		// langchaingo hides network errors behind a generic text; keep the real one.
+		t.tee.setTransportErr(err)
+		return res, err
+	}
+	if res.StatusCode != http.StatusOK {
+		return res, err
+	}
+	res.Body = &teeBody{ReadCloser: res.Body, tee: t.tee}
+	return res, nil
+}
+
+type teeBody struct {
+	io.ReadCloser
+	tee *streamTee
+}
+
+func (b *teeBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.tee.write(p[:n])
+	}
+	return n, err
+}
+
+// streamTee records, from raw SSE lines, an error frame's message and
+// whether the stream ended properly ([DONE] or a finish_reason, or a plain
+// JSON body for non-streamed calls).
+type streamTee struct {
+	mu       sync.Mutex
+	partial  []byte
+	done     bool
+	finish   bool
+	plain    bool
+	errorMsg string
+	netErr   error
+}
+
+func (t *streamTee) setTransportErr(err error) {
+	t.mu.Lock()
+	t.netErr = err
+	t.mu.Unlock()
+}
+
+func (t *streamTee) transportErr() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.netErr
+}
+
+func (t *streamTee) write(p []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.partial = append(t.partial, p...)
+	for {
+		i := bytes.IndexByte(t.partial, '\n')
+		if i < 0 {
+			break
+		}
+		t.line(string(bytes.TrimSpace(t.partial[:i])))
+		t.partial = t.partial[i+1:]
+	}
+	if len(t.partial) > 0 && t.partial[0] == '{' {
+		t.plain = true
+	}
+}
+
+func (t *streamTee) line(line string) {
+	if strings.HasPrefix(line, "{") {
+		t.plain = true
+		return
+	}
+	data, ok := strings.CutPrefix(line, "data:")
+	if !ok {
+		return
+	}
+	data = strings.TrimSpace(data)
+	if data == "[DONE]" {
+		t.done = true
+		return
+	}
+	var frame struct {
+		Error json.RawMessage `json:"error"`
+		Choices []struct {
+			FinishReason *string `json:"finish_reason"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal([]byte(data), &frame) != nil {
+		return
+	}
+	if len(frame.Error) > 0 && string(frame.Error) != "null" {
+		var e struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(frame.Error, &e) == nil && e.Message != "" {
+			t.errorMsg = e.Message
+		} else {
+			var s string
+			if json.Unmarshal(frame.Error, &s) == nil && s != "" {
+				t.errorMsg = s
+			} else {
+				t.errorMsg = string(frame.Error)
+			}
+		}
+	}
+	for _, c := range frame.Choices {
+		if c.FinishReason != nil && *c.FinishReason != "" {
+			t.finish = true
+		}
+	}
+}
+
+func (t *streamTee) errorMessage() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.errorMsg
+}
+
+func (t *streamTee) finished() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	// Scanner may stop before a trailing line without newline; a plain JSON
+	// body (non-streaming) is complete when it decoded.
+	return t.done || t.finish || t.plain
+}
+

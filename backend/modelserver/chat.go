@@ -1,0 +1,270 @@
+package modelserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+const created = 1_700_000_000
+
+func (h *handler) chat(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeJSON(w, 400, map[string]any{"error": map[string]string{"message": err.Error()}})
+		return
+	}
+	var req ChatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, 400, map[string]any{"error": map[string]string{"message": "invalid JSON: " + err.Error()}})
+		return
+	}
+	h.mu.Lock()
+	h.requests = append(h.requests, req)
+	h.raw = append(h.raw, body)
+	h.mu.Unlock()
+
+	turn := h.script(req)
+	if turn.FirstTokenDelay > 0 {
+		select {
+		case <-time.After(turn.FirstTokenDelay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	switch turn.Fault {
+	case HTTPError:
+		status := turn.Status
+		if status == 0 {
+			status = 500
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, turn.Body)
+		return
+	case NoToolSupport:
+		if len(req.Tools) > 0 {
+			writeJSON(w, 400, map[string]any{"error": map[string]string{
+				"message": fmt.Sprintf("registry.ollama.ai/library/%s does not support tools", req.Model), "type": "api_error"}})
+			return
+		}
+	}
+	if !req.Stream {
+		h.complete(w, req, turn)
+		return
+	}
+	h.stream(w, req, turn)
+}
+
+// complete answers a non-streaming request.
+func (h *handler) complete(w http.ResponseWriter, req ChatRequest, turn Turn) {
+	msg := map[string]any{"role": "assistant", "content": turn.Text}
+	finish := "stop"
+	if len(turn.ToolCalls) > 0 {
+		var calls []map[string]any
+		for i, tc := range turn.ToolCalls {
+			calls = append(calls, map[string]any{"id": callID(tc, i), "type": "function",
+				"function": map[string]string{"name": tc.Name, "arguments": tc.Arguments}})
+		}
+		msg["tool_calls"] = calls
+		finish = "tool_calls"
+	}
+	writeJSON(w, 200, map[string]any{
+		"id": "chatcmpl-scripted", "object": "chat.completion", "created": created, "model": req.Model,
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
+		"usage":   map[string]int{"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12},
+	})
+}
+
+func callID(tc ToolCall, i int) string {
+	if tc.ID != "" {
+		return tc.ID
+	}
+	return fmt.Sprintf("call_%d", i+1)
+}
+
+// stream answers as llama.cpp's server streams: a role chunk, text in small
+// deltas, each tool call's id/type/name on its first delta and its
+// arguments in pieces, the finish reason, a usage chunk and [DONE].
+func (h *handler) stream(w http.ResponseWriter, req ChatRequest, turn Turn) {
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(200)
+	send := func(v any) bool {
+		b, _ := json.Marshal(v)
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return true
+	}
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": created, "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+	}
+	if !send(chunk(map[string]any{"role": "assistant", "content": ""}, nil)) {
+		return
+	}
+	if turn.Fault == ErrorFrame {
+		msg := turn.Body
+		if msg == "" {
+			msg = "the model crashed"
+		}
+		send(map[string]any{"error": map[string]any{"message": msg, "type": "server_error"}})
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+		return
+	}
+	pieces := splitText(turn.Text)
+	if turn.Fault == DropMidStream {
+		pieces = pieces[:(len(pieces)+1)/2]
+	}
+	for _, p := range pieces {
+		if !send(chunk(map[string]any{"content": p}, nil)) {
+			return
+		}
+	}
+	if turn.Fault == DropMidStream {
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				_ = conn.Close()
+			}
+		}
+		return
+	}
+	for i, tc := range turn.ToolCalls {
+		first := map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": callID(tc, i), "type": "function",
+			"function": map[string]string{"name": tc.Name, "arguments": ""}}}}
+		if !send(chunk(first, nil)) {
+			return
+		}
+		for _, part := range splitN(tc.Arguments, 3) {
+			if !send(chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]string{"arguments": part}}}}, nil)) {
+				return
+			}
+		}
+	}
+	finish := "stop"
+	if len(turn.ToolCalls) > 0 {
+		finish = "tool_calls"
+	}
+	send(chunk(map[string]any{}, finish))
+	send(map[string]any{"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": created, "model": req.Model,
+		"choices": []any{}, "usage": map[string]int{"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12}})
+	_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	if flusher != nil {
+		flusher.Flush()
+	}
+}
+
+// splitText cuts text into word-sized deltas, keeping the spaces.
+func splitText(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := strings.IndexByte(s[1:], ' ')
+		if i < 0 {
+			out = append(out, s)
+			break
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
+	return out
+}
+
+// splitN cuts s into n roughly equal pieces (fewer when s is short).
+func splitN(s string, n int) []string {
+	if len(s) < n {
+		return []string{s}
+	}
+	size := (len(s) + n - 1) / n
+	var out []string
+	for len(s) > 0 {
+		k := min(size, len(s))
+		out = append(out, s[:k])
+		s = s[k:]
+	}
+	return out
+}
+
+func (h *handler) openAIModels(w http.ResponseWriter) {
+	var data []map[string]any
+	for _, m := range h.modelList() {
+		data = append(data, map[string]any{"id": m, "object": "model", "owned_by": "scripted"})
+	}
+	writeJSON(w, 200, map[string]any{"object": "list", "data": data})
+}
+
+func (h *handler) tags(w http.ResponseWriter) {
+	var models []map[string]any
+	for _, m := range h.modelList() {
+		models = append(models, map[string]any{"name": m, "model": m, "size": 4_000_000_000})
+	}
+	writeJSON(w, 200, map[string]any{"models": models})
+}
+
+func (h *handler) show(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model string `json:"model"`
+		Name  string `json:"name"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	name := req.Model
+	if name == "" {
+		name = req.Name
+	}
+	found := false
+	for _, m := range h.modelList() {
+		found = found || m == name
+	}
+	if !found {
+		writeJSON(w, 404, map[string]string{"error": fmt.Sprintf("model '%s' not found", name)})
+		return
+	}
+	caps := []string{"completion", "tools"}
+	if h.noTools[name] {
+		caps = []string{"completion"}
+	}
+	writeJSON(w, 200, map[string]any{"capabilities": caps, "details": map[string]string{"family": "scripted"}})
+}
+
+func (h *handler) pull(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model string `json:"model"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	flusher, _ := w.(http.Flusher)
+	line := func(v any) {
+		b, _ := json.Marshal(v)
+		_, _ = w.Write(append(b, '\n'))
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	if strings.Contains(req.Model, "missing") {
+		line(map[string]string{"error": "pull model manifest: file does not exist"})
+		return
+	}
+	line(map[string]string{"status": "pulling manifest"})
+	const total = 1000
+	for done := int64(250); done <= total; done += 250 {
+		line(map[string]any{"status": "downloading", "digest": "sha256:scripted", "total": total, "completed": done})
+	}
+	line(map[string]string{"status": "verifying sha256 digest"})
+	line(map[string]string{"status": "success"})
+	h.mu.Lock()
+	h.models = append(h.models, req.Model)
+	h.mu.Unlock()
+}
+
+func (h *handler) modelList() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.models...)
+}

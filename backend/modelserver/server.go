@@ -1,0 +1,232 @@
+// Package modelserver is a scripted model server: it speaks the OpenAI
+// chat-completions protocol the way llama.cpp's server streams it, plus
+// Ollama's native management endpoints. Tests script it turn by turn and
+// inspect the requests it received; the app's demo mode runs its Demo script.
+package modelserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ToolCall is a tool call a turn makes.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments string
+}
+
+// Fault is a failure a turn injects.
+type Fault int
+
+// Faults.
+const (
+	None          Fault = iota
+	HTTPError           // answer Status with Body
+	DropMidStream       // stream part of Text, then cut the connection
+	ErrorFrame          // a `data: {"error":...}` frame (message Body) instead of an answer
+	NoToolSupport       // 400 "<model> does not support tools" when tools are sent
+)
+
+// Turn is one scripted model answer.
+type Turn struct {
+	Text            string
+	ToolCalls       []ToolCall
+	Fault           Fault
+	Status          int    // HTTPError
+	Body            string // HTTPError body, or ErrorFrame message
+	FirstTokenDelay time.Duration
+}
+
+// Message is one message of a recorded request.
+type Message struct {
+	Role       string `json:"role"`
+	Content    string `json:"content"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	ToolCalls  []struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls,omitempty"`
+}
+
+// UnmarshalJSON accepts content as a string or as an array of text parts.
+func (m *Message) UnmarshalJSON(b []byte) error {
+	type plain Message
+	var raw struct {
+		plain
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*m = Message(raw.plain)
+	if len(raw.Content) == 0 || string(raw.Content) == "null" {
+		return nil
+	}
+	if json.Unmarshal(raw.Content, &m.Content) == nil {
+		return nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw.Content, &parts); err != nil {
+		return fmt.Errorf("content: %w", err)
+	}
+	for _, p := range parts {
+		m.Content += p.Text
+	}
+	return nil
+}
+
+// ToolDef is a tool offered in a request.
+type ToolDef struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+}
+
+// ChatRequest is a parsed chat-completions request.
+type ChatRequest struct {
+	Model    string    `json:"model"`
+	Messages []Message `json:"messages"`
+	Tools    []ToolDef `json:"tools"`
+	Stream   bool      `json:"stream"`
+}
+
+// LastMessage returns the request's last message.
+func (r ChatRequest) LastMessage() Message {
+	if len(r.Messages) == 0 {
+		return Message{}
+	}
+	return r.Messages[len(r.Messages)-1]
+}
+
+// Script decides the answer to each request.
+type Script func(req ChatRequest) Turn
+
+// Turns answers with the given turns in order, then with "done".
+func Turns(turns ...Turn) Script {
+	var mu sync.Mutex
+	i := 0
+	return func(ChatRequest) Turn {
+		mu.Lock()
+		defer mu.Unlock()
+		if i >= len(turns) {
+			return Turn{Text: "done"}
+		}
+		i++
+		return turns[i-1]
+	}
+}
+
+// Option configures a Server.
+type Option func(*handler)
+
+// WithModels sets the models Ollama's /api/tags lists; noTools names those
+// whose /api/show lacks the "tools" capability.
+func WithModels(models []string, noTools ...string) Option {
+	return func(h *handler) {
+		h.models = models
+		h.noTools = map[string]bool{}
+		for _, m := range noTools {
+			h.noTools[m] = true
+		}
+	}
+}
+
+// Server is a running scripted model server.
+type Server struct {
+	*handler
+	ts *httptest.Server
+}
+
+// New starts a scripted server on a loopback port.
+func New(script Script, opts ...Option) *Server {
+	h := newHandler(script, opts...)
+	return &Server{handler: h, ts: httptest.NewServer(h)}
+}
+
+// URL is the OpenAI-compatible base URL (ending in /v1).
+func (s *Server) URL() string { return s.ts.URL + "/v1" }
+
+// RootURL is the server's root (Ollama's native API).
+func (s *Server) RootURL() string { return s.ts.URL }
+
+// Close stops the server, cutting open streams.
+func (s *Server) Close() {
+	s.ts.CloseClientConnections()
+	s.ts.Close()
+}
+
+// NewHandler returns the server as a handler, for running on a real listener.
+func NewHandler(script Script, opts ...Option) http.Handler { return newHandler(script, opts...) }
+
+type handler struct {
+	script  Script
+	models  []string
+	noTools map[string]bool
+
+	mu       sync.Mutex
+	requests []ChatRequest
+	raw      [][]byte
+}
+
+func newHandler(script Script, opts ...Option) *handler {
+	h := &handler{script: script, models: []string{"qwen3:8b", "llama3.2:3b"}, noTools: map[string]bool{}}
+	for _, o := range opts {
+		o(h)
+	}
+	return h
+}
+
+// Requests returns every chat request received, in order.
+func (h *handler) Requests() []ChatRequest {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]ChatRequest(nil), h.requests...)
+}
+
+// RawRequests returns the raw bodies of the chat requests.
+func (h *handler) RawRequests() [][]byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([][]byte(nil), h.raw...)
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		h.chat(w, r)
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
+		h.openAIModels(w)
+	case r.URL.Path == "/api/version":
+		writeJSON(w, 200, map[string]string{"version": "0.12.0-scripted"})
+	case r.URL.Path == "/api/tags":
+		h.tags(w)
+	case r.Method == http.MethodPost && r.URL.Path == "/api/show":
+		h.show(w, r)
+	case r.Method == http.MethodPost && r.URL.Path == "/api/pull":
+		h.pull(w, r)
+	default:
+		writeJSON(w, 404, map[string]any{"error": map[string]string{"message": "not found: " + r.URL.Path}})
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
