@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -21,6 +22,10 @@ type runLoop struct {
 	profile Profile
 	model   llm.Model
 	state   func(string)
+	// shutdown is set when the app closes while a card waits: the card
+	// stays pending in storage and the run is resumed after a restart, so
+	// nothing more is written.
+	shutdown bool
 }
 
 // tools lists the definitions the profile opted in to, in a stable order.
@@ -126,6 +131,9 @@ func (l *runLoop) runToolCalls(calls []chat.ToolCall, restored *questions.Card) 
 			l.state(chat.StateToolExecuting)
 			var halt bool
 			result, halt = l.executeTool(tc, restored)
+			if l.shutdown {
+				return true, nil
+			}
 			stop = stop || halt
 		} else {
 			stop = true
@@ -236,6 +244,10 @@ func (l *runLoop) askUser(tc chat.ToolCall, restored *questions.Card) (string, b
 	_ = l.rt.opt.History.SaveRun(context.WithoutCancel(l.ctx), l.run)
 	l.rt.setState(StateInfo{ConversationID: conv, RunID: l.run.ID, State: chat.StateAwaitingUserResponse, PendingQuestion: card})
 	out, err := l.rt.opt.Asker.Wait(l.ctx, card.ID)
+	if errors.Is(err, questions.ErrClosed) {
+		l.shutdown = true
+		return "", true
+	}
 	l.run.Status = chat.RunRunning
 	_ = l.rt.opt.History.SaveRun(context.WithoutCancel(l.ctx), l.run)
 	if err != nil {

@@ -280,6 +280,9 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 
 // end finishes a run that stopped early: cancelled by the user or failed.
 func (l *runLoop) end(stop bool, err error, finish func(status, errMsg string)) {
+	if l.shutdown {
+		return // the run stays awaiting its card; it resumes after a restart
+	}
 	if l.ctx.Err() != nil || (stop && err == nil) {
 		finish(chat.RunCancelled, "")
 		return

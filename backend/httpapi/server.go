@@ -108,7 +108,7 @@ func (s *Server) routes() {
 	}))
 	s.mux.HandleFunc("GET /login", s.login)
 	if s.opts.UI != nil {
-		s.mux.Handle("GET /", s.ui())
+		s.mux.Handle("/", s.ui())
 	}
 }
 
@@ -418,6 +418,10 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 func (s *Server) ui() http.Handler {
 	files := http.FileServerFS(s.opts.UI)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writeError(w, http.StatusMethodNotAllowed, "method not allowed")
+			return
+		}
 		path := strings.TrimPrefix(r.URL.Path, "/")
 		if path != "" {
 			if _, err := fs.Stat(s.opts.UI, path); err != nil {

@@ -91,6 +91,10 @@ func do(t *testing.T, ts *httptest.Server, method, path, body string, hdr map[st
 	}
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
 		if v == "" {
 			req.Header.Del(k)
 		} else {

@@ -89,8 +89,10 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 
 // Close stops every run (pending cards stay pending in storage).
 func (s *Service) Close() {
-	s.rt.Close()
+	// The manager first: waiting runs then stop without resolving their
+	// cards, which stay pending for the next start.
 	s.qm.Close()
+	s.rt.Close()
 	s.mu.Lock()
 	if s.demo != nil {
 		s.demo.close()
@@ -217,6 +219,10 @@ func (s *Service) CreateConversation(ctx context.Context, title, assistant strin
 
 // GetConversation returns the conversation with messages and state.
 func (s *Service) GetConversation(ctx context.Context, id string) (*ConversationDetail, error) {
+	// State first: messages read after it are at least as new, so an idle
+	// state never comes with a missing final answer.
+	st := s.rt.State(id)
+	active := s.rt.Active(id)
 	c, err := s.store.GetConversation(ctx, id)
 	if err != nil {
 		return nil, err
@@ -225,13 +231,12 @@ func (s *Service) GetConversation(ctx context.Context, id string) (*Conversation
 	if err != nil {
 		return nil, err
 	}
-	st := s.rt.State(id)
 	d := &ConversationDetail{Conversation: *c, State: st.State, Error: st.Error, Messages: msgs}
 	if card, ok := s.qm.LatestPending(id); ok && card.Status == questions.StatusPending {
 		d.PendingQuestion = card
 		d.State = chat.StateAwaitingUserResponse
 	}
-	if d.State == chat.StateIdle && !s.rt.Active(id) {
+	if d.State == chat.StateIdle && !active {
 		if run, err := s.store.LatestRun(ctx, id); err == nil && run.Status == chat.RunInterrupted {
 			d.State = chat.StateError
 			d.Error = "Parley was closed before the assistant finished. Retry to continue."

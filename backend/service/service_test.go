@@ -1,0 +1,280 @@
+package service
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/modelserver"
+	"github.com/parley-app/parley/backend/questions"
+	"github.com/parley-app/parley/backend/store"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("database/sql.(*DB).connectionOpener"))
+}
+
+type env struct {
+	t      *testing.T
+	dbPath string
+	model  *modelserver.Server
+	cfg    config.Config
+	db     *store.Store
+	svc    *Service
+	rec    *events.Recorder
+}
+
+func newEnv(t *testing.T, script modelserver.Script, timeout time.Duration) *env {
+	t.Helper()
+	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "parley.db"), model: modelserver.New(script)}
+	t.Cleanup(e.model.Close)
+	e.cfg = config.Config{BaseURL: e.model.URL(), Model: "scripted", QuestionTimeout: timeout,
+		Set: map[string]bool{"base-url": true, "model": true, "question-timeout": true}}
+	e.open()
+	t.Cleanup(e.close)
+	return e
+}
+
+func (e *env) open() {
+	e.t.Helper()
+	db, err := store.Open(e.dbPath)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.db = db
+	e.rec = events.NewRecorder()
+	svc, err := New(context.Background(), Options{Store: db, Events: e.rec, Config: e.cfg, Version: "test"})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.svc = svc
+	// Tests ask several cards quickly.
+	st := svc.GetSettings()
+	st.RateLimitSeconds = 0
+	if _, err := svc.SaveSettings(context.Background(), st); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *env) close() {
+	if e.svc != nil {
+		e.svc.Close()
+		e.db.Close()
+		e.svc, e.db = nil, nil
+	}
+}
+
+func (e *env) waitState(id string, want ...string) *ConversationDetail {
+	e.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		active := e.svc.rt.Active(id)
+		d, err := e.svc.GetConversation(context.Background(), id)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		for _, w := range want {
+			if d.State == w && (w == chat.StateAwaitingUserResponse || !active) {
+				return d
+			}
+		}
+		select {
+		case <-e.rec.Changed():
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	e.t.Fatalf("conversation %s never reached %v", id, want)
+	return nil
+}
+
+const colourCard = `{"questions":[{"question":"Which colour?","options":["Red","Blue"]}]}`
+
+func askThenAnswer() modelserver.Script {
+	return func(req modelserver.ChatRequest) modelserver.Turn {
+		if last := req.LastMessage(); last.Role == "tool" {
+			return modelserver.Turn{Text: "You said: " + last.Content}
+		}
+		return modelserver.Turn{Text: "One question first.", ToolCalls: []modelserver.ToolCall{{ID: "call_1", Name: "ask_user_question", Arguments: colourCard}}}
+	}
+}
+
+func TestMessageCardAnswerAndTitle(t *testing.T) {
+	e := newEnv(t, askThenAnswer(), time.Minute)
+	ctx := context.Background()
+	c, err := e.svc.CreateConversation(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.SendMessage(ctx, c.ID, "  "); err == nil {
+		t.Fatal("empty message accepted")
+	}
+	if _, err := e.svc.SendMessage(ctx, c.ID, "Paint my bedroom please"); err != nil {
+		t.Fatal(err)
+	}
+	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
+	if d.PendingQuestion == nil || d.Title != "Paint my bedroom please" {
+		t.Fatalf("detail %+v", d)
+	}
+	if _, err := e.svc.SendMessage(ctx, c.ID, "again"); err != ErrRunActive {
+		t.Fatalf("second send: %v", err)
+	}
+	if _, err := e.svc.Respond(ctx, "other-conversation", questions.Response{QuestionID: d.PendingQuestion.ID, Action: questions.ActionSubmit}); err == nil {
+		t.Fatal("respond through another conversation accepted")
+	}
+	if _, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Green"}}}}); err == nil {
+		t.Fatal("spoofed label accepted")
+	}
+	if _, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	d = e.waitState(c.ID, chat.StateIdle)
+	last := d.Messages[len(d.Messages)-1]
+	if last.Role != "assistant" || last.Content != `You said: {"answers":{"Which colour?":"Blue"}}` {
+		t.Fatalf("last message %+v; state %s %q; %d requests; events %v", last, d.State, d.Error, len(e.model.Requests()), e.rec.Names())
+	}
+	cards, err := e.svc.ConversationQuestions(ctx, c.ID)
+	if err != nil || len(cards) != 1 || cards[0].Status != questions.StatusAnswered || cards[0].Answers["Which colour?"] != "Blue" {
+		t.Fatalf("cards %+v %v", cards, err)
+	}
+}
+
+func TestPendingCardSurvivesRestartAndRunContinues(t *testing.T) {
+	e := newEnv(t, askThenAnswer(), time.Minute)
+	ctx := context.Background()
+	c, _ := e.svc.CreateConversation(ctx, "Restart", "")
+	if _, err := e.svc.SendMessage(ctx, c.ID, "paint"); err != nil {
+		t.Fatal(err)
+	}
+	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
+	e.close() // the app quits with the card pending
+
+	e.open()
+	pending := e.svc.PendingQuestions()
+	if len(pending) != 1 || pending[0].ID != card.ID {
+		t.Fatalf("pending after restart %+v", pending)
+	}
+	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
+	if d.PendingQuestion == nil || d.PendingQuestion.ID != card.ID {
+		t.Fatalf("detail after restart %+v", d)
+	}
+	if _, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Red"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	d = e.waitState(c.ID, chat.StateIdle)
+	if last := d.Messages[len(d.Messages)-1]; !strings.Contains(last.Content, `"Which colour?":"Red"`) {
+		t.Fatalf("run did not continue: %+v", d.Messages)
+	}
+	if n := len(e.model.Requests()); n != 2 {
+		t.Fatalf("%d model requests, want 2 (no repeated question)", n)
+	}
+}
+
+func TestLateAnswerStartsLinkedRun(t *testing.T) {
+	e := newEnv(t, askThenAnswer(), 30*time.Millisecond)
+	ctx := context.Background()
+	c, _ := e.svc.CreateConversation(ctx, "Late", "")
+	if _, err := e.svc.SendMessage(ctx, c.ID, "paint"); err != nil {
+		t.Fatal(err)
+	}
+	d := e.waitState(c.ID, chat.StateIdle)
+	if !strings.Contains(d.Messages[len(d.Messages)-1].Content, "timed out") {
+		t.Fatalf("no timeout reply: %+v", d.Messages)
+	}
+	card, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Red"}}}})
+	if err != nil || card.Status != questions.StatusAnsweredLate {
+		t.Fatalf("late answer %+v %v", card, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(e.model.Requests()) < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	d = e.waitState(c.ID, chat.StateIdle)
+	var lateTurn *chat.Message
+	for i := range d.Messages {
+		if d.Messages[i].Role == "user" && strings.Contains(d.Messages[i].Content, "Q: Which colour?\nA: Red") {
+			lateTurn = &d.Messages[i]
+		}
+	}
+	if lateTurn == nil {
+		t.Fatalf("no late-answer turn: %+v", d.Messages)
+	}
+	run, err := e.db.Run(ctx, lateTurn.RunID)
+	if err != nil || run.ResumedFrom != card.RunID {
+		t.Fatalf("run %+v %v, want resumed_from %s", run, err, card.RunID)
+	}
+}
+
+func TestCancelStopsRunAndCancelsCard(t *testing.T) {
+	e := newEnv(t, askThenAnswer(), time.Minute)
+	ctx := context.Background()
+	c, _ := e.svc.CreateConversation(ctx, "Cancel", "")
+	_, _ = e.svc.SendMessage(ctx, c.ID, "paint")
+	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
+	if err := e.svc.Cancel(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	d := e.waitState(c.ID, chat.StateIdle)
+	if d.PendingQuestion != nil {
+		t.Fatal("card still pending")
+	}
+	stored, err := e.db.Card(ctx, card.ID)
+	if err != nil || stored.Status != questions.StatusCancelled {
+		t.Fatalf("stored card %+v %v", stored, err)
+	}
+	if last := d.Messages[len(d.Messages)-1]; last.Content != questions.CancelledResult {
+		t.Fatalf("last message %+v", last)
+	}
+}
+
+func TestSettingsValidationAndDemoMode(t *testing.T) {
+	e := newEnv(t, askThenAnswer(), time.Minute)
+	ctx := context.Background()
+	st := e.svc.GetSettings()
+	bad := st
+	bad.Theme = "neon"
+	if _, err := e.svc.SaveSettings(ctx, bad); err == nil {
+		t.Fatal("bad theme accepted")
+	}
+	bad = st
+	bad.BaseURL = "ftp://x"
+	if _, err := e.svc.SaveSettings(ctx, bad); err == nil {
+		t.Fatal("bad URL accepted")
+	}
+	status := e.svc.CheckModelServer(ctx)
+	if !status.Reachable || len(status.Models) == 0 || !status.Models[0].SupportsTools {
+		t.Fatalf("model status %+v", status)
+	}
+	st.DemoMode = true
+	if _, err := e.svc.SaveSettings(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := e.svc.CreateConversation(ctx, "Demo", "")
+	if _, err := e.svc.SendMessage(ctx, c.ID, "Write me a poem"); err != nil {
+		t.Fatal(err)
+	}
+	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
+	if d.PendingQuestion == nil || len(d.PendingQuestion.Questions) != 2 {
+		t.Fatalf("demo card %+v", d.PendingQuestion)
+	}
+	if n := len(e.model.Requests()); n != 0 {
+		t.Fatalf("demo mode used the configured server (%d requests)", n)
+	}
+	if _, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionDecline}); err != nil {
+		t.Fatal(err)
+	}
+	d = e.waitState(c.ID, chat.StateIdle)
+	if !strings.Contains(d.Messages[len(d.Messages)-1].Content, "sensible defaults") {
+		t.Fatalf("demo reply %+v", d.Messages[len(d.Messages)-1])
+	}
+}
