@@ -316,7 +316,7 @@ func (t *streamTee) line(line string) {
 		return
 	}
 	var frame struct {
-		Error json.RawMessage `json:"error"`
+		Error   json.RawMessage `json:"error"`
 		Choices []struct {
 			FinishReason *string `json:"finish_reason"`
 		} `json:"choices"`
@@ -359,4 +359,3 @@ func (t *streamTee) finished() bool {
 	// body (non-streaming) is complete when it decoded.
 	return t.done || t.finish || t.plain
 }
-

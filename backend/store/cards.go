@@ -1,0 +1,167 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/questions"
+)
+
+const cardColumns = "id, conversation_id, run_id, tool_call_id, status, questions, answers, comments, created_at, expires_at, answered_at"
+
+// SaveCard inserts a question card or updates it (status, answers,
+// comments, times). CreatedAt is filled when zero. A card never moves to
+// another conversation.
+func (s *Store) SaveCard(ctx context.Context, c *questions.Card) error {
+	switch {
+	case c.ID == "":
+		return errors.New("save question card: empty id")
+	case c.ConversationID == "":
+		return fmt.Errorf("save question card %s: empty conversation id", c.ID)
+	case c.Status == "":
+		return fmt.Errorf("save question card %s: empty status", c.ID)
+	}
+	if c.CreatedAt.IsZero() {
+		c.CreatedAt = now()
+	}
+	err := s.withTx(ctx, func(tx *sql.Tx) error { return upsertCard(ctx, tx, c) })
+	if err != nil {
+		return fmt.Errorf("save question card %s: %w", c.ID, err)
+	}
+	return nil
+}
+
+func upsertCard(ctx context.Context, tx *sql.Tx, c *questions.Card) error {
+	qs := c.Questions
+	if qs == nil {
+		qs = []questions.Question{}
+	}
+	questionsJSON, err := json.Marshal(qs)
+	if err != nil {
+		return fmt.Errorf("encode questions: %w", err)
+	}
+	var answersJSON any
+	if len(c.Answers) > 0 {
+		b, err := json.Marshal(c.Answers)
+		if err != nil {
+			return fmt.Errorf("encode answers: %w", err)
+		}
+		answersJSON = string(b)
+	}
+	res, err := tx.ExecContext(ctx,
+		`INSERT INTO cards (`+cardColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		 ON CONFLICT (id) DO UPDATE SET
+		     run_id = excluded.run_id, tool_call_id = excluded.tool_call_id, status = excluded.status,
+		     questions = excluded.questions, answers = excluded.answers, comments = excluded.comments,
+		     created_at = excluded.created_at, expires_at = excluded.expires_at, answered_at = excluded.answered_at
+		 WHERE cards.conversation_id = excluded.conversation_id`,
+		c.ID, c.ConversationID, nullString(c.RunID), nullString(c.ToolCallID), string(c.Status),
+		string(questionsJSON), answersJSON, nullString(c.Comments),
+		formatTime(c.CreatedAt), nullTime(c.ExpiresAt), nullTime(c.AnsweredAt))
+	if isForeignKeyError(err) {
+		return fmt.Errorf("conversation %s: %w", c.ConversationID, chat.ErrNotFound)
+	}
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return errors.New("the card belongs to another conversation")
+	}
+	return nil
+}
+
+// Card loads one question card; chat.ErrNotFound when missing.
+func (s *Store) Card(ctx context.Context, id string) (*questions.Card, error) {
+	c, err := scanCard(s.readers.QueryRowContext(ctx, `SELECT `+cardColumns+` FROM cards WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("load question card %s: %w", id, chat.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load question card %s: %w", id, err)
+	}
+	return c, nil
+}
+
+// CardsByConversation loads a conversation's cards, oldest first.
+func (s *Store) CardsByConversation(ctx context.Context, conversationID string) ([]*questions.Card, error) {
+	cards, err := queryCards(ctx, s.readers,
+		`SELECT `+cardColumns+` FROM cards WHERE conversation_id = ? ORDER BY created_at, rowid`, conversationID)
+	if err != nil {
+		return nil, fmt.Errorf("load question cards of %s: %w", conversationID, err)
+	}
+	return cards, nil
+}
+
+// CardsByStatus loads the cards in any of the statuses (all cards when none
+// is given) across conversations, oldest first; after a restart it finds
+// the pending and timed-out cards to restore.
+func (s *Store) CardsByStatus(ctx context.Context, statuses ...questions.Status) ([]*questions.Card, error) {
+	query := `SELECT ` + cardColumns + ` FROM cards`
+	args := make([]any, len(statuses))
+	if len(statuses) > 0 {
+		for i, st := range statuses {
+			args[i] = string(st)
+		}
+		query += ` WHERE status IN (?` + strings.Repeat(", ?", len(statuses)-1) + `)`
+	}
+	query += ` ORDER BY created_at, rowid`
+	cards, err := queryCards(ctx, s.readers, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("load question cards by status %v: %w", statuses, err)
+	}
+	return cards, nil
+}
+
+func queryCards(ctx context.Context, q querier, query string, args ...any) ([]*questions.Card, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cards := []*questions.Card{}
+	for rows.Next() {
+		c, err := scanCard(rows)
+		if err != nil {
+			return nil, err
+		}
+		cards = append(cards, c)
+	}
+	return cards, rows.Err()
+}
+
+func scanCard(sc scanner) (*questions.Card, error) {
+	var c questions.Card
+	var runID, toolCallID, answers, comments, expires, answered sql.NullString
+	var status, questionsJSON, created string
+	if err := sc.Scan(&c.ID, &c.ConversationID, &runID, &toolCallID, &status, &questionsJSON,
+		&answers, &comments, &created, &expires, &answered); err != nil {
+		return nil, err
+	}
+	c.RunID, c.ToolCallID, c.Comments, c.Status = runID.String, toolCallID.String, comments.String, questions.Status(status)
+	if err := json.Unmarshal([]byte(questionsJSON), &c.Questions); err != nil {
+		return nil, fmt.Errorf("card %s: decode questions: %w", c.ID, err)
+	}
+	if answers.Valid {
+		if err := json.Unmarshal([]byte(answers.String), &c.Answers); err != nil {
+			return nil, fmt.Errorf("card %s: decode answers: %w", c.ID, err)
+		}
+	}
+	var err error
+	if c.CreatedAt, err = parseTime(created); err != nil {
+		return nil, err
+	}
+	if c.ExpiresAt, err = parseNullTime(expires); err != nil {
+		return nil, err
+	}
+	if c.AnsweredAt, err = parseNullTime(answered); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}

@@ -1,0 +1,96 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/parley-app/parley/backend/chat"
+)
+
+const conversationColumns = "id, title, assistant, pinned, created_at, updated_at"
+
+// CreateConversation stores a new, empty conversation.
+func (s *Store) CreateConversation(ctx context.Context, title, assistant string) (*chat.Conversation, error) {
+	t := now()
+	c := &chat.Conversation{ID: uuid.NewString(), Title: title, Assistant: assistant, CreatedAt: t, UpdatedAt: t}
+	_, err := s.writer.ExecContext(ctx,
+		`INSERT INTO conversations (id, title, assistant, pinned, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)`,
+		c.ID, c.Title, c.Assistant, formatTime(t), formatTime(t))
+	if err != nil {
+		return nil, fmt.Errorf("create conversation: %w", err)
+	}
+	return c, nil
+}
+
+// GetConversation loads one conversation; chat.ErrNotFound when missing.
+func (s *Store) GetConversation(ctx context.Context, id string) (*chat.Conversation, error) {
+	row := s.readers.QueryRowContext(ctx, `SELECT `+conversationColumns+` FROM conversations WHERE id = ?`, id)
+	c, err := scanConversation(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("load conversation %s: %w", id, chat.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load conversation %s: %w", id, err)
+	}
+	return &c, nil
+}
+
+// RenameConversation sets the title (the list order stays: it follows activity).
+func (s *Store) RenameConversation(ctx context.Context, id, title string) error {
+	res, err := s.writer.ExecContext(ctx, `UPDATE conversations SET title = ? WHERE id = ?`, title, id)
+	return checkUpdated(res, err, "rename conversation", id)
+}
+
+// SetPinned pins or unpins a conversation.
+func (s *Store) SetPinned(ctx context.Context, id string, pinned bool) error {
+	res, err := s.writer.ExecContext(ctx, `UPDATE conversations SET pinned = ? WHERE id = ?`, pinned, id)
+	return checkUpdated(res, err, "pin conversation", id)
+}
+
+// DeleteConversation deletes a conversation with its messages, runs and
+// cards (foreign keys cascade; triggers drop them from the search index).
+func (s *Store) DeleteConversation(ctx context.Context, id string) error {
+	res, err := s.writer.ExecContext(ctx, `DELETE FROM conversations WHERE id = ?`, id)
+	return checkUpdated(res, err, "delete conversation", id)
+}
+
+// checkUpdated turns "no row changed" into chat.ErrNotFound.
+func checkUpdated(res sql.Result, err error, what, id string) error {
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, id, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%s %s: %w", what, id, chat.ErrNotFound)
+	}
+	return nil
+}
+
+func scanConversation(sc scanner) (chat.Conversation, error) {
+	var c chat.Conversation
+	var created, updated string
+	if err := sc.Scan(&c.ID, &c.Title, &c.Assistant, &c.Pinned, &created, &updated); err != nil {
+		return c, err
+	}
+	var err error
+	if c.CreatedAt, err = parseTime(created); err != nil {
+		return c, err
+	}
+	c.UpdatedAt, err = parseTime(updated)
+	return c, err
+}
+
+// TouchConversation sets updated_at to now, moving the conversation to the
+// top of its group (pinned or not) in the list.
+func (s *Store) TouchConversation(ctx context.Context, id string) error {
+	res, err := s.writer.ExecContext(ctx,
+		`UPDATE conversations SET updated_at = max(updated_at, ?) WHERE id = ?`, formatTime(now()), id)
+	return checkUpdated(res, err, "touch conversation", id)
+}

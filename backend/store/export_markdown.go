@@ -1,0 +1,196 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/questions"
+)
+
+// ExportMarkdown renders the conversation as a readable transcript: each
+// message with who said it and when, tool calls and results, and every
+// question card with its options, status, answers and comments (shown where
+// the assistant asked it).
+func (s *Store) ExportMarkdown(ctx context.Context, conversationID string) (string, error) {
+	t, err := s.loadTranscript(ctx, conversationID)
+	if err != nil {
+		return "", fmt.Errorf("export conversation %s: %w", conversationID, err)
+	}
+	return renderMarkdown(t), nil
+}
+
+func renderMarkdown(t *transcript) string {
+	var b strings.Builder
+	title := t.conv.Title
+	if title == "" {
+		title = "Untitled conversation"
+	}
+	fmt.Fprintf(&b, "# %s\n\n", escapeInline(title))
+	fmt.Fprintf(&b, "*Exported from Parley. Assistant: %s. Started %s.*\n",
+		escapeInline(orDefault(t.conv.Assistant, "default")), mdTime(t.conv.CreatedAt))
+
+	// Cards go right after the assistant message whose tool call asked them;
+	// the tool message answering that call is then redundant. Cards with no
+	// such message go in by time.
+	byCall := map[string]*questions.Card{}
+	for _, c := range t.cards {
+		if c.ToolCallID != "" {
+			byCall[c.ToolCallID] = c
+		}
+	}
+	placed := map[*questions.Card]bool{}
+	for _, m := range t.messages {
+		for _, tc := range m.ToolCalls {
+			if c := byCall[tc.ID]; c != nil && m.Role == chat.RoleAssistant {
+				placed[c] = true
+			}
+		}
+	}
+	var loose []*questions.Card
+	for _, c := range t.cards {
+		if !placed[c] {
+			loose = append(loose, c)
+		}
+	}
+	sort.SliceStable(loose, func(i, j int) bool { return loose[i].CreatedAt.Before(loose[j].CreatedAt) })
+
+	for _, m := range t.messages {
+		for len(loose) > 0 && loose[0].CreatedAt.Before(m.CreatedAt) {
+			writeCard(&b, loose[0])
+			loose = loose[1:]
+		}
+		if m.Role == chat.RoleTool && placed[byCall[m.ToolCallID]] {
+			continue
+		}
+		writeMessage(&b, m, byCall)
+	}
+	for _, c := range loose {
+		writeCard(&b, c)
+	}
+	return b.String()
+}
+
+func writeMessage(b *strings.Builder, m chat.Message, byCall map[string]*questions.Card) {
+	switch m.Role {
+	case chat.RoleTool:
+		fmt.Fprintf(b, "\n---\n\n**Tool result** (%s) · %s\n\n", codeSpan(orDefault(m.ToolName, "tool")), mdTime(m.CreatedAt))
+		writeFenced(b, m.Content)
+		return
+	case chat.RoleUser:
+		fmt.Fprintf(b, "\n---\n\n**You** · %s\n\n", mdTime(m.CreatedAt))
+	case chat.RoleAssistant:
+		fmt.Fprintf(b, "\n---\n\n**Assistant** · %s\n\n", mdTime(m.CreatedAt))
+	default:
+		fmt.Fprintf(b, "\n---\n\n**%s** · %s\n\n", strings.ToUpper(m.Role[:1])+m.Role[1:], mdTime(m.CreatedAt))
+	}
+	gap := "" // blank line between blocks, not before the first
+	if strings.TrimSpace(m.Content) != "" {
+		b.WriteString(strings.TrimRight(m.Content, "\n"))
+		b.WriteString("\n")
+		gap = "\n"
+	}
+	for _, tc := range m.ToolCalls {
+		if c := byCall[tc.ID]; c != nil && m.Role == chat.RoleAssistant {
+			writeCard(b, c)
+		} else {
+			fmt.Fprintf(b, "%s> Called %s with %s\n", gap, codeSpan(tc.Name), codeSpan(tc.Arguments))
+		}
+		gap = "\n"
+	}
+}
+
+func writeCard(b *strings.Builder, c *questions.Card) {
+	fmt.Fprintf(b, "\n**Questions from the assistant** (%s) · %s\n\n", cardStatusText(c.Status), mdTime(c.CreatedAt))
+	for i, q := range c.Questions {
+		fmt.Fprintf(b, "%d. **%s**\n", i+1, escapeInline(q.Question))
+		if len(q.Options) > 0 {
+			labels := make([]string, len(q.Options))
+			for j, o := range q.Options {
+				labels[j] = escapeInline(o.Label)
+			}
+			kind := "Options"
+			if q.MultiSelect {
+				kind = "Options (several allowed)"
+			}
+			fmt.Fprintf(b, "   - %s: %s\n", kind, strings.Join(labels, ", "))
+		}
+		if a, ok := c.Answers[q.Question]; ok {
+			fmt.Fprintf(b, "   - Answer: %s\n", escapeInline(a))
+		} else if len(c.Answers) > 0 {
+			b.WriteString("   - Answer: (none)\n")
+		}
+	}
+	if c.Comments != "" {
+		fmt.Fprintf(b, "\nComments: %s\n", escapeInline(c.Comments))
+	}
+}
+
+func cardStatusText(s questions.Status) string {
+	switch s {
+	case questions.StatusPending:
+		return "waiting for an answer"
+	case questions.StatusAnswered:
+		return "answered"
+	case questions.StatusDeclined:
+		return "skipped by the user"
+	case questions.StatusCancelled:
+		return "cancelled"
+	case questions.StatusTimedOut:
+		return "timed out without an answer"
+	case questions.StatusAnsweredLate:
+		return "answered after timing out"
+	case questions.StatusSuperseded:
+		return "superseded by newer questions"
+	}
+	return string(s)
+}
+
+func mdTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// escapeInline shows text literally inside a Markdown line (question and
+// option text are plain text by contract, never markup).
+var inlineEscaper = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", `*`, `\*`, `_`, `\_`, `[`, `\[`, `]`, `\]`,
+	`<`, `\<`, `>`, `\>`, `#`, `\#`, `|`, `\|`, "\r\n", " ", "\n", " ")
+
+func escapeInline(s string) string { return inlineEscaper.Replace(s) }
+
+// codeSpan wraps s in enough backticks that none inside can close it.
+func codeSpan(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	ticks := strings.Repeat("`", longestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return ticks + s + ticks
+}
+
+// writeFenced writes s as a code block whose fence s cannot close.
+func writeFenced(b *strings.Builder, s string) {
+	fence := strings.Repeat("`", max(3, longestRun(s, '`')+1))
+	fmt.Fprintf(b, "%s\n%s\n%s\n", fence, strings.TrimRight(s, "\n"), fence)
+}
+
+func longestRun(s string, r rune) int {
+	best, cur := 0, 0
+	for _, c := range s {
+		if c == r {
+			cur++
+			best = max(best, cur)
+		} else {
+			cur = 0
+		}
+	}
+	return best
+}

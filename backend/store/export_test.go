@@ -1,0 +1,293 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/questions"
+)
+
+// richConversation stores a conversation with tool calls, a question card
+// asked through a tool call, a loose card, and two runs.
+func richConversation(t *testing.T, s *Store) *chat.Conversation {
+	t.Helper()
+	c := mustConversation(t, s, "Pick a *database*")
+	if err := s.SetPinned(ctx, c.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	runs := []*chat.Run{
+		{ID: "run-a", ConversationID: c.ID, Status: chat.RunCompleted, StartedAt: at("2026-04-01T10:00:00Z"), EndedAt: ptr(at("2026-04-01T10:05:00Z"))},
+		{ID: "run-b", ConversationID: c.ID, Status: chat.RunFailed, ResumedFrom: "run-a", Error: "model went away",
+			StartedAt: at("2026-04-01T10:06:00Z"), EndedAt: ptr(at("2026-04-01T10:07:00Z"))},
+	}
+	for _, r := range runs {
+		if err := s.SaveRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs := []chat.Message{
+		{Role: chat.RoleUser, Content: "Help me choose a database for my app.", CreatedAt: at("2026-04-01T10:00:00Z")},
+		{Role: chat.RoleAssistant, RunID: "run-a", Content: "Let me ask first.", CreatedAt: at("2026-04-01T10:00:01Z"),
+			ToolCalls: []chat.ToolCall{{ID: "call-q", Name: questions.ToolName, Arguments: `{"questions":[]}`}}},
+		{Role: chat.RoleTool, RunID: "run-a", ToolCallID: "call-q", ToolName: questions.ToolName,
+			Content: `{"answers":{"Which scale?":"Small"}}`, CreatedAt: at("2026-04-01T10:01:00Z")},
+		{Role: chat.RoleAssistant, RunID: "run-a", CreatedAt: at("2026-04-01T10:01:01Z"),
+			ToolCalls: []chat.ToolCall{{ID: "call-c", Name: "calculator", Arguments: `{"expression":"2*3"}`}}},
+		{Role: chat.RoleTool, RunID: "run-a", ToolCallID: "call-c", ToolName: "calculator", Content: "6 ```", CreatedAt: at("2026-04-01T10:01:02Z")},
+		{Role: chat.RoleAssistant, RunID: "run-a", Content: "Use **SQLite**.", CreatedAt: at("2026-04-01T10:02:00Z")},
+		{Role: chat.RoleUser, Content: "Thanks!", CreatedAt: at("2026-04-01T10:06:00Z")},
+	}
+	for i := range msgs {
+		msgs[i].ConversationID = c.ID
+		if err := s.AppendMessage(ctx, &msgs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cards := []*questions.Card{
+		{ID: "card-1", ConversationID: c.ID, RunID: "run-a", ToolCallID: "call-q", Status: questions.StatusAnswered,
+			Questions: []questions.Question{
+				{Question: "Which scale?", Header: "Scale", Options: []questions.Option{{Label: "Small"}, {Label: "Huge", Description: "millions"}}},
+				{Question: "Which features?", MultiSelect: true, Options: []questions.Option{{Label: "Auth"}, {Label: "Search"}}},
+			},
+			Answers:  map[string]string{"Which scale?": "Small", "Which features?": "Auth, Search"},
+			Comments: "keep it simple", CreatedAt: at("2026-04-01T10:00:02Z"),
+			ExpiresAt: ptr(at("2026-04-01T10:05:02Z")), AnsweredAt: ptr(at("2026-04-01T10:00:59Z"))},
+		{ID: "card-2", ConversationID: c.ID, RunID: "run-b", Status: questions.StatusTimedOut,
+			Questions: []questions.Question{{Question: "Deploy where?", AllowCustom: true}},
+			CreatedAt: at("2026-04-01T10:03:00Z")},
+	}
+	for _, card := range cards {
+		if err := s.SaveCard(ctx, card); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+func TestExportMarkdown(t *testing.T) {
+	s := newStore(t)
+	c := richConversation(t, s)
+	md, err := s.ExportMarkdown(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inOrder := []string{
+		`# Pick a \*database\*`,
+		"**You** · 2026-04-01 10:00 UTC",
+		"Help me choose a database for my app.",
+		"**Assistant** · 2026-04-01 10:00 UTC",
+		"Let me ask first.",
+		"**Questions from the assistant** (answered)",
+		"1. **Which scale?**",
+		"   - Options: Small, Huge",
+		"   - Answer: Small",
+		"2. **Which features?**",
+		"   - Options (several allowed): Auth, Search",
+		"   - Answer: Auth, Search",
+		"Comments: keep it simple",
+		"> Called `calculator` with `{\"expression\":\"2*3\"}`",
+		"**Tool result** (`calculator`)",
+		"````\n6 ```\n````", // a fence the content cannot close
+		"Use **SQLite**.",
+		"**Questions from the assistant** (timed out without an answer)",
+		"1. **Deploy where?**",
+		"**You** · 2026-04-01 10:06 UTC",
+		"Thanks!",
+	}
+	rest := md
+	for _, want := range inOrder {
+		i := strings.Index(rest, want)
+		if i < 0 {
+			t.Fatalf("missing or out of order: %q\n--- markdown:\n%s", want, md)
+		}
+		rest = rest[i+len(want):]
+	}
+	// The ask_user_question tool result is shown as the card, not as raw JSON.
+	if strings.Contains(md, `{"answers"`) {
+		t.Errorf("raw answer JSON in the transcript:\n%s", md)
+	}
+	_, err = s.ExportMarkdown(ctx, "missing")
+	wantNotFound(t, err)
+}
+
+// stripIDs blanks what an import renews, mapping run ids by position so
+// links (message.run_id, run.resumed_from, card.run_id) still compare.
+func stripIDs(t *testing.T, data []byte) exportDoc {
+	t.Helper()
+	var doc exportDoc
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	runName := map[string]string{"": ""}
+	for i, r := range doc.Runs {
+		runName[r.ID] = string(rune('A' + i))
+	}
+	doc.ExportedAt = time.Time{}
+	doc.Conversation.ID = ""
+	for i := range doc.Messages {
+		doc.Messages[i].ID = ""
+		doc.Messages[i].RunID = runName[doc.Messages[i].RunID]
+	}
+	for i := range doc.Runs {
+		doc.Runs[i].ID = runName[doc.Runs[i].ID]
+		doc.Runs[i].ResumedFrom = runName[doc.Runs[i].ResumedFrom]
+	}
+	for i := range doc.Cards {
+		doc.Cards[i].ID = ""
+		doc.Cards[i].RunID = runName[doc.Cards[i].RunID]
+	}
+	return doc
+}
+
+func TestExportImportJSONRoundTrip(t *testing.T) {
+	s := newStore(t)
+	c := richConversation(t, s)
+	exported, err := s.ExportJSON(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var head struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	if err := json.Unmarshal(exported, &head); err != nil || head.Format != ExportFormat || head.Version != ExportVersion {
+		t.Fatalf("export header: %+v %v", head, err)
+	}
+
+	imported, err := s.ImportJSON(ctx, exported)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.ImportJSON(ctx, exported)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if imported.ID == c.ID || again.ID == imported.ID {
+		t.Fatal("import reused an id")
+	}
+	reexported, err := s.ExportJSON(ctx, imported.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, got := stripIDs(t, exported), stripIDs(t, reexported)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("round trip differs beyond ids:\n got %+v\nwant %+v", got, want)
+	}
+
+	// Every id is new, and nothing of the original changed.
+	if n := count(t, s, "SELECT count(*) FROM messages"); n != 3*7 {
+		t.Errorf("%d messages after two imports, want 21", n)
+	}
+	if n := count(t, s, "SELECT count(DISTINCT id) FROM cards"); n != 3*2 {
+		t.Errorf("%d distinct cards, want 6", n)
+	}
+	if n := count(t, s, "SELECT count(DISTINCT id) FROM runs"); n != 3*2 {
+		t.Errorf("%d distinct runs, want 6", n)
+	}
+	orig, _ := s.Messages(ctx, c.ID)
+	if len(orig) != 7 {
+		t.Errorf("original has %d messages", len(orig))
+	}
+	b, err := s.LatestRun(ctx, imported.ID)
+	if err != nil || b.ResumedFrom == "run-a" || b.ResumedFrom == "" {
+		t.Errorf("imported run link not remapped: %+v %v", b, err)
+	}
+	if _, err := s.Run(ctx, b.ResumedFrom); err != nil {
+		t.Errorf("resumed_from points nowhere: %v", err)
+	}
+	// Imported text is searchable.
+	if page, _, _ := s.ListConversations(ctx, ListOptions{Query: "choose database"}); len(page) != 3 {
+		t.Errorf("search finds %d conversations, want 3", len(page))
+	}
+}
+
+func TestImportEndsLiveWork(t *testing.T) {
+	s := newStore(t)
+	c := mustConversation(t, s, "live")
+	if err := s.SaveRun(ctx, &chat.Run{ID: "r", ConversationID: c.ID, Status: chat.RunAwaiting}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveCard(ctx, &questions.Card{ID: "q", ConversationID: c.ID, RunID: "r", Status: questions.StatusPending,
+		Questions: []questions.Question{{Question: "Now?"}}}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := s.ExportJSON(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imported, err := s.ImportJSON(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cards, _ := s.CardsByConversation(ctx, imported.ID)
+	run, _ := s.LatestRun(ctx, imported.ID)
+	if len(cards) != 1 || cards[0].Status != questions.StatusCancelled || run.Status != chat.RunInterrupted {
+		t.Errorf("imported live work: card %+v run %+v", cards, run)
+	}
+	if pending, _ := s.CardsByStatus(ctx, questions.StatusPending); len(pending) != 1 {
+		t.Errorf("pending cards after import: %d, want only the original", len(pending))
+	}
+}
+
+func TestImportRefusesBadDataAndWritesNothing(t *testing.T) {
+	s := newStore(t)
+	c := richConversation(t, s)
+	good, err := s.ExportJSON(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(f func(doc map[string]any)) []byte {
+		var doc map[string]any
+		if err := json.Unmarshal(good, &doc); err != nil {
+			t.Fatal(err)
+		}
+		f(doc)
+		b, _ := json.Marshal(doc)
+		return b
+	}
+	item := func(doc map[string]any, list string, i int) map[string]any {
+		return doc[list].([]any)[i].(map[string]any)
+	}
+	cases := map[string][]byte{
+		"not json":           []byte("{not json"),
+		"truncated":          good[:len(good)/2],
+		"trailing data":      append(append([]byte{}, good...), []byte(` {"x":1}`)...),
+		"array":              []byte(`[1,2,3]`),
+		"empty object":       []byte(`{}`),
+		"wrong format":       edit(func(d map[string]any) { d["format"] = "slack.export" }),
+		"newer version":      edit(func(d map[string]any) { d["version"] = ExportVersion + 1 }),
+		"no conversation":    edit(func(d map[string]any) { delete(d, "conversation") }),
+		"bad role":           edit(func(d map[string]any) { item(d, "messages", 5)["role"] = "wizard" }),
+		"bad time":           edit(func(d map[string]any) { item(d, "messages", 6)["created_at"] = "yesterday" }),
+		"no message time":    edit(func(d map[string]any) { delete(item(d, "messages", 6), "created_at") }),
+		"duplicate run":      edit(func(d map[string]any) { item(d, "runs", 1)["id"] = item(d, "runs", 0)["id"] }),
+		"bad card status":    edit(func(d map[string]any) { item(d, "cards", 1)["status"] = "maybe" }),
+		"card w/o questions": edit(func(d map[string]any) { item(d, "cards", 1)["questions"] = []any{} }),
+		"tool_calls type":    edit(func(d map[string]any) { item(d, "messages", 1)["tool_calls"] = "nope" }),
+	}
+	tables := []string{"conversations", "messages", "runs", "cards", "message_search", "conversation_search"}
+	before := map[string]int{}
+	for _, tbl := range tables {
+		before[tbl] = count(t, s, "SELECT count(*) FROM "+tbl)
+	}
+	for name, data := range cases {
+		conv, err := s.ImportJSON(ctx, data)
+		if err == nil {
+			t.Errorf("%s: imported as %s", name, conv.ID)
+			continue
+		}
+		if !errors.Is(err, ErrInvalidImport) {
+			t.Errorf("%s: err = %v, want ErrInvalidImport", name, err)
+		}
+	}
+	for _, tbl := range tables {
+		if n := count(t, s, "SELECT count(*) FROM "+tbl); n != before[tbl] {
+			t.Errorf("%s: %d rows after refused imports, had %d", tbl, n, before[tbl])
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/parley-app/parley/backend/chat"
+)
+
+var ctx = context.Background()
+
+func quietOptions() Options {
+	return Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+}
+
+// openAt opens path migrated up to version (0 = latest) and closes it when
+// the test ends.
+func openAt(t testing.TB, path string, version int) *Store {
+	t.Helper()
+	opt := quietOptions()
+	opt.migrateTo = version
+	s, err := OpenWith(path, opt)
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// newStore opens a fresh database in the test's temp dir.
+func newStore(t testing.TB) *Store {
+	t.Helper()
+	return openAt(t, filepath.Join(t.TempDir(), "parley.db"), 0)
+}
+
+func mustConversation(t testing.TB, s *Store, title string) *chat.Conversation {
+	t.Helper()
+	c, err := s.CreateConversation(ctx, title, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func mustAppend(t testing.TB, s *Store, convID, role, content string) *chat.Message {
+	t.Helper()
+	m := &chat.Message{ConversationID: convID, Role: role, Content: content}
+	if err := s.AppendMessage(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func fileHash(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// count runs a count(*) query on the store's readers.
+func count(t testing.TB, s *Store, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := s.readers.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// rawDB opens a plain connection pool to a database file (no Parley setup).
+func rawDB(t testing.TB, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func wantNotFound(t testing.TB, err error) {
+	t.Helper()
+	if !errors.Is(err, chat.ErrNotFound) {
+		t.Fatalf("err = %v, want chat.ErrNotFound", err)
+	}
+}
+
+func at(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		panic(err)
+	}
+	return t.UTC()
+}
+
+func ptr[T any](v T) *T { return &v }

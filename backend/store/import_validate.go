@@ -1,0 +1,83 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/questions"
+)
+
+// validateExport refuses an export ImportJSON cannot store faithfully; the
+// message names the field, like the rest of Parley's input errors.
+func validateExport(doc *exportDoc) error {
+	switch {
+	case doc.Format != ExportFormat:
+		return fmt.Errorf("format is %q, want %q", doc.Format, ExportFormat)
+	case doc.Version > ExportVersion:
+		return fmt.Errorf("version %d was written by a newer Parley (this one reads up to %d)", doc.Version, ExportVersion)
+	case doc.Version < 1:
+		return fmt.Errorf("version %d is not valid", doc.Version)
+	case doc.Conversation == nil:
+		return errors.New("conversation is missing")
+	case doc.Conversation.CreatedAt.IsZero():
+		return errors.New("conversation.created_at is missing")
+	case doc.Conversation.UpdatedAt.IsZero():
+		return errors.New("conversation.updated_at is missing")
+	}
+	for i, m := range doc.Messages {
+		switch m.Role {
+		case chat.RoleSystem, chat.RoleUser, chat.RoleAssistant, chat.RoleTool:
+		default:
+			return fmt.Errorf("messages[%d].role %q is not one of system, user, assistant, tool", i, m.Role)
+		}
+		if m.CreatedAt.IsZero() {
+			return fmt.Errorf("messages[%d].created_at is missing", i)
+		}
+	}
+	runIDs := map[string]bool{}
+	for i, r := range doc.Runs {
+		switch {
+		case r.ID == "":
+			return fmt.Errorf("runs[%d].id is missing", i)
+		case runIDs[r.ID]:
+			return fmt.Errorf("runs[%d].id %q is repeated", i, r.ID)
+		case r.Status == "":
+			return fmt.Errorf("runs[%d].status is missing", i)
+		case r.StartedAt.IsZero():
+			return fmt.Errorf("runs[%d].started_at is missing", i)
+		}
+		runIDs[r.ID] = true
+	}
+	cardIDs := map[string]bool{}
+	for i, c := range doc.Cards {
+		switch {
+		case c.ID == "":
+			return fmt.Errorf("cards[%d].id is missing", i)
+		case cardIDs[c.ID]:
+			return fmt.Errorf("cards[%d].id %q is repeated", i, c.ID)
+		case !knownCardStatus(c.Status):
+			return fmt.Errorf("cards[%d].status %q is not a card status", i, c.Status)
+		case len(c.Questions) == 0:
+			return fmt.Errorf("cards[%d].questions is empty", i)
+		case c.CreatedAt.IsZero():
+			return fmt.Errorf("cards[%d].created_at is missing", i)
+		}
+		for j, q := range c.Questions {
+			if q.Question == "" {
+				return fmt.Errorf("cards[%d].questions[%d].question is empty", i, j)
+			}
+		}
+		cardIDs[c.ID] = true
+	}
+	return nil
+}
+
+func knownCardStatus(s questions.Status) bool {
+	switch s {
+	case questions.StatusPending, questions.StatusAnswered, questions.StatusDeclined, questions.StatusCancelled,
+		questions.StatusTimedOut, questions.StatusAnsweredLate, questions.StatusSuperseded:
+		return true
+	}
+	return false
+}
