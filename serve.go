@@ -52,7 +52,9 @@ func runServe(cfg config.Config, ui fs.FS) error {
 	base := "http://" + ln.Addr().String()
 	fmt.Printf("Parley %s is serving on %s\n", version, base)
 	fmt.Printf("Open this link to log in (works once): %s/login?code=%s\n", base, api.LoginCode())
-	fmt.Printf("API token (Authorization: Bearer ...) is in %s\n", cfg.DataDir+string(os.PathSeparator)+httpapi.TokenFile)
+	if cfg.Token == "" {
+		fmt.Printf("API token (Authorization: Bearer ...) is in %s\n", cfg.DataDir+string(os.PathSeparator)+httpapi.TokenFile)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
