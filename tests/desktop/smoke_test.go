@@ -33,7 +33,9 @@ func waitForWindow(t *testing.T, title string, timeout time.Duration) string {
 	for time.Now().Before(deadline) {
 		out, err := exec.Command("xdotool", "search", "--name", "^"+title+"$").Output()
 		if err == nil && strings.TrimSpace(string(out)) != "" {
-			return strings.Fields(string(out))[0]
+			ids := strings.Fields(string(out))
+			return ids[len(ids)-1] // GTK's first match is a 10x10 helper window
+
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

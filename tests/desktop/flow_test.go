@@ -1,0 +1,126 @@
+//go:build desktop
+
+package desktop
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/parley-app/parley/backend/modelserver"
+)
+
+func xdotool(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("xdotool", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("xdotool %v: %v: %s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func shoot(t *testing.T, name string) string {
+	t.Helper()
+	path := filepath.Join(artifactsDir(t), name)
+	if err := exec.Command("import", "-display", os.Getenv("DISPLAY"), "-window", "root", path).Run(); err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	return path
+}
+
+func waitRequests(t *testing.T, srv *modelserver.Server, n int, what string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for len(srv.Requests()) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the model got %d requests, want %d", what, len(srv.Requests()), n)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestDesktopQuestionFlow drives the real window with the keyboard: send a
+// message, see the card, answer it with number keys and Enter, and check the
+// answer reached the (scripted) model.
+func TestDesktopQuestionFlow(t *testing.T) {
+	bin := os.Getenv("PARLEY_BIN")
+	if bin == "" || os.Getenv("DISPLAY") == "" {
+		t.Fatal("PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
+	}
+	srv := modelserver.New(modelserver.Demo())
+	defer srv.Close()
+
+	logFile, err := os.Create(filepath.Join(artifactsDir(t), "desktop-flow.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--model", "scripted")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+	}()
+
+	win := waitForWindow(t, "Parley", 60*time.Second)
+	time.Sleep(2 * time.Second)                                     // let the page load its first data
+	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run() // no window manager under Xvfb: focus directly
+	geo := xdotool(t, "getwindowgeometry", "--shell", win)
+	var x, y, w, h int
+	for _, line := range strings.Split(geo, "\n") {
+		fmt.Sscanf(line, "X=%d", &x)
+		fmt.Sscanf(line, "Y=%d", &y)
+		fmt.Sscanf(line, "WIDTH=%d", &w)
+		fmt.Sscanf(line, "HEIGHT=%d", &h)
+	}
+	if w == 0 || h == 0 {
+		t.Fatalf("window geometry %q", geo)
+	}
+	// The composer sits at the bottom of the chat column, right of the sidebar.
+	xdotool(t, "mousemove", "--sync", fmt.Sprint(x+w*3/5), fmt.Sprint(y+h-65), "click", "1")
+	xdotool(t, "type", "--delay", "20", "Plan a team lunch")
+	shoot(t, "desktop-flow-1-typed.png")
+	xdotool(t, "key", "Return")
+
+	waitRequests(t, srv, 1, "after sending")
+	time.Sleep(2 * time.Second) // the card renders and takes focus
+	before := shoot(t, "desktop-flow-2-card.png")
+	if n := distinctColours(t, before); n < 50 {
+		t.Fatalf("card screenshot looks blank (%d colours)", n)
+	}
+	// Question 1: option 1 (Friendly), Next; question 2: option 1 (Examples), Review; Submit.
+	for _, key := range []string{"1", "Return", "1", "Return", "Return"} {
+		xdotool(t, "key", key)
+		time.Sleep(400 * time.Millisecond)
+	}
+	waitRequests(t, srv, 2, "after answering")
+	time.Sleep(1500 * time.Millisecond)
+	shoot(t, "desktop-flow-3-answered.png")
+
+	req := srv.Requests()[1]
+	last := req.LastMessage()
+	var got struct {
+		Answers map[string]string `json:"answers"`
+	}
+	if last.Role != "tool" || json.Unmarshal([]byte(last.Content), &got) != nil {
+		t.Fatalf("second request ends with %+v, want the card's tool result", last)
+	}
+	if got.Answers["What tone should the answer have?"] != "Friendly" || got.Answers["What should it include?"] != "Examples" {
+		t.Fatalf("answers %v", got.Answers)
+	}
+}
