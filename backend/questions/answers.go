@@ -10,13 +10,18 @@ import (
 )
 
 // ValidationError is a user answer that breaks the rules of SPEC §1. The
-// card stays pending; the HTTP API maps it to 422.
+// card stays pending; the HTTP API maps it to 422. Msg is the whole text
+// (naming the question); Question and Reason are its parts.
 type ValidationError struct {
+	Msg      string // e.g. `invalid answer to "Which database?": "Oracle" is not one of its options`
 	Question string // the question text the problem is about; "" for the whole card
 	Reason   string
 }
 
 func (e *ValidationError) Error() string {
+	if e.Msg != "" {
+		return e.Msg
+	}
 	if e.Question == "" {
 		return "invalid answer: " + e.Reason
 	}
@@ -24,7 +29,9 @@ func (e *ValidationError) Error() string {
 }
 
 func answerErr(question, format string, args ...any) *ValidationError {
-	return &ValidationError{Question: question, Reason: fmt.Sprintf(format, args...)}
+	e := &ValidationError{Question: question, Reason: fmt.Sprintf(format, args...)}
+	e.Msg = e.Error()
+	return e
 }
 
 // ValidateAnswers checks the user's answers against the card's questions,

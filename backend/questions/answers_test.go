@@ -111,3 +111,14 @@ func TestValidateAnswersAccepted(t *testing.T) {
 		})
 	}
 }
+
+// The error values and texts other packages (and the HTTP API) rely on.
+func TestErrorTexts(t *testing.T) {
+	mustEqual(t, "ErrNotFound", ErrNotFound.Error(), "question not found")
+	mustEqual(t, "ErrConflict", ErrConflict.Error(), "question is no longer pending")
+	_, err := ValidateAnswers(answerQuestions(), map[string]AnswerInput{"nope?": {Custom: "x"}}, "")
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Msg == "" || ve.Msg != err.Error() || !strings.Contains(ve.Msg, `"nope?"`) {
+		t.Fatalf("ValidateAnswers error = %#v, want *ValidationError with Msg naming the question", err)
+	}
+}

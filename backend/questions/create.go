@@ -41,8 +41,7 @@ func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
 	cfg := m.cfg
 	if cfg.MaxPending > 0 && m.pendingCount >= cfg.MaxPending {
 		m.mu.Unlock()
-		return nil, fmt.Errorf("%w: %d cards are already waiting for the user (limit %d); proceed without asking, or ask later",
-			ErrTooManyPending, cfg.MaxPending, cfg.MaxPending)
+		return nil, fmt.Errorf("%w (%d): wait for the user to answer", ErrTooManyPending, cfg.MaxPending)
 	}
 	now := m.now()
 	reservation := m.limiterLocked(req.ConversationID, now).ReserveN(now, 1)

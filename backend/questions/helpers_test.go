@@ -36,6 +36,7 @@ func (j *journal) list() []string {
 type recordingStore struct {
 	mu      sync.Mutex
 	cards   map[string]*Card
+	order   []string // ids in the order first saved
 	saves   int
 	fail    func(c *Card) error
 	journal *journal
@@ -55,6 +56,9 @@ func (s *recordingStore) SaveCard(_ context.Context, c *Card) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.saves++
+	if _, ok := s.cards[c.ID]; !ok {
+		s.order = append(s.order, c.ID)
+	}
 	s.cards[c.ID] = cloneCard(c)
 	if s.journal != nil {
 		s.journal.add("save " + string(c.Status))
@@ -72,8 +76,8 @@ func (s *recordingStore) all() []*Card {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]*Card, 0, len(s.cards))
-	for _, c := range s.cards {
-		out = append(out, cloneCard(c))
+	for _, id := range s.order {
+		out = append(out, cloneCard(s.cards[id]))
 	}
 	return out
 }

@@ -18,9 +18,9 @@ import (
 // bad tool input is *InputError.
 var (
 	// ErrNotFound: unknown card, or a card of another conversation (HTTP 404).
-	ErrNotFound = errors.New("question card not found")
+	ErrNotFound = errors.New("question not found")
 	// ErrConflict: the card is no longer pending; the first answer stands (HTTP 409).
-	ErrConflict = errors.New("question card is no longer pending")
+	ErrConflict = errors.New("question is no longer pending")
 	// ErrClosed: the manager was closed (the app is shutting down). It wraps
 	// context.Canceled so callers treat it like a cancelled context.
 	ErrClosed = fmt.Errorf("question manager closed: %w", context.Canceled)
@@ -188,15 +188,26 @@ func (m *Manager) Cards(conversationID string) []*Card {
 	return m.list(conversationID, func(*entry) bool { return true })
 }
 
-// LatestPending returns a copy of the conversation's newest pending card.
+// LatestPending returns a copy of the conversation's newest pending card or,
+// when none is pending, its newest timed-out card (still answerable late).
+// Callers that need a pending card check the returned card's Status.
 func (m *Manager) LatestPending(conversationID string) (*Card, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e := m.latestLocked(conversationID, StatusPending)
+	e := m.latestAnswerableLocked(conversationID)
 	if e == nil {
 		return nil, false
 	}
 	return cloneCard(&e.card), true
+}
+
+// latestAnswerableLocked is the conversation's newest pending card, else its
+// newest late-answerable (timed_out) card, else nil.
+func (m *Manager) latestAnswerableLocked(conversationID string) *entry {
+	if e := m.latestLocked(conversationID, StatusPending); e != nil {
+		return e
+	}
+	return m.latestLocked(conversationID, StatusTimedOut)
 }
 
 func (m *Manager) list(conversationID string, keep func(*entry) bool) []*Card {

@@ -173,7 +173,7 @@ func TestTimeoutAndLateAnswer(t *testing.T) {
 	mustEqual(t, "status after timeout", statusOf(t, h.m, c.ID), StatusTimedOut)
 
 	res := receive(t, waiting)
-	mustEqual(t, "outcome", res.out, Outcome{Status: StatusTimedOut, Result: TimeoutResult})
+	mustEqual(t, "outcome", res.out, Outcome{Status: StatusTimedOut, Result: TimedOutResult})
 	if !strings.Contains(res.out.Result, "timed out") {
 		t.Fatalf("timeout result %q lacks 'timed out'", res.out.Result)
 	}
@@ -325,7 +325,7 @@ func TestPendingCap(t *testing.T) {
 	if !errors.Is(err, ErrTooManyPending) {
 		t.Fatalf("third card: %v, want ErrTooManyPending", err)
 	}
-	mustEqual(t, "text", err.Error(), "too many pending questions: 2 cards are already waiting for the user (limit 2); proceed without asking, or ask later")
+	mustEqual(t, "text", err.Error(), "too many pending questions (2): wait for the user to answer")
 	if _, err := h.m.Respond(context.Background(), "conv-1", submit(a.ID, "SQLite")); err != nil {
 		t.Fatal(err)
 	}
@@ -449,12 +449,19 @@ func TestLatest(t *testing.T) {
 	}
 	h.clock.Advance(5 * time.Minute)
 	mustEqual(t, "first", statusOf(t, h.m, first.ID), StatusTimedOut)
+	// No pending card left: LatestPending falls back to the late-answerable one.
+	if lp, ok := h.m.LatestPending("conv-1"); !ok || lp.ID != first.ID || lp.Status != StatusTimedOut {
+		t.Fatalf("LatestPending after timeout = %+v, %v; want the timed-out card", lp, ok)
+	}
 	got, err = h.m.Respond(context.Background(), "conv-1", submit(LatestID, "SQLite"))
 	if err != nil || got.ID != first.ID || got.Status != StatusAnsweredLate {
 		t.Fatalf("latest late answer = %+v (%v)", got, err)
 	}
 	if _, err := h.m.Respond(context.Background(), "conv-1", submit(LatestID, "SQLite")); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("latest with nothing open: %v, want ErrNotFound", err)
+	}
+	if lp, ok := h.m.LatestPending("conv-1"); ok {
+		t.Fatalf("LatestPending with nothing answerable = %+v", lp)
 	}
 }
 

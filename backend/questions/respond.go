@@ -33,7 +33,7 @@ func (m *Manager) Respond(ctx context.Context, conversationID string, r Response
 	case ActionCancel:
 		ch = change{from: []Status{StatusPending}, apply: func(c *Card) { c.Status = StatusCancelled }}
 	default:
-		return nil, &ValidationError{Reason: fmt.Sprintf("unknown action %q (want %q, %q or %q)", r.Action, ActionSubmit, ActionDecline, ActionCancel)}
+		return nil, answerErr("", "unknown action %q (want %q, %q or %q)", r.Action, ActionSubmit, ActionDecline, ActionCancel)
 	}
 
 	card, err := m.transition(ctx, id, ch)
@@ -87,10 +87,7 @@ func (m *Manager) resolveID(conversationID, questionID string) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if questionID == LatestID {
-		e := m.latestLocked(conversationID, StatusPending)
-		if e == nil {
-			e = m.latestLocked(conversationID, StatusTimedOut)
-		}
+		e := m.latestAnswerableLocked(conversationID)
 		if e == nil {
 			m.log.Warn("response refused: no pending question card", "conversation", conversationID)
 			return "", fmt.Errorf("%w: conversation %s has no pending question", ErrNotFound, conversationID)

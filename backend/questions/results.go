@@ -8,9 +8,13 @@ const (
 	SubAgentRefusal = "ask_user_question is not available to sub-agents"
 	// DeclinedResult is the result when the user skips the card.
 	DeclinedResult = "The user declined to answer the question. Proceed without the answers, using your best judgement, and do not ask the same question again."
-	// TimeoutResult is the result when nobody answered in time. The card
+	// TimedOutResult is the result when nobody answered in time. The card
 	// stays answerable; a late answer arrives later as a new user turn.
-	TimeoutResult = "The question timed out without an answer from the user. Proceed without the answers, using your best judgement; the user may still answer later."
+	TimedOutResult = "The question timed out without an answer from the user. Proceed with reasonable assumptions and state them clearly in your reply; the user may still answer later."
+	// TimeoutResult is the former name of TimedOutResult.
+	//
+	// Deprecated: use TimedOutResult.
+	TimeoutResult = TimedOutResult
 )
 
 // outcomeFor derives what the asking run receives from a card's state. A card
@@ -25,7 +29,7 @@ func outcomeFor(c *Card) Outcome {
 	case StatusCancelled:
 		return Outcome{Status: StatusCancelled, Result: CancelledResult, StopRun: true}
 	case StatusTimedOut, StatusAnsweredLate, StatusSuperseded:
-		return Outcome{Status: StatusTimedOut, Result: TimeoutResult}
+		return Outcome{Status: StatusTimedOut, Result: TimedOutResult}
 	default:
 		return Outcome{Status: c.Status}
 	}
