@@ -38,18 +38,25 @@ func (a *App) Info() AppInfo {
 // SIGINT/SIGTERM into a normal quit, so shutdown hooks run and it exits 0.
 func runDesktop(cfg config.Config, ui fs.FS) error {
 	emitter := &wailsEmitter{}
-	core, err := openCore(cfg, emitter)
+	api := &desktopAPI{cfg: cfg, ui: ui}
+	core, err := openCoreWith(cfg, api.apply, emitter)
 	if err != nil {
 		return err
 	}
 	defer core.close()
+	api.mu.Lock()
+	api.core = core
+	api.mu.Unlock()
+	api.apply(core.svc.GetSettings())
+	defer api.close()
+	win := loadWindowState(core)
 
 	app := &App{cfg: cfg}
 	chatService := &ChatService{svc: core.svc, ctx: context.Background()}
 	err = wails.Run(&options.App{
 		Title:            "Parley",
-		Width:            1100,
-		Height:           760,
+		Width:            win.Width,
+		Height:           win.Height,
 		MinWidth:         720,
 		MinHeight:        480,
 		AssetServer:      &assetserver.Options{Assets: ui},
@@ -59,8 +66,18 @@ func runDesktop(cfg config.Config, ui fs.FS) error {
 			chatService.ctx = ctx
 			emitter.ctx.Store(&ctx)
 		},
+		OnDomReady: func(ctx context.Context) {
+			if win.Positioned {
+				runtime.WindowSetPosition(ctx, win.X, win.Y)
+			}
+		},
+		OnBeforeClose: func(ctx context.Context) bool {
+			saveWindowState(ctx, core)
+			return false
+		},
 		OnShutdown: func(context.Context) {
 			slog.Info("window closed, shutting down")
+			api.close()
 			core.close()
 		},
 		// One window per data folder: a second launch focuses the first.
@@ -85,4 +102,36 @@ func runDesktop(cfg config.Config, ui fs.FS) error {
 func shortHash(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:6])
+}
+
+// windowState is the window's size and position, remembered across launches.
+type windowState struct {
+	Width, Height int
+	X, Y          int
+	Positioned    bool
+}
+
+const windowStateKey = "window"
+
+func loadWindowState(c *core) windowState {
+	st := windowState{Width: 1100, Height: 760}
+	var saved windowState
+	if ok, err := c.store.GetSetting(context.Background(), windowStateKey, &saved); err == nil && ok &&
+		saved.Width >= 720 && saved.Height >= 480 && saved.Width <= 10000 && saved.Height <= 10000 {
+		st = saved
+	}
+	return st
+}
+
+func saveWindowState(ctx context.Context, c *core) {
+	if runtime.WindowIsMaximised(ctx) || runtime.WindowIsFullscreen(ctx) {
+		return
+	}
+	var st windowState
+	st.Width, st.Height = runtime.WindowGetSize(ctx)
+	st.X, st.Y = runtime.WindowGetPosition(ctx)
+	st.Positioned = true
+	if err := c.store.SetSetting(context.Background(), windowStateKey, st); err != nil {
+		slog.Warn("remember window size", "err", err)
+	}
 }

@@ -23,6 +23,11 @@ type core struct {
 // openCore opens the data folder's database and starts the service; extra
 // emitters (the window) receive every event too.
 func openCore(cfg config.Config, extra ...events.Emitter) (*core, error) {
+	return openCoreWith(cfg, nil, extra...)
+}
+
+// openCoreWith also registers a settings-changed hook.
+func openCoreWith(cfg config.Config, onSettings func(service.Settings), extra ...events.Emitter) (*core, error) {
 	if err := config.EnsureDataDir(cfg.DataDir); err != nil {
 		return nil, err
 	}
@@ -32,7 +37,7 @@ func openCore(cfg config.Config, extra ...events.Emitter) (*core, error) {
 	}
 	broker := events.NewBroker(1024)
 	emitters := append(events.Multi{broker}, extra...)
-	svc, err := service.New(context.Background(), service.Options{Store: db, Events: emitters, Config: cfg, Version: version})
+	svc, err := service.New(context.Background(), service.Options{Store: db, Events: emitters, Config: cfg, Version: version, OnSettingsChanged: onSettings})
 	if err != nil {
 		db.Close()
 		return nil, err

@@ -36,6 +36,9 @@ type Options struct {
 	Logger  *slog.Logger
 	// Clock for the QuestionManager; nil = real time.
 	Clock questions.Clock
+	// OnSettingsChanged is called after settings were saved (e.g. to turn
+	// the desktop app's local API on or off).
+	OnSettingsChanged func(Settings)
 }
 
 // Service is the domain façade behind the Wails bindings and the HTTP API.
@@ -439,6 +442,9 @@ func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, erro
 	eff := s.settings
 	s.mu.Unlock()
 	s.qm.UpdateConfig(s.questionConfig())
+	if s.opt.OnSettingsChanged != nil {
+		s.opt.OnSettingsChanged(eff)
+	}
 	return eff, nil
 }
 

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"io/fs"
+	"log/slog"
+	"sync"
+
+	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/service"
+)
+
+// desktopAPI runs the local HTTP API inside the desktop app while the
+// "allow local tools" setting is on (off by default), so scripts and editors
+// can read and answer cards while the window is open.
+type desktopAPI struct {
+	mu   sync.Mutex
+	cfg  config.Config
+	ui   fs.FS
+	core *core
+	srv  *apiServer
+}
+
+// apply starts or stops the server to match the setting.
+func (d *desktopAPI) apply(s service.Settings) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case s.APIEnabled && d.srv == nil && d.core != nil:
+		srv, err := startAPI(d.core, d.cfg, d.ui)
+		if err != nil {
+			slog.Error("start the local API", "err", err)
+			return
+		}
+		d.srv = srv
+		slog.Info("local API on", "url", srv.url())
+	case !s.APIEnabled && d.srv != nil:
+		d.srv.stop()
+		d.srv = nil
+		slog.Info("local API off")
+	}
+}
+
+func (d *desktopAPI) close() {
+	d.apply(service.Settings{APIEnabled: false})
+}
