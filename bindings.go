@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strings"
 	"sync/atomic"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -105,4 +108,61 @@ func (w *wailsEmitter) Emit(name string, payload any) {
 	if ctx := w.ctx.Load(); ctx != nil {
 		runtime.EventsEmit(*ctx, name, payload)
 	}
+}
+
+func (c *ChatService) Profiles() ([]service.Profile, error) { return c.svc.Profiles(c.ctx) }
+
+func (c *ChatService) SaveProfile(p service.Profile) (service.Profile, error) {
+	return c.svc.SaveProfile(c.ctx, p)
+}
+
+func (c *ChatService) DeleteProfile(name string) error { return c.svc.DeleteProfile(c.ctx, name) }
+
+func (c *ChatService) AvailableTools() []service.ToolInfo { return c.svc.AvailableTools() }
+
+// ExportConversation asks where to save and writes the conversation as
+// "markdown" or "json". It returns the path, or "" when the user cancelled.
+func (c *ChatService) ExportConversation(id, format string) (string, error) {
+	out, err := c.svc.ExportConversation(c.ctx, id, format)
+	if err != nil {
+		return "", err
+	}
+	ext := "md"
+	if format == "json" {
+		ext = "json"
+	}
+	path, err := runtime.SaveFileDialog(c.ctx, runtime.SaveDialogOptions{
+		Title: "Export conversation", DefaultFilename: "conversation." + ext,
+		Filters: []runtime.FileFilter{{DisplayName: strings.ToUpper(ext) + " files", Pattern: "*." + ext}},
+	})
+	if err != nil || path == "" {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return path, nil
+}
+
+// ImportConversation asks for an exported JSON file and adds it.
+func (c *ChatService) ImportConversation() (*chat.Conversation, error) {
+	path, err := runtime.OpenFileDialog(c.ctx, runtime.OpenDialogOptions{
+		Title:   "Import conversation",
+		Filters: []runtime.FileFilter{{DisplayName: "Parley conversation (*.json)", Pattern: "*.json"}},
+	})
+	if err != nil || path == "" {
+		return nil, err
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() > 64<<20 {
+		return nil, fmt.Errorf("%s is too large to be a Parley conversation", path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return c.svc.ImportConversation(c.ctx, data)
 }

@@ -42,7 +42,16 @@ type Backend interface {
 	SaveSettings(ctx context.Context, s service.Settings) (service.Settings, error)
 	CheckModelServer(ctx context.Context) service.ModelStatus
 	PullModel(ctx context.Context, name string) error
+	Profiles(ctx context.Context) ([]service.Profile, error)
+	SaveProfile(ctx context.Context, p service.Profile) (service.Profile, error)
+	DeleteProfile(ctx context.Context, name string) error
+	AvailableTools() []service.ToolInfo
+	ExportConversation(ctx context.Context, id, format string) (string, error)
+	ImportConversation(ctx context.Context, data []byte) (*chat.Conversation, error)
 }
+
+// MaxImportBytes bounds an imported conversation.
+const MaxImportBytes = 64 << 20
 
 // Options configure a Server.
 type Options struct {
@@ -103,6 +112,12 @@ func (s *Server) routes() {
 	api("GET /api/v1/models", s.models)
 	api("GET /api/v1/models/status", s.modelStatus)
 	api("POST /api/v1/models/pull", s.pullModel)
+	api("GET /api/v1/profiles", s.profiles)
+	api("PUT /api/v1/profiles/{name}", s.saveProfile)
+	api("DELETE /api/v1/profiles/{name}", s.deleteProfile)
+	api("GET /api/v1/tools", s.tools)
+	api("GET /api/v1/conversations/{id}/export", s.export)
+	s.mux.Handle("POST /api/v1/conversations/import", s.protectSized(MaxImportBytes, s.importConversation))
 	s.mux.Handle("/api/", s.protect(func(http.ResponseWriter, *http.Request) error {
 		return httpError{http.StatusNotFound, "no such endpoint"}
 	}))
@@ -136,13 +151,17 @@ func (e httpError) Error() string { return e.msg }
 
 // protect requires the token, bounds the body and maps errors to statuses.
 func (s *Server) protect(h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return s.protectSized(MaxBodyBytes, h)
+}
+
+func (s *Server) protectSized(limit int64, h func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.auth.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="parley"`)
 			writeError(w, http.StatusUnauthorized, "missing or wrong token")
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		if err := h(w, r); err != nil {
 			status := statusFor(err)
 			if status >= 500 {
@@ -510,5 +529,72 @@ func (s *Server) pullModel(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "success"})
+	return nil
+}
+
+func (s *Server) profiles(w http.ResponseWriter, r *http.Request) error {
+	ps, err := s.opts.Backend.Profiles(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ps)
+	return nil
+}
+
+func (s *Server) saveProfile(w http.ResponseWriter, r *http.Request) error {
+	var p service.Profile
+	if err := decode(r, &p); err != nil {
+		return err
+	}
+	p.Name = r.PathValue("name")
+	saved, err := s.opts.Backend.SaveProfile(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, saved)
+	return nil
+}
+
+func (s *Server) deleteProfile(w http.ResponseWriter, r *http.Request) error {
+	if err := s.opts.Backend.DeleteProfile(r.Context(), r.PathValue("name")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"deleted": true})
+	return nil
+}
+
+func (s *Server) tools(w http.ResponseWriter, _ *http.Request) error {
+	writeJSON(w, http.StatusOK, s.opts.Backend.AvailableTools())
+	return nil
+}
+
+// export downloads a conversation as Markdown (default) or JSON.
+func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
+	format := r.URL.Query().Get("format")
+	out, err := s.opts.Backend.ExportConversation(r.Context(), r.PathValue("id"), format)
+	if err != nil {
+		return err
+	}
+	ext, ctype := "md", "text/markdown; charset=utf-8"
+	if format == "json" {
+		ext, ctype = "json", "application/json"
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Content-Disposition", `attachment; filename="parley-conversation.`+ext+`"`)
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = io.WriteString(w, out)
+	return nil
+}
+
+func (s *Server) importConversation(w http.ResponseWriter, r *http.Request) error {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	c, err := s.opts.Backend.ImportConversation(r.Context(), data)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, c)
 	return nil
 }

@@ -72,6 +72,22 @@ func (f *fakeBackend) CheckModelServer(context.Context) service.ModelStatus {
 	return service.ModelStatus{Reachable: f.err == nil, Models: []service.ModelInfo{{Name: "qwen3", SupportsTools: true}}}
 }
 func (f *fakeBackend) PullModel(context.Context, string) error { return f.err }
+func (f *fakeBackend) Profiles(context.Context) ([]service.Profile, error) {
+	return []service.Profile{{Name: "default"}}, f.err
+}
+func (f *fakeBackend) SaveProfile(_ context.Context, p service.Profile) (service.Profile, error) {
+	return p, f.err
+}
+func (f *fakeBackend) DeleteProfile(context.Context, string) error { return f.err }
+func (f *fakeBackend) AvailableTools() []service.ToolInfo {
+	return []service.ToolInfo{{Name: "calculator"}}
+}
+func (f *fakeBackend) ExportConversation(_ context.Context, _, format string) (string, error) {
+	return "# Trip (" + format + ")", f.err
+}
+func (f *fakeBackend) ImportConversation(context.Context, []byte) (*chat.Conversation, error) {
+	return &chat.Conversation{ID: "imported"}, f.err
+}
 
 func newTestServer(t *testing.T, b Backend) (*Server, *httptest.Server, *events.Broker) {
 	t.Helper()
@@ -209,6 +225,14 @@ func TestStatusCodes(t *testing.T) {
 		{"save bad settings", &service.InputError{Msg: "bad"}, "PUT", "/api/v1/settings", `{"theme":"neon"}`, 400},
 		{"models", nil, "GET", "/api/v1/models", ``, 200},
 		{"models unreachable", fmt.Errorf("down"), "GET", "/api/v1/models", ``, 502},
+		{"profiles", nil, "GET", "/api/v1/profiles", ``, 200},
+		{"save profile", nil, "PUT", "/api/v1/profiles/writer", `{"system_prompt":"x","tools":[]}`, 200},
+		{"save bad profile", &service.InputError{Msg: "bad"}, "PUT", "/api/v1/profiles/writer", `{"tools":["rm"]}`, 400},
+		{"tools", nil, "GET", "/api/v1/tools", ``, 200},
+		{"export", nil, "GET", "/api/v1/conversations/c1/export?format=json", ``, 200},
+		{"export missing", chat.ErrNotFound, "GET", "/api/v1/conversations/c1/export", ``, 404},
+		{"import", nil, "POST", "/api/v1/conversations/import", `{"format":"parley.conversation"}`, 201},
+		{"import big", nil, "POST", "/api/v1/conversations/import", `"` + strings.Repeat("a", 2*MaxBodyBytes) + `"`, 201},
 		{"internal", fmt.Errorf("disk on fire"), "DELETE", "/api/v1/conversations/c1", "", 500},
 	}
 	for _, c := range cases {

@@ -278,3 +278,54 @@ func TestSettingsValidationAndDemoMode(t *testing.T) {
 		t.Fatalf("demo reply %+v", d.Messages[len(d.Messages)-1])
 	}
 }
+
+func TestProfilesExportAndImport(t *testing.T) {
+	e := newEnv(t, modelserver.Turns(modelserver.Turn{Text: "Plain **answer**."}), time.Minute)
+	ctx := context.Background()
+	if _, err := e.svc.SaveProfile(ctx, Profile{Name: "bad/name"}); err == nil {
+		t.Fatal("bad profile name accepted")
+	}
+	if _, err := e.svc.SaveProfile(ctx, Profile{Name: "writer", Tools: []string{"rm_rf"}}); err == nil {
+		t.Fatal("unknown tool accepted")
+	}
+	if _, err := e.svc.SaveProfile(ctx, Profile{Name: "writer", SystemPrompt: "You write haiku.", Tools: []string{"calculator"}}); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := e.svc.Profiles(ctx)
+	if err != nil || len(ps) != 2 || ps[0].Name != "default" || ps[1].Name != "writer" {
+		t.Fatalf("profiles %+v %v", ps, err)
+	}
+	c, err := e.svc.CreateConversation(ctx, "", "writer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.SendMessage(ctx, c.ID, "a poem"); err != nil {
+		t.Fatal(err)
+	}
+	e.waitState(c.ID, chat.StateIdle)
+	req := e.model.Requests()[0]
+	if req.Messages[0].Content != "You write haiku." || len(req.Tools) != 1 || req.Tools[0].Function.Name != "calculator" {
+		t.Fatalf("the writer profile was not used: %+v", req)
+	}
+	md, err := e.svc.ExportConversation(ctx, c.ID, "markdown")
+	if err != nil || !strings.Contains(md, "a poem") || !strings.Contains(md, "Plain **answer**.") {
+		t.Fatalf("markdown export %q %v", md, err)
+	}
+	js, err := e.svc.ExportConversation(ctx, c.ID, "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	imported, err := e.svc.ImportConversation(ctx, []byte(js))
+	if err != nil || imported.ID == c.ID {
+		t.Fatalf("import %+v %v", imported, err)
+	}
+	d, err := e.svc.GetConversation(ctx, imported.ID)
+	if err != nil || len(d.Messages) != 2 {
+		t.Fatalf("imported conversation %+v %v", d, err)
+	}
+	if _, err := e.svc.ImportConversation(ctx, []byte(`{"format":"nope"}`)); err == nil {
+		t.Fatal("bad import accepted")
+	} else if _, ok := err.(*InputError); !ok {
+		t.Fatalf("bad import error %T %v, want *InputError", err, err)
+	}
+}

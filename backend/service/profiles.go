@@ -1,0 +1,118 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/parley-app/parley/backend/agent"
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/store"
+)
+
+// Profile is an assistant profile as clients see it.
+type Profile = agent.Profile
+
+// ToolInfo describes a tool a profile can opt in to.
+type ToolInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+var profileName = regexp.MustCompile(`^[\p{L}\p{N} _.-]{1,40}$`)
+
+// AvailableTools lists the tools profiles may opt in to.
+func (s *Service) AvailableTools() []ToolInfo {
+	out := []ToolInfo{
+		{Name: agent.ToolAskUser, Description: "Ask you questions (a card in the chat) before guessing"},
+		{Name: agent.ToolSpawnAgents, Description: "Run up to 4 sub-agents in parallel on parts of a task"},
+	}
+	for _, t := range agent.BuiltinTools(nil) {
+		out = append(out, ToolInfo{Name: t.Name, Description: t.Description})
+	}
+	return out
+}
+
+// Profiles lists assistant profiles; the default one is always there.
+func (s *Service) Profiles(ctx context.Context) ([]Profile, error) {
+	stored, err := s.store.Profiles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []Profile{s.profile(agent.DefaultProfileName)}
+	for _, p := range stored {
+		if p.Name != agent.DefaultProfileName {
+			out = append(out, fromStoreProfile(p))
+		}
+	}
+	return out, nil
+}
+
+// SaveProfile creates or replaces a profile after checking it.
+func (s *Service) SaveProfile(ctx context.Context, p Profile) (Profile, error) {
+	p.Name = strings.TrimSpace(p.Name)
+	if !profileName.MatchString(p.Name) {
+		return Profile{}, inputErrorf("profile name must be 1-40 letters, digits, spaces, dots, dashes or underscores")
+	}
+	if utf8.RuneCountInString(p.SystemPrompt) > 20000 {
+		return Profile{}, inputErrorf("system prompt must be at most 20000 characters")
+	}
+	known := map[string]bool{}
+	for _, t := range s.AvailableTools() {
+		known[t.Name] = true
+	}
+	seen := map[string]bool{}
+	tools := []string{}
+	for _, t := range p.Tools {
+		if !known[t] {
+			return Profile{}, inputErrorf(fmt.Sprintf("unknown tool %q", t))
+		}
+		if !seen[t] {
+			seen[t] = true
+			tools = append(tools, t)
+		}
+	}
+	p.Tools = tools
+	p.Model = strings.TrimSpace(p.Model)
+	if err := s.store.SaveProfile(ctx, store.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools}); err != nil {
+		return Profile{}, err
+	}
+	return p, nil
+}
+
+// DeleteProfile removes a profile; the default one resets to its defaults.
+func (s *Service) DeleteProfile(ctx context.Context, name string) error {
+	err := s.store.DeleteProfile(ctx, name)
+	if errors.Is(err, chat.ErrNotFound) && name == agent.DefaultProfileName {
+		return nil
+	}
+	return err
+}
+
+// ExportConversation renders a conversation as "markdown" or "json".
+func (s *Service) ExportConversation(ctx context.Context, id, format string) (string, error) {
+	switch format {
+	case "markdown", "md", "":
+		return s.store.ExportMarkdown(ctx, id)
+	case "json":
+		b, err := s.store.ExportJSON(ctx, id)
+		return string(b), err
+	}
+	return "", inputErrorf(`format must be "markdown" or "json"`)
+}
+
+// ImportConversation adds a conversation exported as JSON (with new ids).
+func (s *Service) ImportConversation(ctx context.Context, data []byte) (*chat.Conversation, error) {
+	c, err := s.store.ImportJSON(ctx, data)
+	if errors.Is(err, store.ErrInvalidImport) {
+		return nil, inputErrorf(err.Error())
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.ev.Emit("conversation:updated", map[string]any{"conversationId": c.ID, "title": c.Title})
+	return c, nil
+}
