@@ -248,19 +248,20 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 		state(chat.StateIdle)
 	}
 
+	loop := &runLoop{rt: r, ctx: ctx, run: run, profile: profile, state: state}
+
+	// A restored card, or tool calls a crash left without results, are
+	// completed before the model is called again (and before it is needed).
+	if stop, err := loop.completePendingToolCalls(req.AwaitCard); err != nil || stop {
+		loop.end(stop, err, finish)
+		return
+	}
 	model, err := r.opt.Model(profile.Model)
 	if err != nil {
 		finish(chat.RunFailed, userMessage(err))
 		return
 	}
-	loop := &runLoop{rt: r, ctx: ctx, run: run, profile: profile, model: model, state: state}
-
-	// A restored card, or tool calls a crash left without results, are
-	// completed before the model is called again.
-	if stop, err := loop.completePendingToolCalls(req.AwaitCard); err != nil || stop {
-		loop.end(stop, err, finish)
-		return
-	}
+	loop.model = model
 	for step := 0; ; step++ {
 		if step >= r.opt.MaxSteps {
 			finish(chat.RunFailed, fmt.Sprintf("The assistant stopped after %d model calls without finishing. Send a message to let it continue, or rephrase the request.", r.opt.MaxSteps))

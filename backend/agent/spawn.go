@@ -82,6 +82,11 @@ func (l *runLoop) spawnAgents(arguments string) string {
 	if err != nil {
 		return err.Error()
 	}
+	if l.model == nil { // resumed after a restart: the model was not needed yet
+		if l.model, err = l.rt.opt.Model(l.profile.Model); err != nil {
+			return "error: " + userMessage(err)
+		}
+	}
 	results := make([]subAgentResult, len(specs))
 	var wg sync.WaitGroup
 	for i, spec := range specs {

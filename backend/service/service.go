@@ -169,9 +169,29 @@ func (s *Service) model(name string) (llm.Model, error) {
 		base, name = d.url, "parley-demo"
 	}
 	if name == "" {
+		name = s.pickInstalledModel(base)
+	}
+	if name == "" {
 		return nil, &llm.Error{Kind: "model_not_found", Message: "No model is chosen yet. Pick one in Settings (for Ollama, `ollama pull qwen3` first), or try the demo mode."}
 	}
 	return llm.NewOpenAI(llm.Config{BaseURL: base, Model: name, APIKey: st.APIKey})
+}
+
+// pickInstalledModel chooses a model when none is set: the first installed
+// Ollama model that supports tools, else the first one.
+func (s *Service) pickInstalledModel(base string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	models, err := llm.NewOllama(base).Models(ctx)
+	if err != nil || len(models) == 0 {
+		return ""
+	}
+	for _, m := range models {
+		if m.SupportsTools {
+			return m.Name
+		}
+	}
+	return models[0].Name
 }
 
 func (s *Service) profile(name string) agent.Profile {
