@@ -329,3 +329,33 @@ func TestProfilesExportAndImport(t *testing.T) {
 		t.Fatalf("bad import error %T %v, want *InputError", err, err)
 	}
 }
+
+func TestPicksAnInstalledToolModelWhenNoneIsSet(t *testing.T) {
+	srv := modelserver.New(modelserver.Turns(modelserver.Turn{Text: "hi"}), modelserver.WithModels([]string{"tiny:1b", "qwen3:8b"}, "tiny:1b"))
+	defer srv.Close()
+	db, err := store.Open(filepath.Join(t.TempDir(), "parley.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	svc, err := New(context.Background(), Options{Store: db, Config: config.Config{BaseURL: srv.URL(), Set: map[string]bool{"base-url": true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	ctx := context.Background()
+	c, _ := svc.CreateConversation(ctx, "", "")
+	if _, err := svc.SendMessage(ctx, c.ID, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(srv.Requests()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for svc.rt.Active(c.ID) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Model != "qwen3:8b" {
+		t.Fatalf("requests %+v, want one to qwen3:8b (the installed model with tools)", reqs)
+	}
+}
