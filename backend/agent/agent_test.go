@@ -3,7 +3,10 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,10 +37,10 @@ type harnessOption func(*Options, *questions.Config)
 func newHarness(t *testing.T, script modelserver.Script, opts ...harnessOption) *harness {
 	t.Helper()
 	h := &harness{t: t, server: modelserver.New(script), history: chat.NewMemoryHistory(), rec: events.NewRecorder()}
-	qcfg := questions.Config{Timeout: time.Minute}
+	qcfg := questions.Config{Timeout: time.Minute, Logger: quiet}
 	o := Options{
 		History: h.history,
-		Events:  h.rec,
+		Events:  writeBeforeShow(t, h.history, h.rec),
 		Model: func(string) (llm.Model, error) {
 			return llm.NewOpenAI(llm.Config{BaseURL: h.server.URL(), Model: "test-model"})
 		},
@@ -57,6 +60,69 @@ func newHarness(t *testing.T, script modelserver.Script, opts ...harnessOption) 
 	return h
 }
 
+// writeBeforeShow passes events on to rec and fails the test if a
+// message:done announces a message that is not stored yet.
+func writeBeforeShow(t *testing.T, history chat.History, rec *events.Recorder) events.Emitter {
+	var mu sync.Mutex
+	var problems []string
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range problems {
+			t.Error(p)
+		}
+	})
+	return events.EmitterFunc(func(name string, payload any) {
+		if name == events.MessageDone {
+			m := payload.(map[string]any)["message"].(*chat.Message)
+			stored, _ := history.Messages(context.Background(), m.ConversationID)
+			if !slices.ContainsFunc(stored, func(s chat.Message) bool { return s.ID == m.ID }) {
+				mu.Lock()
+				problems = append(problems, fmt.Sprintf("message:done for %s message %s before it was stored", m.Role, m.ID))
+				mu.Unlock()
+			}
+		}
+		rec.Emit(name, payload)
+	})
+}
+
+// assertConsistent checks the history a model would be sent next: every
+// assistant tool call has exactly one tool result right after it.
+func assertConsistent(t *testing.T, msgs []chat.Message) {
+	t.Helper()
+	for i, m := range msgs {
+		if m.Role != chat.RoleAssistant {
+			continue
+		}
+		results := map[string]int{}
+		for _, r := range msgs[i+1:] {
+			if r.Role != chat.RoleTool {
+				break
+			}
+			results[r.ToolCallID]++
+		}
+		for _, tc := range m.ToolCalls {
+			if results[tc.ID] != 1 {
+				t.Fatalf("tool call %s (%s) has %d results: %+v", tc.ID, tc.Name, results[tc.ID], msgs)
+			}
+		}
+		if len(results) != len(m.ToolCalls) {
+			t.Fatalf("tool results without a call after message %d: %+v", i, msgs)
+		}
+	}
+}
+
+// states returns the conversation:state values emitted, in order.
+func (h *harness) states() []string {
+	var out []string
+	for _, e := range h.rec.Events() {
+		if e.Name == events.ConversationState {
+			out = append(out, e.Payload.(StateInfo).State)
+		}
+	}
+	return out
+}
+
 func (h *harness) start(text string) string {
 	h.t.Helper()
 	id, err := h.rt.Start(StartRequest{ConversationID: conv, UserText: text})
@@ -66,23 +132,41 @@ func (h *harness) start(text string) string {
 	return id
 }
 
-// waitFor waits until cond holds, re-checking after every event.
+// waitFor waits until cond holds, re-checking after every event. cond must
+// depend only on things that change before an event is emitted.
 func (h *harness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
 	deadline := time.After(15 * time.Second)
 	for !cond() {
 		select {
 		case <-h.rec.Changed():
-		case <-time.After(20 * time.Millisecond):
 		case <-deadline:
 			h.t.Fatalf("timed out waiting for %s; events: %v", what, h.rec.Names())
 		}
 	}
 }
 
+// waitDone waits for the conversation's run to end and returns its state.
 func (h *harness) waitDone() StateInfo {
-	h.waitFor("the run to end", func() bool { return !h.rt.Active(conv) })
+	h.t.Helper()
+	select {
+	case <-h.rt.Done(conv):
+	case <-time.After(15 * time.Second):
+		h.t.Fatalf("timed out waiting for the run to end; events: %v", h.rec.Names())
+	}
 	return h.rt.State(conv)
+}
+
+// waitRequests waits until the model server has received n requests.
+func (h *harness) waitRequests(n int) []modelserver.ChatRequest {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	reqs, err := h.server.WaitRequests(ctx, n)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return reqs
 }
 
 func (h *harness) waitCard() *questions.Card {
@@ -211,6 +295,20 @@ func TestCardAnsweredReachesModelAsExactToolMessage(t *testing.T) {
 	tm := lastToolMessage(t, reqs[1])
 	if tm.Content != `{"answers":{"Which colour?":"Red"}}` || tm.ToolCallID != "call_1" {
 		t.Fatalf("tool message %+v", tm)
+	}
+	// Byte for byte, as the model server receives it.
+	const wire = `{"role":"tool","content":"{\"answers\":{\"Which colour?\":\"Red\"}}","tool_call_id":"call_1"}`
+	if raw := string(h.server.RawRequests()[1]); !strings.Contains(raw, wire) {
+		t.Fatalf("request body lacks %s:\n%s", wire, raw)
+	}
+	want := []string{chat.StateRequesting, chat.StateStreaming, chat.StateToolExecuting, chat.StateAwaitingUserResponse,
+		chat.StateToolExecuting, chat.StateRequesting, chat.StateStreaming, chat.StateIdle}
+	if got := h.states(); !slices.Equal(got, want) {
+		t.Fatalf("states %v, want %v", got, want)
+	}
+	assertConsistent(t, h.messages())
+	if r, _ := h.history.Run(card.RunID); r.Status != chat.RunCompleted || r.EndedAt == nil {
+		t.Fatalf("run saved as %+v", r)
 	}
 	names := h.rec.Names()
 	ask, awaiting := -1, -1
@@ -428,6 +526,9 @@ func TestModelServerFaultsEndWithReadableRunError(t *testing.T) {
 		{"http 500", modelserver.Turn{Fault: modelserver.HTTPError, Status: 500, Body: `{"error":{"message":"out of memory"}}`}, "out of memory", ""},
 		{"drops mid-stream", modelserver.Turn{Text: "Partial answer that gets cut", Fault: modelserver.DropMidStream}, "closed the connection", "Partial"},
 		{"error frame", modelserver.Turn{Fault: modelserver.ErrorFrame, Body: "model crashed"}, "model crashed", ""},
+		{"error frame after text", modelserver.Turn{Text: "Half of an answer before it", Fault: modelserver.ErrorFrame, Body: "KV cache full"}, "KV cache full", "Half"},
+		{"http 503 plain text", modelserver.Turn{Fault: modelserver.HTTPError, Status: 503, Body: "server busy"}, "HTTP 503): server busy", ""},
+		{"model not found", modelserver.Turn{Fault: modelserver.HTTPError, Status: 404, Body: `{"error":{"message":"model \"test-model\" not found"}}`}, "ollama pull test-model", ""},
 		{"no tool support", modelserver.Turn{Fault: modelserver.NoToolSupport}, "does not support tool", ""},
 	}
 	for _, c := range cases {
@@ -451,6 +552,15 @@ func TestModelServerFaultsEndWithReadableRunError(t *testing.T) {
 			if c.partial != "" && (len(msgs) != 2 || !strings.HasPrefix(msgs[1].Content, c.partial)) {
 				t.Fatalf("partial text not kept: %+v", msgs)
 			}
+			if c.partial == "" && len(msgs) != 1 {
+				t.Fatalf("history %+v", msgs)
+			}
+			if states := h.states(); states[len(states)-1] != chat.StateError {
+				t.Fatalf("states %v", states)
+			}
+			if r, _ := h.history.Run(st.RunID); r.Status != chat.RunFailed || r.Error != st.Error {
+				t.Fatalf("run saved as %+v", r)
+			}
 		})
 	}
 }
@@ -471,7 +581,7 @@ func TestUnreachableServer(t *testing.T) {
 func TestCancelDuringSlowStreamStopsPromptly(t *testing.T) {
 	h := newHarness(t, modelserver.Turns(modelserver.Turn{Text: "never", FirstTokenDelay: time.Minute}))
 	h.start("hi")
-	h.waitFor("the request", func() bool { return len(h.server.Requests()) == 1 })
+	h.waitRequests(1)
 	began := time.Now()
 	if !h.rt.Cancel(conv) {
 		t.Fatal("no run to cancel")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -60,13 +61,29 @@ func (l *runLoop) messages() ([]llm.Message, error) {
 	if l.profile.SystemPrompt != "" {
 		msgs = append(msgs, llm.Message{Role: chat.RoleSystem, Content: l.profile.SystemPrompt})
 	}
+	var open []chat.ToolCall // calls of the last assistant message still without a result
+	closeOpen := func() {
+		for _, tc := range open {
+			msgs = append(msgs, llm.Message{Role: chat.RoleTool, Content: missingToolResult, ToolCallID: tc.ID, ToolName: tc.Name})
+		}
+		open = nil
+	}
 	for _, m := range history {
+		if m.Role == chat.RoleTool {
+			open = slices.DeleteFunc(open, func(tc chat.ToolCall) bool { return tc.ID == m.ToolCallID })
+		} else {
+			closeOpen()
+		}
 		lm := llm.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
 		for _, tc := range m.ToolCalls {
 			lm.ToolCalls = append(lm.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
 		}
 		msgs = append(msgs, lm)
+		if m.Role == chat.RoleAssistant {
+			open = slices.Clone(m.ToolCalls)
+		}
 	}
+	closeOpen()
 	return msgs, nil
 }
 
@@ -133,6 +150,11 @@ func (l *runLoop) runToolCalls(calls []chat.ToolCall, restored *questions.Card) 
 			result, halt = l.executeTool(tc, restored)
 			if l.shutdown {
 				return true, nil
+			}
+			if l.ctx.Err() != nil && tc.Name != ToolAskUser {
+				// Whatever the tool made of the cancel ("context canceled",
+				// failed sub-agents) means nothing to the model.
+				result = interruptedToolResult
 			}
 			stop = stop || halt
 		} else {
@@ -236,8 +258,12 @@ func (l *runLoop) askUser(tc chat.ToolCall, restored *questions.Card) (string, b
 			return err.Error(), false
 		}
 		card, err = l.rt.opt.Asker.Create(l.ctx, questions.AskRequest{ConversationID: conv, RunID: l.run.ID, ToolCallID: tc.ID, Questions: qs})
+		if errors.Is(err, questions.ErrClosed) {
+			l.shutdown = true // the app is closing; a saved card is restored after the restart
+			return "", true
+		}
 		if err != nil {
-			return err.Error(), false
+			return err.Error(), false // invalid input, rate limit...: the model may retry
 		}
 	}
 	l.run.Status = chat.RunAwaiting

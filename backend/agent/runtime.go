@@ -99,6 +99,9 @@ type StartRequest struct {
 	// history (retry after an error, resume after a restart).
 	UserText    string
 	ResumedFrom string
+	// RunID, when set, continues that saved run under its id instead of
+	// starting a new one (see Resume).
+	RunID string
 	// AwaitCard, when set, is a restored pending card of this conversation:
 	// the run waits for its answer before calling the model.
 	AwaitCard *questions.Card
@@ -118,6 +121,9 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	run := chat.Run{ID: uuid.NewString(), ConversationID: req.ConversationID, Status: chat.RunRunning,
 		ResumedFrom: req.ResumedFrom, StartedAt: time.Now().UTC()}
+	if req.RunID != "" {
+		run.ID = req.RunID
+	}
 	if req.AwaitCard != nil && req.AwaitCard.RunID != "" {
 		run.ID = req.AwaitCard.RunID // the restored card's run goes on
 	}
@@ -148,6 +154,47 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 	}()
 	return run.ID, nil
 }
+
+// Resume continues a run saved before a restart, under its own id, from
+// the saved history: tool calls without a result are run first, then the
+// model is called again. It refuses a conversation whose last message is a
+// final assistant answer (nothing to continue). A pending card is resumed
+// with Start and AwaitCard instead, so that it is not asked twice.
+func (r *Runtime) Resume(ctx context.Context, conversationID, runID, profile string) error {
+	history, err := r.opt.History.Messages(ctx, conversationID)
+	if err != nil {
+		return fmt.Errorf("load conversation %s: %w", conversationID, err)
+	}
+	if !resumable(history) {
+		return fmt.Errorf("resume run %s in conversation %s: nothing to continue", runID, conversationID)
+	}
+	_, err = r.Start(StartRequest{ConversationID: conversationID, Profile: profile, RunID: runID})
+	return err
+}
+
+// resumable tells whether the model still owes an answer: the history ends
+// with the user's turn, a tool result, or tool calls without results.
+func resumable(history []chat.Message) bool {
+	if len(history) == 0 {
+		return false
+	}
+	last := history[len(history)-1]
+	return last.Role == chat.RoleUser || last.Role == chat.RoleTool ||
+		last.Role == chat.RoleAssistant && len(last.ToolCalls) > 0
+}
+
+// Done returns a channel closed when the conversation's active run has
+// ended (already closed when none is active).
+func (r *Runtime) Done(conversationID string) <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ar := r.active[conversationID]; ar != nil {
+		return ar.done
+	}
+	return closedChan
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 func (r *Runtime) release(ar *activeRun) {
 	ar.cancel()
@@ -222,8 +269,17 @@ func (r *Runtime) setState(s StateInfo) {
 	}
 }
 
-// cancelledToolResult closes tool calls that never ran because the run stopped.
-const cancelledToolResult = "Cancelled by the user before this tool ran."
+// Tool results that keep the history whole when a run stops: every
+// assistant tool call gets one.
+const (
+	// cancelledToolResult closes tool calls that never ran because the run stopped.
+	cancelledToolResult = "Cancelled by the user before this tool ran."
+	// interruptedToolResult replaces the result of a tool the run was cancelled in.
+	interruptedToolResult = "Cancelled by the user while this tool was running."
+	// missingToolResult is sent (not stored) for a call an earlier process
+	// left without a result, since servers refuse unanswered tool calls.
+	missingToolResult = "No result: the run was interrupted before this tool finished."
+)
 
 // execute is one run's goroutine.
 func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) {

@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -100,6 +100,25 @@ func (o *Ollama) Version(ctx context.Context) (string, error) {
 	return v.Version, nil
 }
 
+// Capabilities returns what an installed model can do, as /api/show lists
+// it ("completion", "tools", "vision", "thinking", ...).
+func (o *Ollama) Capabilities(ctx context.Context, model string) ([]string, error) {
+	var show struct {
+		Capabilities []string `json:"capabilities"`
+	}
+	if err := o.getJSON(ctx, http.MethodPost, "/api/show", map[string]string{"model": model}, &show); err != nil {
+		return nil, fmt.Errorf("show model %s: %w", model, err)
+	}
+	return show.Capabilities, nil
+}
+
+// SupportsTools reports whether an installed model can call tools (which
+// Parley needs for ask_user_question).
+func (o *Ollama) SupportsTools(ctx context.Context, model string) (bool, error) {
+	caps, err := o.Capabilities(ctx, model)
+	return slices.Contains(caps, "tools"), err
+}
+
 // Models lists installed models and whether each supports tool calling.
 func (o *Ollama) Models(ctx context.Context) ([]ModelInfo, error) {
 	var tags struct {
@@ -113,18 +132,13 @@ func (o *Ollama) Models(ctx context.Context) ([]ModelInfo, error) {
 	}
 	out := make([]ModelInfo, 0, len(tags.Models))
 	for _, m := range tags.Models {
-		var show struct {
-			Capabilities []string `json:"capabilities"`
-		}
 		info := ModelInfo{Name: m.Name, Size: m.Size}
-		if err := o.getJSON(ctx, http.MethodPost, "/api/show", map[string]string{"model": m.Name}, &show); err == nil {
-			for _, c := range show.Capabilities {
-				if c == "tools" {
-					info.SupportsTools = true
-				}
-			}
-		}
+		// A model /api/show cannot describe is listed as without tools.
+		info.SupportsTools, _ = o.SupportsTools(ctx, m.Name)
 		out = append(out, info)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -138,7 +152,7 @@ func (o *Ollama) Pull(ctx context.Context, name string, progress func(PullProgre
 	defer res.Body.Close()
 	sc := bufio.NewScanner(res.Body)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	last := time.Time{}
+	last, lastStatus := time.Time{}, ""
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
@@ -154,9 +168,10 @@ func (o *Ollama) Pull(ctx context.Context, name string, progress func(PullProgre
 		if p.Error != "" {
 			return &Error{Kind: KindHTTP, Message: fmt.Sprintf("Pulling %s failed: %s", name, p.Error)}
 		}
-		// Progress lines come very fast; pass on at most ~10 a second.
-		if progress != nil && (p.Status == "success" || time.Since(last) > 100*time.Millisecond) {
-			last = time.Now()
+		// Progress lines come very fast; pass on at most ~10 a second, but
+		// every change of status (and the final "success").
+		if progress != nil && (p.Status != lastStatus || p.Status == "success" || time.Since(last) > 100*time.Millisecond) {
+			last, lastStatus = time.Now(), p.Status
 			progress(p.PullProgress)
 		}
 		if p.Status == "success" {
@@ -172,5 +187,5 @@ func (o *Ollama) Pull(ctx context.Context, name string, progress func(PullProgre
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return errors.New("pull ended without success; try again")
+	return &Error{Kind: KindStream, Message: fmt.Sprintf("Pulling %s ended before it finished. Try again.", name)}
 }

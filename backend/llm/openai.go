@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -97,7 +98,7 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 		return partial, &Error{Kind: KindStream, Message: "The model server reported an error: " + msg}
 	}
 	if !tee.finished() {
-		return partial, &Error{Kind: KindStream, Message: "The model server closed the connection mid-answer. Try again; if it keeps happening, check the server's log."}
+		return partial, &Error{Kind: KindStream, Message: droppedMessage}
 	}
 	out := Response{}
 	if len(resp.Choices) > 0 {
@@ -107,6 +108,17 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 			if tc.FunctionCall == nil {
 				continue
 			}
+			// langchaingo starts a new call for every delta that has neither
+			// a type nor arguments, so an empty argument delta (some servers
+			// send them) becomes a call without id and name, and the
+			// argument deltas after it land there. It continues the call
+			// before it: merge it back.
+			if tc.ID == "" && tc.FunctionCall.Name == "" {
+				if n := len(out.ToolCalls); n > 0 {
+					out.ToolCalls[n-1].Arguments += tc.FunctionCall.Arguments
+				}
+				continue
+			}
 			out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.FunctionCall.Name, Arguments: tc.FunctionCall.Arguments})
 		}
 	}
@@ -114,7 +126,7 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 		out.Text = streamed.String()
 	}
 	if strings.TrimSpace(out.Text) == "" && len(out.ToolCalls) == 0 {
-		return out, &Error{Kind: KindEmpty, Message: "The model returned an empty answer. Try again, or choose another model."}
+		return out, &Error{Kind: KindEmpty, Message: "The model server returned an empty answer. Try again, or choose another model."}
 	}
 	return out, nil
 }
@@ -200,30 +212,104 @@ func toLangchainMessages(msgs []Message) []llms.MessageContent {
 
 // classify turns a client error into a user-readable *Error.
 func (m *openAIModel) classify(err error, tee *streamTee) error {
-	base := m.cfg.BaseURL
 	if netErr := tee.transportErr(); netErr != nil {
 		err = netErr
+	}
+	if status, body := tee.httpError(); status != 0 {
+		return m.httpError(status, serverMessage(body), err)
 	}
 	msg := err.Error()
 	var opErr *net.OpError
 	switch {
 	case errors.As(err, &opErr) && opErr.Op == "dial", errors.Is(err, syscall.ECONNREFUSED),
 		strings.Contains(msg, "connection refused"), strings.Contains(msg, "no such host"):
-		return &Error{Kind: KindUnreachable, Message: fmt.Sprintf("Cannot reach the model server at %s. Is Ollama (or your model server) running?", base), Err: err}
-	case strings.Contains(strings.ToLower(msg), "does not support tools"):
-		return &Error{Kind: KindNoTools, Message: fmt.Sprintf("The model %s does not support tool calling. Choose a model with tool support in Settings (for Ollama, one whose `ollama show` lists tools).", m.cfg.Model), Err: err}
-	case strings.Contains(msg, "status code: 404") || strings.Contains(strings.ToLower(msg), "model") && strings.Contains(strings.ToLower(msg), "not found"):
-		return &Error{Kind: KindModelNotFound, Message: fmt.Sprintf("The model %s was not found on %s. Pull it first (ollama pull %s) or pick another in Settings.", m.cfg.Model, base, m.cfg.Model), Err: err}
-	case strings.Contains(msg, "API returned unexpected status code"):
-		detail := strings.TrimPrefix(msg, "API returned unexpected status code: ")
-		return &Error{Kind: KindHTTP, Message: "The model server answered with an error: " + detail}
-	case strings.Contains(msg, "error reading streaming response"), errors.Is(err, io.ErrUnexpectedEOF):
-		return &Error{Kind: KindStream, Message: "The model server closed the connection mid-answer. Try again; if it keeps happening, check the server's log.", Err: err}
+		return &Error{Kind: KindUnreachable, Message: m.unreachable(), Err: err}
+	case errors.Is(err, bufio.ErrTooLong), strings.Contains(msg, "token too long"):
+		// langchaingo reads SSE lines with a 64 KiB limit.
+		return &Error{Kind: KindStream, Err: err, Message: "The model server sent a piece of the answer larger than 64 KiB, which Parley cannot read. Try again or ask for a shorter answer."}
+	case strings.Contains(msg, "error reading streaming response"), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, io.EOF), strings.Contains(msg, "connection reset"):
+		return &Error{Kind: KindStream, Message: droppedMessage, Err: err}
 	}
 	if em := tee.errorMessage(); em != "" {
 		return &Error{Kind: KindStream, Message: "The model server reported an error: " + em, Err: err}
 	}
 	return &Error{Kind: KindHTTP, Message: "The model call failed: " + msg, Err: err}
+}
+
+const droppedMessage = "The model server closed the connection mid-answer. Try again; if it keeps happening, check the server's log."
+
+func (m *openAIModel) unreachable() string {
+	hint := "Is your model server running?"
+	if strings.Contains(m.cfg.BaseURL, ":11434") {
+		hint = "Is Ollama running? (start it with `ollama serve` or the Ollama app)"
+	}
+	return fmt.Sprintf("Cannot reach the model server at %s. %s", m.cfg.BaseURL, hint)
+}
+
+// httpError explains a non-200 answer, using the server's own message.
+func (m *openAIModel) httpError(status int, serverMsg string, cause error) *Error {
+	lower := strings.ToLower(serverMsg)
+	detail := ""
+	if serverMsg != "" {
+		detail = ": " + serverMsg
+	}
+	switch {
+	case strings.Contains(lower, "does not support tools"), strings.Contains(lower, "tools are not supported"),
+		strings.Contains(lower, "tool calling is not supported"):
+		return &Error{Kind: KindNoTools, Err: cause, Message: fmt.Sprintf(
+			"The model %s does not support tool calling. Choose a model with tool support in Settings (for Ollama, one whose `ollama show` lists tools).", m.cfg.Model)}
+	case status == http.StatusNotFound && (serverMsg == "" || strings.Contains(lower, "model")):
+		return &Error{Kind: KindModelNotFound, Err: cause, Message: fmt.Sprintf(
+			"The model %s was not found on %s. Pull it first (ollama pull %s) or pick another in Settings.", m.cfg.Model, m.cfg.BaseURL, m.cfg.Model)}
+	case status == http.StatusNotFound:
+		return &Error{Kind: KindHTTP, Err: cause, Message: fmt.Sprintf(
+			"%s has no chat endpoint (HTTP 404%s). Check the base URL in Settings: OpenAI-compatible servers usually end in /v1.", m.cfg.BaseURL, detail)}
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return &Error{Kind: KindHTTP, Err: cause, Message: fmt.Sprintf(
+			"The model server at %s refused the request (HTTP %d%s). Check the API key in Settings.", m.cfg.BaseURL, status, detail)}
+	}
+	if serverMsg == "" {
+		serverMsg = http.StatusText(status)
+	}
+	return &Error{Kind: KindHTTP, Err: cause, Message: fmt.Sprintf("The model server answered with an error (HTTP %d): %s", status, serverMsg)}
+}
+
+// serverMessage extracts the message of an error body: OpenAI's
+// {"error":{"message"}}, Ollama's {"error":"..."}, {"message"} or plain text.
+func serverMessage(body []byte) string {
+	text := strings.TrimSpace(string(body))
+	var obj struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  string          `json:"detail"`
+	}
+	if json.Unmarshal(body, &obj) == nil {
+		var nested struct {
+			Message string `json:"message"`
+		}
+		var flat string
+		switch {
+		case json.Unmarshal(obj.Error, &nested) == nil && nested.Message != "":
+			text = nested.Message
+		case json.Unmarshal(obj.Error, &flat) == nil && flat != "":
+			text = flat
+		case obj.Message != "":
+			text = obj.Message
+		case obj.Detail != "":
+			text = obj.Detail
+		default:
+			text = "" // JSON without a message: the status says more
+		}
+	}
+	if strings.HasPrefix(text, "<") { // an HTML error page says nothing useful
+		return ""
+	}
+	const max = 300
+	if r := []rune(text); len(r) > max {
+		text = string(r[:max]) + "…"
+	}
+	return text
 }
 
 // teeTransport lets streamTee watch the response body as langchaingo reads it.
@@ -240,7 +326,13 @@ func (t *teeTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return res, err
 	}
 	if res.StatusCode != http.StatusOK {
-		return res, err
+		// langchaingo keeps only error.message of an OpenAI-style body and
+		// drops plain-text or {"error":"..."} bodies: keep the server's words.
+		body, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+		_ = res.Body.Close()
+		t.tee.setHTTPError(res.StatusCode, body)
+		res.Body = io.NopCloser(bytes.NewReader(body))
+		return res, nil
 	}
 	res.Body = &teeBody{ReadCloser: res.Body, tee: t.tee}
 	return res, nil
@@ -270,6 +362,20 @@ type streamTee struct {
 	plain    bool
 	errorMsg string
 	netErr   error
+	status   int    // a non-200 answer's status
+	body     []byte // and its body
+}
+
+func (t *streamTee) setHTTPError(status int, body []byte) {
+	t.mu.Lock()
+	t.status, t.body = status, body
+	t.mu.Unlock()
+}
+
+func (t *streamTee) httpError() (int, []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.status, t.body
 }
 
 func (t *streamTee) setTransportErr(err error) {

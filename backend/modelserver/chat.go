@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -25,6 +26,13 @@ func (h *handler) chat(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.requests = append(h.requests, req)
 	h.raw = append(h.raw, body)
+	h.count++
+	if h.keep > 0 && len(h.requests) > h.keep {
+		h.requests = append(h.requests[:0:0], h.requests[len(h.requests)-h.keep:]...)
+		h.raw = append(h.raw[:0:0], h.raw[len(h.raw)-h.keep:]...)
+	}
+	close(h.arrived)
+	h.arrived = make(chan struct{})
 	h.mu.Unlock()
 
 	turn := h.script(req)
@@ -56,7 +64,7 @@ func (h *handler) chat(w http.ResponseWriter, r *http.Request) {
 		h.complete(w, req, turn)
 		return
 	}
-	h.stream(w, req, turn)
+	h.stream(w, r, req, turn)
 }
 
 // complete answers a non-streaming request.
@@ -89,7 +97,7 @@ func callID(tc ToolCall, i int) string {
 // stream answers as llama.cpp's server streams: a role chunk, text in small
 // deltas, each tool call's id/type/name on its first delta and its
 // arguments in pieces, the finish reason, a usage chunk and [DONE].
-func (h *handler) stream(w http.ResponseWriter, req ChatRequest, turn Turn) {
+func (h *handler) stream(w http.ResponseWriter, r *http.Request, req ChatRequest, turn Turn) {
 	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -111,17 +119,9 @@ func (h *handler) stream(w http.ResponseWriter, req ChatRequest, turn Turn) {
 	if !send(chunk(map[string]any{"role": "assistant", "content": ""}, nil)) {
 		return
 	}
-	if turn.Fault == ErrorFrame {
-		msg := turn.Body
-		if msg == "" {
-			msg = "the model crashed"
-		}
-		send(map[string]any{"error": map[string]any{"message": msg, "type": "server_error"}})
-		_, _ = io.WriteString(w, "data: [DONE]\n\n")
-		return
-	}
 	pieces := splitText(turn.Text)
-	if turn.Fault == DropMidStream {
+	midStream := turn.Fault == DropMidStream || turn.Fault == ErrorFrame || turn.Fault == StallMidStream
+	if midStream {
 		pieces = pieces[:(len(pieces)+1)/2]
 	}
 	for _, p := range pieces {
@@ -129,21 +129,40 @@ func (h *handler) stream(w http.ResponseWriter, req ChatRequest, turn Turn) {
 			return
 		}
 	}
-	if turn.Fault == DropMidStream {
+	switch turn.Fault {
+	case DropMidStream:
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
 				_ = conn.Close()
 			}
 		}
 		return
+	case ErrorFrame:
+		// As llama.cpp and vLLM report a failure after the stream started.
+		msg := turn.Body
+		if msg == "" {
+			msg = "the model crashed"
+		}
+		send(map[string]any{"error": map[string]any{"message": msg, "type": "server_error"}})
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+		return
+	case StallMidStream:
+		<-r.Context().Done() // Server.Close cuts the connection, so this ends
+		return
 	}
 	for i, tc := range turn.ToolCalls {
 		first := map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": callID(tc, i), "type": "function",
 			"function": map[string]string{"name": tc.Name, "arguments": ""}}}}
+		if i == 0 && turn.OnToolCallSent != nil {
+			turn.OnToolCallSent()
+		}
 		if !send(chunk(first, nil)) {
 			return
 		}
 		for _, part := range splitN(tc.Arguments, 3) {
+			if part == "" {
+				continue // like llama.cpp: no empty argument deltas
+			}
 			if !send(chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]string{"arguments": part}}}}, nil)) {
 				return
 			}
@@ -257,10 +276,14 @@ func (h *handler) pull(w http.ResponseWriter, r *http.Request) {
 		line(map[string]any{"status": "downloading", "digest": "sha256:scripted", "total": total, "completed": done})
 	}
 	line(map[string]string{"status": "verifying sha256 digest"})
-	line(map[string]string{"status": "success"})
+	// Installed before "success" is sent, as with Ollama: a client that
+	// lists models right after sees it.
 	h.mu.Lock()
-	h.models = append(h.models, req.Model)
+	if !slices.Contains(h.models, req.Model) {
+		h.models = append(h.models, req.Model)
+	}
 	h.mu.Unlock()
+	line(map[string]string{"status": "success"})
 }
 
 func (h *handler) modelList() []string {

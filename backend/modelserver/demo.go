@@ -71,6 +71,7 @@ func subAgentTurn(req ChatRequest) Turn {
 
 func afterTool(req ChatRequest, last Message) Turn {
 	content := last.Content
+	lower := strings.ToLower(content)
 	var submitted struct {
 		Answers  map[string]string `json:"answers"`
 		Comments string            `json:"comments"`
@@ -85,7 +86,7 @@ func afterTool(req ChatRequest, last Message) Turn {
 	switch {
 	case json.Unmarshal([]byte(content), &submitted) == nil && submitted.Answers != nil:
 		var b strings.Builder
-		b.WriteString("Thanks! Here is what I'll go with:\n\n")
+		b.WriteString("Thanks — you chose:\n\n")
 		keys := make([]string, 0, len(submitted.Answers))
 		for k := range submitted.Answers {
 			keys = append(keys, k)
@@ -97,6 +98,7 @@ func afterTool(req ChatRequest, last Message) Turn {
 		if submitted.Comments != "" {
 			fmt.Fprintf(&b, "\nYou also said: _%s_\n", submitted.Comments)
 		}
+		b.WriteString("\nHere's a plan: I'll draft it with those choices, show you the draft, and adjust anything you want changed.\n")
 		b.WriteString("\n(This is the demo model: connect a real model server in Settings for real answers.)")
 		return Turn{Text: b.String()}
 	case json.Unmarshal([]byte(content), &spawned) == nil && spawned.Results != nil:
@@ -110,9 +112,11 @@ func afterTool(req ChatRequest, last Message) Turn {
 			}
 		}
 		return Turn{Text: b.String()}
-	case strings.Contains(content, "declined"):
+	case strings.Contains(lower, "cancel"):
+		return Turn{Text: "Understood — I've stopped here. Send a new message whenever you want to continue."}
+	case strings.Contains(lower, "declined"):
 		return Turn{Text: "No problem — I'll go with sensible defaults: a friendly tone, with a short summary and next steps."}
-	case strings.Contains(content, "timed out"):
+	case strings.Contains(lower, "timed out"):
 		return Turn{Text: "I didn't hear back, so I went with sensible defaults. You can still answer the card and I'll adjust."}
 	}
 	return Turn{Text: "Done."}

@@ -5,6 +5,7 @@
 package modelserver
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -26,11 +27,12 @@ type Fault int
 
 // Faults.
 const (
-	None          Fault = iota
-	HTTPError           // answer Status with Body
-	DropMidStream       // stream part of Text, then cut the connection
-	ErrorFrame          // a `data: {"error":...}` frame (message Body) instead of an answer
-	NoToolSupport       // 400 "<model> does not support tools" when tools are sent
+	None           Fault = iota
+	HTTPError            // answer Status with Body
+	DropMidStream        // stream part of Text, then cut the connection
+	ErrorFrame           // stream part of Text, then a `data: {"error":...}` frame (message Body)
+	NoToolSupport        // 400 "<model> does not support tools" when tools are sent
+	StallMidStream       // stream part of Text, then hang until the client goes away
 )
 
 // Turn is one scripted model answer.
@@ -41,6 +43,10 @@ type Turn struct {
 	Status          int    // HTTPError
 	Body            string // HTTPError body, or ErrorFrame message
 	FirstTokenDelay time.Duration
+	// OnToolCallSent, when set, is called once, right before the first
+	// tool-call chunk of a streamed answer is written and flushed
+	// (benchmarks time the way from there to the question card).
+	OnToolCallSent func()
 }
 
 // Message is one message of a recorded request.
@@ -171,8 +177,16 @@ func (s *Server) Close() {
 	s.ts.Close()
 }
 
-// NewHandler returns the server as a handler, for running on a real listener.
-func NewHandler(script Script, opts ...Option) http.Handler { return newHandler(script, opts...) }
+// NewHandler returns the server as a handler, for running on a real
+// listener (demo mode). A long-running handler keeps only the last
+// recentRequests requests, so a demo session does not grow without end.
+func NewHandler(script Script, opts ...Option) http.Handler {
+	h := newHandler(script, opts...)
+	h.keep = recentRequests
+	return h
+}
+
+const recentRequests = 64
 
 type handler struct {
 	script  Script
@@ -182,10 +196,13 @@ type handler struct {
 	mu       sync.Mutex
 	requests []ChatRequest
 	raw      [][]byte
+	count    int           // chat requests received, including those no longer kept
+	keep     int           // how many requests to keep; 0 keeps all
+	arrived  chan struct{} // closed and replaced on every chat request
 }
 
 func newHandler(script Script, opts ...Option) *handler {
-	h := &handler{script: script, models: []string{"qwen3:8b", "llama3.2:3b"}, noTools: map[string]bool{}}
+	h := &handler{script: script, models: []string{"qwen3:8b", "llama3.2:3b"}, noTools: map[string]bool{}, arrived: make(chan struct{})}
 	for _, o := range opts {
 		o(h)
 	}
@@ -197,6 +214,24 @@ func (h *handler) Requests() []ChatRequest {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]ChatRequest(nil), h.requests...)
+}
+
+// WaitRequests blocks until at least n chat requests have arrived (and
+// returns them all) or ctx ends, so tests need not poll or sleep.
+func (h *handler) WaitRequests(ctx context.Context, n int) ([]ChatRequest, error) {
+	for {
+		h.mu.Lock()
+		got, arrived := h.count, h.arrived
+		h.mu.Unlock()
+		if got >= n {
+			return h.Requests(), nil
+		}
+		select {
+		case <-arrived:
+		case <-ctx.Done():
+			return h.Requests(), fmt.Errorf("wait for %d model requests (got %d): %w", n, got, ctx.Err())
+		}
+	}
 }
 
 // RawRequests returns the raw bodies of the chat requests.

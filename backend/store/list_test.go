@@ -23,22 +23,35 @@ func seedConversations(t *testing.T, s *Store, n int) []chat.Conversation {
 			t.Fatal(err)
 		}
 	}
-	var all []chat.Conversation
-	for cursor := ""; ; {
-		page, next, err := s.ListConversations(ctx, ListOptions{Limit: MaxListLimit, Cursor: cursor})
-		if err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, page...)
-		if next == "" {
-			break
-		}
-		cursor = next
-	}
+	all, _ := pageThrough(t, s, ListOptions{Limit: MaxListLimit}, n)
 	if len(all) != n {
 		t.Fatalf("listed %d of %d", len(all), n)
 	}
 	return all
+}
+
+// pageThrough follows next cursors from opt to the last page, failing
+// rather than looping when the pages do not end (a cursor that repeats).
+func pageThrough(t *testing.T, s *Store, opt ListOptions, maxRows int) (all []chat.Conversation, pages int) {
+	t.Helper()
+	for {
+		page, next, err := s.ListConversations(ctx, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) > opt.Limit || (next != "" && len(page) != opt.Limit) {
+			t.Fatalf("page %d: %d rows for limit %d, next %q", pages, len(page), opt.Limit, next)
+		}
+		all = append(all, page...)
+		pages++
+		if next == "" {
+			return all, pages
+		}
+		if len(all) > maxRows {
+			t.Fatalf("paging does not end: %d rows over %d pages, at most %d exist", len(all), pages, maxRows)
+		}
+		opt.Cursor = next
+	}
 }
 
 func listOrder(a, b chat.Conversation) int {
@@ -80,23 +93,7 @@ func TestListKeysetPaging(t *testing.T) {
 	s := newStore(t)
 	all := seedConversations(t, s, 137)
 	for _, limit := range []int{1, 7, 20, 50, 136, 137} {
-		var got []chat.Conversation
-		cursor, pages := "", 0
-		for {
-			page, next, err := s.ListConversations(ctx, ListOptions{Limit: limit, Cursor: cursor})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(page) > limit || (next != "" && len(page) != limit) {
-				t.Fatalf("limit %d: page of %d, next %q", limit, len(page), next)
-			}
-			got = append(got, page...)
-			pages++
-			if next == "" {
-				break
-			}
-			cursor = next
-		}
+		got, pages := pageThrough(t, s, ListOptions{Limit: limit}, len(all))
 		ids := func(cs []chat.Conversation) []string {
 			out := make([]string, len(cs))
 			for i, c := range cs {
@@ -121,15 +118,7 @@ func TestListPagingIsStableUnderInserts(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustConversation(t, s, "newcomer") // lands at the top of the unpinned rows
-	rest := []chat.Conversation{}
-	for next != "" {
-		var page []chat.Conversation
-		page, next, err = s.ListConversations(ctx, ListOptions{Limit: 10, Cursor: next})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rest = append(rest, page...)
-	}
+	rest, _ := pageThrough(t, s, ListOptions{Limit: 10, Cursor: next}, len(all)+1)
 	seen := map[string]bool{}
 	for _, c := range append(first, rest...) {
 		if seen[c.ID] {

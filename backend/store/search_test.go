@@ -90,19 +90,9 @@ func TestSearchPagesAndKeepsListOrder(t *testing.T) {
 		}
 	}
 	var got []string
-	cursor := ""
-	for {
-		page, next, err := s.ListConversations(ctx, ListOptions{Query: "needle", Limit: 4, Cursor: cursor})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range page {
-			got = append(got, c.ID)
-		}
-		if next == "" {
-			break
-		}
-		cursor = next
+	pages, _ := pageThrough(t, s, ListOptions{Query: "needle", Limit: 4}, len(want))
+	for _, c := range pages {
+		got = append(got, c.ID)
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("search pages = %v\nwant %v", got, want)

@@ -49,3 +49,106 @@ export async function settle(): Promise<void> {
   await flushPromises()
   await flushPromises()
 }
+
+// ---- a fake page for lib/attention (focus, title, notifications) -------------
+
+class FakeListeners {
+  private listeners = new Map<string, Set<() => void>>()
+  addEventListener(type: string, fn: () => void): void {
+    if (!this.listeners.has(type)) this.listeners.set(type, new Set())
+    this.listeners.get(type)!.add(fn)
+  }
+  removeEventListener(type: string, fn: () => void): void {
+    this.listeners.get(type)?.delete(fn)
+  }
+  fire(type: string): void {
+    for (const fn of [...(this.listeners.get(type) ?? [])]) fn()
+  }
+  count(): number {
+    let n = 0
+    for (const set of this.listeners.values()) n += set.size
+    return n
+  }
+}
+
+export class FakeDocument extends FakeListeners {
+  title = 'Parley'
+  focused = true
+  visibilityState: DocumentVisibilityState = 'visible'
+  hasFocus(): boolean {
+    return this.focused
+  }
+  /** The user switched to another window (the tab stays visible). */
+  blur(): void {
+    this.focused = false
+  }
+}
+
+export class FakeWindow extends FakeListeners {
+  focusCalls = 0
+  runtime?: { WindowSetTitle(title: string): void }
+  nativeTitles: string[] = []
+  constructor(private readonly doc: FakeDocument, wails = false) {
+    super()
+    if (wails) this.runtime = { WindowSetTitle: (t: string) => void this.nativeTitles.push(t) }
+  }
+  focus(): void {
+    this.focusCalls++
+  }
+  /** The user came back to the window. */
+  userFocus(): void {
+    this.doc.focused = true
+    this.doc.visibilityState = 'visible'
+    this.fire('focus')
+  }
+}
+
+export interface FakeNotificationInstance {
+  title: string
+  options?: NotificationOptions
+  closed: boolean
+  onclick: ((ev: Event) => unknown) | null
+  close(): void
+  click(): void
+}
+
+/** A fake `Notification` constructor; `answer` is what the permission prompt returns. */
+export function fakeNotificationApi(permission: NotificationPermission = 'granted', answer: NotificationPermission = 'granted') {
+  const created: FakeNotificationInstance[] = []
+  class FakeNotification implements FakeNotificationInstance {
+    static permission: NotificationPermission = permission
+    static requests = 0
+    static created = created
+    onclick: ((ev: Event) => unknown) | null = null
+    closed = false
+    constructor(
+      public title: string,
+      public options?: NotificationOptions,
+    ) {
+      created.push(this)
+    }
+    close(): void {
+      this.closed = true
+    }
+    click(): void {
+      this.onclick?.(new Event('click'))
+    }
+    static requestPermission(): Promise<NotificationPermission> {
+      FakeNotification.requests++
+      FakeNotification.permission = answer
+      return Promise.resolve(answer)
+    }
+  }
+  return FakeNotification
+}
+
+export interface FakePage {
+  document: FakeDocument
+  window: FakeWindow
+  Notification: ReturnType<typeof fakeNotificationApi>
+}
+
+export function fakePage(opts: { permission?: NotificationPermission; answer?: NotificationPermission; wails?: boolean } = {}): FakePage {
+  const document = new FakeDocument()
+  return { document, window: new FakeWindow(document, opts.wails), Notification: fakeNotificationApi(opts.permission, opts.answer) }
+}

@@ -247,8 +247,25 @@ export interface ModelPullEvent {
   completed?: number
 }
 
+/**
+ * A conversation's title or pin changed (auto-title from the first message,
+ * rename, pin, import). Only the fields that changed are present.
+ */
+export interface ConversationUpdatedEvent {
+  conversationId: string
+  title?: string
+  pinned?: boolean
+}
+
+/** A conversation was deleted (by this window or another client). */
+export interface ConversationDeletedEvent {
+  conversationId: string
+}
+
 export interface EventMap {
   'conversation:state': ConversationStateEvent
+  'conversation:updated': ConversationUpdatedEvent
+  'conversation:deleted': ConversationDeletedEvent
   'message:delta': MessageDeltaEvent
   'message:done': MessageDoneEvent
   'question:ask': QuestionEvent
@@ -260,9 +277,11 @@ export interface EventMap {
 
 export type EventName = keyof EventMap
 
-/** The SPEC §3 events that Go emits (Wails events and SSE). */
+/** The events that Go emits (Wails events and SSE): SPEC §3 and the conversation list's. */
 export const SERVER_EVENTS = [
   'conversation:state',
+  'conversation:updated',
+  'conversation:deleted',
   'message:delta',
   'message:done',
   'question:ask',

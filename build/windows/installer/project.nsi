@@ -1,4 +1,6 @@
 Unicode true
+# Parley: LZMA keeps the installer well under 10 MB (the default zlib does not).
+SetCompressor /SOLID lzma
 
 ####
 ## Please note: Template replacements don't work in this file. They are provided with default defines like
@@ -29,6 +31,10 @@ Unicode true
 ## !define UNINST_KEY_NAME     "UninstKeyInRegistry"  # Default "${INFO_COMPANYNAME}${INFO_PRODUCTNAME}"
 ####
 ## !define REQUEST_EXECUTION_LEVEL "admin"            # Default "admin"  see also https://nsis.sourceforge.io/Docs/Chapter4.html
+####
+## Parley: the uninstall entry is "Parley" (the default would be "ParleyParley",
+## company name + product name).
+!define UNINST_KEY_NAME "Parley"
 ####
 ## Include the wails tools
 ####
@@ -67,8 +73,12 @@ ManifestDPIAware true
 !insertmacro MUI_LANGUAGE "English" # Set the Language of the installer
 
 ## The following two statements can be used to sign the installer and the uninstaller. The path to the binaries are provided in %1
-#!uninstfinalize 'signtool --file "%1"'
-#!finalize 'signtool --file "%1"'
+## Parley: the release workflow runs makensis with -DPARLEY_SIGN_SCRIPT=<path to packaging\windows\sign.ps1>
+## when a signing certificate is configured; otherwise nothing is signed.
+!ifdef PARLEY_SIGN_SCRIPT
+  !uninstfinalize 'powershell -NoProfile -ExecutionPolicy Bypass -File "${PARLEY_SIGN_SCRIPT}" "%1"' = 0
+  !finalize 'powershell -NoProfile -ExecutionPolicy Bypass -File "${PARLEY_SIGN_SCRIPT}" "%1"' = 0
+!endif
 
 Name "${INFO_PRODUCTNAME}"
 OutFile "..\..\bin\${INFO_PROJECTNAME}-${ARCH}-installer.exe" # Name of the installer's file.
@@ -76,10 +86,10 @@ OutFile "..\..\bin\${INFO_PROJECTNAME}-${ARCH}-installer.exe" # Name of the inst
   !if "${WAILS_INSTALL_SCOPE}" == "user"
     InstallDir "$LOCALAPPDATA\Programs\${INFO_PRODUCTNAME}"
   !else
-    InstallDir "$PROGRAMFILES64\${INFO_COMPANYNAME}\${INFO_PRODUCTNAME}"
+    InstallDir "$PROGRAMFILES64\${INFO_PRODUCTNAME}"
   !endif
 !else
-  InstallDir "$PROGRAMFILES64\${INFO_COMPANYNAME}\${INFO_PRODUCTNAME}"
+  InstallDir "$PROGRAMFILES64\${INFO_PRODUCTNAME}"
 !endif # Default installing folder ($PROGRAMFILES is Program Files folder).
 ShowInstDetails show # This will always show the installation details.
 
@@ -110,7 +120,8 @@ Section "uninstall"
 
     RMDir /r "$AppData\${PRODUCT_EXECUTABLE}" # Remove the WebView2 DataPath
 
-    RMDir /r $INSTDIR
+    # Parley: remove only what the installer wrote, never a whole folder the user chose.
+    Delete "$INSTDIR\${PRODUCT_EXECUTABLE}"
 
     Delete "$SMPROGRAMS\${INFO_PRODUCTNAME}.lnk"
     Delete "$DESKTOP\${INFO_PRODUCTNAME}.lnk"
@@ -119,4 +130,6 @@ Section "uninstall"
     !insertmacro wails.unassociateCustomProtocols
 
     !insertmacro wails.deleteUninstaller
+
+    RMDir "$INSTDIR" # only when empty
 SectionEnd

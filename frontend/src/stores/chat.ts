@@ -227,6 +227,9 @@ export const useChatStore = defineStore('chat', {
       delete this.errors[conversationId]
       delete this.loadErrors[conversationId]
       delete this.lastUserText[conversationId]
+      delete this.stopping[conversationId]
+      delete this.loading[conversationId]
+      delete this.composerDrafts[conversationId]
     },
 
     // ---- events --------------------------------------------------------------

@@ -1,7 +1,8 @@
 // The conversation list of the sidebar: paging, search, new / rename /
-// delete / pin, and which conversation is open.
+// delete / pin, and which conversation is open. conversation:updated and
+// conversation:deleted (from Go, whoever made the change) keep it current.
 import { defineStore } from 'pinia'
-import type { Conversation, ConversationStateEvent } from '../types'
+import type { Conversation, ConversationDeletedEvent, ConversationStateEvent, ConversationUpdatedEvent } from '../types'
 import { toError, useTransport } from '../transport'
 import { useChatStore } from './chat'
 import { useQuestionsStore } from './questions'
@@ -19,6 +20,14 @@ interface State {
   /** Error of the last rename / pin / delete / create. */
   actionError: string | null
   currentId: string | null
+  /**
+   * Every conversation summary seen, by id, sharing the objects in `items`:
+   * the header keeps the open conversation's title while a search hides it
+   * from the list.
+   */
+  known: Record<string, Conversation>
+  /** Conversations deleted while this window runs (late answers are ignored). */
+  deleted: Record<string, true>
 }
 
 function newer(a: Conversation, b: Conversation): number {
@@ -45,6 +54,8 @@ export const useConversationsStore = defineStore('conversations', {
     error: null,
     actionError: null,
     currentId: null,
+    known: {},
+    deleted: {},
   }),
 
   getters: {
@@ -55,10 +66,11 @@ export const useConversationsStore = defineStore('conversations', {
       return state.items.filter((c) => !c.pinned).sort(newer)
     },
     current(state): Conversation | null {
-      return state.items.find((c) => c.id === state.currentId) ?? null
+      if (!state.currentId) return null
+      return state.items.find((c) => c.id === state.currentId) ?? state.known[state.currentId] ?? null
     },
     byId(state) {
-      return (id: string): Conversation | undefined => state.items.find((c) => c.id === id)
+      return (id: string): Conversation | undefined => state.items.find((c) => c.id === id) ?? state.known[id]
     },
   },
 
@@ -70,7 +82,8 @@ export const useConversationsStore = defineStore('conversations', {
       try {
         const page = await useTransport().listConversations({ limit: PAGE_SIZE, q: query || undefined })
         if (query !== this.query) return // a newer search is on its way
-        this.items = page.items.map(summaryOf)
+        this.items = page.items.filter((c) => !this.deleted[c.id]).map(summaryOf)
+        this.remember()
         this.nextCursor = page.next_cursor || null
         this.error = null
         this.loaded = true
@@ -89,7 +102,8 @@ export const useConversationsStore = defineStore('conversations', {
         const page = await useTransport().listConversations({ limit: PAGE_SIZE, cursor: this.nextCursor, q: query || undefined })
         if (query !== this.query) return
         const known = new Set(this.items.map((c) => c.id))
-        this.items.push(...page.items.filter((c) => !known.has(c.id)).map(summaryOf))
+        this.items.push(...page.items.filter((c) => !known.has(c.id) && !this.deleted[c.id]).map(summaryOf))
+        this.remember()
         this.nextCursor = page.next_cursor || null
         this.error = null
       } catch (err) {
@@ -115,6 +129,7 @@ export const useConversationsStore = defineStore('conversations', {
           void this.load()
         }
         this.items = [c, ...this.items.filter((x) => x.id !== c.id)]
+        this.remember()
         this.currentId = c.id
         const chat = useChatStore()
         if (!chat.messages[c.id]) chat.messages[c.id] = []
@@ -174,19 +189,58 @@ export const useConversationsStore = defineStore('conversations', {
         this.actionError = `Couldn't delete: ${toError(err).message}`
         return false
       }
-      this.items = this.items.filter((c) => c.id !== id)
-      useQuestionsStore().forgetConversation(id)
-      useChatStore().forget(id)
-      if (this.currentId === id) this.currentId = null
+      this.forgetDeleted(id)
       this.actionError = null
       return true
     },
 
+    /** Drops a deleted conversation everywhere; if it was open, shows a new chat. */
+    forgetDeleted(id: string): void {
+      this.deleted[id] = true
+      this.items = this.items.filter((c) => c.id !== id)
+      delete this.known[id]
+      useQuestionsStore().forgetConversation(id)
+      useChatStore().forget(id)
+      if (this.currentId === id) this.currentId = null
+    },
+
     /** Adds or updates a conversation from a detail or summary. */
     upsertSummary(c: Conversation): void {
+      if (this.deleted[c.id]) return
       const item = this.items.find((x) => x.id === c.id)
-      if (item) Object.assign(item, summaryOf({ ...item, ...c, title: c.title ?? item.title }))
-      else if (!this.query) this.items.unshift(summaryOf(c))
+      if (item) {
+        Object.assign(item, summaryOf({ ...item, ...c, title: c.title ?? item.title }))
+        return
+      }
+      const seen = this.known[c.id]
+      const next = summaryOf({ ...seen, ...c, title: c.title ?? seen?.title ?? '' })
+      if (!this.query) this.items.unshift(next)
+      this.known[c.id] = next // the same object as in items
+    },
+
+    /** Points `known` at the objects in `items` (after the list changed). */
+    remember(): void {
+      for (const c of this.items) this.known[c.id] = c
+    },
+
+    // ---- events --------------------------------------------------------------
+
+    /** conversation:updated: a new title (e.g. auto-title) or pin state. */
+    onUpdated(p: ConversationUpdatedEvent): void {
+      const id = p?.conversationId
+      if (!id || this.deleted[id]) return
+      const patch: Partial<Conversation> = {}
+      if (typeof p.title === 'string') patch.title = p.title
+      if (typeof p.pinned === 'boolean') patch.pinned = p.pinned
+      const targets = new Set([this.items.find((c) => c.id === id), this.known[id]].filter((c): c is Conversation => !!c))
+      for (const c of targets) Object.assign(c, patch)
+      // Not listed yet (e.g. imported, or created by another client).
+      if (!targets.size) void this.ensureKnown(id)
+    },
+
+    /** conversation:deleted: whoever deleted it, it goes away here too. */
+    onDeleted(p: ConversationDeletedEvent): void {
+      if (p?.conversationId) this.forgetDeleted(p.conversationId)
     },
 
     /** Marks a conversation as just active (moves it up the list). */
@@ -197,7 +251,7 @@ export const useConversationsStore = defineStore('conversations', {
 
     /** Fetches a conversation we heard of through an event but do not list. */
     async ensureKnown(id: string): Promise<void> {
-      if (!id || this.items.some((c) => c.id === id) || this.query) return
+      if (!id || this.deleted[id] || this.items.some((c) => c.id === id) || this.query) return
       try {
         const d = await useTransport().getConversation(id)
         this.upsertSummary(d)

@@ -1,5 +1,8 @@
 // Wires the transport's events to the stores, once, and loads the first
-// state. Reconnecting after a loss reloads what may have been missed.
+// state. Reconnecting after a loss reloads what may have been missed. Cards
+// that arrive while the window is in the background ask for attention
+// (../lib/attention: a notification and a "(N) " title prefix).
+import { watch } from 'vue'
 import { useTransport } from '../transport'
 import { useAppStore, applyTheme } from './app'
 import { useChatStore } from './chat'
@@ -7,20 +10,46 @@ import { useConversationsStore } from './conversations'
 import { useQuestionsStore } from './questions'
 import { useSettingsStore } from './settings'
 import { cardFromEvent } from '../lib/cards'
+import { createAttention, type AttentionEnv } from '../lib/attention'
+import type { Card } from '../types'
 
-export function connectEvents(): () => void {
+export interface ConnectOptions {
+  /** Replaces the page's document / window / Notification (tests). */
+  attention?: Partial<AttentionEnv>
+}
+
+/** Opens a card's conversation and moves focus to the card. */
+async function showCard(card: Card): Promise<void> {
+  const conversations = useConversationsStore()
+  if (conversations.currentId !== card.conversationId) await conversations.select(card.conversationId)
+  useQuestionsStore().requestFocus(card.question_id)
+}
+
+export function connectEvents(options: ConnectOptions = {}): () => void {
   const t = useTransport()
   const app = useAppStore()
   const chat = useChatStore()
   const conversations = useConversationsStore()
   const questions = useQuestionsStore()
   const settings = useSettingsStore()
+  const attention = createAttention({
+    env: options.attention,
+    pendingCount: () => questions.inboxCount,
+    openCard: (card) => void showCard(card),
+  })
+  const stopCountWatch = watch(
+    () => questions.inboxCount,
+    () => attention.refresh(),
+    { flush: 'sync' },
+  )
 
   const offs = [
     t.on('conversation:state', (p) => {
       chat.onState(p)
       void conversations.onState(p)
     }),
+    t.on('conversation:updated', (p) => conversations.onUpdated(p)),
+    t.on('conversation:deleted', (p) => conversations.onDeleted(p)),
     t.on('message:delta', (p) => chat.onDelta(p)),
     t.on('message:done', (p) => {
       chat.onDone(p)
@@ -29,9 +58,17 @@ export function connectEvents(): () => void {
     t.on('question:ask', (p) => {
       questions.onQuestionEvent(p)
       const card = cardFromEvent(p)
-      if (card) void conversations.ensureKnown(card.conversationId)
+      if (!card) return
+      void conversations.ensureKnown(card.conversationId)
+      // The stored card: one already resolved (or of a deleted conversation) does not notify.
+      const stored = questions.cards[card.question_id]
+      if (stored) attention.cardArrived(stored)
     }),
-    t.on('question:resolved', (p) => questions.onQuestionEvent(p)),
+    t.on('question:resolved', (p) => {
+      questions.onQuestionEvent(p)
+      const card = cardFromEvent(p)
+      if (card) attention.cardResolved(card)
+    }),
     t.on('run:error', (p) => chat.onRunError(p)),
     t.on('model:pull', (p) => settings.onPull(p)),
     t.on('transport:connection', (p) => {
@@ -39,7 +76,11 @@ export function connectEvents(): () => void {
       if (p.reconnected) void resync()
     }),
   ]
-  return () => offs.forEach((off) => off())
+  return () => {
+    offs.forEach((off) => off())
+    stopCountWatch()
+    attention.dispose()
+  }
 }
 
 /** Reloads the list, the inbox and the open conversation. */
@@ -51,10 +92,10 @@ export async function resync(): Promise<void> {
 }
 
 /** Starts the app: events first (nothing is missed), then the first data. */
-export async function startApp(): Promise<() => void> {
+export async function startApp(options: ConnectOptions = {}): Promise<() => void> {
   const app = useAppStore()
   applyTheme(app.theme)
-  const off = connectEvents()
+  const off = connectEvents(options)
   await Promise.all([useConversationsStore().load(), useQuestionsStore().loadPending(), app.checkHealth(), useSettingsStore().init()])
   return off
 }

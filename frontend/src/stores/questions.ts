@@ -17,6 +17,8 @@ interface State {
   loadError: string | null
   /** The card the UI should scroll to and focus (set by the inbox). */
   focusRequest: { questionId: string; nonce: number } | null
+  /** Deleted conversations: cards of theirs that arrive late are ignored. */
+  forgotten: Record<string, true>
 }
 
 function byCreated(a: Card, b: Card): number {
@@ -31,6 +33,7 @@ export const useQuestionsStore = defineStore('questions', {
     sending: {},
     loadError: null,
     focusRequest: null,
+    forgotten: {},
   }),
 
   getters: {
@@ -60,6 +63,7 @@ export const useQuestionsStore = defineStore('questions', {
     /** Adds or updates a card; a card never goes back to pending once resolved. */
     upsert(raw: Card): Card {
       const card = normalizeCard(raw)
+      if (this.forgotten[card.conversationId]) return card
       const prev = this.cards[card.question_id]
       if (prev) {
         const regress = prev.status !== 'pending' && card.status === 'pending'
@@ -105,6 +109,7 @@ export const useQuestionsStore = defineStore('questions', {
     async loadForConversation(conversationId: string): Promise<void> {
       try {
         const list = await useTransport().conversationQuestions(conversationId)
+        if (this.forgotten[conversationId]) return
         for (const c of list) {
           const card = normalizeCard({ ...c, conversationId: c.conversationId || conversationId })
           // The server is the truth for a conversation's own list.
@@ -116,11 +121,15 @@ export const useQuestionsStore = defineStore('questions', {
       }
     },
 
+    /** Drops a deleted conversation's cards (and drafts) from the inbox. */
     forgetConversation(conversationId: string): void {
+      this.forgotten[conversationId] = true
       for (const c of Object.values(this.cards)) {
         if (c.conversationId === conversationId) {
           delete this.cards[c.question_id]
           delete this.drafts[c.question_id]
+          delete this.respondErrors[c.question_id]
+          delete this.sending[c.question_id]
         }
       }
     },

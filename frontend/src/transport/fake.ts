@@ -45,6 +45,20 @@ export function fakeId(prefix = 'id'): string {
   return `${prefix}-${seq.toString(36)}-${Math.random().toString(36).slice(2, 8)}`
 }
 
+/** Go's store.AutoTitle: the first non-blank line, at most 60 characters. */
+export function autoTitle(text: string): string {
+  const line = text
+    .split('\n')
+    .map((l) => l.trim().replace(/\s+/g, ' '))
+    .find((l) => l)
+  if (!line) return 'New chat'
+  const chars = [...line]
+  if (chars.length <= 60) return line
+  let head = chars.slice(0, 59).join('')
+  if (chars[59] !== ' ' && head.lastIndexOf(' ') > 0) head = head.slice(0, head.lastIndexOf(' '))
+  return (head.replace(/[\s,;:.\-–—]+$/, '') || chars.slice(0, 59).join('')) + '…'
+}
+
 function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T)
 }
@@ -213,6 +227,7 @@ export class FakeTransport implements Transport {
     const d = this.mustGet(id)
     if (!title.trim()) throw new TransportError('title must not be empty', 400)
     d.title = title.trim()
+    this.emit('conversation:updated', { conversationId: id, title: d.title })
     return clone(this.summary(d))
   }
 
@@ -220,6 +235,7 @@ export class FakeTransport implements Transport {
     await this.enter('setPinned', [id, pinned])
     const d = this.mustGet(id)
     d.pinned = pinned
+    this.emit('conversation:updated', { conversationId: id, pinned })
     return clone(this.summary(d))
   }
 
@@ -228,6 +244,7 @@ export class FakeTransport implements Transport {
     this.mustGet(id)
     this.conversations.delete(id)
     for (const [qid, c] of this.cards) if (c.conversationId === id) this.cards.delete(qid)
+    this.emit('conversation:deleted', { conversationId: id })
   }
 
   async sendMessage(id: string, content: string): Promise<{ run_id: string }> {
@@ -235,8 +252,14 @@ export class FakeTransport implements Transport {
     const d = this.mustGet(id)
     if (isRunActive(d.state)) throw new TransportError('a run is already active in this conversation', 409)
     if (!content.trim()) throw new TransportError('content must not be empty', 400)
+    const first = !d.messages.some((m) => m.role === 'user')
     this.addMessage(id, { role: 'user', content })
     d.updated_at = new Date().toISOString()
+    // Like Go: the first message names an untitled conversation.
+    if (first && (!d.title || d.title === 'New chat')) {
+      d.title = autoTitle(content)
+      this.emit('conversation:updated', { conversationId: id, title: d.title })
+    }
     const runId = fakeId('run')
     this.setState(id, 'requesting')
     this.onSend?.(id, content)

@@ -185,6 +185,23 @@ describe('HttpTransport events (SSE)', () => {
     expect(asks).toEqual([{ conversationId: 'c1', question_id: 'q1', questions: [] }])
   })
 
+  it('subscribes the stream to conversation:updated and conversation:deleted', () => {
+    const t = new HttpTransport({ fetch: fakeFetch(() => ({})).fn, EventSource: FakeEventSource as unknown as typeof EventSource })
+    const got: unknown[] = []
+    t.on('conversation:updated', (p) => got.push(['updated', p]))
+    t.on('conversation:deleted', (p) => got.push(['deleted', p]))
+    const es = FakeEventSource.instances[0]!
+    expect([...es.listeners.keys()]).toEqual(expect.arrayContaining(['conversation:updated', 'conversation:deleted']))
+    es.send('conversation:updated', '{"conversationId":"c1","title":"Trip to Lisbon"}')
+    es.send('conversation:updated', '{"conversationId":"c1","pinned":true}')
+    es.send('conversation:deleted', '{"conversationId":"c2"}')
+    expect(got).toEqual([
+      ['updated', { conversationId: 'c1', title: 'Trip to Lisbon' }],
+      ['updated', { conversationId: 'c1', pinned: true }],
+      ['deleted', { conversationId: 'c2' }],
+    ])
+  })
+
   it('reconnects with backoff after the server closes the stream and reports it', async () => {
     vi.useFakeTimers()
     const t = new HttpTransport({ fetch: fakeFetch(() => ({})).fn, EventSource: FakeEventSource as unknown as typeof EventSource, reconnectDelay: 100 })

@@ -51,6 +51,8 @@ export interface WailsRuntime {
   EventsOn(name: string, callback: (...data: unknown[]) => void): () => void
   BrowserOpenURL?(url: string): void
   ClipboardSetText?(text: string): Promise<boolean>
+  /** The native window title (the "(N) " attention prefix follows it). */
+  WindowSetTitle?(title: string): void
 }
 
 declare global {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mount, type VueWrapper } from '@vue/test-utils'
 import ChatView from './ChatView.vue'
-import { makeCard, setupEnv, settle, type TestEnv } from '../../test-utils'
+import { makeCard, q, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
 import { useConversationsStore } from '../../stores/conversations'
 import { useQuestionsStore } from '../../stores/questions'
@@ -155,5 +155,69 @@ describe('ChatView and Composer', () => {
     expect(localStorage.getItem('parley.theme')).toBe('dark')
     await v.find('[data-testid="theme-toggle"]').trigger('click')
     expect(document.documentElement.hasAttribute('data-theme')).toBe(false)
+  })
+})
+
+describe('question card drafts', () => {
+  it('keep selections, Other text, comments and the step while the user switches conversations and back', async () => {
+    const v = await mountView()
+    env.fake.addCard(
+      {
+        question_id: 'd1',
+        conversationId: 'c1',
+        questions: [
+          makeCard().questions[0]!,
+          q({ question: 'Which features?', header: 'Features', multiSelect: true, options: [{ label: 'Auth' }, { label: 'Search' }] }),
+        ],
+      },
+      true,
+    )
+    await settle()
+    const card = () => v.find('[data-question-id="d1"]')
+    await card().findAll('input[type="radio"]')[1]!.setValue(true) // SQLite
+    await card().find('[data-testid="primary"]').trigger('click')
+    expect(card().find('legend').text()).toContain('Which features?')
+    await card().findAll('input[type="checkbox"]')[0]!.setValue(true) // Auth
+    await card().find('[data-other-input]').setValue('Audit log')
+    await card().find('[data-testid="primary"]').trigger('click') // to the review
+    await card().find('[data-testid="add-comment"]').trigger('click')
+    await card().find('textarea[data-comments]').setValue('Keep it small')
+    await card().findAll('[role="tab"]')[1]!.trigger('click') // back to step 2
+
+    await useConversationsStore().select('c2')
+    await settle()
+    expect(card().exists()).toBe(false)
+    expect(v.find('.chat-title').text()).toBe('Taxes')
+    // A reconnect meanwhile reloads everything; the draft stays.
+    env.fake.emit('transport:connection', { connected: true, reconnected: true })
+    await settle()
+
+    await useConversationsStore().select('c1')
+    await settle()
+    expect(card().exists()).toBe(true)
+    expect(card().find('legend').text()).toContain('Which features?') // the step
+    const boxes = card().findAll<HTMLInputElement>('input[type="checkbox"]')
+    expect(boxes.map((b) => b.element.checked)).toEqual([true, false, true]) // Auth, Search, Other
+    expect(card().find<HTMLInputElement>('[data-other-input]').element.value).toBe('Audit log')
+    await card().findAll('[role="tab"]')[0]!.trigger('click')
+    expect(card().findAll<HTMLInputElement>('input[type="radio"]').map((r) => r.element.checked)).toEqual([false, true, false, false])
+    await card().findAll('[role="tab"]')[2]!.trigger('click')
+    expect(card().find('.review').text()).toContain('SQLite')
+    expect(card().find('.review').text()).toContain('Auth, Audit log')
+    expect(card().find<HTMLTextAreaElement>('textarea[data-comments]').element.value).toBe('Keep it small')
+
+    await card().find('[data-testid="primary"]').trigger('click')
+    await settle()
+    expect(env.fake.callsOf('respond')).toEqual([
+      [
+        'c1',
+        {
+          question_id: 'd1',
+          action: 'submit',
+          answers: { 'Which database?': { selected: ['SQLite'] }, 'Which features?': { selected: ['Auth'], custom: 'Audit log' } },
+          comments: 'Keep it small',
+        },
+      ],
+    ])
   })
 })

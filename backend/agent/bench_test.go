@@ -1,0 +1,284 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/llms/openai"
+
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/llm"
+	"github.com/parley-app/parley/backend/modelserver"
+	"github.com/parley-app/parley/backend/questions"
+)
+
+// benchAnswer is a 200-word answer; the modelserver streams it word by word.
+var benchAnswer = func() string {
+	words := make([]string, 200)
+	for i := range words {
+		words[i] = fmt.Sprintf("word%d", i)
+	}
+	return strings.Join(words, " ")
+}()
+
+// idleWaiter is an emitter that drops every event (like events.Discard) but
+// tells when a conversation's run has ended, so the benchmark can wait
+// without polling. Buffered so that a failing benchmark cannot block a run.
+type idleWaiter chan StateInfo
+
+func newIdleWaiter() idleWaiter { return make(idleWaiter, 16) }
+
+var quiet = slog.New(slog.DiscardHandler)
+
+// benchWait is how long a benchmark waits for any one step before failing.
+const benchWait = 30 * time.Second
+
+func (w idleWaiter) Emit(name string, payload any) {
+	if name != events.ConversationState {
+		return
+	}
+	if s := payload.(StateInfo); s.State == chat.StateIdle || s.State == chat.StateError {
+		w <- s
+	}
+}
+
+// loopBench runs exchanges through the agent Runtime.
+type loopBench struct {
+	rt   *Runtime
+	done idleWaiter
+	n    int
+}
+
+func newLoopBench(srv *modelserver.Server) *loopBench {
+	lb := &loopBench{done: newIdleWaiter()}
+	lb.rt = New(Options{
+		History: chat.NewMemoryHistory(),
+		Events:  lb.done,
+		Model: func(string) (llm.Model, error) {
+			return llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), Model: "bench-model"})
+		},
+		Tools:  BuiltinTools(nil),
+		Logger: quiet,
+	})
+	return lb
+}
+
+// exchange is one run: user message in, streamed answer saved, run idle.
+func (lb *loopBench) exchange(b *testing.B) {
+	lb.n++
+	conv := fmt.Sprintf("bench-%d", lb.n)
+	if _, err := lb.rt.Start(StartRequest{ConversationID: conv, UserText: "Tell me a long story."}); err != nil {
+		b.Fatal(err)
+	}
+	select {
+	case s := <-lb.done:
+		if s.State != chat.StateIdle || s.ConversationID != conv {
+			b.Fatalf("run ended as %+v", s)
+		}
+	case <-time.After(benchWait):
+		b.Fatal("the run did not end")
+	}
+}
+
+// bareBench runs the same exchange (same messages and tool definitions)
+// through langchaingo's llms/openai directly.
+type bareBench struct {
+	client *openai.LLM
+	msgs   []llms.MessageContent
+	opts   []llms.CallOption
+}
+
+func newBareBench(b *testing.B, srv *modelserver.Server, rt *Runtime) *bareBench {
+	transport := &http.Transport{MaxIdleConnsPerHost: 4}
+	b.Cleanup(transport.CloseIdleConnections)
+	client, err := openai.New(openai.WithBaseURL(srv.URL()), openai.WithToken("none"), openai.WithModel("bench-model"),
+		openai.WithHTTPClient(&http.Client{Transport: transport}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	profile := DefaultProfile()
+	var tools []llms.Tool
+	for _, t := range (&runLoop{rt: rt, profile: profile}).tools(false) {
+		tools = append(tools, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
+	}
+	return &bareBench{
+		client: client,
+		msgs: []llms.MessageContent{
+			llms.TextParts(llms.ChatMessageTypeSystem, profile.SystemPrompt),
+			llms.TextParts(llms.ChatMessageTypeHuman, "Tell me a long story."),
+		},
+		opts: []llms.CallOption{llms.WithTools(tools), llms.WithStreamingFunc(func(context.Context, []byte) error { return nil })},
+	}
+}
+
+func (bb *bareBench) exchange(b *testing.B) {
+	resp, err := bb.client.GenerateContent(context.Background(), bb.msgs, bb.opts...)
+	if err != nil || len(resp.Choices) == 0 || resp.Choices[0].Content != benchAnswer {
+		b.Fatalf("bare exchange: %v", err)
+	}
+}
+
+func benchServer(b *testing.B) *modelserver.Server {
+	srv := modelserver.New(func(modelserver.ChatRequest) modelserver.Turn { return modelserver.Turn{Text: benchAnswer} })
+	b.Cleanup(srv.Close)
+	return srv
+}
+
+// BenchmarkLoopVsBareLangchaingo compares one exchange (a user message, a
+// 200-word streamed answer) through the agent Runtime with the same call
+// made with bare langchaingo, both against the same modelserver.
+func BenchmarkLoopVsBareLangchaingo(b *testing.B) {
+	srv := benchServer(b)
+	lb := newLoopBench(srv)
+	b.Cleanup(lb.rt.Close)
+	bb := newBareBench(b, srv, lb.rt)
+	// Warm up connections and check both paths once.
+	lb.exchange(b)
+	bb.exchange(b)
+	if msgs, _ := lb.rt.opt.History.Messages(context.Background(), "bench-1"); len(msgs) != 2 || msgs[1].Content != benchAnswer {
+		b.Fatalf("loop saved %+v", msgs)
+	}
+
+	b.Run("loop", func(b *testing.B) {
+		for b.Loop() {
+			lb.exchange(b)
+		}
+	})
+	b.Run("bare", func(b *testing.B) {
+		for b.Loop() {
+			bb.exchange(b)
+		}
+	})
+	b.Run("ratio", func(b *testing.B) {
+		var loop, bare time.Duration
+		i := 0
+		for b.Loop() {
+			// Alternate the order so neither side always runs on a warm cache.
+			first, second := lb.exchange, bb.exchange
+			firstT, secondT := &loop, &bare
+			if i%2 == 1 {
+				first, second, firstT, secondT = bb.exchange, lb.exchange, &bare, &loop
+			}
+			i++
+			t0 := time.Now()
+			first(b)
+			t1 := time.Now()
+			second(b)
+			*firstT += t1.Sub(t0)
+			*secondT += time.Since(t1)
+		}
+		b.ReportMetric(float64(loop.Nanoseconds())/float64(i), "loop-ns/op")
+		b.ReportMetric(float64(bare.Nanoseconds())/float64(i), "bare-ns/op")
+		b.ReportMetric(float64(loop)/float64(bare), "ratio")
+	})
+}
+
+// BenchmarkToolCallToQuestionAsk measures the way from the modelserver
+// writing the first ask_user_question tool-call chunk to the question:ask
+// event reaching the emitter: the rest of the stream, langchaingo's merge,
+// our llm layer, the agent loop, ParseInput and the QuestionManager.
+func BenchmarkToolCallToQuestionAsk(b *testing.B) {
+	// Buffered, and sent to without blocking, so a failing round cannot
+	// block the server or the run.
+	type ask struct {
+		at   time.Time
+		card *questions.Card
+	}
+	sent := make(chan time.Time, 4)
+	asked := make(chan ask, 4)
+	done := newIdleWaiter()
+	args := askArgs(colourQuestion, toppingsQuestion)
+	srv := modelserver.New(func(req modelserver.ChatRequest) modelserver.Turn {
+		return modelserver.Turn{Text: "Two quick questions.", OnToolCallSent: func() {
+			select {
+			case sent <- time.Now():
+			default:
+			}
+		},
+			ToolCalls: []modelserver.ToolCall{{ID: "call_1", Name: ToolAskUser, Arguments: args}}}
+	})
+	b.Cleanup(srv.Close)
+	em := events.EmitterFunc(func(name string, payload any) {
+		if name == events.QuestionAsk {
+			select {
+			case asked <- ask{time.Now(), payload.(*questions.Card)}:
+			default:
+			}
+			return
+		}
+		done.Emit(name, payload)
+	})
+	qm := questions.NewManager(questions.Config{Logger: quiet}, nil, em)
+	rt := New(Options{
+		History: chat.NewMemoryHistory(),
+		Events:  em,
+		Asker:   qm,
+		Model: func(string) (llm.Model, error) {
+			return llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), Model: "bench-model"})
+		},
+		Logger: quiet,
+	})
+	b.Cleanup(func() { rt.Close(); qm.Close() })
+
+	var lat []time.Duration
+	round := func(i int) {
+		conv := fmt.Sprintf("ask-%d", i)
+		if _, err := rt.Start(StartRequest{ConversationID: conv, UserText: "help"}); err != nil {
+			b.Fatal(err)
+		}
+		t0 := recv(b, sent, done, "tool-call chunk")
+		a := recv(b, asked, done, "question:ask")
+		card := a.card
+		if card.ConversationID != conv || card.ToolCallID != "call_1" || len(card.Questions) != 2 {
+			b.Fatalf("card %+v", card)
+		}
+		lat = append(lat, a.at.Sub(t0))
+		// Cancel the card: the run stops without another model call.
+		if _, err := qm.Respond(context.Background(), conv, questions.Response{QuestionID: card.ID, Action: questions.ActionCancel}); err != nil {
+			b.Fatal(err)
+		}
+		select {
+		case s := <-done:
+			if s.State != chat.StateIdle || s.ConversationID != conv {
+				b.Fatalf("run ended as %+v", s)
+			}
+		case <-time.After(benchWait):
+			b.Fatal("the run did not end after the card was cancelled")
+		}
+	}
+	round(-1) // warm-up
+	lat = lat[:0]
+	n := 0
+	for b.Loop() {
+		round(n)
+		n++
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Nanoseconds()) / 1e3
+	}
+	b.ReportMetric(pct(0.50), "p50_µs")
+	b.ReportMetric(pct(0.99), "p99_µs")
+}
+
+// recv waits for the next value of ch, failing if the run ends first.
+func recv[T any](b *testing.B, ch <-chan T, done idleWaiter, what string) T {
+	b.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case s := <-done:
+		b.Fatalf("the run ended (%+v) before %s", s, what)
+	case <-time.After(benchWait):
+		b.Fatalf("no %s within %v", what, benchWait)
+	}
+	panic("unreachable")
+}

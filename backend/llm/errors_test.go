@@ -1,0 +1,111 @@
+package llm
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/parley-app/parley/backend/modelserver"
+)
+
+// The server's own words reach the user whatever shape its error body has;
+// raw JSON or HTML never does.
+func TestHTTPErrorsKeepTheServersMessage(t *testing.T) {
+	cases := []struct {
+		name, body string
+		status     int
+		kind       string
+		want       []string
+	}{
+		{"openai body", `{"error":{"message":"context length exceeded","type":"invalid_request_error"}}`, 400, KindHTTP,
+			[]string{"HTTP 400", "context length exceeded"}},
+		{"ollama string", `{"error":"llama runner process has terminated"}`, 500, KindHTTP,
+			[]string{"HTTP 500", "llama runner process has terminated"}},
+		{"plain text", "upstream busy, retry later\n", 503, KindHTTP, []string{"HTTP 503", "upstream busy, retry later"}},
+		{"html page", "<html><body>502 Bad Gateway</body></html>", 502, KindHTTP, []string{"HTTP 502", "Bad Gateway"}},
+		{"api key", `{"error":{"message":"Incorrect API key provided"}}`, 401, KindHTTP,
+			[]string{"refused the request (HTTP 401: Incorrect API key provided)", "API key"}},
+		{"wrong path", "404 page not found", 404, KindHTTP, []string{"has no chat endpoint", "/v1"}},
+		{"model missing", `{"error":{"message":"model \"m\" not found, try pulling it first"}}`, 404, KindModelNotFound,
+			[]string{"The model m was not found", "ollama pull m"}},
+		{"no tools (llama.cpp words)", `{"error":{"message":"tools are not supported for this model"}}`, 400, KindNoTools,
+			[]string{"does not support tool calling"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := modelserver.New(modelserver.Turns(modelserver.Turn{Fault: modelserver.HTTPError, Status: c.status, Body: c.body}))
+			defer srv.Close()
+			_, err := newModel(t, srv.URL(), "m").Chat(testCtx(t), Request{Messages: hi()})
+			le := asError(t, err)
+			if le.Kind != c.kind {
+				t.Fatalf("kind %q, want %q (message %q)", le.Kind, c.kind, le.Message)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(le.Message, w) {
+					t.Fatalf("message %q lacks %q", le.Message, w)
+				}
+			}
+			if strings.ContainsAny(le.Message, "{<") {
+				t.Fatalf("message shows raw markup: %q", le.Message)
+			}
+		})
+	}
+}
+
+func TestUnreachableOllamaHint(t *testing.T) {
+	_, err := newModel(t, "http://127.0.0.1:1/v1", "m").Chat(testCtx(t), Request{Messages: hi()})
+	if le := asError(t, err); strings.Contains(le.Message, "Ollama") {
+		t.Fatalf("non-Ollama port mentions Ollama: %q", le.Message)
+	}
+	m := &openAIModel{cfg: Config{BaseURL: DefaultBaseURL, Model: "m"}}
+	if got := m.unreachable(); got != "Cannot reach the model server at http://127.0.0.1:11434/v1. Is Ollama running? (start it with `ollama serve` or the Ollama app)" {
+		t.Fatalf("unreachable message %q", got)
+	}
+}
+
+func TestServerMessage(t *testing.T) {
+	cases := map[string]string{
+		`{"error":{"message":"a"}}`:        "a",
+		`{"error":"b"}`:                    "b",
+		`{"message":"c"}`:                  "c",
+		`{"detail":"d"}`:                   "d",
+		"  e  ":                            "e",
+		"<!doctype html><p>x</p>":          "",
+		"":                                 "",
+		strings.Repeat("é", 400):           strings.Repeat("é", 300) + "…",
+		`{"error":{"code":500}}`:           "",
+		`{"error":null,"message":"later"}`: "later",
+	}
+	for in, want := range cases {
+		if got := serverMessage([]byte(in)); got != want {
+			t.Errorf("serverMessage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestOllamaCapabilities(t *testing.T) {
+	srv := modelserver.New(modelserver.Turns(), modelserver.WithModels([]string{"qwen3:8b", "gemma:2b"}, "gemma:2b"))
+	defer srv.Close()
+	o := NewOllama(srv.URL())
+	for model, want := range map[string]bool{"qwen3:8b": true, "gemma:2b": false} {
+		got, err := o.SupportsTools(testCtx(t), model)
+		if err != nil || got != want {
+			t.Fatalf("SupportsTools(%s) = %v, %v", model, got, err)
+		}
+	}
+	if _, err := o.Capabilities(testCtx(t), "nope"); err == nil || !strings.Contains(err.Error(), "model 'nope' not found") {
+		t.Fatalf("unknown model: %v", err)
+	}
+}
+
+func TestOverlongStreamLineIsExplained(t *testing.T) {
+	srv := modelserver.New(modelserver.Turns(modelserver.Turn{Text: "start " + strings.Repeat("x", 70<<10)}))
+	defer srv.Close()
+	resp, err := newModel(t, srv.URL(), "m").Chat(testCtx(t), Request{Messages: hi()})
+	le := asError(t, err)
+	if le.Kind != KindStream || !strings.Contains(le.Message, "larger than 64 KiB") {
+		t.Fatalf("kind %q, message %q", le.Kind, le.Message)
+	}
+	if resp.Text != "start" {
+		t.Fatalf("partial %q", resp.Text)
+	}
+}

@@ -1,0 +1,380 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parley-app/parley/backend/modelserver"
+)
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func newModel(t *testing.T, baseURL, model string) Model {
+	t.Helper()
+	m, err := NewOpenAI(Config{BaseURL: baseURL, Model: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func asError(t *testing.T, err error) *Error {
+	t.Helper()
+	var le *Error
+	if !errors.As(err, &le) {
+		t.Fatalf("error %v (%T), want *llm.Error", err, err)
+	}
+	return le
+}
+
+func hi() []Message { return []Message{{Role: "user", Content: "hi"}} }
+
+func TestIsToolCallChunk(t *testing.T) {
+	cases := []struct {
+		chunk string
+		tool  bool
+	}{
+		// What langchaingo passes for tool-call deltas.
+		{`[{"id":"call_1","type":"function","function":{"name":"ask_user_question","arguments":""}}]`, true},
+		{`[{"function":{"arguments":"{\"questions\":"}}]`, true},
+		{`[{"id":"a","type":"function","function":{"name":"x","arguments":""}},{"function":{"arguments":"{}"}}]`, true},
+		{`{"name":"f","arguments":"{}"}`, true}, // legacy function_call delta
+		// Text, including text that happens to look like JSON.
+		{"Hello", false},
+		{" ", false},
+		{"[", false},
+		{"{", false},
+		{"[]", false},
+		{"{}", false},
+		{"[1, 2, 3]", false},
+		{`["function"]`, false},
+		{`{"name":"Ada"}`, false},
+		{`[{"name":"Ada"}]`, false},
+		{`[{"function": broken`, false},
+		{"- [x] done", false},
+	}
+	for _, c := range cases {
+		if got := isToolCallChunk([]byte(c.chunk)); got != c.tool {
+			t.Errorf("isToolCallChunk(%q) = %v, want %v", c.chunk, got, c.tool)
+		}
+	}
+}
+
+func TestUnreachableServer(t *testing.T) {
+	const base = "http://127.0.0.1:9/v1"
+	resp, err := newModel(t, base, "m").Chat(testCtx(t), Request{Messages: hi()})
+	le := asError(t, err)
+	if le.Kind != KindUnreachable || !strings.HasPrefix(le.Message, "Cannot reach the model server at "+base+".") || le.Err == nil {
+		t.Fatalf("kind %q, message %q, cause %v", le.Kind, le.Message, le.Err)
+	}
+	if resp.Text != "" {
+		t.Fatalf("text %q", resp.Text)
+	}
+
+	_, err = NewOllama(base).Version(testCtx(t))
+	le = asError(t, err)
+	if le.Kind != KindUnreachable || !strings.HasPrefix(le.Message, "Cannot reach the model server at http://127.0.0.1:9.") {
+		t.Fatalf("ollama: kind %q, message %q", le.Kind, le.Message)
+	}
+}
+
+func TestModelNotFound(t *testing.T) {
+	for name, turn := range map[string]modelserver.Turn{
+		"ollama body": {Fault: modelserver.HTTPError, Status: 404, Body: `{"error":{"message":"model \"qwen9:70b\" not found, try pulling it first","type":"api_error"}}`},
+		"empty body":  {Fault: modelserver.HTTPError, Status: 404},
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := modelserver.New(modelserver.Turns(turn))
+			defer srv.Close()
+			_, err := newModel(t, srv.URL(), "qwen9:70b").Chat(testCtx(t), Request{Messages: hi()})
+			le := asError(t, err)
+			if le.Kind != KindModelNotFound || !strings.Contains(le.Message, "The model qwen9:70b was not found on "+srv.URL()) ||
+				!strings.Contains(le.Message, "ollama pull qwen9:70b") {
+				t.Fatalf("kind %q, message %q", le.Kind, le.Message)
+			}
+		})
+	}
+}
+
+func TestNoModelChosen(t *testing.T) {
+	m, err := NewOpenAI(Config{BaseURL: "http://127.0.0.1:9/v1"})
+	if m != nil {
+		t.Fatalf("model %v for an empty name", m)
+	}
+	if le := asError(t, err); le.Kind != KindModelNotFound || !strings.Contains(le.Message, "No model is chosen") {
+		t.Fatalf("kind %q, message %q", le.Kind, le.Message)
+	}
+}
+
+func TestBaseURLNormalised(t *testing.T) {
+	cases := map[string]string{
+		"":                              DefaultBaseURL,
+		"http://127.0.0.1:8080/v1/":     "http://127.0.0.1:8080/v1",
+		"http://127.0.0.1:8080/v1//":    "http://127.0.0.1:8080/v1",
+		"http://lmstudio.local:1234/v1": "http://lmstudio.local:1234/v1",
+	}
+	for in, want := range cases {
+		m, err := NewOpenAI(Config{BaseURL: in, Model: "m"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.(*openAIModel).cfg.BaseURL; got != want {
+			t.Errorf("base URL %q became %q, want %q", in, got, want)
+		}
+	}
+	// And a trailing slash still reaches the server.
+	srv := modelserver.New(modelserver.Turns(modelserver.Turn{Text: "ok"}))
+	defer srv.Close()
+	if resp, err := newModel(t, srv.URL()+"/", "m").Chat(testCtx(t), Request{Messages: hi()}); err != nil || resp.Text != "ok" {
+		t.Fatalf("%+v, %v", resp, err)
+	}
+}
+
+func TestOllamaRootFromBaseURL(t *testing.T) {
+	cases := map[string]string{
+		DefaultBaseURL:                   "http://127.0.0.1:11434",
+		"http://127.0.0.1:11434/v1/":     "http://127.0.0.1:11434",
+		"http://127.0.0.1:11434":         "http://127.0.0.1:11434",
+		"http://127.0.0.1:11434/":        "http://127.0.0.1:11434",
+		"http://gpu-box:11434/ollama/v1": "http://gpu-box:11434/ollama",
+		"http://host/v1beta":             "http://host/v1beta",
+	}
+	for in, want := range cases {
+		if got := NewOllama(in).root; got != want {
+			t.Errorf("NewOllama(%q).root = %q, want %q", in, got, want)
+		}
+	}
+	srv := modelserver.New(modelserver.Turns())
+	defer srv.Close()
+	for _, base := range []string{srv.URL(), srv.URL() + "/", srv.RootURL()} {
+		if v, err := NewOllama(base).Version(testCtx(t)); err != nil || v == "" {
+			t.Fatalf("Version via %q: %q, %v", base, v, err)
+		}
+	}
+}
+
+func TestOllamaHTTPErrorIsReadable(t *testing.T) {
+	srv := modelserver.New(modelserver.Turns())
+	defer srv.Close()
+	err := NewOllama(srv.URL()).getJSON(testCtx(t), http.MethodPost, "/api/show", map[string]string{"model": "nope:1b"}, &struct{}{})
+	le := asError(t, err)
+	if le.Kind != KindHTTP || le.Message != "POST /api/show answered 404: model 'nope:1b' not found" {
+		t.Fatalf("kind %q, message %q", le.Kind, le.Message)
+	}
+}
+
+// rawMessage is one message of a recorded request body, as sent.
+type rawMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCallID string          `json:"tool_call_id"`
+	ToolCalls  []struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls"`
+}
+
+func (m rawMessage) text(t *testing.T) string {
+	t.Helper()
+	if len(m.Content) == 0 || string(m.Content) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		return s
+	}
+	var parts []struct{ Type, Text string }
+	if err := json.Unmarshal(m.Content, &parts); err != nil {
+		t.Fatalf("content %s: %v", m.Content, err)
+	}
+	for _, p := range parts {
+		s += p.Text
+	}
+	return s
+}
+
+func TestMessageConversion(t *testing.T) {
+	srv := modelserver.New(modelserver.Turns(modelserver.Turn{Text: "ok"}))
+	defer srv.Close()
+	msgs := []Message{
+		{Role: "system", Content: "Be brief."},
+		{Role: "user", Content: "plan a trip"},
+		{Role: "assistant", Content: "Two things first.", ToolCalls: []ToolCall{
+			{ID: "call_1", Name: "ask_user_question", Arguments: `{"questions":[{"question":"Where?","options":["Lisbon","Porto"]}]}`},
+			{ID: "call_2", Name: "current_time"}, // no arguments: sent as {}
+		}},
+		{Role: "tool", Content: `{"answers":{"Where?":"Lisbon"}}`, ToolCallID: "call_1", ToolName: "ask_user_question"},
+		{Role: "tool", Content: `{"datetime":"2026-11-22T10:00:00Z"}`, ToolCallID: "call_2", ToolName: "current_time"},
+		{Role: "assistant", ToolCalls: []ToolCall{{ID: "call_3", Name: "calculator", Arguments: `{"expression":"2*3"}`}}},
+		{Role: "tool", Content: "6", ToolCallID: "call_3", ToolName: "calculator"},
+		{Role: "assistant", Content: "Lisbon, six days."},
+		{Role: "user", Content: "thanks"},
+	}
+	tools := []Tool{
+		{Name: "calculator", Description: "math", Parameters: map[string]any{"type": "object", "required": []string{"expression"},
+			"properties": map[string]any{"expression": map[string]any{"type": "string"}}}},
+		{Name: "current_time", Description: "now"}, // nil parameters
+	}
+	if _, err := newModel(t, srv.URL(), "m").Chat(testCtx(t), Request{Messages: msgs, Tools: tools}); err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Messages []rawMessage `json:"messages"`
+		Tools    []struct {
+			Type     string `json:"type"`
+			Function struct {
+				Name       string         `json:"name"`
+				Parameters map[string]any `json:"parameters"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(srv.RawRequests()[0], &body); err != nil {
+		t.Fatal(err)
+	}
+	if len(body.Messages) != len(msgs) {
+		t.Fatalf("%d messages sent for %d: one message per turn and per tool result expected", len(body.Messages), len(msgs))
+	}
+	for i, want := range msgs {
+		got := body.Messages[i]
+		if got.Role != want.Role || got.text(t) != want.Content || got.ToolCallID != want.ToolCallID || len(got.ToolCalls) != len(want.ToolCalls) {
+			t.Fatalf("message %d sent as %+v (content %s), want %+v", i, got, got.Content, want)
+		}
+		for j, tc := range want.ToolCalls {
+			args := tc.Arguments
+			if args == "" {
+				args = "{}"
+			}
+			g := got.ToolCalls[j]
+			if g.ID != tc.ID || g.Type != "function" || g.Function.Name != tc.Name || g.Function.Arguments != args {
+				t.Fatalf("message %d tool call %d sent as %+v, want %+v", i, j, g, tc)
+			}
+		}
+	}
+	if len(body.Tools) != 2 || body.Tools[0].Type != "function" || body.Tools[0].Function.Name != "calculator" ||
+		body.Tools[0].Function.Parameters["required"] == nil {
+		t.Fatalf("tools %+v", body.Tools)
+	}
+	if p := body.Tools[1].Function.Parameters; p["type"] != "object" || p["properties"] == nil {
+		t.Fatalf("nil parameters sent as %v, want an empty object schema", p)
+	}
+}
+
+// sseServer streams the given data payloads as SSE frames, then ends the
+// response normally (without [DONE] unless it is one of the frames).
+func sseServer(t *testing.T, frames ...string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, f := range frames {
+			fmt.Fprintf(w, "data: %s\n\n", f)
+			w.(http.Flusher).Flush()
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func chunk(delta string, finish string) string {
+	f := "null"
+	if finish != "" {
+		f = `"` + finish + `"`
+	}
+	return `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + f + `}]}`
+}
+
+func TestEmptyArgumentDeltasDoNotMakeExtraCalls(t *testing.T) {
+	// Some servers (vLLM, for one) send empty argument deltas; langchaingo
+	// turns each into a new call without id or name and appends the
+	// following argument deltas to it.
+	srv := sseServer(t,
+		chunk(`{"role":"assistant","content":""}`, ""),
+		chunk(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"calculator","arguments":""}}]}`, ""),
+		chunk(`{"tool_calls":[{"index":0,"function":{"arguments":""}}]}`, ""),
+		chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"{\"expression\":"}}]}`, ""),
+		chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"\"1+2\"}"}}]}`, ""),
+		chunk(`{"tool_calls":[{"index":1,"id":"call_2","type":"function","function":{"name":"current_time","arguments":""}}]}`, ""),
+		chunk(`{"tool_calls":[{"index":1,"function":{"arguments":""}}]}`, ""),
+		chunk(`{}`, "tool_calls"),
+		"[DONE]",
+	)
+	starts := 0
+	resp, err := newModel(t, srv.URL+"/v1", "m").Chat(testCtx(t), Request{Messages: hi(),
+		OnDelta:         func(s string) { t.Errorf("text delta %q", s) },
+		OnToolCallStart: func() { starts++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ToolCall{{ID: "call_1", Name: "calculator", Arguments: `{"expression":"1+2"}`}, {ID: "call_2", Name: "current_time"}}
+	if len(resp.ToolCalls) != len(want) || resp.ToolCalls[0] != want[0] || resp.ToolCalls[1] != want[1] || starts != 1 {
+		t.Fatalf("tool calls %+v (starts %d), want %+v", resp.ToolCalls, starts, want)
+	}
+}
+
+func TestStreamEndingWithoutFinishIsAnError(t *testing.T) {
+	srv := sseServer(t,
+		chunk(`{"role":"assistant","content":""}`, ""),
+		chunk(`{"content":"Half an "}`, ""),
+		chunk(`{"content":"answer"}`, ""),
+	)
+	resp, err := newModel(t, srv.URL+"/v1", "m").Chat(testCtx(t), Request{Messages: hi()})
+	if le := asError(t, err); le.Kind != KindStream || !strings.Contains(le.Message, "mid-answer") {
+		t.Fatalf("kind %q, message %q", le.Kind, le.Message)
+	}
+	if resp.Text != "Half an answer" {
+		t.Fatalf("partial text %q", resp.Text)
+	}
+}
+
+func TestFinishReasonWithoutDoneIsComplete(t *testing.T) {
+	srv := sseServer(t, chunk(`{"content":"All "}`, ""), chunk(`{"content":"there."}`, "stop"))
+	resp, err := newModel(t, srv.URL+"/v1", "m").Chat(testCtx(t), Request{Messages: hi()})
+	if err != nil || resp.Text != "All there." {
+		t.Fatalf("%+v, %v", resp, err)
+	}
+}
+
+func TestErrorFrameAsString(t *testing.T) {
+	srv := sseServer(t, chunk(`{"content":"Par"}`, ""), `{"error":"context length exceeded"}`, "[DONE]")
+	resp, err := newModel(t, srv.URL+"/v1", "m").Chat(testCtx(t), Request{Messages: hi()})
+	le := asError(t, err)
+	if le.Kind != KindStream || le.Message != "The model server reported an error: context length exceeded" || resp.Text != "Par" {
+		t.Fatalf("kind %q, message %q, text %q", le.Kind, le.Message, resp.Text)
+	}
+}
+
+func TestStreamTeeSplitsFramesAcrossReads(t *testing.T) {
+	stream := "data: " + chunk(`{"content":"a"}`, "") + "\n\n" +
+		`data: {"error":{"message":"overloaded","type":"server_error"}}` + "\n\n" +
+		"data: " + chunk(`{}`, "stop") + "\n\ndata: [DONE]\n\n"
+	for size := 1; size <= 17; size += 4 {
+		tee := &streamTee{}
+		for s := stream; len(s) > 0; {
+			n := min(size, len(s))
+			tee.write([]byte(s[:n]))
+			s = s[n:]
+		}
+		if tee.errorMessage() != "overloaded" || !tee.finished() || !tee.done || !tee.finish || tee.plain {
+			t.Fatalf("reads of %d bytes: error %q, done %v, finish %v, plain %v", size, tee.errorMessage(), tee.done, tee.finish, tee.plain)
+		}
+	}
+	unfinished := &streamTee{}
+	unfinished.write([]byte("data: " + chunk(`{"content":"a"}`, "") + "\n\n: keep-alive\n\n"))
+	if unfinished.finished() || unfinished.errorMessage() != "" {
+		t.Fatal("a stream without finish reason or [DONE] counts as finished")
+	}
+}

@@ -1,0 +1,63 @@
+// Command parley-demo-model serves the scripted demo assistant
+// (modelserver.Demo) on a local port: an OpenAI-compatible endpoint plus
+// Ollama's management API, for trying Parley or running end-to-end tests
+// without a real model.
+//
+//	go run ./backend/modelserver/cmd/parley-demo-model -addr 127.0.0.1:11435
+//	parley serve --base-url http://127.0.0.1:11435/v1 --model demo
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/parley-app/parley/backend/modelserver"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:11435", "address to listen on (port 0 picks a free one)")
+	model := flag.String("model", "demo", "model name the server lists")
+	flag.Parse()
+	if err := run(*addr, *model); err != nil {
+		slog.Error("demo model server", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(addr, model string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	srv := &http.Server{
+		Handler:           modelserver.NewHandler(modelserver.Demo(), modelserver.WithModels([]string{model})),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	// The URL line is what scripts wait for.
+	fmt.Printf("demo model server: base URL http://%s/v1, model %s\n", ln.Addr(), model)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shut down: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,705 @@
+package modelserver_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parley-app/parley/backend/llm"
+	"github.com/parley-app/parley/backend/modelserver"
+	"github.com/parley-app/parley/backend/questions"
+)
+
+// newServer starts a scripted server that is closed when the test ends.
+func newServer(t *testing.T, script modelserver.Script, opts ...modelserver.Option) *modelserver.Server {
+	t.Helper()
+	srv := modelserver.New(script, opts...)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// newModel is the app's real client (langchaingo's llms/openai underneath).
+func newModel(t *testing.T, srv *modelserver.Server) llm.Model {
+	t.Helper()
+	m, err := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), Model: "test-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func user(text string) []llm.Message { return []llm.Message{{Role: "user", Content: text}} }
+
+// askTool is the ask_user_question definition the app offers.
+var askTool = llm.Tool{Name: questions.ToolName, Description: questions.ToolDescription(), Parameters: questions.ToolSchema()}
+
+// chatRecording calls the model and records the streamed deltas and how
+// often the first tool-call chunk was announced.
+type recording struct {
+	deltas     []string
+	toolStarts int
+}
+
+func chatRecording(t *testing.T, m llm.Model, req llm.Request) (llm.Response, *recording, error) {
+	t.Helper()
+	rec := &recording{}
+	req.OnDelta = func(s string) { rec.deltas = append(rec.deltas, s) }
+	req.OnToolCallStart = func() { rec.toolStarts++ }
+	resp, err := m.Chat(testCtx(t), req)
+	return resp, rec, err
+}
+
+// checkDeltas fails on any delta that is empty or looks like tool-call JSON.
+func checkDeltas(t *testing.T, deltas []string) {
+	t.Helper()
+	for _, d := range deltas {
+		if d == "" || strings.HasPrefix(d, "[{") || strings.HasPrefix(d, "{\"") {
+			t.Fatalf("empty or JSON delta %q among %q", d, deltas)
+		}
+	}
+}
+
+// rawStream posts a streaming request directly and returns the data
+// payloads of the SSE frames, [DONE] included.
+func rawStream(t *testing.T, srv *modelserver.Server, body string) []string {
+	t.Helper()
+	res, err := http.Post(srv.URL()+"/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("status %d, content type %q", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	var frames []string
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			frames = append(frames, data)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return frames
+}
+
+type streamChunk struct {
+	Choices []struct {
+		Delta struct {
+			Content   *string `json:"content"`
+			ToolCalls []struct {
+				Index    int    `json:"index"`
+				ID       string `json:"id"`
+				Type     string `json:"type"`
+				Function struct {
+					Name      string  `json:"name"`
+					Arguments *string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		TotalTokens int `json:"total_tokens"`
+	} `json:"usage"`
+}
+
+func TestTextStreamsInSeveralDeltas(t *testing.T) {
+	const text = "The quick brown fox jumps over the lazy dog, twice."
+	srv := newServer(t, modelserver.Turns(modelserver.Turn{Text: text}))
+	resp, rec, err := chatRecording(t, newModel(t, srv), llm.Request{Messages: user("hi"), Tools: []llm.Tool{askTool}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != text || len(resp.ToolCalls) != 0 {
+		t.Fatalf("response %+v", resp)
+	}
+	if len(rec.deltas) < 5 {
+		t.Fatalf("text arrived in %d deltas, want several: %q", len(rec.deltas), rec.deltas)
+	}
+	checkDeltas(t, rec.deltas)
+	if got := strings.Join(rec.deltas, ""); got != text {
+		t.Fatalf("deltas join to %q", got)
+	}
+	if rec.toolStarts != 0 {
+		t.Fatalf("OnToolCallStart called %d times for a text answer", rec.toolStarts)
+	}
+}
+
+func TestStreamFramesLookLikeLlamaCpp(t *testing.T) {
+	srv := newServer(t, modelserver.Turns(modelserver.Turn{Text: "Hi there you",
+		ToolCalls: []modelserver.ToolCall{{ID: "call_x", Name: "calculator", Arguments: `{"expression":"6*7"}`}}}))
+	frames := rawStream(t, srv, `{"model":"m","stream":true,"messages":[{"role":"user","content":"x"}]}`)
+	if len(frames) < 6 || frames[len(frames)-1] != "[DONE]" {
+		t.Fatalf("frames %q", frames)
+	}
+	var chunks []streamChunk
+	for _, f := range frames[:len(frames)-1] {
+		var c streamChunk
+		if err := json.Unmarshal([]byte(f), &c); err != nil {
+			t.Fatalf("frame %q: %v", f, err)
+		}
+		chunks = append(chunks, c)
+	}
+	if first := chunks[0].Choices[0].Delta.Content; first == nil || *first != "" {
+		t.Fatalf("first chunk is not the empty role chunk: %s", frames[0])
+	}
+	last := chunks[len(chunks)-1]
+	if len(last.Choices) != 0 || last.Usage == nil || last.Usage.TotalTokens == 0 {
+		t.Fatalf("last chunk is not the usage chunk: %s", frames[len(frames)-2])
+	}
+	finish := chunks[len(chunks)-2].Choices[0].FinishReason
+	if finish == nil || *finish != "tool_calls" {
+		t.Fatalf("finish chunk %s", frames[len(frames)-3])
+	}
+	var args []string
+	for _, c := range chunks {
+		for _, choice := range c.Choices {
+			for _, call := range choice.Delta.ToolCalls {
+				if call.ID != "" && (call.Type != "function" || call.Function.Name != "calculator") {
+					t.Fatalf("first tool-call delta %+v", call)
+				}
+				if call.ID == "" && call.Function.Arguments != nil {
+					args = append(args, *call.Function.Arguments)
+				}
+			}
+		}
+	}
+	if len(args) < 2 || strings.Join(args, "") != `{"expression":"6*7"}` {
+		t.Fatalf("arguments not split over chunks: %q", args)
+	}
+}
+
+func TestOneToolCallWithSplitArguments(t *testing.T) {
+	args := `{"questions":[{"question":"Which colour?","header":"Colour","options":["Red","Blue"]}]}`
+	srv := newServer(t, modelserver.Turns(modelserver.Turn{Text: "Let me ask.",
+		ToolCalls: []modelserver.ToolCall{{ID: "call_1", Name: questions.ToolName, Arguments: args}}}))
+	resp, rec, err := chatRecording(t, newModel(t, srv), llm.Request{Messages: user("paint"), Tools: []llm.Tool{askTool}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != "Let me ask." || len(resp.ToolCalls) != 1 {
+		t.Fatalf("response %+v", resp)
+	}
+	if tc := resp.ToolCalls[0]; tc.ID != "call_1" || tc.Name != questions.ToolName || tc.Arguments != args {
+		t.Fatalf("tool call %+v", tc)
+	}
+	if rec.toolStarts != 1 {
+		t.Fatalf("OnToolCallStart called %d times, want 1", rec.toolStarts)
+	}
+	checkDeltas(t, rec.deltas)
+	if strings.Join(rec.deltas, "") != "Let me ask." {
+		t.Fatalf("deltas %q", rec.deltas)
+	}
+}
+
+func TestTwoParallelToolCallsKeepOrderAndFullArguments(t *testing.T) {
+	calls := []modelserver.ToolCall{
+		{ID: "call_a", Name: "calculator", Arguments: `{"expression":"(12.5 * 4) / 3 + sqrt(16)"}`},
+		{ID: "call_b", Name: questions.ToolName, Arguments: `{"questions":[{"question":"Which city?","options":["Lisbon","Porto","Faro"]}]}`},
+	}
+	srv := newServer(t, modelserver.Turns(modelserver.Turn{ToolCalls: calls}))
+	resp, rec, err := chatRecording(t, newModel(t, srv), llm.Request{Messages: user("go"), Tools: []llm.Tool{askTool}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.ToolCalls) != 2 {
+		t.Fatalf("%d tool calls, want 2: %+v", len(resp.ToolCalls), resp.ToolCalls)
+	}
+	for i, want := range calls {
+		got := resp.ToolCalls[i]
+		if got.ID != want.ID || got.Name != want.Name || got.Arguments != want.Arguments || !json.Valid([]byte(got.Arguments)) {
+			t.Fatalf("call %d = %+v, want %+v", i, got, want)
+		}
+	}
+	if rec.toolStarts != 1 || len(rec.deltas) != 0 {
+		t.Fatalf("tool starts %d, deltas %q", rec.toolStarts, rec.deltas)
+	}
+}
+
+func TestToolCallWithoutArguments(t *testing.T) {
+	srv := newServer(t, modelserver.Turns(modelserver.Turn{ToolCalls: []modelserver.ToolCall{
+		{ID: "call_t", Name: "current_time"},
+		{ID: "call_c", Name: "calculator", Arguments: `{"expression":"1+2"}`},
+	}}))
+	resp, _, err := chatRecording(t, newModel(t, srv), llm.Request{Messages: user("time")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.ToolCalls) != 2 || resp.ToolCalls[0].ID != "call_t" || resp.ToolCalls[0].Arguments != "" ||
+		resp.ToolCalls[1].ID != "call_c" || resp.ToolCalls[1].Arguments != `{"expression":"1+2"}` {
+		t.Fatalf("tool calls %+v", resp.ToolCalls)
+	}
+}
+
+func TestNonStreamingRequestGetsOneCompletion(t *testing.T) {
+	srv := newServer(t, modelserver.Turns(
+		modelserver.Turn{Text: "Plain answer."},
+		modelserver.Turn{Text: "Checking.", ToolCalls: []modelserver.ToolCall{{Name: "calculator", Arguments: `{"expression":"2+2"}`}}},
+	))
+	type completion struct {
+		Object  string `json:"object"`
+		Model   string `json:"model"`
+		Choices []struct {
+			Message struct {
+				Role      string `json:"role"`
+				Content   string `json:"content"`
+				ToolCalls []struct {
+					ID       string `json:"id"`
+					Type     string `json:"type"`
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"message"`
+			FinishReason string `json:"finish_reason"`
+		} `json:"choices"`
+	}
+	post := func() completion {
+		res, err := http.Post(srv.URL()+"/chat/completions", "application/json",
+			strings.NewReader(`{"model":"m1","stream":false,"messages":[{"role":"user","content":"hi"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("status %d, content type %q", res.StatusCode, res.Header.Get("Content-Type"))
+		}
+		var c completion
+		if err := json.NewDecoder(res.Body).Decode(&c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c := post()
+	if c.Object != "chat.completion" || c.Model != "m1" || len(c.Choices) != 1 {
+		t.Fatalf("completion %+v", c)
+	}
+	if ch := c.Choices[0]; ch.Message.Role != "assistant" || ch.Message.Content != "Plain answer." || ch.FinishReason != "stop" || len(ch.Message.ToolCalls) != 0 {
+		t.Fatalf("choice %+v", ch)
+	}
+	c = post()
+	ch := c.Choices[0]
+	if ch.FinishReason != "tool_calls" || ch.Message.Content != "Checking." || len(ch.Message.ToolCalls) != 1 {
+		t.Fatalf("choice %+v", ch)
+	}
+	if tc := ch.Message.ToolCalls[0]; tc.ID != "call_1" || tc.Type != "function" || tc.Function.Name != "calculator" || tc.Function.Arguments != `{"expression":"2+2"}` {
+		t.Fatalf("tool call %+v", tc)
+	}
+	if reqs := srv.Requests(); len(reqs) != 2 || reqs[0].Stream {
+		t.Fatalf("recorded %+v", reqs)
+	}
+}
+
+func TestRequestsAreRecorded(t *testing.T) {
+	srv := newServer(t, modelserver.Turns(modelserver.Turn{Text: "Noted."}))
+	msgs := []llm.Message{
+		{Role: "system", Content: "Be brief."},
+		{Role: "user", Content: "paint my room"},
+		{Role: "assistant", Content: "Two things first.", ToolCalls: []llm.ToolCall{
+			{ID: "call_1", Name: questions.ToolName, Arguments: `{"questions":[{"question":"Which colour?","options":["Red","Blue"]}]}`},
+			{ID: "call_2", Name: "current_time", Arguments: `{}`},
+		}},
+		{Role: "tool", Content: `{"answers":{"Which colour?":"Red"}}`, ToolCallID: "call_1", ToolName: questions.ToolName},
+		{Role: "tool", Content: `{"datetime":"2026-11-22T10:00:00Z"}`, ToolCallID: "call_2", ToolName: "current_time"},
+	}
+	if _, err := newModel(t, srv).Chat(testCtx(t), llm.Request{Messages: msgs, Tools: []llm.Tool{askTool}}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests recorded", len(reqs))
+	}
+	req := reqs[0]
+	if req.Model != "test-model" || !req.Stream || len(req.Tools) != 1 || req.Tools[0].Function.Name != questions.ToolName ||
+		!json.Valid(req.Tools[0].Function.Parameters) {
+		t.Fatalf("request %+v", req)
+	}
+	var roles []string
+	for _, m := range req.Messages {
+		roles = append(roles, m.Role)
+	}
+	if !slices.Equal(roles, []string{"system", "user", "assistant", "tool", "tool"}) {
+		t.Fatalf("roles %v", roles)
+	}
+	a := req.Messages[2]
+	if a.Content != "Two things first." || len(a.ToolCalls) != 2 || a.ToolCalls[0].ID != "call_1" || a.ToolCalls[0].Type != "function" ||
+		a.ToolCalls[0].Function.Name != questions.ToolName || a.ToolCalls[1].ID != "call_2" || a.ToolCalls[1].Function.Arguments != `{}` {
+		t.Fatalf("assistant message %+v", a)
+	}
+	if tm := req.Messages[3]; tm.ToolCallID != "call_1" || tm.Content != `{"answers":{"Which colour?":"Red"}}` {
+		t.Fatalf("tool message %+v", tm)
+	}
+	if last := req.LastMessage(); last.ToolCallID != "call_2" || !strings.Contains(last.Content, "2026-11-22") {
+		t.Fatalf("last message %+v", last)
+	}
+
+	raws := srv.RawRequests()
+	if len(raws) != 1 {
+		t.Fatalf("%d raw requests", len(raws))
+	}
+	var raw struct {
+		Messages []map[string]json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(raws[0], &raw); err != nil {
+		t.Fatal(err)
+	}
+	// Exactly {"role":"tool","content":"...","tool_call_id":"..."} per result.
+	for i, want := range []struct{ id, content string }{{"call_1", msgs[3].Content}, {"call_2", msgs[4].Content}} {
+		m := raw.Messages[3+i]
+		var role, content, id string
+		_ = json.Unmarshal(m["role"], &role)
+		_ = json.Unmarshal(m["content"], &content)
+		_ = json.Unmarshal(m["tool_call_id"], &id)
+		if role != "tool" || content != want.content || id != want.id {
+			t.Fatalf("raw tool message %d: %s", i, mustJSON(m))
+		}
+	}
+	var calls []struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(raw.Messages[2]["tool_calls"], &calls); err != nil || len(calls) != 2 ||
+		calls[0].ID != "call_1" || calls[0].Function.Arguments != msgs[2].ToolCalls[0].Arguments || calls[1].Function.Name != "current_time" {
+		t.Fatalf("raw assistant tool_calls %s (%v)", raw.Messages[2]["tool_calls"], err)
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestOllamaVersionAndModels(t *testing.T) {
+	srv := newServer(t, modelserver.Turns(), modelserver.WithModels([]string{"qwen3:8b", "nontools-model"}, "nontools-model"))
+	o := llm.NewOllama(srv.URL())
+	ctx := testCtx(t)
+	v, err := o.Version(ctx)
+	if err != nil || v != "0.12.0-scripted" {
+		t.Fatalf("version %q, %v", v, err)
+	}
+	models, err := o.Models(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []llm.ModelInfo{{Name: "qwen3:8b", SupportsTools: true, Size: 4_000_000_000}, {Name: "nontools-model", SupportsTools: false, Size: 4_000_000_000}}
+	if !slices.Equal(models, want) {
+		t.Fatalf("models %+v, want %+v", models, want)
+	}
+}
+
+func TestOllamaPull(t *testing.T) {
+	srv := newServer(t, modelserver.Turns())
+	o := llm.NewOllama(srv.URL())
+	ctx := testCtx(t)
+	var progress []llm.PullProgress
+	if err := o.Pull(ctx, "gemma3:1b", func(p llm.PullProgress) { progress = append(progress, p) }); err != nil {
+		t.Fatal(err)
+	}
+	downloading := slices.ContainsFunc(progress, func(p llm.PullProgress) bool {
+		return p.Status == "downloading" && p.Total == 1000 && p.Completed > 0 && p.Completed <= p.Total
+	})
+	if len(progress) < 3 || !downloading || progress[0].Status != "pulling manifest" || progress[len(progress)-1].Status != "success" {
+		t.Fatalf("progress %+v", progress)
+	}
+	models, err := o.Models(ctx)
+	if err != nil || !slices.ContainsFunc(models, func(m llm.ModelInfo) bool { return m.Name == "gemma3:1b" && m.SupportsTools }) {
+		t.Fatalf("pulled model not listed: %+v, %v", models, err)
+	}
+
+	progress = nil
+	err = o.Pull(ctx, "missing-model:7b", func(p llm.PullProgress) { progress = append(progress, p) })
+	var le *llm.Error
+	if !errors.As(err, &le) || !strings.Contains(le.Message, "missing-model:7b") || !strings.Contains(le.Message, "file does not exist") {
+		t.Fatalf("pull of a missing model: %v", err)
+	}
+	if len(progress) != 0 {
+		t.Fatalf("progress for a missing model: %+v", progress)
+	}
+}
+
+func TestFaultsBecomeReadableErrors(t *testing.T) {
+	const partialText = "This answer is going to be cut somewhere in the middle of it"
+	cases := []struct {
+		name    string
+		turn    modelserver.Turn
+		tools   bool
+		kind    string
+		message string
+		partial bool
+	}{
+		{"http 500", modelserver.Turn{Fault: modelserver.HTTPError, Status: 500, Body: `{"error":{"message":"out of memory"}}`}, false, llm.KindHTTP, "out of memory", false},
+		{"http 502 plain", modelserver.Turn{Fault: modelserver.HTTPError, Status: 502, Body: "Bad Gateway"}, false, llm.KindHTTP, "502", false},
+		{"drop mid-stream", modelserver.Turn{Text: partialText, Fault: modelserver.DropMidStream}, false, llm.KindStream, "closed the connection mid-answer", true},
+		{"error frame", modelserver.Turn{Fault: modelserver.ErrorFrame, Body: "CUDA error: out of memory"}, false, llm.KindStream, "CUDA error: out of memory", false},
+		{"error frame default", modelserver.Turn{Fault: modelserver.ErrorFrame}, false, llm.KindStream, "the model crashed", false},
+		{"no tool support", modelserver.Turn{Fault: modelserver.NoToolSupport}, true, llm.KindNoTools, "does not support tool calling", false},
+		{"empty answer", modelserver.Turn{}, false, llm.KindEmpty, "empty answer", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := newServer(t, modelserver.Turns(c.turn))
+			req := llm.Request{Messages: user("hi")}
+			if c.tools {
+				req.Tools = []llm.Tool{askTool}
+			}
+			resp, rec, err := chatRecording(t, newModel(t, srv), req)
+			var le *llm.Error
+			if !errors.As(err, &le) {
+				t.Fatalf("error %v (%T), want *llm.Error", err, err)
+			}
+			if le.Kind != c.kind || !strings.Contains(le.Message, c.message) {
+				t.Fatalf("error kind %q message %q, want %q containing %q", le.Kind, le.Message, c.kind, c.message)
+			}
+			if strings.Contains(le.Message, "{") {
+				t.Fatalf("message shows raw JSON: %q", le.Message)
+			}
+			if c.partial {
+				if resp.Text == "" || len(resp.Text) >= len(partialText) || !strings.HasPrefix(partialText, resp.Text) {
+					t.Fatalf("partial text %q", resp.Text)
+				}
+				if strings.Join(rec.deltas, "") != resp.Text {
+					t.Fatalf("deltas %q vs partial %q", rec.deltas, resp.Text)
+				}
+			}
+		})
+	}
+}
+
+func TestNoToolSupportOnlyWhenToolsAreSent(t *testing.T) {
+	srv := newServer(t, modelserver.Turns(modelserver.Turn{Fault: modelserver.NoToolSupport, Text: "Plain text works."}))
+	resp, err := newModel(t, srv).Chat(testCtx(t), llm.Request{Messages: user("hi")})
+	if err != nil || resp.Text != "Plain text works." {
+		t.Fatalf("%+v, %v", resp, err)
+	}
+}
+
+func TestFirstTokenDelayIsHonoured(t *testing.T) {
+	const delay = 150 * time.Millisecond
+	srv := newServer(t, modelserver.Turns(modelserver.Turn{Text: "late but here", FirstTokenDelay: delay}))
+	m := newModel(t, srv)
+	began := time.Now()
+	var first time.Duration
+	resp, err := m.Chat(testCtx(t), llm.Request{Messages: user("hi"), OnDelta: func(string) {
+		if first == 0 {
+			first = time.Since(began)
+		}
+	}})
+	if err != nil || resp.Text != "late but here" {
+		t.Fatalf("%+v, %v", resp, err)
+	}
+	if first < delay {
+		t.Fatalf("first delta after %v, want at least %v", first, delay)
+	}
+}
+
+func TestCancelDuringFirstTokenDelayReturnsPromptly(t *testing.T) {
+	received := make(chan struct{})
+	srv := newServer(t, func(modelserver.ChatRequest) modelserver.Turn {
+		close(received)
+		return modelserver.Turn{Text: "never", FirstTokenDelay: time.Minute}
+	})
+	m := newModel(t, srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		resp llm.Response
+		err  error
+	}
+	out := make(chan result, 1)
+	go func() {
+		resp, err := m.Chat(ctx, llm.Request{Messages: user("hi")})
+		out <- result{resp, err}
+	}()
+	select {
+	case <-received:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request never reached the server")
+	}
+	cancelled := time.Now()
+	cancel()
+	select {
+	case r := <-out:
+		if !errors.Is(r.err, context.Canceled) || r.resp.Text != "" {
+			t.Fatalf("after cancel: %+v, %v", r.resp, r.err)
+		}
+		if d := time.Since(cancelled); d > 2*time.Second {
+			t.Fatalf("Chat returned %v after cancel", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Chat did not return after cancel")
+	}
+}
+
+func TestOnToolCallSentHook(t *testing.T) {
+	sent := make(chan struct{}, 4)
+	srv := newServer(t, modelserver.Turns(modelserver.Turn{Text: "Asking.", OnToolCallSent: func() { sent <- struct{}{} },
+		ToolCalls: []modelserver.ToolCall{{ID: "a", Name: "current_time", Arguments: "{}"}, {ID: "b", Name: "current_time", Arguments: "{}"}}}))
+	var started int
+	resp, err := newModel(t, srv).Chat(testCtx(t), llm.Request{Messages: user("x"), OnToolCallStart: func() {
+		// The hook runs before the chunk is written, so before the client sees it.
+		select {
+		case <-sent:
+			started++
+		default:
+			t.Error("tool-call chunk arrived before OnToolCallSent ran")
+		}
+	}})
+	if err != nil || len(resp.ToolCalls) != 2 || started != 1 || len(sent) != 0 {
+		t.Fatalf("%+v, %v; started %d, extra hook calls %d", resp, err, started, len(sent))
+	}
+}
+
+// demoChat drives the Demo script as the app does: the real client, the
+// app's tool definitions.
+type demoChat struct {
+	t    *testing.T
+	m    llm.Model
+	msgs []llm.Message
+}
+
+func (d *demoChat) send(msg llm.Message) llm.Response {
+	d.t.Helper()
+	d.msgs = append(d.msgs, msg)
+	resp, rec, err := chatRecording(d.t, d.m, llm.Request{Messages: d.msgs, Tools: []llm.Tool{askTool, {Name: "spawn_agents"}}})
+	if err != nil {
+		d.t.Fatalf("demo turn after %+v: %v", msg, err)
+	}
+	checkDeltas(d.t, rec.deltas)
+	if strings.Join(rec.deltas, "") != resp.Text {
+		d.t.Fatalf("streamed %q, answered %q", rec.deltas, resp.Text)
+	}
+	d.msgs = append(d.msgs, llm.Message{Role: "assistant", Content: resp.Text, ToolCalls: resp.ToolCalls})
+	return resp
+}
+
+func newDemo(t *testing.T) *demoChat {
+	srv := newServer(t, modelserver.Demo())
+	return &demoChat{t: t, m: newModel(t, srv), msgs: []llm.Message{{Role: "system", Content: "You are Parley."}}}
+}
+
+// askCall checks the response asks the user with arguments the questions
+// package accepts, and returns the call and its parsed questions.
+func askCall(t *testing.T, resp llm.Response, n int) (llm.ToolCall, []questions.Question) {
+	t.Helper()
+	if len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Name != questions.ToolName || resp.ToolCalls[0].ID == "" {
+		t.Fatalf("want one %s call: %+v", questions.ToolName, resp)
+	}
+	qs, err := questions.ParseInput([]byte(resp.ToolCalls[0].Arguments))
+	if err != nil {
+		t.Fatalf("ParseInput refused the demo's arguments: %v\n%s", err, resp.ToolCalls[0].Arguments)
+	}
+	if err := questions.ValidateQuestions(qs); err != nil {
+		t.Fatalf("demo questions invalid: %v", err)
+	}
+	if len(qs) != n {
+		t.Fatalf("%d questions, want %d", len(qs), n)
+	}
+	return resp.ToolCalls[0], qs
+}
+
+func toolResult(tc llm.ToolCall, content string) llm.Message {
+	return llm.Message{Role: "tool", Content: content, ToolCallID: tc.ID, ToolName: tc.Name}
+}
+
+func TestDemoAnsweredCard(t *testing.T) {
+	d := newDemo(t)
+	resp := d.send(llm.Message{Role: "user", Content: "Write me a welcome note for new colleagues"})
+	if !strings.Contains(resp.Text, "two quick questions") {
+		t.Fatalf("intro %q", resp.Text)
+	}
+	tc, qs := askCall(t, resp, 2)
+	answers, err := questions.ValidateAnswers(qs, map[string]questions.AnswerInput{
+		qs[0].Question: {Selected: []string{"Formal"}},
+		qs[1].Question: {Selected: []string{"Examples", "Next steps"}},
+	}, "keep it short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := d.send(toolResult(tc, questions.SubmitResult(answers, "keep it short")))
+	for _, want := range []string{"Formal", "Examples, Next steps", "keep it short", qs[0].Question} {
+		if !strings.Contains(reply.Text, want) {
+			t.Fatalf("reply does not use the answer %q:\n%s", want, reply.Text)
+		}
+	}
+	if len(reply.ToolCalls) != 0 {
+		t.Fatalf("reply asks again: %+v", reply.ToolCalls)
+	}
+}
+
+func TestDemoDeclinedAndTimedOut(t *testing.T) {
+	for _, c := range []struct{ result, want string }{
+		{questions.DeclinedResult, "sensible defaults: a friendly tone"},
+		{questions.TimedOutResult, "I didn't hear back"},
+		{questions.CancelledResult, "I've stopped here"},
+	} {
+		d := newDemo(t)
+		tc, _ := askCall(t, d.send(llm.Message{Role: "user", Content: "help me"}), 2)
+		if reply := d.send(toolResult(tc, c.result)); !strings.Contains(reply.Text, c.want) || len(reply.ToolCalls) != 0 {
+			t.Fatalf("after %q: %+v", c.result, reply)
+		}
+	}
+}
+
+func TestDemoThreeQuestionsAndDirectAnswer(t *testing.T) {
+	d := newDemo(t)
+	_, qs := askCall(t, d.send(llm.Message{Role: "user", Content: "Ask me three questions about my trip"}), 3)
+	if !qs[1].MultiSelect || len(qs[2].Options) != 0 {
+		t.Fatalf("three questions %+v", qs)
+	}
+	d = newDemo(t)
+	if resp := d.send(llm.Message{Role: "user", Content: "Just answer, please"}); len(resp.ToolCalls) != 0 || !strings.Contains(resp.Text, "demo model") {
+		t.Fatalf("direct answer %+v", resp)
+	}
+}
+
+func TestDemoSubAgentBranch(t *testing.T) {
+	d := newDemo(t)
+	resp := d.send(llm.Message{Role: "user", Content: "Use a sub-agent to research Lisbon"})
+	if len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Name != "spawn_agents" {
+		t.Fatalf("want spawn_agents: %+v", resp)
+	}
+	var spawn struct {
+		Agents []struct{ Name, Task string } `json:"agents"`
+	}
+	if err := json.Unmarshal([]byte(resp.ToolCalls[0].Arguments), &spawn); err != nil || len(spawn.Agents) != 1 || spawn.Agents[0].Task == "" {
+		t.Fatalf("spawn arguments %s: %v", resp.ToolCalls[0].Arguments, err)
+	}
+
+	// The sub-agent (its own conversation) tries to ask and gets refused.
+	sub := &demoChat{t: t, m: d.m, msgs: []llm.Message{{Role: "system", Content: "You are a sub-agent of Parley working on one task."}}}
+	tc, _ := askCall(t, sub.send(llm.Message{Role: "user", Content: spawn.Agents[0].Task}), 1)
+	subReply := sub.send(toolResult(tc, questions.SubAgentRefusal))
+	if !strings.Contains(subReply.Text, questions.SubAgentRefusal) || len(subReply.ToolCalls) != 0 {
+		t.Fatalf("sub-agent reply %+v", subReply)
+	}
+
+	results := mustJSON(map[string]any{"results": []map[string]string{{"name": spawn.Agents[0].Name, "result": subReply.Text}}})
+	final := d.send(toolResult(resp.ToolCalls[0], results))
+	if !strings.Contains(final.Text, "My helper reported back") || !strings.Contains(final.Text, "researcher: I could not ask the user") {
+		t.Fatalf("final %q", final.Text)
+	}
+	failed := mustJSON(map[string]any{"results": []map[string]string{{"name": "researcher", "error": "model crashed"}}})
+	d.msgs = d.msgs[:len(d.msgs)-2]
+	if again := d.send(toolResult(resp.ToolCalls[0], failed)); !strings.Contains(again.Text, "researcher failed: model crashed") {
+		t.Fatalf("failed helper %q", again.Text)
+	}
+}

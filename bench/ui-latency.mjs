@@ -1,0 +1,543 @@
+// UI latency benchmarks of Parley: the real `parley serve` (build/bin/parley)
+// talking to a tiny scripted OpenAI-compatible model server in this process
+// (streaming like llama.cpp), with the built UI in Chromium.
+//
+//   (a) model's first tool-call chunk -> question card painted in Chromium
+//   (b) Submit click in Chromium -> the next request at the model server
+//   (c) SSE fan-out with 20 connected clients: model chunk -> event at all 20
+//   (d) 500 streamed tokens/s for BENCH_STREAM_SECONDS (default 30): long
+//       tasks (PerformanceObserver 'longtask') and frame gaps in Chromium
+//   (e) opening a conversation of 5,000 messages: click -> last message shown
+//
+// Prints figures; asserts nothing about timings. Knobs: BENCH_ROUNDS (50),
+// BENCH_WARMUP (3), BENCH_CLIENTS (20), BENCH_STREAM_SECONDS (30),
+// BENCH_STREAM_RATE (500), BENCH_MESSAGES (5000), PARLEY_BIN, CHROMIUM_PATH,
+// PARLEY_ARTIFACTS (results JSON goes there).
+import { createServer } from 'node:http'
+import { Worker } from 'node:worker_threads'
+import { randomBytes } from 'node:crypto'
+import { launchChromium } from '../frontend/e2e/helpers.mjs'
+import { token, login } from '../frontend/e2e/serve.mjs'
+import { waitUntil, sleep, saveArtifact, startTempServe } from '../frontend/e2e/util.mjs'
+
+const env = (k, d) => (process.env[k] ? Number(process.env[k]) : d)
+const ROUNDS = env('BENCH_ROUNDS', 50)
+const WARMUP = env('BENCH_WARMUP', 3)
+const CLIENTS = env('BENCH_CLIENTS', 20)
+const STREAM_SECONDS = env('BENCH_STREAM_SECONDS', 30)
+const STREAM_RATE = env('BENCH_STREAM_RATE', 500)
+const FANOUT_CHUNKS = env('BENCH_FANOUT_CHUNKS', 300)
+const MESSAGES = env('BENCH_MESSAGES', 5000)
+const CATCHUP_SECONDS = env('BENCH_CATCHUP_SECONDS', 60)
+const ONLY = (process.env.BENCH_ONLY || 'a,c,d,e').split(',') // a covers (a) and (b)
+
+const now = () => performance.timeOrigin + performance.now()
+const log = (...a) => console.error('[bench]', ...a)
+
+// ---------------------------------------------------------------------------
+// The scripted model server.
+
+function startModel() {
+  const state = {
+    requests: [], // { t, last }
+    toolCallAt: new Map(), // round -> time the first tool-call chunk was written
+    toolResultAt: new Map(), // round -> arrival of the request carrying its tool result
+    waiters: [],
+    fanoutSent: [], // chunk index -> write time
+    fanoutDone: null,
+    stream: null, // { sent, start, end }
+    unexpected: [],
+  }
+  const created = Math.floor(Date.now() / 1000)
+  const chunk = (delta, finish = null) => ({
+    id: 'chatcmpl-bench', object: 'chat.completion.chunk', created, model: 'bench',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  })
+  const usage = { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created, model: 'bench', choices: [],
+    usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } }
+
+  const sse = (res) => {
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' })
+    return (obj) => res.write(`data: ${JSON.stringify(obj)}\n\n`)
+  }
+  const finishText = (res, send) => {
+    send(chunk({}, 'stop'))
+    send(usage)
+    res.end('data: [DONE]\n\n')
+  }
+  const text = (res, parts) => {
+    const send = sse(res)
+    send(chunk({ role: 'assistant', content: '' }))
+    for (const p of parts) send(chunk({ content: p }))
+    finishText(res, send)
+  }
+
+  // Like llama.cpp: role chunk, the call's id/type/name with empty
+  // arguments, the arguments in pieces, finish_reason, usage, [DONE].
+  const toolCall = (res, round, args) => {
+    const send = sse(res)
+    send(chunk({ role: 'assistant', content: null }))
+    const id = 'call_' + randomBytes(12).toString('hex')
+    state.toolCallAt.set(round, now())
+    send(chunk({ tool_calls: [{ index: 0, id, type: 'function', function: { name: 'ask_user_question', arguments: '' } }] }))
+    const n = Math.ceil(args.length / 3)
+    for (let i = 0; i < args.length; i += n) send(chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(i, i + n) } }] }))
+    send(chunk({}, 'tool_calls'))
+    send(usage)
+    res.end('data: [DONE]\n\n')
+  }
+
+  const fanout = async (res) => {
+    const send = sse(res)
+    send(chunk({ role: 'assistant', content: '' }))
+    for (let k = 0; k < FANOUT_CHUNKS; k++) {
+      state.fanoutSent[k] = now()
+      send(chunk({ content: `t${k} ` }))
+      await sleep(10)
+    }
+    finishText(res, send)
+    state.fanoutDone = now()
+  }
+
+  const WORDS = ['the', 'quick', 'answer', 'is', 'a', 'local', 'model', 'streams', '**bold**', 'text', 'with', '`code`', 'and', 'lists', 'of', 'items']
+  const longStream = async (res) => {
+    const send = sse(res)
+    send(chunk({ role: 'assistant', content: '' }))
+    const total = STREAM_RATE * STREAM_SECONDS
+    const start = now()
+    let sent = 0
+    while (sent < total) {
+      const due = Math.min(total, Math.floor(((now() - start) / 1000) * STREAM_RATE))
+      for (; sent < due; sent++) {
+        let tok = WORDS[sent % WORDS.length] + ' '
+        if (sent % 97 === 96) tok += '\n\n'
+        else if (sent % 41 === 40) tok = '\n- ' + tok
+        send(chunk({ content: tok }))
+      }
+      await sleep(4)
+    }
+    send(chunk({ content: 'END-OF-STREAM' }))
+    state.stream = { sent: total, start, end: now() }
+    finishText(res, send)
+  }
+
+  const server = createServer({ noDelay: true }, (req, res) => {
+    const t = now()
+    let body = ''
+    req.on('data', (d) => { body += d })
+    req.on('end', () => {
+      const url = req.url.split('?')[0]
+      if (req.method === 'GET' && url.endsWith('/models')) {
+        res.writeHead(200, { 'Content-Type': 'application/json' })
+        return res.end(JSON.stringify({ object: 'list', data: [{ id: 'bench', object: 'model', owned_by: 'bench' }] }))
+      }
+      if (req.method === 'GET' && url === '/api/tags') {
+        res.writeHead(200, { 'Content-Type': 'application/json' })
+        return res.end(JSON.stringify({ models: [{ name: 'bench', model: 'bench', size: 1 }] }))
+      }
+      if (req.method === 'GET' && url === '/api/version') {
+        res.writeHead(200, { 'Content-Type': 'application/json' })
+        return res.end('{"version":"0.0.0-bench"}')
+      }
+      if (req.method === 'POST' && url === '/api/show') {
+        res.writeHead(200, { 'Content-Type': 'application/json' })
+        return res.end('{"capabilities":["completion","tools"]}')
+      }
+      if (req.method !== 'POST' || !url.endsWith('/chat/completions')) {
+        state.unexpected.push(`${req.method} ${req.url}`)
+        res.writeHead(404, { 'Content-Type': 'application/json' })
+        return res.end('{"error":{"message":"not found"}}')
+      }
+      const r = JSON.parse(body)
+      const last = r.messages.at(-1)
+      state.requests.push({ t, last })
+      if (!r.stream) {
+        res.writeHead(200, { 'Content-Type': 'application/json' })
+        return res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created, model: 'bench',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: usage.usage }))
+      }
+      if (last.role === 'tool') {
+        const round = Number(/Round (\d+) /.exec(JSON.stringify(r.messages.slice(-3)))?.[1] ?? -1)
+        state.toolResultAt.set(round, t)
+        for (const w of state.waiters.splice(0)) w()
+        return text(res, ['Noted', ` ${round}.`])
+      }
+      const content = String(last.content)
+      let m
+      if ((m = /^card (\d+)$/.exec(content))) {
+        const round = Number(m[1])
+        const args = JSON.stringify({ questions: [{ question: `Round ${round} of the bench: which one?`, header: 'Bench',
+          options: [{ label: 'Alpha', description: 'the first' }, { label: 'Beta', description: 'the second' }] }] })
+        return toolCall(res, round, args)
+      }
+      if (content === 'fanout') return void fanout(res)
+      if (content === 'stream') return void longStream(res)
+      return text(res, ['Short', ' reply.'])
+    })
+  })
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({
+    port: server.address().port,
+    state,
+    nextToolResult: () => new Promise((resolve) => state.waiters.push(resolve)),
+    close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r) }),
+  })))
+}
+
+// ---------------------------------------------------------------------------
+
+function stats(xs) {
+  const s = [...xs].sort((a, b) => a - b)
+  const q = (p) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))]
+  return { n: s.length, p50: q(0.5), p95: q(0.95), min: s[0], max: s.at(-1), mean: s.reduce((a, b) => a + b, 0) / s.length }
+}
+const ms = (x) => (x === undefined || Number.isNaN(x) ? '-' : x >= 100 ? `${x.toFixed(0)} ms` : `${x.toFixed(1)} ms`)
+
+async function conversationIdle(server, id) {
+  await waitUntil(async () => (await server.api('GET', `/api/v1/conversations/${id}`)).body.state === 'idle', {
+    interval: 20, timeout: 15000, what: `conversation ${id} idle`,
+  })
+}
+
+async function newChatPage(browser, server) {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+  page.on('pageerror', (e) => log('page error:', e.message))
+  await login(page, server)
+  return page
+}
+
+// (a) + (b)
+async function cardRounds(browser, server, model) {
+  const page = await newChatPage(browser, server)
+  await page.evaluate(() => {
+    const now = () => performance.timeOrigin + performance.now()
+    const b = (window.__bench = { cards: {}, clicks: [] })
+    b.observer = new MutationObserver(() => {
+      for (const el of document.querySelectorAll('[data-testid=question-card][data-status=pending]')) {
+        const id = el.dataset.questionId
+        if (!id || b.cards[id] || !el.querySelector('[data-testid=primary]')) continue
+        const rec = (b.cards[id] = { dom: now() })
+        // After the next frame: the card has been painted.
+        requestAnimationFrame(() => setTimeout(() => { rec.paint = now() }, 0))
+      }
+    })
+    b.observer.observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-status'] })
+    document.addEventListener('click', (e) => {
+      if (e.target instanceof Element && e.target.closest('[data-testid=question-card] [data-testid=primary]')) b.clicks.push(now())
+    }, true)
+  })
+  const composer = page.getByRole('textbox', { name: 'Message' })
+  const a = []
+  const aDom = []
+  const bLat = []
+  let convId = null
+  for (let i = 0; i < WARMUP + ROUNDS; i++) {
+    await composer.fill(`card ${i}`)
+    await composer.press('Enter')
+    const card = page.locator('[data-testid=question-card][data-status=pending]')
+    await card.getByText(`Round ${i} of the bench`).waitFor({ timeout: 15000 })
+    const qid = await card.getAttribute('data-question-id')
+    const rec = await waitUntil(() => page.evaluate((id) => (window.__bench.cards[id]?.paint ? window.__bench.cards[id] : null), qid), {
+      interval: 10, what: 'the card paint timestamp',
+    })
+    const tTool = model.state.toolCallAt.get(i)
+    await card.getByText('Alpha', { exact: true }).click()
+    const next = model.nextToolResult()
+    const clicksBefore = await page.evaluate(() => window.__bench.clicks.length)
+    await card.getByTestId('primary').click()
+    await next
+    const tClick = await waitUntil(() => page.evaluate((n) => window.__bench.clicks[n], clicksBefore), { what: 'the Submit click timestamp' })
+    const tNext = model.state.toolResultAt.get(i)
+    convId ??= (await server.api('GET', '/api/v1/conversations')).body.items[0].id
+    await conversationIdle(server, convId)
+    await page.getByText(`Noted ${i}.`).waitFor()
+    if (i >= WARMUP) {
+      a.push(rec.paint - tTool)
+      aDom.push(rec.dom - tTool)
+      bLat.push(tNext - tClick)
+    }
+  }
+  await page.close()
+  return { a: stats(a), aDom: stats(aDom), b: stats(bLat), rawA: a, rawB: bLat }
+}
+
+// (c)
+async function fanout(server, model) {
+  const worker = new Worker(new URL('./sse-clients.mjs', import.meta.url), { workerData: { url: server.url, token, clients: CLIENTS } })
+  const errors = []
+  let ready
+  const readyP = new Promise((r) => { ready = r })
+  let collected
+  const recordsP = new Promise((r) => { collected = r })
+  worker.on('message', (m) => {
+    if (m.type === 'ready') ready()
+    else if (m.type === 'error') errors.push(m.message)
+    else if (m.type === 'records') collected(m.records)
+  })
+  worker.on('error', (e) => errors.push(String(e)))
+  try {
+    await Promise.race([readyP, sleep(10000).then(() => { throw new Error('SSE clients did not connect: ' + errors.join('; ')) })])
+    const id = (await server.api('POST', '/api/v1/conversations', { title: 'fan-out' })).body.id
+    const sent = await server.api('POST', `/api/v1/conversations/${id}/messages`, { content: 'fanout' })
+    if (sent.status !== 202) throw new Error('fanout send: ' + JSON.stringify(sent))
+    await waitUntil(() => model.state.fanoutDone, { timeout: 30000, what: 'the fan-out stream to end' })
+    await conversationIdle(server, id)
+    await sleep(300)
+    worker.postMessage('collect')
+    const records = await recordsP
+    // Per chunk k: when each client saw the delta carrying marker t<k>.
+    const arrivals = Array.from({ length: FANOUT_CHUNKS }, () => [])
+    let events = 0
+    records.forEach((recs) => {
+      for (const r of recs) {
+        if (r.delta === undefined) continue
+        events++
+        for (const m of r.delta.matchAll(/t(\d+) /g)) arrivals[Number(m[1])].push(r.t)
+      }
+    })
+    const all = []
+    const first = []
+    const spread = []
+    let incomplete = 0
+    arrivals.forEach((ts, k) => {
+      if (ts.length !== CLIENTS) { incomplete++; return }
+      const lo = Math.min(...ts)
+      const hi = Math.max(...ts)
+      all.push(hi - model.state.fanoutSent[k])
+      first.push(lo - model.state.fanoutSent[k])
+      spread.push(hi - lo)
+    })
+    return { all: stats(all), first: stats(first), spread: stats(spread), incomplete, events, errors }
+  } finally {
+    worker.postMessage('stop')
+    await sleep(100)
+    await worker.terminate()
+  }
+}
+
+// (d) In its own Chromium: a renderer that cannot keep up may stay blocked
+// long after the stream, and is then simply killed.
+async function longStream(server, model) {
+  const browser = await launchChromium()
+  try {
+    const page = await newChatPage(browser, server)
+    await page.evaluate(() => {
+      const now = () => performance.timeOrigin + performance.now()
+      const b = (window.__stream = { longtasks: [], gaps: [], frames: 0, running: true, shownAt: null })
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) b.longtasks.push({ start: e.startTime, duration: e.duration })
+      }).observe({ type: 'longtask', buffered: true })
+      let last = performance.now()
+      const frame = (t) => {
+        b.frames++
+        if (t - last > 50) b.gaps.push(t - last)
+        last = t
+        if (b.running) requestAnimationFrame(frame)
+      }
+      requestAnimationFrame(frame)
+      const mo = new MutationObserver(() => {
+        const el = [...document.querySelectorAll('[data-testid=assistant-message], [data-testid=streaming-message]')].at(-1)
+        if (el && el.textContent.includes('END-OF-STREAM')) {
+          b.shownAt = now()
+          mo.disconnect()
+        }
+      })
+      mo.observe(document, { childList: true, subtree: true, characterData: true })
+    })
+    const startPerf = await page.evaluate(() => performance.now())
+
+    // Responsiveness probe: one evaluate at a time; how long each waits for the main thread.
+    const probe = { max: 0, pendingSince: null, stop: false }
+    const prober = (async () => {
+      while (!probe.stop) {
+        probe.pendingSince = now()
+        await page.evaluate(() => 0).catch(() => {})
+        probe.max = Math.max(probe.max, now() - probe.pendingSince)
+        probe.pendingSince = null
+        await sleep(200)
+      }
+    })()
+
+    const composer = page.getByRole('textbox', { name: 'Message' })
+    await composer.fill('stream')
+    await composer.press('Enter')
+    await waitUntil(() => model.state.stream, { timeout: (STREAM_SECONDS + 30) * 1000, interval: 200, what: 'the model stream to end' })
+    const tEnd = model.state.stream.end
+    const caughtUp = await waitUntil(async () => {
+      if (probe.pendingSince !== null) return null // main thread busy: cannot ask
+      return Promise.race([page.evaluate(() => window.__stream.shownAt), sleep(1000).then(() => null)])
+    }, { timeout: CATCHUP_SECONDS * 1000, interval: 250, what: 'the UI to show the last token' }).catch(() => null)
+    const blockedNow = probe.pendingSince !== null ? now() - probe.pendingSince : 0
+    let r = { responsive: false }
+    if (caughtUp) {
+      await sleep(500)
+      r = await page.evaluate((since) => {
+        const b = window.__stream
+        b.running = false
+        const lts = b.longtasks.filter((x) => x.start >= since)
+        return {
+          responsive: true,
+          longtasks: lts.length,
+          longMax: Math.max(0, ...lts.map((x) => x.duration)),
+          longTotal: lts.reduce((s, x) => s + x.duration, 0),
+          over100: lts.filter((x) => x.duration > 100).length,
+          detail: lts.map((x) => ({ at: Math.round(x.start - since), ms: Math.round(x.duration) })),
+          gaps: b.gaps.length,
+          gapMax: Math.max(0, ...b.gaps),
+          frames: b.frames,
+          textLength: [...document.querySelectorAll('[data-testid=assistant-message]')].at(-1)?.innerText.length ?? 0,
+        }
+      }, startPerf)
+    }
+    probe.stop = true
+    const s = model.state.stream
+    return {
+      ...r, tokens: s.sent, seconds: (s.end - s.start) / 1000, rate: s.sent / ((s.end - s.start) / 1000),
+      endLag: caughtUp ? caughtUp - tEnd : null, probeMax: Math.max(probe.max, blockedNow), stillBlocked: blockedNow,
+    }
+  } finally {
+    await browser.close()
+  }
+}
+
+// (e)
+async function bigConversation(browser, server) {
+  const t0 = new Date(Date.now() - MESSAGES * 1000)
+  const messages = []
+  for (let i = 1; i <= MESSAGES; i++) {
+    messages.push({
+      role: i % 2 ? 'user' : 'assistant',
+      content: i % 2 ? `Question number ${i}: what about item ${i}? msg ${i}` : `Answer ${i}: here is a **short** reply with a [link](https://example.com/${i}) and \`code\`. msg ${i}`,
+      created_at: new Date(t0.getTime() + i * 1000).toISOString(),
+    })
+  }
+  const title = `Bench ${MESSAGES} messages`
+  const doc = { format: 'parley.conversation', version: 1, exported_at: new Date().toISOString(),
+    conversation: { title, assistant: 'default', pinned: false, created_at: t0.toISOString(), updated_at: new Date().toISOString() },
+    messages, runs: [], cards: [] }
+  const tImport = now()
+  const imp = await server.api('POST', '/api/v1/conversations/import', doc)
+  if (imp.status !== 201) throw new Error('import: ' + JSON.stringify(imp))
+  const importMs = now() - tImport
+  const small = (await server.api('POST', '/api/v1/conversations', { title: 'Small one' })).body.id
+  await server.api('POST', `/api/v1/conversations/${small}/messages`, { content: 'hello' })
+  await conversationIdle(server, small)
+
+  const page = await newChatPage(browser, server)
+  await page.evaluate(() => {
+    window.__open = { longtasks: [] }
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__open.longtasks.push({ start: e.startTime, duration: e.duration }) }).observe({ type: 'longtask' })
+  })
+  const open = (name, marker) => page.evaluate(async ({ name, marker }) => {
+    const btn = [...document.querySelectorAll('[data-testid=conversation-open]')].find((b) => b.innerText.includes(name))
+    if (!btn) throw new Error('no sidebar entry ' + name + ': ' + document.querySelector('[data-testid=sidebar]')?.innerText)
+    const done = () => {
+      const list = document.querySelector('[data-testid=message-list]')
+      const msgs = list ? list.querySelectorAll('[data-testid=user-message], [data-testid=assistant-message]') : []
+      const last = msgs[msgs.length - 1]
+      return last && last.innerText.includes(marker) ? msgs.length : 0
+    }
+    const t0 = performance.now()
+    const shown = await new Promise((resolve, reject) => {
+      const mo = new MutationObserver(() => {
+        const n = done()
+        if (n) { mo.disconnect(); resolve(n) }
+      })
+      mo.observe(document, { childList: true, subtree: true, characterData: true })
+      btn.click()
+      setTimeout(() => { mo.disconnect(); reject(new Error('last message not shown in 30 s')) }, 30000)
+    })
+    const tDom = performance.now()
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)))
+    const lt = window.__open.longtasks.filter((x) => x.start >= t0)
+    return { dom: tDom - t0, paint: performance.now() - t0, rendered: shown, longMax: Math.max(0, ...lt.map((x) => x.duration)) }
+  }, { name, marker })
+
+  const runs = []
+  for (let i = 0; i < 6; i++) {
+    runs.push(await open(title, `msg ${MESSAGES}`))
+    await open('Small one', 'Short reply')
+  }
+  await page.close()
+  return { importMs, first: runs[0], again: stats(runs.slice(1).map((r) => r.paint)), rendered: runs[0].rendered, longMax: Math.max(...runs.map((r) => r.longMax)) }
+}
+
+// ---------------------------------------------------------------------------
+
+async function main() {
+  const model = await startModel()
+  const server = await startTempServe({
+    extraArgs: ['--base-url', `http://127.0.0.1:${model.port}/v1`, '--model', 'bench', '--question-timeout', '0'],
+  })
+  let browser
+  const results = { rounds: ROUNDS, clients: CLIENTS, streamSeconds: STREAM_SECONDS, streamRate: STREAM_RATE, messages: MESSAGES }
+  try {
+    const { body } = await server.api('GET', '/api/v1/settings')
+    const put = await server.api('PUT', '/api/v1/settings', { ...body, rate_limit_seconds: 0, onboarded: true, demo_mode: false })
+    if (put.status !== 200) throw new Error('settings: ' + JSON.stringify(put.body))
+    browser = await launchChromium()
+    results.chromium = browser.version()
+
+    if (ONLY.includes('a')) {
+      log(`(a)+(b) ${WARMUP} warm-up + ${ROUNDS} card rounds`)
+      results.cards = await cardRounds(browser, server, model)
+    }
+    if (ONLY.includes('c')) {
+      log(`(c) SSE fan-out to ${CLIENTS} clients, ${FANOUT_CHUNKS} chunks`)
+      results.fanout = await fanout(server, model)
+    }
+    if (ONLY.includes('d')) {
+      log(`(d) streaming ${STREAM_RATE} tokens/s for ${STREAM_SECONDS} s`)
+      results.stream = await longStream(server, model)
+    }
+    if (ONLY.includes('e')) {
+      log(`(e) opening a ${MESSAGES}-message conversation`)
+      results.big = await bigConversation(browser, server)
+    }
+  } finally {
+    await browser?.close()
+    await server.stop()
+    await model.close()
+  }
+  if (model.state.unexpected.length) log('unexpected model server requests:', model.state.unexpected.join(', '))
+
+  const { cards, fanout: f, stream: s, big } = results
+  const row = (name, st) => `${name.padEnd(52)} ${String(st.n).padStart(5)} ${ms(st.p50).padStart(9)} ${ms(st.p95).padStart(9)} ${ms(st.max).padStart(9)}`
+  const lines = [
+    '',
+    `Parley UI latency — parley serve + Chromium ${results.chromium}, scripted model server (llama.cpp-style SSE)`,
+    `${'measure'.padEnd(52)} ${'n'.padStart(5)} ${'p50'.padStart(9)} ${'p95'.padStart(9)} ${'max'.padStart(9)}`,
+  ]
+  if (cards) {
+    lines.push(row('(a) tool-call chunk -> card painted', cards.a), row('    tool-call chunk -> card in the DOM', cards.aDom),
+      row('(b) Submit click -> next model request', cards.b))
+  }
+  if (f) {
+    lines.push(row(`(c) SSE: model chunk -> delta at all ${CLIENTS} clients`, f.all), row('    SSE: model chunk -> delta at first client', f.first),
+      row(`    SSE: spread first..last of ${CLIENTS} clients`, f.spread), '',
+      `(c) ${f.events} delta events received in all; chunks not seen by every client: ${f.incomplete}${f.errors.length ? '; errors: ' + f.errors.join('; ') : ''}`)
+  }
+  if (s) {
+    const head = `(d) streamed ${s.tokens} tokens in ${s.seconds.toFixed(1)} s (${s.rate.toFixed(0)} tokens/s); longest wait for the page's main thread ${ms(s.probeMax)}`
+    if (s.responsive) {
+      lines.push(head + `; long tasks ${s.longtasks} (max ${ms(s.longMax)}, total ${ms(s.longTotal)}, over 100 ms: ${s.over100}); ` +
+        `frame gaps > 50 ms: ${s.gaps} (max ${ms(s.gapMax)}) of ${s.frames} frames; last token shown ${ms(s.endLag)} after the model sent it`)
+    } else {
+      lines.push(head + `; the UI had not shown the last token ${CATCHUP_SECONDS} s after the stream ended ` +
+        `(main thread blocked for ${ms(s.stillBlocked)} at that point): long tasks could not be read`)
+    }
+  }
+  if (big) {
+    lines.push(`(e) ${MESSAGES}-message conversation: imported in ${ms(big.importMs)}; click -> last message painted: first ${ms(big.first.paint)} ` +
+      `(DOM ${ms(big.first.dom)}), again p50 ${ms(big.again.p50)} / max ${ms(big.again.max)} (n=${big.again.n}); ` +
+      `${big.rendered} messages rendered (windowed); longest task while opening ${ms(big.longMax)}`)
+  }
+  lines.push('')
+  console.log(lines.join('\n'))
+  const path = await saveArtifact('bench-ui-latency.json', JSON.stringify(results, null, 2))
+  log('results saved to', path)
+}
+
+main().catch((e) => {
+  console.error(e)
+  process.exit(1)
+})

@@ -1,0 +1,237 @@
+// Attention requests while Parley is in the background. When a card arrives
+// and the window (or tab) is not focused: a desktop notification through the
+// Web Notifications API, and a "(N) " prefix on the title with the number of
+// pending cards, removed when the window gets focus again. Over Wails the
+// native window title follows (runtime.WindowSetTitle); the window is never
+// raised or focused on its own (no WindowShow): only a click on the
+// notification brings it forward.
+import type { Card } from '../types'
+
+export const NOTIFICATION_TITLE = 'Parley has a question'
+/** Longest notification body; longer questions are cut with an ellipsis. */
+export const BODY_MAX = 200
+const PREFIX = /^\(\d+\) /
+
+export interface NotificationLike {
+  onclick: ((this: never, ev: Event) => unknown) | null
+  close(): void
+}
+
+/** The part of the `Notification` constructor this module uses. */
+export interface NotificationApi {
+  new (title: string, options?: NotificationOptions): NotificationLike
+  readonly permission: NotificationPermission
+  requestPermission(callback?: (permission: NotificationPermission) => void): Promise<NotificationPermission> | void
+}
+
+interface Listenable {
+  addEventListener(type: string, listener: () => void): void
+  removeEventListener(type: string, listener: () => void): void
+}
+
+export interface AttentionDocument extends Listenable {
+  hasFocus(): boolean
+  readonly visibilityState: string
+  title: string
+}
+
+export interface AttentionWindow extends Listenable {
+  focus(): void
+  runtime?: { WindowSetTitle?(title: string): void }
+}
+
+/** What the module reaches in the page; tests pass fakes. */
+export interface AttentionEnv {
+  document: AttentionDocument | null
+  window: AttentionWindow | null
+  /** null: notifications are not available. */
+  Notification: NotificationApi | null
+}
+
+export interface AttentionOptions {
+  /** Number of pending cards, read whenever the title is drawn. */
+  pendingCount(): number
+  /** Shows the card (its conversation); the user clicked its notification. */
+  openCard(card: Card): void
+  /** Replaces parts of the page environment (tests). */
+  env?: Partial<AttentionEnv>
+}
+
+export interface Attention {
+  /** A card arrived (question:ask). Notifies once per card, only while unfocused. */
+  cardArrived(card: Card): void
+  /** A card was answered or closed: its notification goes away. */
+  cardResolved(card: Card): void
+  /** Redraws the title (the number of pending cards changed). */
+  refresh(): void
+  /** The window has focus and is visible. */
+  isFocused(): boolean
+  /** Removes listeners and the title prefix. */
+  dispose(): void
+}
+
+function defaultEnv(): AttentionEnv {
+  return {
+    document: typeof document === 'undefined' ? null : document,
+    window: typeof window === 'undefined' ? null : window,
+    Notification: typeof Notification === 'undefined' ? null : (Notification as unknown as NotificationApi),
+  }
+}
+
+/** The first question as a short plain-text notification body. */
+export function notificationBody(card: Card): string {
+  const text = (card.questions?.[0]?.question ?? '').replace(/\s+/g, ' ').trim()
+  if (!text) return 'The assistant is waiting for your answer.'
+  return text.length > BODY_MAX ? text.slice(0, BODY_MAX - 1).trimEnd() + '…' : text
+}
+
+export function createAttention(opts: AttentionOptions): Attention {
+  const env: AttentionEnv = { ...defaultEnv(), ...opts.env }
+  const doc = env.document
+  const win = env.window
+  const Api = env.Notification
+
+  /** Cards already seen by cardArrived (each notifies at most once). */
+  const seen = new Set<string>()
+  /** Cards resolved: a notification waiting for permission is not shown. */
+  const resolved = new Set<string>()
+  const shown = new Map<string, NotificationLike>()
+  /** A card arrived while unfocused and the user has not come back yet. */
+  let requested = false
+  let permissionAsk: Promise<NotificationPermission> | null = null
+  let disposed = false
+
+  function isFocused(): boolean {
+    if (!doc) return true
+    return doc.visibilityState !== 'hidden' && doc.hasFocus()
+  }
+
+  function setTitle(next: string): void {
+    if (!doc || doc.title === next) return
+    doc.title = next
+    try {
+      win?.runtime?.WindowSetTitle?.(next)
+    } catch {
+      // the native title is a nicety
+    }
+  }
+
+  function render(): void {
+    if (!doc) return
+    const base = doc.title.replace(PREFIX, '')
+    const n = requested && !isFocused() ? opts.pendingCount() : 0
+    setTitle(n > 0 ? `(${n}) ${base}` : base)
+  }
+
+  function closeNotification(id: string): void {
+    const n = shown.get(id)
+    if (!n) return
+    shown.delete(id)
+    try {
+      n.close()
+    } catch {
+      // already gone
+    }
+  }
+
+  /** The user is back: drop the prefix; the inbox shows what the notifications said. */
+  function onWindowFocus(): void {
+    // A window 'focus' event means focus even if hasFocus() lags behind.
+    if (disposed) return
+    requested = false
+    render()
+    for (const id of [...shown.keys()]) closeNotification(id)
+  }
+  function onVisibility(): void {
+    if (isFocused()) onWindowFocus()
+  }
+
+  win?.addEventListener('focus', onWindowFocus)
+  doc?.addEventListener('visibilitychange', onVisibility)
+
+  /** Asks once per session, and never when the user has said no. */
+  function askPermission(): Promise<NotificationPermission> {
+    if (!Api) return Promise.resolve('denied')
+    if (Api.permission !== 'default') return Promise.resolve(Api.permission)
+    if (!permissionAsk) {
+      permissionAsk = new Promise<NotificationPermission>((resolve) => {
+        try {
+          // Old Safari takes a callback and returns nothing.
+          const res = Api.requestPermission(resolve)
+          if (res && typeof res.then === 'function') res.then(resolve, () => resolve('denied'))
+        } catch {
+          resolve('denied')
+        }
+      })
+    }
+    return permissionAsk
+  }
+
+  function show(card: Card): void {
+    const id = card.question_id
+    if (!Api || disposed || resolved.has(id) || shown.has(id) || isFocused()) return
+    try {
+      const n = new Api(NOTIFICATION_TITLE, { body: notificationBody(card), tag: `parley-question-${id}` })
+      n.onclick = () => {
+        shown.delete(id)
+        try {
+          n.close()
+        } catch {
+          // already gone
+        }
+        if (disposed) return
+        win?.focus()
+        requested = false
+        render()
+        opts.openCard(card)
+      }
+      shown.set(id, n)
+    } catch {
+      // e.g. a browser that only allows notifications from a service worker
+    }
+  }
+
+  return {
+    cardArrived(card: Card): void {
+      if (disposed || !card?.question_id || card.status !== 'pending' || seen.has(card.question_id)) return
+      seen.add(card.question_id)
+      const focused = isFocused()
+      if (!focused) {
+        requested = true
+        render()
+      }
+      if (!Api) return
+      if (Api.permission === 'granted') {
+        if (!focused) show(card)
+      } else if (Api.permission === 'default') {
+        // Asked on the first card only (askPermission remembers the answer).
+        void askPermission().then((p) => {
+          if (p === 'granted' && !focused) show(card)
+        })
+      }
+    },
+
+    cardResolved(card: Card): void {
+      if (!card?.question_id) return
+      resolved.add(card.question_id)
+      closeNotification(card.question_id)
+      render()
+    },
+
+    refresh(): void {
+      if (!disposed) render()
+    },
+
+    isFocused,
+
+    dispose(): void {
+      if (disposed) return
+      requested = false
+      render()
+      disposed = true
+      win?.removeEventListener('focus', onWindowFocus)
+      doc?.removeEventListener('visibilitychange', onVisibility)
+      for (const id of [...shown.keys()]) closeNotification(id)
+    },
+  }
+}

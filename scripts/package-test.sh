@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# Builds Parley's packages (scripts/package.sh) and tests them: the .deb's
+# control fields and contents, the tarball, installing the .deb with apt
+# (dependencies resolved), `parley version` from PATH, the installed app's
+# window under Xvfb (screenshot: test-artifacts/package-installed.png), a clean
+# exit on SIGTERM, `dpkg -r parley`, and the NSIS installer (a PE32 executable
+# carrying Parley's name and version). Needs root (apt-get, dpkg) and Debian.
+# Prints "N passed, N failed" and exits non-zero on any failure.
+# PARLEY_TARGETS is passed on to package.sh; its windows-amd64 target enables
+# the installer checks.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+source packaging/version.sh
+
+ART="$PWD/test-artifacts"
+mkdir -p "$ART"
+LOG="$ART/package-test.log"
+: >"$LOG"
+TARGETS=${PARLEY_TARGETS:-linux-webkit41 linux-webkit40 windows-amd64}
+export PARLEY_TARGETS=$TARGETS
+# One version for the build and the checks, even if the tree changes meanwhile.
+export PARLEY_VERSION=$VERSION
+parley_versions "$VERSION"
+DEB_VERSION=$PARLEY_DEB_VERSION
+NUM_VERSION=$PARLEY_NUM_VERSION
+
+[ "$(id -u)" -eq 0 ] || die "run as root: it installs and removes the parley package"
+
+PASS=0 FAIL=0
+FAILED=()
+XVFB_PID="" APP_PID="" INSTALLED_BY_US=""
+cleanup() {
+  [ -n "$APP_PID" ] && kill "$APP_PID" 2>/dev/null
+  [ -n "$XVFB_PID" ] && kill "$XVFB_PID" 2>/dev/null
+  if [ -n "$INSTALLED_BY_US" ] && dpkg-query -W -f='${Status}' parley 2>/dev/null | grep -q 'ok installed'; then
+    dpkg -r parley >>"$LOG" 2>&1
+  fi
+  return 0
+}
+trap cleanup EXIT
+
+# check NAME COMMAND...: runs COMMAND (output to the log) and counts the result.
+check() {
+  local name=$1
+  shift
+  printf '\n--- %s: %s\n' "$name" "$*" >>"$LOG"
+  if "$@" >>"$LOG" 2>&1; then
+    PASS=$((PASS + 1))
+    printf '  ok    %s\n' "$name"
+  else
+    FAIL=$((FAIL + 1))
+    FAILED+=("$name")
+    printf '  FAIL  %s\n' "$name"
+  fi
+}
+has() { case " $TARGETS " in *" $1 "*) return 0 ;; esac; return 1; }
+# contains TEXT PATTERN: grep -E on a string, shown in the log.
+contains() { printf '%s\n' "$1" | grep -E -- "$2"; }
+
+step "installing the tools the checks use"
+missing=()
+for p in file binutils x11-utils xdotool imagemagick xvfb; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >>"$LOG" 2>&1 \
+    || { apt-get update -q >>"$LOG" 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >>"$LOG" 2>&1; }
+fi
+
+step "building the packages (scripts/package.sh, version ${VERSION} -> ${DEB_VERSION})"
+scripts/package.sh 2>&1 | tee "$ART/package-build.log"
+rc=${PIPESTATUS[0]}
+step "checks"
+if [ "$rc" -eq 3 ]; then
+  check "package.sh built every package" true
+  check "sizes within targets (binary <= 15 MB, installer <= 10 MB)" false
+else
+  check "package.sh built every package" test "$rc" -eq 0
+  check "sizes within targets (binary <= 15 MB, installer <= 10 MB)" test "$rc" -eq 0
+fi
+
+DEB=dist/parley_${DEB_VERSION}_amd64.deb
+TARBALL=dist/parley_${DEB_VERSION}_linux_amd64.tar.gz
+INSTALLER=dist/parley_${DEB_VERSION}_windows_amd64_installer.exe
+
+# --- the .deb, before installing it
+deb_field() { dpkg-deb --field "$DEB" "$1" 2>/dev/null; }
+check ".deb exists ($DEB)" test -s "$DEB"
+check "dpkg-deb --info reads it" dpkg-deb --info "$DEB"
+check ".deb Package: parley" test "$(deb_field Package)" = parley
+check ".deb Version: $DEB_VERSION (valid, starts with a digit)" \
+  bash -c '[ "$1" = "$2" ] && dpkg --validate-version "$1" && [[ $1 =~ ^[0-9] ]]' _ "$(deb_field Version)" "$DEB_VERSION"
+check ".deb Architecture: amd64" test "$(deb_field Architecture)" = amd64
+check ".deb Depends on libgtk-3-0 and libwebkit2gtk-4.1-0" \
+  contains "$(deb_field Depends)" '(^|, )libgtk-3-0(,|$).*libwebkit2gtk-4\.1-0|libwebkit2gtk-4\.1-0.*libgtk-3-0'
+check ".deb Maintainer, Section, Priority, Description, Installed-Size" \
+  bash -c 'for f in Maintainer Section Priority Description Installed-Size; do [ -n "$(dpkg-deb --field "$0" $f)" ] || { echo "no $f"; exit 1; }; done' "$DEB"
+CONTENTS=$(dpkg-deb --contents "$DEB" 2>/dev/null)
+check ".deb has /usr/bin/parley (root, 0755)" contains "$CONTENTS" '^-rwxr-xr-x root/root .* \./usr/bin/parley$'
+check ".deb has /usr/share/applications/parley.desktop" contains "$CONTENTS" ' \./usr/share/applications/parley\.desktop$'
+check ".deb has hicolor icons 16..512" bash -c '
+  for n in 16 22 24 32 48 64 128 256 512; do
+    grep -q " \./usr/share/icons/hicolor/${n}x${n}/apps/parley\.png$" <<<"$1" || { echo "no ${n}x${n}"; exit 1; }
+  done' _ "$CONTENTS"
+check ".deb has only /usr files" bash -c '! awk "{print \$NF}" <<<"$1" | grep -v -E "^\./(usr(/.*)?)?$"' _ "$CONTENTS"
+check ".deb postinst and postrm refresh the caches" bash -c '
+  d=$(mktemp -d); dpkg-deb --control "$1" "$d/c" &&
+  grep -q update-desktop-database "$d/c/postinst" && grep -q gtk-update-icon-cache "$d/c/postinst" &&
+  grep -q update-desktop-database "$d/c/postrm" && sh -n "$d/c/postinst" && sh -n "$d/c/postrm"; r=$?; rm -rf "$d"; exit $r' _ "$DEB"
+
+# --- the tarball
+check "tarball exists ($TARBALL)" test -s "$TARBALL"
+TARDIR=$(mktemp -d)
+tar -C "$TARDIR" -xzf "$TARBALL" 2>>"$LOG"
+TROOT=$TARDIR/parley_${DEB_VERSION}_linux_amd64
+check "tarball has parley, parley.desktop and icons" \
+  test -x "$TROOT/parley" -a -f "$TROOT/parley.desktop" -a -f "$TROOT/icons/hicolor/256x256/apps/parley.png"
+check "tarball's parley prints 'parley ${VERSION}'" test "$("$TROOT/parley" version 2>&1)" = "parley ${VERSION}"
+desktop_ok() {
+  local f=$1 kv
+  for kv in 'Type=Application' 'Name=Parley' 'Exec=parley' 'Icon=parley' 'Categories=Utility;Chat;' 'StartupWMClass=parley'; do
+    grep -qxF "$kv" "$f" || { echo "missing $kv"; return 1; }
+  done
+  if command -v desktop-file-validate >/dev/null; then desktop-file-validate "$f"; fi
+}
+check ".desktop file has Name, Exec, Icon, Categories, StartupWMClass" desktop_ok "$TROOT/parley.desktop"
+rm -rf "$TARDIR"
+if has linux-webkit40; then
+  check "WebKitGTK 4.0 tarball and .deb exist" \
+    test -s "dist/parley_${DEB_VERSION}_linux_amd64_webkit40.tar.gz" -a -s "dist/parley_${DEB_VERSION}_amd64_webkit40.deb"
+  check "WebKitGTK 4.0 .deb depends on libwebkit2gtk-4.0-37" \
+    contains "$(dpkg-deb --field "dist/parley_${DEB_VERSION}_amd64_webkit40.deb" Depends 2>/dev/null)" 'libwebkit2gtk-4\.0-37'
+fi
+
+# --- install with apt, run from PATH
+if dpkg-query -W -f='${Status}' parley 2>/dev/null | grep -q 'ok installed'; then
+  dpkg -r parley >>"$LOG" 2>&1   # a left-over from an earlier run: start clean
+fi
+INSTALLED_BY_US=1
+check "apt-get install ./$(basename "$DEB")" \
+  env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "./$DEB"
+check "dpkg lists parley $DEB_VERSION as installed" \
+  test "$(dpkg-query -W -f='${Status} ${Version}' parley 2>/dev/null)" = "install ok installed $DEB_VERSION"
+check "parley is on PATH at /usr/bin/parley" test "$(command -v parley)" = /usr/bin/parley
+check "parley version prints 'parley ${VERSION}'" test "$(parley version 2>&1)" = "parley ${VERSION}"
+check "installed .desktop file and 256x256 icon" \
+  test -f /usr/share/applications/parley.desktop -a -f /usr/share/icons/hicolor/256x256/apps/parley.png
+
+# --- the installed app's window under Xvfb
+window_test() {
+  start_xvfb || return 1
+  local data wid="" i status
+  data=$(mktemp -d)
+  parley --data-dir "$data" >"$ART/package-installed-app.log" 2>&1 &
+  APP_PID=$!
+  for i in $(seq 300); do
+    wid=$(xdotool search --name '^Parley$' 2>/dev/null | head -n1)
+    [ -n "$wid" ] && break
+    kill -0 "$APP_PID" 2>/dev/null || { echo "parley exited before showing a window"; cat "$ART/package-installed-app.log"; return 1; }
+    sleep 0.1
+  done
+  [ -n "$wid" ] || { echo "no window titled Parley after 30 s"; cat "$ART/package-installed-app.log"; return 1; }
+  echo "window $wid after $((i / 10)).$((i % 10)) s: $(xprop -id "$wid" WM_CLASS 2>&1)"
+  sleep 3   # let the UI render before the screenshot
+  import -display "$DISPLAY" -window root "$ART/package-installed.png" || return 1
+  xprop -id "$wid" WM_CLASS | grep -q '"parley"' || { echo "WM_CLASS does not match StartupWMClass=parley"; return 1; }
+  kill -0 "$APP_PID" || { echo "parley died"; return 1; }
+  kill -TERM "$APP_PID"
+  for i in $(seq 150); do kill -0 "$APP_PID" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$APP_PID" 2>/dev/null; then
+    echo "still running 15 s after SIGTERM"; kill -KILL "$APP_PID"; wait "$APP_PID" 2>/dev/null; APP_PID=""; return 1
+  fi
+  wait "$APP_PID"
+  status=$?
+  APP_PID=""
+  echo "exit status after SIGTERM: $status"
+  rm -rf "$data"
+  return "$status"
+}
+check "installed app shows a window titled 'Parley' (screenshot), WM_CLASS parley, SIGTERM exits 0" window_test
+check "screenshot saved (test-artifacts/package-installed.png)" test -s "$ART/package-installed.png"
+
+# --- remove
+check "dpkg -r parley" dpkg -r parley
+INSTALLED_BY_US=""
+check "binary, .desktop file and icons are gone" bash -c '
+  for f in /usr/bin/parley /usr/share/applications/parley.desktop /usr/share/icons/hicolor/256x256/apps/parley.png; do
+    [ ! -e "$f" ] || { echo "left behind: $f"; exit 1; }
+  done
+  ! dpkg-query -W -f="\${Status}" parley 2>/dev/null | grep -q "ok installed"'
+
+# --- the Windows installer
+if has windows-amd64; then
+  check "installer exists ($INSTALLER)" test -s "$INSTALLER"
+  check "installer is a PE32 executable (NSIS)" \
+    contains "$(file -b "$INSTALLER" 2>&1)" '^PE32 executable .*Nullsoft Installer'
+  WSTRINGS=$(strings -el "$INSTALLER" 2>/dev/null)
+  check "installer VERSIONINFO: ProductVersion $NUM_VERSION, ProductName Parley" bash -c '
+    grep -A1 -x ProductVersion <<<"$1" | tail -n1 | grep -qx "$2" &&
+    grep -A1 -x FileVersion <<<"$1" | tail -n1 | grep -qx "$2" &&
+    grep -A1 -x ProductName <<<"$1" | tail -n1 | grep -qx Parley' _ "$WSTRINGS" "$NUM_VERSION"
+  check "installer has an uninstaller registered as 'Parley'" bash -c '
+    s=$(strings -a "$1"); grep -q "uninstall.exe" <<<"$s" &&
+    grep -qF "CurrentVersion\\Uninstall\\Parley" <<<"$s$(strings -el "$1")"' _ "$INSTALLER"
+fi
+
+printf '\n%d passed, %d failed\n' "$PASS" "$FAIL"
+if [ "$FAIL" -gt 0 ]; then
+  printf 'failed: %s\n' "${FAILED[@]}"
+  echo "details: $LOG"
+  exit 1
+fi

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# Builds Parley's installers and archives into dist/, with the version from
+# `git describe` (or PARLEY_VERSION) built in (`parley version` prints it):
+#   parley_<ver>_linux_amd64.tar.gz            binary, .desktop file, hicolor icons (WebKitGTK 4.1)
+#   parley_<ver>_amd64.deb                     Debian/Ubuntu package (WebKitGTK 4.1)
+#   parley_<ver>_linux_amd64_webkit40.tar.gz   the same for WebKitGTK 4.0 (older distributions)
+#   parley_<ver>_amd64_webkit40.deb
+#   parley_<ver>_windows_amd64_installer.exe   NSIS installer (cross-built; needs makensis)
+# <ver> is the Debian-safe version (packaging/version.sh), e.g. 1.2.3 for tag
+# v1.2.3 or 0.1.0~git47.1b499ae without a tag.
+#
+# PARLEY_TARGETS picks what to build (default: all three):
+#   linux-webkit41 linux-webkit40 windows-amd64
+# The builds run in a copy of the working tree (PARLEY_STAGE_DIR, default
+# /tmp/parley-package-stage), so build/bin and build/windows stay untouched.
+# Ends with the sizes; exits 3 when the binary is over 15 MB or the installer
+# over 10 MB (PARLEY_MAX_BINARY_MB, PARLEY_MAX_INSTALLER_MB; MB = 10^6 bytes).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+source scripts/lib.sh
+source packaging/version.sh
+
+TARGETS=${PARLEY_TARGETS:-linux-webkit41 linux-webkit40 windows-amd64}
+STAGE=${PARLEY_STAGE_DIR:-${TMPDIR:-/tmp}/parley-package-stage}
+DIST=$ROOT/dist
+MAX_BINARY_MB=${PARLEY_MAX_BINARY_MB:-15}
+MAX_INSTALLER_MB=${PARLEY_MAX_INSTALLER_MB:-10}
+# Icon sizes that the hicolor theme indexes (build/icons also has 1024 for macOS).
+HICOLOR_SIZES=(16 22 24 32 48 64 128 256 512)
+
+has() { case " $TARGETS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+for t in $TARGETS; do
+  case $t in linux-webkit41|linux-webkit40|windows-amd64) ;; *) die "unknown target '$t' in PARLEY_TARGETS" ;; esac
+done
+
+# apt_need PKG...: installs Debian packages this script needs beyond scripts/setup.sh.
+apt_need() {
+  local missing=() p sudo=""
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  command -v apt-get >/dev/null || die "missing packages: ${missing[*]}"
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  step "installing Debian packages: ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}" \
+    || { $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"; }
+}
+
+scripts/setup.sh
+if has linux-webkit40; then apt_need libwebkit2gtk-4.0-dev; fi
+if has windows-amd64; then command -v makensis >/dev/null || apt_need nsis; fi
+
+parley_versions "$VERSION"
+DEB_VERSION=$PARLEY_DEB_VERSION
+NUM_VERSION=$PARLEY_NUM_VERSION
+export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}"
+step "packaging Parley ${VERSION} (package version ${DEB_VERSION}, numeric ${NUM_VERSION}): ${TARGETS}"
+
+mkdir -p "$DIST"
+rm -rf "$DIST"/parley_* "$DIST/.work"
+WORK=$DIST/.work
+mkdir -p "$WORK"
+umask 022
+
+step "building the frontend"
+(cd frontend && npm run build --silent)
+
+# The copy the builds run in: the working tree without VCS data, dependencies
+# and outputs, with wails.json's productVersion set to the numeric version
+# (Windows VERSIONINFO, the NSIS installer and the macOS bundle read it).
+step "copying the tree to ${STAGE}"
+rm -rf "$STAGE"
+mkdir -p "$STAGE"
+tar -C "$ROOT" --exclude-vcs --exclude=./dist --exclude=./test-artifacts --exclude=./build/bin \
+  --exclude=./parley --exclude=node_modules --exclude=./build/windows/installer/tmp -cf - . \
+  | tar -C "$STAGE" -xf -
+node -e '
+  const fs = require("fs"), f = process.argv[1];
+  const j = JSON.parse(fs.readFileSync(f, "utf8"));
+  j.info = Object.assign({}, j.info, { productVersion: process.argv[2] });
+  fs.writeFileSync(f, JSON.stringify(j, null, 2) + "\n");
+' "$STAGE/wails.json" "$NUM_VERSION"
+
+# wails_build LOG ARGS...: `wails build` in the stage, with the version built in.
+wails_build() {
+  local log=$WORK/$1.log
+  shift
+  (cd "$STAGE" && "$WAILS" build -m -s -skipbindings -trimpath -clean \
+      -ldflags "-X main.version=${VERSION}" "$@") >"$log" 2>&1 \
+    || { cat "$log"; die "wails build $* failed"; }
+}
+
+# package_linux VARIANT TAGS WEBKIT_DEB SUFFIX: tarball and .deb of one Linux build.
+package_linux() {
+  local variant=$1 tags=$2 webkit_pkg=$3 suffix=$4
+  step "Linux amd64 (${variant}): wails build"
+  if [ -n "$tags" ]; then
+    wails_build "$variant" -platform linux/amd64 -tags "$tags" -o parley
+  else
+    wails_build "$variant" -platform linux/amd64 -o parley
+  fi
+  local bin=$WORK/$variant/parley
+  mkdir -p "$WORK/$variant"
+  cp "$STAGE/build/bin/parley" "$bin"
+  [ "$("$bin" version)" = "parley ${VERSION}" ] || die "$bin version prints '$("$bin" version)', want 'parley ${VERSION}'"
+
+  # Tarball: parley_<ver>_linux_amd64[_webkit40]/{parley,parley.desktop,icons/hicolor/...}
+  local name=parley_${DEB_VERSION}_linux_amd64${suffix} n
+  local tdir=$WORK/$variant/tar/$name
+  mkdir -p "$tdir"
+  install -m 0755 "$bin" "$tdir/parley"
+  install -m 0644 packaging/linux/parley.desktop "$tdir/parley.desktop"
+  for n in "${HICOLOR_SIZES[@]}"; do
+    install -D -m 0644 "build/icons/${n}x${n}.png" "$tdir/icons/hicolor/${n}x${n}/apps/parley.png"
+  done
+  tar -C "$WORK/$variant/tar" --sort=name --owner=0 --group=0 --numeric-owner \
+    --mtime="@${SOURCE_DATE_EPOCH}" -cf - "$name" | gzip -9n >"$DIST/$name.tar.gz"
+
+  # .deb: /usr/bin/parley, the .desktop file, hicolor icons, maintainer scripts.
+  local root=$WORK/$variant/deb
+  install -D -m 0755 "$bin" "$root/usr/bin/parley"
+  install -D -m 0644 packaging/linux/parley.desktop "$root/usr/share/applications/parley.desktop"
+  for n in "${HICOLOR_SIZES[@]}"; do
+    install -D -m 0644 "build/icons/${n}x${n}.png" "$root/usr/share/icons/hicolor/${n}x${n}/apps/parley.png"
+  done
+  mkdir -p "$root/DEBIAN"
+  install -m 0755 packaging/deb/postinst packaging/deb/postrm "$root/DEBIAN/"
+  local size
+  size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+  cat >"$root/DEBIAN/control" <<EOF
+Package: parley
+Version: ${DEB_VERSION}
+Architecture: amd64
+Maintainer: Parley contributors <parley@users.noreply.github.com>
+Installed-Size: ${size}
+Depends: libc6, libgtk-3-0, ${webkit_pkg}
+Section: utils
+Priority: optional
+Homepage: https://github.com/parley-app/parley
+Description: local AI assistant that asks before it guesses
+ Parley is a desktop chat app for local AI models (Ollama, llama.cpp's
+ server, LM Studio or any OpenAI-compatible endpoint). When the model is
+ unsure it asks you a question in the chat instead of guessing, and carries
+ on with your answer.
+ .
+ This build uses WebKitGTK (${webkit_pkg}).
+EOF
+  (cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$root/DEBIAN/md5sums"
+  chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
+  find "$root" -type d -exec chmod 0755 {} +
+  dpkg-deb --root-owner-group -Zxz --build "$root" "$DIST/parley_${DEB_VERSION}_amd64${suffix}.deb" >/dev/null
+  cp "$bin" "$DIST/.work/parley-${variant}"
+}
+
+package_windows() {
+  step "Windows amd64: wails build -nsis"
+  command -v makensis >/dev/null || die "makensis not found (Debian package nsis)"
+  wails_build windows-amd64 -platform windows/amd64 -nsis -webview2 download
+  local inst=$STAGE/build/bin/Parley-amd64-installer.exe
+  [ -f "$inst" ] || { cat "$WORK/windows-amd64.log"; die "no installer at $inst"; }
+  cp "$inst" "$DIST/parley_${DEB_VERSION}_windows_amd64_installer.exe"
+  cp "$STAGE/build/bin/parley.exe" "$WORK/parley-windows-amd64.exe"
+}
+
+if has linux-webkit41; then package_linux linux-webkit41 webkit2_41 libwebkit2gtk-4.1-0 ""; fi
+if has linux-webkit40; then package_linux linux-webkit40 "" libwebkit2gtk-4.0-37 _webkit40; fi
+if has windows-amd64; then package_windows; fi
+
+# Sizes, and the targets: binary <= 15 MB, installer <= 10 MB.
+step "sizes"
+over=0
+mb() { awk -v b="$1" 'BEGIN { printf "%.2f MB", b / 1e6 }'; }
+report() { # report LABEL FILE [LIMIT_MB]
+  local label=$1 file=$2 limit=${3:-} bytes note=""
+  [ -f "$file" ] || return 0
+  bytes=$(stat -c %s "$file")
+  if [ -n "$limit" ]; then
+    if [ "$bytes" -le $((limit * 1000000)) ]; then note="(target <= ${limit} MB: ok)"; else note="(target <= ${limit} MB: OVER)"; over=1; fi
+  fi
+  printf '  %-34s %10s  %s  %s\n' "$label" "$(mb "$bytes")" "${file#"$ROOT"/}" "$note"
+}
+report "binary, linux amd64 (webkit 4.1)" "$WORK/parley-linux-webkit41" "$MAX_BINARY_MB"
+report "binary, linux amd64 (webkit 4.0)" "$WORK/parley-linux-webkit40" "$MAX_BINARY_MB"
+report "binary, windows amd64" "$WORK/parley-windows-amd64.exe"
+for f in "$DIST"/parley_*; do
+  case $f in
+    *.deb) report ".deb" "$f" ;;
+    *.tar.gz) report "tarball" "$f" ;;
+    *installer.exe) report "installer, windows amd64" "$f" "$MAX_INSTALLER_MB" ;;
+  esac
+done
+if [ "$over" -ne 0 ]; then
+  echo "error: a package is over its size target" >&2
+  exit 3
+fi
+step "packages in dist/"
