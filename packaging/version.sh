@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2120,SC2119
 # Sourced by scripts/package.sh and the release workflow. Derives the package
 # versions from VERSION (`git describe --tags --always --dirty`, or a tag such
 # as v1.2.3, or PARLEY_VERSION):

@@ -28,6 +28,7 @@ command -v convert >/dev/null || { echo "error: ImageMagick's convert is missing
 need_icnsutils
 
 # 8-bit RGBA PNGs without the time stamps ImageMagick adds, so reruns give the same bytes.
+# shellcheck disable=SC2054 # the commas are ImageMagick option values
 png_opts=(-strip -define png:exclude-chunks=date,time -define png:color-type=6 -define png:bit-depth=8)
 
 tmp=$(mktemp -d)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016 # the bash -c checks below take their values as arguments
 # Builds Parley's packages (scripts/package.sh) and tests them: the .deb's
 # control fields and contents, the tarball, installing the .deb with apt
 # (dependencies resolved), `parley version` from PATH, the installed app's
@@ -9,7 +10,7 @@
 # PARLEY_TARGETS is passed on to package.sh; its windows-amd64 target enables
 # the installer checks.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 source scripts/lib.sh
 source packaging/version.sh
 
@@ -60,7 +61,7 @@ contains() { printf '%s\n' "$1" | grep -E -- "$2"; }
 
 step "installing the tools the checks use"
 missing=()
-for p in file binutils x11-utils xdotool imagemagick xvfb; do
+for p in file binutils p7zip-full x11-utils xdotool imagemagick xvfb; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -200,9 +201,17 @@ if has windows-amd64; then
     grep -A1 -x ProductVersion <<<"$1" | tail -n1 | grep -qx "$2" &&
     grep -A1 -x FileVersion <<<"$1" | tail -n1 | grep -qx "$2" &&
     grep -A1 -x ProductName <<<"$1" | tail -n1 | grep -qx Parley' _ "$WSTRINGS" "$NUM_VERSION"
-  check "installer has an uninstaller registered as 'Parley'" bash -c '
-    s=$(strings -a "$1"); grep -q "uninstall.exe" <<<"$s" &&
-    grep -qF "CurrentVersion\\Uninstall\\Parley" <<<"$s$(strings -el "$1")"' _ "$INSTALLER"
+  # 7-Zip lists and unpacks NSIS installers: the payload is Parley.exe and the uninstaller.
+  NSDIR=$(mktemp -d)
+  7z x -y -o"$NSDIR" "$INSTALLER" >>"$LOG" 2>&1
+  check "installer payload: Parley.exe (PE32+ x86-64, ProductVersion $NUM_VERSION)" bash -c '
+    file -b "$1/Parley.exe" | grep -q "^PE32+ executable (GUI) x86-64" &&
+    strings -el "$1/Parley.exe" | grep -A1 -x ProductVersion | tail -n1 | grep -qx "$2"' _ "$NSDIR" "$NUM_VERSION"
+  check "installer payload: a Parley uninstaller, registered as 'Parley'" bash -c '
+    file -b "$1/uninstall.exe" | grep -q "Nullsoft Installer" &&
+    strings -el "$1/uninstall.exe" | grep -qx Parley &&
+    grep -qx "!define UNINST_KEY_NAME \"Parley\"" build/windows/installer/project.nsi' _ "$NSDIR"
+  rm -rf "$NSDIR"
 fi
 
 printf '\n%d passed, %d failed\n' "$PASS" "$FAIL"

@@ -86,7 +86,7 @@ func afterTool(req ChatRequest, last Message) Turn {
 	switch {
 	case json.Unmarshal([]byte(content), &submitted) == nil && submitted.Answers != nil:
 		var b strings.Builder
-		b.WriteString("Thanks — you chose:\n\n")
+		b.WriteString("Thanks! Here is what I'll go with:\n\n")
 		keys := make([]string, 0, len(submitted.Answers))
 		for k := range submitted.Answers {
 			keys = append(keys, k)
