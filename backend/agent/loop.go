@@ -141,13 +141,14 @@ func (l *runLoop) step() (more, stop bool, err error) {
 // runToolCalls executes calls in order and stores each result. After the
 // user cancels a card (or the run is cancelled) the remaining calls get a
 // cancelled result so the history stays consistent.
-func (l *runLoop) runToolCalls(calls []chat.ToolCall, restored *questions.Card) (stop bool, err error) {
+// known holds cards already asked for some of the calls (by tool call id).
+func (l *runLoop) runToolCalls(calls []chat.ToolCall, known map[string]*questions.Card) (stop bool, err error) {
 	for _, tc := range calls {
 		result := cancelledToolResult
 		if !stop && l.ctx.Err() == nil {
 			l.state(chat.StateToolExecuting)
 			var halt bool
-			result, halt = l.executeTool(tc, restored)
+			result, halt = l.executeTool(tc, known[tc.ID])
 			if l.shutdown {
 				return true, nil
 			}
@@ -171,7 +172,10 @@ func (l *runLoop) runToolCalls(calls []chat.ToolCall, restored *questions.Card) 
 }
 
 // completePendingToolCalls finishes the tool calls of the last assistant
-// message that have no result yet (after a restart).
+// message that have no result yet (after a restart). A card the user already
+// answered, skipped or cancelled for one of them (the process died before
+// the tool result was stored) gives its result without asking again; a
+// restored pending card is waited on.
 func (l *runLoop) completePendingToolCalls(restored *questions.Card) (stop bool, err error) {
 	history, err := l.rt.opt.History.Messages(l.ctx, l.run.ConversationID)
 	if err != nil {
@@ -205,7 +209,43 @@ func (l *runLoop) completePendingToolCalls(restored *questions.Card) (stop bool,
 	if len(pending) == 0 {
 		return false, nil
 	}
-	return l.runToolCalls(pending, restored)
+	known, err := l.askedCards(history[last], pending)
+	if err != nil {
+		return false, err
+	}
+	if restored != nil {
+		known[restored.ToolCallID] = restored
+	}
+	return l.runToolCalls(pending, known)
+}
+
+// askedCards finds the cards already asked for the pending ask_user_question
+// calls of the assistant message am. A card belongs to a call when it has the
+// call's id and was asked by am's run or after am (a retry runs under a new
+// run id); models may reuse call ids across turns, so older cards of other
+// runs with the same id are not it. The newest match wins.
+func (l *runLoop) askedCards(am chat.Message, pending []chat.ToolCall) (map[string]*questions.Card, error) {
+	known := map[string]*questions.Card{}
+	if l.rt.opt.Cards == nil || !slices.ContainsFunc(pending, func(tc chat.ToolCall) bool { return tc.Name == ToolAskUser }) {
+		return known, nil
+	}
+	cards, err := l.rt.opt.Cards(l.ctx, l.run.ConversationID)
+	if err != nil {
+		return nil, fmt.Errorf("load question cards of %s: %w", l.run.ConversationID, err)
+	}
+	open := map[string]bool{}
+	for _, tc := range pending {
+		open[tc.ID] = tc.Name == ToolAskUser
+	}
+	for _, c := range cards {
+		if !open[c.ToolCallID] || c.RunID != am.RunID && c.CreatedAt.Before(am.CreatedAt) {
+			continue
+		}
+		if prev := known[c.ToolCallID]; prev == nil || !c.CreatedAt.Before(prev.CreatedAt) {
+			known[c.ToolCallID] = c
+		}
+	}
+	return known, nil
 }
 
 func (l *runLoop) save(m *chat.Message) error {
@@ -221,7 +261,7 @@ func (l *runLoop) save(m *chat.Message) error {
 
 // executeTool runs one call and returns the tool result text; halt is true
 // when the run must stop (the user cancelled a card).
-func (l *runLoop) executeTool(tc chat.ToolCall, restored *questions.Card) (result string, halt bool) {
+func (l *runLoop) executeTool(tc chat.ToolCall, asked *questions.Card) (result string, halt bool) {
 	if !l.profile.hasTool(tc.Name) {
 		return fmt.Sprintf("unknown tool %q", tc.Name), false
 	}
@@ -230,7 +270,7 @@ func (l *runLoop) executeTool(tc chat.ToolCall, restored *questions.Card) (resul
 		if l.rt.opt.Asker == nil {
 			return fmt.Sprintf("unknown tool %q", tc.Name), false
 		}
-		return l.askUser(tc, restored)
+		return l.askUser(tc, asked)
 	case ToolSpawnAgents:
 		return l.spawnAgents(tc.Arguments), false
 	}
@@ -245,13 +285,18 @@ func (l *runLoop) executeTool(tc chat.ToolCall, restored *questions.Card) (resul
 	return out, false
 }
 
-// askUser shows a card and waits for the user. A restored card with this
-// call's id is waited on instead of asking again.
-func (l *runLoop) askUser(tc chat.ToolCall, restored *questions.Card) (string, bool) {
+// askUser shows a card and waits for the user. A card already asked for
+// this call (before a restart) is not asked again: a pending one is waited
+// on, a resolved one gives its stored outcome.
+func (l *runLoop) askUser(tc chat.ToolCall, asked *questions.Card) (string, bool) {
 	conv := l.run.ConversationID
 	var card *questions.Card
-	if restored != nil && restored.ToolCallID == tc.ID {
-		card = restored
+	if asked != nil && asked.ToolCallID == tc.ID {
+		if asked.Status != questions.StatusPending {
+			out := questions.OutcomeFor(asked)
+			return out.Result, out.StopRun
+		}
+		card = asked
 	} else {
 		qs, err := questions.ParseInput([]byte(tc.Arguments))
 		if err != nil {

@@ -34,7 +34,11 @@ type Options struct {
 	// Model returns the model client for a model name ("" = the default).
 	Model func(name string) (llm.Model, error)
 	// Profile returns the assistant profile by name ("" = the default).
-	Profile  func(name string) Profile
+	Profile func(name string) Profile
+	// Cards lists a conversation's question cards, oldest first (the store),
+	// so that a run continued after a crash finds the answer given before
+	// it; nil = none are looked up.
+	Cards    func(ctx context.Context, conversationID string) ([]*questions.Card, error)
 	Tools    []Tool // tools profiles may opt in to, besides ask_user_question and spawn_agents
 	MaxSteps int    // model calls per run; default 12
 	Logger   *slog.Logger
@@ -256,6 +260,13 @@ func (r *Runtime) Close() {
 	r.wg.Wait()
 }
 
+// closing reports whether Close has begun.
+func (r *Runtime) closing() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closed
+}
+
 func (r *Runtime) emit(name string, payload any) { r.opt.Events.Emit(name, payload) }
 
 func (r *Runtime) setState(s StateInfo) {
@@ -339,6 +350,12 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 func (l *runLoop) end(stop bool, err error, finish func(status, errMsg string)) {
 	if l.shutdown {
 		return // the run stays awaiting its card; it resumes after a restart
+	}
+	if l.ctx.Err() != nil && l.rt.closing() {
+		// The app is closing, not the user cancelling: the run is left
+		// interrupted so that the next start offers a retry.
+		finish(chat.RunInterrupted, "")
+		return
 	}
 	if l.ctx.Err() != nil || (stop && err == nil) {
 		finish(chat.RunCancelled, "")

@@ -163,7 +163,7 @@ func (m *Manager) Wait(ctx context.Context, cardID string) (Outcome, error) {
 func (m *Manager) outcome(e *entry) Outcome {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return outcomeFor(&e.card)
+	return OutcomeFor(&e.card)
 }
 
 // HandleToolCall runs one ask_user_question call: parse, validate, create

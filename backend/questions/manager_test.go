@@ -277,7 +277,7 @@ func TestExactlyOneConcurrentAnswerWins(t *testing.T) {
 	}
 	final, _ := h.m.Get(c.ID)
 	res := receive(t, waiting)
-	mustEqual(t, "outcome matches the stored winner", res.out, outcomeFor(final))
+	mustEqual(t, "outcome matches the stored winner", res.out, OutcomeFor(final))
 	mustEqual(t, "store agrees", h.store.get(c.ID).Status, final.Status)
 }
 

@@ -17,10 +17,12 @@ const (
 	TimeoutResult = TimedOutResult
 )
 
-// outcomeFor derives what the asking run receives from a card's state. A card
+// OutcomeFor derives what the asking run receives from a card's state. A card
 // that timed out keeps giving the timeout outcome after it was answered late
-// or superseded: the late answer goes to a new run, not to the old one.
-func outcomeFor(c *Card) Outcome {
+// or superseded: the late answer goes to a new run, not to the old one. It is
+// also how a run continued after a crash gets the answer that was stored
+// before its tool result was.
+func OutcomeFor(c *Card) Outcome {
 	switch c.Status {
 	case StatusAnswered:
 		return Outcome{Status: StatusAnswered, Result: SubmitResult(c.Answers, c.Comments)}

@@ -78,6 +78,7 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 		History: s.store,
 		Events:  s.ev,
 		Asker:   s.qm,
+		Cards:   s.store.CardsByConversation,
 		Model:   s.model,
 		Profile: s.profile,
 		Tools:   agent.BuiltinTools(nil),
@@ -136,6 +137,7 @@ func (s *Service) recover(ctx context.Context) error {
 	if err := s.qm.Restore(cards); err != nil {
 		return fmt.Errorf("restore pending questions: %w", err)
 	}
+	resumed := map[string]bool{} // conversation ids
 	for _, c := range cards {
 		if c.Status != questions.StatusPending {
 			continue
@@ -147,6 +149,45 @@ func (s *Service) recover(ctx context.Context) error {
 		}
 		if _, err := s.rt.Start(agent.StartRequest{ConversationID: c.ConversationID, Profile: conv.Assistant, AwaitCard: c}); err != nil {
 			s.log.Warn("resume run for pending question", "question", c.ID, "err", err)
+			continue
+		}
+		resumed[c.ConversationID] = true
+	}
+	return s.continueAnsweredRuns(ctx, resumed)
+}
+
+// continueAnsweredRuns goes on with runs that were awaiting the user when
+// the last process died and whose card is no longer pending: the user had
+// answered (or skipped, cancelled, or it timed out) just before, and the
+// answer must still reach the model. The run continues under its own id
+// and takes the outcome from the stored card; one with nothing left to do is
+// marked interrupted, which offers a retry.
+func (s *Service) continueAnsweredRuns(ctx context.Context, resumed map[string]bool) error {
+	runs, err := s.store.RunsByStatus(ctx, chat.RunAwaiting)
+	if err != nil {
+		return fmt.Errorf("load runs awaiting the user: %w", err)
+	}
+	for _, run := range runs {
+		if resumed[run.ConversationID] {
+			continue
+		}
+		conv, err := s.store.GetConversation(ctx, run.ConversationID)
+		if err == nil {
+			err = s.rt.Resume(ctx, run.ConversationID, run.ID, conv.Assistant)
+		}
+		if err == nil {
+			resumed[run.ConversationID] = true
+			s.log.Info("run continued with an answer given before the restart", "run", run.ID, "conversation", run.ConversationID)
+			continue
+		}
+		s.log.Warn("run awaiting the user cannot continue", "run", run.ID, "conversation", run.ConversationID, "err", err)
+		run.Status = chat.RunInterrupted
+		if run.EndedAt == nil {
+			now := time.Now().UTC()
+			run.EndedAt = &now
+		}
+		if err := s.store.SaveRun(ctx, &run); err != nil {
+			return fmt.Errorf("mark run %s interrupted: %w", run.ID, err)
 		}
 	}
 	return nil

@@ -359,3 +359,118 @@ func TestPicksAnInstalledToolModelWhenNoneIsSet(t *testing.T) {
 		t.Fatalf("requests %+v, want one to qwen3:8b (the installed model with tools)", reqs)
 	}
 }
+
+// answerInStore plays a process that stored the user's answer and died
+// before the run stored the tool result: the card is answered in the
+// database, the run's status is left as runStatus, nothing else changes.
+func answerInStore(t *testing.T, e *env, cardID, runStatus string) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(e.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c, err := db.Card(ctx, cardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	c.Status, c.Answers, c.AnsweredAt = questions.StatusAnswered, map[string]string{"Which colour?": "Red"}, &now
+	if err := db.SaveCard(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	run, err := db.Run(ctx, c.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Status = runStatus
+	if err := db.SaveRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The answer was stored while the run awaited it, then the process died:
+// after the restart the run goes on with that answer, without asking again.
+func TestAnswerGivenBeforeCrashReachesTheModel(t *testing.T) {
+	e := newEnv(t, askThenAnswer(), time.Minute)
+	ctx := context.Background()
+	c, _ := e.svc.CreateConversation(ctx, "Crash", "")
+	if _, err := e.svc.SendMessage(ctx, c.ID, "paint"); err != nil {
+		t.Fatal(err)
+	}
+	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
+	e.close()
+	answerInStore(t, e, card.ID, chat.RunAwaiting)
+
+	e.open()
+	d := e.waitState(c.ID, chat.StateIdle)
+	last := d.Messages[len(d.Messages)-1]
+	if last.Role != "assistant" || last.Content != `You said: {"answers":{"Which colour?":"Red"}}` {
+		t.Fatalf("the stored answer did not reach the model: %+v (state %s %q)", d.Messages, d.State, d.Error)
+	}
+	cards, err := e.svc.ConversationQuestions(ctx, c.ID)
+	if err != nil || len(cards) != 1 {
+		t.Fatalf("cards after restart %+v %v (asked again?)", cards, err)
+	}
+	if n := len(e.model.Requests()); n != 2 {
+		t.Fatalf("%d model requests, want 2", n)
+	}
+}
+
+// The process died while the run was already going on with the answer:
+// the run is interrupted, and Retry uses the stored answer.
+func TestRetryAfterCrashUsesTheStoredAnswer(t *testing.T) {
+	e := newEnv(t, askThenAnswer(), time.Minute)
+	ctx := context.Background()
+	c, _ := e.svc.CreateConversation(ctx, "Crash", "")
+	if _, err := e.svc.SendMessage(ctx, c.ID, "paint"); err != nil {
+		t.Fatal(err)
+	}
+	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
+	e.close()
+	answerInStore(t, e, card.ID, chat.RunRunning)
+
+	e.open()
+	d := e.waitState(c.ID, chat.StateError)
+	if d.Error == "" || len(e.svc.PendingQuestions()) != 0 {
+		t.Fatalf("after restart: state %s %q, pending %v", d.State, d.Error, e.svc.PendingQuestions())
+	}
+	if _, err := e.svc.Retry(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	d = e.waitState(c.ID, chat.StateIdle)
+	if last := d.Messages[len(d.Messages)-1]; last.Content != `You said: {"answers":{"Which colour?":"Red"}}` {
+		t.Fatalf("retry did not use the stored answer: %+v", d.Messages)
+	}
+	if cards, _ := e.svc.ConversationQuestions(ctx, c.ID); len(cards) != 1 {
+		t.Fatalf("the card was asked again: %+v", cards)
+	}
+}
+
+// Closing the app while the model is answering leaves the run interrupted,
+// so the next start offers a retry instead of a silent, unanswered turn.
+func TestCloseDuringRequestLeavesRunInterrupted(t *testing.T) {
+	slow := func(req modelserver.ChatRequest) modelserver.Turn {
+		return modelserver.Turn{Text: "late", FirstTokenDelay: time.Minute}
+	}
+	e := newEnv(t, slow, time.Minute)
+	ctx := context.Background()
+	c, _ := e.svc.CreateConversation(ctx, "Slow", "")
+	if _, err := e.svc.SendMessage(ctx, c.ID, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(e.model.Requests()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	e.close()
+	e.open()
+	d := e.waitState(c.ID, chat.StateError)
+	if d.Error == "" {
+		t.Fatalf("state %s without an error message", d.State)
+	}
+	if _, err := e.svc.Retry(ctx, c.ID); err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+}

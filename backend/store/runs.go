@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/parley-app/parley/backend/chat"
 )
@@ -86,6 +87,36 @@ func (s *Store) LatestRun(ctx context.Context, conversationID string) (*chat.Run
 		return nil, fmt.Errorf("load latest run of %s: %w", conversationID, err)
 	}
 	return &r, nil
+}
+
+// RunsByStatus loads the runs that have one of the statuses, oldest first.
+func (s *Store) RunsByStatus(ctx context.Context, statuses ...string) ([]chat.Run, error) {
+	if len(statuses) == 0 {
+		return []chat.Run{}, nil
+	}
+	args := make([]any, len(statuses))
+	for i, st := range statuses {
+		args[i] = st
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(statuses)), ", ")
+	rows, err := s.readers.QueryContext(ctx,
+		`SELECT `+runColumns+` FROM runs WHERE status IN (`+marks+`) ORDER BY started_at, rowid`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("load runs by status: %w", err)
+	}
+	defer rows.Close()
+	runs := []chat.Run{}
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("load runs by status: %w", err)
+		}
+		runs = append(runs, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load runs by status: %w", err)
+	}
+	return runs, nil
 }
 
 // runsOf loads a conversation's runs, oldest first.
