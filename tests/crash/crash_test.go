@@ -1289,7 +1289,7 @@ func (h *harness) verify(r int, api *apiClient, st *sseStream) (string, error) {
 	states := map[string]int{}
 	var pendingCards []apiCard
 	var errored []string
-	var continuing []string // conversations whose run went on by itself after the restart
+	var continuing []string       // conversations whose run went on by itself after the restart
 	silent := map[string]string{} // resolved card -> why its idle conversation is unfinished
 	checkedMsgs, checkedCards := 0, 0
 	for _, id := range known {
