@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -153,7 +154,31 @@ func (s *Service) recover(ctx context.Context) error {
 		}
 		resumed[c.ConversationID] = true
 	}
-	return s.continueAnsweredRuns(ctx, resumed)
+	if err := s.continueAnsweredRuns(ctx, resumed); err != nil {
+		return err
+	}
+	return s.redeliverLateAnswers(ctx)
+}
+
+// redeliverLateAnswers posts late answers again whose user turn was never
+// stored (the process died between storing the answer and the new run).
+func (s *Service) redeliverLateAnswers(ctx context.Context) error {
+	cards, err := s.store.CardsByStatus(ctx, questions.StatusAnsweredLate)
+	if err != nil {
+		return fmt.Errorf("load late answers: %w", err)
+	}
+	for _, c := range cards {
+		msgs, err := s.store.Messages(ctx, c.ConversationID)
+		if err != nil {
+			return fmt.Errorf("load conversation %s: %w", c.ConversationID, err)
+		}
+		text := LateAnswerText(c)
+		if !slices.ContainsFunc(msgs, func(m chat.Message) bool { return m.Role == chat.RoleUser && m.Content == text }) {
+			s.log.Info("late answer delivered again after a restart", "question", c.ID)
+			s.onLateAnswer(c)
+		}
+	}
+	return nil
 }
 
 // continueAnsweredRuns goes on with runs that were awaiting the user when

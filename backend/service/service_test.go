@@ -474,3 +474,55 @@ func TestCloseDuringRequestLeavesRunInterrupted(t *testing.T) {
 		t.Fatalf("retry: %v", err)
 	}
 }
+
+// A late answer stored just before the process died still becomes the
+// linked user turn after the restart, once.
+func TestLateAnswerStoredBeforeCrashIsDeliveredOnce(t *testing.T) {
+	e := newEnv(t, askThenAnswer(), 30*time.Millisecond)
+	ctx := context.Background()
+	c, _ := e.svc.CreateConversation(ctx, "Late crash", "")
+	if _, err := e.svc.SendMessage(ctx, c.ID, "paint"); err != nil {
+		t.Fatal(err)
+	}
+	e.waitState(c.ID, chat.StateIdle)
+	cards, err := e.svc.ConversationQuestions(ctx, c.ID)
+	if err != nil || len(cards) != 1 || cards[0].Status != questions.StatusTimedOut {
+		t.Fatalf("cards %+v %v", cards, err)
+	}
+	e.close()
+	db, err := store.Open(e.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	card := cards[0]
+	now := time.Now().UTC()
+	card.Status, card.Answers, card.AnsweredAt = questions.StatusAnsweredLate, map[string]string{"Which colour?": "Blue"}, &now
+	if err := db.SaveCard(ctx, card); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	lateTurns := func() int {
+		d := e.waitState(c.ID, chat.StateIdle)
+		n := 0
+		for _, m := range d.Messages {
+			if m.Role == chat.RoleUser && strings.Contains(m.Content, "Q: Which colour?\nA: Blue") {
+				n++
+			}
+		}
+		return n
+	}
+	e.open()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(e.model.Requests()) < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := lateTurns(); n != 1 {
+		t.Fatalf("%d late-answer turns after the restart, want 1", n)
+	}
+	e.close()
+	e.open()
+	if n := lateTurns(); n != 1 {
+		t.Fatalf("%d late-answer turns after a second restart, want 1", n)
+	}
+}
