@@ -360,6 +360,24 @@ func TestPicksAnInstalledToolModelWhenNoneIsSet(t *testing.T) {
 	}
 }
 
+// crashAfterAnswer asks a card, stops the app, stores the answer as a
+// process that died right after it would have (run left as runStatus) and
+// starts the app again.
+func crashAfterAnswer(t *testing.T, runStatus string) (*env, *chat.Conversation) {
+	t.Helper()
+	e := newEnv(t, askThenAnswer(), time.Minute)
+	ctx := context.Background()
+	c, _ := e.svc.CreateConversation(ctx, "Crash", "")
+	if _, err := e.svc.SendMessage(ctx, c.ID, "paint"); err != nil {
+		t.Fatal(err)
+	}
+	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
+	e.close()
+	answerInStore(t, e, card.ID, runStatus)
+	e.open()
+	return e, c
+}
+
 // answerInStore plays a process that stored the user's answer and died
 // before the run stored the tool result: the card is answered in the
 // database, the run's status is left as runStatus, nothing else changes.
@@ -393,17 +411,8 @@ func answerInStore(t *testing.T, e *env, cardID, runStatus string) {
 // The answer was stored while the run awaited it, then the process died:
 // after the restart the run goes on with that answer, without asking again.
 func TestAnswerGivenBeforeCrashReachesTheModel(t *testing.T) {
-	e := newEnv(t, askThenAnswer(), time.Minute)
+	e, c := crashAfterAnswer(t, chat.RunAwaiting)
 	ctx := context.Background()
-	c, _ := e.svc.CreateConversation(ctx, "Crash", "")
-	if _, err := e.svc.SendMessage(ctx, c.ID, "paint"); err != nil {
-		t.Fatal(err)
-	}
-	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
-	e.close()
-	answerInStore(t, e, card.ID, chat.RunAwaiting)
-
-	e.open()
 	d := e.waitState(c.ID, chat.StateIdle)
 	last := d.Messages[len(d.Messages)-1]
 	if last.Role != "assistant" || last.Content != `You said: {"answers":{"Which colour?":"Red"}}` {
@@ -421,17 +430,8 @@ func TestAnswerGivenBeforeCrashReachesTheModel(t *testing.T) {
 // The process died while the run was already going on with the answer:
 // the run is interrupted, and Retry uses the stored answer.
 func TestRetryAfterCrashUsesTheStoredAnswer(t *testing.T) {
-	e := newEnv(t, askThenAnswer(), time.Minute)
+	e, c := crashAfterAnswer(t, chat.RunRunning)
 	ctx := context.Background()
-	c, _ := e.svc.CreateConversation(ctx, "Crash", "")
-	if _, err := e.svc.SendMessage(ctx, c.ID, "paint"); err != nil {
-		t.Fatal(err)
-	}
-	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
-	e.close()
-	answerInStore(t, e, card.ID, chat.RunRunning)
-
-	e.open()
 	d := e.waitState(c.ID, chat.StateError)
 	if d.Error == "" || len(e.svc.PendingQuestions()) != 0 {
 		t.Fatalf("after restart: state %s %q, pending %v", d.State, d.Error, e.svc.PendingQuestions())
