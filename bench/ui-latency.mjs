@@ -322,7 +322,7 @@ async function longStream(server, model) {
     const page = await newChatPage(browser, server)
     await page.evaluate(() => {
       const now = () => performance.timeOrigin + performance.now()
-      const b = (window.__stream = { longtasks: [], gaps: [], frames: 0, running: true, shownAt: null })
+      const b = (window.__stream = { longtasks: [], gaps: [], frames: 0, running: true, shownAt: null, updates: 0, firstUpdate: null, lastUpdate: null })
       new PerformanceObserver((list) => {
         for (const e of list.getEntries()) b.longtasks.push({ start: e.startTime, duration: e.duration })
       }).observe({ type: 'longtask', buffered: true })
@@ -342,6 +342,14 @@ async function longStream(server, model) {
         }
       })
       mo.observe(document, { childList: true, subtree: true, characterData: true })
+      // How often the streaming bubble changed (one observer callback per DOM update batch).
+      const updates = new MutationObserver((records) => {
+        if (!b.running || !records.some((r) => r.target instanceof Node && (r.target.parentElement ?? r.target).closest?.('[data-testid=streaming-message]'))) return
+        b.updates++
+        b.firstUpdate ??= performance.now()
+        b.lastUpdate = performance.now()
+      })
+      updates.observe(document, { childList: true, subtree: true, characterData: true })
     })
     const startPerf = await page.evaluate(() => performance.now())
 
@@ -384,6 +392,8 @@ async function longStream(server, model) {
           gaps: b.gaps.length,
           gapMax: Math.max(0, ...b.gaps),
           frames: b.frames,
+          updates: b.updates,
+          updateSeconds: b.lastUpdate && b.firstUpdate ? (b.lastUpdate - b.firstUpdate) / 1000 : 0,
           textLength: [...document.querySelectorAll('[data-testid=assistant-message]')].at(-1)?.innerText.length ?? 0,
         }
       }, startPerf)
@@ -520,7 +530,8 @@ async function main() {
     const head = `(d) streamed ${s.tokens} tokens in ${s.seconds.toFixed(1)} s (${s.rate.toFixed(0)} tokens/s); longest wait for the page's main thread ${ms(s.probeMax)}`
     if (s.responsive) {
       lines.push(head + `; long tasks ${s.longtasks} (max ${ms(s.longMax)}, total ${ms(s.longTotal)}, over 100 ms: ${s.over100}); ` +
-        `frame gaps > 50 ms: ${s.gaps} (max ${ms(s.gapMax)}) of ${s.frames} frames; last token shown ${ms(s.endLag)} after the model sent it`)
+        `frame gaps > 50 ms: ${s.gaps} (max ${ms(s.gapMax)}) of ${s.frames} frames; last token shown ${ms(s.endLag)} after the model sent it; ` +
+        `the streaming bubble changed ${s.updates} times (${s.updateSeconds ? (s.updates / s.updateSeconds).toFixed(0) : '-'}/s); final message ${s.textLength} characters`)
     } else {
       lines.push(head + `; the UI had not shown the last token ${CATCHUP_SECONDS} s after the stream ended ` +
         `(main thread blocked for ${ms(s.stillBlocked)} at that point): long tasks could not be read`)

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mount } from '@vue/test-utils'
-import { renderMarkdown } from './markdown'
+import { clearMarkdownCache, renderMarkdown, renderMarkdownParts, splitMarkdown } from './markdown'
 import MarkdownContent from '../components/chat/MarkdownContent.vue'
 import MessageItem from '../components/chat/MessageItem.vue'
 import { setupEnv, settle, type TestEnv } from '../test-utils'
@@ -106,5 +106,112 @@ describe('assistant and user messages in the DOM', () => {
     await w.find('a').trigger('click')
     expect(env.fake.opened).toEqual(['https://example.com/docs'])
     w.unmount()
+  })
+})
+
+// ---- rendering in blocks ------------------------------------------------------
+
+/** A small seeded random generator, so a failure can be reproduced. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0
+    return s / 2 ** 32
+  }
+}
+
+const FRAGMENTS = [
+  'Plain paragraph with **bold**, *it*, `code` and https://example.com/x.',
+  'Second line of a paragraph\ncontinued here.',
+  '# Heading one',
+  '## Heading two',
+  'Setext heading\n===',
+  '- item one\n- item two',
+  '- loose item\n\n- next loose item',
+  '1. first\n2. second',
+  '3. starts at three',
+  '* star item\n  continued under it',
+  '- item\n\n  paragraph inside the item',
+  '- item\n\n      code inside the item',
+  '> a quote\n> on two lines',
+  '> quote\n\n> another quote',
+  '```js\nconst a = 1\n\nconst b = 2\n```',
+  '```\nno language\n\n\nstill code\n```',
+  '~~~\ntilde fence\n```\nnot closed by backticks\n~~~',
+  '````md\n```\ninner fence\n```\n````',
+  '```not a fence``` inline code',
+  '    indented code\n\n    more indented code',
+  '| a | b |\n|---|---|\n| 1 | 2 |',
+  '---',
+  '***',
+  '- - -',
+  '<img src=x onerror=alert(1)> raw html stays text',
+  '[x](javascript:alert(1)) and [ok](https://example.com)',
+  '-not a list',
+  '2) paren list',
+  '\tTab indented',
+]
+
+function randomDoc(next: () => number, parts: number): string {
+  const out: string[] = []
+  for (let i = 0; i < parts; i++) {
+    out.push(FRAGMENTS[Math.floor(next() * FRAGMENTS.length)]!)
+    const r = next()
+    out.push(r < 0.6 ? '\n\n' : r < 0.8 ? '\n' : r < 0.9 ? '\n\n\n' : '\n  \n')
+  }
+  return out.join('')
+}
+
+describe('splitMarkdown and renderMarkdownParts', () => {
+  beforeEach(() => clearMarkdownCache())
+
+  it('splits at blank lines between top-level blocks, not inside fences, lists or indented text', () => {
+    expect(splitMarkdown('one\n\ntwo\n\n# three')).toEqual(['one\n\n', 'two\n\n', '# three'])
+    expect(splitMarkdown('```\na\n\nb\n```\n\nafter')).toEqual(['```\na\n\nb\n```\n\n', 'after'])
+    expect(splitMarkdown('- a\n\n- b\n\nc')).toEqual(['- a\n\n- b\n\n', 'c'])
+    expect(splitMarkdown('- a\n\n  b\n\nc')).toEqual(['- a\n\n  b\n\n', 'c'])
+    expect(splitMarkdown('    code\n\n    more\n\nend')).toEqual(['    code\n\n    more\n\n', 'end'])
+    // a reference definition reaches across blocks: the finished text stays whole
+    expect(splitMarkdown('see [x][r]\n\n[r]: https://example.com')).toHaveLength(1)
+    expect(splitMarkdown('')).toEqual([])
+  })
+
+  it('the blocks put together render exactly like the whole text', () => {
+    const next = rng(42)
+    for (let n = 0; n < 400; n++) {
+      const doc = randomDoc(next, 1 + Math.floor(next() * 8))
+      const parts = splitMarkdown(doc)
+      expect(parts.join('')).toBe(doc)
+      expect(renderMarkdownParts(parts).join(''), JSON.stringify(doc)).toBe(renderMarkdown(doc))
+    }
+  })
+
+  it('while text streams, the finished blocks are the blocks of the finished text', () => {
+    const next = rng(7)
+    for (let n = 0; n < 60; n++) {
+      const doc = randomDoc(next, 2 + Math.floor(next() * 6))
+      const final = splitMarkdown(doc)
+      for (let end = 1; end <= doc.length; end++) {
+        const parts = splitMarkdown(doc.slice(0, end), true)
+        expect(parts.join('')).toBe(doc.slice(0, end))
+        const finished = parts.slice(0, -1)
+        expect(final.slice(0, finished.length), `${JSON.stringify(doc)} at ${end}`).toEqual(finished)
+      }
+    }
+  })
+
+  it('does not take an unfinished line for the start of a new block when it may still become a list item', () => {
+    expect(splitMarkdown('- a\n\n1', true)).toHaveLength(1)
+    expect(splitMarkdown('- a\n\n1.', true)).toHaveLength(1)
+    expect(splitMarkdown('- a\n\n-', true)).toHaveLength(1)
+    expect(splitMarkdown('- a\n\nWord', true)).toEqual(['- a\n\n', 'Word'])
+  })
+
+  it('keeps every block inert', () => {
+    const parts = splitMarkdown(ATTACKS.join('\n\n'))
+    expect(parts.length).toBe(ATTACKS.length)
+    const div = document.createElement('div')
+    div.innerHTML = renderMarkdownParts(parts).join('')
+    inert(div)
   })
 })

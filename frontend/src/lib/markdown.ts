@@ -90,3 +90,111 @@ export function renderMarkdown(src: string): string {
   if (!src) return ''
   return sanitizeHtml(md.render(src))
 }
+
+// ---- rendering in blocks (streamed text, long messages) ----------------------
+// Model text is split at blank lines between top-level blocks; each block is
+// rendered and sanitized on its own and its HTML kept in a small cache, so
+// text that streams in re-renders only its last block. The splits are where
+// Markdown itself ends every open block, so the blocks' HTML put together is
+// what renderMarkdown gives for the whole text (markdown.test.ts checks it).
+//
+// A blank line (outside a code fence) is such a place when the line after it
+// starts at the left margin and is no list item: anything indented could
+// continue a list or an indented code block, and a list item continues its
+// list. Reference definitions (`[x]: url`) reach across blocks, so a finished
+// text that has one is rendered whole; while text streams it is split anyway
+// (the finished message is rendered again when it lands).
+
+const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/
+const LIST_ITEM = /^(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/
+/** What an unfinished last line may still turn into a list item from. */
+const LIST_ITEM_PREFIX = /^(?:[*+-]|\d{1,9}[.)]?)$/
+const BLANK = /^[ \t]*\r?$/
+const REFERENCE = /^ {0,3}\[[^\]\n]+\]:/m
+
+/**
+ * Splits Markdown into top-level blocks whose rendered HTML, joined, is the
+ * HTML of the whole. `streaming`: the text is still growing (its last line
+ * may be unfinished). Joining the parts gives `src` back.
+ */
+export function splitMarkdown(src: string, streaming = false): string[] {
+  if (!src) return []
+  if (!streaming && REFERENCE.test(src)) return [src]
+  const parts: string[] = []
+  let start = 0
+  let fence: { char: string; len: number } | null = null
+  let afterBlank = false
+  let pos = 0
+  while (pos < src.length) {
+    const nl = src.indexOf('\n', pos)
+    const end = nl < 0 ? src.length : nl
+    const line = src.slice(pos, end)
+    const last = nl < 0
+    if (fence) {
+      const m = FENCE_OPEN.exec(line)
+      if (m && m[1]![0] === fence.char && m[1]!.length >= fence.len && !m[2]!.trim()) fence = null
+      afterBlank = false
+    } else if (BLANK.test(line)) {
+      afterBlank = true
+    } else {
+      if (afterBlank && pos > start && startsBlock(line, last && streaming)) {
+        parts.push(src.slice(start, pos))
+        start = pos
+      }
+      afterBlank = false
+      const m = FENCE_OPEN.exec(line)
+      if (m && !(m[1]![0] === '`' && m[2]!.includes('`'))) fence = { char: m[1]![0]!, len: m[1]!.length }
+    }
+    pos = last ? src.length : nl + 1
+  }
+  parts.push(src.slice(start))
+  return parts
+}
+
+/** Whether a line after a blank line starts a new top-level block. */
+function startsBlock(line: string, unfinished: boolean): boolean {
+  const c = line[0]
+  if (c === ' ' || c === '\t') return false
+  if (LIST_ITEM.test(line)) return false
+  if (unfinished && LIST_ITEM_PREFIX.test(line.replace(/\r$/, ''))) return false
+  return true
+}
+
+const BLOCK_CACHE_MAX = 2000
+const BLOCK_CACHE_MAX_CHARS = 4_000_000
+const blockCache = new Map<string, string>()
+let blockCacheChars = 0
+
+function renderBlock(src: string, cache: boolean): string {
+  if (!cache) return renderMarkdown(src)
+  const hit = blockCache.get(src)
+  if (hit !== undefined) {
+    blockCache.delete(src)
+    blockCache.set(src, hit)
+    return hit
+  }
+  const html = renderMarkdown(src)
+  blockCache.set(src, html)
+  blockCacheChars += src.length + html.length
+  while (blockCache.size > BLOCK_CACHE_MAX || (blockCacheChars > BLOCK_CACHE_MAX_CHARS && blockCache.size > 1)) {
+    const [oldSrc, oldHtml] = blockCache.entries().next().value!
+    blockCache.delete(oldSrc)
+    blockCacheChars -= oldSrc.length + oldHtml.length
+  }
+  return html
+}
+
+/**
+ * Sanitized HTML of each block of `parts` (from splitMarkdown). Finished
+ * blocks come from the cache; with `streaming` the last block, still growing,
+ * is rendered every time and not kept.
+ */
+export function renderMarkdownParts(parts: string[], streaming = false): string[] {
+  return parts.map((p, i) => renderBlock(p, !streaming || i < parts.length - 1))
+}
+
+/** Drops the cached block HTML (tests). */
+export function clearMarkdownCache(): void {
+  blockCache.clear()
+  blockCacheChars = 0
+}

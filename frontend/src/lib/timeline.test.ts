@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildTimeline } from './timeline'
+import { buildTimeline, STREAM_KEY } from './timeline'
 import { cardFromEvent, normalizeQuestion, questionsFromArguments } from './cards'
 import { makeCard } from '../test-utils'
 import type { Message } from '../types'
@@ -60,6 +60,77 @@ describe('buildTimeline', () => {
       false,
     )
     expect(items.map((i) => i.kind)).toEqual(['tool'])
+  })
+})
+
+describe('buildTimeline with call ids reused across runs', () => {
+  const ask = (id: string, run: string | undefined, callId = 'call_demo_1', created = '') =>
+    msg({ id, role: 'assistant', content: `asking in ${run}`, run_id: run, created_at: created, tool_calls: [{ id: callId, name: 'ask_user_question', arguments: askArgs }] })
+  const result = (id: string, run: string | undefined, content = 'The user declined to answer.', callId = 'call_demo_1') =>
+    msg({ id, role: 'tool', tool_name: 'ask_user_question', tool_call_id: callId, run_id: run, content })
+  const keys = (items: ReturnType<typeof buildTimeline>) => items.map((i) => i.key)
+
+  it('places two cards with the same tool_call_id at the calls of their own runs', () => {
+    const first = makeCard({ question_id: 'q1', run_id: 'r1', tool_call_id: 'call_demo_1', status: 'declined', created_at: '2026-01-01T10:00:00Z' })
+    const second = makeCard({ question_id: 'q2', run_id: 'r2', tool_call_id: 'call_demo_1', status: 'pending', created_at: '2026-01-01T10:05:00Z' })
+    const messages = [
+      msg({ id: 'u1', role: 'user', content: 'plan a party', run_id: 'r1' }),
+      ask('a1', 'r1'),
+      result('t1', 'r1'),
+      msg({ id: 'a1b', role: 'assistant', content: 'No problem', run_id: 'r1' }),
+      msg({ id: 'u2', role: 'user', content: 'plan the menu', run_id: 'r2' }),
+      ask('a2', 'r2'),
+    ]
+    const expected = ['m:u1', 'm:a1', 'q:q1', 'm:a1b', 'm:u2', 'm:a2', 'q:q2']
+    expect(keys(buildTimeline(messages, [first, second], false))).toEqual(expected)
+    // whatever order the store hands the cards over in
+    expect(keys(buildTimeline(messages, [second, first], false))).toEqual(expected)
+    // the same once the second card is answered and the run goes on
+    const answered = { ...second, status: 'answered' as const }
+    const more = [...messages, result('t2', 'r2', '{"answers":{"Size?":"M"}}'), msg({ id: 'a2b', role: 'assistant', content: 'Menu done', run_id: 'r2' })]
+    expect(keys(buildTimeline(more, [answered, first], false))).toEqual([...expected, 'm:a2b'])
+  })
+
+  it('does not give a card to a call of another run', () => {
+    // r1's messages are not loaded; its card must not take r2's call.
+    const old = makeCard({ question_id: 'q1', run_id: 'r1', tool_call_id: 'call_demo_1', status: 'declined', created_at: '2026-01-01T10:00:00Z' })
+    const items = buildTimeline([msg({ id: 'u2', role: 'user', content: 'menu', run_id: 'r2' }), ask('a2', 'r2'), result('t2', 'r2')], [old], false)
+    // r2's result is shown as r2's own (rebuilt, read-only) card; r1's card goes last
+    expect(keys(items)).toEqual(['m:u2', 'm:a2', 't:t2', 'q:q1'])
+  })
+
+  it('without run ids, each call takes the oldest card of its id not placed yet', () => {
+    const first = makeCard({ question_id: 'q1', tool_call_id: 'call_demo_1', status: 'declined', created_at: '2026-01-01T10:00:00Z' })
+    const second = makeCard({ question_id: 'q2', tool_call_id: 'call_demo_1', created_at: '2026-01-01T10:05:00Z' })
+    const messages = [ask('a1', undefined), result('t1', undefined), msg({ id: 'u2', role: 'user', content: 'again' }), ask('a2', undefined)]
+    expect(keys(buildTimeline(messages, [second, first], false))).toEqual(['m:a1', 'q:q1', 'm:u2', 'm:a2', 'q:q2'])
+  })
+
+  it('matches a card without a run id to a message with one, and the other way round', () => {
+    const noRun = makeCard({ question_id: 'q1', tool_call_id: 'c1' })
+    expect(keys(buildTimeline([ask('a1', 'r1', 'c1')], [noRun], false))).toEqual(['m:a1', 'q:q1'])
+    const withRun = makeCard({ question_id: 'q1', tool_call_id: 'c1', run_id: 'r1' })
+    expect(keys(buildTimeline([ask('a1', undefined, 'c1')], [withRun], false))).toEqual(['m:a1', 'q:q1'])
+  })
+
+  it('puts a card whose call is not found after the last message of its run, oldest first', () => {
+    const b = makeCard({ question_id: 'qb', run_id: 'r1', tool_call_id: 'sub_2', created_at: '2026-01-01T10:02:00Z' })
+    const a = makeCard({ question_id: 'qa', run_id: 'r1', tool_call_id: 'sub_1', created_at: '2026-01-01T10:01:00Z' })
+    const loose = makeCard({ question_id: 'qx', created_at: '2026-01-01T09:00:00Z' })
+    const messages = [
+      msg({ id: 'u1', role: 'user', content: 'research', run_id: 'r1' }),
+      msg({ id: 'a1', role: 'assistant', content: 'asking helpers', run_id: 'r1', tool_calls: [{ id: 'spawn', name: 'spawn_agents', arguments: '{}' }] }),
+      msg({ id: 'u2', role: 'user', content: 'next', run_id: 'r2' }),
+      msg({ id: 'a2', role: 'assistant', content: 'ok', run_id: 'r2' }),
+    ]
+    expect(keys(buildTimeline(messages, [b, loose, a], true))).toEqual(['m:u1', 'm:a1', 'q:qa', 'q:qb', 'm:u2', 'm:a2', STREAM_KEY, 'q:qx'])
+  })
+
+  it('a run that asks twice with the same id gets both cards in order', () => {
+    const one = makeCard({ question_id: 'q1', run_id: 'r1', tool_call_id: 'c', status: 'answered', created_at: '2026-01-01T10:00:00Z' })
+    const two = makeCard({ question_id: 'q2', run_id: 'r1', tool_call_id: 'c', created_at: '2026-01-01T10:01:00Z' })
+    const messages = [ask('a1', 'r1', 'c'), result('t1', 'r1', '{"answers":{"Size?":"M"}}', 'c'), ask('a2', 'r1', 'c')]
+    expect(keys(buildTimeline(messages, [two, one], false))).toEqual(['m:a1', 'q:q1', 'm:a2', 'q:q2'])
   })
 })
 

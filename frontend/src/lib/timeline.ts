@@ -1,6 +1,14 @@
 // Builds what the chat shows, in order, from the messages and the cards of a
 // conversation. Cards are keyed by question_id so the same component instance
 // is kept (moved, never re-created) while text streams around it.
+//
+// A card belongs to the tool call that asked it: the pair (run_id,
+// tool_call_id). Models reuse call ids across turns (the demo model sends
+// call_demo_1 every time), so the call id alone is not enough; the run id
+// tells the calls apart. Where a side has no run id (an older backend, a
+// transport that sends none), the oldest card of that call id not placed yet
+// is taken. A card whose call is not in the list (yet) goes after the last
+// message of its run, or else at the end; such cards keep their created order.
 import type { Card, Message } from '../types'
 import { ASK_TOOL } from '../types'
 import { cardFromToolResult, questionsFromArguments } from './cards'
@@ -18,12 +26,54 @@ export function cardKey(questionId: string): string {
   return `q:${questionId}`
 }
 
+function createdMs(c: Card): number {
+  const t = Date.parse(c.created_at)
+  return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t
+}
+
+/** Cards oldest first; the given order breaks ties (Array.prototype.sort is stable). */
+function byCreated(cards: Card[]): Card[] {
+  return [...cards].sort((a, b) => {
+    const d = createdMs(a) - createdMs(b)
+    return Number.isNaN(d) ? 0 : d
+  })
+}
+
+interface AskCall {
+  arguments: string
+  /** The card placed at this call, if one was found. */
+  card?: Card
+}
+
 export function buildTimeline(messages: Message[], cards: Card[], streaming: boolean): TimelineItem[] {
   const items: TimelineItem[] = []
-  const byCall = new Map<string, Card>()
-  for (const c of cards) if (c.tool_call_id) byCall.set(c.tool_call_id, c)
+  const sorted = byCreated(cards)
+  const byCall = new Map<string, Card[]>()
+  for (const c of sorted) {
+    if (!c.tool_call_id) continue
+    const list = byCall.get(c.tool_call_id)
+    if (list) list.push(c)
+    else byCall.set(c.tool_call_id, [c])
+  }
   const placed = new Set<string>()
-  const askCalls = new Map<string, string>() // tool_call_id -> arguments
+  // The latest ask_user_question call of each call id: the tool result that
+  // follows answers the call made just before it.
+  const askCalls = new Map<string, AskCall>()
+  // run_id -> number of items once the run's last message was added.
+  const runEnd = new Map<string, number>()
+
+  /** The card of call `callId` made in run `runId`; undefined when none fits. */
+  const findCard = (callId: string, runId: string | undefined): Card | undefined => {
+    const list = byCall.get(callId)
+    if (!list) return undefined
+    if (runId) {
+      // A run may ask twice with the same id: the oldest card not placed yet first.
+      const exact = list.find((c) => c.run_id === runId && !placed.has(c.question_id)) ?? list.find((c) => c.run_id === runId)
+      if (exact) return exact
+    }
+    // Without a run id on one side, the oldest card of this call id not yet placed.
+    return list.find((c) => !placed.has(c.question_id) && (!runId || !c.run_id))
+  }
 
   const placeCard = (card: Card) => {
     if (placed.has(card.question_id)) return
@@ -35,38 +85,67 @@ export function buildTimeline(messages: Message[], cards: Card[], streaming: boo
     if (m.role === 'system') continue
     if (m.role === 'user') {
       items.push({ kind: 'user', key: `m:${m.id}`, message: m })
-      continue
-    }
-    if (m.role === 'assistant') {
+    } else if (m.role === 'assistant') {
       if (m.content && m.content.trim()) items.push({ kind: 'assistant', key: `m:${m.id}`, message: m })
       for (const tc of m.tool_calls ?? []) {
-        if (tc.name !== ASK_TOOL) continue
-        askCalls.set(tc.id, tc.arguments)
-        const card = byCall.get(tc.id)
+        if (tc.name !== ASK_TOOL) {
+          askCalls.delete(tc.id)
+          continue
+        }
+        const card = findCard(tc.id, m.run_id)
+        askCalls.set(tc.id, { arguments: tc.arguments, card })
         if (card) placeCard(card)
       }
-      continue
-    }
-    // tool results
-    const isAsk = m.tool_name === ASK_TOOL || (!!m.tool_call_id && askCalls.has(m.tool_call_id))
-    if (isAsk) {
-      const card = m.tool_call_id ? byCall.get(m.tool_call_id) : undefined
-      if (card) {
-        placeCard(card)
-        continue
+    } else {
+      // tool results
+      const call = m.tool_call_id ? askCalls.get(m.tool_call_id) : undefined
+      const isAsk = m.tool_name === ASK_TOOL || !!call
+      let shown = false
+      if (isAsk) {
+        const card = call?.card ?? (m.tool_call_id ? findCard(m.tool_call_id, m.run_id) : undefined)
+        if (card) {
+          placeCard(card)
+          shown = true
+        } else {
+          const rebuilt = cardFromToolResult(m, questionsFromArguments(call?.arguments), m.conversationId ?? '')
+          if (rebuilt) {
+            items.push({ kind: 'card', key: `t:${m.id}`, card: rebuilt, readonly: true })
+            shown = true
+          }
+        }
+        if (m.tool_call_id) askCalls.delete(m.tool_call_id)
       }
-      const rebuilt = cardFromToolResult(m, questionsFromArguments(m.tool_call_id ? askCalls.get(m.tool_call_id) : undefined), m.conversationId ?? '')
-      if (rebuilt) {
-        items.push({ kind: 'card', key: `t:${m.id}`, card: rebuilt, readonly: true })
-        continue
-      }
+      if (!shown) items.push({ kind: 'tool', key: `m:${m.id}`, message: m })
     }
-    items.push({ kind: 'tool', key: `m:${m.id}`, message: m })
+    if (m.run_id) runEnd.set(m.run_id, items.length)
   }
 
   if (streaming) items.push({ kind: 'stream', key: STREAM_KEY })
-  // Cards not tied to a message yet (asked while the model was still
-  // streaming, or without a tool_call_id) come last, oldest first.
-  for (const c of cards) placeCard(c)
-  return items
+
+  // Cards not tied to a message (asked before their message arrived, asked by
+  // a helper agent, or without a tool_call_id): after the last message of
+  // their run, or else last; oldest first either way.
+  const rest = sorted.filter((c) => !placed.has(c.question_id))
+  if (!rest.length) return items
+  const after = new Map<number, Card[]>()
+  const tail: Card[] = []
+  for (const c of rest) {
+    placed.add(c.question_id)
+    const at = c.run_id ? runEnd.get(c.run_id) : undefined
+    if (at === undefined) {
+      tail.push(c)
+      continue
+    }
+    const list = after.get(at)
+    if (list) list.push(c)
+    else after.set(at, [c])
+  }
+  const cardItem = (card: Card): TimelineItem => ({ kind: 'card', key: cardKey(card.question_id), card, readonly: false })
+  const out: TimelineItem[] = []
+  for (let i = 0; i <= items.length; i++) {
+    for (const c of after.get(i) ?? []) out.push(cardItem(c))
+    if (i < items.length) out.push(items[i]!)
+  }
+  for (const c of tail) out.push(cardItem(c))
+  return out
 }

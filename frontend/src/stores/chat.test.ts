@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
+import { isReactive } from 'vue'
 import { setupEnv, settle, type TestEnv } from '../test-utils'
 import { useChatStore, messageFromDone } from './chat'
 import { useConversationsStore } from './conversations'
@@ -205,6 +206,37 @@ describe('chat store', () => {
     expect(chat.stateOf('c1')).toBe('tool_executing')
     expect(chat.stateOf('c2')).toBe('awaiting_user_response')
     expect(chat.stateOf('c3')).toBe('idle')
+  })
+
+  it('reads the message id of deltas as the backend sends it (messageId)', async () => {
+    seed()
+    const chat = useChatStore()
+    await chat.open('c1')
+    chat.onDelta({ conversationId: 'c1', delta: 'first step', messageId: 'a1' } as never)
+    // a new message starts: the text of the first one is kept under its own id
+    chat.onDelta({ conversationId: 'c1', delta: 'second', messageId: 'a2' } as never)
+    expect(chat.streams.c1).toEqual({ text: 'second', messageId: 'a2' })
+    expect(chat.messagesFor('c1').at(-1)).toMatchObject({ id: 'a1', content: 'first step' })
+    // its message:done replaces it in place, and a retry does not drop it as a broken partial
+    chat.onDone({ conversationId: 'c1', message: { id: 'a1', role: 'assistant', content: 'first step, done', created_at: 'x' } })
+    expect(chat.messagesFor('c1').filter((m) => m.id === 'a1').map((m) => m.content)).toEqual(['first step, done'])
+    chat.onState({ conversationId: 'c1', state: 'error' })
+    await chat.retry('c1')
+    expect(chat.messagesFor('c1').some((m) => m.id === 'a1')).toBe(true)
+  })
+
+  it('keeps long message lists shallow: messages are plain objects, replaced when they change', async () => {
+    seed()
+    const chat = useChatStore()
+    await chat.open('c1')
+    expect(isReactive(chat.messagesFor('c1'))).toBe(true)
+    expect(isReactive(chat.messagesFor('c1')[0])).toBe(false)
+    const sending = chat.send('one more', 'c1')
+    const optimistic = chat.messagesFor('c1').at(-1)!
+    expect(optimistic.local).toBe('sending')
+    await sending
+    expect(chat.messagesFor('c1').at(-1)).toMatchObject({ content: 'one more', local: 'sent' })
+    expect(optimistic.local).toBe('sending')
   })
 
   it('messageFromDone ignores payloads without a role', () => {

@@ -1,8 +1,14 @@
 // Messages of the conversations the user opened, the text being streamed,
 // and the run state and error of every conversation. Deltas go to a
 // per-conversation stream buffer, not into the message list, so appending
-// text re-renders only the streaming bubble.
+// text re-renders only the streaming bubble (which shows it once a frame).
+//
+// Message lists are shallow: a conversation of thousands of messages gets no
+// proxy per message, so building the timeline stays cheap. Messages are
+// therefore never changed in place: a changed message replaces the old one in
+// its list.
 import { defineStore } from 'pinia'
+import { isShallow, shallowReactive } from 'vue'
 import type {
   ConversationDetail,
   ConversationStateEvent,
@@ -17,6 +23,11 @@ import { isRunActive, RUN_STATES } from '../types'
 import { toError, useTransport } from '../transport'
 import { useQuestionsStore } from './questions'
 import { useConversationsStore } from './conversations'
+
+/** A message list as the store keeps it: reactive itself, its messages plain. */
+function messageList(list: Message[]): Message[] {
+  return shallowReactive(list)
+}
 
 export interface StreamBuffer {
   text: string
@@ -112,7 +123,7 @@ export const useChatStore = defineStore('chat', {
       const unsent = (this.messages[id] ?? []).filter((m) => m.local === 'failed' || m.local === 'sending')
       const serverMsgs = (d.messages ?? []).map((m) => ({ ...m, conversationId: m.conversationId || id }))
       const stillLocal = unsent.filter((m) => !serverMsgs.some((s) => s.role === 'user' && s.content === m.content))
-      this.messages[id] = [...serverMsgs, ...stillLocal]
+      this.messages[id] = messageList([...serverMsgs, ...stillLocal])
       const state = RUN_STATES.includes(d.state) ? d.state : 'idle'
       this.runStates[id] = state
       if (state === 'error') this.errors[id] = d.error || 'The assistant ran into a problem.'
@@ -145,21 +156,19 @@ export const useChatStore = defineStore('chat', {
         created_at: new Date().toISOString(),
         local: 'sending',
       }
-      const list = this.messages[id] ?? (this.messages[id] = [])
-      list.push(local)
-      const msg = list[list.length - 1]!
+      this.listOf(id).push(local)
       this.lastUserText[id] = text
       this.errors[id] = null
       const before = this.runStates[id] ?? 'idle'
       this.runStates[id] = 'requesting'
       try {
         await useTransport().sendMessage(id, text)
-        msg.local = 'sent'
+        this.updateMessage(id, local.id, { local: 'sent' })
         conversations.touch(id)
         return true
       } catch (err) {
         const e = toError(err)
-        msg.local = 'failed'
+        this.updateMessage(id, local.id, { local: 'failed' })
         if (this.runStates[id] === 'requesting') this.runStates[id] = before === 'error' ? 'idle' : before
         this.errors[id] = e.status === 409 ? 'The assistant is still working on this conversation. Stop it first, or wait.' : `Couldn't send your message: ${e.message}`
         return false
@@ -177,7 +186,7 @@ export const useChatStore = defineStore('chat', {
       const failed = list.filter((m) => m.role === 'user' && m.local === 'failed')
       if (failed.length) {
         const text = failed[failed.length - 1]!.content
-        this.messages[id] = list.filter((m) => m.local !== 'failed')
+        this.messages[id] = messageList(list.filter((m) => m.local !== 'failed'))
         return this.send(text, id)
       }
       if (this.isBusy(id)) {
@@ -187,7 +196,7 @@ export const useChatStore = defineStore('chat', {
       // Text kept from a broken stream is replaced by the new run's answer.
       const lastUser = list.map((m) => m.role).lastIndexOf('user')
       const kept = list.filter((m, i) => !(i > lastUser && partialIds.has(m.id)))
-      if (kept.length !== list.length) this.messages[id] = kept
+      if (kept.length !== list.length) this.messages[id] = messageList(kept)
       const before = this.runStates[id] ?? 'idle'
       this.errors[id] = null
       this.runStates[id] = 'requesting'
@@ -214,6 +223,21 @@ export const useChatStore = defineStore('chat', {
       } finally {
         this.stopping[conversationId] = false
       }
+    },
+
+    /** The conversation's message list, made shallow if it was set from elsewhere. */
+    listOf(conversationId: string): Message[] {
+      const list = this.messages[conversationId]
+      if (list && isShallow(list)) return list
+      return (this.messages[conversationId] = messageList(list ? [...list] : []))
+    },
+
+    /** Replaces a message of a conversation with a changed copy. */
+    updateMessage(conversationId: string, messageId: string, patch: Partial<Message>): void {
+      if (!this.messages[conversationId]) return
+      const list = this.listOf(conversationId)
+      const i = list.findIndex((m) => m.id === messageId)
+      if (i >= 0) list[i] = { ...list[i]!, ...patch }
     },
 
     dismissError(conversationId: string): void {
@@ -253,12 +277,14 @@ export const useChatStore = defineStore('chat', {
       const delta = typeof p.delta === 'string' ? p.delta : typeof (p as { content?: unknown }).content === 'string' ? (p as unknown as { content: string }).content : ''
       if (!delta) return
       const id = p.conversationId
+      // The backend sends messageId; message_id is accepted too.
+      const messageId = p.message_id || (p as { messageId?: string }).messageId || undefined
       const buf = this.streams[id]
-      if (buf && (!p.message_id || !buf.messageId || buf.messageId === p.message_id)) {
+      if (buf && (!messageId || !buf.messageId || buf.messageId === messageId)) {
         buf.text += delta
       } else {
         if (buf) this.flushStream(id)
-        this.streams[id] = { text: delta, messageId: p.message_id }
+        this.streams[id] = { text: delta, messageId }
       }
       const st = this.runStates[id]
       if (st !== 'streaming') this.runStates[id] = 'streaming'
@@ -270,10 +296,11 @@ export const useChatStore = defineStore('chat', {
       if (!msg) return
       const id = p.conversationId
       if (msg.role === 'assistant') delete this.streams[id]
-      const list = this.messages[id]
-      if (!list) return // not opened: loaded from the server on open
+      if (!this.messages[id]) return // not opened: loaded from the server on open
+      const list = this.listOf(id)
       const same = list.findIndex((m) => m.id === msg.id)
       if (same >= 0) {
+        partialIds.delete(msg.id)
         list[same] = msg
         return
       }
@@ -309,8 +336,8 @@ export const useChatStore = defineStore('chat', {
       const buf = this.streams[conversationId]
       if (!buf) return
       delete this.streams[conversationId]
-      const list = this.messages[conversationId]
-      if (!list || !buf.text.trim()) return
+      if (!this.messages[conversationId] || !buf.text.trim()) return
+      const list = this.listOf(conversationId)
       if (buf.messageId && list.some((m) => m.id === buf.messageId)) return
       const id = buf.messageId || `partial-${++localSeq}`
       partialIds.add(id)

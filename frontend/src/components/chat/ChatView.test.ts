@@ -79,6 +79,16 @@ describe('ChatView and Composer', () => {
     expect(v.find('[data-testid="streaming-message"] strong').text()).toBe('Hello')
   })
 
+  it('marks a message that could not be sent', async () => {
+    const v = await mountView()
+    env.fake.failNext('sendMessage', 'model server unreachable', 502)
+    await textbox(v).setValue('compare prices')
+    await v.find('form').trigger('submit')
+    await settle()
+    expect(v.find('[data-testid="user-message"]').text()).toContain('Not sent')
+    expect(v.find('[data-testid="user-message"]').classes()).toContain('failed')
+  })
+
   it('shows an error banner with Retry that reruns the assistant without resending the message', async () => {
     const v = await mountView()
     await textbox(v).setValue('compare prices')

@@ -4,6 +4,7 @@ import MessageList from './MessageList.vue'
 import { makeCard, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
 import { useChatStore } from '../../stores/chat'
+import { flushFrame } from '../../lib/frame'
 
 let env: TestEnv
 let w: VueWrapper | null = null
@@ -45,6 +46,8 @@ describe('MessageList', () => {
       expect(cards()).toHaveLength(1)
       expect(cards()[0]!.element).toBe(el)
     }
+    // streamed text is shown once per animation frame
+    await flushFrame()
     expect(list.find('[data-testid="streaming-message"]').text()).toContain('Let me ask. More text arrives')
 
     env.fake.emit('message:done', {

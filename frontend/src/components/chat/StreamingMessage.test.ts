@@ -1,0 +1,194 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { mount, type VueWrapper } from '@vue/test-utils'
+import { defineComponent, h } from 'vue'
+import StreamingMessage from './StreamingMessage.vue'
+import MessageList from './MessageList.vue'
+import { setupEnv, settle, type TestEnv } from '../../test-utils'
+import { connectEvents } from '../../stores/events'
+import { useChatStore } from '../../stores/chat'
+import { flushFrame } from '../../lib/frame'
+import { renderMarkdown } from '../../lib/markdown'
+
+let env: TestEnv
+let w: VueWrapper | null = null
+beforeEach(() => {
+  env = setupEnv()
+})
+afterEach(async () => {
+  await flushFrame()
+  w?.unmount()
+  w = null
+  document.body.innerHTML = ''
+})
+
+/** StreamingMessage for conversation c1, counting its renders. */
+function mountStream(): { wrapper: VueWrapper; renders: () => number } {
+  let renders = 0
+  const Host = defineComponent({
+    render: () => h(StreamingMessage, { conversationId: 'c1', onVnodeUpdated: () => renders++ }),
+  })
+  w = mount(Host, { global: { plugins: [env.pinia] }, attachTo: document.body })
+  return { wrapper: w, renders: () => renders }
+}
+
+const delta = (text: string) => useChatStore().onDelta({ conversationId: 'c1', delta: text, message_id: 'a1' })
+const shownHtml = (root: Element) => Array.from(root.querySelectorAll('.md-block')).map((b) => b.innerHTML).join('')
+
+function inert(root: Element): void {
+  expect(root.querySelector('img, script, iframe, svg:not([aria-hidden="true"])')).toBeNull()
+  for (const el of Array.from(root.querySelectorAll('*'))) {
+    for (const attr of Array.from(el.attributes)) {
+      expect(attr.name.startsWith('on'), `${el.tagName} has ${attr.name}`).toBe(false)
+      expect(/^\s*javascript:/i.test(attr.value), `${el.tagName}[${attr.name}]=${attr.value}`).toBe(false)
+    }
+  }
+}
+
+describe('StreamingMessage', () => {
+  it('shows many deltas that arrive within one frame with one render', async () => {
+    delta('Hello')
+    const { wrapper, renders } = mountStream()
+    await settle()
+    expect(wrapper.text()).toBe('Hello')
+    const deltas = Array.from({ length: 200 }, (_, i) => ` w${i}`)
+    for (let i = 0; i < deltas.length; i++) {
+      delta(deltas[i]!)
+      if (i % 20 === 0) await settle() // events arrive in separate tasks
+    }
+    await settle()
+    expect(renders()).toBe(0)
+    expect(wrapper.text()).toBe('Hello')
+    await flushFrame()
+    expect(renders()).toBe(1)
+    expect(wrapper.text()).toBe('Hello' + deltas.join(''))
+    // nothing new: the next frame does not render again
+    await flushFrame()
+    expect(renders()).toBe(1)
+  })
+
+  it('ends with the concatenated text, rendered as the whole Markdown would be', async () => {
+    const doc = [
+      '# Plan',
+      'Some **bold** text with `code` and a [link](https://example.com).',
+      '- one\n- two\n\n- three, loose',
+      '```go\nfunc main() {\n\n\tfmt.Println("<b>")\n}\n```',
+      '> quoted\n\n1. first\n2. second',
+      'The end.',
+    ].join('\n\n')
+    delta(doc.slice(0, 3))
+    const { wrapper } = mountStream()
+    let pos = 3
+    let seed = 1
+    while (pos < doc.length) {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      const n = 1 + (seed % 9)
+      delta(doc.slice(pos, pos + n))
+      pos += n
+      if (seed % 3 === 0) await flushFrame()
+    }
+    await flushFrame()
+    expect(useChatStore().streams.c1!.text).toBe(doc)
+    const md = wrapper.find('.markdown').element
+    expect(shownHtml(md)).toBe(renderMarkdown(doc))
+    expect(md.querySelectorAll('.md-block').length).toBeGreaterThan(3)
+  })
+
+  it('re-renders only the last block: finished blocks keep their elements untouched', async () => {
+    delta('First paragraph.\n\nSecond')
+    const { wrapper } = mountStream()
+    await settle()
+    const first = wrapper.find('.md-block').element
+    const changes: MutationRecord[] = []
+    const mo = new MutationObserver((records) => changes.push(...records))
+    mo.observe(first, { subtree: true, childList: true, characterData: true, attributes: true })
+    for (const d of [' paragraph', ' grows.\n\nThird', ' one.']) {
+      delta(d)
+      await flushFrame()
+    }
+    await settle()
+    mo.disconnect()
+    expect(changes).toEqual([])
+    expect(wrapper.find('.md-block').element).toBe(first)
+    expect(wrapper.findAll('.md-block').map((b) => b.text())).toEqual(['First paragraph.', 'Second paragraph grows.', 'Third one.'])
+  })
+
+  it('keeps streamed HTML and script links inert, even split across deltas', async () => {
+    delta('Look: <im')
+    const { wrapper } = mountStream()
+    for (const d of ['g src=x oner', 'ror=alert(1)> and [x](java', 'script:alert(1)) ', '<svg onl', 'oad=alert(1)>\n\n<scr', 'ipt>alert(1)</script>']) {
+      delta(d)
+      await flushFrame()
+      inert(wrapper.element)
+    }
+    expect(wrapper.text()).toContain('<img src=x onerror=alert(1)>')
+    expect(wrapper.find('a').exists() ? wrapper.find('a').attributes('href') : undefined).toBeUndefined()
+  })
+})
+
+describe('MessageList while text streams', () => {
+  /** The list's scroller with a fake layout: reads and writes are logged. */
+  function fakeLayout(el: HTMLElement) {
+    const ops: string[] = []
+    let top = 0
+    const height = { scroll: 1000, client: 200 }
+    Object.defineProperty(el, 'scrollHeight', { configurable: true, get: () => (ops.push('read'), height.scroll) })
+    Object.defineProperty(el, 'clientHeight', { configurable: true, get: () => (ops.push('read'), height.client) })
+    Object.defineProperty(el, 'scrollTop', {
+      configurable: true,
+      get: () => (ops.push('read'), top),
+      set: (v: number) => {
+        ops.push('write')
+        top = Math.min(v, height.scroll - height.client)
+      },
+    })
+    return {
+      ops,
+      height,
+      userScrollsTo(v: number) {
+        top = v
+        el.dispatchEvent(new Event('scroll'))
+      },
+    }
+  }
+
+  it('scrolls once a frame, reading layout before writing, and only while the user is at the bottom', async () => {
+    env.fake.addConversation({ id: 'c1' })
+    env.fake.addMessage('c1', { id: 'u1', role: 'user', content: 'tell me a story' })
+    connectEvents()
+    await useChatStore().open('c1')
+    w = mount(MessageList, { props: { conversationId: 'c1' }, global: { plugins: [env.pinia] }, attachTo: document.body })
+    await settle()
+    const layout = fakeLayout(w.find('[data-testid="message-list"]').element as HTMLElement)
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: 'Once', message_id: 'a1' })
+    await settle()
+    await flushFrame()
+    layout.ops.length = 0
+
+    for (let i = 0; i < 40; i++) {
+      env.fake.emit('message:delta', { conversationId: 'c1', delta: ` upon ${i}`, message_id: 'a1' })
+      if (i % 10 === 0) await settle()
+    }
+    await settle()
+    expect(layout.ops).toEqual([])
+    layout.height.scroll = 1400
+    await flushFrame()
+    expect(layout.ops).toEqual(['read', 'write'])
+    expect(w.find('[data-testid="streaming-message"]').text()).toContain('upon 39')
+
+    // the user scrolls up to read: the list stays where it is
+    layout.userScrollsTo(300)
+    layout.ops.length = 0
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: ' a time', message_id: 'a1' })
+    await settle()
+    await flushFrame()
+    expect(layout.ops.filter((o) => o === 'write')).toEqual([])
+
+    // back at the bottom: following again
+    layout.userScrollsTo(1190)
+    layout.ops.length = 0
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: ' there was', message_id: 'a1' })
+    await settle()
+    await flushFrame()
+    expect(layout.ops).toEqual(['read', 'write'])
+  })
+})

@@ -1,0 +1,65 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { nextTick, ref } from 'vue'
+import { FRAME_FALLBACK_MS, cancelFrameTask, flushFrame, framePending, onNextFrame } from './frame'
+
+afterEach(async () => {
+  await flushFrame()
+  vi.useRealTimers()
+  vi.unstubAllGlobals()
+})
+
+describe('frame tasks', () => {
+  it('runs a task once per frame however often it is scheduled, updates before measures', async () => {
+    const log: string[] = []
+    for (let i = 0; i < 50; i++) {
+      onNextFrame('a', () => log.push(`a${i}`))
+      onNextFrame('m', () => log.push(`m${i}`), 'measure')
+      onNextFrame('b', () => log.push(`b${i}`))
+    }
+    expect(log).toEqual([])
+    await flushFrame()
+    expect(log).toEqual(['a49', 'b49', 'm49'])
+    expect(framePending()).toBe(false)
+  })
+
+  it('measures see the DOM Vue updated in the same frame', async () => {
+    const text = ref('old')
+    const el = document.createElement('p')
+    const { createApp, h } = await import('vue')
+    const app = createApp({ render: () => h('span', text.value) })
+    app.mount(el)
+    let seen = ''
+    onNextFrame('u', () => {
+      text.value = 'new'
+      onNextFrame('m', () => (seen = el.textContent ?? ''), 'measure')
+    })
+    await flushFrame()
+    expect(seen).toBe('new')
+    app.unmount()
+  })
+
+  it('runs in an animation frame, and on a timer where frames do not come (hidden tab)', async () => {
+    let ran = 0
+    onNextFrame('x', () => ran++)
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)))
+    expect(ran).toBe(1)
+
+    vi.useFakeTimers()
+    vi.stubGlobal('requestAnimationFrame', () => 1)
+    vi.stubGlobal('cancelAnimationFrame', () => {})
+    onNextFrame('x', () => ran++)
+    vi.advanceTimersByTime(FRAME_FALLBACK_MS - 1)
+    expect(ran).toBe(1)
+    vi.advanceTimersByTime(1)
+    expect(ran).toBe(2)
+  })
+
+  it('a cancelled task does not run', async () => {
+    let ran = false
+    onNextFrame('gone', () => (ran = true))
+    cancelFrameTask('gone')
+    await flushFrame()
+    await nextTick()
+    expect(ran).toBe(false)
+  })
+})
