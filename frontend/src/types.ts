@@ -147,6 +147,38 @@ export interface CreateConversationParams {
   assistant?: string
 }
 
+/**
+ * An assistant profile (Go `agent.Profile`): its system prompt, model ("" =
+ * the app's model) and the tools it opts in to. The name is its key.
+ */
+export interface Profile {
+  name: string
+  system_prompt: string
+  model: string
+  tools: string[]
+}
+
+/** The profile new conversations use; deleting it resets it to its defaults. */
+export const DEFAULT_PROFILE = 'default'
+
+/** A tool a profile can opt in to (Go `service.ToolInfo`). */
+export interface ToolInfo {
+  name: string
+  description: string
+}
+
+export type ExportFormat = 'markdown' | 'json'
+
+/**
+ * What exporting a conversation gave: the text for the UI to save (browser),
+ * or, when the Go side saved it through its own dialog (desktop), where it
+ * went, or nothing when the user cancelled that dialog.
+ */
+export type ExportResult =
+  | { kind: 'content'; content: string; mimeType: string }
+  | { kind: 'saved'; path: string }
+  | { kind: 'cancelled' }
+
 export interface Health {
   status: string
   version?: string

@@ -2,7 +2,15 @@
 // delete / pin, and which conversation is open. conversation:updated and
 // conversation:deleted (from Go, whoever made the change) keep it current.
 import { defineStore } from 'pinia'
-import type { Conversation, ConversationDeletedEvent, ConversationStateEvent, ConversationUpdatedEvent } from '../types'
+import type {
+  Conversation,
+  ConversationDeletedEvent,
+  ConversationStateEvent,
+  ConversationUpdatedEvent,
+  CreateConversationParams,
+  ExportFormat,
+  ExportResult,
+} from '../types'
 import { toError, useTransport } from '../transport'
 import { useChatStore } from './chat'
 import { useQuestionsStore } from './questions'
@@ -28,6 +36,13 @@ interface State {
   known: Record<string, Conversation>
   /** Conversations deleted while this window runs (late answers are ignored). */
   deleted: Record<string, true>
+  /** The assistant profile new conversations get ('' = the default). */
+  newAssistant: string
+  /** A short confirmation for the sidebar (e.g. where an export was saved). */
+  notice: string | null
+  /** Why the last import failed (nothing was added). */
+  importError: string | null
+  importing: boolean
 }
 
 function newer(a: Conversation, b: Conversation): number {
@@ -56,6 +71,10 @@ export const useConversationsStore = defineStore('conversations', {
     currentId: null,
     known: {},
     deleted: {},
+    newAssistant: '',
+    notice: null,
+    importError: null,
+    importing: false,
   }),
 
   getters: {
@@ -120,10 +139,13 @@ export const useConversationsStore = defineStore('conversations', {
       await this.load()
     },
 
-    /** Creates a conversation and opens it. */
+    /** Creates a conversation (with the chosen assistant profile) and opens it. */
     async create(title?: string): Promise<Conversation | null> {
       try {
-        const c = summaryOf(await useTransport().createConversation(title ? { title } : {}))
+        const params: CreateConversationParams = {}
+        if (title) params.title = title
+        if (this.newAssistant) params.assistant = this.newAssistant
+        const c = summaryOf(await useTransport().createConversation(params))
         if (this.query) {
           this.query = ''
           void this.load()
@@ -192,6 +214,67 @@ export const useConversationsStore = defineStore('conversations', {
       this.forgetDeleted(id)
       this.actionError = null
       return true
+    },
+
+    /**
+     * Exports a conversation. The caller saves `content` results (a download
+     * in the browser); the desktop app saved the file already, which the
+     * notice says. Errors go to `actionError` and resolve null.
+     */
+    async exportConversation(id: string, format: ExportFormat): Promise<ExportResult | null> {
+      this.notice = null
+      try {
+        const res = await useTransport().exportConversation(id, format)
+        this.actionError = null
+        if (res.kind === 'saved') this.notice = `Exported to ${res.path}`
+        return res
+      } catch (err) {
+        this.actionError = `Couldn't export: ${toError(err).message}`
+        return null
+      }
+    },
+
+    /**
+     * Imports a conversation exported as JSON and opens it. `json` is the
+     * file's text (browser); the desktop app asks for the file itself.
+     * Errors go to `importError` and nothing changes.
+     */
+    async importConversation(json?: string, fileName?: string): Promise<Conversation | null> {
+      this.importError = null
+      this.notice = null
+      this.importing = true
+      const what = fileName ? `“${fileName}”` : 'the file'
+      try {
+        if (json !== undefined) {
+          try {
+            JSON.parse(json)
+          } catch {
+            this.importError = `Couldn't import ${what}: it is not valid JSON. Choose a conversation exported from Parley as JSON.`
+            return null
+          }
+        }
+        const res = await useTransport().importConversation(json)
+        if (!res) return null // the desktop dialog was cancelled
+        const c = summaryOf(res)
+        delete this.deleted[c.id]
+        if (this.query) {
+          this.query = ''
+          void this.load()
+        }
+        const item = this.items.find((x) => x.id === c.id)
+        if (item) Object.assign(item, c)
+        else this.items = [c, ...this.items]
+        this.remember()
+        this.actionError = null
+        this.notice = `Imported “${c.title || 'New chat'}”.`
+        await this.select(c.id)
+        return c
+      } catch (err) {
+        this.importError = `Couldn't import ${what}: ${toError(err).message}`
+        return null
+      } finally {
+        this.importing = false
+      }
     },
 
     /** Drops a deleted conversation everywhere; if it was open, shows a new chat. */

@@ -2,7 +2,8 @@
 // model picker), pulling an Ollama model, and whether the settings panel is
 // open. Saving applies the theme at once through the app store.
 import { defineStore } from 'pinia'
-import type { AppInfo, ModelPullEvent, ModelStatus, Settings, ThemeSetting } from '../types'
+import type { AppInfo, ModelPullEvent, ModelStatus, Profile, Settings, ThemeSetting, ToolInfo } from '../types'
+import { DEFAULT_PROFILE } from '../types'
 import { toError, useTransport } from '../transport'
 import { normalizeSettings } from '../lib/settings'
 import { useAppStore } from './app'
@@ -29,6 +30,12 @@ interface State {
   saveError: string | null
   pull: PullState | null
   panelOpen: boolean
+  /** Assistant profiles (the default one first) and the tools they may use. */
+  profiles: Profile[]
+  tools: ToolInfo[]
+  profilesLoaded: boolean
+  profilesLoading: boolean
+  profilesError: string | null
 }
 
 let checkSeq = 0
@@ -45,6 +52,11 @@ export const useSettingsStore = defineStore('settings', {
     saveError: null,
     pull: null,
     panelOpen: false,
+    profiles: [],
+    tools: [],
+    profilesLoaded: false,
+    profilesLoading: false,
+    profilesError: null,
   }),
 
   getters: {
@@ -184,6 +196,57 @@ export const useSettingsStore = defineStore('settings', {
 
     dismissPull(): void {
       if (!this.pull?.active) this.pull = null
+    },
+
+    // ---- assistant profiles ----------------------------------------------------
+
+    /** Loads the profiles and the tools they can opt in to. */
+    async loadProfiles(): Promise<void> {
+      this.profilesLoading = true
+      try {
+        const t = useTransport()
+        const [profiles, tools] = await Promise.all([t.listProfiles(), t.availableTools()])
+        this.profiles = profiles
+        this.tools = tools
+        this.profilesLoaded = true
+        this.profilesError = null
+      } catch (err) {
+        this.profilesError = toError(err).message
+      } finally {
+        this.profilesLoading = false
+      }
+    },
+
+    /**
+     * Creates or replaces a profile. Resolves with the backend's message when
+     * it refuses (shown next to the form), null when saved.
+     */
+    async saveProfile(p: Profile): Promise<string | null> {
+      try {
+        const saved = await useTransport().saveProfile({ ...p, tools: [...p.tools] })
+        const i = this.profiles.findIndex((x) => x.name === saved.name)
+        if (i >= 0) this.profiles[i] = saved
+        else this.profiles.push(saved)
+        return null
+      } catch (err) {
+        return toError(err).message
+      }
+    },
+
+    /** Deletes a profile (the default one resets); resolves with an error message or null. */
+    async deleteProfile(name: string): Promise<string | null> {
+      try {
+        await useTransport().deleteProfile(name)
+      } catch (err) {
+        return toError(err).message
+      }
+      if (name === DEFAULT_PROFILE) {
+        // It is back to its defaults: read them.
+        await this.loadProfiles()
+      } else {
+        this.profiles = this.profiles.filter((p) => p.name !== name)
+      }
+      return null
     },
 
     openPanel(): void {

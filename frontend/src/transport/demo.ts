@@ -150,6 +150,12 @@ export function createDemoTransport(): FakeTransport {
   t.addConversation({ title: 'Plan a trip', created_at: iso(now - hour), updated_at: iso(now - hour) })
   t.onSend = (cid, content) => void (t as DemoTransport).script(cid, content)
   t.onRetry = (cid, content) => void (t as DemoTransport).script(cid, content)
+  t.profiles.set('Concise', {
+    name: 'Concise',
+    system_prompt: 'Answer in at most three sentences. Ask before guessing when a request is ambiguous.',
+    model: '',
+    tools: [ASK_TOOL, 'calculator'],
+  })
   t.settings = { ...t.settings, demo_mode: true, onboarded: true }
   t.info = { version: 'demo', dataDir: '(in memory; nothing is saved)' }
   t.pullHandler = async (_name, progress) => {

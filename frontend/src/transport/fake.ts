@@ -11,20 +11,25 @@ import type {
   CreateConversationParams,
   EventMap,
   EventName,
+  ExportFormat,
+  ExportResult,
   Health,
   ListConversationsParams,
   Message,
   ModelInfo,
   ModelPullEvent,
   ModelStatus,
+  Profile,
   RespondRequest,
+  Role,
   RunState,
   Settings,
+  ToolInfo,
 } from '../types'
-import { isRunActive } from '../types'
+import { ASK_TOOL, DEFAULT_PROFILE, isRunActive } from '../types'
 import { answerText, COMMENTS_MAX, CUSTOM_MAX, normalizeCard } from '../lib/cards'
 import { DEFAULT_SETTINGS } from '../lib/settings'
-import { Emitter, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
+import { Emitter, normalizeProfile, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
 
 export interface PendingPull {
   name: string
@@ -59,12 +64,42 @@ export function autoTitle(text: string): string {
   return (head.replace(/[\s,;:.\-–—]+$/, '') || chars.slice(0, 59).join('')) + '…'
 }
 
+/** The tools Go's service.AvailableTools lists. */
+export const FAKE_TOOLS: ToolInfo[] = [
+  { name: ASK_TOOL, description: 'Ask you questions (a card in the chat) before guessing' },
+  { name: 'spawn_agents', description: 'Run up to 4 sub-agents in parallel on parts of a task' },
+  { name: 'current_time', description: 'Returns the current local date, time, weekday and time zone.' },
+  { name: 'calculator', description: 'Evaluates an arithmetic expression exactly.' },
+]
+
+/** Go's agent.DefaultProfile. */
+export function defaultProfile(): Profile {
+  return {
+    name: DEFAULT_PROFILE,
+    system_prompt: 'You are Parley, a helpful assistant running on the user\'s own computer.',
+    model: '',
+    tools: [ASK_TOOL, 'spawn_agents', 'current_time', 'calculator'],
+  }
+}
+
+const PROFILE_NAME = /^[\p{L}\p{N} _.-]{1,40}$/u
+const ROLES: Role[] = ['system', 'user', 'assistant', 'tool']
+
 function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T)
 }
 
 export class FakeTransport implements Transport {
   readonly kind = 'fake' as const
+  /** Like the desktop app when true: export "saves" to `savedDir`, import reads `nextImportFile`. */
+  nativeFileDialogs = false
+  /** Stored profiles other than the default's override (by name). */
+  profiles = new Map<string, Profile>()
+  tools: ToolInfo[] = clone(FAKE_TOOLS)
+  /** Native dialogs: where exports go; null makes the save dialog "cancelled". */
+  savedDir: string | null = '/home/user/Documents'
+  /** Native dialogs: the text of the file the open dialog picks; null = cancelled. */
+  nextImportFile: string | null = null
   readonly emitter = new Emitter()
   readonly calls: FakeCall[] = []
   conversations = new Map<string, ConversationDetail>()
@@ -415,6 +450,110 @@ export class FakeTransport implements Transport {
   async appInfo(): Promise<AppInfo> {
     await this.enter('appInfo', [])
     return clone(this.info)
+  }
+
+  // ---- profiles, export and import (like backend/service/profiles.go) -------
+
+  async listProfiles(): Promise<Profile[]> {
+    await this.enter('listProfiles', [])
+    const def = this.profiles.get(DEFAULT_PROFILE) ?? defaultProfile()
+    const others = [...this.profiles.values()].filter((p) => p.name !== DEFAULT_PROFILE).sort((a, b) => a.name.localeCompare(b.name))
+    return clone([def, ...others])
+  }
+
+  async saveProfile(profile: Profile): Promise<Profile> {
+    await this.enter('saveProfile', [profile])
+    const p = normalizeProfile(profile)
+    p.name = p.name.trim()
+    if (!PROFILE_NAME.test(p.name)) {
+      throw new TransportError('profile name must be 1-40 letters, digits, spaces, dots, dashes or underscores', 400)
+    }
+    if ([...p.system_prompt].length > 20000) throw new TransportError('system prompt must be at most 20000 characters', 400)
+    const tools: string[] = []
+    for (const t of p.tools) {
+      if (!this.tools.some((k) => k.name === t)) throw new TransportError(`unknown tool "${t}"`, 400)
+      if (!tools.includes(t)) tools.push(t)
+    }
+    p.tools = tools
+    p.model = p.model.trim()
+    this.profiles.set(p.name, p)
+    return clone(p)
+  }
+
+  async deleteProfile(name: string): Promise<void> {
+    await this.enter('deleteProfile', [name])
+    if (!this.profiles.delete(name) && name !== DEFAULT_PROFILE) throw new TransportError('not found', 404)
+  }
+
+  async availableTools(): Promise<ToolInfo[]> {
+    await this.enter('availableTools', [])
+    return clone(this.tools)
+  }
+
+  /** The export text: JSON in Go's parley.conversation format, or a Markdown transcript. */
+  exportText(id: string, format: ExportFormat): string {
+    const d = this.mustGet(id)
+    if (format === 'json') {
+      const doc = {
+        format: 'parley.conversation',
+        version: 1,
+        exported_at: new Date().toISOString(),
+        conversation: { id: d.id, title: d.title, assistant: d.assistant ?? DEFAULT_PROFILE, pinned: !!d.pinned, created_at: d.created_at, updated_at: d.updated_at },
+        messages: d.messages.map((m) => ({ id: m.id, role: m.role, content: m.content, tool_calls: m.tool_calls, tool_call_id: m.tool_call_id, tool_name: m.tool_name, created_at: m.created_at })),
+        runs: [],
+        cards: [...this.cards.values()].filter((c) => c.conversationId === id),
+      }
+      return JSON.stringify(doc, null, 2)
+    }
+    const parts = [`# ${d.title || 'Untitled conversation'}`, '', `*Exported from Parley. Assistant: ${d.assistant || DEFAULT_PROFILE}.*`]
+    for (const m of d.messages) parts.push('', `## ${m.role === 'user' ? 'You' : m.role === 'assistant' ? 'Assistant' : m.role}`, '', m.content)
+    return parts.join('\n') + '\n'
+  }
+
+  async exportConversation(id: string, format: ExportFormat): Promise<ExportResult> {
+    await this.enter('exportConversation', [id, format])
+    if (format !== 'markdown' && format !== 'json') throw new TransportError('format must be "markdown" or "json"', 400)
+    const content = this.exportText(id, format)
+    if (!this.nativeFileDialogs) return { kind: 'content', content, mimeType: format === 'json' ? 'application/json' : 'text/markdown' }
+    if (this.savedDir === null) return { kind: 'cancelled' }
+    return { kind: 'saved', path: `${this.savedDir}/conversation.${format === 'json' ? 'json' : 'md'}` }
+  }
+
+  async importConversation(json?: string): Promise<Conversation | null> {
+    await this.enter('importConversation', json === undefined ? [] : [json])
+    let text = json
+    if (this.nativeFileDialogs && text === undefined) {
+      if (this.nextImportFile === null) return null
+      text = this.nextImportFile
+    }
+    if (text === undefined) throw new TransportError('Choose a file to import', 400)
+    const bad = (why: string) => new TransportError(`import conversation: invalid conversation export: ${why}`, 400)
+    let doc: {
+      format?: unknown
+      version?: unknown
+      conversation?: { title?: string; assistant?: string; pinned?: boolean; created_at?: string; updated_at?: string } | null
+      messages?: Partial<Message>[] | null
+    }
+    try {
+      doc = JSON.parse(text)
+    } catch (err) {
+      throw bad(err instanceof Error ? err.message : 'not JSON')
+    }
+    if (!doc || typeof doc !== 'object') throw bad('not a JSON object')
+    if (doc.format !== 'parley.conversation') throw bad(`format is ${JSON.stringify(doc.format ?? '')}, want "parley.conversation"`)
+    if (typeof doc.version !== 'number' || doc.version < 1) throw bad(`version ${String(doc.version ?? 0)} is not valid`)
+    if (doc.version > 1) throw bad(`version ${doc.version} was written by a newer Parley (this one reads up to 1)`)
+    const c = doc.conversation
+    if (!c || typeof c !== 'object') throw bad('conversation is missing')
+    const msgs = doc.messages ?? []
+    msgs.forEach((m, i) => {
+      if (!ROLES.includes(m.role as Role)) throw bad(`messages[${i}].role ${JSON.stringify(m.role ?? '')} is not one of system, user, assistant, tool`)
+    })
+    const now = new Date().toISOString()
+    const d = this.addConversation({ title: c.title ?? '', assistant: c.assistant || DEFAULT_PROFILE, pinned: !!c.pinned, created_at: c.created_at || now, updated_at: c.updated_at || now })
+    for (const m of msgs) this.addMessage(d.id, { ...m, id: fakeId('msg'), role: m.role as Role, content: m.content ?? '', created_at: m.created_at || now })
+    this.emit('conversation:updated', { conversationId: d.id, title: d.title })
+    return clone(this.summary(d))
   }
 
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe {

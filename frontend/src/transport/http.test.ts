@@ -7,15 +7,15 @@ interface Call {
   init: RequestInit
 }
 
-function fakeFetch(responder: (url: string, init: RequestInit) => { status?: number; body?: unknown }) {
+function fakeFetch(responder: (url: string, init: RequestInit) => { status?: number; body?: unknown; text?: string; type?: string }) {
   const calls: Call[] = []
   const fn = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = String(input)
     calls.push({ url, init: init ?? {} })
     const r = responder(url, init ?? {})
     const status = r.status ?? 200
-    const text = r.body === undefined ? '' : JSON.stringify(r.body)
-    return new Response(text, { status, headers: { 'Content-Type': 'application/json' } })
+    const text = r.text ?? (r.body === undefined ? '' : JSON.stringify(r.body))
+    return new Response(text, { status, headers: { 'Content-Type': r.type ?? 'application/json' } })
   })
   return { fn: fn as unknown as typeof fetch, calls }
 }
@@ -163,6 +163,75 @@ describe('HttpTransport settings, models and retry', () => {
     t.on('model:pull', (p) => got.push(p))
     FakeEventSource.instances[0]!.send('model:pull', '{"conversationId":"","model":"qwen3","status":"downloading","total":10,"completed":5}')
     expect(got).toEqual([{ conversationId: '', model: 'qwen3', status: 'downloading', total: 10, completed: 5 }])
+  })
+})
+
+describe('HttpTransport profiles, tools, export and import', () => {
+  it('uses GET /profiles, PUT|DELETE /profiles/{name} and GET /tools', async () => {
+    const { fn, calls } = fakeFetch((url, init) => {
+      if (url.endsWith('/profiles')) return { body: [{ name: 'default', system_prompt: 'Hi', model: '', tools: ['ask_user_question'] }, { name: 'Bare', system_prompt: '', model: 'm', tools: null }] }
+      if (url.endsWith('/tools')) return { body: [{ name: 'ask_user_question', description: 'Ask you' }] }
+      if (init.method === 'PUT') return { body: { ...JSON.parse(String(init.body)), model: 'qwen3' } }
+      return { body: { deleted: true } }
+    })
+    const t = new HttpTransport({ fetch: fn })
+    expect(t.nativeFileDialogs).toBe(false)
+    expect(await t.listProfiles()).toEqual([
+      { name: 'default', system_prompt: 'Hi', model: '', tools: ['ask_user_question'] },
+      { name: 'Bare', system_prompt: '', model: 'm', tools: [] },
+    ])
+    expect(await t.availableTools()).toEqual([{ name: 'ask_user_question', description: 'Ask you' }])
+    const p = { name: 'Code review', system_prompt: 'Be brief.', model: ' qwen3 ', tools: ['calculator'] }
+    expect(await t.saveProfile(p)).toEqual({ ...p, model: 'qwen3' })
+    await t.deleteProfile('Code review')
+    const summary = calls.map((c) => `${c.init.method} ${c.url}${c.init.body ? ' ' + c.init.body : ''}`)
+    expect(summary).toEqual([
+      'GET /api/v1/profiles',
+      'GET /api/v1/tools',
+      `PUT /api/v1/profiles/Code%20review ${JSON.stringify(p)}`,
+      'DELETE /api/v1/profiles/Code%20review',
+    ])
+  })
+
+  it('passes a refused profile on with the server message and status', async () => {
+    const { fn } = fakeFetch(() => ({ status: 400, body: { error: 'profile name must be 1-40 letters, digits, spaces, dots, dashes or underscores' } }))
+    await expect(new HttpTransport({ fetch: fn }).saveProfile({ name: 'a/b', system_prompt: '', model: '', tools: [] })).rejects.toMatchObject({
+      status: 400,
+      message: 'profile name must be 1-40 letters, digits, spaces, dots, dashes or underscores',
+    })
+  })
+
+  it('exports as text (Markdown or JSON) with the content type, without parsing it', async () => {
+    const md = '# Trip\n\n*Exported from Parley.*\n'
+    const json = '{\n  "format": "parley.conversation",\n  "version": 1\n}'
+    const { fn, calls } = fakeFetch((url) =>
+      url.includes('format=json') ? { text: json, type: 'application/json' } : { text: md, type: 'text/markdown; charset=utf-8' },
+    )
+    const t = new HttpTransport({ fetch: fn })
+    expect(await t.exportConversation('c/1', 'markdown')).toEqual({ kind: 'content', content: md, mimeType: 'text/markdown' })
+    expect(await t.exportConversation('c/1', 'json')).toEqual({ kind: 'content', content: json, mimeType: 'application/json' })
+    expect(calls.map((c) => `${c.init.method} ${c.url}`)).toEqual([
+      'GET /api/v1/conversations/c%2F1/export?format=markdown',
+      'GET /api/v1/conversations/c%2F1/export?format=json',
+    ])
+  })
+
+  it('imports by posting the file text as is, and reports a refused file', async () => {
+    const file = '{"format":"parley.conversation","version":1,"conversation":{"title":"Trip"}}'
+    const { fn, calls } = fakeFetch((url, init) =>
+      String(init.body).includes('parley.conversation')
+        ? { status: 201, body: { id: 'new', title: 'Trip', assistant: 'default' } }
+        : { status: 400, body: { error: 'import conversation: invalid conversation export: format is "", want "parley.conversation"' } },
+    )
+    const t = new HttpTransport({ fetch: fn })
+    expect(await t.importConversation(file)).toEqual({ id: 'new', title: 'Trip', assistant: 'default' })
+    expect(calls[0]!.url).toBe('/api/v1/conversations/import')
+    expect(calls[0]!.init.method).toBe('POST')
+    expect(calls[0]!.init.body).toBe(file)
+    expect((calls[0]!.init.headers as Record<string, string>)['Content-Type']).toBe('application/json')
+    await expect(t.importConversation('{}')).rejects.toMatchObject({ status: 400, message: expect.stringContaining('format is ""') })
+    await expect(t.importConversation()).rejects.toBeInstanceOf(TransportError)
+    expect(calls).toHaveLength(2)
   })
 })
 

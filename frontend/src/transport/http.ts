@@ -10,16 +10,20 @@ import {
   type ConversationPage,
   type CreateConversationParams,
   type EventMap,
+  type ExportFormat,
+  type ExportResult,
   type EventName,
   type Health,
   type ListConversationsParams,
   type ModelInfo,
   type ModelStatus,
+  type Profile,
   type RespondRequest,
   type Settings,
+  type ToolInfo,
 } from '../types'
 import { normalizeSettings } from '../lib/settings'
-import { browserCopy, Emitter, isSafeExternalUrl, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
+import { browserCopy, Emitter, isSafeExternalUrl, normalizeProfile, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
 
 export interface HttpTransportOptions {
   /** Prefix of every API path (default "/api/v1"). */
@@ -33,8 +37,18 @@ export interface HttpTransportOptions {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
+function parseJSON(text: string): unknown {
+  if (!text) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
 export class HttpTransport implements Transport {
   readonly kind = 'http' as const
+  readonly nativeFileDialogs = false
   private readonly base: string
   private readonly fetchFn: typeof fetch
   private readonly ES: typeof EventSource | undefined
@@ -56,12 +70,17 @@ export class HttpTransport implements Transport {
 
   // ---- requests --------------------------------------------------------------
 
-  private async request<T>(method: Method, path: string, body?: unknown): Promise<T> {
+  /**
+   * Sends a request and returns the response text; non-2xx responses become
+   * a TransportError with the server's `{"error"}` message and the status.
+   * `raw` sends `body` as is (already JSON text) instead of encoding it.
+   */
+  private async send(method: Method, path: string, body?: unknown, raw = false): Promise<{ text: string; res: Response }> {
     const headers: Record<string, string> = { Accept: 'application/json' }
     const init: RequestInit = { method, headers, credentials: 'same-origin' }
     if (body !== undefined) {
       headers['Content-Type'] = 'application/json'
-      init.body = JSON.stringify(body)
+      init.body = raw ? String(body) : JSON.stringify(body)
     }
     let res: Response
     try {
@@ -70,22 +89,20 @@ export class HttpTransport implements Transport {
       throw new TransportError(`Can't reach Parley (${err instanceof Error ? err.message : String(err)})`, 0)
     }
     const text = await res.text().catch(() => '')
-    let data: unknown = undefined
-    if (text) {
-      try {
-        data = JSON.parse(text)
-      } catch {
-        data = undefined
-      }
-    }
     if (!res.ok) {
+      const data = parseJSON(text)
       const msg =
         data && typeof data === 'object' && typeof (data as { error?: unknown }).error === 'string'
           ? (data as { error: string }).error
           : `Request failed (${res.status}${res.statusText ? ' ' + res.statusText : ''})`
       throw new TransportError(msg, res.status)
     }
-    return data as T
+    return { text, res }
+  }
+
+  private async request<T>(method: Method, path: string, body?: unknown, raw = false): Promise<T> {
+    const { text } = await this.send(method, path, body, raw)
+    return parseJSON(text) as T
   }
 
   private conv(id: string, rest = ''): string {
@@ -188,6 +205,41 @@ export class HttpTransport implements Transport {
   /** Resolves when the pull finished (progress comes as model:pull events). */
   async pullModel(name: string): Promise<void> {
     await this.request('POST', '/models/pull', { model: name })
+  }
+
+  // Not in SPEC §4: GET /profiles, PUT|DELETE /profiles/{name}, GET /tools.
+  async listProfiles(): Promise<Profile[]> {
+    const res = await this.request<Profile[] | null>('GET', '/profiles')
+    return (Array.isArray(res) ? res : []).map(normalizeProfile)
+  }
+
+  /** PUT /profiles/{name}: the path names the profile, the body holds the rest. */
+  async saveProfile(profile: Profile): Promise<Profile> {
+    const saved = await this.request<Profile | undefined>('PUT', `/profiles/${encodeURIComponent(profile.name)}`, profile)
+    return normalizeProfile(saved && typeof saved === 'object' ? saved : profile)
+  }
+
+  async deleteProfile(name: string): Promise<void> {
+    await this.request('DELETE', `/profiles/${encodeURIComponent(name)}`)
+  }
+
+  async availableTools(): Promise<ToolInfo[]> {
+    const res = await this.request<ToolInfo[] | null>('GET', '/tools')
+    return Array.isArray(res) ? res : []
+  }
+
+  /** GET /conversations/{id}/export?format=: the text, for the UI to save. */
+  async exportConversation(id: string, format: ExportFormat): Promise<ExportResult> {
+    const { text, res } = await this.send('GET', this.conv(id, `/export?format=${encodeURIComponent(format)}`))
+    const fallback = format === 'json' ? 'application/json' : 'text/markdown'
+    const mimeType = (res.headers.get('Content-Type') || fallback).split(';')[0]!.trim() || fallback
+    return { kind: 'content', content: text, mimeType }
+  }
+
+  /** POST /conversations/import with the exported JSON as the body, as is. */
+  async importConversation(json?: string): Promise<Conversation | null> {
+    if (json === undefined) throw new TransportError('Choose a file to import', 400)
+    return this.request<Conversation>('POST', '/conversations/import', json, true)
   }
 
   // ---- events ----------------------------------------------------------------

@@ -9,13 +9,17 @@ import type {
   ConversationPage,
   CreateConversationParams,
   EventMap,
+  ExportFormat,
+  ExportResult,
   EventName,
   Health,
   ListConversationsParams,
   ModelInfo,
   ModelStatus,
+  Profile,
   RespondRequest,
   Settings,
+  ToolInfo,
 } from '../types'
 
 export type Unsubscribe = () => void
@@ -23,6 +27,12 @@ export type EventHandler<E extends EventName> = (payload: EventMap[E]) => void
 
 export interface Transport {
   readonly kind: 'wails' | 'http' | 'fake'
+  /**
+   * True when the Go side shows native file dialogs (the desktop app):
+   * exportConversation saves the file itself and importConversation asks for
+   * the file. Otherwise export returns the text and import takes it.
+   */
+  readonly nativeFileDialogs: boolean
 
   health(): Promise<Health>
   listConversations(params?: ListConversationsParams): Promise<ConversationPage>
@@ -54,6 +64,23 @@ export interface Transport {
   pullModel(name: string): Promise<void>
   /** Version and data folder (the data folder is empty over HTTP). */
   appInfo(): Promise<AppInfo>
+
+  /** Assistant profiles; the default one is always first. */
+  listProfiles(): Promise<Profile[]>
+  /** Creates or replaces the profile named `profile.name` (the backend validates it). */
+  saveProfile(profile: Profile): Promise<Profile>
+  /** Deletes a profile; deleting "default" resets it to its defaults. */
+  deleteProfile(name: string): Promise<void>
+  /** The tools a profile may opt in to. */
+  availableTools(): Promise<ToolInfo[]>
+  /** Exports one conversation as Markdown or as JSON (see ExportResult). */
+  exportConversation(id: string, format: ExportFormat): Promise<ExportResult>
+  /**
+   * Adds a conversation exported as JSON (with new ids). `json` is the file's
+   * text; with native file dialogs it is left out and the Go side asks for the
+   * file. Resolves null when the user cancelled that dialog.
+   */
+  importConversation(json?: string): Promise<Conversation | null>
 
   /** Subscribes to a SPEC §3 event (or the local `transport:connection`). */
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe
@@ -118,6 +145,16 @@ export class Emitter {
     let n = 0
     for (const set of this.handlers.values()) n += set.size
     return n
+  }
+}
+
+/** Fills fields Go may leave null (a profile without tools is `"tools": null`). */
+export function normalizeProfile(p: Partial<Profile> | null | undefined): Profile {
+  return {
+    name: p?.name ?? '',
+    system_prompt: p?.system_prompt ?? '',
+    model: p?.model ?? '',
+    tools: Array.isArray(p?.tools) ? [...p.tools] : [],
   }
 }
 

@@ -31,6 +31,12 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
     Retry: method('Retry', { run_id: 'run-2' }),
     CheckModelServer: method('CheckModelServer', { reachable: false, base_url: 'http://127.0.0.1:11434/v1', model: '', demo: false, message: 'refused', models: null }),
     PullModel: method('PullModel'),
+    Profiles: method('Profiles', [{ name: 'default', system_prompt: 'Hi', model: '', tools: null }]),
+    SaveProfile: method('SaveProfile', { name: 'Reviewer', system_prompt: 'Be brief.', model: 'qwen3', tools: ['calculator'] }),
+    DeleteProfile: method('DeleteProfile'),
+    AvailableTools: method('AvailableTools', [{ name: 'ask_user_question', description: 'Ask you' }]),
+    ExportConversation: method('ExportConversation', '/home/me/conversation.md'),
+    ImportConversation: method('ImportConversation', { id: 'imported', title: 'Trip', assistant: 'default' }),
     ...overrides,
   }
   const app = { Info: method('App.Info', { version: '1.2.3', dataDir: '/home/me/.config/parley' }) }
@@ -115,6 +121,45 @@ describe('WailsTransport', () => {
     // a plain run id string is accepted too
     const plain = fakeWindow({ Retry: () => Promise.resolve('run-3') })
     expect(await new WailsTransport(plain.win).retry('a')).toEqual({ run_id: 'run-3' })
+  })
+
+  it('manages profiles and lists tools through the bindings', async () => {
+    const { win, calls } = fakeWindow()
+    const t = new WailsTransport(win)
+    expect(await t.listProfiles()).toEqual([{ name: 'default', system_prompt: 'Hi', model: '', tools: [] }])
+    const p = { name: 'Reviewer', system_prompt: 'Be brief.', model: 'qwen3', tools: ['calculator'] }
+    expect(await t.saveProfile(p)).toEqual(p)
+    await t.deleteProfile('Reviewer')
+    expect(await t.availableTools()).toEqual([{ name: 'ask_user_question', description: 'Ask you' }])
+    expect(calls).toEqual([
+      ['Profiles', []],
+      ['SaveProfile', [p]],
+      ['DeleteProfile', ['Reviewer']],
+      ['AvailableTools', []],
+    ])
+    const refused = fakeWindow({ SaveProfile: () => Promise.reject('unknown tool "rm"') })
+    await expect(new WailsTransport(refused.win).saveProfile({ ...p, tools: ['rm'] })).rejects.toThrow('unknown tool "rm"')
+  })
+
+  it('exports and imports through the Go dialogs', async () => {
+    const { win, calls } = fakeWindow()
+    const t = new WailsTransport(win)
+    expect(t.nativeFileDialogs).toBe(true)
+    expect(await t.exportConversation('a', 'markdown')).toEqual({ kind: 'saved', path: '/home/me/conversation.md' })
+    expect(await t.importConversation()).toEqual({ id: 'imported', title: 'Trip', assistant: 'default' })
+    expect(calls).toEqual([
+      ['ExportConversation', ['a', 'markdown']],
+      ['ImportConversation', []],
+    ])
+    // the user cancelled the dialogs
+    const cancelled = fakeWindow({ ExportConversation: () => Promise.resolve(''), ImportConversation: () => Promise.resolve(null) })
+    const c = new WailsTransport(cancelled.win)
+    expect(await c.exportConversation('a', 'json')).toEqual({ kind: 'cancelled' })
+    expect(await c.importConversation()).toBeNull()
+    // a refused file rejects with Go's message; text cannot be passed in
+    const bad = fakeWindow({ ImportConversation: () => Promise.reject('import conversation: invalid conversation export: conversation is missing') })
+    await expect(new WailsTransport(bad.win).importConversation()).rejects.toThrow('conversation is missing')
+    await expect(t.importConversation('{}')).rejects.toBeInstanceOf(TransportError)
   })
 
   it('fills missing settings fields and passes SaveSettings errors through', async () => {

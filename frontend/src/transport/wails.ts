@@ -10,15 +10,19 @@ import type {
   ConversationPage,
   CreateConversationParams,
   EventName,
+  ExportFormat,
+  ExportResult,
   Health,
   ListConversationsParams,
   ModelInfo,
   ModelStatus,
+  Profile,
   RespondRequest,
   Settings,
+  ToolInfo,
 } from '../types'
 import { normalizeSettings } from '../lib/settings'
-import { browserCopy, isSafeExternalUrl, toError, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
+import { browserCopy, isSafeExternalUrl, normalizeProfile, toError, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
 
 /** The Go methods the Wails transport calls, with their argument order. */
 export interface WailsChatService {
@@ -40,6 +44,14 @@ export interface WailsChatService {
   ListModels(): Promise<ModelInfo[] | null>
   CheckModelServer(): Promise<ModelStatus>
   PullModel(name: string): Promise<void>
+  Profiles(): Promise<Profile[] | null>
+  SaveProfile(profile: Profile): Promise<Profile>
+  DeleteProfile(name: string): Promise<void>
+  AvailableTools(): Promise<ToolInfo[] | null>
+  /** Asks where to save and writes the file; the path, or "" when cancelled. */
+  ExportConversation(id: string, format: string): Promise<string>
+  /** Asks for an exported JSON file and adds it; null when cancelled. */
+  ImportConversation(): Promise<Conversation | null>
 }
 
 /** `window.go.main.App`: the window's own methods. */
@@ -66,6 +78,7 @@ export const DEFAULT_PAGE_SIZE = 50
 
 export class WailsTransport implements Transport {
   readonly kind = 'wails' as const
+  readonly nativeFileDialogs = true
 
   constructor(private readonly win: Window = window) {}
 
@@ -172,6 +185,34 @@ export class WailsTransport implements Transport {
 
   async pullModel(name: string): Promise<void> {
     await this.call('PullModel', name)
+  }
+
+  async listProfiles(): Promise<Profile[]> {
+    return ((await this.call('Profiles')) ?? []).map(normalizeProfile)
+  }
+
+  async saveProfile(profile: Profile): Promise<Profile> {
+    return normalizeProfile((await this.call('SaveProfile', profile)) ?? profile)
+  }
+
+  async deleteProfile(name: string): Promise<void> {
+    await this.call('DeleteProfile', name)
+  }
+
+  async availableTools(): Promise<ToolInfo[]> {
+    return (await this.call('AvailableTools')) ?? []
+  }
+
+  /** The Go side shows a save dialog and writes the file. */
+  async exportConversation(id: string, format: ExportFormat): Promise<ExportResult> {
+    const path = await this.call('ExportConversation', id, format)
+    return path ? { kind: 'saved', path } : { kind: 'cancelled' }
+  }
+
+  /** The Go side shows an open dialog and reads the file. */
+  async importConversation(json?: string): Promise<Conversation | null> {
+    if (json !== undefined) throw new TransportError('The desktop app picks the file to import itself')
+    return (await this.call('ImportConversation')) || null
   }
 
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe {
