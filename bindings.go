@@ -132,7 +132,7 @@ func (c *ChatService) ExportConversation(id, format string) (string, error) {
 		ext = "json"
 	}
 	path, err := runtime.SaveFileDialog(c.ctx, runtime.SaveDialogOptions{
-		Title: "Export conversation", DefaultFilename: "conversation." + ext,
+		Title: "Export conversation", DefaultFilename: c.svc.ExportFileName(c.ctx, id, format),
 		Filters: []runtime.FileFilter{{DisplayName: strings.ToUpper(ext) + " files", Pattern: "*." + ext}},
 	})
 	if err != nil || path == "" {

@@ -116,3 +116,31 @@ func (s *Service) ImportConversation(ctx context.Context, data []byte) (*chat.Co
 	s.ev.Emit("conversation:updated", map[string]any{"conversationId": c.ID, "title": c.Title})
 	return c, nil
 }
+
+// unsafeFileChars are characters file systems refuse or treat specially.
+var unsafeFileChars = regexp.MustCompile(`[\\/:*?"<>|\x00-\x1f\x7f]+`)
+
+// ExportFileName suggests `<title>.md` or `<title>.json` for an export, safe
+// as a file name on every OS (the browser UI uses the same rule).
+func (s *Service) ExportFileName(ctx context.Context, id, format string) string {
+	title := ""
+	if c, err := s.store.GetConversation(ctx, id); err == nil {
+		title = c.Title
+	}
+	return exportFileName(title, format)
+}
+
+func exportFileName(title, format string) string {
+	base := strings.Join(strings.Fields(unsafeFileChars.ReplaceAllString(title, " ")), " ")
+	base = strings.Trim(base, ". ")
+	if r := []rune(base); len(r) > 100 {
+		base = strings.TrimSpace(string(r[:100]))
+	}
+	if base == "" {
+		base = "conversation"
+	}
+	if format == "json" {
+		return base + ".json"
+	}
+	return base + ".md"
+}
