@@ -235,14 +235,18 @@ export interface ConversationStateEvent {
   conversationId: string
   state: RunState
   error?: string
-  run_id?: string
+  runId?: string
+  pending_question?: Card
 }
 
 export interface MessageDeltaEvent {
   conversationId: string
   delta: string
+  /** The id the finished message will have (camelCase like conversationId). */
+  messageId?: string
+  runId?: string
+  /** Older spelling, still accepted. */
   message_id?: string
-  run_id?: string
 }
 
 /**
@@ -260,7 +264,7 @@ export type QuestionEvent = Card | { conversationId: string; card: Card }
 export interface RunErrorEvent {
   conversationId: string
   error: string
-  run_id?: string
+  runId?: string
 }
 
 /** Local event of the transport itself (never sent by Go). */

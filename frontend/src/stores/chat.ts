@@ -278,7 +278,7 @@ export const useChatStore = defineStore('chat', {
       if (!delta) return
       const id = p.conversationId
       // The backend sends messageId; message_id is accepted too.
-      const messageId = p.message_id || (p as { messageId?: string }).messageId || undefined
+      const messageId = p.messageId || p.message_id || undefined
       const buf = this.streams[id]
       if (buf && (!messageId || !buf.messageId || buf.messageId === messageId)) {
         buf.text += delta
