@@ -49,6 +49,11 @@ func (c *ChatService) SetPinned(id string, pinned bool) error {
 	return c.svc.SetPinned(c.ctx, id, pinned)
 }
 
+// SetAssistant switches the conversation's assistant profile.
+func (c *ChatService) SetAssistant(id, assistant string) error {
+	return c.svc.SetAssistant(c.ctx, id, assistant)
+}
+
 func (c *ChatService) DeleteConversation(id string) error {
 	return c.svc.DeleteConversation(c.ctx, id)
 }

@@ -37,6 +37,7 @@ type Backend interface {
 	// Beyond SPEC §4, for the UI in a browser.
 	RenameConversation(ctx context.Context, id, title string) error
 	SetPinned(ctx context.Context, id string, pinned bool) error
+	SetAssistant(ctx context.Context, id, assistant string) error
 	Retry(ctx context.Context, id string) (runID string, err error)
 	GetSettings() service.Settings
 	SaveSettings(ctx context.Context, s service.Settings) (service.Settings, error)
@@ -454,15 +455,22 @@ func (s *Server) ui() http.Handler {
 
 func (s *Server) patchConversation(w http.ResponseWriter, r *http.Request) error {
 	var req struct {
-		Title  *string `json:"title"`
-		Pinned *bool   `json:"pinned"`
+		Title     *string `json:"title"`
+		Pinned    *bool   `json:"pinned"`
+		Assistant *string `json:"assistant"`
 	}
 	if err := decode(r, &req); err != nil {
 		return err
 	}
 	id := r.PathValue("id")
-	if req.Title == nil && req.Pinned == nil {
-		return httpError{http.StatusBadRequest, `give "title" and/or "pinned"`}
+	if req.Title == nil && req.Pinned == nil && req.Assistant == nil {
+		return httpError{http.StatusBadRequest, `give "title", "pinned" and/or "assistant"`}
+	}
+	if req.Assistant != nil {
+		// First: an unknown profile is refused before anything changes.
+		if err := s.opts.Backend.SetAssistant(r.Context(), id, *req.Assistant); err != nil {
+			return err
+		}
 	}
 	if req.Title != nil {
 		if err := s.opts.Backend.RenameConversation(r.Context(), id, *req.Title); err != nil {

@@ -63,6 +63,7 @@ func (f *fakeBackend) Questions(context.Context, string) ([]*questions.Card, err
 
 func (f *fakeBackend) RenameConversation(context.Context, string, string) error { return f.err }
 func (f *fakeBackend) SetPinned(context.Context, string, bool) error            { return f.err }
+func (f *fakeBackend) SetAssistant(context.Context, string, string) error       { return f.err }
 func (f *fakeBackend) Retry(context.Context, string) (string, error)            { return "r2", f.err }
 func (f *fakeBackend) GetSettings() service.Settings                            { return service.DefaultSettings() }
 func (f *fakeBackend) SaveSettings(_ context.Context, s service.Settings) (service.Settings, error) {
@@ -220,6 +221,8 @@ func TestStatusCodes(t *testing.T) {
 		{"unknown endpoint", nil, "GET", "/api/v1/nope", "", 404},
 		{"rename", nil, "PATCH", "/api/v1/conversations/c1", `{"title":"New"}`, 200},
 		{"patch nothing", nil, "PATCH", "/api/v1/conversations/c1", `{}`, 400},
+		{"set assistant", nil, "PATCH", "/api/v1/conversations/c1", `{"assistant":"coder"}`, 200},
+		{"set unknown assistant", &service.InputError{Msg: "unknown assistant"}, "PATCH", "/api/v1/conversations/c1", `{"assistant":"nope","title":"x"}`, 400},
 		{"retry", nil, "POST", "/api/v1/conversations/c1/retry", ``, 202},
 		{"settings", nil, "GET", "/api/v1/settings", ``, 200},
 		{"save bad settings", &service.InputError{Msg: "bad"}, "PUT", "/api/v1/settings", `{"theme":"neon"}`, 400},

@@ -296,14 +296,23 @@ func (s *Service) CreateConversation(ctx context.Context, title, assistant strin
 	if utf8.RuneCountInString(title) > 200 {
 		return nil, inputErrorf("title must be at most 200 characters")
 	}
-	if assistant == "" {
-		assistant = agent.DefaultProfileName
-	} else if assistant != agent.DefaultProfileName {
-		if _, err := s.store.Profile(ctx, assistant); err != nil {
-			return nil, inputErrorf(fmt.Sprintf("unknown assistant %q", assistant))
-		}
+	assistant, err := s.checkAssistant(ctx, assistant)
+	if err != nil {
+		return nil, err
 	}
 	return s.store.CreateConversation(ctx, title, assistant)
+}
+
+// checkAssistant returns the profile name to store ("" = the default) or an
+// input error when no such profile exists.
+func (s *Service) checkAssistant(ctx context.Context, assistant string) (string, error) {
+	if assistant == "" || assistant == agent.DefaultProfileName {
+		return agent.DefaultProfileName, nil
+	}
+	if _, err := s.store.Profile(ctx, assistant); err != nil {
+		return "", inputErrorf(fmt.Sprintf("unknown assistant %q", assistant))
+	}
+	return assistant, nil
 }
 
 // GetConversation returns the conversation with messages and state.
@@ -353,6 +362,20 @@ func (s *Service) SetPinned(ctx context.Context, id string, pinned bool) error {
 		return err
 	}
 	s.ev.Emit("conversation:updated", map[string]any{"conversationId": id, "pinned": pinned})
+	return nil
+}
+
+// SetAssistant switches the conversation to another assistant profile; the
+// next run uses it (a run already going on keeps the one it started with).
+func (s *Service) SetAssistant(ctx context.Context, id, assistant string) error {
+	assistant, err := s.checkAssistant(ctx, assistant)
+	if err != nil {
+		return err
+	}
+	if err := s.store.SetAssistant(ctx, id, assistant); err != nil {
+		return err
+	}
+	s.ev.Emit("conversation:updated", map[string]any{"conversationId": id, "assistant": assistant})
 	return nil
 }
 

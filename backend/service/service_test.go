@@ -526,3 +526,39 @@ func TestLateAnswerStoredBeforeCrashIsDeliveredOnce(t *testing.T) {
 		t.Fatalf("%d late-answer turns after a second restart, want 1", n)
 	}
 }
+
+// Switching a conversation's assistant: the next run uses the new profile;
+// an unknown profile is refused and nothing changes.
+func TestSetAssistantSwitchesTheNextRun(t *testing.T) {
+	e := newEnv(t, modelserver.Turns(modelserver.Turn{Text: "one"}, modelserver.Turn{Text: "two"}), time.Minute)
+	ctx := context.Background()
+	if _, err := e.svc.SaveProfile(ctx, Profile{Name: "writer", SystemPrompt: "You write haiku.", Tools: []string{"calculator"}}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := e.svc.CreateConversation(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.SetAssistant(ctx, c.ID, "nobody"); err == nil {
+		t.Fatal("unknown assistant accepted")
+	}
+	if err := e.svc.SetAssistant(ctx, "missing", "writer"); err == nil {
+		t.Fatal("assistant set on a missing conversation")
+	}
+	if d, _ := e.svc.GetConversation(ctx, c.ID); d.Assistant != "default" {
+		t.Fatalf("assistant changed by a refused call: %q", d.Assistant)
+	}
+	if err := e.svc.SetAssistant(ctx, c.ID, "writer"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.SendMessage(ctx, c.ID, "a poem"); err != nil {
+		t.Fatal(err)
+	}
+	d := e.waitState(c.ID, chat.StateIdle)
+	if d.Assistant != "writer" {
+		t.Fatalf("assistant %q after the switch", d.Assistant)
+	}
+	if req := e.model.Requests()[0]; req.Messages[0].Content != "You write haiku." {
+		t.Fatalf("the new profile was not used: %+v", req.Messages)
+	}
+}

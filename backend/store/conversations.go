@@ -51,6 +51,12 @@ func (s *Store) SetPinned(ctx context.Context, id string, pinned bool) error {
 	return checkUpdated(res, err, "pin conversation", id)
 }
 
+// SetAssistant sets the assistant profile a conversation's next runs use.
+func (s *Store) SetAssistant(ctx context.Context, id, assistant string) error {
+	res, err := s.writer.ExecContext(ctx, `UPDATE conversations SET assistant = ? WHERE id = ?`, assistant, id)
+	return checkUpdated(res, err, "set assistant of conversation", id)
+}
+
 // DeleteConversation deletes a conversation with its messages, runs and
 // cards (foreign keys cascade; triggers drop them from the search index).
 func (s *Store) DeleteConversation(ctx context.Context, id string) error {
