@@ -291,6 +291,7 @@ export interface ConversationUpdatedEvent {
   conversationId: string
   title?: string
   pinned?: boolean
+  assistant?: string
 }
 
 /** A conversation was deleted (by this window or another client). */

@@ -61,6 +61,24 @@ describe('conversations store', () => {
     expect(store.currentId).toBeNull()
   })
 
+  it('switches the assistant, and puts it back when refused', async () => {
+    seedMany(1)
+    const store = useConversationsStore()
+    await store.load()
+    expect(await store.setAssistant('c0', 'writer')).toBe(false) // no such profile in the fake
+    expect(store.byId('c0')!.assistant).toBe('default')
+    expect(store.actionError).toBe('Couldn\'t switch the assistant: unknown assistant "writer"')
+    await env.fake.saveProfile({ name: 'writer', system_prompt: 'Haiku.', model: '', tools: [] })
+    expect(await store.setAssistant('c0', 'writer')).toBe(true)
+    expect(store.byId('c0')!.assistant).toBe('writer')
+    expect(env.fake.callsOf('setAssistant')).toEqual([
+      ['c0', 'writer'],
+      ['c0', 'writer'],
+    ])
+    expect(await store.setAssistant('c0', 'writer')).toBe(false) // unchanged: no call
+    expect(env.fake.callsOf('setAssistant')).toHaveLength(2)
+  })
+
   it('puts a failed rename back and reports it', async () => {
     seedMany(1)
     const store = useConversationsStore()

@@ -11,6 +11,7 @@ import type {
   ExportFormat,
   ExportResult,
 } from '../types'
+import { DEFAULT_PROFILE } from '../types'
 import { toError, useTransport } from '../transport'
 import { useChatStore } from './chat'
 import { useQuestionsStore } from './questions'
@@ -204,6 +205,24 @@ export const useConversationsStore = defineStore('conversations', {
       }
     },
 
+    /** Switches the conversation's assistant profile; its next run uses it. */
+    async setAssistant(id: string, assistant: string): Promise<boolean> {
+      const item = this.byId(id)
+      if (!item || (item.assistant || DEFAULT_PROFILE) === assistant) return false
+      const before = item.assistant
+      item.assistant = assistant
+      try {
+        const res = await useTransport().setAssistant(id, assistant)
+        if (res && res.id) Object.assign(item, summaryOf(res))
+        this.actionError = null
+        return true
+      } catch (err) {
+        item.assistant = before
+        this.actionError = `Couldn't switch the assistant: ${toError(err).message}`
+        return false
+      }
+    },
+
     async remove(id: string): Promise<boolean> {
       try {
         await useTransport().deleteConversation(id)
@@ -315,6 +334,7 @@ export const useConversationsStore = defineStore('conversations', {
       const patch: Partial<Conversation> = {}
       if (typeof p.title === 'string') patch.title = p.title
       if (typeof p.pinned === 'boolean') patch.pinned = p.pinned
+      if (typeof p.assistant === 'string') patch.assistant = p.assistant
       const targets = new Set([this.items.find((c) => c.id === id), this.known[id]].filter((c): c is Conversation => !!c))
       for (const c of targets) Object.assign(c, patch)
       // Not listed yet (e.g. imported, or created by another client).

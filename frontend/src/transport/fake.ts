@@ -274,6 +274,16 @@ export class FakeTransport implements Transport {
     return clone(this.summary(d))
   }
 
+  async setAssistant(id: string, assistant: string): Promise<Conversation> {
+    await this.enter('setAssistant', [id, assistant])
+    const d = this.mustGet(id)
+    const name = assistant || DEFAULT_PROFILE
+    if (name !== DEFAULT_PROFILE && !this.profiles.has(name)) throw new TransportError(`unknown assistant "${name}"`, 400)
+    d.assistant = name
+    this.emit('conversation:updated', { conversationId: id, assistant: name })
+    return clone(this.summary(d))
+  }
+
   async deleteConversation(id: string): Promise<void> {
     await this.enter('deleteConversation', [id])
     this.mustGet(id)

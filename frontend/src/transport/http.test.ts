@@ -82,6 +82,7 @@ describe('HttpTransport requests (SPEC §4)', () => {
     await t.deleteConversation('c/1')
     await t.renameConversation('c/1', 'New')
     await t.setPinned('c/1', true)
+    await t.setAssistant('c/1', 'writer')
     await t.health()
 
     expect(detail.messages).toEqual([])
@@ -99,6 +100,7 @@ describe('HttpTransport requests (SPEC §4)', () => {
       'DELETE /api/v1/conversations/c%2F1',
       'PATCH /api/v1/conversations/c%2F1 {"title":"New"}',
       'PATCH /api/v1/conversations/c%2F1 {"pinned":true}',
+      'PATCH /api/v1/conversations/c%2F1 {"assistant":"writer"}',
       'GET /api/v1/health',
     ])
     for (const c of calls) expect(c.init.credentials).toBe('same-origin')

@@ -150,6 +150,10 @@ export class HttpTransport implements Transport {
     return (await this.request<Conversation | undefined>('PATCH', this.conv(id), { pinned })) ?? undefined
   }
 
+  async setAssistant(id: string, assistant: string): Promise<Conversation | void> {
+    return (await this.request<Conversation | undefined>('PATCH', this.conv(id), { assistant })) ?? undefined
+  }
+
   async deleteConversation(id: string): Promise<void> {
     await this.request('DELETE', this.conv(id))
   }

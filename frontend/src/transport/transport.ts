@@ -40,6 +40,8 @@ export interface Transport {
   getConversation(id: string): Promise<ConversationDetail>
   renameConversation(id: string, title: string): Promise<Conversation | void>
   setPinned(id: string, pinned: boolean): Promise<Conversation | void>
+  /** Switches the conversation to another assistant profile (its next runs). */
+  setAssistant(id: string, assistant: string): Promise<Conversation | void>
   deleteConversation(id: string): Promise<void>
   sendMessage(id: string, content: string): Promise<{ run_id: string }>
   /**

@@ -19,6 +19,7 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
     GetConversation: method('GetConversation', { id: 'a', title: 'A', state: 'idle', messages: null, pending_question: null }),
     RenameConversation: method('RenameConversation'),
     SetPinned: method('SetPinned'),
+    SetAssistant: method('SetAssistant'),
     DeleteConversation: method('DeleteConversation'),
     SendMessage: method('SendMessage', 'run-1'),
     Cancel: method('Cancel'),
@@ -67,6 +68,7 @@ describe('WailsTransport', () => {
     expect((await t.getConversation('a')).messages).toEqual([])
     await t.renameConversation('a', 'B')
     await t.setPinned('a', true)
+    await t.setAssistant('a', 'writer')
     await t.deleteConversation('a')
     expect(await t.sendMessage('a', 'hello')).toEqual({ run_id: 'run-1' })
     await t.cancel('a')
@@ -85,6 +87,7 @@ describe('WailsTransport', () => {
       ['GetConversation', ['a']],
       ['RenameConversation', ['a', 'B']],
       ['SetPinned', ['a', true]],
+      ['SetAssistant', ['a', 'writer']],
       ['DeleteConversation', ['a']],
       ['SendMessage', ['a', 'hello']],
       ['Cancel', ['a']],

@@ -32,6 +32,7 @@ export interface WailsChatService {
   GetConversation(id: string): Promise<ConversationDetail>
   RenameConversation(id: string, title: string): Promise<Conversation | null | void>
   SetPinned(id: string, pinned: boolean): Promise<Conversation | null | void>
+  SetAssistant(id: string, assistant: string): Promise<Conversation | null | void>
   DeleteConversation(id: string): Promise<void>
   SendMessage(id: string, content: string): Promise<string | { run_id: string }>
   Retry(id: string): Promise<string | { run_id: string }>
@@ -133,6 +134,10 @@ export class WailsTransport implements Transport {
 
   async setPinned(id: string, pinned: boolean): Promise<Conversation | void> {
     return (await this.call('SetPinned', id, pinned)) ?? undefined
+  }
+
+  async setAssistant(id: string, assistant: string): Promise<Conversation | void> {
+    return (await this.call('SetAssistant', id, assistant)) ?? undefined
   }
 
   async deleteConversation(id: string): Promise<void> {
