@@ -100,6 +100,16 @@ test('a profile created in Settings is saved, still there after a reload, and ne
     const conv = await waitUntil(async () => (await server.api('GET', '/api/v1/conversations')).body.items[0], { what: 'the new conversation' })
     assert.equal(conv.assistant, 'Code reviewer')
     await page.getByTestId('conversation-assistant').filter({ hasText: 'Code reviewer' }).waitFor()
+
+    // The chat header switches the open conversation back to the default
+    // assistant; the server stores it and the sidebar tag goes away.
+    const headerPick = page.getByTestId('chat-assistant-select')
+    assert.equal(await headerPick.inputValue(), 'Code reviewer')
+    await headerPick.selectOption('default')
+    await waitUntil(async () => (await server.api('GET', `/api/v1/conversations/${conv.id}`)).body.assistant === 'default', {
+      what: 'the conversation to use the default assistant',
+    })
+    await page.getByTestId('conversation-assistant').waitFor({ state: 'detached' })
     assert.deepEqual(errors, [])
   } finally {
     await server.stop()

@@ -234,18 +234,18 @@ describe('question card drafts', () => {
   it('switches the open conversation to another assistant profile', async () => {
     await env.fake.saveProfile({ name: 'writer', system_prompt: 'Haiku.', model: '', tools: [] })
     const v = await mountView()
-    const select = v.find('[data-testid="conversation-assistant"]')
+    const select = v.find('[data-testid="chat-assistant-select"]')
     expect(select.exists()).toBe(true)
     expect((select.element as HTMLSelectElement).value).toBe('default')
     await select.setValue('writer')
     await settle()
     expect(env.fake.callsOf('setAssistant')).toEqual([['c1', 'writer']])
     expect(useConversationsStore().byId('c1')!.assistant).toBe('writer')
-    expect((v.find('[data-testid="conversation-assistant"]').element as HTMLSelectElement).value).toBe('writer')
+    expect((v.find('[data-testid="chat-assistant-select"]').element as HTMLSelectElement).value).toBe('writer')
   })
 
   it('shows no assistant picker when only the default profile exists', async () => {
     const v = await mountView()
-    expect(v.find('[data-testid="conversation-assistant"]').exists()).toBe(false)
+    expect(v.find('[data-testid="chat-assistant-select"]').exists()).toBe(false)
   })
 })
