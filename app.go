@@ -53,6 +53,7 @@ func runDesktop(cfg config.Config, ui fs.FS) error {
 
 	app := &App{cfg: cfg}
 	chatService := &ChatService{svc: core.svc, ctx: context.Background()}
+	desktop := newDesktopService()
 	err = wails.Run(&options.App{
 		Title:            "Parley",
 		Width:            win.Width,
@@ -91,7 +92,7 @@ func runDesktop(cfg config.Config, ui fs.FS) error {
 			},
 		},
 		Linux: &linux.Options{ProgramName: "parley"},
-		Bind:  []any{app, chatService},
+		Bind:  []any{app, chatService, desktop},
 	})
 	if err != nil {
 		return fmt.Errorf("run window: %w", err)

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { BODY_MAX, createAttention, NOTIFICATION_TITLE, notificationBody, type Attention } from './attention'
+import { BODY_MAX, createAttention, nativeNotifier, NOTIFICATION_TITLE, notificationBody, type Attention } from './attention'
 import { fakePage, makeCard, q, type FakePage } from '../test-utils'
 import type { Card } from '../types'
 
@@ -238,5 +238,55 @@ describe('attention: title prefix', () => {
     s.attention.dispose()
     expect(s.page.document.title).toBe('Parley')
     expect(s.page.window.count() + s.page.document.count()).toBe(0)
+  })
+})
+
+describe('attention: native notifications in the desktop app', () => {
+  function nativeSetup(fail = false) {
+    const page = fakePage()
+    const sent: [string, string][] = []
+    const win = {
+      go: {
+        main: {
+          DesktopService: {
+            Notify: (title: string, body: string) => {
+              sent.push([title, body])
+              return fail ? Promise.reject(new Error('no notification server')) : Promise.resolve()
+            },
+          },
+        },
+      },
+    }
+    const native = nativeNotifier(win)
+    attention = createAttention({ env: { ...page, native }, pendingCount: () => 1, openCard: () => {} })
+    return { page, sent, native, attention }
+  }
+
+  it('finds the Go DesktopService binding, and nothing in a plain browser', () => {
+    expect(nativeNotifier({})).toBeNull()
+    expect(nativeNotifier(null)).toBeNull()
+    expect(nativeNotifier({ go: { main: { DesktopService: {} } } })).toBeNull()
+    expect(nativeNotifier({ go: { main: { DesktopService: { Notify: () => Promise.resolve() } } } })).not.toBeNull()
+  })
+
+  it('uses the native notification instead of the Web one, only while unfocused, once per card', () => {
+    const s = nativeSetup()
+    s.attention.cardArrived(card('a', 'Which city?'))
+    expect(s.sent).toEqual([])
+    s.page.document.blur()
+    s.attention.cardArrived(card('b', 'Which hotel?'))
+    s.attention.cardArrived(card('b', 'Which hotel?'))
+    expect(s.sent).toEqual([[NOTIFICATION_TITLE, 'Which hotel?']])
+    expect(s.page.Notification.created).toHaveLength(0)
+    expect(s.page.document.title).toMatch(/^\(1\) /)
+  })
+
+  it('a failing native notification changes nothing else', async () => {
+    const s = nativeSetup(true)
+    s.page.document.blur()
+    s.attention.cardArrived(card('a'))
+    await tick()
+    expect(s.sent).toHaveLength(1)
+    expect(s.page.document.title).toMatch(/^\(1\) /)
   })
 })

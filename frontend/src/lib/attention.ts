@@ -40,12 +40,30 @@ export interface AttentionWindow extends Listenable {
   runtime?: { WindowSetTitle?(title: string): void }
 }
 
+/** A native desktop notification (the Go side, in the Wails app). */
+export interface NativeNotifier {
+  notify(title: string, body: string): Promise<unknown>
+}
+
+interface WailsDesktopWindow {
+  go?: { main?: { DesktopService?: { Notify?(title: string, body: string): Promise<unknown> } } }
+}
+
+/** The Go DesktopService binding when running in the Wails app, else null. */
+export function nativeNotifier(win: unknown): NativeNotifier | null {
+  const svc = (win as WailsDesktopWindow | null)?.go?.main?.DesktopService
+  if (!svc || typeof svc.Notify !== 'function') return null
+  return { notify: (title, body) => svc.Notify!(title, body) }
+}
+
 /** What the module reaches in the page; tests pass fakes. */
 export interface AttentionEnv {
   document: AttentionDocument | null
   window: AttentionWindow | null
   /** null: notifications are not available. */
   Notification: NotificationApi | null
+  /** Native notifications (Wails app); preferred over Web Notifications. */
+  native: NativeNotifier | null
 }
 
 export interface AttentionOptions {
@@ -75,6 +93,7 @@ function defaultEnv(): AttentionEnv {
     document: typeof document === 'undefined' ? null : document,
     window: typeof window === 'undefined' ? null : window,
     Notification: typeof Notification === 'undefined' ? null : (Notification as unknown as NotificationApi),
+    native: typeof window === 'undefined' ? null : nativeNotifier(window),
   }
 }
 
@@ -199,6 +218,12 @@ export function createAttention(opts: AttentionOptions): Attention {
       if (!focused) {
         requested = true
         render()
+      }
+      if (env.native) {
+        // In the desktop app: the OS notification (a click on it cannot be
+        // handled; the title prefix and the inbox lead to the card).
+        if (!focused) env.native.notify(NOTIFICATION_TITLE, notificationBody(card)).catch(() => undefined)
+        return
       }
       if (!Api) return
       if (Api.permission === 'granted') {

@@ -1,0 +1,123 @@
+//go:build desktop
+
+package desktop
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/parley-app/parley/backend/modelserver"
+)
+
+// TestDesktopNotifiesWhenUnfocused: a card that arrives while the window is
+// not focused gives a native notification (through the DesktopService
+// binding and beeep). With no session D-Bus here, beeep falls back to
+// notify-send, which a script on PATH records.
+func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
+	bin := os.Getenv("PARLEY_BIN")
+	if bin == "" || os.Getenv("DISPLAY") == "" {
+		t.Fatal("PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
+	}
+	// The card comes a few seconds after the message, time to unfocus.
+	srv := modelserver.New(modelserver.Turns(
+		modelserver.Turn{Text: "One thing first.", FirstTokenDelay: 4 * time.Second, ToolCalls: []modelserver.ToolCall{{
+			ID: "call_notify_1", Name: "ask_user_question",
+			Arguments: `{"questions":[{"question":"Which <b>city</b> & when?","options":["Paris","Rome"]}]}`,
+		}}},
+		modelserver.Turn{Text: "Thanks."},
+	))
+	defer srv.Close()
+
+	tools := t.TempDir()
+	record := filepath.Join(tools, "notifications.txt")
+	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '" + record + "'; done\nprintf -- '--\\n' >> '" + record + "'\n"
+	if err := os.WriteFile(filepath.Join(tools, "notify-send"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	logFile, err := os.Create(filepath.Join(artifactsDir(t), "desktop-notify.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--model", "scripted")
+	cmd.Env = append(os.Environ(), "PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(tools, "no-bus"))
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+	}()
+
+	win := waitForWindow(t, "Parley", 60*time.Second)
+	time.Sleep(2 * time.Second)
+	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
+	geo := xdotool(t, "getwindowgeometry", "--shell", win)
+	x, y, w, h := parseGeometry(t, geo)
+	xdotool(t, "mousemove", "--sync", itoa(x+w*3/5), itoa(y+h-65), "click", "1")
+	xdotool(t, "type", "--delay", "20", "Plan a trip")
+	xdotool(t, "key", "Return")
+	waitRequests(t, srv, 1, "after sending")
+
+	// Parley goes to the background: with no window manager under Xvfb the
+	// window is unmapped (as when minimised), which WebKit reports as a
+	// hidden page.
+	xdotool(t, "windowunmap", "--sync", win)
+
+	deadline := time.Now().Add(20 * time.Second)
+	var got []byte
+	for time.Now().Before(deadline) {
+		got, _ = os.ReadFile(record)
+		if len(got) > 0 {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	_ = exec.Command("xdotool", "windowmap", "--sync", win).Run()
+	time.Sleep(500 * time.Millisecond)
+	shoot(t, "desktop-notify-card.png")
+	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
+	if len(lines) < 2 {
+		name, _ := exec.Command("xdotool", "getwindowname", win).Output()
+		t.Fatalf("no native notification was sent for the card (notify-send got %q; window title %q); app log in desktop-notify.log", got, strings.TrimSpace(string(name)))
+	}
+	if lines[0] != "Parley has a question" || lines[1] != "Which &lt;b&gt;city&lt;/b&gt; &amp; when?" {
+		t.Fatalf("notification title %q, body %q", lines[0], lines[1])
+	}
+	if n := strings.Count(string(got), "--\n"); n != 1 {
+		t.Fatalf("%d notifications for one card, want 1:\n%s", n, got)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// parseGeometry reads `xdotool getwindowgeometry --shell` output.
+func parseGeometry(t *testing.T, geo string) (x, y, w, h int) {
+	t.Helper()
+	for _, line := range strings.Split(geo, "\n") {
+		fmt.Sscanf(line, "X=%d", &x)
+		fmt.Sscanf(line, "Y=%d", &y)
+		fmt.Sscanf(line, "WIDTH=%d", &w)
+		fmt.Sscanf(line, "HEIGHT=%d", &h)
+	}
+	if w == 0 || h == 0 {
+		t.Fatalf("window geometry %q", geo)
+	}
+	return x, y, w, h
+}
