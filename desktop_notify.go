@@ -35,3 +35,10 @@ func (d *DesktopService) Notify(title, body string) error {
 	}
 	return err
 }
+
+// RequestAttention marks the window as wanting attention (a card arrived
+// while Parley was in the background); ClearAttention stops it.
+func (d *DesktopService) RequestAttention() { setWindowUrgency(true) }
+
+// ClearAttention is called when the user comes back to the window.
+func (d *DesktopService) ClearAttention() { setWindowUrgency(false) }

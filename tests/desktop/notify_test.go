@@ -89,7 +89,11 @@ func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	// The window asks for attention (the X urgency hint) until the user
+	// comes back to it.
+	waitUrgency(t, win, true)
 	_ = exec.Command("xdotool", "windowmap", "--sync", win).Run()
+	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
 	time.Sleep(500 * time.Millisecond)
 	shoot(t, "desktop-notify-card.png")
 	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
@@ -103,6 +107,26 @@ func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 	if n := strings.Count(string(got), "--\n"); n != 1 {
 		t.Fatalf("%d notifications for one card, want 1:\n%s", n, got)
 	}
+	waitUrgency(t, win, false)
+}
+
+// waitUrgency waits until the window's WM_HINTS urgency flag is want.
+func waitUrgency(t *testing.T, win string, want bool) {
+	t.Helper()
+	const urgencyHint = 1 << 8 // XUrgencyHint
+	var out []byte
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		var err error
+		out, err = exec.Command("xprop", "-id", win, "-notype", "-f", "WM_HINTS", "32c", "=$0", "WM_HINTS").Output()
+		if err != nil {
+			t.Fatalf("xprop: %v", err)
+		}
+		var flags int
+		if _, err := fmt.Sscanf(strings.TrimSpace(string(out)), "WM_HINTS=%d", &flags); err == nil && (flags&urgencyHint != 0) == want {
+			return
+		}
+	}
+	t.Fatalf("window urgency never became %v (WM_HINTS %q)", want, strings.TrimSpace(string(out)))
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -245,6 +245,7 @@ describe('attention: native notifications in the desktop app', () => {
   function nativeSetup(fail = false) {
     const page = fakePage()
     const sent: [string, string][] = []
+    const urgency: boolean[] = []
     const win = {
       go: {
         main: {
@@ -253,13 +254,21 @@ describe('attention: native notifications in the desktop app', () => {
               sent.push([title, body])
               return fail ? Promise.reject(new Error('no notification server')) : Promise.resolve()
             },
+            RequestAttention: () => {
+              urgency.push(true)
+              return Promise.resolve()
+            },
+            ClearAttention: () => {
+              urgency.push(false)
+              return Promise.resolve()
+            },
           },
         },
       },
     }
     const native = nativeNotifier(win)
     attention = createAttention({ env: { ...page, native }, pendingCount: () => 1, openCard: () => {} })
-    return { page, sent, native, attention }
+    return { page, sent, urgency, native, attention }
   }
 
   it('finds the Go DesktopService binding, and nothing in a plain browser', () => {
@@ -279,6 +288,18 @@ describe('attention: native notifications in the desktop app', () => {
     expect(s.sent).toEqual([[NOTIFICATION_TITLE, 'Which hotel?']])
     expect(s.page.Notification.created).toHaveLength(0)
     expect(s.page.document.title).toMatch(/^\(1\) /)
+  })
+
+  it('requests window attention with the notification and clears it when the user comes back', () => {
+    const s = nativeSetup()
+    s.attention.cardArrived(card('a'))
+    expect(s.urgency).toEqual([]) // focused: nothing
+    s.page.document.blur()
+    s.attention.cardArrived(card('b'))
+    expect(s.urgency).toEqual([true])
+    s.page.window.userFocus()
+    expect(s.urgency).toEqual([true, false])
+    expect(s.page.document.title).not.toMatch(/^\(\d+\) /)
   })
 
   it('a failing native notification changes nothing else', async () => {

@@ -43,17 +43,33 @@ export interface AttentionWindow extends Listenable {
 /** A native desktop notification (the Go side, in the Wails app). */
 export interface NativeNotifier {
   notify(title: string, body: string): Promise<unknown>
+  /** Asks the window manager to draw attention to the window (or stops). */
+  attention(on: boolean): Promise<unknown>
 }
 
 interface WailsDesktopWindow {
-  go?: { main?: { DesktopService?: { Notify?(title: string, body: string): Promise<unknown> } } }
+  go?: {
+    main?: {
+      DesktopService?: {
+        Notify?(title: string, body: string): Promise<unknown>
+        RequestAttention?(): Promise<unknown>
+        ClearAttention?(): Promise<unknown>
+      }
+    }
+  }
 }
 
 /** The Go DesktopService binding when running in the Wails app, else null. */
 export function nativeNotifier(win: unknown): NativeNotifier | null {
   const svc = (win as WailsDesktopWindow | null)?.go?.main?.DesktopService
   if (!svc || typeof svc.Notify !== 'function') return null
-  return { notify: (title, body) => svc.Notify!(title, body) }
+  return {
+    notify: (title, body) => svc.Notify!(title, body),
+    attention: (on) => {
+      const call = on ? svc.RequestAttention : svc.ClearAttention
+      return typeof call === 'function' ? call() : Promise.resolve()
+    },
+  }
 }
 
 /** What the module reaches in the page; tests pass fakes. */
@@ -119,6 +135,8 @@ export function createAttention(opts: AttentionOptions): Attention {
   let requested = false
   let permissionAsk: Promise<NotificationPermission> | null = null
   let disposed = false
+  /** The native window attention request is on. */
+  let attentionOn = false
 
   function isFocused(): boolean {
     if (!doc) return true
@@ -160,6 +178,10 @@ export function createAttention(opts: AttentionOptions): Attention {
     requested = false
     render()
     for (const id of [...shown.keys()]) closeNotification(id)
+    if (attentionOn) {
+      attentionOn = false
+      env.native?.attention(false).catch(() => undefined)
+    }
   }
   function onVisibility(): void {
     if (isFocused()) onWindowFocus()
@@ -222,7 +244,11 @@ export function createAttention(opts: AttentionOptions): Attention {
       if (env.native) {
         // In the desktop app: the OS notification (a click on it cannot be
         // handled; the title prefix and the inbox lead to the card).
-        if (!focused) env.native.notify(NOTIFICATION_TITLE, notificationBody(card)).catch(() => undefined)
+        if (!focused) {
+          env.native.notify(NOTIFICATION_TITLE, notificationBody(card)).catch(() => undefined)
+          attentionOn = true
+          env.native.attention(true).catch(() => undefined)
+        }
         return
       }
       if (!Api) return
