@@ -1,10 +1,10 @@
 # Convenience targets; each calls a script in scripts/ that installs what it needs.
-.PHONY: run test bench build icons clean
+.PHONY: run test bench build package package-test icons clean
 
 run:    ## build and launch the desktop app
 	./scripts/run.sh
 
-test:   ## run every test (Go, fuzz, frontend, browser e2e, desktop smoke)
+test:   ## run every test (Go, fuzz, frontend, browser e2e, desktop smoke, packages)
 	./scripts/test.sh
 
 bench:  ## run the benchmarks and print their figures
@@ -13,8 +13,14 @@ bench:  ## run the benchmarks and print their figures
 build:  ## build build/bin/parley
 	./scripts/setup.sh && bash -c 'source scripts/lib.sh && build_app'
 
+package: ## build the .deb, tarballs and Windows installer into dist/ (PARLEY_TARGETS picks)
+	./scripts/package.sh
+
+package-test: ## build the packages, install the .deb, start it, remove it (root or sudo -n)
+	./scripts/package-test.sh
+
 icons:  ## regenerate the icons from build/icon.svg
 	./scripts/icons.sh
 
 clean:
-	rm -rf build/bin frontend/dist/assets frontend/dist/index.html test-artifacts
+	rm -rf build/bin frontend/dist/assets frontend/dist/index.html test-artifacts dist

@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 scripts/setup.sh
 step "Go benchmarks"
-go test -run '^$' -bench . -benchmem -benchtime "${BENCHTIME:-1s}" ./...
+# With the SQLite driver the app ships (scripts/lib.sh).
+go test -run '^$' -bench . -benchmem -benchtime "${BENCHTIME:-1s}" ${SQLITE_TAGS:+-tags "$SQLITE_TAGS"} ./...
 for script in bench/*.sh; do
   [ -e "$script" ] || continue
   step "$script"

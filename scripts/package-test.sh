@@ -5,7 +5,10 @@
 # (dependencies resolved), `parley version` from PATH, the installed app's
 # window under Xvfb (screenshot: test-artifacts/package-installed.png), a clean
 # exit on SIGTERM, `dpkg -r parley`, and the NSIS installer (a PE32 executable
-# carrying Parley's name and version). Needs root (apt-get, dpkg) and Debian.
+# carrying Parley's name and version). Ends with the sizes and the time taken.
+# Needs Debian (apt-get, dpkg) and root for installing and removing: run as
+# root, or as a user who may run `sudo -n` (only apt-get and dpkg run through
+# it; the builds and the app run as that user).
 # Prints "N passed, N failed" and exits non-zero on any failure.
 # PARLEY_TARGETS is passed on to package.sh; its windows-amd64 target enables
 # the installer checks.
@@ -26,7 +29,19 @@ parley_versions "$VERSION"
 DEB_VERSION=$PARLEY_DEB_VERSION
 NUM_VERSION=$PARLEY_NUM_VERSION
 
-[ "$(id -u)" -eq 0 ] || die "run as root: it installs and removes the parley package"
+START=$SECONDS
+if ! command -v dpkg >/dev/null || ! command -v apt-get >/dev/null; then
+  die "the package test needs Debian or Ubuntu (apt-get and dpkg)"
+fi
+# SUDO runs the commands that install and remove packages.
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    SUDO=(sudo -n)
+  else
+    die "the package test installs and removes the parley package: run it as root, or as a user who may use sudo without a password (sudo -n)"
+  fi
+fi
 
 PASS=0 FAIL=0
 FAILED=()
@@ -35,7 +50,7 @@ cleanup() {
   [ -n "$APP_PID" ] && kill "$APP_PID" 2>/dev/null
   [ -n "$XVFB_PID" ] && kill "$XVFB_PID" 2>/dev/null
   if [ -n "$INSTALLED_BY_US" ] && dpkg-query -W -f='${Status}' parley 2>/dev/null | grep -q 'ok installed'; then
-    dpkg -r parley >>"$LOG" 2>&1
+    "${SUDO[@]}" dpkg -r parley >>"$LOG" 2>&1
   fi
   return 0
 }
@@ -65,8 +80,8 @@ for p in file binutils p7zip-full x11-utils xdotool imagemagick xvfb; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >>"$LOG" 2>&1 \
-    || { apt-get update -q >>"$LOG" 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >>"$LOG" 2>&1; }
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >>"$LOG" 2>&1 \
+    || { "${SUDO[@]}" apt-get update -q >>"$LOG" 2>&1 && "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >>"$LOG" 2>&1; }
 fi
 
 step "building the packages (scripts/package.sh, version ${VERSION} -> ${DEB_VERSION})"
@@ -95,6 +110,8 @@ check ".deb Version: $DEB_VERSION (valid, starts with a digit)" \
 check ".deb Architecture: amd64" test "$(deb_field Architecture)" = amd64
 check ".deb Depends on libgtk-3-0 and libwebkit2gtk-4.1-0" \
   contains "$(deb_field Depends)" '(^|, )libgtk-3-0(,|$).*libwebkit2gtk-4\.1-0|libwebkit2gtk-4\.1-0.*libgtk-3-0'
+check ".deb Depends on libsqlite3-0 (the system SQLite the binary links)" \
+  contains "$(deb_field Depends)" '(^|, )libsqlite3-0( \(>= [0-9.]+\))?(,|$)'
 check ".deb Maintainer, Section, Priority, Description, Installed-Size" \
   bash -c 'for f in Maintainer Section Priority Description Installed-Size; do [ -n "$(dpkg-deb --field "$0" $f)" ] || { echo "no $f"; exit 1; }; done' "$DEB"
 CONTENTS=$(dpkg-deb --contents "$DEB" 2>/dev/null)
@@ -118,6 +135,8 @@ TROOT=$TARDIR/parley_${DEB_VERSION}_linux_amd64
 check "tarball has parley, parley.desktop and icons" \
   test -x "$TROOT/parley" -a -f "$TROOT/parley.desktop" -a -f "$TROOT/icons/hicolor/256x256/apps/parley.png"
 check "tarball's parley prints 'parley ${VERSION}'" test "$("$TROOT/parley" version 2>&1)" = "parley ${VERSION}"
+check "tarball's parley links the system libsqlite3 and has no SQLite of its own" bash -c '
+  ldd "$1" | grep -E "libsqlite3\.so\.0 => /" && ! nm -D --defined-only "$1" | grep -E " sqlite3_(open|prepare)"' _ "$TROOT/parley"
 desktop_ok() {
   local f=$1 kv
   for kv in 'Type=Application' 'Name=Parley' 'Exec=parley' 'Icon=parley' 'Categories=Utility;Chat;' 'StartupWMClass=parley'; do
@@ -130,17 +149,17 @@ rm -rf "$TARDIR"
 if has linux-webkit40; then
   check "WebKitGTK 4.0 tarball and .deb exist" \
     test -s "dist/parley_${DEB_VERSION}_linux_amd64_webkit40.tar.gz" -a -s "dist/parley_${DEB_VERSION}_amd64_webkit40.deb"
-  check "WebKitGTK 4.0 .deb depends on libwebkit2gtk-4.0-37" \
-    contains "$(dpkg-deb --field "dist/parley_${DEB_VERSION}_amd64_webkit40.deb" Depends 2>/dev/null)" 'libwebkit2gtk-4\.0-37'
+  check "WebKitGTK 4.0 .deb depends on libwebkit2gtk-4.0-37 and libsqlite3-0" \
+    contains "$(dpkg-deb --field "dist/parley_${DEB_VERSION}_amd64_webkit40.deb" Depends 2>/dev/null)" 'libwebkit2gtk-4\.0-37.*libsqlite3-0'
 fi
 
 # --- install with apt, run from PATH
 if dpkg-query -W -f='${Status}' parley 2>/dev/null | grep -q 'ok installed'; then
-  dpkg -r parley >>"$LOG" 2>&1   # a left-over from an earlier run: start clean
+  "${SUDO[@]}" dpkg -r parley >>"$LOG" 2>&1   # a left-over from an earlier run: start clean
 fi
 INSTALLED_BY_US=1
 check "apt-get install ./$(basename "$DEB")" \
-  env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "./$DEB"
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "./$DEB"
 check "dpkg lists parley $DEB_VERSION as installed" \
   test "$(dpkg-query -W -f='${Status} ${Version}' parley 2>/dev/null)" = "install ok installed $DEB_VERSION"
 check "parley is on PATH at /usr/bin/parley" test "$(command -v parley)" = /usr/bin/parley
@@ -183,7 +202,7 @@ check "installed app shows a window titled 'Parley' (screenshot), WM_CLASS parle
 check "screenshot saved (test-artifacts/package-installed.png)" test -s "$ART/package-installed.png"
 
 # --- remove
-check "dpkg -r parley" dpkg -r parley
+check "dpkg -r parley" "${SUDO[@]}" dpkg -r parley
 INSTALLED_BY_US=""
 check "binary, .desktop file and icons are gone" bash -c '
   for f in /usr/bin/parley /usr/share/applications/parley.desktop /usr/share/icons/hicolor/256x256/apps/parley.png; do
@@ -213,6 +232,10 @@ if has windows-amd64; then
     grep -qx "!define UNINST_KEY_NAME \"Parley\"" build/windows/installer/project.nsi' _ "$NSDIR"
   rm -rf "$NSDIR"
 fi
+
+step "sizes (from scripts/package.sh)"
+sed -n '/^==> sizes$/,/^==> /{/^==> /d;p}' "$ART/package-build.log"
+printf '  package test took %d s\n' "$((SECONDS - START))"
 
 printf '\n%d passed, %d failed\n' "$PASS" "$FAIL"
 if [ "$FAIL" -gt 0 ]; then

@@ -8,6 +8,9 @@
 #   parley_<ver>_windows_amd64_installer.exe   NSIS installer (cross-built; needs makensis)
 # <ver> is the Debian-safe version (packaging/version.sh), e.g. 1.2.3 for tag
 # v1.2.3 or 0.1.0~git47.1b499ae without a tag.
+# The Linux binaries use the system SQLite (libsqlite3-0, through cgo); the
+# Windows one has SQLite built in (modernc.org/sqlite, pure Go): see
+# backend/store/driver.go.
 #
 # PARLEY_TARGETS picks what to build (default: all three):
 #   linux-webkit41 linux-webkit40 windows-amd64
@@ -52,6 +55,10 @@ apt_need() {
 }
 
 scripts/setup.sh
+if has linux-webkit41 || has linux-webkit40; then
+  apt_need libsqlite3-dev
+  [ -n "$SQLITE_TAGS" ] || die "no SQLite build tags for $(uname -s) (scripts/lib.sh): the Linux packages are built on Linux"
+fi
 if has linux-webkit40; then apt_need libwebkit2gtk-4.0-dev; fi
 if has windows-amd64; then command -v makensis >/dev/null || apt_need nsis; fi
 
@@ -96,15 +103,17 @@ wails_build() {
     || { cat "$log"; die "wails build $* failed"; }
 }
 
+# The Linux builds use the cgo SQLite driver linked against the system
+# libsqlite3 (SQLITE_TAGS, scripts/lib.sh), which WebKitGTK depends on too.
+# 3.27 is the oldest SQLite with everything the store uses (VACUUM INTO,
+# upserts, FTS5, JSON); Debian's and Ubuntu's are built with FTS5 and JSON.
+SQLITE_DEB="libsqlite3-0 (>= 3.27)"
+
 # package_linux VARIANT TAGS WEBKIT_DEB SUFFIX: tarball and .deb of one Linux build.
 package_linux() {
   local variant=$1 tags=$2 webkit_pkg=$3 suffix=$4
-  step "Linux amd64 (${variant}): wails build"
-  if [ -n "$tags" ]; then
-    wails_build "$variant" -platform linux/amd64 -tags "$tags" -o parley
-  else
-    wails_build "$variant" -platform linux/amd64 -o parley
-  fi
+  step "Linux amd64 (${variant}): wails build -tags ${tags}"
+  wails_build "$variant" -platform linux/amd64 -tags "$tags" -o parley
   local bin=$WORK/$variant/parley
   mkdir -p "$WORK/$variant"
   cp "$STAGE/build/bin/parley" "$bin"
@@ -139,7 +148,7 @@ Version: ${DEB_VERSION}
 Architecture: amd64
 Maintainer: Parley contributors <parley@users.noreply.github.com>
 Installed-Size: ${size}
-Depends: libc6, libgtk-3-0, ${webkit_pkg}
+Depends: libc6, libgtk-3-0, ${webkit_pkg}, ${SQLITE_DEB}
 Section: utils
 Priority: optional
 Homepage: https://github.com/parley-app/parley
@@ -159,6 +168,7 @@ EOF
 }
 
 package_windows() {
+  # No SQLite tags: Windows builds use the pure-Go driver (no cgo needed).
   step "Windows amd64: wails build -nsis"
   command -v makensis >/dev/null || die "makensis not found (Debian package nsis)"
   wails_build windows-amd64 -platform windows/amd64 -nsis -webview2 download
@@ -168,8 +178,8 @@ package_windows() {
   cp "$STAGE/build/bin/parley.exe" "$WORK/parley-windows-amd64.exe"
 }
 
-if has linux-webkit41; then package_linux linux-webkit41 webkit2_41 libwebkit2gtk-4.1-0 ""; fi
-if has linux-webkit40; then package_linux linux-webkit40 "" libwebkit2gtk-4.0-37 _webkit40; fi
+if has linux-webkit41; then package_linux linux-webkit41 "webkit2_41,${SQLITE_TAGS}" libwebkit2gtk-4.1-0 ""; fi
+if has linux-webkit40; then package_linux linux-webkit40 "${SQLITE_TAGS}" libwebkit2gtk-4.0-37 _webkit40; fi
 if has windows-amd64; then package_windows; fi
 
 # Sizes, and the targets: binary <= 15 MB, installer <= 10 MB.

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what Parley needs to build, run and test, and is quick when all of
-# it is already there: Debian packages (GTK/WebKitGTK, Xvfb, Chromium, the
-# WebKit WebDriver, NSIS), the pinned Wails CLI and the frontend's npm packages.
+# it is already there: Debian packages (GTK/WebKitGTK, SQLite's headers, Xvfb,
+# Chromium, the WebKit WebDriver, NSIS), the pinned Wails CLI and the
+# frontend's npm packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
 APT_PACKAGES=(
-  build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
+  build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libsqlite3-dev
   xvfb xauth x11-utils imagemagick xdotool chromium webkit2gtk-driver
   fonts-noto-color-emoji nsis
 )

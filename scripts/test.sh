@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Runs every test Parley has, after setting up what they need:
-# go vet, Go tests with -race, short fuzzing runs, the frontend type-check and
-# unit tests, browser end-to-end tests in Chromium (and WebKit), and a smoke
-# test of the real desktop window under Xvfb. Screenshots and logs go to
+# go vet, Go tests with -race (with the SQLite driver the app ships), the
+# store's tests with the other SQLite builds, short fuzzing runs, the frontend
+# type-check and unit tests, browser end-to-end tests in Chromium (and
+# WebKit), a smoke test of the real desktop window under Xvfb, and on Debian
+# the package test (scripts/package-test.sh: .deb, tarball and Windows
+# installer built, installed, started and removed; needs root or sudo -n;
+# PARLEY_PACKAGE_TEST=0 skips it). Screenshots and logs go to
 # test-artifacts/. FUZZTIME (default 10s) bounds each fuzz target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,9 +20,21 @@ scripts/setup.sh
 
 step "go vet"
 go vet ./...
+if [ -n "$SQLITE_TAGS" ]; then go vet -tags "$SQLITE_TAGS" ./backend/store/...; fi
 
-step "Go tests (-race)"
-go test -race -count=1 ./...
+# SQLITE_TAGS (scripts/lib.sh) picks the SQLite driver the app is built with:
+# on Linux the cgo driver over the system libsqlite3, as the packages ship.
+step "Go tests (-race${SQLITE_TAGS:+, -tags $SQLITE_TAGS})"
+go test -race -count=1 ${SQLITE_TAGS:+-tags "$SQLITE_TAGS"} ./...
+
+# The store with the other SQLite builds: pure Go (CGO_ENABLED=0, as the
+# Windows installer) and, on Linux, SQLite compiled in through cgo (as macOS).
+step "store tests with the pure-Go SQLite driver (CGO_ENABLED=0)"
+CGO_ENABLED=0 go test -count=1 ./backend/store/...
+if [ "$SQLITE_TAGS" = sqlite_fts5,libsqlite3 ]; then
+  step "store tests with SQLite compiled in through cgo (-tags sqlite_fts5)"
+  go test -count=1 -tags sqlite_fts5 ./backend/store/...
+fi
 
 step "fuzzing (${FUZZTIME:-10s} per target)"
 for pkg in $(go list ./backend/...); do
@@ -39,5 +55,14 @@ step "browser end-to-end tests"
 step "desktop smoke test under Xvfb"
 start_xvfb
 PARLEY_BIN="$PWD/build/bin/parley" go test -count=1 -tags desktop -v ./tests/desktop/
+
+if [ "${PARLEY_PACKAGE_TEST:-1}" = 0 ]; then
+  step "package test skipped (PARLEY_PACKAGE_TEST=0)"
+elif ! command -v dpkg >/dev/null; then
+  step "package test skipped: it needs Debian or Ubuntu (dpkg, apt-get)"
+else
+  step "package test (scripts/package-test.sh)"
+  scripts/package-test.sh
+fi
 
 step "all tests passed"

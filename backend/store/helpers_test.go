@@ -83,7 +83,7 @@ func count(t testing.TB, s *Store, query string, args ...any) int {
 // rawDB opens a plain connection pool to a database file (no Parley setup).
 func rawDB(t testing.TB, path string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open(driverName, path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
-
-	"modernc.org/sqlite"
 )
 
 // parleyApplicationID is 'PRLY', set by migration 0001 (PRAGMA application_id).
@@ -56,7 +51,7 @@ func inspect(path string, busyTimeout time.Duration) (inspection, error) {
 		return inspection{}, err
 	}
 
-	db, err := sql.Open("sqlite", readOnlyDSN(path, busyTimeout))
+	db, err := sql.Open(driverName, readOnlyDSN(path, busyTimeout))
 	if err != nil {
 		return inspection{}, err
 	}
@@ -128,11 +123,11 @@ func quickCheck(ctx context.Context, db *sql.DB) error {
 
 // classifyOpenError turns SQLite's codes into the errors Open promises.
 func classifyOpenError(err error) error {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
+	code, ok := errorCode(err)
+	if !ok {
 		return err
 	}
-	switch se.Code() & 0xff {
+	switch code & 0xff {
 	case sqliteNotADB, sqliteCorrupt:
 		return fmt.Errorf("%w: %v", ErrNotParleyDatabase, err)
 	case sqliteBusy, sqliteLocked:
@@ -142,43 +137,6 @@ func classifyOpenError(err error) error {
 }
 
 func isForeignKeyError(err error) bool {
-	var se *sqlite.Error
-	return errors.As(err, &se) && se.Code() == sqliteConstraintForeignKey
-}
-
-// fileURI makes an SQLite URI for path, escaping what URIs need escaped.
-func fileURI(path string) string {
-	p := filepath.ToSlash(path)
-	if runtime.GOOS == "windows" && !strings.HasPrefix(p, "/") {
-		p = "/" + p // file:///C:/...
-	}
-	return (&url.URL{Scheme: "file", Path: p}).String()
-}
-
-// dsn is the connection string of the read-write pools. The writer also
-// switches on WAL (readers beside one writer) with synchronous=NORMAL:
-// commits survive an app crash; only a power cut may lose the last ones.
-func dsn(path string, busyTimeout time.Duration, writer bool) string {
-	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
-	q.Add("_pragma", "foreign_keys(1)")
-	if writer {
-		q.Add("_pragma", "journal_mode(WAL)")
-		q.Add("_pragma", "synchronous(NORMAL)")
-		// Transactions take the write lock at BEGIN, so one that read first
-		// cannot fail to upgrade when another process wrote meanwhile.
-		q.Set("_txlock", "immediate")
-	} else {
-		q.Add("_pragma", "query_only(1)")
-	}
-	return fileURI(path) + "?" + q.Encode()
-}
-
-// readOnlyDSN opens for inspection: mode=ro writes nothing, not even a
-// checkpoint on close.
-func readOnlyDSN(path string, busyTimeout time.Duration) string {
-	q := url.Values{}
-	q.Set("mode", "ro")
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
-	return fileURI(path) + "?" + q.Encode()
+	code, ok := errorCode(err)
+	return ok && code == sqliteConstraintForeignKey
 }

@@ -136,7 +136,7 @@ func backupDatabase(dbPath string, version int, busyTimeout time.Duration) (stri
 			return "", err
 		}
 	}
-	db, err := sql.Open("sqlite", readOnlyDSN(dbPath, busyTimeout))
+	db, err := sql.Open(driverName, readOnlyDSN(dbPath, busyTimeout))
 	if err != nil {
 		return "", err
 	}

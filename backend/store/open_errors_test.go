@@ -115,7 +115,7 @@ func TestOpenRefusesFilesThatAreNotParleyDatabases(t *testing.T) {
 	})
 	t.Run("another application's database", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "other.db")
-		db, err := sql.Open("sqlite", path)
+		db, err := sql.Open(driverName, path)
 		if err != nil {
 			t.Fatal(err)
 		}

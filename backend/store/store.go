@@ -16,8 +16,6 @@ import (
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/questions"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 var (
@@ -112,7 +110,7 @@ func open(path string, opt Options) (*Store, error) {
 		opt.Logger.Info("database backed up before migration", "backup", backup, "from_version", found.version, "to_version", target)
 	}
 
-	writer, err := sql.Open("sqlite", dsn(path, opt.BusyTimeout, true))
+	writer, err := sql.Open(driverName, dsn(path, opt.BusyTimeout, true))
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +123,7 @@ func open(path string, opt Options) (*Store, error) {
 		return nil, classifyOpenError(err)
 	}
 
-	readers, err := sql.Open("sqlite", dsn(path, opt.BusyTimeout, false))
+	readers, err := sql.Open(driverName, dsn(path, opt.BusyTimeout, false))
 	if err != nil {
 		writer.Close()
 		return nil, err

@@ -1,0 +1,46 @@
+//go:build cgo && sqlite_fts5 && !windows
+
+package store
+
+import (
+	"errors"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/mattn/go-sqlite3" // registers the "sqlite3" driver; sqlite_fts5 enables FTS5 in it
+)
+
+// driverName is the database/sql driver that sql.Open is given.
+const driverName = "sqlite3"
+
+// driverParams are mattn/go-sqlite3's DSN parameters: it runs the matching
+// PRAGMAs on each new connection.
+func driverParams(kind connKind, busyTimeout time.Duration) url.Values {
+	q := url.Values{}
+	q.Set("_busy_timeout", strconv.FormatInt(busyTimeout.Milliseconds(), 10))
+	switch kind {
+	case connWriter:
+		q.Set("_foreign_keys", "1")
+		q.Set("_journal_mode", "WAL")
+		q.Set("_synchronous", "NORMAL")
+		q.Set("_txlock", "immediate")
+	case connReader:
+		q.Set("_foreign_keys", "1")
+		q.Set("_query_only", "1")
+	}
+	return q
+}
+
+// errorCode is the SQLite extended result code carried by err, if any.
+func errorCode(err error) (int, bool) {
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		return int(se.ExtendedCode), true
+	}
+	var pse *sqlite3.Error
+	if errors.As(err, &pse) && pse != nil {
+		return int(pse.ExtendedCode), true
+	}
+	return 0, false
+}
