@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestAutoTitle(t *testing.T) {
@@ -24,11 +26,7 @@ func TestAutoTitle(t *testing.T) {
 		{"blank", " \n\t\n ", DefaultTitle},
 	} {
 		got := AutoTitle(tt.in)
-		if got != tt.want {
-			t.Errorf("%s: AutoTitle(%q)\n got %q\nwant %q", tt.name, tt.in, got, tt.want)
-		}
-		if n := utf8.RuneCountInString(got); n > AutoTitleMaxRunes {
-			t.Errorf("%s: %d runes", tt.name, n)
-		}
+		assert.Equal(t, tt.want, got, "%s: AutoTitle(%q)", tt.name, tt.in)
+		assert.LessOrEqual(t, utf8.RuneCountInString(got), AutoTitleMaxRunes, "%s: rune count", tt.name)
 	}
 }
