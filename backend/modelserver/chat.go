@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 )
@@ -209,85 +208,4 @@ func splitN(s string, n int) []string {
 		s = s[k:]
 	}
 	return out
-}
-
-func (h *handler) openAIModels(w http.ResponseWriter) {
-	var data []map[string]any
-	for _, m := range h.modelList() {
-		data = append(data, map[string]any{"id": m, "object": "model", "owned_by": "scripted"})
-	}
-	writeJSON(w, 200, map[string]any{"object": "list", "data": data})
-}
-
-func (h *handler) tags(w http.ResponseWriter) {
-	var models []map[string]any
-	for _, m := range h.modelList() {
-		models = append(models, map[string]any{"name": m, "model": m, "size": 4_000_000_000})
-	}
-	writeJSON(w, 200, map[string]any{"models": models})
-}
-
-func (h *handler) show(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Model string `json:"model"`
-		Name  string `json:"name"`
-	}
-	_ = json.NewDecoder(r.Body).Decode(&req)
-	name := req.Model
-	if name == "" {
-		name = req.Name
-	}
-	found := false
-	for _, m := range h.modelList() {
-		found = found || m == name
-	}
-	if !found {
-		writeJSON(w, 404, map[string]string{"error": fmt.Sprintf("model '%s' not found", name)})
-		return
-	}
-	caps := []string{"completion", "tools"}
-	if h.noTools[name] {
-		caps = []string{"completion"}
-	}
-	writeJSON(w, 200, map[string]any{"capabilities": caps, "details": map[string]string{"family": "scripted"}})
-}
-
-func (h *handler) pull(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Model string `json:"model"`
-	}
-	_ = json.NewDecoder(r.Body).Decode(&req)
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	flusher, _ := w.(http.Flusher)
-	line := func(v any) {
-		b, _ := json.Marshal(v)
-		_, _ = w.Write(append(b, '\n'))
-		if flusher != nil {
-			flusher.Flush()
-		}
-	}
-	if strings.Contains(req.Model, "missing") {
-		line(map[string]string{"error": "pull model manifest: file does not exist"})
-		return
-	}
-	line(map[string]string{"status": "pulling manifest"})
-	const total = 1000
-	for done := int64(250); done <= total; done += 250 {
-		line(map[string]any{"status": "downloading", "digest": "sha256:scripted", "total": total, "completed": done})
-	}
-	line(map[string]string{"status": "verifying sha256 digest"})
-	// Installed before "success" is sent, as with Ollama: a client that
-	// lists models right after sees it.
-	h.mu.Lock()
-	if !slices.Contains(h.models, req.Model) {
-		h.models = append(h.models, req.Model)
-	}
-	h.mu.Unlock()
-	line(map[string]string{"status": "success"})
-}
-
-func (h *handler) modelList() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]string(nil), h.models...)
 }

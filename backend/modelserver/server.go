@@ -1,6 +1,7 @@
 // Package modelserver is a scripted model server: it speaks the OpenAI
-// chat-completions protocol the way llama.cpp's server streams it, plus
-// Ollama's native management endpoints. Tests script it turn by turn and
+// chat-completions protocol the way llama.cpp's server streams it and lists
+// models at GET /v1/models, plus Ollama's native management endpoints
+// (unless WithoutOllamaAPI makes it a plain OpenAI-compatible server). Tests script it turn by turn and
 // inspect the requests it received; the app's demo mode runs its Demo script.
 package modelserver
 
@@ -141,8 +142,8 @@ func Turns(turns ...Turn) Script {
 // Option configures a Server.
 type Option func(*handler)
 
-// WithModels sets the models Ollama's /api/tags lists; noTools names those
-// whose /api/show lacks the "tools" capability.
+// WithModels sets the models the server lists (/api/tags, /v1/models);
+// noTools names those whose /api/show lacks the "tools" capability.
 func WithModels(models []string, noTools ...string) Option {
 	return func(h *handler) {
 		h.models = models
@@ -189,9 +190,12 @@ func NewHandler(script Script, opts ...Option) http.Handler {
 const recentRequests = 64
 
 type handler struct {
-	script  Script
-	models  []string
-	noTools map[string]bool
+	script     Script
+	models     []string
+	noTools    map[string]bool
+	openAIOnly bool                 // no Ollama API (llama.cpp, LM Studio, vLLM)
+	apiKey     string               // required on /v1/* when set
+	pullFaults map[string]PullFault // by model name
 
 	mu       sync.Mutex
 	requests []ChatRequest
@@ -242,11 +246,17 @@ func (h *handler) RawRequests() [][]byte {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	openAI := strings.HasPrefix(r.URL.Path, "/v1/")
+	if openAI && !h.authorized(w, r) {
+		return
+	}
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		h.chat(w, r)
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
 		h.openAIModels(w)
+	case h.openAIOnly:
+		llamaCppError(w, http.StatusNotFound, "File Not Found", "not_found_error")
 	case r.URL.Path == "/api/version":
 		writeJSON(w, 200, map[string]string{"version": "0.12.0-scripted"})
 	case r.URL.Path == "/api/tags":
