@@ -165,7 +165,12 @@ func (s *Server) protectSized(limit int64, h func(http.ResponseWriter, *http.Req
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		if err := h(w, r); err != nil {
 			status := statusFor(err)
-			if status >= 500 {
+			var upstream *service.UpstreamError
+			switch {
+			case errors.As(err, &upstream):
+				// The model server's trouble, not Parley's.
+				s.log.Warn("model server request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err, "cause", upstream.Err)
+			case status >= 500:
 				s.log.Error("api request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 			}
 			writeError(w, status, err.Error())
@@ -177,6 +182,7 @@ func statusFor(err error) int {
 	var he httpError
 	var ve *questions.ValidationError
 	var ie *service.InputError
+	var ue *service.UpstreamError
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &he):
@@ -187,6 +193,8 @@ func statusFor(err error) int {
 		return http.StatusUnprocessableEntity
 	case errors.As(err, &ie):
 		return http.StatusBadRequest
+	case errors.As(err, &ue):
+		return http.StatusBadGateway
 	case errors.Is(err, chat.ErrNotFound), errors.Is(err, questions.ErrNotFound):
 		return http.StatusNotFound
 	case errors.Is(err, questions.ErrConflict), errors.Is(err, service.ErrRunActive):
@@ -515,7 +523,7 @@ func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) models(w http.ResponseWriter, r *http.Request) error {
 	st := s.opts.Backend.CheckModelServer(r.Context())
 	if !st.Reachable {
-		return httpError{http.StatusBadGateway, st.Message}
+		return &service.UpstreamError{Msg: st.Message}
 	}
 	writeJSON(w, http.StatusOK, st.Models)
 	return nil

@@ -57,7 +57,7 @@ func TestUnreachableOllamaHint(t *testing.T) {
 		t.Fatalf("non-Ollama port mentions Ollama: %q", le.Message)
 	}
 	m := &openAIModel{cfg: Config{BaseURL: DefaultBaseURL, Model: "m"}}
-	if got := m.unreachable(); got != "Cannot reach the model server at http://127.0.0.1:11434/v1. Is Ollama running? (start it with `ollama serve` or the Ollama app)" {
+	if got := m.unreachable(); got != "Cannot reach the model server at http://127.0.0.1:11434/v1. Is Ollama running? Start the Ollama app, or run ollama serve in a terminal." {
 		t.Fatalf("unreachable message %q", got)
 	}
 }

@@ -70,6 +70,7 @@ type Model interface {
 const (
 	KindUnreachable   = "unreachable"
 	KindHTTP          = "http"
+	KindBadRequest    = "bad_request" // the server refused the user's input (HTTP 400)
 	KindModelNotFound = "model_not_found"
 	KindNoTools       = "no_tools"
 	KindStream        = "stream"

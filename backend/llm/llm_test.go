@@ -84,7 +84,7 @@ func TestUnreachableServer(t *testing.T) {
 
 	_, err = NewOllama(base).Version(testCtx(t))
 	le = asError(t, err)
-	if le.Kind != KindUnreachable || !strings.HasPrefix(le.Message, "Cannot reach the model server at http://127.0.0.1:9.") {
+	if le.Kind != KindUnreachable || !strings.HasPrefix(le.Message, "Cannot reach the model server at "+base+".") {
 		t.Fatalf("ollama: kind %q, message %q", le.Kind, le.Message)
 	}
 }

@@ -16,6 +16,7 @@ import (
 // Ollama talks to Ollama's native API (model management), at the root of
 // the server whose OpenAI-compatible endpoint is the base URL.
 type Ollama struct {
+	base   string // the OpenAI-compatible base URL, as the user set it
 	root   string
 	client *http.Client
 }
@@ -36,12 +37,21 @@ type PullProgress struct {
 
 // NewOllama returns a client for the server of baseURL (a trailing /v1 is stripped).
 func NewOllama(baseURL string) *Ollama {
-	root := strings.TrimRight(baseURL, "/")
-	root = strings.TrimSuffix(root, "/v1")
-	return &Ollama{root: root, client: &http.Client{Transport: sharedTransport}}
+	base := strings.TrimRight(baseURL, "/")
+	root := strings.TrimSuffix(base, "/v1")
+	return &Ollama{base: base, root: root, client: &http.Client{Transport: sharedTransport}}
 }
 
-func (o *Ollama) do(ctx context.Context, method, path string, body any) (*http.Response, error) {
+// transportError explains a request that got no answer.
+func (o *Ollama) transportError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return &Error{Kind: KindUnreachable, Message: unreachableMessage(o.base), Err: err}
+}
+
+// send makes a request and returns the answer whatever its status.
+func (o *Ollama) send(ctx context.Context, method, path string, body any) (*http.Response, error) {
 	var r io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -57,22 +67,29 @@ func (o *Ollama) do(ctx context.Context, method, path string, body any) (*http.R
 	req.Header.Set("Content-Type", "application/json")
 	res, err := o.client.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &Error{Kind: KindUnreachable, Message: fmt.Sprintf("Cannot reach the model server at %s. Is Ollama (or your model server) running?", o.root), Err: err}
+		return nil, o.transportError(ctx, err)
+	}
+	return res, nil
+}
+
+// errorBody reads the server's message from an error answer (its status
+// text when the body says nothing readable).
+func errorBody(res *http.Response) string {
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
+	if msg := serverMessage(b); msg != "" {
+		return msg
+	}
+	return http.StatusText(res.StatusCode)
+}
+
+func (o *Ollama) do(ctx context.Context, method, path string, body any) (*http.Response, error) {
+	res, err := o.send(ctx, method, path, body)
+	if err != nil {
+		return nil, err
 	}
 	if res.StatusCode != http.StatusOK {
 		defer res.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
-		var e struct {
-			Error string `json:"error"`
-		}
-		msg := strings.TrimSpace(string(b))
-		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			msg = e.Error
-		}
-		return nil, &Error{Kind: KindHTTP, Message: fmt.Sprintf("%s %s answered %d: %s", method, path, res.StatusCode, msg)}
+		return nil, &Error{Kind: KindHTTP, Message: fmt.Sprintf("%s %s answered %d: %s", method, path, res.StatusCode, errorBody(res))}
 	}
 	return res, nil
 }
@@ -121,35 +138,28 @@ func (o *Ollama) SupportsTools(ctx context.Context, model string) (bool, error) 
 
 // Models lists installed models and whether each supports tool calling.
 func (o *Ollama) Models(ctx context.Context) ([]ModelInfo, error) {
-	var tags struct {
-		Models []struct {
-			Name string `json:"name"`
-			Size int64  `json:"size"`
-		} `json:"models"`
-	}
-	if err := o.getJSON(ctx, http.MethodGet, "/api/tags", nil, &tags); err != nil {
+	models, native, err := o.nativeModels(ctx)
+	if err != nil {
 		return nil, err
 	}
-	out := make([]ModelInfo, 0, len(tags.Models))
-	for _, m := range tags.Models {
-		info := ModelInfo{Name: m.Name, Size: m.Size}
-		// A model /api/show cannot describe is listed as without tools.
-		info.SupportsTools, _ = o.SupportsTools(ctx, m.Name)
-		out = append(out, info)
+	if !native {
+		return nil, &Error{Kind: KindHTTP, Message: fmt.Sprintf("The server at %s does not look like Ollama (GET /api/tags gave no model list)", o.root)}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return models, nil
 }
 
-// Pull downloads a model, calling progress for each NDJSON line.
+// Pull downloads a model, calling progress for each NDJSON line. Its
+// errors are *Error: KindBadRequest or KindModelNotFound when the name is
+// the problem, other kinds when the server or its registry failed.
 func (o *Ollama) Pull(ctx context.Context, name string, progress func(PullProgress)) error {
-	res, err := o.do(ctx, http.MethodPost, "/api/pull", map[string]any{"model": name, "stream": true})
+	res, err := o.send(ctx, http.MethodPost, "/api/pull", map[string]any{"model": name, "stream": true})
 	if err != nil {
 		return err
 	}
 	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return o.pullRefused(name, res)
+	}
 	sc := bufio.NewScanner(res.Body)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	last, lastStatus := time.Time{}, ""
@@ -160,13 +170,13 @@ func (o *Ollama) Pull(ctx context.Context, name string, progress func(PullProgre
 		}
 		var p struct {
 			PullProgress
-			Error string `json:"error"`
+			Error json.RawMessage `json:"error"`
 		}
 		if err := json.Unmarshal(line, &p); err != nil {
 			continue
 		}
-		if p.Error != "" {
-			return &Error{Kind: KindHTTP, Message: fmt.Sprintf("Pulling %s failed: %s", name, p.Error)}
+		if msg := errorText(p.Error); msg != "" {
+			return pullFailed(name, msg)
 		}
 		// Progress lines come very fast; pass on at most ~10 a second, but
 		// every change of status (and the final "success").
@@ -182,10 +192,52 @@ func (o *Ollama) Pull(ctx context.Context, name string, progress func(PullProgre
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &Error{Kind: KindStream, Message: fmt.Sprintf("Pulling %s stopped: the connection dropped", name), Err: err}
+		return &Error{Kind: KindStream, Message: fmt.Sprintf("Downloading %s stopped: the connection to %s dropped. Try again.", name, o.root), Err: err}
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return &Error{Kind: KindStream, Message: fmt.Sprintf("Pulling %s ended before it finished. Try again.", name)}
+	return &Error{Kind: KindStream, Message: fmt.Sprintf("Downloading %s ended before it finished. Try again.", name)}
+}
+
+// pullRefused explains a pull Ollama answered with an error status.
+func (o *Ollama) pullRefused(name string, res *http.Response) error {
+	msg := errorBody(res)
+	switch {
+	case res.StatusCode == http.StatusBadRequest:
+		return &Error{Kind: KindBadRequest, Message: fmt.Sprintf("Ollama refused the model name %q: %s. Model names look like qwen3 or llama3.2:3b.", name, msg)}
+	case strings.Contains(msg, "file does not exist"):
+		return pullFailed(name, msg)
+	case res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusMethodNotAllowed:
+		return &Error{Kind: KindHTTP, Message: fmt.Sprintf(
+			"The model server at %s cannot download models: it has no Ollama API (HTTP %d). Download the model with that server's own tools.", o.base, res.StatusCode)}
+	}
+	if offline(msg) {
+		return pullFailed(name, msg)
+	}
+	return &Error{Kind: KindHTTP, Message: fmt.Sprintf("Ollama could not download %s (HTTP %d): %s", name, res.StatusCode, msg)}
+}
+
+// offline tells Ollama's words for a registry it cannot reach.
+func offline(msg string) bool {
+	for _, s := range []string{"no such host", "dial tcp", "i/o timeout", "connection refused", "network is unreachable"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// pullFailed explains an error Ollama reported about a pull.
+func pullFailed(name, msg string) error {
+	if strings.Contains(msg, "file does not exist") {
+		// Ollama's words for a name its registry does not have.
+		return &Error{Kind: KindModelNotFound, Message: fmt.Sprintf(
+			"There is no model %s to download (Ollama says: %s). Check the name; model names look like qwen3 or llama3.2:3b.", name, msg)}
+	}
+	if offline(msg) {
+		return &Error{Kind: KindHTTP, Message: fmt.Sprintf(
+			"Ollama could not reach its model library to download %s. Check the internet connection and try again. (Ollama says: %s)", name, msg)}
+	}
+	return &Error{Kind: KindHTTP, Message: fmt.Sprintf("Downloading %s failed: %s", name, msg)}
 }

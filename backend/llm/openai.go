@@ -239,12 +239,16 @@ func (m *openAIModel) classify(err error, tee *streamTee) error {
 
 const droppedMessage = "The model server closed the connection mid-answer. Try again; if it keeps happening, check the server's log."
 
-func (m *openAIModel) unreachable() string {
+func (m *openAIModel) unreachable() string { return unreachableMessage(m.cfg.BaseURL) }
+
+// unreachableMessage says that nothing answers at baseURL, in plain words
+// (the UI shows it as text).
+func unreachableMessage(baseURL string) string {
 	hint := "Is your model server running?"
-	if strings.Contains(m.cfg.BaseURL, ":11434") {
-		hint = "Is Ollama running? (start it with `ollama serve` or the Ollama app)"
+	if strings.Contains(baseURL, ":11434") {
+		hint = "Is Ollama running? Start the Ollama app, or run ollama serve in a terminal."
 	}
-	return fmt.Sprintf("Cannot reach the model server at %s. %s", m.cfg.BaseURL, hint)
+	return fmt.Sprintf("Cannot reach the model server at %s. %s", baseURL, hint)
 }
 
 // httpError explains a non-200 answer, using the server's own message.
@@ -258,7 +262,7 @@ func (m *openAIModel) httpError(status int, serverMsg string, cause error) *Erro
 	case strings.Contains(lower, "does not support tools"), strings.Contains(lower, "tools are not supported"),
 		strings.Contains(lower, "tool calling is not supported"):
 		return &Error{Kind: KindNoTools, Err: cause, Message: fmt.Sprintf(
-			"The model %s does not support tool calling. Choose a model with tool support in Settings (for Ollama, one whose `ollama show` lists tools).", m.cfg.Model)}
+			"The model %s does not support tool calling. Choose a model with tool support in Settings (with Ollama, one that Settings marks as supporting tools, such as qwen3).", m.cfg.Model)}
 	case status == http.StatusNotFound && (serverMsg == "" || strings.Contains(lower, "model")):
 		return &Error{Kind: KindModelNotFound, Err: cause, Message: fmt.Sprintf(
 			"The model %s was not found on %s. Pull it first (ollama pull %s) or pick another in Settings.", m.cfg.Model, m.cfg.BaseURL, m.cfg.Model)}
@@ -276,30 +280,23 @@ func (m *openAIModel) httpError(status int, serverMsg string, cause error) *Erro
 }
 
 // serverMessage extracts the message of an error body: OpenAI's
-// {"error":{"message"}}, Ollama's {"error":"..."}, {"message"} or plain text.
+// {"error":{"message"}} (llama.cpp adds "code" and "type"), Ollama's
+// {"error":"..."}, {"message"}, FastAPI's {"detail"} (vLLM) or plain text.
 func serverMessage(body []byte) string {
 	text := strings.TrimSpace(string(body))
 	var obj struct {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
-		Detail  string          `json:"detail"`
+		Detail  json.RawMessage `json:"detail"`
 	}
 	if json.Unmarshal(body, &obj) == nil {
-		var nested struct {
-			Message string `json:"message"`
-		}
-		var flat string
 		switch {
-		case json.Unmarshal(obj.Error, &nested) == nil && nested.Message != "":
-			text = nested.Message
-		case json.Unmarshal(obj.Error, &flat) == nil && flat != "":
-			text = flat
+		case errorText(obj.Error) != "":
+			text = errorText(obj.Error)
 		case obj.Message != "":
 			text = obj.Message
-		case obj.Detail != "":
-			text = obj.Detail
 		default:
-			text = "" // JSON without a message: the status says more
+			text = detailText(obj.Detail) // "" for JSON without a message: the status says more
 		}
 	}
 	if strings.HasPrefix(text, "<") { // an HTML error page says nothing useful
@@ -310,6 +307,45 @@ func serverMessage(body []byte) string {
 		text = string(r[:max]) + "…"
 	}
 	return text
+}
+
+// errorText reads the value of an "error" field: {"message"} (OpenAI,
+// llama.cpp, vLLM), a plain string (Ollama), or an object with only a
+// "type"; "" when it says nothing.
+func errorText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var flat string
+	if json.Unmarshal(raw, &flat) == nil {
+		return strings.TrimSpace(flat)
+	}
+	var nested struct {
+		Message string `json:"message"`
+		Type    string `json:"type"`
+	}
+	if json.Unmarshal(raw, &nested) == nil {
+		if m := strings.TrimSpace(nested.Message); m != "" {
+			return m
+		}
+		return nested.Type
+	}
+	return ""
+}
+
+// detailText reads FastAPI's "detail": a string, or a list of {"msg"}.
+func detailText(raw json.RawMessage) string {
+	var flat string
+	if json.Unmarshal(raw, &flat) == nil {
+		return flat
+	}
+	var list []struct {
+		Msg string `json:"msg"`
+	}
+	if json.Unmarshal(raw, &list) == nil && len(list) > 0 {
+		return list[0].Msg
+	}
+	return ""
 }
 
 // teeTransport lets streamTee watch the response body as langchaingo reads it.
@@ -431,18 +467,9 @@ func (t *streamTee) line(line string) {
 		return
 	}
 	if len(frame.Error) > 0 && string(frame.Error) != "null" {
-		var e struct {
-			Message string `json:"message"`
-		}
-		if json.Unmarshal(frame.Error, &e) == nil && e.Message != "" {
-			t.errorMsg = e.Message
-		} else {
-			var s string
-			if json.Unmarshal(frame.Error, &s) == nil && s != "" {
-				t.errorMsg = s
-			} else {
-				t.errorMsg = string(frame.Error)
-			}
+		t.errorMsg = errorText(frame.Error)
+		if t.errorMsg == "" {
+			t.errorMsg = "an error without a message"
 		}
 	}
 	for _, c := range frame.Choices {

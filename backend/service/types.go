@@ -35,3 +35,15 @@ type InputError struct{ Msg string }
 func (e *InputError) Error() string { return e.Msg }
 
 func inputErrorf(msg string) error { return &InputError{Msg: msg} }
+
+// UpstreamError is a failure of the model server or of what stands behind
+// it (Ollama's registry), not of Parley or the request (HTTP 502). Msg is
+// for the user; Err keeps the cause for the log.
+type UpstreamError struct {
+	Msg string
+	Err error
+}
+
+func (e *UpstreamError) Error() string { return e.Msg }
+
+func (e *UpstreamError) Unwrap() error { return e.Err }

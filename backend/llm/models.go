@@ -1,0 +1,124 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// ServerModels is what a model server offers.
+type ServerModels struct {
+	// Ollama is true when the server has Ollama's native API: then each
+	// model's SupportsTools is known, and models can be pulled.
+	Ollama bool
+	Models []ModelInfo
+}
+
+// ListModels lists the models of the server whose OpenAI-compatible
+// endpoint is baseURL: through Ollama's native API when the server has it
+// (which also tells which models support tools), else through the
+// OpenAI-compatible GET <baseURL>/models (llama.cpp's server, LM Studio,
+// vLLM), which does not say.
+func ListModels(ctx context.Context, baseURL, apiKey string) (ServerModels, error) {
+	o := NewOllama(baseURL)
+	models, native, err := o.nativeModels(ctx)
+	if err != nil {
+		return ServerModels{}, err
+	}
+	if native {
+		return ServerModels{Ollama: true, Models: models}, nil
+	}
+	models, err = openAIModels(ctx, o.client, o.base, apiKey)
+	if err != nil {
+		return ServerModels{}, err
+	}
+	return ServerModels{Models: models}, nil
+}
+
+// nativeModels lists the models through Ollama's /api/tags; native is
+// false when the server does not have that API (any answer without a
+// "models" list: a 404, LM Studio's 200 with an error, an HTML page).
+func (o *Ollama) nativeModels(ctx context.Context) (models []ModelInfo, native bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, o.root+"/api/tags", nil)
+	if err != nil {
+		return nil, false, fmt.Errorf("list models: %w", err)
+	}
+	res, err := o.client.Do(req)
+	if err != nil {
+		return nil, false, o.transportError(ctx, err)
+	}
+	defer res.Body.Close()
+	var tags struct {
+		Models *[]struct {
+			Name string `json:"name"`
+			Size int64  `json:"size"`
+		} `json:"models"`
+	}
+	if res.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(res.Body, 8<<20)).Decode(&tags) != nil || tags.Models == nil {
+		return nil, false, nil
+	}
+	out := make([]ModelInfo, 0, len(*tags.Models))
+	for _, m := range *tags.Models {
+		info := ModelInfo{Name: m.Name, Size: m.Size}
+		// A model /api/show cannot describe is listed as without tools.
+		info.SupportsTools, _ = o.SupportsTools(ctx, m.Name)
+		out = append(out, info)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	return out, true, nil
+}
+
+// openAIModels lists the models through OpenAI's GET /models.
+func openAIModels(ctx context.Context, client *http.Client, baseURL, apiKey string) ([]ModelInfo, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/models", nil)
+	if err != nil {
+		return nil, fmt.Errorf("list models: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+tokenOrNone(apiKey))
+	res, err := client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &Error{Kind: KindUnreachable, Message: unreachableMessage(baseURL), Err: err}
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
+	if err != nil {
+		return nil, &Error{Kind: KindStream, Message: fmt.Sprintf("The model server at %s stopped while listing its models.", baseURL), Err: err}
+	}
+	if res.StatusCode != http.StatusOK {
+		msg := serverMessage(body)
+		detail := fmt.Sprintf("HTTP %d", res.StatusCode)
+		if msg != "" {
+			detail += ": " + msg
+		}
+		switch res.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return nil, &Error{Kind: KindHTTP, Message: fmt.Sprintf("The model server at %s refused to list its models (%s). Check the API key in Settings.", baseURL, detail)}
+		case http.StatusNotFound:
+			return nil, &Error{Kind: KindHTTP, Message: fmt.Sprintf("The server at %s lists no models (GET /models: %s). Check the server URL in Settings: OpenAI-compatible servers usually end in /v1.", baseURL, detail)}
+		}
+		return nil, &Error{Kind: KindHTTP, Message: fmt.Sprintf("The model server at %s could not list its models (%s).", baseURL, detail)}
+	}
+	var list struct {
+		Data *[]struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &list); err != nil || list.Data == nil {
+		return nil, &Error{Kind: KindHTTP, Err: err, Message: fmt.Sprintf(
+			"The server at %s does not look like an OpenAI-compatible model server (GET /models gave no model list). Check the server URL in Settings.", baseURL)}
+	}
+	out := make([]ModelInfo, 0, len(*list.Data))
+	for _, m := range *list.Data {
+		if m.ID != "" {
+			out = append(out, ModelInfo{Name: m.ID})
+		}
+	}
+	return out, nil
+}
