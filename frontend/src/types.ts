@@ -187,6 +187,8 @@ export interface Health {
 export interface ModelInfo {
   name: string
   supports_tools: boolean
+  /** The server does not say whether the model calls tools (not Ollama). */
+  tools_unknown?: boolean
 }
 
 export type ThemeSetting = 'system' | 'light' | 'dark'
@@ -218,6 +220,8 @@ export interface ModelStatus {
   base_url: string
   model: string
   demo: boolean
+  /** The server has Ollama's API (models can be downloaded). */
+  ollama?: boolean
   /** Why it is not reachable (technical; not shown to the user as is). */
   message?: string
   models: ModelInfo[]
@@ -281,6 +285,8 @@ export interface ModelPullEvent {
   status: string
   total?: number
   completed?: number
+  /** With status "error": why the download failed. */
+  error?: string
 }
 
 /**

@@ -107,9 +107,26 @@ export function pullPercent(total?: number, completed?: number): number | null {
   return Math.max(0, Math.min(100, Math.round((completed / total) * 100)))
 }
 
+/**
+ * Whether two model names mean the same model. A name without a tag means
+ * its ":latest", as in Ollama ("qwen3" is "qwen3:latest"). The tag is a
+ * colon in the last path segment only, so a registry port is no tag. Names
+ * are only compared, never rewritten: a llama.cpp path such as
+ * "org/model.gguf" still matches itself exactly and is sent as typed.
+ */
+export function sameModel(a: string, b: string): boolean {
+  if (a === b) return true
+  if (!a || !b) return false
+  return withDefaultTag(a) === withDefaultTag(b)
+}
+
+function withDefaultTag(name: string): string {
+  return name.slice(name.lastIndexOf('/') + 1).includes(':') ? name : `${name}:latest`
+}
+
 /** The models to offer: the server's list, plus the chosen one if the server lacks it. */
 export function modelChoices(models: readonly ModelInfo[], current: string): (ModelInfo & { missing?: boolean })[] {
   const list: (ModelInfo & { missing?: boolean })[] = models.map((m) => ({ ...m }))
-  if (current && !list.some((m) => m.name === current)) list.unshift({ name: current, supports_tools: false, missing: true })
+  if (current && !list.some((m) => sameModel(m.name, current))) list.unshift({ name: current, supports_tools: false, missing: true })
   return list
 }

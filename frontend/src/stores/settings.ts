@@ -184,6 +184,12 @@ export const useSettingsStore = defineStore('settings', {
     onPull(p: ModelPullEvent): void {
       const pull = this.pull
       if (!p || !pull || !pull.active || p.model !== pull.model) return
+      if (p.status === 'error') {
+        // The download failed on the server's side (also mid-stream).
+        pull.active = false
+        pull.error = p.error || 'The download failed.'
+        return
+      }
       if (typeof p.status === 'string' && p.status) pull.status = p.status
       if (typeof p.total === 'number' && p.total > 0) {
         pull.total = p.total

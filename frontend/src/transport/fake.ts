@@ -107,6 +107,8 @@ export class FakeTransport implements Transport {
   settings: Settings = { ...DEFAULT_SETTINGS, model: 'qwen3', onboarded: true }
   /** Whether checkModelServer finds the server (demo mode always does). */
   reachable = true
+  /** Whether the status says the server has Ollama's API (undefined: not said). */
+  ollama?: boolean
   /** The technical reason checkModelServer gives when not reachable. */
   unreachableMessage = 'Cannot reach the model server at http://127.0.0.1:11434/v1: connection refused'
   info: AppInfo = { version: 'fake', dataDir: '/home/user/.config/parley' }
@@ -431,7 +433,8 @@ export class FakeTransport implements Transport {
     const s = this.settings
     if (s.demo_mode) return { reachable: true, base_url: s.base_url, model: s.model, demo: true, models: [{ name: 'parley-demo', supports_tools: true }] }
     if (!this.reachable) return { reachable: false, base_url: s.base_url, model: s.model, demo: false, message: this.unreachableMessage, models: [] }
-    return { reachable: true, base_url: s.base_url, model: s.model, demo: false, models: clone(this.models) }
+    const ollama = this.ollama === undefined ? {} : { ollama: this.ollama }
+    return { reachable: true, base_url: s.base_url, model: s.model, demo: false, ...ollama, models: clone(this.models) }
   }
 
   pullModel(name: string): Promise<void> {
@@ -444,7 +447,9 @@ export class FakeTransport implements Transport {
           progress: (status, total, completed) => progress({ status, total, completed }),
           resolve: () => {
             this.pulls = this.pulls.filter((p) => p !== pull)
-            if (!this.models.some((m) => m.name === name)) this.models.push({ name, supports_tools: true })
+            // As Ollama does, a name pulled without a tag is listed as name:latest.
+            const listed = name.slice(name.lastIndexOf('/') + 1).includes(':') ? name : `${name}:latest`
+            if (!this.models.some((m) => m.name === listed)) this.models.push({ name: listed, supports_tools: true })
             resolve()
           },
           reject: (message, status) => {

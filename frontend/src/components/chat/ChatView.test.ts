@@ -6,6 +6,7 @@ import { connectEvents } from '../../stores/events'
 import { useConversationsStore } from '../../stores/conversations'
 import { useQuestionsStore } from '../../stores/questions'
 import { useAppStore } from '../../stores/app'
+import { useSettingsStore } from '../../stores/settings'
 
 let env: TestEnv
 let w: VueWrapper | null = null
@@ -106,6 +107,34 @@ describe('ChatView and Composer', () => {
     expect(env.fake.callsOf('sendMessage').map((c) => c[1])).toEqual(['compare prices'])
     expect(v.findAll('[data-testid="user-message"]').map((m) => m.text())).toEqual(['compare prices'])
     expect(v.find('[data-testid="error-banner"]').exists()).toBe(false)
+  })
+
+  it('with the model server unreachable, a failed send shows one error that names the cause', async () => {
+    env.fake.reachable = false
+    await useSettingsStore().check()
+    const v = await mountView()
+    await textbox(v).setValue('hello')
+    await v.find('form').trigger('submit')
+    await settle()
+    expect(v.find('[data-testid="onboarding"]').attributes('data-compact')).toBe('true')
+    const cause = 'Cannot reach the model server at http://127.0.0.1:9/v1. Is your model server running?'
+    env.fake.setState('c1', 'error', cause)
+    env.fake.emit('run:error', { conversationId: 'c1', error: cause })
+    await settle()
+    expect(v.findAll('[data-testid="error-banner"]')).toHaveLength(1)
+    expect(v.find('[data-testid="error-banner"]').text()).toContain(cause)
+    expect(v.find('[data-testid="onboarding"]').exists()).toBe(false)
+    expect(v.find('[data-testid="run-status"]').text()).toBe('')
+    expect(v.findAll('[role="alert"]')).toHaveLength(1)
+    // The way forward the onboarding banner offered is on the error.
+    await v.find('[data-testid="error-settings"]').trigger('click')
+    expect(useSettingsStore().panelOpen).toBe(true)
+
+    // Dismissed, the standing state is back: the run failed, the server is unreachable.
+    await v.find('[data-testid="error-banner"] [aria-label="Dismiss"]').trigger('click')
+    await settle()
+    expect(v.find('[data-testid="onboarding"]').exists()).toBe(true)
+    expect(v.find('[data-testid="run-status"]').text()).toBe('Something went wrong')
   })
 
   it('a conversation that loaded in state error offers Retry, which reruns it through transport.retry', async () => {
