@@ -1,6 +1,7 @@
 // Command parley-demo-model serves the scripted demo assistant
 // (modelserver.Demo) on a local port: an OpenAI-compatible endpoint plus
-// Ollama's management API, for trying Parley or running end-to-end tests
+// Ollama's management API (or, with -openai-only, none, as llama.cpp's
+// server or LM Studio), for trying Parley or running end-to-end tests
 // without a real model.
 //
 //	go run ./backend/modelserver/cmd/parley-demo-model -addr 127.0.0.1:11435
@@ -26,20 +27,25 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:11435", "address to listen on (port 0 picks a free one)")
 	model := flag.String("model", "demo", "model name the server lists")
+	openAIOnly := flag.Bool("openai-only", false, "no Ollama API: models only at GET /v1/models, as llama.cpp's server or LM Studio")
 	flag.Parse()
-	if err := run(*addr, *model); err != nil {
+	opts := []modelserver.Option{modelserver.WithModels([]string{*model})}
+	if *openAIOnly {
+		opts = append(opts, modelserver.WithoutOllamaAPI())
+	}
+	if err := run(*addr, *model, opts); err != nil {
 		slog.Error("demo model server", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, model string) error {
+func run(addr, model string, opts []modelserver.Option) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	srv := &http.Server{
-		Handler:           modelserver.NewHandler(modelserver.Demo(), modelserver.WithModels([]string{model})),
+		Handler:           modelserver.NewHandler(modelserver.Demo(), opts...),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	// The URL line is what scripts wait for.
