@@ -39,7 +39,9 @@ func ListModels(ctx context.Context, baseURL, apiKey string) (ServerModels, erro
 
 // nativeModels lists the models through Ollama's /api/tags; native is
 // false when the server does not have that API (any answer without a
-// "models" list: a 404, LM Studio's 200 with an error, an HTML page).
+// "models" list: a 404, LM Studio's 200 with an error, an HTML page), or
+// only imitates its list (llama.cpp's server answers /api/tags with its
+// OpenAI model list, "data" included, and has no /api/show or /api/pull).
 func (o *Ollama) nativeModels(ctx context.Context) (models []ModelInfo, native bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, o.root+"/api/tags", nil)
 	if err != nil {
@@ -55,8 +57,9 @@ func (o *Ollama) nativeModels(ctx context.Context) (models []ModelInfo, native b
 			Name string `json:"name"`
 			Size int64  `json:"size"`
 		} `json:"models"`
+		Data json.RawMessage `json:"data"`
 	}
-	if res.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(res.Body, 8<<20)).Decode(&tags) != nil || tags.Models == nil {
+	if res.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(res.Body, 8<<20)).Decode(&tags) != nil || tags.Models == nil || tags.Data != nil {
 		return nil, false, nil
 	}
 	out := make([]ModelInfo, 0, len(*tags.Models))

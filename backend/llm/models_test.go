@@ -40,6 +40,18 @@ func TestListModelsOfAnOpenAICompatibleServer(t *testing.T) {
 	assert.Equal(t, []string{"org/qwen3-8b-Q4_K_M.gguf", "llama-3.2-3b"}, names(got.Models))
 }
 
+// llama.cpp's server answers Ollama's /api/tags with its OpenAI list (for
+// Ollama clients) but has no /api/show or /api/pull: it is not Ollama.
+func TestListModelsOfLlamaCppImitatingTags(t *testing.T) {
+	srv := modelserver.New(modelserver.Turns(), modelserver.WithoutOllamaAPI(), modelserver.WithLlamaCppTags(),
+		modelserver.WithModels([]string{"qwen3-8b.gguf"}))
+	defer srv.Close()
+	got, err := ListModels(testCtx(t), srv.URL(), "")
+	require.NoError(t, err)
+	assert.False(t, got.Ollama)
+	assert.Equal(t, []string{"qwen3-8b.gguf"}, names(got.Models))
+}
+
 func TestListModelsOfOllamaSaysWhichSupportTools(t *testing.T) {
 	srv := modelserver.New(modelserver.Turns(), modelserver.WithModels([]string{"qwen3:8b", "gemma:2b"}, "gemma:2b"))
 	defer srv.Close()

@@ -31,6 +31,13 @@ func WithoutOllamaAPI() Option {
 	return func(h *handler) { h.openAIOnly = true }
 }
 
+// WithLlamaCppTags makes a server WithoutOllamaAPI answer GET /api/tags as
+// llama.cpp's server does for Ollama clients: its OpenAI model list with an
+// Ollama-style "models" list added.
+func WithLlamaCppTags() Option {
+	return func(h *handler) { h.llamaCppTags = true }
+}
+
 // WithAPIKey makes the server require "Authorization: Bearer <key>" on the
 // OpenAI-compatible endpoints, answering 401 as llama.cpp's --api-key does.
 func WithAPIKey(key string) Option {
@@ -62,13 +69,19 @@ func (h *handler) authorized(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-// openAIModels answers GET /v1/models in OpenAI's shape.
-func (h *handler) openAIModels(w http.ResponseWriter) {
-	data := []map[string]any{}
+// openAIModels answers GET /v1/models in OpenAI's shape (with llama.cpp's
+// Ollama-style "models" list too when withModels).
+func (h *handler) openAIModels(w http.ResponseWriter, withModels bool) {
+	data, models := []map[string]any{}, []map[string]any{}
 	for _, m := range h.modelList() {
 		data = append(data, map[string]any{"id": m, "object": "model", "created": created, "owned_by": "scripted"})
+		models = append(models, map[string]any{"name": m, "model": m, "type": "model", "capabilities": []string{"completion"}})
 	}
-	writeJSON(w, 200, map[string]any{"object": "list", "data": data})
+	body := map[string]any{"object": "list", "data": data}
+	if withModels {
+		body["models"] = models
+	}
+	writeJSON(w, 200, body)
 }
 
 func (h *handler) tags(w http.ResponseWriter) {

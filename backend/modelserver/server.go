@@ -190,12 +190,13 @@ func NewHandler(script Script, opts ...Option) http.Handler {
 const recentRequests = 64
 
 type handler struct {
-	script     Script
-	models     []string
-	noTools    map[string]bool
-	openAIOnly bool                 // no Ollama API (llama.cpp, LM Studio, vLLM)
-	apiKey     string               // required on /v1/* when set
-	pullFaults map[string]PullFault // by model name
+	script       Script
+	models       []string
+	noTools      map[string]bool
+	openAIOnly   bool                 // no Ollama API (llama.cpp, LM Studio, vLLM)
+	llamaCppTags bool                 // but GET /api/tags as llama.cpp answers it
+	apiKey       string               // required on /v1/* when set
+	pullFaults   map[string]PullFault // by model name
 
 	mu       sync.Mutex
 	requests []ChatRequest
@@ -254,7 +255,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		h.chat(w, r)
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
-		h.openAIModels(w)
+		h.openAIModels(w, false)
+	case h.openAIOnly && h.llamaCppTags && r.Method == http.MethodGet && r.URL.Path == "/api/tags":
+		h.openAIModels(w, true)
 	case h.openAIOnly:
 		llamaCppError(w, http.StatusNotFound, "File Not Found", "not_found_error")
 	case r.URL.Path == "/api/version":
