@@ -6,6 +6,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/parley-app/parley/backend/config"
 )
 
@@ -14,39 +16,26 @@ func TestDesktopAPIFollowsTheSetting(t *testing.T) {
 		Token: "desktop-test-token-0123456789abcdef", Set: map[string]bool{}}
 	api := &desktopAPI{cfg: cfg, ui: fstest.MapFS{"index.html": {Data: []byte("ok")}}}
 	c, err := openCoreWith(cfg, api.apply)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.close()
 	api.core = c
 	api.apply(c.svc.GetSettings())
-	if api.srv != nil {
-		t.Fatal("the API is on by default")
-	}
+	require.Nil(t, api.srv, "the API is on by default")
 	st := c.svc.GetSettings()
 	st.APIEnabled = true
-	if _, err := c.svc.SaveSettings(context.Background(), st); err != nil {
-		t.Fatal(err)
-	}
-	if api.srv == nil {
-		t.Fatal("saving api_enabled did not start the API")
-	}
+	_, err = c.svc.SaveSettings(context.Background(), st)
+	require.NoError(t, err)
+	require.NotNil(t, api.srv, "saving api_enabled did not start the API")
 	url := api.srv.url()
 	req, _ := http.NewRequest("GET", url+"/api/v1/health", nil)
 	req.Header.Set("Authorization", "Bearer "+cfg.Token)
 	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res.Body.Close()
-	if res.StatusCode != 200 {
-		t.Fatalf("health %d", res.StatusCode)
-	}
+	require.Equal(t, 200, res.StatusCode, "health")
 	st.APIEnabled = false
-	if _, err := c.svc.SaveSettings(context.Background(), st); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := http.DefaultClient.Do(req); err == nil {
-		t.Fatal("the API still answers after it was turned off")
-	}
+	_, err = c.svc.SaveSettings(context.Background(), st)
+	require.NoError(t, err)
+	_, err = http.DefaultClient.Do(req)
+	require.Error(t, err, "the API still answers after it was turned off")
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
 	"github.com/parley-app/parley/backend/chat"
@@ -69,7 +71,7 @@ func writeBeforeShow(t *testing.T, history chat.History, rec *events.Recorder) e
 		mu.Lock()
 		defer mu.Unlock()
 		for _, p := range problems {
-			t.Error(p)
+			assert.Fail(t, p)
 		}
 	})
 	return events.EmitterFunc(func(name string, payload any) {
@@ -102,13 +104,9 @@ func assertConsistent(t *testing.T, msgs []chat.Message) {
 			results[r.ToolCallID]++
 		}
 		for _, tc := range m.ToolCalls {
-			if results[tc.ID] != 1 {
-				t.Fatalf("tool call %s (%s) has %d results: %+v", tc.ID, tc.Name, results[tc.ID], msgs)
-			}
+			require.Equal(t, 1, results[tc.ID], "results of tool call %s (%s): %+v", tc.ID, tc.Name, msgs)
 		}
-		if len(results) != len(m.ToolCalls) {
-			t.Fatalf("tool results without a call after message %d: %+v", i, msgs)
-		}
+		require.Len(t, results, len(m.ToolCalls), "tool results without a call after message %d: %+v", i, msgs)
 	}
 }
 
@@ -126,9 +124,7 @@ func (h *harness) states() []string {
 func (h *harness) start(text string) string {
 	h.t.Helper()
 	id, err := h.rt.Start(StartRequest{ConversationID: conv, UserText: text})
-	if err != nil {
-		h.t.Fatalf("start: %v", err)
-	}
+	require.NoError(h.t, err, "start")
 	return id
 }
 
@@ -141,7 +137,7 @@ func (h *harness) waitFor(what string, cond func() bool) {
 		select {
 		case <-h.rec.Changed():
 		case <-deadline:
-			h.t.Fatalf("timed out waiting for %s; events: %v", what, h.rec.Names())
+			require.FailNow(h.t, "timed out waiting for "+what, "events: %v", h.rec.Names())
 		}
 	}
 }
@@ -152,7 +148,7 @@ func (h *harness) waitDone() StateInfo {
 	select {
 	case <-h.rt.Done(conv):
 	case <-time.After(15 * time.Second):
-		h.t.Fatalf("timed out waiting for the run to end; events: %v", h.rec.Names())
+		require.FailNow(h.t, "timed out waiting for the run to end", "events: %v", h.rec.Names())
 	}
 	return h.rt.State(conv)
 }
@@ -163,9 +159,7 @@ func (h *harness) waitRequests(n int) []modelserver.ChatRequest {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	reqs, err := h.server.WaitRequests(ctx, n)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	require.NoError(h.t, err)
 	return reqs
 }
 
@@ -209,7 +203,7 @@ func lastToolMessage(t *testing.T, req modelserver.ChatRequest) modelserver.Mess
 			return req.Messages[i]
 		}
 	}
-	t.Fatalf("no tool message in request: %+v", req.Messages)
+	require.FailNow(t, "no tool message in request", "%+v", req.Messages)
 	return modelserver.Message{}
 }
 
@@ -221,39 +215,26 @@ func toolNames(req modelserver.ChatRequest) []string {
 	return names
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func TestTextStreamsAsDeltasAndIsSaved(t *testing.T) {
 	h := newHarness(t, modelserver.Turns(modelserver.Turn{Text: "Hello there, how can I help you today?"}))
 	h.start("hi")
 	st := h.waitDone()
-	if st.State != chat.StateIdle {
-		t.Fatalf("state %+v", st)
-	}
+	require.Equal(t, chat.StateIdle, st.State, "state %+v", st)
 	var streamed strings.Builder
 	for _, e := range h.rec.Events() {
 		if e.Name == events.MessageDelta {
 			d := e.Payload.(map[string]any)["delta"].(string)
-			if d == "" || strings.HasPrefix(d, "[{") {
-				t.Fatalf("non-text delta %q", d)
-			}
+			require.NotEmpty(t, d, "empty delta")
+			require.False(t, strings.HasPrefix(d, "[{"), "non-text delta %q", d)
 			streamed.WriteString(d)
 		}
 	}
-	if streamed.String() != "Hello there, how can I help you today?" {
-		t.Fatalf("streamed %q", streamed.String())
-	}
+	require.Equal(t, "Hello there, how can I help you today?", streamed.String(), "streamed")
 	msgs := h.messages()
-	if len(msgs) != 2 || msgs[0].Role != "user" || msgs[1].Role != "assistant" || msgs[1].Content != streamed.String() {
-		t.Fatalf("history %+v", msgs)
-	}
+	require.Len(t, msgs, 2, "history %+v", msgs)
+	require.Equal(t, "user", msgs[0].Role, "history %+v", msgs)
+	require.Equal(t, "assistant", msgs[1].Role, "history %+v", msgs)
+	require.Equal(t, streamed.String(), msgs[1].Content, "history %+v", msgs)
 	// States in order: requesting, streaming, idle.
 	var states []string
 	for _, e := range h.rec.Events() {
@@ -262,13 +243,11 @@ func TestTextStreamsAsDeltasAndIsSaved(t *testing.T) {
 		}
 	}
 	want := []string{chat.StateRequesting, chat.StateStreaming, chat.StateIdle}
-	if strings.Join(states, ",") != strings.Join(want, ",") {
-		t.Fatalf("states %v, want %v", states, want)
-	}
+	require.Equal(t, strings.Join(want, ","), strings.Join(states, ","), "states")
 	req := h.server.Requests()[0]
-	if req.Messages[0].Role != "system" || !contains(toolNames(req), ToolAskUser) || !contains(toolNames(req), ToolSpawnAgents) {
-		t.Fatalf("first request lacks the system prompt or default tools: %+v", req)
-	}
+	require.Equal(t, "system", req.Messages[0].Role, "first request lacks the system prompt: %+v", req)
+	require.Contains(t, toolNames(req), ToolAskUser, "first request lacks a default tool")
+	require.Contains(t, toolNames(req), ToolSpawnAgents, "first request lacks a default tool")
 }
 
 func TestCardAnsweredReachesModelAsExactToolMessage(t *testing.T) {
@@ -278,38 +257,28 @@ func TestCardAnsweredReachesModelAsExactToolMessage(t *testing.T) {
 	))
 	h.start("paint my room")
 	card := h.waitCard()
-	if card.ToolCallID != "call_1" || card.Questions[0].Question != "Which colour?" {
-		t.Fatalf("card %+v", card)
-	}
-	if _, err := h.qm.Respond(context.Background(), conv, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
-		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Red"}}}}); err != nil {
-		t.Fatal(err)
-	}
-	if st := h.waitDone(); st.State != chat.StateIdle {
-		t.Fatalf("state %+v", st)
-	}
+	require.Equal(t, "call_1", card.ToolCallID, "card %+v", card)
+	require.Equal(t, "Which colour?", card.Questions[0].Question, "card %+v", card)
+	_, err := h.qm.Respond(context.Background(), conv, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Red"}}}})
+	require.NoError(t, err)
+	st := h.waitDone()
+	require.Equal(t, chat.StateIdle, st.State, "state %+v", st)
 	reqs := h.server.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("%d model requests, want 2", len(reqs))
-	}
+	require.Len(t, reqs, 2, "model requests")
 	tm := lastToolMessage(t, reqs[1])
-	if tm.Content != `{"answers":{"Which colour?":"Red"}}` || tm.ToolCallID != "call_1" {
-		t.Fatalf("tool message %+v", tm)
-	}
+	require.Equal(t, `{"answers":{"Which colour?":"Red"}}`, tm.Content, "tool message %+v", tm)
+	require.Equal(t, "call_1", tm.ToolCallID, "tool message %+v", tm)
 	// Byte for byte, as the model server receives it.
 	const wire = `{"role":"tool","content":"{\"answers\":{\"Which colour?\":\"Red\"}}","tool_call_id":"call_1"}`
-	if raw := string(h.server.RawRequests()[1]); !strings.Contains(raw, wire) {
-		t.Fatalf("request body lacks %s:\n%s", wire, raw)
-	}
+	require.Contains(t, string(h.server.RawRequests()[1]), wire, "request body")
 	want := []string{chat.StateRequesting, chat.StateStreaming, chat.StateToolExecuting, chat.StateAwaitingUserResponse,
 		chat.StateToolExecuting, chat.StateRequesting, chat.StateStreaming, chat.StateIdle}
-	if got := h.states(); !slices.Equal(got, want) {
-		t.Fatalf("states %v, want %v", got, want)
-	}
+	require.Equal(t, want, h.states(), "states")
 	assertConsistent(t, h.messages())
-	if r, _ := h.history.Run(card.RunID); r.Status != chat.RunCompleted || r.EndedAt == nil {
-		t.Fatalf("run saved as %+v", r)
-	}
+	r, _ := h.history.Run(card.RunID)
+	require.Equal(t, chat.RunCompleted, r.Status, "run saved as %+v", r)
+	require.NotNil(t, r.EndedAt, "run saved as %+v", r)
 	names := h.rec.Names()
 	ask, awaiting := -1, -1
 	for i, n := range names {
@@ -320,14 +289,11 @@ func TestCardAnsweredReachesModelAsExactToolMessage(t *testing.T) {
 	for i, e := range h.rec.Events() {
 		if e.Name == events.ConversationState && e.Payload.(StateInfo).State == chat.StateAwaitingUserResponse {
 			awaiting = i
-			if e.Payload.(StateInfo).PendingQuestion == nil {
-				t.Fatal("awaiting state without the card")
-			}
+			require.NotNil(t, e.Payload.(StateInfo).PendingQuestion, "awaiting state without the card")
 		}
 	}
-	if ask < 0 || awaiting < ask {
-		t.Fatalf("question:ask at %d, awaiting state at %d: %v", ask, awaiting, names)
-	}
+	require.GreaterOrEqual(t, ask, 0, "no question:ask: %v", names)
+	require.GreaterOrEqual(t, awaiting, ask, "question:ask at %d, awaiting state at %d: %v", ask, awaiting, names)
 }
 
 func TestMultiSelectWithFreeText(t *testing.T) {
@@ -337,16 +303,13 @@ func TestMultiSelectWithFreeText(t *testing.T) {
 	))
 	h.start("pizza")
 	card := h.waitCard()
-	if _, err := h.qm.Respond(context.Background(), conv, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
+	_, err := h.qm.Respond(context.Background(), conv, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
 		Answers:  map[string]questions.AnswerInput{"Which toppings?": {Selected: []string{"Cheese", "Basil"}, Custom: "  chili  "}},
-		Comments: "thin crust"}); err != nil {
-		t.Fatal(err)
-	}
+		Comments: "thin crust"})
+	require.NoError(t, err)
 	h.waitDone()
 	tm := lastToolMessage(t, h.server.Requests()[1])
-	if tm.Content != `{"answers":{"Which toppings?":"Cheese, Basil, chili"},"comments":"thin crust"}` {
-		t.Fatalf("tool content %s", tm.Content)
-	}
+	require.Equal(t, `{"answers":{"Which toppings?":"Cheese, Basil, chili"},"comments":"thin crust"}`, tm.Content, "tool content")
 }
 
 func TestDeclineContinuesTheRun(t *testing.T) {
@@ -356,14 +319,12 @@ func TestDeclineContinuesTheRun(t *testing.T) {
 	))
 	h.start("paint")
 	card := h.waitCard()
-	if _, err := h.qm.Respond(context.Background(), conv, questions.Response{QuestionID: card.ID, Action: questions.ActionDecline}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := h.qm.Respond(context.Background(), conv, questions.Response{QuestionID: card.ID, Action: questions.ActionDecline})
+	require.NoError(t, err)
 	h.waitDone()
 	reqs := h.server.Requests()
-	if len(reqs) != 2 || !strings.Contains(lastToolMessage(t, reqs[1]).Content, "declined") {
-		t.Fatalf("requests %d, tool %q", len(reqs), lastToolMessage(t, reqs[len(reqs)-1]).Content)
-	}
+	require.Len(t, reqs, 2, "requests")
+	require.Contains(t, lastToolMessage(t, reqs[1]).Content, "declined", "tool result")
 }
 
 func TestCancelCardStopsRunWithoutAnotherRequest(t *testing.T) {
@@ -376,19 +337,16 @@ func TestCancelCardStopsRunWithoutAnotherRequest(t *testing.T) {
 	))
 	h.start("paint")
 	card := h.waitCard()
-	if _, err := h.qm.Respond(context.Background(), conv, questions.Response{QuestionID: card.ID, Action: questions.ActionCancel}); err != nil {
-		t.Fatal(err)
-	}
-	if st := h.waitDone(); st.State != chat.StateIdle {
-		t.Fatalf("state %+v", st)
-	}
-	if n := len(h.server.Requests()); n != 1 {
-		t.Fatalf("%d model requests after cancel, want 1", n)
-	}
+	_, err := h.qm.Respond(context.Background(), conv, questions.Response{QuestionID: card.ID, Action: questions.ActionCancel})
+	require.NoError(t, err)
+	st := h.waitDone()
+	require.Equal(t, chat.StateIdle, st.State, "state %+v", st)
+	require.Len(t, h.server.Requests(), 1, "model requests after cancel")
 	msgs := h.messages()
-	if len(msgs) != 4 || msgs[2].Content != questions.CancelledResult || msgs[3].ToolCallID != "call_2" || msgs[3].Content != cancelledToolResult {
-		t.Fatalf("history %+v", msgs)
-	}
+	require.Len(t, msgs, 4, "history %+v", msgs)
+	require.Equal(t, questions.CancelledResult, msgs[2].Content, "history %+v", msgs)
+	require.Equal(t, "call_2", msgs[3].ToolCallID, "history %+v", msgs)
+	require.Equal(t, cancelledToolResult, msgs[3].Content, "history %+v", msgs)
 }
 
 func TestTimeoutContinuesWithTimedOutResult(t *testing.T) {
@@ -399,9 +357,8 @@ func TestTimeoutContinuesWithTimedOutResult(t *testing.T) {
 	h.start("paint")
 	h.waitDone()
 	reqs := h.server.Requests()
-	if len(reqs) != 2 || !strings.Contains(lastToolMessage(t, reqs[1]).Content, "timed out") {
-		t.Fatalf("requests %d", len(reqs))
-	}
+	require.Len(t, reqs, 2, "requests")
+	require.Contains(t, lastToolMessage(t, reqs[1]).Content, "timed out", "tool result")
 }
 
 func TestTwoToolCallsRunInOrder(t *testing.T) {
@@ -421,10 +378,11 @@ func TestTwoToolCallsRunInOrder(t *testing.T) {
 			tools = append(tools, m)
 		}
 	}
-	if len(tools) != 2 || tools[0].ToolCallID != "call_a" || tools[0].Content != "20" ||
-		tools[1].ToolCallID != "call_b" || !strings.Contains(tools[1].Content, "2026-11-22T10:00:00Z") {
-		t.Fatalf("tool messages %+v", tools)
-	}
+	require.Len(t, tools, 2, "tool messages %+v", tools)
+	require.Equal(t, "call_a", tools[0].ToolCallID, "tool messages %+v", tools)
+	require.Equal(t, "20", tools[0].Content, "tool messages %+v", tools)
+	require.Equal(t, "call_b", tools[1].ToolCallID, "tool messages %+v", tools)
+	require.Contains(t, tools[1].Content, "2026-11-22T10:00:00Z", "tool messages %+v", tools)
 }
 
 func TestUnknownToolGetsErrorResult(t *testing.T) {
@@ -434,9 +392,7 @@ func TestUnknownToolGetsErrorResult(t *testing.T) {
 	))
 	h.start("x")
 	h.waitDone()
-	if c := lastToolMessage(t, h.server.Requests()[1]).Content; c != `unknown tool "rm_rf"` {
-		t.Fatalf("tool result %q", c)
-	}
+	require.Equal(t, `unknown tool "rm_rf"`, lastToolMessage(t, h.server.Requests()[1]).Content, "tool result")
 }
 
 func TestSubAgentsCannotAskAndDoNotSeeParentOnlyTools(t *testing.T) {
@@ -468,9 +424,8 @@ func TestSubAgentsCannotAskAndDoNotSeeParentOnlyTools(t *testing.T) {
 	}
 	h := newHarness(t, script)
 	h.start("tell me about Lisbon")
-	if st := h.waitDone(); st.State != chat.StateIdle {
-		t.Fatalf("state %+v", st)
-	}
+	st := h.waitDone()
+	require.Equal(t, chat.StateIdle, st.State, "state %+v", st)
 	var subReqs []modelserver.ChatRequest
 	for _, r := range h.server.Requests() {
 		for _, m := range r.Messages {
@@ -479,16 +434,12 @@ func TestSubAgentsCannotAskAndDoNotSeeParentOnlyTools(t *testing.T) {
 			}
 		}
 	}
-	if len(subReqs) != 2 {
-		t.Fatalf("%d sub-agent requests, want 2", len(subReqs))
-	}
+	require.Len(t, subReqs, 2, "sub-agent requests")
 	names := toolNames(subReqs[0])
-	if contains(names, ToolAskUser) || contains(names, ToolSpawnAgents) || !contains(names, ToolCalculator) {
-		t.Fatalf("sub-agent tools %v", names)
-	}
-	if c := lastToolMessage(t, subReqs[1]).Content; c != "ask_user_question is not available to sub-agents" {
-		t.Fatalf("sub-agent got %q", c)
-	}
+	require.NotContains(t, names, ToolAskUser, "sub-agent tools")
+	require.NotContains(t, names, ToolSpawnAgents, "sub-agent tools")
+	require.Contains(t, names, ToolCalculator, "sub-agent tools")
+	require.Equal(t, "ask_user_question is not available to sub-agents", lastToolMessage(t, subReqs[1]).Content, "what the sub-agent got")
 	msgs := h.messages()
 	var result string
 	for _, m := range msgs {
@@ -496,12 +447,9 @@ func TestSubAgentsCannotAskAndDoNotSeeParentOnlyTools(t *testing.T) {
 			result = m.Content
 		}
 	}
-	if result != `{"results":[{"name":"agent-1","result":"Lisbon facts: hills, trams, tiles."}]}` {
-		t.Fatalf("spawn result %s", result)
-	}
-	if _, ok := h.qm.LatestPending(conv); ok {
-		t.Fatal("a sub-agent created a card")
-	}
+	require.Equal(t, `{"results":[{"name":"agent-1","result":"Lisbon facts: hills, trams, tiles."}]}`, result, "spawn result")
+	_, ok := h.qm.LatestPending(conv)
+	require.False(t, ok, "a sub-agent created a card")
 }
 
 func TestProfileThatOptsOutDoesNotListTheTool(t *testing.T) {
@@ -511,9 +459,9 @@ func TestProfileThatOptsOutDoesNotListTheTool(t *testing.T) {
 	h.start("hi")
 	h.waitDone()
 	names := toolNames(h.server.Requests()[0])
-	if contains(names, ToolAskUser) || contains(names, ToolSpawnAgents) || !contains(names, ToolCalculator) {
-		t.Fatalf("tools %v", names)
-	}
+	require.NotContains(t, names, ToolAskUser, "tools")
+	require.NotContains(t, names, ToolSpawnAgents, "tools")
+	require.Contains(t, names, ToolCalculator, "tools")
 }
 
 func TestModelServerFaultsEndWithReadableRunError(t *testing.T) {
@@ -536,31 +484,28 @@ func TestModelServerFaultsEndWithReadableRunError(t *testing.T) {
 			h := newHarness(t, modelserver.Turns(c.turn))
 			h.start("hi")
 			st := h.waitDone()
-			if st.State != chat.StateError || !strings.Contains(st.Error, c.want) {
-				t.Fatalf("state %+v, want error containing %q", st, c.want)
-			}
+			require.Equal(t, chat.StateError, st.State, "state %+v, want error containing %q", st, c.want)
+			require.Contains(t, st.Error, c.want, "state %+v", st)
 			found := false
 			for _, e := range h.rec.Events() {
 				if e.Name == events.RunError && strings.Contains(e.Payload.(map[string]any)["error"].(string), c.want) {
 					found = true
 				}
 			}
-			if !found {
-				t.Fatalf("no run:error event: %v", h.rec.Names())
-			}
+			require.True(t, found, "no run:error event: %v", h.rec.Names())
 			msgs := h.messages()
-			if c.partial != "" && (len(msgs) != 2 || !strings.HasPrefix(msgs[1].Content, c.partial)) {
-				t.Fatalf("partial text not kept: %+v", msgs)
+			if c.partial != "" {
+				require.Len(t, msgs, 2, "partial text not kept: %+v", msgs)
+				require.True(t, strings.HasPrefix(msgs[1].Content, c.partial), "partial text not kept: %+v", msgs)
 			}
-			if c.partial == "" && len(msgs) != 1 {
-				t.Fatalf("history %+v", msgs)
+			if c.partial == "" {
+				require.Len(t, msgs, 1, "history %+v", msgs)
 			}
-			if states := h.states(); states[len(states)-1] != chat.StateError {
-				t.Fatalf("states %v", states)
-			}
-			if r, _ := h.history.Run(st.RunID); r.Status != chat.RunFailed || r.Error != st.Error {
-				t.Fatalf("run saved as %+v", r)
-			}
+			states := h.states()
+			require.Equal(t, chat.StateError, states[len(states)-1], "states %v", states)
+			r, _ := h.history.Run(st.RunID)
+			require.Equal(t, chat.RunFailed, r.Status, "run saved as %+v", r)
+			require.Equal(t, st.Error, r.Error, "run saved as %+v", r)
 		})
 	}
 }
@@ -573,9 +518,8 @@ func TestUnreachableServer(t *testing.T) {
 	})
 	h.start("hi")
 	st := h.waitDone()
-	if st.State != chat.StateError || !strings.Contains(st.Error, "Cannot reach") {
-		t.Fatalf("state %+v", st)
-	}
+	require.Equal(t, chat.StateError, st.State, "state %+v", st)
+	require.Contains(t, st.Error, "Cannot reach", "state %+v", st)
 }
 
 func TestCancelDuringSlowStreamStopsPromptly(t *testing.T) {
@@ -583,18 +527,13 @@ func TestCancelDuringSlowStreamStopsPromptly(t *testing.T) {
 	h.start("hi")
 	h.waitRequests(1)
 	began := time.Now()
-	if !h.rt.Cancel(conv) {
-		t.Fatal("no run to cancel")
-	}
-	if time.Since(began) > 10*time.Second {
-		t.Fatal("cancel took too long")
-	}
-	if st := h.rt.State(conv); st.State != chat.StateIdle {
-		t.Fatalf("state %+v", st)
-	}
-	if msgs := h.messages(); len(msgs) != 1 || msgs[0].Role != "user" {
-		t.Fatalf("history %+v", msgs)
-	}
+	require.True(t, h.rt.Cancel(conv), "no run to cancel")
+	require.LessOrEqual(t, time.Since(began), 10*time.Second, "cancel took too long")
+	st := h.rt.State(conv)
+	require.Equal(t, chat.StateIdle, st.State, "state %+v", st)
+	msgs := h.messages()
+	require.Len(t, msgs, 1, "history %+v", msgs)
+	require.Equal(t, "user", msgs[0].Role, "history %+v", msgs)
 }
 
 func TestCancelWhileCardWaitsSavesCancelResult(t *testing.T) {
@@ -605,15 +544,14 @@ func TestCancelWhileCardWaitsSavesCancelResult(t *testing.T) {
 	card := h.waitCard()
 	h.rt.Cancel(conv)
 	msgs := h.messages()
-	if len(msgs) != 3 || msgs[2].Content != questions.CancelledResult || msgs[2].ToolCallID != "call_1" {
-		t.Fatalf("history %+v", msgs)
+	require.Len(t, msgs, 3, "history %+v", msgs)
+	require.Equal(t, questions.CancelledResult, msgs[2].Content, "history %+v", msgs)
+	require.Equal(t, "call_1", msgs[2].ToolCallID, "history %+v", msgs)
+	if c, _ := h.qm.Get(card.ID); c != nil {
+		require.Equal(t, questions.StatusCancelled, c.Status, "card status")
 	}
-	if c, _ := h.qm.Get(card.ID); c != nil && c.Status != questions.StatusCancelled {
-		t.Fatalf("card status %s", c.Status)
-	}
-	if st := h.rt.State(conv); st.State != chat.StateIdle {
-		t.Fatalf("state %+v", st)
-	}
+	st := h.rt.State(conv)
+	require.Equal(t, chat.StateIdle, st.State, "state %+v", st)
 }
 
 func TestStepLimit(t *testing.T) {
@@ -622,9 +560,9 @@ func TestStepLimit(t *testing.T) {
 	}, func(o *Options, _ *questions.Config) { o.MaxSteps = 3 })
 	h.start("loop forever")
 	st := h.waitDone()
-	if st.State != chat.StateError || !strings.Contains(st.Error, "after 3 model calls") || len(h.server.Requests()) != 3 {
-		t.Fatalf("state %+v after %d requests", st, len(h.server.Requests()))
-	}
+	require.Equal(t, chat.StateError, st.State, "state %+v", st)
+	require.Contains(t, st.Error, "after 3 model calls", "state %+v", st)
+	require.Len(t, h.server.Requests(), 3, "requests")
 }
 
 func TestResumeWaitsOnRestoredCardThenContinues(t *testing.T) {
@@ -635,36 +573,28 @@ func TestResumeWaitsOnRestoredCardThenContinues(t *testing.T) {
 	_ = h.history.AppendMessage(ctx, &chat.Message{ConversationID: conv, Role: "assistant",
 		ToolCalls: []chat.ToolCall{{ID: "call_1", Name: ToolAskUser, Arguments: askArgs(colourQuestion)}}})
 	qs, err := questions.ParseInput([]byte(askArgs(colourQuestion)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	card := &questions.Card{ID: "11111111-1111-4111-8111-111111111111", ConversationID: conv, RunID: "run-old", ToolCallID: "call_1",
 		Status: questions.StatusPending, Questions: qs, CreatedAt: time.Now()}
-	if err := h.qm.Restore([]*questions.Card{card}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, h.qm.Restore([]*questions.Card{card}))
 	runID, err := h.rt.Start(StartRequest{ConversationID: conv, AwaitCard: card})
-	if err != nil || runID != "run-old" {
-		t.Fatalf("start %q %v", runID, err)
-	}
+	require.NoError(t, err, "start")
+	require.Equal(t, "run-old", runID, "start")
 	h.waitCard()
-	if _, err := h.qm.Respond(ctx, conv, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
-		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = h.qm.Respond(ctx, conv, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
+	require.NoError(t, err)
 	h.waitDone()
 	reqs := h.server.Requests()
-	if len(reqs) != 1 || lastToolMessage(t, reqs[0]).Content != `{"answers":{"Which colour?":"Blue"}}` {
-		t.Fatalf("requests %+v", reqs)
-	}
+	require.Len(t, reqs, 1, "requests %+v", reqs)
+	require.Equal(t, `{"answers":{"Which colour?":"Blue"}}`, lastToolMessage(t, reqs[0]).Content, "requests %+v", reqs)
 }
 
 func TestSecondStartWhileActiveIsRefused(t *testing.T) {
 	h := newHarness(t, modelserver.Turns(modelserver.Turn{Text: "slow", FirstTokenDelay: time.Minute}))
 	h.start("one")
-	if _, err := h.rt.Start(StartRequest{ConversationID: conv, UserText: "two"}); err != ErrRunActive {
-		t.Fatalf("err = %v, want ErrRunActive", err)
-	}
+	_, err := h.rt.Start(StartRequest{ConversationID: conv, UserText: "two"})
+	require.Same(t, ErrRunActive, err, "err = %v, want ErrRunActive", err)
 	h.rt.Cancel(conv)
 }
 
@@ -673,13 +603,12 @@ func TestCalculator(t *testing.T) {
 		"max(1, 7, 3)": "7", "10 % 4": "2", "2**10": "1024", "1e3/8": "125"}
 	for expr, want := range cases {
 		v, err := Evaluate(expr)
-		if err != nil || formatNumber(v) != want {
-			t.Errorf("Evaluate(%q) = %v, %v; want %s", expr, formatNumber(v), err, want)
+		if assert.NoError(t, err, "Evaluate(%q)", expr) {
+			assert.Equal(t, want, formatNumber(v), "Evaluate(%q)", expr)
 		}
 	}
 	for _, bad := range []string{"", "1/0", "2+", "foo(1)", "(1", "sqrt(-1)", "1 2", strings.Repeat("(", 500) + "1"} {
-		if _, err := Evaluate(bad); err == nil {
-			t.Errorf("Evaluate(%q) succeeded", bad)
-		}
+		_, err := Evaluate(bad)
+		assert.Error(t, err, "Evaluate(%q) succeeded", bad)
 	}
 }

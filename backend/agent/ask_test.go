@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/llm"
@@ -22,12 +24,8 @@ func TestInvalidCardInputGoesBackToTheModel(t *testing.T) {
 	))
 	h.start("x")
 	h.waitDone()
-	if c := lastToolMessage(t, h.server.Requests()[1]).Content; c != "invalid input: questions[0].options must have 2-4 items (got 5)" {
-		t.Fatalf("tool result %q", c)
-	}
-	if cards := h.qm.Cards(conv); len(cards) != 0 {
-		t.Fatalf("cards %+v", cards)
-	}
+	require.Equal(t, "invalid input: questions[0].options must have 2-4 items (got 5)", lastToolMessage(t, h.server.Requests()[1]).Content, "tool result")
+	require.Empty(t, h.qm.Cards(conv), "cards")
 }
 
 func TestSecondCardInOneResponseIsRateLimited(t *testing.T) {
@@ -40,14 +38,13 @@ func TestSecondCardInOneResponseIsRateLimited(t *testing.T) {
 	), func(_ *Options, q *questions.Config) { q.RateInterval = time.Hour })
 	h.start("x")
 	card := h.waitCard()
-	if _, err := h.qm.Respond(context.Background(), conv, questions.Response{QuestionID: card.ID, Action: questions.ActionDecline}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := h.qm.Respond(context.Background(), conv, questions.Response{QuestionID: card.ID, Action: questions.ActionDecline})
+	require.NoError(t, err)
 	h.waitDone()
 	msgs := h.messages()
-	if len(msgs) != 5 || !strings.Contains(msgs[2].Content, "declined") || !strings.HasPrefix(msgs[3].Content, "rate limited: wait") {
-		t.Fatalf("history %+v", msgs)
-	}
+	require.Len(t, msgs, 5, "history %+v", msgs)
+	require.Contains(t, msgs[2].Content, "declined", "history %+v", msgs)
+	require.True(t, strings.HasPrefix(msgs[3].Content, "rate limited: wait"), "history %+v", msgs)
 }
 
 // fakeAsker answers every card at once with a fixed outcome, and records
@@ -88,17 +85,14 @@ func TestFakeAskerOutcomesReachTheModel(t *testing.T) {
 	rec := events.NewRecorder()
 	rt, _ := fakeAskerRuntime(t, srv, asker, rec)
 	runID, err := rt.Start(StartRequest{ConversationID: conv, UserText: "paint"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	<-rt.Done(conv)
 	req := <-asker.asked
-	if req.ConversationID != conv || req.RunID != runID || req.ToolCallID != "call_1" || req.Questions[0].Question != "Which colour?" {
-		t.Fatalf("asked %+v", req)
-	}
-	if c := lastToolMessage(t, srv.Requests()[1]).Content; c != asker.outcome.Result {
-		t.Fatalf("tool result %q", c)
-	}
+	require.Equal(t, conv, req.ConversationID, "asked %+v", req)
+	require.Equal(t, runID, req.RunID, "asked %+v", req)
+	require.Equal(t, "call_1", req.ToolCallID, "asked %+v", req)
+	require.Equal(t, "Which colour?", req.Questions[0].Question, "asked %+v", req)
+	require.Equal(t, asker.outcome.Result, lastToolMessage(t, srv.Requests()[1]).Content, "tool result")
 }
 
 func TestAskerFailureBecomesToolError(t *testing.T) {
@@ -109,13 +103,10 @@ func TestAskerFailureBecomesToolError(t *testing.T) {
 	defer srv.Close()
 	asker := &fakeAsker{waitErr: errors.New("disk full"), asked: make(chan questions.AskRequest, 1)}
 	rt, history := fakeAskerRuntime(t, srv, asker, events.NewRecorder())
-	if _, err := rt.Start(StartRequest{ConversationID: conv, UserText: "paint"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := rt.Start(StartRequest{ConversationID: conv, UserText: "paint"})
+	require.NoError(t, err)
 	<-rt.Done(conv)
-	if c := lastToolMessage(t, srv.Requests()[1]).Content; c != "error: disk full" {
-		t.Fatalf("tool result %q", c)
-	}
+	require.Equal(t, "error: disk full", lastToolMessage(t, srv.Requests()[1]).Content, "tool result")
 	msgs, _ := history.Messages(context.Background(), conv)
 	assertConsistent(t, msgs)
 }
@@ -127,14 +118,12 @@ func TestNoAskerMeansNoAskTool(t *testing.T) {
 	))
 	defer srv.Close()
 	rt, _ := fakeAskerRuntime(t, srv, nil, events.NewRecorder())
-	if _, err := rt.Start(StartRequest{ConversationID: conv, UserText: "x"}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := rt.Start(StartRequest{ConversationID: conv, UserText: "x"})
+	require.NoError(t, err)
 	<-rt.Done(conv)
 	reqs := srv.Requests()
-	if contains(toolNames(reqs[0]), ToolAskUser) || lastToolMessage(t, reqs[1]).Content != `unknown tool "ask_user_question"` {
-		t.Fatalf("tools %v, result %q", toolNames(reqs[0]), lastToolMessage(t, reqs[1]).Content)
-	}
+	require.NotContains(t, toolNames(reqs[0]), ToolAskUser, "tools")
+	require.Equal(t, `unknown tool "ask_user_question"`, lastToolMessage(t, reqs[1]).Content, "tool result")
 }
 
 func TestEventPayloads(t *testing.T) {
@@ -145,18 +134,20 @@ func TestEventPayloads(t *testing.T) {
 		switch e.Name {
 		case events.MessageDelta:
 			p := e.Payload.(map[string]any)
-			if p["conversationId"] != conv || p["runId"] != runID || p["messageId"] == "" || p["delta"] == "" {
-				t.Fatalf("delta payload %v", p)
-			}
+			require.Equal(t, conv, p["conversationId"], "delta payload %v", p)
+			require.Equal(t, runID, p["runId"], "delta payload %v", p)
+			require.NotEqual(t, "", p["messageId"], "delta payload %v", p)
+			require.NotEqual(t, "", p["delta"], "delta payload %v", p)
 		case events.MessageDone:
 			p := e.Payload.(map[string]any)
-			if m := p["message"].(*chat.Message); p["conversationId"] != conv || p["runId"] != runID || m.RunID != runID {
-				t.Fatalf("done payload %v", p)
-			}
+			m := p["message"].(*chat.Message)
+			require.Equal(t, conv, p["conversationId"], "done payload %v", p)
+			require.Equal(t, runID, p["runId"], "done payload %v", p)
+			require.Equal(t, runID, m.RunID, "done payload %v", p)
 		case events.ConversationState:
-			if s := e.Payload.(StateInfo); s.ConversationID != conv || s.RunID != runID {
-				t.Fatalf("state payload %+v", s)
-			}
+			s := e.Payload.(StateInfo)
+			require.Equal(t, conv, s.ConversationID, "state payload %+v", s)
+			require.Equal(t, runID, s.RunID, "state payload %+v", s)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
 
@@ -75,16 +76,14 @@ func newLoopBench(srv *modelserver.Server) *loopBench {
 func (lb *loopBench) exchange(b *testing.B) {
 	lb.n++
 	conv := fmt.Sprintf("bench-%d", lb.n)
-	if _, err := lb.rt.Start(StartRequest{ConversationID: conv, UserText: "Tell me a long story."}); err != nil {
-		b.Fatal(err)
-	}
+	_, err := lb.rt.Start(StartRequest{ConversationID: conv, UserText: "Tell me a long story."})
+	require.NoError(b, err)
 	select {
 	case s := <-lb.done:
-		if s.State != chat.StateIdle || s.ConversationID != conv {
-			b.Fatalf("run ended as %+v", s)
-		}
+		require.Equal(b, chat.StateIdle, s.State, "run ended as %+v", s)
+		require.Equal(b, conv, s.ConversationID, "run ended as %+v", s)
 	case <-time.After(benchWait):
-		b.Fatal("the run did not end")
+		require.FailNow(b, "the run did not end")
 	}
 }
 
@@ -101,9 +100,7 @@ func newBareBench(b *testing.B, srv *modelserver.Server, rt *Runtime) *bareBench
 	b.Cleanup(transport.CloseIdleConnections)
 	client, err := openai.New(openai.WithBaseURL(srv.URL()), openai.WithToken("none"), openai.WithModel("bench-model"),
 		openai.WithHTTPClient(&http.Client{Transport: transport}))
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	profile := DefaultProfile()
 	var tools []llms.Tool
 	for _, t := range (&runLoop{rt: rt, profile: profile}).tools(false) {
@@ -121,9 +118,9 @@ func newBareBench(b *testing.B, srv *modelserver.Server, rt *Runtime) *bareBench
 
 func (bb *bareBench) exchange(b *testing.B) {
 	resp, err := bb.client.GenerateContent(context.Background(), bb.msgs, bb.opts...)
-	if err != nil || len(resp.Choices) == 0 || resp.Choices[0].Content != benchAnswer {
-		b.Fatalf("bare exchange: %v", err)
-	}
+	require.NoError(b, err, "bare exchange")
+	require.NotEmpty(b, resp.Choices, "bare exchange")
+	require.Equal(b, benchAnswer, resp.Choices[0].Content, "bare exchange")
 }
 
 func benchServer(b *testing.B) *modelserver.Server {
@@ -143,9 +140,9 @@ func BenchmarkLoopVsBareLangchaingo(b *testing.B) {
 	// Warm up connections and check both paths once.
 	lb.exchange(b)
 	bb.exchange(b)
-	if msgs, _ := lb.rt.opt.History.Messages(context.Background(), "bench-1"); len(msgs) != 2 || msgs[1].Content != benchAnswer {
-		b.Fatalf("loop saved %+v", msgs)
-	}
+	msgs, _ := lb.rt.opt.History.Messages(context.Background(), "bench-1")
+	require.Len(b, msgs, 2, "loop saved %+v", msgs)
+	require.Equal(b, benchAnswer, msgs[1].Content, "loop saved %+v", msgs)
 
 	b.Run("loop", func(b *testing.B) {
 		for b.Loop() {
@@ -231,27 +228,24 @@ func BenchmarkToolCallToQuestionAsk(b *testing.B) {
 	var lat []time.Duration
 	round := func(i int) {
 		conv := fmt.Sprintf("ask-%d", i)
-		if _, err := rt.Start(StartRequest{ConversationID: conv, UserText: "help"}); err != nil {
-			b.Fatal(err)
-		}
+		_, err := rt.Start(StartRequest{ConversationID: conv, UserText: "help"})
+		require.NoError(b, err)
 		t0 := recv(b, sent, done, "tool-call chunk")
 		a := recv(b, asked, done, "question:ask")
 		card := a.card
-		if card.ConversationID != conv || card.ToolCallID != "call_1" || len(card.Questions) != 2 {
-			b.Fatalf("card %+v", card)
-		}
+		require.Equal(b, conv, card.ConversationID, "card %+v", card)
+		require.Equal(b, "call_1", card.ToolCallID, "card %+v", card)
+		require.Len(b, card.Questions, 2, "card %+v", card)
 		lat = append(lat, a.at.Sub(t0))
 		// Cancel the card: the run stops without another model call.
-		if _, err := qm.Respond(context.Background(), conv, questions.Response{QuestionID: card.ID, Action: questions.ActionCancel}); err != nil {
-			b.Fatal(err)
-		}
+		_, err = qm.Respond(context.Background(), conv, questions.Response{QuestionID: card.ID, Action: questions.ActionCancel})
+		require.NoError(b, err)
 		select {
 		case s := <-done:
-			if s.State != chat.StateIdle || s.ConversationID != conv {
-				b.Fatalf("run ended as %+v", s)
-			}
+			require.Equal(b, chat.StateIdle, s.State, "run ended as %+v", s)
+			require.Equal(b, conv, s.ConversationID, "run ended as %+v", s)
 		case <-time.After(benchWait):
-			b.Fatal("the run did not end after the card was cancelled")
+			require.FailNow(b, "the run did not end after the card was cancelled")
 		}
 	}
 	round(-1) // warm-up
@@ -276,9 +270,9 @@ func recv[T any](b *testing.B, ch <-chan T, done idleWaiter, what string) T {
 	case v := <-ch:
 		return v
 	case s := <-done:
-		b.Fatalf("the run ended (%+v) before %s", s, what)
+		require.FailNow(b, "the run ended before "+what, "%+v", s)
 	case <-time.After(benchWait):
-		b.Fatalf("no %s within %v", what, benchWait)
+		require.FailNow(b, fmt.Sprintf("no %s within %v", what, benchWait))
 	}
 	panic("unreachable")
 }

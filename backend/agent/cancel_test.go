@@ -2,10 +2,11 @@ package agent
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
@@ -18,18 +19,14 @@ import (
 // model can be sent again.
 func (h *harness) cancelled(runID string, requests int) []chat.Message {
 	h.t.Helper()
-	if st := h.rt.State(conv); st.State != chat.StateIdle || st.Error != "" {
-		h.t.Fatalf("state after cancel %+v", st)
-	}
-	if slices.Contains(h.rec.Names(), events.RunError) {
-		h.t.Fatalf("run:error after a cancel: %v", h.rec.Names())
-	}
-	if r, _ := h.history.Run(runID); r.Status != chat.RunCancelled || r.EndedAt == nil {
-		h.t.Fatalf("run saved as %+v", r)
-	}
-	if n := len(h.server.Requests()); n != requests {
-		h.t.Fatalf("%d model requests, want %d", n, requests)
-	}
+	st := h.rt.State(conv)
+	require.Equal(h.t, chat.StateIdle, st.State, "state after cancel %+v", st)
+	require.Empty(h.t, st.Error, "state after cancel %+v", st)
+	require.NotContains(h.t, h.rec.Names(), events.RunError, "run:error after a cancel")
+	r, _ := h.history.Run(runID)
+	require.Equal(h.t, chat.RunCancelled, r.Status, "run saved as %+v", r)
+	require.NotNil(h.t, r.EndedAt, "run saved as %+v", r)
+	require.Len(h.t, h.server.Requests(), requests, "model requests")
 	msgs := h.messages()
 	assertConsistent(h.t, msgs)
 	return msgs
@@ -37,13 +34,11 @@ func (h *harness) cancelled(runID string, requests int) []chat.Message {
 
 func (h *harness) cancel() {
 	h.t.Helper()
-	if !h.rt.Cancel(conv) {
-		h.t.Fatal("no run to cancel")
-	}
+	require.True(h.t, h.rt.Cancel(conv), "no run to cancel")
 	select {
 	case <-h.rt.Done(conv):
 	default:
-		h.t.Fatal("Cancel returned before the run ended")
+		require.FailNow(h.t, "Cancel returned before the run ended")
 	}
 }
 
@@ -54,14 +49,15 @@ func TestCancelMidStreamKeepsPartialText(t *testing.T) {
 	h.waitFor("streamed text", func() bool { return h.rt.State(conv).State == chat.StateStreaming })
 	h.cancel()
 	msgs := h.cancelled(runID, 1)
-	if len(msgs) != 2 || msgs[1].Role != chat.RoleAssistant || msgs[1].Content == "" ||
-		!strings.HasPrefix(text, msgs[1].Content) || len(msgs[1].ToolCalls) != 0 {
-		t.Fatalf("history %+v", msgs)
-	}
+	require.Len(t, msgs, 2, "history %+v", msgs)
+	require.Equal(t, chat.RoleAssistant, msgs[1].Role, "history %+v", msgs)
+	require.NotEmpty(t, msgs[1].Content, "history %+v", msgs)
+	require.True(t, strings.HasPrefix(text, msgs[1].Content), "history %+v", msgs)
+	require.Empty(t, msgs[1].ToolCalls, "history %+v", msgs)
 	// The saved message is the streamed one: same id as the deltas.
 	for _, e := range h.rec.Events() {
-		if e.Name == events.MessageDelta && e.Payload.(map[string]any)["messageId"] != msgs[1].ID {
-			t.Fatalf("delta %v for message %s", e.Payload, msgs[1].ID)
+		if e.Name == events.MessageDelta {
+			require.Equal(t, msgs[1].ID, e.Payload.(map[string]any)["messageId"], "delta %v", e.Payload)
 		}
 	}
 }
@@ -74,12 +70,10 @@ func TestCancelWhileStreamingToolCallsLeavesNoCall(t *testing.T) {
 	h.waitFor("streamed text", func() bool { return h.rt.State(conv).State == chat.StateStreaming })
 	h.cancel()
 	msgs := h.cancelled(runID, 1)
-	if len(msgs) != 2 || len(msgs[1].ToolCalls) != 0 {
-		t.Fatalf("history %+v", msgs)
-	}
-	if _, ok := h.qm.LatestPending(conv); ok {
-		t.Fatal("a card was created")
-	}
+	require.Len(t, msgs, 2, "history %+v", msgs)
+	require.Empty(t, msgs[1].ToolCalls, "history %+v", msgs)
+	_, ok := h.qm.LatestPending(conv)
+	require.False(t, ok, "a card was created")
 }
 
 func TestCancelDuringToolExecution(t *testing.T) {
@@ -108,17 +102,17 @@ func TestCancelDuringToolExecution(t *testing.T) {
 	select {
 	case <-started:
 	case <-time.After(15 * time.Second):
-		t.Fatalf("the tool never ran; events %v", h.rec.Names())
+		require.FailNow(t, "the tool never ran", "events %v", h.rec.Names())
 	}
-	if st := h.rt.State(conv); st.State != chat.StateToolExecuting {
-		t.Fatalf("state while the tool runs %+v", st)
-	}
+	st := h.rt.State(conv)
+	require.Equal(t, chat.StateToolExecuting, st.State, "state while the tool runs %+v", st)
 	h.cancel()
 	msgs := h.cancelled(runID, 1)
-	if len(msgs) != 4 || msgs[2].ToolCallID != "call_slow" || msgs[2].Content != interruptedToolResult ||
-		msgs[3].ToolCallID != "call_time" || msgs[3].Content != cancelledToolResult {
-		t.Fatalf("history %+v", msgs)
-	}
+	require.Len(t, msgs, 4, "history %+v", msgs)
+	require.Equal(t, "call_slow", msgs[2].ToolCallID, "history %+v", msgs)
+	require.Equal(t, interruptedToolResult, msgs[2].Content, "history %+v", msgs)
+	require.Equal(t, "call_time", msgs[3].ToolCallID, "history %+v", msgs)
+	require.Equal(t, cancelledToolResult, msgs[3].Content, "history %+v", msgs)
 }
 
 func TestCancelDuringSubAgents(t *testing.T) {
@@ -133,9 +127,9 @@ func TestCancelDuringSubAgents(t *testing.T) {
 	h.waitRequests(3) // the parent's and both sub-agents'
 	h.cancel()
 	msgs := h.cancelled(runID, 3)
-	if len(msgs) != 3 || msgs[2].ToolCallID != "call_spawn" || msgs[2].Content != interruptedToolResult {
-		t.Fatalf("history %+v", msgs)
-	}
+	require.Len(t, msgs, 3, "history %+v", msgs)
+	require.Equal(t, "call_spawn", msgs[2].ToolCallID, "history %+v", msgs)
+	require.Equal(t, interruptedToolResult, msgs[2].Content, "history %+v", msgs)
 }
 
 func TestCancelDuringFollowUpRequest(t *testing.T) {
@@ -147,24 +141,18 @@ func TestCancelDuringFollowUpRequest(t *testing.T) {
 	h.waitRequests(2)
 	h.cancel()
 	msgs := h.cancelled(runID, 2)
-	if len(msgs) != 3 || msgs[2].Content != "42" {
-		t.Fatalf("history %+v", msgs)
-	}
+	require.Len(t, msgs, 3, "history %+v", msgs)
+	require.Equal(t, "42", msgs[2].Content, "history %+v", msgs)
 }
 
 func TestCancelWithoutRunAndAfterEnd(t *testing.T) {
 	h := newHarness(t, modelserver.Turns(modelserver.Turn{Text: "done quickly"}))
-	if h.rt.Cancel(conv) {
-		t.Fatal("Cancel reported a run where there was none")
-	}
+	require.False(t, h.rt.Cancel(conv), "Cancel reported a run where there was none")
 	h.start("hi")
 	h.waitDone()
-	if h.rt.Cancel(conv) {
-		t.Fatal("Cancel reported a run that had ended")
-	}
-	if st := h.rt.State(conv); st.State != chat.StateIdle {
-		t.Fatalf("state %+v", st)
-	}
+	require.False(t, h.rt.Cancel(conv), "Cancel reported a run that had ended")
+	st := h.rt.State(conv)
+	require.Equal(t, chat.StateIdle, st.State, "state %+v", st)
 }
 
 // isSubAgentRequest tells a sub-agent's request by its system prompt.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/modelserver"
 )
@@ -13,9 +15,7 @@ func (h *harness) seed(msgs ...chat.Message) {
 	h.t.Helper()
 	for i := range msgs {
 		msgs[i].ConversationID = conv
-		if err := h.history.AppendMessage(context.Background(), &msgs[i]); err != nil {
-			h.t.Fatal(err)
-		}
+		require.NoError(h.t, h.history.AppendMessage(context.Background(), &msgs[i]))
 	}
 }
 
@@ -28,27 +28,23 @@ func TestResumeContinuesAfterToolResult(t *testing.T) {
 		chat.Message{RunID: "run-7", Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "call_1", Name: ToolAskUser, Arguments: askArgs(colourQuestion)}}},
 		chat.Message{RunID: "run-7", Role: chat.RoleTool, ToolCallID: "call_1", ToolName: ToolAskUser, Content: `{"answers":{"Which colour?":"Red"}}`},
 	)
-	if err := h.rt.Resume(context.Background(), conv, "run-7", ""); err != nil {
-		t.Fatal(err)
-	}
-	if st := h.waitDone(); st.State != chat.StateIdle || st.RunID != "run-7" {
-		t.Fatalf("state %+v", st)
-	}
+	require.NoError(t, h.rt.Resume(context.Background(), conv, "run-7", ""))
+	st := h.waitDone()
+	require.Equal(t, chat.StateIdle, st.State, "state %+v", st)
+	require.Equal(t, "run-7", st.RunID, "state %+v", st)
 	reqs := h.server.Requests()
-	if len(reqs) != 1 || lastToolMessage(t, reqs[0]).ToolCallID != "call_1" {
-		t.Fatalf("requests %+v", reqs)
-	}
+	require.Len(t, reqs, 1, "requests %+v", reqs)
+	require.Equal(t, "call_1", lastToolMessage(t, reqs[0]).ToolCallID, "requests %+v", reqs)
 	msgs := h.messages()
-	if len(msgs) != 4 || msgs[3].Content != "Red walls it is." || msgs[3].RunID != "run-7" {
-		t.Fatalf("history %+v", msgs)
-	}
-	if r, _ := h.history.Run("run-7"); r.Status != chat.RunCompleted {
-		t.Fatalf("run %+v", r)
-	}
+	require.Len(t, msgs, 4, "history %+v", msgs)
+	require.Equal(t, "Red walls it is.", msgs[3].Content, "history %+v", msgs)
+	require.Equal(t, "run-7", msgs[3].RunID, "history %+v", msgs)
+	r, _ := h.history.Run("run-7")
+	require.Equal(t, chat.RunCompleted, r.Status, "run %+v", r)
 	// Finished now: nothing left to resume.
-	if err := h.rt.Resume(context.Background(), conv, "run-7", ""); err == nil || !strings.Contains(err.Error(), "nothing to continue") {
-		t.Fatalf("second resume: %v", err)
-	}
+	err := h.rt.Resume(context.Background(), conv, "run-7", "")
+	require.Error(t, err, "second resume")
+	require.Contains(t, err.Error(), "nothing to continue", "second resume")
 }
 
 func TestResumeRunsToolCallsLeftWithoutResult(t *testing.T) {
@@ -57,25 +53,20 @@ func TestResumeRunsToolCallsLeftWithoutResult(t *testing.T) {
 		chat.Message{Role: chat.RoleUser, Content: "six times seven?"},
 		chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "call_c", Name: ToolCalculator, Arguments: `{"expression":"6*7"}`}}},
 	)
-	if err := h.rt.Resume(context.Background(), conv, "run-8", ""); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, h.rt.Resume(context.Background(), conv, "run-8", ""))
 	h.waitDone()
-	if tm := lastToolMessage(t, h.server.Requests()[0]); tm.ToolCallID != "call_c" || tm.Content != "42" {
-		t.Fatalf("tool message %+v", tm)
-	}
+	tm := lastToolMessage(t, h.server.Requests()[0])
+	require.Equal(t, "call_c", tm.ToolCallID, "tool message %+v", tm)
+	require.Equal(t, "42", tm.Content, "tool message %+v", tm)
 	assertConsistent(t, h.messages())
 }
 
 func TestResumeRefusesEmptyOrActive(t *testing.T) {
 	h := newHarness(t, modelserver.Turns(modelserver.Turn{Text: "slow", Fault: modelserver.StallMidStream}))
-	if err := h.rt.Resume(context.Background(), conv, "run-x", ""); err == nil {
-		t.Fatal("resumed an empty conversation")
-	}
+	require.Error(t, h.rt.Resume(context.Background(), conv, "run-x", ""), "resumed an empty conversation")
 	h.start("hi")
-	if err := h.rt.Resume(context.Background(), conv, "run-x", ""); err != ErrRunActive {
-		t.Fatalf("resume while a run is active: %v", err)
-	}
+	err := h.rt.Resume(context.Background(), conv, "run-x", "")
+	require.Same(t, ErrRunActive, err, "resume while a run is active: %v", err)
 	h.rt.Cancel(conv)
 }
 
@@ -87,17 +78,15 @@ func TestLateAnswerStartsLinkedRun(t *testing.T) {
 		chat.Message{RunID: "run-old", Role: chat.RoleAssistant, Content: "I went with red."})
 	const late = "Answering your earlier questions:\nWhich colour? Blue"
 	runID, err := h.rt.Start(StartRequest{ConversationID: conv, UserText: late, ResumedFrom: "run-old"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	h.waitDone()
 	r, _ := h.history.Run(runID)
-	if runID == "run-old" || r.ResumedFrom != "run-old" || r.Status != chat.RunCompleted {
-		t.Fatalf("run %s saved as %+v", runID, r)
-	}
-	if last := h.server.Requests()[0].LastMessage(); last.Role != "user" || last.Content != late {
-		t.Fatalf("model got %+v", last)
-	}
+	require.NotEqual(t, "run-old", runID, "the late answer reused the old run id")
+	require.Equal(t, "run-old", r.ResumedFrom, "run %s saved as %+v", runID, r)
+	require.Equal(t, chat.RunCompleted, r.Status, "run %s saved as %+v", runID, r)
+	last := h.server.Requests()[0].LastMessage()
+	require.Equal(t, "user", last.Role, "model got %+v", last)
+	require.Equal(t, late, last.Content, "model got %+v", last)
 }
 
 func TestToolCallsLeftWithoutResultAreClosedWhenSent(t *testing.T) {
@@ -121,8 +110,6 @@ func TestToolCallsLeftWithoutResultAreClosedWhenSent(t *testing.T) {
 			ids = append(ids, m.ToolCallID+"="+m.Content)
 		}
 	}
-	if strings.Join(roles, ",") != "system,user,assistant,tool,tool,user" ||
-		strings.Join(ids, "|") != "call_1=2|call_2="+missingToolResult {
-		t.Fatalf("roles %v, tool results %v", roles, ids)
-	}
+	require.Equal(t, "system,user,assistant,tool,tool,user", strings.Join(roles, ","), "roles")
+	require.Equal(t, "call_1=2|call_2="+missingToolResult, strings.Join(ids, "|"), "tool results")
 }

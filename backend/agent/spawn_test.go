@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/modelserver"
@@ -27,16 +30,13 @@ func TestSpawnAgentsResultsInOrderWithErrors(t *testing.T) {
 			Arguments: `{"agents":[{"task":"one"},{"name":"broken","task":"fails"},{"task":"three"}]}`}}}
 	})
 	h.start("go")
-	if st := h.waitDone(); st.State != chat.StateIdle {
-		t.Fatalf("state %+v", st)
-	}
+	st := h.waitDone()
+	require.Equal(t, chat.StateIdle, st.State, "state %+v", st)
 	got := lastToolMessage(t, h.server.Requests()[4]).Content
 	want := `{"results":[{"name":"agent-1","result":"did one"},` +
 		`{"name":"broken","error":"The model server answered with an error (HTTP 500): out of memory"},` +
 		`{"name":"agent-3","result":"did three"}]}`
-	if got != want {
-		t.Fatalf("spawn result\n got %s\nwant %s", got, want)
-	}
+	require.Equal(t, want, got, "spawn result")
 	// Sub-agents do not stream into the conversation: only the parent's answer does.
 	var streamed strings.Builder
 	for _, e := range h.rec.Events() {
@@ -44,9 +44,7 @@ func TestSpawnAgentsResultsInOrderWithErrors(t *testing.T) {
 			streamed.WriteString(e.Payload.(map[string]any)["delta"].(string))
 		}
 	}
-	if streamed.String() != "All reported." {
-		t.Fatalf("streamed %q", streamed.String())
-	}
+	require.Equal(t, "All reported.", streamed.String(), "streamed")
 }
 
 func TestSpawnAgentsInvalidInput(t *testing.T) {
@@ -60,14 +58,16 @@ func TestSpawnAgentsInvalidInput(t *testing.T) {
 	}
 	for args, want := range cases {
 		_, err := parseSpawnInput(args)
-		if err == nil || !strings.HasPrefix(err.Error(), want) {
-			t.Errorf("parseSpawnInput(%.40q) = %v, want %q", args, err, want)
+		if assert.Error(t, err, "parseSpawnInput(%.40q) succeeded, want %q", args, want) {
+			assert.True(t, strings.HasPrefix(err.Error(), want), "parseSpawnInput(%.40q) = %v, want %q", args, err, want)
 		}
 	}
 	specs, err := parseSpawnInput(`{"agents":[{"task":" a "},{"name":"named","task":"b"},{"task":"` + strings.Repeat("é", MaxSubAgentTask) + `"}]}`)
-	if err != nil || specs[0].Name != "agent-1" || specs[0].Task != "a" || specs[1].Name != "named" || specs[2].Name != "agent-3" {
-		t.Fatalf("%+v, %v", specs, err)
-	}
+	require.NoError(t, err)
+	require.Equal(t, "agent-1", specs[0].Name, "%+v", specs)
+	require.Equal(t, "a", specs[0].Task, "%+v", specs)
+	require.Equal(t, "named", specs[1].Name, "%+v", specs)
+	require.Equal(t, "agent-3", specs[2].Name, "%+v", specs)
 
 	// Through the loop the model gets the error text and may retry.
 	h := newHarness(t, modelserver.Turns(
@@ -76,9 +76,7 @@ func TestSpawnAgentsInvalidInput(t *testing.T) {
 	))
 	h.start("x")
 	h.waitDone()
-	if c := lastToolMessage(t, h.server.Requests()[1]).Content; c != "invalid input: agents must have 1-4 items (got 0)" {
-		t.Fatalf("tool result %q", c)
-	}
+	require.Equal(t, "invalid input: agents must have 1-4 items (got 0)", lastToolMessage(t, h.server.Requests()[1]).Content, "tool result")
 }
 
 func TestSubAgentToolsFollowTheParentProfile(t *testing.T) {
@@ -101,11 +99,9 @@ func TestSubAgentToolsFollowTheParentProfile(t *testing.T) {
 	for _, r := range h.server.Requests() {
 		names := toolNames(r)
 		if isSubAgentRequest(r) {
-			if strings.Join(names, ",") != ToolCurrentTime {
-				t.Fatalf("sub-agent tools %v", names)
-			}
-		} else if strings.Join(names, ",") != ToolSpawnAgents+","+ToolAskUser+","+ToolCurrentTime {
-			t.Fatalf("parent tools %v", names)
+			require.Equal(t, ToolCurrentTime, strings.Join(names, ","), "sub-agent tools")
+		} else {
+			require.Equal(t, ToolSpawnAgents+","+ToolAskUser+","+ToolCurrentTime, strings.Join(names, ","), "parent tools")
 		}
 	}
 }

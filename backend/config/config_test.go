@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func env(m map[string]string) func(string) string {
@@ -24,15 +27,11 @@ func TestParseCommandsAndDefaults(t *testing.T) {
 	}
 	for _, c := range cases {
 		cfg, err := Parse(c.args, env(map[string]string{"PARLEY_DATA_DIR": dir}), io.Discard)
-		if err != nil {
-			t.Fatalf("Parse(%v): %v", c.args, err)
-		}
-		if cfg.Command != c.want {
-			t.Errorf("Parse(%v).Command = %q, want %q", c.args, cfg.Command, c.want)
-		}
-		if cfg.BaseURL != DefaultBaseURL || cfg.QuestionTimeout != DefaultQuestionTimeout || cfg.Addr != DefaultAddr {
-			t.Errorf("defaults not applied: %+v", cfg)
-		}
+		require.NoError(t, err, "Parse(%v)", c.args)
+		assert.Equal(t, c.want, cfg.Command, "Parse(%v).Command", c.args)
+		assert.Equal(t, DefaultBaseURL, cfg.BaseURL, "defaults not applied: %+v", cfg)
+		assert.Equal(t, DefaultQuestionTimeout, cfg.QuestionTimeout, "defaults not applied: %+v", cfg)
+		assert.Equal(t, DefaultAddr, cfg.Addr, "defaults not applied: %+v", cfg)
 	}
 }
 
@@ -42,25 +41,25 @@ func TestFlagsOverrideEnvironment(t *testing.T) {
 		"PARLEY_API_KEY": "env-key", "PARLEY_QUESTION_TIMEOUT": "90s",
 	})
 	cfg, err := Parse(nil, e, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.DataDir != filepath.Clean("/env/dir") || cfg.BaseURL != "http://env/v1" || cfg.Model != "env-model" ||
-		cfg.APIKey != "env-key" || cfg.QuestionTimeout != 90*time.Second {
-		t.Fatalf("environment not used: %+v", cfg)
-	}
-	if !cfg.Set["model"] || cfg.Set["addr"] {
-		t.Fatalf("Set = %v", cfg.Set)
-	}
+	require.NoError(t, err)
+	require.Equal(t, filepath.Clean("/env/dir"), cfg.DataDir, "environment not used: %+v", cfg)
+	require.Equal(t, "http://env/v1", cfg.BaseURL, "environment not used: %+v", cfg)
+	require.Equal(t, "env-model", cfg.Model, "environment not used: %+v", cfg)
+	require.Equal(t, "env-key", cfg.APIKey, "environment not used: %+v", cfg)
+	require.Equal(t, 90*time.Second, cfg.QuestionTimeout, "environment not used: %+v", cfg)
+	require.True(t, cfg.Set["model"], "Set = %v", cfg.Set)
+	require.False(t, cfg.Set["addr"], "Set = %v", cfg.Set)
+
 	cfg, err = Parse([]string{"serve", "--data-dir", "/flag/dir", "--base-url", "http://flag/v1", "--model", "flag-model",
 		"--api-key", "flag-key", "--question-timeout", "0", "--addr", "127.0.0.1:9000", "--token", "tok"}, e, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.DataDir != filepath.Clean("/flag/dir") || cfg.BaseURL != "http://flag/v1" || cfg.Model != "flag-model" ||
-		cfg.APIKey != "flag-key" || cfg.QuestionTimeout != 0 || cfg.Addr != "127.0.0.1:9000" || cfg.Token != "tok" {
-		t.Fatalf("flags did not override: %+v", cfg)
-	}
+	require.NoError(t, err)
+	require.Equal(t, filepath.Clean("/flag/dir"), cfg.DataDir, "flags did not override: %+v", cfg)
+	require.Equal(t, "http://flag/v1", cfg.BaseURL, "flags did not override: %+v", cfg)
+	require.Equal(t, "flag-model", cfg.Model, "flags did not override: %+v", cfg)
+	require.Equal(t, "flag-key", cfg.APIKey, "flags did not override: %+v", cfg)
+	require.Zero(t, cfg.QuestionTimeout, "flags did not override: %+v", cfg)
+	require.Equal(t, "127.0.0.1:9000", cfg.Addr, "flags did not override: %+v", cfg)
+	require.Equal(t, "tok", cfg.Token, "flags did not override: %+v", cfg)
 }
 
 func TestParseErrors(t *testing.T) {
@@ -71,18 +70,13 @@ func TestParseErrors(t *testing.T) {
 		{"--no-such-flag"},
 		{"serve", "extra"},
 	} {
-		if _, err := Parse(args, env(nil), io.Discard); err == nil {
-			t.Errorf("Parse(%v) succeeded, want an error", args)
-		}
+		_, err := Parse(args, env(nil), io.Discard)
+		assert.Error(t, err, "Parse(%v) succeeded, want an error", args)
 	}
 }
 
 func TestEnsureDataDirCreatesPrivateFolder(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a", "b")
-	if err := EnsureDataDir(dir); err != nil {
-		t.Fatal(err)
-	}
-	if err := EnsureDataDir(dir); err != nil {
-		t.Fatalf("second call: %v", err)
-	}
+	require.NoError(t, EnsureDataDir(dir))
+	require.NoError(t, EnsureDataDir(dir), "second call")
 }

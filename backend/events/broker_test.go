@@ -3,6 +3,8 @@ package events
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestBrokerFansOutInOrderWithConversationID(t *testing.T) {
@@ -16,12 +18,10 @@ func TestBrokerFansOutInOrderWithConversationID(t *testing.T) {
 		for _, want := range []string{"He", "llo"} {
 			m := <-s.C
 			var p map[string]string
-			if err := json.Unmarshal(m.Data, &p); err != nil {
-				t.Fatal(err)
-			}
-			if m.Name != MessageDelta || m.ConversationID != "c1" || p["delta"] != want {
-				t.Fatalf("got %+v %v, want delta %q", m, p, want)
-			}
+			require.NoError(t, json.Unmarshal(m.Data, &p))
+			require.Equal(t, MessageDelta, m.Name, "got %+v %v, want delta %q", m, p, want)
+			require.Equal(t, "c1", m.ConversationID, "got %+v %v, want delta %q", m, p, want)
+			require.Equal(t, want, p["delta"], "got %+v %v", m, p)
 		}
 	}
 }
@@ -35,16 +35,12 @@ func TestBrokerDropsSlowSubscriberWithoutBlocking(t *testing.T) {
 		b.Emit(ConversationState, map[string]any{"conversationId": "c", "i": i})
 		<-fast.C
 	}
-	if b.Subscribers() != 1 {
-		t.Fatalf("subscribers = %d, want 1 (slow one dropped)", b.Subscribers())
-	}
+	require.Equal(t, 1, b.Subscribers(), "subscribers (slow one dropped)")
 	n := 0
 	for range slow.C {
 		n++
 	}
-	if n != 2 {
-		t.Fatalf("slow subscriber got %d buffered events before close, want 2", n)
-	}
+	require.Equal(t, 2, n, "slow subscriber's buffered events before close")
 	slow.Close() // closing again is safe
 }
 
@@ -52,7 +48,5 @@ func TestRecorderKeepsOrder(t *testing.T) {
 	r := NewRecorder()
 	Multi{r, Discard}.Emit("a", 1)
 	r.Emit("b", 2)
-	if got := r.Names(); len(got) != 2 || got[0] != "a" || got[1] != "b" {
-		t.Fatalf("names = %v", got)
-	}
+	require.Equal(t, []string{"a", "b"}, r.Names(), "names")
 }

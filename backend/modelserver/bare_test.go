@@ -2,11 +2,11 @@ package modelserver_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
 
@@ -19,9 +19,7 @@ import (
 func bareClient(t *testing.T, srv *modelserver.Server) *openai.LLM {
 	t.Helper()
 	c, err := openai.New(openai.WithBaseURL(srv.URL()), openai.WithToken("none"), openai.WithModel("test-model"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return c
 }
 
@@ -36,22 +34,19 @@ func TestBareLangchaingoParsesTwoParallelToolCallsInPieces(t *testing.T) {
 		[]llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "go")},
 		llms.WithTools([]llms.Tool{{Type: "function", Function: &llms.FunctionDefinition{Name: "calculator", Parameters: map[string]any{"type": "object"}}}}),
 		llms.WithStreamingFunc(func(_ context.Context, b []byte) error { chunks = append(chunks, string(b)); return nil }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(resp.Choices) != 1 {
-		t.Fatalf("%d choices", len(resp.Choices))
-	}
+	require.NoError(t, err)
+	require.Len(t, resp.Choices, 1, "choices")
 	c := resp.Choices[0]
-	if c.Content != "Two things at once." || c.StopReason != "tool_calls" || len(c.ToolCalls) != 2 {
-		t.Fatalf("choice %+v", c)
-	}
+	require.Equal(t, "Two things at once.", c.Content, "choice %+v", c)
+	require.Equal(t, "tool_calls", c.StopReason, "choice %+v", c)
+	require.Len(t, c.ToolCalls, 2, "choice %+v", c)
 	for i, want := range calls {
 		got := c.ToolCalls[i]
-		if got.ID != want.ID || got.Type != "function" || got.FunctionCall == nil ||
-			got.FunctionCall.Name != want.Name || got.FunctionCall.Arguments != want.Arguments {
-			t.Fatalf("call %d = %+v (%+v), want %+v", i, got, got.FunctionCall, want)
-		}
+		require.Equal(t, want.ID, got.ID, "call %d = %+v (%+v), want %+v", i, got, got.FunctionCall, want)
+		require.Equal(t, "function", got.Type, "call %d = %+v (%+v), want %+v", i, got, got.FunctionCall, want)
+		require.NotNil(t, got.FunctionCall, "call %d = %+v, want %+v", i, got, want)
+		require.Equal(t, want.Name, got.FunctionCall.Name, "call %d = %+v (%+v), want %+v", i, got, got.FunctionCall, want)
+		require.Equal(t, want.Arguments, got.FunctionCall.Arguments, "call %d = %+v (%+v), want %+v", i, got, got.FunctionCall, want)
 	}
 	// The arguments really came in pieces: the streaming func saw more
 	// tool-call deltas than there are calls.
@@ -61,24 +56,19 @@ func TestBareLangchaingoParsesTwoParallelToolCallsInPieces(t *testing.T) {
 			toolChunks++
 		}
 	}
-	if toolChunks < 2*len(calls) {
-		t.Fatalf("%d tool-call chunks for %d calls: %q", toolChunks, len(calls), chunks)
-	}
-	if u := c.GenerationInfo["TotalTokens"]; u != 12 {
-		t.Fatalf("usage chunk not seen: %v", c.GenerationInfo)
-	}
+	require.GreaterOrEqual(t, toolChunks, 2*len(calls), "tool-call chunks for %d calls: %q", len(calls), chunks)
+	require.Equal(t, 12, c.GenerationInfo["TotalTokens"], "usage chunk not seen: %v", c.GenerationInfo)
 }
 
 func TestBareLangchaingoNonStreaming(t *testing.T) {
 	srv := newServer(t, modelserver.Turns(modelserver.Turn{Text: "Sure.", ToolCalls: []modelserver.ToolCall{{ID: "call_9", Name: "current_time", Arguments: "{}"}}}))
 	resp, err := bareClient(t, srv).GenerateContent(testCtx(t), []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "time?")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	c := resp.Choices[0]
-	if c.Content != "Sure." || len(c.ToolCalls) != 1 || c.ToolCalls[0].ID != "call_9" || c.ToolCalls[0].FunctionCall.Name != "current_time" {
-		t.Fatalf("choice %+v", c)
-	}
+	require.Equal(t, "Sure.", c.Content, "choice %+v", c)
+	require.Len(t, c.ToolCalls, 1, "choice %+v", c)
+	require.Equal(t, "call_9", c.ToolCalls[0].ID, "choice %+v", c)
+	require.Equal(t, "current_time", c.ToolCalls[0].FunctionCall.Name, "choice %+v", c)
 }
 
 func TestErrorFrameAfterPartialText(t *testing.T) {
@@ -86,12 +76,13 @@ func TestErrorFrameAfterPartialText(t *testing.T) {
 	srv := newServer(t, modelserver.Turns(modelserver.Turn{Text: text, Fault: modelserver.ErrorFrame, Body: "KV cache full"}))
 	resp, rec, err := chatRecording(t, newModel(t, srv), llm.Request{Messages: user("hi")})
 	var le *llm.Error
-	if !errors.As(err, &le) || le.Kind != llm.KindStream || !strings.Contains(le.Message, "KV cache full") {
-		t.Fatalf("error %v", err)
-	}
-	if resp.Text == "" || !strings.HasPrefix(text, resp.Text) || len(resp.Text) >= len(text) || strings.Join(rec.deltas, "") != resp.Text {
-		t.Fatalf("partial %q, deltas %q", resp.Text, rec.deltas)
-	}
+	require.ErrorAs(t, err, &le)
+	require.Equal(t, llm.KindStream, le.Kind, "error %v", err)
+	require.Contains(t, le.Message, "KV cache full", "error %v", err)
+	require.NotEmpty(t, resp.Text, "partial text, deltas %q", rec.deltas)
+	require.True(t, strings.HasPrefix(text, resp.Text), "partial %q, deltas %q", resp.Text, rec.deltas)
+	require.Less(t, len(resp.Text), len(text), "partial %q, deltas %q", resp.Text, rec.deltas)
+	require.Equal(t, resp.Text, strings.Join(rec.deltas, ""), "partial %q, deltas %q", resp.Text, rec.deltas)
 }
 
 func TestStallMidStreamHoldsUntilCancelled(t *testing.T) {
@@ -119,18 +110,19 @@ func TestStallMidStreamHoldsUntilCancelled(t *testing.T) {
 	select {
 	case <-firstDelta:
 	case r := <-out:
-		t.Fatalf("Chat returned before stalling: %+v, %v", r.resp, r.err)
+		require.FailNow(t, "Chat returned before stalling", "%+v, %v", r.resp, r.err)
 	case <-time.After(10 * time.Second):
-		t.Fatal("no delta before the stall")
+		require.FailNow(t, "no delta before the stall")
 	}
 	cancel()
 	select {
 	case r := <-out:
-		if !errors.Is(r.err, context.Canceled) || r.resp.Text == "" || !strings.HasPrefix(text, r.resp.Text) || r.resp.Text == text {
-			t.Fatalf("after cancel: %+v, %v", r.resp, r.err)
-		}
+		require.ErrorIs(t, r.err, context.Canceled, "after cancel: %+v", r.resp)
+		require.NotEmpty(t, r.resp.Text, "after cancel: %+v, %v", r.resp, r.err)
+		require.True(t, strings.HasPrefix(text, r.resp.Text), "after cancel: %+v, %v", r.resp, r.err)
+		require.NotEqual(t, text, r.resp.Text, "after cancel: %+v, %v", r.resp, r.err)
 	case <-time.After(10 * time.Second):
-		t.Fatal("Chat did not return after cancel")
+		require.FailNow(t, "Chat did not return after cancel")
 	}
 }
 
@@ -146,15 +138,12 @@ func TestWaitRequests(t *testing.T) {
 		done <- err
 	}()
 	reqs, err := srv.WaitRequests(testCtx(t), 2)
-	if err != nil || len(reqs) < 2 || reqs[1].LastMessage().Content != "two" {
-		t.Fatalf("%+v, %v", reqs, err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "%+v", reqs)
+	require.GreaterOrEqual(t, len(reqs), 2, "%+v", reqs)
+	require.Equal(t, "two", reqs[1].LastMessage().Content, "%+v", reqs)
+	require.NoError(t, <-done)
 	short, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()
-	if _, err := srv.WaitRequests(short, 3); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("waiting for a request that never comes: %v", err)
-	}
+	_, err = srv.WaitRequests(short, 3)
+	require.ErrorIs(t, err, context.DeadlineExceeded, "waiting for a request that never comes")
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 type sent struct{ title, body string }
@@ -31,49 +34,33 @@ func TestNotifyCleansText(t *testing.T) {
 	}
 	for _, c := range cases {
 		got, send := recorder()
-		if err := New(send, time.Nanosecond, c.escape).Notify(c.title, c.body); err != nil {
-			t.Fatal(err)
-		}
-		if len(*got) != 1 || (*got)[0] != (sent{c.wantTitle, c.wantBody}) {
-			t.Errorf("Notify(%q, %q) sent %+v, want %q / %q", c.title, c.body, *got, c.wantTitle, c.wantBody)
-		}
+		require.NoError(t, New(send, time.Nanosecond, c.escape).Notify(c.title, c.body))
+		assert.Equal(t, []sent{{c.wantTitle, c.wantBody}}, *got, "Notify(%q, %q)", c.title, c.body)
 	}
 }
 
 func TestNotifyCutsLongText(t *testing.T) {
 	got, send := recorder()
-	if err := New(send, time.Nanosecond, false).Notify(strings.Repeat("t", 500), strings.Repeat("é", 500)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, New(send, time.Nanosecond, false).Notify(strings.Repeat("t", 500), strings.Repeat("é", 500)))
 	s := (*got)[0]
-	if n := utf8.RuneCountInString(s.title); n != TitleMax || !strings.HasSuffix(s.title, "…") {
-		t.Errorf("title of %d characters: %q", n, s.title)
-	}
-	if n := utf8.RuneCountInString(s.body); n != BodyMax || !strings.HasSuffix(s.body, "…") {
-		t.Errorf("body of %d characters: %q", n, s.body)
-	}
+	assert.Equal(t, TitleMax, utf8.RuneCountInString(s.title), "title characters: %q", s.title)
+	assert.True(t, strings.HasSuffix(s.title, "…"), "title without ellipsis: %q", s.title)
+	assert.Equal(t, BodyMax, utf8.RuneCountInString(s.body), "body characters: %q", s.body)
+	assert.True(t, strings.HasSuffix(s.body, "…"), "body without ellipsis: %q", s.body)
 }
 
 func TestNotifyThrottlesBursts(t *testing.T) {
 	got, send := recorder()
 	n := New(send, time.Hour, false)
-	if err := n.Notify("a", "1"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, n.Notify("a", "1"))
 	for range 5 {
-		if err := n.Notify("a", "2"); !errors.Is(err, ErrThrottled) {
-			t.Fatalf("burst: %v, want ErrThrottled", err)
-		}
+		require.ErrorIs(t, n.Notify("a", "2"), ErrThrottled, "burst")
 	}
-	if len(*got) != 1 {
-		t.Fatalf("%d notifications sent in a burst, want 1", len(*got))
-	}
+	require.Len(t, *got, 1, "notifications sent in a burst")
 }
 
 func TestNotifyReportsSendErrors(t *testing.T) {
 	boom := errors.New("no notification server")
 	err := New(func(string, string, string) error { return boom }, time.Nanosecond, false).Notify("a", "b")
-	if !errors.Is(err, boom) {
-		t.Fatalf("got %v", err)
-	}
+	require.ErrorIs(t, err, boom)
 }

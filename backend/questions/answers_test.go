@@ -1,9 +1,10 @@
 package questions
 
 import (
-	"errors"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func answerQuestions() []Question {
@@ -66,16 +67,10 @@ func TestValidateAnswersErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ValidateAnswers(answerQuestions(), tt.answers, tt.comments)
-			if err == nil {
-				t.Fatalf("accepted: %v", got)
-			}
+			require.Error(t, err, "accepted: %v", got)
 			var ve *ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("error %T is not *ValidationError", err)
-			}
-			if err.Error() != tt.want {
-				t.Fatalf("error\n got: %s\nwant: %s", err, tt.want)
-			}
+			require.ErrorAs(t, err, &ve)
+			require.EqualError(t, err, tt.want)
 		})
 	}
 }
@@ -101,12 +96,8 @@ func TestValidateAnswersAccepted(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ValidateAnswers(answerQuestions(), tt.answers, tt.comments)
-			if err != nil {
-				t.Fatalf("ValidateAnswers: %v", err)
-			}
-			if len(got) != len(answerQuestions()) {
-				t.Fatalf("got %d answers, want one per question: %v", len(got), got)
-			}
+			require.NoError(t, err, "ValidateAnswers")
+			require.Len(t, got, len(answerQuestions()), "want one answer per question")
 			mustEqual(t, "answer", got[tt.question], tt.want)
 		})
 	}
@@ -118,7 +109,8 @@ func TestErrorTexts(t *testing.T) {
 	mustEqual(t, "ErrConflict", ErrConflict.Error(), "question is no longer pending")
 	_, err := ValidateAnswers(answerQuestions(), map[string]AnswerInput{"nope?": {Custom: "x"}}, "")
 	var ve *ValidationError
-	if !errors.As(err, &ve) || ve.Msg == "" || ve.Msg != err.Error() || !strings.Contains(ve.Msg, `"nope?"`) {
-		t.Fatalf("ValidateAnswers error = %#v, want *ValidationError with Msg naming the question", err)
-	}
+	require.ErrorAs(t, err, &ve, "want *ValidationError")
+	require.NotEmpty(t, ve.Msg, "ValidateAnswers error = %#v", err)
+	require.Equal(t, err.Error(), ve.Msg, "ValidateAnswers error = %#v", err)
+	require.Contains(t, ve.Msg, `"nope?"`, "want Msg naming the question")
 }

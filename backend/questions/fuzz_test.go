@@ -5,39 +5,40 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
 )
 
 // checkLimits restates the SPEC §1 limits independently of ValidateQuestions.
 func checkLimits(t *testing.T, qs []Question) {
 	t.Helper()
-	if len(qs) < 1 || len(qs) > 4 {
-		t.Fatalf("accepted %d questions", len(qs))
-	}
+	require.GreaterOrEqual(t, len(qs), 1, "accepted %d questions", len(qs))
+	require.LessOrEqual(t, len(qs), 4, "accepted %d questions", len(qs))
 	seenQ := map[string]bool{}
 	for i, q := range qs {
 		n := utf8.RuneCountInString(q.Question)
-		if n < 1 || n > 500 || q.Question != strings.TrimSpace(q.Question) || seenQ[q.Question] {
-			t.Fatalf("questions[%d].question %q breaks the limits", i, q.Question)
-		}
+		require.GreaterOrEqual(t, n, 1, "questions[%d].question %q breaks the limits", i, q.Question)
+		require.LessOrEqual(t, n, 500, "questions[%d].question %q breaks the limits", i, q.Question)
+		require.Equal(t, strings.TrimSpace(q.Question), q.Question, "questions[%d].question %q breaks the limits", i, q.Question)
+		require.False(t, seenQ[q.Question], "questions[%d].question %q breaks the limits", i, q.Question)
 		seenQ[q.Question] = true
-		if utf8.RuneCountInString(q.Header) > 12 || utf8.RuneCountInString(q.Placeholder) > 100 {
-			t.Fatalf("questions[%d] header/placeholder too long", i)
-		}
+		require.LessOrEqual(t, utf8.RuneCountInString(q.Header), 12, "questions[%d] header too long", i)
+		require.LessOrEqual(t, utf8.RuneCountInString(q.Placeholder), 100, "questions[%d] placeholder too long", i)
 		switch len(q.Options) {
 		case 0:
-			if q.MultiSelect || !q.AllowCustom {
-				t.Fatalf("open-ended questions[%d] has multiSelect=%v allowCustom=%v", i, q.MultiSelect, q.AllowCustom)
-			}
+			require.False(t, q.MultiSelect, "open-ended questions[%d] has multiSelect=%v allowCustom=%v", i, q.MultiSelect, q.AllowCustom)
+			require.True(t, q.AllowCustom, "open-ended questions[%d] has multiSelect=%v allowCustom=%v", i, q.MultiSelect, q.AllowCustom)
 		case 2, 3, 4:
 		default:
-			t.Fatalf("questions[%d] has %d options", i, len(q.Options))
+			require.FailNow(t, "wrong number of options", "questions[%d] has %d options", i, len(q.Options))
 		}
 		seenL := map[string]bool{}
 		for j, o := range q.Options {
 			n := utf8.RuneCountInString(o.Label)
-			if n < 1 || n > 200 || seenL[o.Label] || utf8.RuneCountInString(o.Description) > 500 {
-				t.Fatalf("questions[%d].options[%d] %+v breaks the limits", i, j, o)
-			}
+			require.GreaterOrEqual(t, n, 1, "questions[%d].options[%d] %+v breaks the limits", i, j, o)
+			require.LessOrEqual(t, n, 200, "questions[%d].options[%d] %+v breaks the limits", i, j, o)
+			require.False(t, seenL[o.Label], "questions[%d].options[%d] %+v breaks the limits", i, j, o)
+			require.LessOrEqual(t, utf8.RuneCountInString(o.Description), 500, "questions[%d].options[%d] %+v breaks the limits", i, j, o)
 			seenL[o.Label] = true
 		}
 	}
@@ -60,20 +61,15 @@ func FuzzParseInput(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		qs, err := ParseInput([]byte(raw))
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "invalid input: ") {
-				t.Fatalf("error %q lacks the invalid input prefix", err)
-			}
+			require.True(t, strings.HasPrefix(err.Error(), "invalid input: "), "error %q lacks the invalid input prefix", err)
 			return
 		}
 		checkLimits(t, qs)
 		// Accepted input round-trips: what the UI gets parses to the same.
 		again, err := json.Marshal(map[string]any{"questions": qs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ParseInput(again); err != nil {
-			t.Fatalf("normalized questions refused: %v\n%s", err, again)
-		}
+		require.NoError(t, err)
+		_, err = ParseInput(again)
+		require.NoError(t, err, "normalized questions refused:\n%s", again)
 	})
 }
 
@@ -100,42 +96,31 @@ func FuzzValidateAnswers(f *testing.F) {
 		}
 		got, err := ValidateAnswers(qs, answers, comments)
 		if err != nil {
-			if _, ok := err.(*ValidationError); !ok {
-				t.Fatalf("error %T is not *ValidationError", err)
-			}
+			require.IsType(t, (*ValidationError)(nil), err, "error %T is not *ValidationError", err)
 			return
 		}
-		if utf8.RuneCountInString(strings.TrimSpace(comments)) > 2000 {
-			t.Fatal("accepted comments over 2000 characters")
-		}
-		if len(got) != len(qs) {
-			t.Fatalf("got %d answers for %d questions", len(got), len(qs))
-		}
+		require.LessOrEqual(t, utf8.RuneCountInString(strings.TrimSpace(comments)), 2000, "accepted comments over 2000 characters")
+		require.Len(t, got, len(qs), "answers for %d questions", len(qs))
 		for _, q := range qs {
 			a := answers[q.Question]
-			if !q.MultiSelect && len(a.Selected) > 1 {
-				t.Fatalf("single-select %q accepted %d labels", q.Question, len(a.Selected))
+			if !q.MultiSelect {
+				require.LessOrEqual(t, len(a.Selected), 1, "single-select %q accepted %d labels", q.Question, len(a.Selected))
 			}
 			for _, sel := range a.Selected {
 				found := false
 				for _, o := range q.Options {
 					found = found || o.Label == strings.TrimSpace(sel)
 				}
-				if !found {
-					t.Fatalf("label %q is not an option of %q", sel, q.Question)
-				}
+				require.True(t, found, "label %q is not an option of %q", sel, q.Question)
 			}
 			custom := strings.TrimSpace(a.Custom)
-			if custom != "" && (!q.AllowCustom || utf8.RuneCountInString(custom) > 1000) {
-				t.Fatalf("free text %q accepted for %q", custom, q.Question)
+			if custom != "" {
+				require.True(t, q.AllowCustom, "free text %q accepted for %q", custom, q.Question)
+				require.LessOrEqual(t, utf8.RuneCountInString(custom), 1000, "free text %q accepted for %q", custom, q.Question)
 			}
-			if got[q.Question] == "" {
-				t.Fatalf("question %q accepted without an answer", q.Question)
-			}
+			require.NotEmpty(t, got[q.Question], "question %q accepted without an answer", q.Question)
 		}
 		var decoded map[string]any
-		if err := json.Unmarshal([]byte(SubmitResult(got, comments)), &decoded); err != nil {
-			t.Fatalf("result is not JSON: %v", err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(SubmitResult(got, comments)), &decoded), "result is not JSON")
 	})
 }

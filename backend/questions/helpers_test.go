@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/parley-app/parley/backend/events"
 )
 
@@ -168,9 +170,7 @@ func sampleQuestions() []Question {
 func (h *harness) create(t testing.TB, conv string) *Card {
 	t.Helper()
 	c, err := h.m.Create(context.Background(), AskRequest{ConversationID: conv, RunID: "run-1", ToolCallID: "call-1", Questions: sampleQuestions()})
-	if err != nil {
-		t.Fatalf("Create(%s): %v", conv, err)
-	}
+	require.NoError(t, err, "Create(%s)", conv)
 	return c
 }
 
@@ -199,7 +199,7 @@ func receive(t testing.TB, ch <-chan waitResult) waitResult {
 	case r := <-ch:
 		return r
 	case <-time.After(5 * time.Second):
-		t.Fatal("Wait did not return")
+		require.FailNow(t, "Wait did not return")
 		return waitResult{}
 	}
 }
@@ -207,17 +207,13 @@ func receive(t testing.TB, ch <-chan waitResult) waitResult {
 func statusOf(t testing.TB, m *Manager, id string) Status {
 	t.Helper()
 	c, ok := m.Get(id)
-	if !ok {
-		t.Fatalf("card %s not found", id)
-	}
+	require.True(t, ok, "card %s not found", id)
 	return c.Status
 }
 
 func mustEqual[T comparable](t testing.TB, what string, got, want T) {
 	t.Helper()
-	if got != want {
-		t.Fatalf("%s = %v, want %v", what, got, want)
-	}
+	require.Equal(t, want, got, what)
 }
 
 func str(v any) string { return fmt.Sprint(v) }

@@ -1,11 +1,11 @@
 package questions
 
 import (
-	"encoding/json"
-	"errors"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // q builds the JSON of one question with n options named A, B, C...
@@ -79,16 +79,10 @@ func TestParseInputErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			qs, err := ParseInput([]byte(tt.input))
-			if err == nil {
-				t.Fatalf("ParseInput accepted %s as %+v", tt.input, qs)
-			}
-			if err.Error() != tt.want {
-				t.Fatalf("error\n got: %s\nwant: %s", err, tt.want)
-			}
+			require.Error(t, err, "ParseInput accepted %s as %+v", tt.input, qs)
+			require.EqualError(t, err, tt.want)
 			var ie *InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("error %T is not *InputError", err)
-			}
+			require.ErrorAs(t, err, &ie)
 		})
 	}
 }
@@ -96,8 +90,8 @@ func TestParseInputErrors(t *testing.T) {
 func TestParseInputInvalidJSON(t *testing.T) {
 	for _, in := range []string{`{`, `{"questions":[}`, `{"questions": [{"question": "Q",}]}`} {
 		_, err := ParseInput([]byte(in))
-		if err == nil || !strings.HasPrefix(err.Error(), "invalid input: arguments are not valid JSON: ") {
-			t.Errorf("ParseInput(%s) = %v, want an invalid JSON error", in, err)
+		if assert.Error(t, err, "ParseInput(%s) succeeded, want an invalid JSON error", in) {
+			assert.True(t, strings.HasPrefix(err.Error(), "invalid input: arguments are not valid JSON: "), "ParseInput(%s) = %v, want an invalid JSON error", in, err)
 		}
 	}
 }
@@ -154,14 +148,8 @@ func TestParseInputNormalization(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ParseInput([]byte(tt.input))
-			if err != nil {
-				t.Fatalf("ParseInput: %v", err)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				g, _ := json.Marshal(got)
-				w, _ := json.Marshal(tt.want)
-				t.Fatalf("got  %s\nwant %s", g, w)
-			}
+			require.NoError(t, err, "ParseInput")
+			require.Equal(t, tt.want, got)
 		})
 	}
 }
@@ -179,9 +167,8 @@ var seedInputs = []string{
 
 func TestParseInputSeedExamples(t *testing.T) {
 	for _, in := range seedInputs {
-		if _, err := ParseInput([]byte(in)); err != nil {
-			t.Errorf("ParseInput(%s): %v", in, err)
-		}
+		_, err := ParseInput([]byte(in))
+		assert.NoError(t, err, "ParseInput(%s)", in)
 	}
 }
 
@@ -203,9 +190,7 @@ func TestValidateQuestionsDirect(t *testing.T) {
 			if err != nil {
 				got = err.Error()
 			}
-			if got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
+			require.Equal(t, tt.want, got)
 		})
 	}
 }

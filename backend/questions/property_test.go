@@ -2,12 +2,13 @@ package questions
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Random generation with a fixed seed, so a failure reproduces.
@@ -78,26 +79,20 @@ func TestPropertyValidAnswersGiveExactJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for run := range propertyRuns {
 		qs := randQuestions(r)
-		if err := ValidateQuestions(qs); err != nil {
-			t.Fatalf("run %d: generator made invalid questions: %v", run, err)
-		}
+		require.NoError(t, ValidateQuestions(qs), "run %d: generator made invalid questions", run)
 		answers := randAnswers(r, qs)
 		comments := ""
 		if r.IntN(2) == 0 {
 			comments = randText(r, 1, 80)
 		}
 		got, err := ValidateAnswers(qs, answers, comments)
-		if err != nil {
-			t.Fatalf("run %d: valid answer refused: %v\nquestions %+v\nanswers %+v", run, err, qs, answers)
-		}
+		require.NoError(t, err, "run %d: valid answer refused\nquestions %+v\nanswers %+v", run, qs, answers)
 		result := SubmitResult(got, comments)
 		var decoded struct {
 			Answers  map[string]string `json:"answers"`
 			Comments *string           `json:"comments"`
 		}
-		if err := json.Unmarshal([]byte(result), &decoded); err != nil {
-			t.Fatalf("run %d: result is not JSON: %v\n%s", run, err, result)
-		}
+		require.NoError(t, json.Unmarshal([]byte(result), &decoded), "run %d: result is not JSON\n%s", run, result)
 		var keys, texts []string
 		for k := range decoded.Answers {
 			keys = append(keys, k)
@@ -106,17 +101,16 @@ func TestPropertyValidAnswersGiveExactJSON(t *testing.T) {
 			texts = append(texts, q.Question)
 			a := answers[q.Question]
 			want := strings.Join(append(slices.Clone(a.Selected), nonEmpty(strings.TrimSpace(a.Custom))...), ", ")
-			if decoded.Answers[q.Question] != want {
-				t.Fatalf("run %d: answer %q, want %q", run, decoded.Answers[q.Question], want)
-			}
+			require.Equal(t, want, decoded.Answers[q.Question], "run %d: answer", run)
 		}
 		slices.Sort(keys)
 		slices.Sort(texts)
-		if !slices.Equal(keys, texts) {
-			t.Fatalf("run %d: answers keys %q, want exactly the question texts %q", run, keys, texts)
-		}
-		if (decoded.Comments != nil) != (comments != "") || (decoded.Comments != nil && *decoded.Comments != comments) {
-			t.Fatalf("run %d: comments %v, want %q", run, decoded.Comments, comments)
+		require.Equal(t, texts, keys, "run %d: answers keys, want exactly the question texts", run)
+		if comments == "" {
+			require.Nil(t, decoded.Comments, "run %d: comments present, want none", run)
+		} else {
+			require.NotNil(t, decoded.Comments, "run %d: comments missing, want %q", run, comments)
+			require.Equal(t, comments, *decoded.Comments, "run %d: comments", run)
 		}
 	}
 }
@@ -149,8 +143,7 @@ func TestPropertyForeignLabelRefused(t *testing.T) {
 		answers[q.Question] = a
 		_, err := ValidateAnswers(qs, answers, "")
 		var ve *ValidationError
-		if !errors.As(err, &ve) || ve.Question != q.Question {
-			t.Fatalf("run %d: foreign label %q for %q accepted or misreported: %v", run, foreign, q.Question, err)
-		}
+		require.ErrorAs(t, err, &ve, "run %d: foreign label %q for %q accepted or misreported", run, foreign, q.Question)
+		require.Equal(t, q.Question, ve.Question, "run %d: foreign label %q misreported: %v", run, foreign, err)
 	}
 }

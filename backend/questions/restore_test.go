@@ -2,10 +2,11 @@ package questions
 
 import (
 	"context"
-	"errors"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/events"
 )
@@ -20,17 +21,14 @@ func TestRestoreAfterRestart(t *testing.T) {
 	create := func(conv string, timeout time.Duration) *Card {
 		before.UpdateConfig(Config{Timeout: timeout})
 		c, err := before.Create(context.Background(), AskRequest{ConversationID: conv, Questions: sampleQuestions()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return c
 	}
 	timedOut := create("conv-late", time.Minute)
 	clock.Advance(time.Minute)
 	answered := create("conv-done", time.Hour)
-	if _, err := before.Respond(context.Background(), "conv-done", submit(answered.ID, "SQLite")); err != nil {
-		t.Fatal(err)
-	}
+	_, err := before.Respond(context.Background(), "conv-done", submit(answered.ID, "SQLite"))
+	require.NoError(t, err)
 	expiring := create("conv-expiring", 2*time.Minute)
 	open := create("conv-open", 10*time.Minute)
 	forever := create("conv-forever", 0)
@@ -42,37 +40,31 @@ func TestRestoreAfterRestart(t *testing.T) {
 	late := make(chan *Card, 1)
 	after := NewManager(Config{Clock: clock, Logger: quietLogger(), OnLateAnswer: func(c *Card) { late <- c }}, store, rec)
 	defer after.Close()
-	if err := after.Restore(store.all()); err != nil {
-		t.Fatalf("Restore: %v", err)
-	}
+	require.NoError(t, after.Restore(store.all()), "Restore")
 
 	// Expired while the app was down: timed out during Restore, saved and announced.
 	mustEqual(t, "expired card", statusOf(t, after, expiring.ID), StatusTimedOut)
 	mustEqual(t, "expired stored", store.get(expiring.ID).Status, StatusTimedOut)
-	if names := rec.Names(); len(names) != 1 || names[0] != events.QuestionResolved {
-		t.Fatalf("events after restore = %q, want one question:resolved", names)
-	}
+	require.Equal(t, []string{events.QuestionResolved}, rec.Names(), "events after restore, want one question:resolved")
 
 	// Still pending: listed again, answerable, and Wait works on the new manager.
 	pending := after.Pending("")
-	if len(pending) != 2 || pending[0].ID != open.ID || pending[1].ID != forever.ID {
-		t.Fatalf("pending after restore = %v", pending)
-	}
+	require.Len(t, pending, 2, "pending after restore = %v", pending)
+	require.Equal(t, open.ID, pending[0].ID, "pending after restore = %v", pending)
+	require.Equal(t, forever.ID, pending[1].ID, "pending after restore = %v", pending)
 	waiting := waitAsync(context.Background(), after, open.ID)
-	if _, err := after.Respond(context.Background(), "conv-open", submit(open.ID, "Postgres")); err != nil {
-		t.Fatalf("answer restored card: %v", err)
-	}
+	_, err = after.Respond(context.Background(), "conv-open", submit(open.ID, "Postgres"))
+	require.NoError(t, err, "answer restored card")
 	mustEqual(t, "restored outcome", receive(t, waiting).out.Result, `{"answers":{"Which database?":"Postgres"}}`)
 
 	// Timed out before the restart: still answerable late.
-	if c, err := after.Respond(context.Background(), "conv-late", submit(timedOut.ID, "SQLite")); err != nil || c.Status != StatusAnsweredLate {
-		t.Fatalf("late answer after restore: %v %v", c, err)
-	}
+	c, err := after.Respond(context.Background(), "conv-late", submit(timedOut.ID, "SQLite"))
+	require.NoError(t, err, "late answer after restore")
+	require.Equal(t, StatusAnsweredLate, c.Status, "late answer after restore: %v", c)
 	<-late
 	// Already answered: conflict, not "not found".
-	if _, err := after.Respond(context.Background(), "conv-done", submit(answered.ID, "SQLite")); !errors.Is(err, ErrConflict) {
-		t.Fatalf("answered card after restore: %v, want ErrConflict", err)
-	}
+	_, err = after.Respond(context.Background(), "conv-done", submit(answered.ID, "SQLite"))
+	require.ErrorIs(t, err, ErrConflict, "answered card after restore")
 	// The remaining timer resumes from ExpiresAt, and no-timeout cards wait forever.
 	clock.Advance(24 * time.Hour)
 	mustEqual(t, "forever", statusOf(t, after, forever.ID), StatusPending)
@@ -85,9 +77,7 @@ func TestRestoreTimerResumesFromExpiresAt(t *testing.T) {
 	exp := now.Add(90 * time.Second)
 	card := &Card{ID: "11111111-1111-4111-8111-111111111111", ConversationID: "c", Status: StatusPending,
 		Questions: sampleQuestions(), CreatedAt: now.Add(-210 * time.Second), ExpiresAt: &exp}
-	if err := h.m.Restore([]*Card{card}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, h.m.Restore([]*Card{card}))
 	h.clock.Advance(89 * time.Second)
 	mustEqual(t, "before expiry", statusOf(t, h.m, card.ID), StatusPending)
 	h.clock.Advance(time.Second)
@@ -105,17 +95,13 @@ func TestRestoreSkipsBadCards(t *testing.T) {
 		{ID: "weird", ConversationID: "c", Status: "exploded", Questions: sampleQuestions()},
 	}
 	err := h.m.Restore(append(bad, good))
-	if err == nil {
-		t.Fatal("Restore accepted malformed cards")
-	}
+	require.Error(t, err, "Restore accepted malformed cards")
 	for _, want := range []string{"no question_id", "no conversationId", "no questions", `unknown status "exploded"`} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q lacks %q", err, want)
-		}
+		assert.Contains(t, err.Error(), want)
 	}
 	mustEqual(t, "good restored", statusOf(t, h.m, "good"), StatusPending)
-	if err := h.m.Restore([]*Card{good}); err == nil || !strings.Contains(err.Error(), "already known") {
-		t.Fatalf("duplicate restore: %v", err)
-	}
+	err = h.m.Restore([]*Card{good})
+	require.Error(t, err, "duplicate restore")
+	require.Contains(t, err.Error(), "already known", "duplicate restore")
 	mustEqual(t, "pending count", len(h.m.Pending("")), 1)
 }

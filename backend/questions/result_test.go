@@ -2,8 +2,10 @@ package questions
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSubmitResultExact(t *testing.T) {
@@ -45,14 +47,10 @@ func TestSubmitResultExact(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			answers, err := ValidateAnswers(tt.qs, tt.answers, tt.comments)
-			if err != nil {
-				t.Fatalf("ValidateAnswers: %v", err)
-			}
+			require.NoError(t, err, "ValidateAnswers")
 			got := SubmitResult(answers, tt.comments)
 			mustEqual(t, "result", got, tt.want)
-			if !json.Valid([]byte(got)) {
-				t.Fatalf("not JSON: %s", got)
-			}
+			require.True(t, json.Valid([]byte(got)), "not JSON: %s", got)
 		})
 	}
 }
@@ -72,9 +70,7 @@ func TestOutcomeTexts(t *testing.T) {
 		{"timed out", TimedOutResult, []string{"timed out", "reasonable assumptions", "state them"}},
 	} {
 		for _, want := range tt.must {
-			if !strings.Contains(tt.text, want) {
-				t.Errorf("%s result %q must contain %q", tt.name, tt.text, want)
-			}
+			assert.Contains(t, tt.text, want, "%s result", tt.name)
 		}
 	}
 }

@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestToolSchemaUsesTheLimits(t *testing.T) {
 	raw, err := json.Marshal(ToolSchema())
-	if err != nil {
-		t.Fatalf("marshal schema: %v", err)
-	}
+	require.NoError(t, err, "marshal schema")
 	var s struct {
 		Required   []string
 		Properties struct {
@@ -39,9 +40,7 @@ func TestToolSchemaUsesTheLimits(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(raw, &s); err != nil {
-		t.Fatalf("unmarshal schema: %v", err)
-	}
+	require.NoError(t, json.Unmarshal(raw, &s), "unmarshal schema")
 	q := s.Properties.Questions
 	p := q.Items.Properties
 	checks := []struct {
@@ -60,17 +59,13 @@ func TestToolSchemaUsesTheLimits(t *testing.T) {
 		{"description.maxLength", p.Options.Items.Properties.Description.MaxLength, MaxDescriptionLen},
 	}
 	for _, c := range checks {
-		if c.got != c.want {
-			t.Errorf("%s = %d, want %d", c.what, c.got, c.want)
-		}
+		assert.Equal(t, c.want, c.got, c.what)
 	}
-	if strings.Join(s.Required, ",") != "questions" || strings.Join(q.Items.Required, ",") != "question" ||
-		strings.Join(p.Options.Items.Required, ",") != "label" {
-		t.Errorf("required fields wrong: %s", raw)
-	}
-	if p.MultiSelect.Default || !p.AllowCustom.Default {
-		t.Errorf("defaults wrong: multiSelect=%v allowCustom=%v", p.MultiSelect.Default, p.AllowCustom.Default)
-	}
+	assert.Equal(t, "questions", strings.Join(s.Required, ","), "required fields wrong: %s", raw)
+	assert.Equal(t, "question", strings.Join(q.Items.Required, ","), "required fields wrong: %s", raw)
+	assert.Equal(t, "label", strings.Join(p.Options.Items.Required, ","), "required fields wrong: %s", raw)
+	assert.False(t, p.MultiSelect.Default, "multiSelect default wrong")
+	assert.True(t, p.AllowCustom.Default, "allowCustom default wrong")
 }
 
 func TestToolDescription(t *testing.T) {
@@ -79,11 +74,7 @@ func TestToolDescription(t *testing.T) {
 		"several valid approaches", "preference matters", "before guessing",
 		"1-4 questions", "2-4 choices", "at most 12 characters", "own answer", "Not available to sub-agents",
 	} {
-		if !strings.Contains(d, want) {
-			t.Errorf("description lacks %q:\n%s", want, d)
-		}
+		assert.Contains(t, d, want, "description lacks %q", want)
 	}
-	if ToolName != "ask_user_question" {
-		t.Errorf("ToolName = %q", ToolName)
-	}
+	assert.Equal(t, "ask_user_question", ToolName)
 }

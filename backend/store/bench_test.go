@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/chat"
 )
@@ -56,9 +58,7 @@ func bulkConversations(b *testing.B, s *Store, n, msgsEach int) {
 		}
 		return nil
 	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 }
 
 func benchStore(b *testing.B) *Store {
@@ -89,22 +89,16 @@ func BenchmarkListFirstPage(b *testing.B) {
 			opt := ListOptions{Limit: 50, Query: bm.query}
 			if bm.name == "second_page" {
 				_, next, err := s.ListConversations(ctx, opt)
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				opt.Cursor = next
 			}
 			rows := 0
 			for b.Loop() {
 				page, _, err := s.ListConversations(ctx, opt)
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				rows = len(page)
 			}
-			if rows < bm.want {
-				b.Fatalf("page has %d rows, want at least %d", rows, bm.want)
-			}
+			require.GreaterOrEqual(b, rows, bm.want, "rows on the page")
 			b.ReportMetric(float64(rows), "rows/page")
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/page")
 		})
@@ -116,21 +110,16 @@ func BenchmarkOpenConversation5000Messages(b *testing.B) {
 	s := benchStore(b)
 	bulkConversations(b, s, 1, 5_000)
 	page, _, err := s.ListConversations(ctx, ListOptions{Limit: 1})
-	if err != nil || len(page) != 1 {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
+	require.Len(b, page, 1)
 	id := page[0].ID
 	n := 0
 	for b.Loop() {
 		msgs, err := s.Messages(ctx, id)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		n = len(msgs)
 	}
-	if n != 5_000 {
-		b.Fatalf("%d messages", n)
-	}
+	require.Equal(b, 5_000, n, "messages")
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/open")
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 }
@@ -141,14 +130,10 @@ func BenchmarkAppendMessage(b *testing.B) {
 	b.Run("sequential", func(b *testing.B) {
 		s := benchStore(b)
 		c, err := s.CreateConversation(ctx, "bench", "default")
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		for b.Loop() {
 			m := &chat.Message{ConversationID: c.ID, Role: chat.RoleAssistant, Content: "A reply of moderate length, indexed for search."}
-			if err := s.AppendMessage(ctx, m); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, s.AppendMessage(ctx, m))
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 	})
@@ -157,9 +142,7 @@ func BenchmarkAppendMessage(b *testing.B) {
 		var convs []string
 		for i := range 4 {
 			c, err := s.CreateConversation(ctx, fmt.Sprint("bench ", i), "default")
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			convs = append(convs, c.ID)
 		}
 		b.SetParallelism(1) // GOMAXPROCS goroutines
@@ -169,8 +152,8 @@ func BenchmarkAppendMessage(b *testing.B) {
 			id := convs[int(next.Add(1))%len(convs)]
 			for pb.Next() {
 				m := &chat.Message{ConversationID: id, Role: chat.RoleUser, Content: "parallel message"}
-				if err := s.AppendMessage(ctx, m); err != nil {
-					b.Error(err)
+				// assert, not require: this is not the benchmark's goroutine.
+				if !assert.NoError(b, s.AppendMessage(ctx, m)) {
 					return
 				}
 			}

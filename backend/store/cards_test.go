@@ -1,8 +1,10 @@
 package store
 
 import (
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/questions"
@@ -31,33 +33,23 @@ func TestCardRoundTripAllFields(t *testing.T) {
 	s := newStore(t)
 	c := mustConversation(t, s, "t")
 	in := fullCard("11111111-1111-4111-8111-111111111111", c.ID)
-	if err := s.SaveCard(ctx, in); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.SaveCard(ctx, in))
 	got, err := s.Card(ctx, in.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, in) {
-		t.Errorf("card round trip:\n got %+v\nwant %+v", got, in)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, in, got, "card round trip")
 
 	// A pending card without a timeout: nil expiry, no answers.
 	pending := &questions.Card{ID: "p", ConversationID: c.ID, Status: questions.StatusPending,
 		Questions: []questions.Question{{Question: "Open-ended?", AllowCustom: true}}, CreatedAt: at("2026-02-03T05:00:00Z")}
-	if err := s.SaveCard(ctx, pending); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.SaveCard(ctx, pending))
 	got, err = s.Card(ctx, "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.ExpiresAt != nil || got.AnsweredAt != nil || got.Answers != nil || got.RunID != "" || got.Comments != "" {
-		t.Errorf("empty fields did not stay empty: %+v", got)
-	}
-	if !reflect.DeepEqual(got, pending) {
-		t.Errorf("pending round trip:\n got %+v\nwant %+v", got, pending)
-	}
+	require.NoError(t, err)
+	assert.Nil(t, got.ExpiresAt, "empty fields did not stay empty: %+v", got)
+	assert.Nil(t, got.AnsweredAt, "empty fields did not stay empty: %+v", got)
+	assert.Nil(t, got.Answers, "empty fields did not stay empty: %+v", got)
+	assert.Empty(t, got.RunID, "empty fields did not stay empty: %+v", got)
+	assert.Empty(t, got.Comments, "empty fields did not stay empty: %+v", got)
+	assert.Equal(t, pending, got, "pending round trip")
 }
 
 func TestSaveCardUpserts(t *testing.T) {
@@ -65,36 +57,22 @@ func TestSaveCardUpserts(t *testing.T) {
 	c := mustConversation(t, s, "t")
 	card := &questions.Card{ID: "q", ConversationID: c.ID, Status: questions.StatusPending,
 		Questions: []questions.Question{{Question: "Which?"}}}
-	if err := s.SaveCard(ctx, card); err != nil {
-		t.Fatal(err)
-	}
-	if card.CreatedAt.IsZero() {
-		t.Error("CreatedAt not filled")
-	}
+	require.NoError(t, s.SaveCard(ctx, card))
+	assert.False(t, card.CreatedAt.IsZero(), "CreatedAt not filled")
 	card.Status, card.Answers, card.AnsweredAt = questions.StatusAnswered, map[string]string{"Which?": "that"}, ptr(now())
-	if err := s.SaveCard(ctx, card); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.SaveCard(ctx, card))
 	got, _ := s.Card(ctx, "q")
-	if !reflect.DeepEqual(got, card) {
-		t.Errorf("after update:\n got %+v\nwant %+v", got, card)
-	}
-	if n := count(t, s, "SELECT count(*) FROM cards"); n != 1 {
-		t.Errorf("%d rows after an update", n)
-	}
+	assert.Equal(t, card, got, "after update")
+	assert.Equal(t, 1, count(t, s, "SELECT count(*) FROM cards"), "rows after an update")
 
 	other := mustConversation(t, s, "other")
 	moved := *card
 	moved.ConversationID = other.ID
-	if err := s.SaveCard(ctx, &moved); err == nil {
-		t.Error("card moved to another conversation")
-	}
+	assert.Error(t, s.SaveCard(ctx, &moved), "card moved to another conversation")
 	wantNotFound(t, s.SaveCard(ctx, &questions.Card{ID: "x", ConversationID: "missing", Status: questions.StatusPending}))
 	_, err := s.Card(ctx, "missing")
 	wantNotFound(t, err)
-	if err := s.SaveCard(ctx, &questions.Card{ConversationID: c.ID, Status: questions.StatusPending}); err == nil {
-		t.Error("card without id accepted")
-	}
+	assert.Error(t, s.SaveCard(ctx, &questions.Card{ConversationID: c.ID, Status: questions.StatusPending}), "card without id accepted")
 }
 
 func TestCardsByConversationAndStatus(t *testing.T) {
@@ -103,10 +81,8 @@ func TestCardsByConversationAndStatus(t *testing.T) {
 	b := mustConversation(t, s, "b")
 	save := func(id, conv string, st questions.Status, created string) {
 		t.Helper()
-		if err := s.SaveCard(ctx, &questions.Card{ID: id, ConversationID: conv, Status: st,
-			Questions: []questions.Question{{Question: id}}, CreatedAt: at(created)}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.SaveCard(ctx, &questions.Card{ID: id, ConversationID: conv, Status: st,
+			Questions: []questions.Question{{Question: id}}, CreatedAt: at(created)}))
 	}
 	// Saved out of order: lists go by created_at.
 	save("a3", a.ID, questions.StatusPending, "2026-01-01T03:00:00Z")
@@ -117,9 +93,7 @@ func TestCardsByConversationAndStatus(t *testing.T) {
 
 	ids := func(cards []*questions.Card, err error) []string {
 		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out := []string{}
 		for _, c := range cards {
 			out = append(out, c.ID)
@@ -128,9 +102,7 @@ func TestCardsByConversationAndStatus(t *testing.T) {
 	}
 	check := func(name string, got []string, want ...string) {
 		t.Helper()
-		if !reflect.DeepEqual(got, append([]string{}, want...)) {
-			t.Errorf("%s = %v, want %v", name, got, want)
-		}
+		assert.Equal(t, append([]string{}, want...), got, name)
 	}
 	check("by conversation a", ids(s.CardsByConversation(ctx, a.ID)), "a1", "a2", "a3")
 	check("by conversation b", ids(s.CardsByConversation(ctx, b.ID)), "b1", "b2")
@@ -144,10 +116,6 @@ func TestCardsByConversationAndStatus(t *testing.T) {
 // The store satisfies what the QuestionManager and agent loop expect.
 func TestStoreImplementsInterfaces(t *testing.T) {
 	var s any = newStore(t)
-	if _, ok := s.(chat.History); !ok {
-		t.Error("not a chat.History")
-	}
-	if _, ok := s.(questions.Store); !ok {
-		t.Error("not a questions.Store")
-	}
+	assert.Implements(t, (*chat.History)(nil), s, "not a chat.History")
+	assert.Implements(t, (*questions.Store)(nil), s, "not a questions.Store")
 }

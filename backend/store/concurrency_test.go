@@ -3,10 +3,12 @@ package store
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/chat"
 )
@@ -75,29 +77,22 @@ func checkAllAppended(t *testing.T, s *Store, convs []*chat.Conversation, writer
 	total := 0
 	for _, c := range convs {
 		msgs, err := s.Messages(ctx, c.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		total += len(msgs)
 		last := map[string]int{}
 		for _, m := range msgs {
 			var w, i int
-			if _, err := fmt.Sscanf(m.Content, "w%d-%d", &w, &i); err != nil {
-				t.Fatalf("content %q", m.Content)
-			}
+			_, err := fmt.Sscanf(m.Content, "w%d-%d", &w, &i)
+			require.NoError(t, err, "content %q", m.Content)
 			key := fmt.Sprint(w)
-			if prev, ok := last[key]; ok && i <= prev {
-				t.Errorf("writer %d: message %d after %d", w, i, prev)
+			if prev, ok := last[key]; ok {
+				assert.Greater(t, i, prev, "writer %d: message %d after %d", w, i, prev)
 			}
 			last[key] = i
 		}
 	}
-	if want := writers * perWriter; total != want {
-		t.Errorf("%d messages stored, want %d", total, want)
-	}
-	if n := count(t, s, "SELECT count(DISTINCT content) FROM messages"); n != writers*perWriter {
-		t.Errorf("%d distinct messages, want %d", n, writers*perWriter)
-	}
+	assert.Equal(t, writers*perWriter, total, "messages stored")
+	assert.Equal(t, writers*perWriter, count(t, s, "SELECT count(DISTINCT content) FROM messages"), "distinct messages")
 }
 
 func TestParallelWriters(t *testing.T) {
@@ -107,9 +102,8 @@ func TestParallelWriters(t *testing.T) {
 		convs = append(convs, mustConversation(t, s, fmt.Sprintf("c%d", i)))
 	}
 	const writers, perWriter = 8, 100
-	if errs := appendConcurrently(t, []*Store{s}, convs, writers, perWriter); len(errs) > 0 {
-		t.Fatalf("%d errors, first: %v", len(errs), errs[0])
-	}
+	errs := appendConcurrently(t, []*Store{s}, convs, writers, perWriter)
+	require.Empty(t, errs, "%d errors", len(errs))
 	checkAllAppended(t, s, convs, writers, perWriter)
 }
 
@@ -126,12 +120,9 @@ func TestParallelWritersFromTwoHandles(t *testing.T) {
 	const writers, perWriter = 6, 100
 	errs := appendConcurrently(t, []*Store{a, b}, convs, writers, perWriter)
 	for _, err := range errs {
-		if strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "locked") {
-			t.Fatalf("busy error between handles: %v", err)
-		}
+		require.NotContains(t, err.Error(), "SQLITE_BUSY", "busy error between handles")
+		require.NotContains(t, err.Error(), "locked", "busy error between handles")
 	}
-	if len(errs) > 0 {
-		t.Fatalf("%d errors, first: %v", len(errs), errs[0])
-	}
+	require.Empty(t, errs, "%d errors", len(errs))
 	checkAllAppended(t, b, convs, writers, perWriter)
 }

@@ -1,9 +1,11 @@
 package store
 
 import (
-	"reflect"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/questions"
@@ -12,40 +14,26 @@ import (
 func TestConversationCRUD(t *testing.T) {
 	s := newStore(t)
 	c, err := s.CreateConversation(ctx, "First", "coder")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.ID == "" || c.CreatedAt.IsZero() || !c.UpdatedAt.Equal(c.CreatedAt) || c.Pinned {
-		t.Fatalf("created: %+v", c)
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, c.ID, "created: %+v", c)
+	require.False(t, c.CreatedAt.IsZero(), "created: %+v", c)
+	require.True(t, c.UpdatedAt.Equal(c.CreatedAt), "created: %+v", c)
+	require.False(t, c.Pinned, "created: %+v", c)
 	got, err := s.GetConversation(ctx, c.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, c) {
-		t.Errorf("get = %+v, want %+v", got, c)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, c, got, "get")
 
-	if err := s.RenameConversation(ctx, c.ID, "Renamed"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SetPinned(ctx, c.ID, true); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.RenameConversation(ctx, c.ID, "Renamed"))
+	require.NoError(t, s.SetPinned(ctx, c.ID, true))
 	got, _ = s.GetConversation(ctx, c.ID)
-	if got.Title != "Renamed" || !got.Pinned || got.Assistant != "coder" {
-		t.Errorf("after rename and pin: %+v", got)
-	}
-	if err := s.SetPinned(ctx, c.ID, false); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ = s.GetConversation(ctx, c.ID); got.Pinned {
-		t.Error("still pinned")
-	}
+	assert.Equal(t, "Renamed", got.Title, "after rename and pin: %+v", got)
+	assert.True(t, got.Pinned, "after rename and pin: %+v", got)
+	assert.Equal(t, "coder", got.Assistant, "after rename and pin: %+v", got)
+	require.NoError(t, s.SetPinned(ctx, c.ID, false))
+	got, _ = s.GetConversation(ctx, c.ID)
+	assert.False(t, got.Pinned, "still pinned")
 
-	if err := s.DeleteConversation(ctx, c.ID); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.DeleteConversation(ctx, c.ID))
 	_, err = s.GetConversation(ctx, c.ID)
 	wantNotFound(t, err)
 	wantNotFound(t, s.DeleteConversation(ctx, c.ID))
@@ -60,30 +48,21 @@ func TestDeleteConversationCascades(t *testing.T) {
 	gone := mustConversation(t, s, "gone")
 	mustAppend(t, s, gone.ID, chat.RoleUser, "delete this walrus")
 	mustAppend(t, s, gone.ID, chat.RoleTool, "tool output")
-	if err := s.SaveRun(ctx, &chat.Run{ID: "r1", ConversationID: gone.ID, Status: chat.RunCompleted}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SaveCard(ctx, &questions.Card{ID: "q1", ConversationID: gone.ID, Status: questions.StatusPending,
-		Questions: []questions.Question{{Question: "?"}}}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.SaveRun(ctx, &chat.Run{ID: "r1", ConversationID: gone.ID, Status: chat.RunCompleted}))
+	require.NoError(t, s.SaveCard(ctx, &questions.Card{ID: "q1", ConversationID: gone.ID, Status: questions.StatusPending,
+		Questions: []questions.Question{{Question: "?"}}}))
 
-	if err := s.DeleteConversation(ctx, gone.ID); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.DeleteConversation(ctx, gone.ID))
 	for table, want := range map[string]int{"messages": 1, "runs": 0, "cards": 0, "conversations": 1} {
-		if n := count(t, s, "SELECT count(*) FROM "+table); n != want {
-			t.Errorf("%s: %d rows, want %d", table, n, want)
-		}
+		assert.Equal(t, want, count(t, s, "SELECT count(*) FROM "+table), "%s rows", table)
 	}
 	page, _, err := s.ListConversations(ctx, ListOptions{Query: "walrus"})
-	if err != nil || len(page) != 1 || page[0].ID != keep.ID {
-		t.Errorf("search after delete: %v %+v", err, page)
+	if assert.NoError(t, err, "search after delete") && assert.Len(t, page, 1, "search after delete: %+v", page) {
+		assert.Equal(t, keep.ID, page[0].ID, "search after delete: %+v", page)
 	}
 	for _, idx := range []string{"message_search", "conversation_search"} {
-		if _, err := s.writer.Exec("INSERT INTO " + idx + "(" + idx + ") VALUES ('integrity-check')"); err != nil {
-			t.Errorf("%s integrity: %v", idx, err)
-		}
+		_, err := s.writer.Exec("INSERT INTO " + idx + "(" + idx + ") VALUES ('integrity-check')")
+		assert.NoError(t, err, "%s integrity", idx)
 	}
 }
 
@@ -101,23 +80,14 @@ func TestMessagesRoundTripInOrder(t *testing.T) {
 	}
 	for i := range in {
 		in[i].ConversationID = c.ID
-		if err := s.AppendMessage(ctx, &in[i]); err != nil {
-			t.Fatal(err)
-		}
-		if in[i].ID == "" || in[i].CreatedAt.IsZero() {
-			t.Fatalf("ID/CreatedAt not filled: %+v", in[i])
-		}
+		require.NoError(t, s.AppendMessage(ctx, &in[i]))
+		require.NotEmpty(t, in[i].ID, "ID not filled: %+v", in[i])
+		require.False(t, in[i].CreatedAt.IsZero(), "CreatedAt not filled: %+v", in[i])
 	}
-	if in[4].ID != "my-id" {
-		t.Errorf("given id replaced: %q", in[4].ID)
-	}
+	assert.Equal(t, "my-id", in[4].ID, "given id replaced")
 	got, err := s.Messages(ctx, c.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, in) {
-		t.Errorf("messages differ:\n got %+v\nwant %+v", got, in)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, in, got, "messages differ")
 }
 
 func TestAppendMessageBumpsUpdatedAt(t *testing.T) {
@@ -126,12 +96,9 @@ func TestAppendMessageBumpsUpdatedAt(t *testing.T) {
 	time.Sleep(2 * time.Millisecond)
 	m := mustAppend(t, s, c.ID, chat.RoleUser, "hi")
 	got, _ := s.GetConversation(ctx, c.ID)
-	if !got.UpdatedAt.After(c.UpdatedAt) || got.UpdatedAt.Before(m.CreatedAt) {
-		t.Errorf("updated_at %v, created %v, message %v", got.UpdatedAt, c.UpdatedAt, m.CreatedAt)
-	}
-	if !got.CreatedAt.Equal(c.CreatedAt) {
-		t.Error("created_at changed")
-	}
+	assert.True(t, got.UpdatedAt.After(c.UpdatedAt), "updated_at %v, created %v, message %v", got.UpdatedAt, c.UpdatedAt, m.CreatedAt)
+	assert.False(t, got.UpdatedAt.Before(m.CreatedAt), "updated_at %v, created %v, message %v", got.UpdatedAt, c.UpdatedAt, m.CreatedAt)
+	assert.True(t, got.CreatedAt.Equal(c.CreatedAt), "created_at changed")
 }
 
 func TestMessageErrors(t *testing.T) {
@@ -140,54 +107,43 @@ func TestMessageErrors(t *testing.T) {
 	_, err := s.Messages(ctx, "missing")
 	wantNotFound(t, err)
 	c := mustConversation(t, s, "t")
-	if err := s.AppendMessage(ctx, &chat.Message{ConversationID: c.ID, Role: "wizard"}); err == nil {
-		t.Error("unknown role accepted")
-	}
-	if err := s.AppendMessage(ctx, &chat.Message{Role: chat.RoleUser}); err == nil {
-		t.Error("empty conversation id accepted")
-	}
+	assert.Error(t, s.AppendMessage(ctx, &chat.Message{ConversationID: c.ID, Role: "wizard"}), "unknown role accepted")
+	assert.Error(t, s.AppendMessage(ctx, &chat.Message{Role: chat.RoleUser}), "empty conversation id accepted")
 	m := mustAppend(t, s, c.ID, chat.RoleUser, "once")
 	dup := &chat.Message{ID: m.ID, ConversationID: c.ID, Role: chat.RoleUser}
-	if err := s.AppendMessage(ctx, dup); err == nil {
-		t.Error("duplicate message id accepted")
-	}
+	assert.Error(t, s.AppendMessage(ctx, dup), "duplicate message id accepted")
 	msgs, err := s.Messages(ctx, c.ID)
-	if err != nil || len(msgs) != 1 {
-		t.Errorf("after refused appends: %v %d messages", err, len(msgs))
-	}
+	assert.NoError(t, err, "after refused appends")
+	assert.Len(t, msgs, 1, "after refused appends")
 	empty := mustConversation(t, s, "empty")
-	if msgs, err := s.Messages(ctx, empty.ID); err != nil || msgs == nil || len(msgs) != 0 {
-		t.Errorf("empty conversation: %v %#v", err, msgs)
-	}
+	msgs, err = s.Messages(ctx, empty.ID)
+	assert.NoError(t, err, "empty conversation")
+	assert.NotNil(t, msgs, "empty conversation: %#v", msgs)
+	assert.Empty(t, msgs, "empty conversation")
 }
 
 func TestTouchConversationMovesItUp(t *testing.T) {
 	s := newStore(t)
 	a := mustConversation(t, s, "a")
 	b := mustConversation(t, s, "b")
-	if _, err := s.writer.Exec(`UPDATE conversations SET updated_at = ? WHERE id = ?`,
-		formatTime(at("2020-01-01T00:00:00Z")), a.ID); err != nil {
-		t.Fatal(err)
-	}
+	_, err := s.writer.Exec(`UPDATE conversations SET updated_at = ? WHERE id = ?`,
+		formatTime(at("2020-01-01T00:00:00Z")), a.ID)
+	require.NoError(t, err)
 	page, _, err := s.ListConversations(ctx, ListOptions{})
-	if err != nil || len(page) != 2 || page[0].ID != b.ID {
-		t.Fatalf("before touch: %v %+v", err, page)
-	}
-	if err := s.TouchConversation(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "before touch")
+	require.Len(t, page, 2, "before touch: %+v", page)
+	require.Equal(t, b.ID, page[0].ID, "before touch: %+v", page)
+	require.NoError(t, s.TouchConversation(ctx, a.ID))
 	page, _, err = s.ListConversations(ctx, ListOptions{})
-	if err != nil || len(page) != 2 || page[0].ID != a.ID {
-		t.Fatalf("after touch: %v %+v", err, page)
-	}
+	require.NoError(t, err, "after touch")
+	require.Len(t, page, 2, "after touch: %+v", page)
+	require.Equal(t, a.ID, page[0].ID, "after touch: %+v", page)
 	wantNotFound(t, s.TouchConversation(ctx, "missing"))
 }
 
 func TestSchemaTableNames(t *testing.T) {
 	s := newStore(t)
 	for _, name := range []string{"conversations", "messages", "runs", "cards", "settings", "profiles"} {
-		if count(t, s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", name) != 1 {
-			t.Errorf("table %s missing", name)
-		}
+		assert.Equal(t, 1, count(t, s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", name), "table %s missing", name)
 	}
 }

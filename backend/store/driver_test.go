@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The connection settings hold for whichever driver this build uses
@@ -13,9 +16,7 @@ func TestDriverConnectionSettings(t *testing.T) {
 	opt := quietOptions()
 	opt.BusyTimeout = 1234 * time.Millisecond
 	s, err := OpenWith(filepath.Join(t.TempDir(), "parley.db"), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
 	t.Logf("driver %q", driverName)
 
@@ -30,23 +31,19 @@ func TestDriverConnectionSettings(t *testing.T) {
 		}
 		for name, value := range checks {
 			var got string
-			if err := db.QueryRowContext(ctx, "PRAGMA "+name).Scan(&got); err != nil {
-				t.Fatalf("%s: PRAGMA %s: %v", pool, name, err)
-			}
-			if !strings.EqualFold(got, value) {
-				t.Errorf("%s: PRAGMA %s = %s, want %s", pool, name, got, value)
-			}
+			require.NoError(t, db.QueryRowContext(ctx, "PRAGMA "+name).Scan(&got), "%s: PRAGMA %s", pool, name)
+			assert.True(t, strings.EqualFold(got, value), "%s: PRAGMA %s = %s, want %s", pool, name, got, value)
 		}
 	}
 
 	// The readers cannot write (the FTS5 tables exist: the migrations made them).
-	if _, err := s.readers.ExecContext(ctx, "CREATE TABLE x (a)"); err == nil {
-		t.Error("a reader wrote")
-	}
+	_, err = s.readers.ExecContext(ctx, "CREATE TABLE x (a)")
+	assert.Error(t, err, "a reader wrote")
 
 	// Errors carry SQLite's result codes: a foreign key violation is 787.
 	_, err = s.writer.ExecContext(ctx, "INSERT INTO messages (id, conversation_id, role, created_at) VALUES ('m', 'missing', 'user', 'now')")
-	if code, ok := errorCode(err); !ok || code != sqliteConstraintForeignKey || !isForeignKeyError(err) {
-		t.Errorf("foreign key violation: err %v, code %d, %v", err, code, ok)
-	}
+	code, ok := errorCode(err)
+	assert.True(t, ok, "foreign key violation without a result code: err %v", err)
+	assert.Equal(t, sqliteConstraintForeignKey, code, "foreign key violation: err %v", err)
+	assert.True(t, isForeignKeyError(err), "foreign key violation not recognised: err %v", err)
 }

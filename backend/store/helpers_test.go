@@ -5,13 +5,14 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"errors"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/chat"
 )
@@ -29,9 +30,7 @@ func openAt(t testing.TB, path string, version int) *Store {
 	opt := quietOptions()
 	opt.migrateTo = version
 	s, err := OpenWith(path, opt)
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
+	require.NoError(t, err, "open %s", path)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
@@ -45,27 +44,21 @@ func newStore(t testing.TB) *Store {
 func mustConversation(t testing.TB, s *Store, title string) *chat.Conversation {
 	t.Helper()
 	c, err := s.CreateConversation(ctx, title, "default")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return c
 }
 
 func mustAppend(t testing.TB, s *Store, convID, role, content string) *chat.Message {
 	t.Helper()
 	m := &chat.Message{ConversationID: convID, Role: role, Content: content}
-	if err := s.AppendMessage(ctx, m); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.AppendMessage(ctx, m))
 	return m
 }
 
 func fileHash(t testing.TB, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
@@ -74,9 +67,7 @@ func fileHash(t testing.TB, path string) string {
 func count(t testing.TB, s *Store, query string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := s.readers.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
+	require.NoError(t, s.readers.QueryRowContext(ctx, query, args...).Scan(&n), query)
 	return n
 }
 
@@ -84,18 +75,14 @@ func count(t testing.TB, s *Store, query string, args ...any) int {
 func rawDB(t testing.TB, path string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open(driverName, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	return db
 }
 
 func wantNotFound(t testing.TB, err error) {
 	t.Helper()
-	if !errors.Is(err, chat.ErrNotFound) {
-		t.Fatalf("err = %v, want chat.ErrNotFound", err)
-	}
+	require.ErrorIs(t, err, chat.ErrNotFound)
 }
 
 func at(s string) time.Time {

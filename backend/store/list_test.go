@@ -1,11 +1,13 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/chat"
 )
@@ -18,15 +20,12 @@ func seedConversations(t *testing.T, s *Store, n int) []chat.Conversation {
 	for i := range n {
 		c := mustConversation(t, s, fmt.Sprintf("conversation %03d", i))
 		updated := base.Add(time.Duration(i/3) * time.Minute) // groups of 3 share a timestamp
-		if _, err := s.writer.Exec(`UPDATE conversations SET updated_at = ?, pinned = ? WHERE id = ?`,
-			formatTime(updated), i%7 == 0, c.ID); err != nil {
-			t.Fatal(err)
-		}
+		_, err := s.writer.Exec(`UPDATE conversations SET updated_at = ?, pinned = ? WHERE id = ?`,
+			formatTime(updated), i%7 == 0, c.ID)
+		require.NoError(t, err)
 	}
 	all, _ := pageThrough(t, s, ListOptions{Limit: MaxListLimit}, n)
-	if len(all) != n {
-		t.Fatalf("listed %d of %d", len(all), n)
-	}
+	require.Len(t, all, n, "listed")
 	return all
 }
 
@@ -36,20 +35,17 @@ func pageThrough(t *testing.T, s *Store, opt ListOptions, maxRows int) (all []ch
 	t.Helper()
 	for {
 		page, next, err := s.ListConversations(ctx, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(page) > opt.Limit || (next != "" && len(page) != opt.Limit) {
-			t.Fatalf("page %d: %d rows for limit %d, next %q", pages, len(page), opt.Limit, next)
+		require.NoError(t, err)
+		require.LessOrEqual(t, len(page), opt.Limit, "page %d: rows for limit %d, next %q", pages, opt.Limit, next)
+		if next != "" {
+			require.Len(t, page, opt.Limit, "page %d: a page before the last is not full (next %q)", pages, next)
 		}
 		all = append(all, page...)
 		pages++
 		if next == "" {
 			return all, pages
 		}
-		if len(all) > maxRows {
-			t.Fatalf("paging does not end: %d rows over %d pages, at most %d exist", len(all), pages, maxRows)
-		}
+		require.LessOrEqual(t, len(all), maxRows, "paging does not end: rows over %d pages", pages)
 		opt.Cursor = next
 	}
 }
@@ -73,20 +69,15 @@ func listOrder(a, b chat.Conversation) int {
 func TestListOrderPinnedFirstThenNewest(t *testing.T) {
 	s := newStore(t)
 	all := seedConversations(t, s, 60)
-	if !slices.IsSortedFunc(all, listOrder) {
-		t.Error("list is not pinned-first, newest-first, id-descending")
-	}
-	if !all[0].Pinned || all[len(all)-1].Pinned {
-		t.Error("pinned conversations are not first")
-	}
+	assert.True(t, slices.IsSortedFunc(all, listOrder), "list is not pinned-first, newest-first, id-descending")
+	assert.True(t, all[0].Pinned, "pinned conversations are not first")
+	assert.False(t, all[len(all)-1].Pinned, "pinned conversations are not first")
 	// Activity moves a conversation to the top of the unpinned ones.
 	oldest := all[len(all)-1]
 	mustAppend(t, s, oldest.ID, chat.RoleUser, "bump")
 	all, _, _ = s.ListConversations(ctx, ListOptions{Limit: MaxListLimit})
 	firstUnpinned := slices.IndexFunc(all, func(c chat.Conversation) bool { return !c.Pinned })
-	if all[firstUnpinned].ID != oldest.ID {
-		t.Errorf("after a new message the conversation is at %d, want %d", slices.IndexFunc(all, func(c chat.Conversation) bool { return c.ID == oldest.ID }), firstUnpinned)
-	}
+	assert.Equal(t, firstUnpinned, slices.IndexFunc(all, func(c chat.Conversation) bool { return c.ID == oldest.ID }), "position after a new message")
 }
 
 func TestListKeysetPaging(t *testing.T) {
@@ -101,12 +92,8 @@ func TestListKeysetPaging(t *testing.T) {
 			}
 			return out
 		}
-		if !slices.Equal(ids(got), ids(all)) {
-			t.Errorf("limit %d: pages do not add up to the list (got %d rows over %d pages, want %d)", limit, len(got), pages, len(all))
-		}
-		if want := (len(all) + limit - 1) / limit; pages != want {
-			t.Errorf("limit %d: %d pages, want %d", limit, pages, want)
-		}
+		assert.Equal(t, ids(all), ids(got), "limit %d: pages do not add up to the list (got %d rows over %d pages, want %d)", limit, len(got), pages, len(all))
+		assert.Equal(t, (len(all)+limit-1)/limit, pages, "limit %d: pages", limit)
 	}
 }
 
@@ -114,22 +101,16 @@ func TestListPagingIsStableUnderInserts(t *testing.T) {
 	s := newStore(t)
 	all := seedConversations(t, s, 30)
 	first, next, err := s.ListConversations(ctx, ListOptions{Limit: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	mustConversation(t, s, "newcomer") // lands at the top of the unpinned rows
 	rest, _ := pageThrough(t, s, ListOptions{Limit: 10, Cursor: next}, len(all)+1)
 	seen := map[string]bool{}
 	for _, c := range append(first, rest...) {
-		if seen[c.ID] {
-			t.Errorf("%s listed twice", c.Title)
-		}
+		assert.False(t, seen[c.ID], "%s listed twice", c.Title)
 		seen[c.ID] = true
 	}
 	for _, c := range all {
-		if !seen[c.ID] {
-			t.Errorf("%s skipped", c.Title)
-		}
+		assert.True(t, seen[c.ID], "%s skipped", c.Title)
 	}
 }
 
@@ -137,16 +118,13 @@ func TestListLimitsAndBadCursor(t *testing.T) {
 	s := newStore(t)
 	seedConversations(t, s, MaxListLimit+5)
 	page, next, err := s.ListConversations(ctx, ListOptions{})
-	if err != nil || len(page) != DefaultListLimit || next == "" {
-		t.Errorf("default limit: %v %d %q", err, len(page), next)
-	}
+	assert.NoError(t, err, "default limit")
+	assert.Len(t, page, DefaultListLimit, "default limit")
+	assert.NotEmpty(t, next, "default limit: no next cursor")
 	page, _, _ = s.ListConversations(ctx, ListOptions{Limit: 10_000})
-	if len(page) != MaxListLimit {
-		t.Errorf("limit not capped: %d", len(page))
-	}
+	assert.Len(t, page, MaxListLimit, "limit not capped")
 	for _, bad := range []string{"garbage!", "e30", "eyJpIjoieCIsInUiOiJ5In0"} { // "{}", {"i":"x","u":"y"}
-		if _, _, err := s.ListConversations(ctx, ListOptions{Cursor: bad}); !errors.Is(err, ErrInvalidCursor) {
-			t.Errorf("cursor %q: err = %v", bad, err)
-		}
+		_, _, err := s.ListConversations(ctx, ListOptions{Cursor: bad})
+		assert.ErrorIs(t, err, ErrInvalidCursor, "cursor %q", bad)
 	}
 }

@@ -1,81 +1,72 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/questions"
 )
 
 func TestLoadMigrationsChecksNumbering(t *testing.T) {
-	if latestVersion() < 2 {
-		t.Fatalf("latestVersion = %d; the upgrade tests need at least two migrations", latestVersion())
-	}
+	require.GreaterOrEqual(t, latestVersion(), 2, "the upgrade tests need at least two migrations")
 	good := fstest.MapFS{
 		"migrations/0001_a.sql": {Data: []byte("CREATE TABLE a(x);")},
 		"migrations/0002_b.sql": {Data: []byte("CREATE TABLE b(x);")},
 	}
 	ms, err := loadMigrations(good)
-	if err != nil || len(ms) != 2 || ms[1].version != 2 || ms[1].name != "0002_b.sql" {
-		t.Fatalf("good list: %v %+v", err, ms)
-	}
+	require.NoError(t, err, "good list")
+	require.Len(t, ms, 2, "good list: %+v", ms)
+	require.Equal(t, 2, ms[1].version, "good list: %+v", ms)
+	require.Equal(t, "0002_b.sql", ms[1].name, "good list: %+v", ms)
 	for name, fsys := range map[string]fstest.MapFS{
 		"gap":      {"migrations/0001_a.sql": {}, "migrations/0003_c.sql": {}},
 		"no start": {"migrations/0002_b.sql": {}},
 		"bad name": {"migrations/1_a.sql": {}},
 		"empty":    {},
 	} {
-		if _, err := loadMigrations(fsys); err == nil {
-			t.Errorf("%s: accepted", name)
-		}
+		_, err := loadMigrations(fsys)
+		assert.Error(t, err, "%s: accepted", name)
 	}
 }
 
 func TestOpenCreatesFolderAndConfiguresDatabase(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nested", "data", "parley.db")
 	s := openAt(t, path, 0)
-	if _, err := os.Stat(path); err != nil {
-		t.Fatal(err)
-	}
+	_, err := os.Stat(path)
+	require.NoError(t, err)
 	var journal string
 	var fk, version, appID, busy int
 	row := s.writer.QueryRow("SELECT * FROM pragma_journal_mode, pragma_foreign_keys, pragma_user_version, pragma_application_id, pragma_busy_timeout")
-	if err := row.Scan(&journal, &fk, &version, &appID, &busy); err != nil {
-		t.Fatal(err)
-	}
-	if journal != "wal" || fk != 1 || version != latestVersion() || appID != parleyApplicationID || busy != int(DefaultBusyTimeout.Milliseconds()) {
-		t.Errorf("journal=%s foreign_keys=%d user_version=%d application_id=%d busy_timeout=%d",
-			journal, fk, version, appID, busy)
-	}
+	require.NoError(t, row.Scan(&journal, &fk, &version, &appID, &busy))
+	assert.Equal(t, "wal", journal, "journal_mode")
+	assert.Equal(t, 1, fk, "foreign_keys")
+	assert.Equal(t, latestVersion(), version, "user_version")
+	assert.Equal(t, parleyApplicationID, appID, "application_id")
+	assert.Equal(t, int(DefaultBusyTimeout.Milliseconds()), busy, "busy_timeout")
 	// Readers cannot write, even by mistake.
-	if _, err := s.readers.Exec("DELETE FROM settings"); err == nil {
-		t.Error("reader pool accepted a write")
-	}
-	if backups, _ := filepath.Glob(path + ".bak*"); len(backups) != 0 {
-		t.Errorf("a new database got backups: %v", backups)
-	}
+	_, err = s.readers.Exec("DELETE FROM settings")
+	assert.Error(t, err, "reader pool accepted a write")
+	backups, _ := filepath.Glob(path + ".bak*")
+	assert.Empty(t, backups, "a new database got backups")
 }
 
 func TestReopenLatestMakesNoBackup(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "parley.db")
 	s := openAt(t, path, 0)
 	c := mustConversation(t, s, "kept")
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Close())
 	s2 := openAt(t, path, 0)
-	if _, err := s2.GetConversation(ctx, c.ID); err != nil {
-		t.Fatal(err)
-	}
-	if backups, _ := filepath.Glob(path + ".bak*"); len(backups) != 0 {
-		t.Errorf("reopening at the latest version made backups: %v", backups)
-	}
+	_, err := s2.GetConversation(ctx, c.ID)
+	require.NoError(t, err)
+	backups, _ := filepath.Glob(path + ".bak*")
+	assert.Empty(t, backups, "reopening at the latest version made backups")
 }
 
 // fillVersion stores data of every table that exists at version v, through
@@ -86,21 +77,13 @@ func fillVersion(t *testing.T, s *Store, v int) (convID string) {
 	mustAppend(t, s, c.ID, chat.RoleUser, "How do I patch a hydrogen cell?")
 	mustAppend(t, s, c.ID, chat.RoleAssistant, "Use vulcanised rubber patches.")
 	mustAppend(t, s, c.ID, chat.RoleTool, "toolnoise output")
-	if err := s.SaveRun(ctx, &chat.Run{ID: "run-1", ConversationID: c.ID, Status: chat.RunCompleted}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.SaveRun(ctx, &chat.Run{ID: "run-1", ConversationID: c.ID, Status: chat.RunCompleted}))
 	card := &questions.Card{ID: "card-1", ConversationID: c.ID, RunID: "run-1", Status: questions.StatusAnswered,
 		Questions: []questions.Question{{Question: "Which cell?"}}, Answers: map[string]string{"Which cell?": "3"}}
-	if err := s.SaveCard(ctx, card); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.SaveCard(ctx, card))
 	if v >= 2 {
-		if err := s.SetSetting(ctx, "theme", "dark"); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.SaveProfile(ctx, Profile{Name: "coder", Tools: []string{"calculator"}}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.SetSetting(ctx, "theme", "dark"))
+		require.NoError(t, s.SaveProfile(ctx, Profile{Name: "coder", Tools: []string{"calculator"}}))
 	}
 	return c.ID
 }
@@ -110,78 +93,68 @@ func TestMigrateFromEveryEarlierVersion(t *testing.T) {
 		t.Run(fmt.Sprintf("from_v%d", v), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "parley.db")
 			old := openAt(t, path, v)
-			if got := count(t, old, "SELECT user_version FROM pragma_user_version"); got != v {
-				t.Fatalf("built version %d, want %d", got, v)
-			}
+			require.Equal(t, v, count(t, old, "SELECT user_version FROM pragma_user_version"), "built version")
 			convID := fillVersion(t, old, v)
-			if err := old.Close(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, old.Close())
 			oldHash := fileHash(t, path)
 
 			s := openAt(t, path, 0)
-			if got := count(t, s, "SELECT user_version FROM pragma_user_version"); got != latestVersion() {
-				t.Errorf("user_version after migrating = %d, want %d", got, latestVersion())
-			}
+			assert.Equal(t, latestVersion(), count(t, s, "SELECT user_version FROM pragma_user_version"), "user_version after migrating")
 
 			// Data intact.
 			msgs, err := s.Messages(ctx, convID)
-			if err != nil || len(msgs) != 3 || msgs[0].Content != "How do I patch a hydrogen cell?" || msgs[2].Role != chat.RoleTool {
-				t.Fatalf("messages after migration: %v %+v", err, msgs)
+			require.NoError(t, err, "messages after migration")
+			require.Len(t, msgs, 3, "messages after migration: %+v", msgs)
+			require.Equal(t, "How do I patch a hydrogen cell?", msgs[0].Content, "messages after migration: %+v", msgs)
+			require.Equal(t, chat.RoleTool, msgs[2].Role, "messages after migration: %+v", msgs)
+			r, err := s.Run(ctx, "run-1")
+			if assert.NoError(t, err, "run after migration") {
+				assert.Equal(t, chat.RunCompleted, r.Status, "run after migration: %+v", r)
 			}
-			if r, err := s.Run(ctx, "run-1"); err != nil || r.Status != chat.RunCompleted {
-				t.Errorf("run after migration: %v %+v", err, r)
-			}
-			if c, err := s.Card(ctx, "card-1"); err != nil || c.Answers["Which cell?"] != "3" {
-				t.Errorf("card after migration: %v %+v", err, c)
+			c, err := s.Card(ctx, "card-1")
+			if assert.NoError(t, err, "card after migration") {
+				assert.Equal(t, "3", c.Answers["Which cell?"], "card after migration: %+v", c)
 			}
 			if v >= 2 {
 				var theme string
-				if ok, err := s.GetSetting(ctx, "theme", &theme); !ok || err != nil || theme != "dark" {
-					t.Errorf("setting after migration: %v %v %q", ok, err, theme)
-				}
-				if p, err := s.Profile(ctx, "coder"); err != nil || p.Tools[0] != "calculator" {
-					t.Errorf("profile after migration: %v %+v", err, p)
+				ok, err := s.GetSetting(ctx, "theme", &theme)
+				assert.NoError(t, err, "setting after migration")
+				assert.True(t, ok, "setting after migration not found")
+				assert.Equal(t, "dark", theme, "setting after migration")
+				p, err := s.Profile(ctx, "coder")
+				if assert.NoError(t, err, "profile after migration") {
+					assert.Equal(t, "calculator", p.Tools[0], "profile after migration: %+v", p)
 				}
 			}
 			// Rows stored before the search index existed are searchable.
 			for _, q := range []string{"zeppelin", "vulcanised", "hydrogen"} {
 				page, _, err := s.ListConversations(ctx, ListOptions{Query: q})
-				if err != nil || len(page) != 1 || page[0].ID != convID {
-					t.Errorf("search %q after migration: %v %+v", q, err, page)
+				if assert.NoError(t, err, "search %q after migration", q) && assert.Len(t, page, 1, "search %q after migration: %+v", q, page) {
+					assert.Equal(t, convID, page[0].ID, "search %q after migration: %+v", q, page)
 				}
 			}
-			if page, _, _ := s.ListConversations(ctx, ListOptions{Query: "toolnoise"}); len(page) != 0 {
-				t.Errorf("tool output got indexed by the backfill: %+v", page)
-			}
+			page, _, _ := s.ListConversations(ctx, ListOptions{Query: "toolnoise"})
+			assert.Empty(t, page, "tool output got indexed by the backfill")
 			// New writes work and are indexed.
 			mustAppend(t, s, convID, chat.RoleUser, "aftermigration word")
-			if page, _, _ := s.ListConversations(ctx, ListOptions{Query: "aftermigration"}); len(page) != 1 {
-				t.Error("message appended after migration not found")
-			}
+			page, _, _ = s.ListConversations(ctx, ListOptions{Query: "aftermigration"})
+			assert.Len(t, page, 1, "message appended after migration not found")
 
 			// The backup is the old database.
 			backup := fmt.Sprintf("%s.bak-v%d", path, v)
-			if _, err := os.Stat(backup); err != nil {
-				t.Fatalf("backup: %v", err)
-			}
+			_, err = os.Stat(backup)
+			require.NoError(t, err, "backup")
 			bdb := rawDB(t, backup)
 			var bVersion, bConvs, bMsgs, bSearch int
-			if err := bdb.QueryRow(`SELECT (SELECT user_version FROM pragma_user_version),
+			require.NoError(t, bdb.QueryRow(`SELECT (SELECT user_version FROM pragma_user_version),
 				(SELECT count(*) FROM conversations), (SELECT count(*) FROM messages),
-				(SELECT count(*) FROM sqlite_master WHERE name = 'message_search')`).Scan(&bVersion, &bConvs, &bMsgs, &bSearch); err != nil {
-				t.Fatal(err)
-			}
-			if bVersion != v || bConvs != 1 || bMsgs != 3 || bSearch != 0 {
-				t.Errorf("backup: version %d conversations %d messages %d search tables %d; want %d 1 3 0",
-					bVersion, bConvs, bMsgs, bSearch, v)
-			}
-			if err := s.Close(); err != nil { // checkpoints the WAL into the file
-				t.Fatal(err)
-			}
-			if oldHash == fileHash(t, path) {
-				t.Error("database file unchanged by a migration")
-			}
+				(SELECT count(*) FROM sqlite_master WHERE name = 'message_search')`).Scan(&bVersion, &bConvs, &bMsgs, &bSearch))
+			assert.Equal(t, v, bVersion, "backup: version")
+			assert.Equal(t, 1, bConvs, "backup: conversations")
+			assert.Equal(t, 3, bMsgs, "backup: messages")
+			assert.Equal(t, 0, bSearch, "backup: search tables")
+			require.NoError(t, s.Close()) // checkpoints the WAL into the file
+			assert.NotEqual(t, oldHash, fileHash(t, path), "database file unchanged by a migration")
 		})
 	}
 }
@@ -190,20 +163,14 @@ func TestBackupNeverOverwritesAnOlderBackup(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "parley.db")
 	old := openAt(t, path, 1)
 	mustConversation(t, old, "one")
-	if err := old.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, old.Close())
 	taken := path + ".bak-v1"
-	if err := os.WriteFile(taken, []byte("an older backup"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(taken, []byte("an older backup"), 0o600))
 	openAt(t, path, 0)
-	if b, _ := os.ReadFile(taken); string(b) != "an older backup" {
-		t.Error("existing backup overwritten")
-	}
-	if _, err := os.Stat(path + ".bak-v1-2"); err != nil {
-		t.Errorf("second backup not written beside it: %v", err)
-	}
+	b, _ := os.ReadFile(taken)
+	assert.Equal(t, "an older backup", string(b), "existing backup overwritten")
+	_, err := os.Stat(path + ".bak-v1-2")
+	assert.NoError(t, err, "second backup not written beside it")
 }
 
 func TestMigrationFailureRollsBackThatStep(t *testing.T) {
@@ -211,22 +178,15 @@ func TestMigrationFailureRollsBackThatStep(t *testing.T) {
 	old := openAt(t, path, 1)
 	mustConversation(t, old, "one")
 	// Sabotage: a table migration 0002 creates already exists.
-	if _, err := old.writer.Exec("CREATE TABLE settings (x)"); err != nil {
-		t.Fatal(err)
-	}
-	if err := old.Close(); err != nil {
-		t.Fatal(err)
-	}
-	_, err := OpenWith(path, quietOptions())
-	if err == nil || !strings.Contains(err.Error(), "migrate to version 2") {
-		t.Fatalf("err = %v, want a migration error", err)
-	}
-	if errors.Is(err, ErrNotParleyDatabase) {
-		t.Errorf("a failed migration is not a foreign file: %v", err)
-	}
+	_, err := old.writer.Exec("CREATE TABLE settings (x)")
+	require.NoError(t, err)
+	require.NoError(t, old.Close())
+	_, err = OpenWith(path, quietOptions())
+	require.Error(t, err, "want a migration error")
+	require.Contains(t, err.Error(), "migrate to version 2", "want a migration error")
+	assert.NotErrorIs(t, err, ErrNotParleyDatabase, "a failed migration is not a foreign file")
 	db := rawDB(t, path)
 	var v int
-	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 1 {
-		t.Errorf("user_version after failed migration = %d (%v), want 1", v, err)
-	}
+	assert.NoError(t, db.QueryRow("PRAGMA user_version").Scan(&v), "user_version after failed migration")
+	assert.Equal(t, 1, v, "user_version after failed migration")
 }

@@ -3,13 +3,15 @@ package store
 import (
 	"crypto/rand"
 	"database/sql"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/chat"
 )
@@ -24,18 +26,14 @@ func parleyFile(t *testing.T, version, messages int) string {
 	for i := range messages {
 		mustAppend(t, s, c.ID, chat.RoleUser, fmt.Sprintf("message %d %s", i, strings.Repeat("x", 200)))
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Close())
 	return path
 }
 
 func writeFile(t *testing.T, data []byte) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "parley.db")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, data, 0o600))
 	return path
 }
 
@@ -49,13 +47,10 @@ func randomBytes(n int) []byte {
 func corruptAt(t *testing.T, path string, off int64, n int) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
-	if _, err := f.WriteAt(randomBytes(n), off); err != nil {
-		t.Fatal(err)
-	}
+	_, err = f.WriteAt(randomBytes(n), off)
+	require.NoError(t, err)
 }
 
 // wantRefused opens path, expecting err to wrap want with a message that
@@ -66,21 +61,14 @@ func wantRefused(t *testing.T, path string, opt Options, want error, wantText st
 	s, err := OpenWith(path, opt)
 	if err == nil {
 		s.Close()
-		t.Fatal("opened")
 	}
-	if !errors.Is(err, want) {
-		t.Errorf("err = %v, want %v", err, want)
-	}
+	require.Error(t, err, "opened")
+	assert.ErrorIs(t, err, want)
 	prefix := "open database " + path + ": " + wantText
-	if !strings.HasPrefix(err.Error(), prefix) {
-		t.Errorf("err = %q, want prefix %q", err, prefix)
-	}
-	if after := fileHash(t, path); after != before {
-		t.Error("the file was modified")
-	}
-	if backups, _ := filepath.Glob(path + ".bak*"); len(backups) != 0 {
-		t.Errorf("backups written: %v", backups)
-	}
+	assert.True(t, strings.HasPrefix(err.Error(), prefix), "err = %q, want prefix %q", err, prefix)
+	assert.Equal(t, before, fileHash(t, path), "the file was modified")
+	backups, _ := filepath.Glob(path + ".bak*")
+	assert.Empty(t, backups, "backups written")
 }
 
 func TestOpenRefusesFilesThatAreNotParleyDatabases(t *testing.T) {
@@ -93,9 +81,7 @@ func TestOpenRefusesFilesThatAreNotParleyDatabases(t *testing.T) {
 	})
 	t.Run("truncated header", func(t *testing.T) {
 		real, err := os.ReadFile(parleyFile(t, 0, 0))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		wantRefused(t, writeFile(t, real[:50]), quietOptions(), ErrNotParleyDatabase, notParley)
 	})
 	t.Run("header then garbage", func(t *testing.T) {
@@ -116,32 +102,25 @@ func TestOpenRefusesFilesThatAreNotParleyDatabases(t *testing.T) {
 	t.Run("another application's database", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "other.db")
 		db, err := sql.Open(driverName, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.Exec("CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('soup')"); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		_, err = db.Exec("CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('soup')")
+		require.NoError(t, err)
 		db.Close()
 		wantRefused(t, path, quietOptions(), ErrNotParleyDatabase, notParley)
 	})
 	t.Run("a folder", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "parley.db")
-		if err := os.Mkdir(path, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := OpenWith(path, quietOptions()); !errors.Is(err, ErrNotParleyDatabase) {
-			t.Errorf("err = %v", err)
-		}
+		require.NoError(t, os.Mkdir(path, 0o700))
+		_, err := OpenWith(path, quietOptions())
+		assert.ErrorIs(t, err, ErrNotParleyDatabase)
 	})
 }
 
 func TestOpenRefusesNewerSchema(t *testing.T) {
 	path := parleyFile(t, 0, 3)
 	db := rawDB(t, path)
-	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d", latestVersion()+1)); err != nil {
-		t.Fatal(err)
-	}
+	_, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d", latestVersion()+1))
+	require.NoError(t, err)
 	db.Close() // checkpoints: the file holds the new version
 	wantRefused(t, path, quietOptions(), ErrNewerSchema, "database was written by a newer version of Parley: schema version")
 }
@@ -153,14 +132,11 @@ func TestOpenReportsALockedDatabase(t *testing.T) {
 	// Another process: exclusive locking mode keeps the lock after BEGIN EXCLUSIVE.
 	db := rawDB(t, path)
 	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer conn.Close()
 	for _, q := range []string{"PRAGMA locking_mode = EXCLUSIVE", "BEGIN EXCLUSIVE", "UPDATE conversations SET title = 'held'"} {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
+		_, err := conn.ExecContext(ctx, q)
+		require.NoError(t, err, q)
 	}
 
 	opt := quietOptions()
@@ -169,22 +145,17 @@ func TestOpenReportsALockedDatabase(t *testing.T) {
 	s, err := OpenWith(path, opt)
 	if err == nil {
 		s.Close()
-		t.Fatal("opened a database another process holds locked")
 	}
-	if !errors.Is(err, ErrLocked) || !strings.HasPrefix(err.Error(), "open database "+path+": database is locked by another process") {
-		t.Errorf("err = %v", err)
-	}
-	if waited := time.Since(start); waited < opt.BusyTimeout {
-		t.Errorf("gave up after %v, before the busy timeout", waited)
-	}
-	if fileHash(t, path) != before {
-		t.Error("the file was modified")
-	}
+	require.Error(t, err, "opened a database another process holds locked")
+	assert.ErrorIs(t, err, ErrLocked)
+	assert.True(t, strings.HasPrefix(err.Error(), "open database "+path+": database is locked by another process"), "err = %v", err)
+	waited := time.Since(start)
+	assert.GreaterOrEqual(t, waited, opt.BusyTimeout, "gave up before the busy timeout")
+	assert.Equal(t, before, fileHash(t, path), "the file was modified")
 
 	// Once the other process lets go, Open works.
-	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
-		t.Fatal(err)
-	}
+	_, err = conn.ExecContext(ctx, "ROLLBACK")
+	require.NoError(t, err)
 	conn.Close()
 	db.Close()
 	openAt(t, path, 0)

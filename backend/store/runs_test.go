@@ -1,8 +1,10 @@
 package store
 
 import (
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/chat"
 )
@@ -11,37 +13,21 @@ func TestSaveRunUpsertsAndLoads(t *testing.T) {
 	s := newStore(t)
 	c := mustConversation(t, s, "t")
 	r := &chat.Run{ID: "r1", ConversationID: c.ID, Status: chat.RunRunning}
-	if err := s.SaveRun(ctx, r); err != nil {
-		t.Fatal(err)
-	}
-	if r.StartedAt.IsZero() {
-		t.Error("StartedAt not filled")
-	}
+	require.NoError(t, s.SaveRun(ctx, r))
+	assert.False(t, r.StartedAt.IsZero(), "StartedAt not filled")
 	r.Status, r.Error, r.EndedAt = chat.RunFailed, "model unreachable", ptr(at("2026-05-01T00:00:01Z"))
-	if err := s.SaveRun(ctx, r); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.SaveRun(ctx, r))
 	got, err := s.Run(ctx, "r1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, r) {
-		t.Errorf("run:\n got %+v\nwant %+v", got, r)
-	}
-	if n := count(t, s, "SELECT count(*) FROM runs"); n != 1 {
-		t.Errorf("%d runs after an update", n)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, r, got, "run")
+	assert.Equal(t, 1, count(t, s, "SELECT count(*) FROM runs"), "runs after an update")
 
 	_, err = s.Run(ctx, "missing")
 	wantNotFound(t, err)
 	wantNotFound(t, s.SaveRun(ctx, &chat.Run{ID: "r2", ConversationID: "missing", Status: chat.RunRunning}))
 	other := mustConversation(t, s, "other")
-	if err := s.SaveRun(ctx, &chat.Run{ID: "r1", ConversationID: other.ID, Status: chat.RunRunning}); err == nil {
-		t.Error("run moved to another conversation")
-	}
-	if err := s.SaveRun(ctx, &chat.Run{ConversationID: c.ID, Status: chat.RunRunning}); err == nil {
-		t.Error("run without id accepted")
-	}
+	assert.Error(t, s.SaveRun(ctx, &chat.Run{ID: "r1", ConversationID: other.ID, Status: chat.RunRunning}), "run moved to another conversation")
+	assert.Error(t, s.SaveRun(ctx, &chat.Run{ConversationID: c.ID, Status: chat.RunRunning}), "run without id accepted")
 }
 
 func TestLatestRun(t *testing.T) {
@@ -54,13 +40,12 @@ func TestLatestRun(t *testing.T) {
 		{ID: "c", ConversationID: c.ID, Status: chat.RunInterrupted, StartedAt: at("2026-01-01T03:00:00Z"), ResumedFrom: "b"},
 		{ID: "a", ConversationID: c.ID, Status: chat.RunCompleted, StartedAt: at("2026-01-01T01:00:00Z")},
 	} {
-		if err := s.SaveRun(ctx, r); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.SaveRun(ctx, r))
 	}
 	got, err := s.LatestRun(ctx, c.ID)
-	if err != nil || got.ID != "c" || got.ResumedFrom != "b" {
-		t.Errorf("latest = %+v, %v", got, err)
+	if assert.NoError(t, err, "latest") {
+		assert.Equal(t, "c", got.ID, "latest = %+v", got)
+		assert.Equal(t, "b", got.ResumedFrom, "latest = %+v", got)
 	}
 }
 
@@ -73,28 +58,23 @@ func TestMarkInterruptedRuns(t *testing.T) {
 		"failed": chat.RunFailed, "cancelled": chat.RunCancelled,
 	}
 	for id, st := range statuses {
-		if err := s.SaveRun(ctx, &chat.Run{ID: id, ConversationID: c.ID, Status: st}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.SaveRun(ctx, &chat.Run{ID: id, ConversationID: c.ID, Status: st}))
 	}
 	n, err := s.MarkInterruptedRuns(ctx)
-	if err != nil || n != 4 {
-		t.Fatalf("marked %d (%v), want 4", n, err)
-	}
+	require.NoError(t, err, "marking interrupted runs")
+	require.Equal(t, 4, n, "runs marked")
 	for id, before := range statuses {
 		r, err := s.Run(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		live := id == "running" || id == "requesting" || id == "streaming" || id == "tools"
-		switch {
-		case live && (r.Status != chat.RunInterrupted || r.EndedAt == nil):
-			t.Errorf("%s: %+v, want interrupted with an end time", id, r)
-		case !live && r.Status != before:
-			t.Errorf("%s: status %s changed to %s", id, before, r.Status)
+		if live {
+			assert.Equal(t, chat.RunInterrupted, r.Status, "%s: %+v, want interrupted", id, r)
+			assert.NotNil(t, r.EndedAt, "%s: %+v, want an end time", id, r)
+		} else {
+			assert.Equal(t, before, r.Status, "%s: status changed", id)
 		}
 	}
-	if n, err := s.MarkInterruptedRuns(ctx); err != nil || n != 0 {
-		t.Errorf("second call marked %d (%v)", n, err)
-	}
+	n, err = s.MarkInterruptedRuns(ctx)
+	assert.NoError(t, err, "second call")
+	assert.Equal(t, 0, n, "second call marked runs")
 }

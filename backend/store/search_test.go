@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/parley-app/parley/backend/chat"
 )
 
@@ -17,9 +20,7 @@ func TestMatchExpression(t *testing.T) {
 		{"!!! ???", ""},
 		{"", ""},
 	} {
-		if got := matchExpression(tt.in); got != tt.want {
-			t.Errorf("matchExpression(%q) = %s, want %s", tt.in, got, tt.want)
-		}
+		assert.Equal(t, tt.want, matchExpression(tt.in), "matchExpression(%q)", tt.in)
 	}
 }
 
@@ -36,9 +37,7 @@ func TestSearchTitlesAndMessages(t *testing.T) {
 	search := func(q string) []string {
 		t.Helper()
 		page, _, err := s.ListConversations(ctx, ListOptions{Query: q})
-		if err != nil {
-			t.Fatalf("search %q: %v", q, err)
-		}
+		require.NoError(t, err, "search %q", q)
 		var titles []string
 		for _, c := range page {
 			titles = append(titles, c.Title)
@@ -60,21 +59,12 @@ func TestSearchTitlesAndMessages(t *testing.T) {
 		"?!":                 nil,          // no words
 		"zzzz":               nil,
 	} {
-		got := search(q)
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("search %q = %v, want %v", q, got, want)
-		}
+		assert.Equal(t, want, search(q), "search %q", q)
 	}
 
-	if err := s.RenameConversation(ctx, pg.ID, "Database upgrade"); err != nil {
-		t.Fatal(err)
-	}
-	if got := search("postgres"); got != nil {
-		t.Errorf("old title still found: %v", got)
-	}
-	if got := search("upgrade"); fmt.Sprint(got) != "[Database upgrade]" {
-		t.Errorf("new title not found: %v", got)
-	}
+	require.NoError(t, s.RenameConversation(ctx, pg.ID, "Database upgrade"))
+	assert.Nil(t, search("postgres"), "old title still found")
+	assert.Equal(t, []string{"Database upgrade"}, search("upgrade"), "new title not found")
 }
 
 func TestSearchPagesAndKeepsListOrder(t *testing.T) {
@@ -94,7 +84,5 @@ func TestSearchPagesAndKeepsListOrder(t *testing.T) {
 	for _, c := range pages {
 		got = append(got, c.ID)
 	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("search pages = %v\nwant %v", got, want)
-	}
+	assert.Equal(t, want, got, "search pages")
 }

@@ -1,8 +1,10 @@
 package store
 
 import (
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSettings(t *testing.T) {
@@ -13,34 +15,26 @@ func TestSettings(t *testing.T) {
 		Rate    float64 `json:"rate"`
 	}
 	dst := prefs{Model: "default"}
-	if found, err := s.GetSetting(ctx, "prefs", &dst); found || err != nil || dst.Model != "default" {
-		t.Fatalf("missing key: found=%v err=%v dst=%+v", found, err, dst)
-	}
+	found, err := s.GetSetting(ctx, "prefs", &dst)
+	require.NoError(t, err, "missing key")
+	require.False(t, found, "missing key found: dst=%+v", dst)
+	require.Equal(t, "default", dst.Model, "missing key changed dst: %+v", dst)
 	want := prefs{Model: "qwen3", Timeout: 300, Rate: 2.5}
-	if err := s.SetSetting(ctx, "prefs", want); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.SetSetting(ctx, "prefs", want))
 	var got prefs
-	if found, err := s.GetSetting(ctx, "prefs", &got); !found || err != nil || got != want {
-		t.Errorf("got %+v (found=%v err=%v)", got, found, err)
-	}
-	if err := s.SetSetting(ctx, "prefs", prefs{Model: "llama"}); err != nil {
-		t.Fatal(err)
-	}
+	found, err = s.GetSetting(ctx, "prefs", &got)
+	assert.NoError(t, err)
+	assert.True(t, found, "saved setting not found")
+	assert.Equal(t, want, got)
+	require.NoError(t, s.SetSetting(ctx, "prefs", prefs{Model: "llama"}))
 	_, _ = s.GetSetting(ctx, "prefs", &got)
-	if got.Model != "llama" {
-		t.Errorf("overwrite: %+v", got)
-	}
+	assert.Equal(t, "llama", got.Model, "overwrite: %+v", got)
 	var wrongType []int
-	if found, err := s.GetSetting(ctx, "prefs", &wrongType); !found || err == nil {
-		t.Errorf("decoding into the wrong type: found=%v err=%v", found, err)
-	}
-	if err := s.SetSetting(ctx, "bad", func() {}); err == nil {
-		t.Error("unencodable value accepted")
-	}
-	if err := s.SetSetting(ctx, "", 1); err == nil {
-		t.Error("empty key accepted")
-	}
+	found, err = s.GetSetting(ctx, "prefs", &wrongType)
+	assert.True(t, found, "decoding into the wrong type: not found")
+	assert.Error(t, err, "decoding into the wrong type")
+	assert.Error(t, s.SetSetting(ctx, "bad", func() {}), "unencodable value accepted")
+	assert.Error(t, s.SetSetting(ctx, "", 1), "empty key accepted")
 }
 
 func TestProfiles(t *testing.T) {
@@ -48,33 +42,26 @@ func TestProfiles(t *testing.T) {
 	coder := Profile{Name: "coder", SystemPrompt: "You write Go.", Model: "qwen3-coder", Tools: []string{"calculator", "ask_user_question"}}
 	plain := Profile{Name: "plain"}
 	for _, p := range []Profile{coder, plain} {
-		if err := s.SaveProfile(ctx, p); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.SaveProfile(ctx, p))
 	}
 	got, err := s.Profile(ctx, "coder")
-	if err != nil || !reflect.DeepEqual(*got, coder) {
-		t.Errorf("coder = %+v (%v)", got, err)
+	if assert.NoError(t, err, "coder") {
+		assert.Equal(t, coder, *got, "coder")
 	}
 	got, _ = s.Profile(ctx, "plain")
-	if got.Tools == nil || len(got.Tools) != 0 {
-		t.Errorf("nil tools should come back as an empty list: %#v", got.Tools)
-	}
+	assert.NotNil(t, got.Tools, "nil tools should come back as an empty list")
+	assert.Empty(t, got.Tools, "nil tools should come back as an empty list")
 	coder.Tools = []string{"current_time"}
-	if err := s.SaveProfile(ctx, coder); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.SaveProfile(ctx, coder))
 	all, err := s.Profiles(ctx)
-	if err != nil || len(all) != 2 || all[0].Name != "coder" || all[1].Name != "plain" || all[0].Tools[0] != "current_time" {
-		t.Errorf("profiles = %+v (%v)", all, err)
+	if assert.NoError(t, err, "profiles") && assert.Len(t, all, 2, "profiles = %+v", all) {
+		assert.Equal(t, "coder", all[0].Name, "profiles = %+v", all)
+		assert.Equal(t, "plain", all[1].Name, "profiles = %+v", all)
+		assert.Equal(t, "current_time", all[0].Tools[0], "profiles = %+v", all)
 	}
-	if err := s.DeleteProfile(ctx, "plain"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.DeleteProfile(ctx, "plain"))
 	_, err = s.Profile(ctx, "plain")
 	wantNotFound(t, err)
 	wantNotFound(t, s.DeleteProfile(ctx, "plain"))
-	if err := s.SaveProfile(ctx, Profile{Name: "  "}); err == nil {
-		t.Error("blank name accepted")
-	}
+	assert.Error(t, s.SaveProfile(ctx, Profile{Name: "  "}), "blank name accepted")
 }

@@ -13,24 +13,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/parley-app/parley/backend/modelserver"
 )
 
 func xdotool(t *testing.T, args ...string) string {
 	t.Helper()
 	out, err := exec.Command("xdotool", args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("xdotool %v: %v: %s", args, err, out)
-	}
+	require.NoError(t, err, "xdotool %v: %s", args, out)
 	return strings.TrimSpace(string(out))
 }
 
 func shoot(t *testing.T, name string) string {
 	t.Helper()
 	path := filepath.Join(artifactsDir(t), name)
-	if err := exec.Command("import", "-display", os.Getenv("DISPLAY"), "-window", "root", path).Run(); err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
+	err := exec.Command("import", "-display", os.Getenv("DISPLAY"), "-window", "root", path).Run()
+	require.NoError(t, err, "screenshot")
 	return path
 }
 
@@ -39,7 +38,7 @@ func waitRequests(t *testing.T, srv *modelserver.Server, n int, what string) {
 	deadline := time.Now().Add(30 * time.Second)
 	for len(srv.Requests()) < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: the model got %d requests, want %d", what, len(srv.Requests()), n)
+			require.FailNow(t, what+": the model did not get enough requests", "got %d, want %d", len(srv.Requests()), n)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -50,22 +49,17 @@ func waitRequests(t *testing.T, srv *modelserver.Server, n int, what string) {
 // answer reached the (scripted) model.
 func TestDesktopQuestionFlow(t *testing.T) {
 	bin := os.Getenv("PARLEY_BIN")
-	if bin == "" || os.Getenv("DISPLAY") == "" {
-		t.Fatal("PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
-	}
+	require.NotEmpty(t, bin, "PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
+	require.NotEmpty(t, os.Getenv("DISPLAY"), "PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
 	srv := modelserver.New(modelserver.Demo())
 	defer srv.Close()
 
 	logFile, err := os.Create(filepath.Join(artifactsDir(t), "desktop-flow.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer logFile.Close()
 	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--model", "scripted")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Start())
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	defer func() {
@@ -88,9 +82,8 @@ func TestDesktopQuestionFlow(t *testing.T) {
 		fmt.Sscanf(line, "WIDTH=%d", &w)
 		fmt.Sscanf(line, "HEIGHT=%d", &h)
 	}
-	if w == 0 || h == 0 {
-		t.Fatalf("window geometry %q", geo)
-	}
+	require.NotZero(t, w, "window geometry %q", geo)
+	require.NotZero(t, h, "window geometry %q", geo)
 	// The composer sits at the bottom of the chat column, right of the sidebar.
 	xdotool(t, "mousemove", "--sync", fmt.Sprint(x+w*3/5), fmt.Sprint(y+h-65), "click", "1")
 	xdotool(t, "type", "--delay", "20", "Plan a team lunch")
@@ -100,9 +93,7 @@ func TestDesktopQuestionFlow(t *testing.T) {
 	waitRequests(t, srv, 1, "after sending")
 	time.Sleep(2 * time.Second) // the card renders and takes focus
 	before := shoot(t, "desktop-flow-2-card.png")
-	if n := distinctColours(t, before); n < 50 {
-		t.Fatalf("card screenshot looks blank (%d colours)", n)
-	}
+	require.GreaterOrEqual(t, distinctColours(t, before), 50, "card screenshot looks blank (colours)")
 	// Question 1: option 1 (Friendly), Next; question 2: option 1 (Examples), Review; Submit.
 	for _, key := range []string{"1", "Return", "1", "Return", "Return"} {
 		xdotool(t, "key", key)
@@ -117,10 +108,8 @@ func TestDesktopQuestionFlow(t *testing.T) {
 	var got struct {
 		Answers map[string]string `json:"answers"`
 	}
-	if last.Role != "tool" || json.Unmarshal([]byte(last.Content), &got) != nil {
-		t.Fatalf("second request ends with %+v, want the card's tool result", last)
-	}
-	if got.Answers["What tone should the answer have?"] != "Friendly" || got.Answers["What should it include?"] != "Examples" {
-		t.Fatalf("answers %v", got.Answers)
-	}
+	require.Equal(t, "tool", last.Role, "second request ends with %+v, want the card's tool result", last)
+	require.NoError(t, json.Unmarshal([]byte(last.Content), &got), "second request ends with %+v, want the card's tool result", last)
+	require.Equal(t, "Friendly", got.Answers["What tone should the answer have?"], "answers %v", got.Answers)
+	require.Equal(t, "Examples", got.Answers["What should it include?"], "answers %v", got.Answers)
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/parley-app/parley/backend/modelserver"
 )
 
@@ -22,9 +24,8 @@ import (
 // notify-send, which a script on PATH records.
 func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 	bin := os.Getenv("PARLEY_BIN")
-	if bin == "" || os.Getenv("DISPLAY") == "" {
-		t.Fatal("PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
-	}
+	require.NotEmpty(t, bin, "PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
+	require.NotEmpty(t, os.Getenv("DISPLAY"), "PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
 	// The card comes a few seconds after the message, time to unfocus.
 	srv := modelserver.New(modelserver.Turns(
 		modelserver.Turn{Text: "One thing first.", FirstTokenDelay: 4 * time.Second, ToolCalls: []modelserver.ToolCall{{
@@ -38,22 +39,16 @@ func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 	tools := t.TempDir()
 	record := filepath.Join(tools, "notifications.txt")
 	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '" + record + "'; done\nprintf -- '--\\n' >> '" + record + "'\n"
-	if err := os.WriteFile(filepath.Join(tools, "notify-send"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(tools, "notify-send"), []byte(script), 0o755))
 
 	logFile, err := os.Create(filepath.Join(artifactsDir(t), "desktop-notify.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer logFile.Close()
 	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--model", "scripted")
 	cmd.Env = append(os.Environ(), "PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(tools, "no-bus"))
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Start())
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	defer func() {
@@ -99,14 +94,12 @@ func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
 	if len(lines) < 2 {
 		name, _ := exec.Command("xdotool", "getwindowname", win).Output()
-		t.Fatalf("no native notification was sent for the card (notify-send got %q; window title %q); app log in desktop-notify.log", got, strings.TrimSpace(string(name)))
+		require.FailNow(t, "no native notification was sent for the card",
+			"notify-send got %q; window title %q; app log in desktop-notify.log", got, strings.TrimSpace(string(name)))
 	}
-	if lines[0] != "Parley has a question" || lines[1] != "Which &lt;b&gt;city&lt;/b&gt; &amp; when?" {
-		t.Fatalf("notification title %q, body %q", lines[0], lines[1])
-	}
-	if n := strings.Count(string(got), "--\n"); n != 1 {
-		t.Fatalf("%d notifications for one card, want 1:\n%s", n, got)
-	}
+	require.Equal(t, "Parley has a question", lines[0], "notification title")
+	require.Equal(t, "Which &lt;b&gt;city&lt;/b&gt; &amp; when?", lines[1], "notification body")
+	require.Equal(t, 1, strings.Count(string(got), "--\n"), "notifications for one card:\n%s", got)
 	waitUrgency(t, win, false)
 }
 
@@ -118,15 +111,13 @@ func waitUrgency(t *testing.T, win string, want bool) {
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		var err error
 		out, err = exec.Command("xprop", "-id", win, "-notype", "-f", "WM_HINTS", "32c", "=$0", "WM_HINTS").Output()
-		if err != nil {
-			t.Fatalf("xprop: %v", err)
-		}
+		require.NoError(t, err, "xprop")
 		var flags int
 		if _, err := fmt.Sscanf(strings.TrimSpace(string(out)), "WM_HINTS=%d", &flags); err == nil && (flags&urgencyHint != 0) == want {
 			return
 		}
 	}
-	t.Fatalf("window urgency never became %v (WM_HINTS %q)", want, strings.TrimSpace(string(out)))
+	require.FailNow(t, fmt.Sprintf("window urgency never became %v", want), "WM_HINTS %q", strings.TrimSpace(string(out)))
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -140,8 +131,7 @@ func parseGeometry(t *testing.T, geo string) (x, y, w, h int) {
 		fmt.Sscanf(line, "WIDTH=%d", &w)
 		fmt.Sscanf(line, "HEIGHT=%d", &h)
 	}
-	if w == 0 || h == 0 {
-		t.Fatalf("window geometry %q", geo)
-	}
+	require.NotZero(t, w, "window geometry %q", geo)
+	require.NotZero(t, h, "window geometry %q", geo)
 	return x, y, w, h
 }

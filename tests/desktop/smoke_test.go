@@ -6,6 +6,7 @@ package desktop
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 func artifactsDir(t *testing.T) string {
@@ -21,9 +24,7 @@ func artifactsDir(t *testing.T) string {
 	if dir == "" {
 		dir = filepath.Join("..", "..", "test-artifacts")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	return dir
 }
 
@@ -39,7 +40,7 @@ func waitForWindow(t *testing.T, title string, timeout time.Duration) string {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	t.Fatalf("no window titled %q within %s", title, timeout)
+	require.FailNow(t, fmt.Sprintf("no window titled %q within %s", title, timeout))
 	return ""
 }
 
@@ -47,34 +48,25 @@ func waitForWindow(t *testing.T, title string, timeout time.Duration) string {
 // window has one or two, a rendered UI has many.
 func distinctColours(t *testing.T, png string) int {
 	out, err := exec.Command("convert", png, "-format", "%k", "info:").Output()
-	if err != nil {
-		t.Fatalf("read %s: %v", png, err)
-	}
+	require.NoError(t, err, "read %s", png)
 	n, err := strconv.Atoi(strings.TrimSpace(string(out)))
-	if err != nil {
-		t.Fatalf("colour count %q: %v", out, err)
-	}
+	require.NoError(t, err, "colour count %q", out)
 	return n
 }
 
 func TestDesktopWindowStartsShowsUIAndQuitsCleanly(t *testing.T) {
 	bin := os.Getenv("PARLEY_BIN")
-	if bin == "" || os.Getenv("DISPLAY") == "" {
-		t.Fatal("PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
-	}
+	require.NotEmpty(t, bin, "PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
+	require.NotEmpty(t, os.Getenv("DISPLAY"), "PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
 	dataDir := t.TempDir()
 	logPath := filepath.Join(artifactsDir(t), "desktop-smoke.log")
 	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer logFile.Close()
 
 	cmd := exec.Command(bin, "--data-dir", dataDir, "--base-url", "http://127.0.0.1:9/v1")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Start())
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
@@ -86,36 +78,27 @@ func TestDesktopWindowStartsShowsUIAndQuitsCleanly(t *testing.T) {
 	var colours int
 	for i := 0; i < 40; i++ {
 		time.Sleep(250 * time.Millisecond)
-		if err := exec.Command("import", "-display", os.Getenv("DISPLAY"), "-window", "root", shot).Run(); err != nil {
-			t.Fatalf("screenshot: %v", err)
-		}
+		err := exec.Command("import", "-display", os.Getenv("DISPLAY"), "-window", "root", shot).Run()
+		require.NoError(t, err, "screenshot")
 		if colours = distinctColours(t, shot); colours > 50 {
 			break
 		}
 	}
-	if colours <= 50 {
-		t.Fatalf("window shows no UI: %d colours in %s", colours, shot)
-	}
+	require.Greater(t, colours, 50, "window shows no UI: colours in %s", shot)
 
 	select {
 	case err := <-exited:
-		t.Fatalf("app exited early: %v (log: %s)", err, logPath)
+		require.FailNow(t, "app exited early", "%v (log: %s)", err, logPath)
 	case <-time.After(5 * time.Second):
 	}
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	select {
 	case err := <-exited:
 		var exitErr *exec.ExitError
-		if errors.As(err, &exitErr) {
-			t.Fatalf("app did not exit cleanly on SIGTERM: %v (log: %s)", err, logPath)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.False(t, errors.As(err, &exitErr), "app did not exit cleanly on SIGTERM: %v (log: %s)", err, logPath)
+		require.NoError(t, err)
 	case <-time.After(15 * time.Second):
-		t.Fatalf("app still running 15 s after SIGTERM (log: %s)", logPath)
+		require.FailNow(t, "app still running 15 s after SIGTERM", "log: %s", logPath)
 	}
 }
