@@ -25,6 +25,7 @@ func TestDemoCardFitsThePrompt(t *testing.T) {
 		{"Write a function that sorts names", []string{"Language", "Extras"}},
 		{"Fix the bug in my script", []string{"Language", "Extras"}},
 		{"Help me plan a party", []string{"Tone", "Include"}},
+		{`<img src=x onerror="window.__xss=1"> <script>window.__xss=2</script>`, []string{"Tone", "Include"}},
 	} {
 		d := newDemo(t)
 		resp := d.send(llm.Message{Role: "user", Content: c.prompt})

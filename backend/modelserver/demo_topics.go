@@ -11,6 +11,8 @@ import (
 type demoTopic struct {
 	// keywords are matched at word starts in the user's message, so
 	// "trip" also finds "trips" and "cover letter" must be two words.
+	// Ambiguous words stay out ("script" is also a film's, or the tag in
+	// a pasted snippet of HTML).
 	keywords  []string
 	intro     string
 	questions string // ask_user_question arguments
@@ -50,7 +52,7 @@ var demoTopics = []demoTopic{
 		defaults: "a mid-range budget, a few months from now",
 	},
 	{
-		keywords: []string{"code", "coding", "function", "script", "program", "bug", "debug", "regex", "algorithm"},
+		keywords: []string{"code", "coding", "function", "program", "bug", "debug", "regex", "algorithm"},
 		intro:    "Happy to help with the code! Before I start, two quick questions so I don't have to guess.",
 		questions: `{"questions":[
  {"question":"Which language should I use?","header":"Language","options":[
