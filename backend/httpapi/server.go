@@ -344,12 +344,12 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	switch req.Action {
+	switch req.Action.Canonical() {
 	case questions.ActionSubmit, questions.ActionDecline, questions.ActionCancel:
 	case "":
-		return httpError{http.StatusBadRequest, `"action" is required: submit, decline or cancel`}
+		return httpError{http.StatusBadRequest, `"action" is required: submit, decline (or skip) or cancel`}
 	default:
-		return httpError{http.StatusBadRequest, `"action" must be submit, decline or cancel`}
+		return httpError{http.StatusBadRequest, `"action" must be submit, decline (or skip) or cancel`}
 	}
 	if strings.TrimSpace(req.QuestionID) == "" {
 		return httpError{http.StatusBadRequest, `"question_id" is required (a card id or "latest")`}

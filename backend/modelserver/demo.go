@@ -3,15 +3,20 @@ package modelserver
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/parley-app/parley/backend/questions"
 )
 
 // Demo is the scripted assistant of Parley's demo mode: it shows the
 // question flow without any model server. A user message gets a short reply
-// and a question card; the answer (or a skip or timeout) gets a reply that
-// uses it. Messages mentioning "three questions" or "sub-agent" show those
-// flows.
+// and a question card that fits it (a cover letter, a trip, code, or
+// anything else; see demoTopics); the answer (or a skip, a timeout, or a
+// late answer) gets a reply that uses it. Messages mentioning "three
+// questions", "sub-agent" or "no question" show those flows (the chat
+// offers them as suggestions: frontend/src/lib/demoPrompts.ts).
 func Demo() Script {
 	return func(req ChatRequest) Turn {
 		if isSubAgent(req) {
@@ -21,30 +26,23 @@ func Demo() Script {
 		if last.Role == "tool" {
 			return afterTool(req, last)
 		}
+		if late, ok := questions.ParseLateAnswer(last.Content); ok && last.Role == "user" {
+			return afterLateAnswer(req, late)
+		}
 		text := strings.ToLower(last.Content)
 		switch {
 		case strings.Contains(text, "three questions"):
-			return Turn{Text: "Let me get three things straight first.", ToolCalls: []ToolCall{{ID: "call_demo_3", Name: "ask_user_question", Arguments: threeQuestions}}}
+			return Turn{Text: "Let me get three things straight first.", ToolCalls: []ToolCall{{ID: "call_demo_3", Name: questions.ToolName, Arguments: threeQuestions}}}
 		case strings.Contains(text, "sub-agent"), strings.Contains(text, "subagent"):
 			return Turn{Text: "I'll ask a helper to research that.", ToolCalls: []ToolCall{{ID: "call_demo_spawn", Name: "spawn_agents",
 				Arguments: `{"agents":[{"name":"researcher","task":"Collect three facts for the user's request."}]}`}}}
 		case strings.Contains(text, "no question"), strings.Contains(text, "just answer"):
 			return Turn{Text: "Sure — here is a direct answer without any questions.\n\n- This is the **demo model**.\n- Connect a real model server in Settings for real answers."}
 		}
-		return Turn{Text: "Happy to help! Before I start, two quick questions so I don't have to guess.",
-			ToolCalls: []ToolCall{{ID: "call_demo_1", Name: "ask_user_question", Arguments: twoQuestions}}}
+		t := topicFor(last.Content)
+		return Turn{Text: t.intro, ToolCalls: []ToolCall{{ID: "call_demo_1", Name: questions.ToolName, Arguments: t.questions}}}
 	}
 }
-
-const twoQuestions = `{"questions":[
- {"question":"What tone should the answer have?","header":"Tone","options":[
-   {"label":"Friendly","description":"Warm and conversational"},
-   {"label":"Formal","description":"Precise and businesslike"},
-   {"label":"Playful","description":"Light, with a bit of humour"}]},
- {"question":"What should it include?","header":"Include","multiSelect":true,"options":[
-   {"label":"Examples","description":"Concrete examples"},
-   {"label":"Summary","description":"A short summary at the top"},
-   {"label":"Next steps","description":"What to do afterwards"}]}]}`
 
 const threeQuestions = `{"questions":[
  {"question":"Which city are you travelling to?","header":"City","options":[
@@ -53,6 +51,8 @@ const threeQuestions = `{"questions":[
  {"question":"Which activities do you enjoy?","header":"Activities","multiSelect":true,"options":[
    {"label":"Museums"},{"label":"Food tours"},{"label":"Hiking"},{"label":"Beaches"}]},
  {"question":"Anything else I should know?","header":"Notes","options":[]}]}`
+
+const demoFooter = "\n(This is the demo model: connect a real model server in Settings for real answers.)"
 
 func isSubAgent(req ChatRequest) bool {
 	return len(req.Messages) > 0 && req.Messages[0].Role == "system" && strings.Contains(req.Messages[0].Content, "sub-agent")
@@ -63,15 +63,37 @@ func isSubAgent(req ChatRequest) bool {
 func subAgentTurn(req ChatRequest) Turn {
 	last := req.LastMessage()
 	if last.Role != "tool" {
-		return Turn{ToolCalls: []ToolCall{{ID: "call_sub_ask", Name: "ask_user_question",
+		return Turn{ToolCalls: []ToolCall{{ID: "call_sub_ask", Name: questions.ToolName,
 			Arguments: `{"questions":[{"question":"Which facts?","options":["Food","History"]}]}`}}}
 	}
 	return Turn{Text: "I could not ask the user (" + last.Content + "), so here are general facts: it has good food, a long history and friendly people."}
 }
 
+// askedQuestions returns the questions of the ask_user_question call with
+// the given id (the latest one: models reuse ids), nil when not found.
+func askedQuestions(req ChatRequest, callID string) []questions.Question {
+	for _, m := range slices.Backward(req.Messages) {
+		for _, tc := range m.ToolCalls {
+			if tc.ID == callID && tc.Function.Name == questions.ToolName {
+				qs, err := questions.ParseInput([]byte(tc.Function.Arguments))
+				if err != nil {
+					return nil
+				}
+				return qs
+			}
+		}
+	}
+	return nil
+}
+
 func afterTool(req ChatRequest, last Message) Turn {
 	content := last.Content
 	lower := strings.ToLower(content)
+	asked := askedQuestions(req, last.ToolCallID)
+	topic := genericTopic
+	if len(asked) > 0 {
+		topic = topicAsking(asked[0].Question)
+	}
 	var submitted struct {
 		Answers  map[string]string `json:"answers"`
 		Comments string            `json:"comments"`
@@ -87,19 +109,9 @@ func afterTool(req ChatRequest, last Message) Turn {
 	case json.Unmarshal([]byte(content), &submitted) == nil && submitted.Answers != nil:
 		var b strings.Builder
 		b.WriteString("Thanks! Here is what I'll go with:\n\n")
-		keys := make([]string, 0, len(submitted.Answers))
-		for k := range submitted.Answers {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(&b, "- **%s** %s\n", k, submitted.Answers[k])
-		}
-		if submitted.Comments != "" {
-			fmt.Fprintf(&b, "\nYou also said: _%s_\n", submitted.Comments)
-		}
-		b.WriteString("\nHere's a plan: I'll draft it with those choices, show you the draft, and adjust anything you want changed.\n")
-		b.WriteString("\n(This is the demo model: connect a real model server in Settings for real answers.)")
+		writeAnswers(&b, inQuestionOrder(asked, submitted.Answers), submitted.Comments)
+		fmt.Fprintf(&b, "\nHere's a plan: I'll draft %s with those choices, show you the draft, and adjust anything you want changed.\n", topic.subject)
+		b.WriteString(demoFooter)
 		return Turn{Text: b.String()}
 	case json.Unmarshal([]byte(content), &spawned) == nil && spawned.Results != nil:
 		var b strings.Builder
@@ -115,9 +127,57 @@ func afterTool(req ChatRequest, last Message) Turn {
 	case strings.Contains(lower, "cancel"):
 		return Turn{Text: "Understood — I've stopped here. Send a new message whenever you want to continue."}
 	case strings.Contains(lower, "declined"):
-		return Turn{Text: "No problem — I'll go with sensible defaults: a friendly tone, with a short summary and next steps."}
+		return Turn{Text: "No problem — I'll go with sensible defaults: " + topic.defaults + "."}
 	case strings.Contains(lower, "timed out"):
-		return Turn{Text: "I didn't hear back, so I went with sensible defaults. You can still answer the card and I'll adjust."}
+		return Turn{Text: "I didn't hear back, so I went with sensible defaults (" + topic.defaults + "). You can still answer the card and I'll adjust."}
 	}
 	return Turn{Text: "Done."}
+}
+
+// afterLateAnswer replies to a late answer (a card that timed out, answered
+// anyway): it uses the answers instead of asking again.
+func afterLateAnswer(req ChatRequest, late questions.LateAnswer) Turn {
+	topic := genericTopic
+	if len(late.Items) > 0 {
+		topic = topicAsking(late.Items[0].Question)
+	}
+	var b strings.Builder
+	b.WriteString("Thanks — your answers to my earlier questions arrived. I'll adjust and go with:\n\n")
+	writeAnswers(&b, late.Items, late.Comments)
+	fmt.Fprintf(&b, "\nInstead of the defaults I assumed (%s), I'll redo %s with your choices and show you the result.\n", topic.defaults, topic.subject)
+	b.WriteString(demoFooter)
+	return Turn{Text: b.String()}
+}
+
+// inQuestionOrder lists answers in the order the card asked them; answers
+// to questions not found in the history follow, sorted.
+func inQuestionOrder(asked []questions.Question, answers map[string]string) []questions.LateAnswerItem {
+	var items []questions.LateAnswerItem
+	seen := map[string]bool{}
+	for _, q := range asked {
+		if a, ok := answers[q.Question]; ok && !seen[q.Question] {
+			items = append(items, questions.LateAnswerItem{Question: q.Question, Answer: a})
+			seen[q.Question] = true
+		}
+	}
+	var rest []string
+	for q := range answers {
+		if !seen[q] {
+			rest = append(rest, q)
+		}
+	}
+	sort.Strings(rest)
+	for _, q := range rest {
+		items = append(items, questions.LateAnswerItem{Question: q, Answer: answers[q]})
+	}
+	return items
+}
+
+func writeAnswers(b *strings.Builder, items []questions.LateAnswerItem, comments string) {
+	for _, it := range items {
+		fmt.Fprintf(b, "- **%s** %s\n", it.Question, it.Answer)
+	}
+	if comments != "" {
+		fmt.Fprintf(b, "\nYou also said: _%s_\n", comments)
+	}
 }

@@ -25,7 +25,7 @@ func (m *Manager) Respond(ctx context.Context, conversationID string, r Response
 		return nil, err
 	}
 	var ch change
-	switch r.Action {
+	switch r.Action.Canonical() {
 	case ActionSubmit:
 		ch = submitChange(r, m.now)
 	case ActionDecline:
@@ -33,7 +33,7 @@ func (m *Manager) Respond(ctx context.Context, conversationID string, r Response
 	case ActionCancel:
 		ch = change{from: []Status{StatusPending}, apply: func(c *Card) { c.Status = StatusCancelled }}
 	default:
-		return nil, answerErr("", "unknown action %q (want %q, %q or %q)", r.Action, ActionSubmit, ActionDecline, ActionCancel)
+		return nil, answerErr("", "unknown action %q (want %q, %q (or %q) or %q)", r.Action, ActionSubmit, ActionDecline, ActionSkip, ActionCancel)
 	}
 
 	card, err := m.transition(ctx, id, ch)

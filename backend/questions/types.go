@@ -64,7 +64,18 @@ const (
 	ActionSubmit  Action = "submit"
 	ActionDecline Action = "decline"
 	ActionCancel  Action = "cancel"
+	// ActionSkip is another name for ActionDecline: "Skip" is what the card's
+	// button and the README call it.
+	ActionSkip Action = "skip"
 )
+
+// Canonical returns the action with aliases resolved (skip is decline).
+func (a Action) Canonical() Action {
+	if a == ActionSkip {
+		return ActionDecline
+	}
+	return a
+}
 
 // AnswerInput is the user's answer to one question: selected option labels
 // and/or one free-text answer.

@@ -172,8 +172,7 @@ func (s *Service) redeliverLateAnswers(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("load conversation %s: %w", c.ConversationID, err)
 		}
-		text := LateAnswerText(c)
-		if !slices.ContainsFunc(msgs, func(m chat.Message) bool { return m.Role == chat.RoleUser && m.Content == text }) {
+		if !slices.ContainsFunc(msgs, func(m chat.Message) bool { return m.Role == chat.RoleUser && questions.IsLateAnswerTurn(c, m.Content) }) {
 			s.log.Info("late answer delivered again after a restart", "question", c.ID)
 			s.onLateAnswer(c)
 		}
@@ -508,7 +507,7 @@ func (s *Service) onLateAnswer(c *questions.Card) {
 		s.log.Warn("late answer for a missing conversation", "question", c.ID, "err", err)
 		return
 	}
-	text := LateAnswerText(c)
+	text := questions.LateAnswerText(c)
 	_, err = s.rt.Start(agent.StartRequest{ConversationID: c.ConversationID, Profile: conv.Assistant, UserText: text, ResumedFrom: c.RunID})
 	if errors.Is(err, agent.ErrRunActive) {
 		// The active run reads the history at its next model call.
@@ -523,19 +522,6 @@ func (s *Service) onLateAnswer(c *questions.Card) {
 	if err != nil {
 		s.log.Error("start run for late answer", "question", c.ID, "err", err)
 	}
-}
-
-// LateAnswerText is the user turn that carries a late answer.
-func LateAnswerText(c *questions.Card) string {
-	var b strings.Builder
-	b.WriteString("Here are my answers to your earlier questions (they arrived after the question timed out):\n")
-	for _, q := range c.Questions {
-		fmt.Fprintf(&b, "\nQ: %s\nA: %s\n", q.Question, c.Answers[q.Question])
-	}
-	if c.Comments != "" {
-		fmt.Fprintf(&b, "\nComments: %s\n", c.Comments)
-	}
-	return b.String()
 }
 
 // ---- settings and models ----

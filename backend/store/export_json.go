@@ -155,7 +155,8 @@ func (s *Store) ExportJSON(ctx context.Context, conversationID string) ([]byte, 
 }
 
 // ImportJSON stores an exported conversation as a new one: every id is new
-// (so importing twice gives two conversations), links between rows are kept,
+// (so importing twice gives two conversations), the title is marked as a copy
+// ("Title (imported)", see importTitle), links between rows are kept,
 // and work that was live when exported is ended (pending cards become
 // cancelled, running runs interrupted) since nothing waits on it here. The
 // data is checked first and written in one transaction: a refused or failed
@@ -205,6 +206,10 @@ func (s *Store) insertImport(ctx context.Context, doc *exportDoc) (*chat.Convers
 		CreatedAt: src.CreatedAt.UTC(), UpdatedAt: src.UpdatedAt.UTC()}
 
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if conv.Title, err = importTitle(ctx, tx, src.Title); err != nil {
+			return fmt.Errorf("conversation: %w", err)
+		}
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO conversations (id, title, assistant, pinned, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
 			conv.ID, conv.Title, conv.Assistant, conv.Pinned, formatTime(conv.CreatedAt), formatTime(conv.UpdatedAt)); err != nil {

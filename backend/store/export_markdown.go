@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -33,40 +34,21 @@ func renderMarkdown(t *transcript) string {
 	fmt.Fprintf(&b, "*Exported from Parley. Assistant: %s. Started %s.*\n",
 		escapeInline(orDefault(t.conv.Assistant, "default")), mdTime(t.conv.CreatedAt))
 
-	// Cards go right after the assistant message whose tool call asked them;
-	// the tool message answering that call is then redundant. Cards with no
-	// such message go in by time.
-	byCall := map[string]*questions.Card{}
-	for _, c := range t.cards {
-		if c.ToolCallID != "" {
-			byCall[c.ToolCallID] = c
-		}
-	}
-	placed := map[*questions.Card]bool{}
-	for _, m := range t.messages {
-		for _, tc := range m.ToolCalls {
-			if c := byCall[tc.ID]; c != nil && m.Role == chat.RoleAssistant {
-				placed[c] = true
-			}
-		}
-	}
-	var loose []*questions.Card
-	for _, c := range t.cards {
-		if !placed[c] {
-			loose = append(loose, c)
-		}
-	}
-	sort.SliceStable(loose, func(i, j int) bool { return loose[i].CreatedAt.Before(loose[j].CreatedAt) })
-
-	for _, m := range t.messages {
+	p := placeCards(t.messages, t.cards)
+	loose := p.loose
+	for i, m := range t.messages {
 		for len(loose) > 0 && loose[0].CreatedAt.Before(m.CreatedAt) {
 			writeCard(&b, loose[0])
 			loose = loose[1:]
 		}
-		if m.Role == chat.RoleTool && placed[byCall[m.ToolCallID]] {
-			continue
+		switch {
+		case p.answered[i]:
+			continue // the card shown at the call tells the outcome
+		case p.atResult[i] != nil:
+			writeCard(&b, p.atResult[i])
+		default:
+			writeMessage(&b, m, p.atCall[i])
 		}
-		writeMessage(&b, m, byCall)
 	}
 	for _, c := range loose {
 		writeCard(&b, c)
@@ -74,7 +56,97 @@ func renderMarkdown(t *transcript) string {
 	return b.String()
 }
 
-func writeMessage(b *strings.Builder, m chat.Message, byCall map[string]*questions.Card) {
+// cardPlacement says where each card of a transcript goes.
+type cardPlacement struct {
+	atCall   map[int][]*questions.Card // message index -> the card of each of its tool calls (nil: none)
+	atResult map[int]*questions.Card   // tool result shown as its card (the call was not found)
+	answered map[int]bool              // tool results left out: their card is shown at the call
+	loose    []*questions.Card         // cards of no message, oldest first
+}
+
+// placeCards puts each card right after the assistant message whose tool
+// call asked it; the tool result answering that call is then redundant. A
+// card belongs to the pair (run id, tool call id), as in the UI's timeline:
+// models reuse call ids across turns (the demo model sends call_demo_1 each
+// time), and the run tells those calls apart. Where a side has no run id
+// (older data), the oldest card of that call id not placed yet is taken.
+// Cards of no message go in by time.
+func placeCards(messages []chat.Message, cards []*questions.Card) cardPlacement {
+	p := cardPlacement{atCall: map[int][]*questions.Card{}, atResult: map[int]*questions.Card{}, answered: map[int]bool{}}
+	sorted := slices.Clone(cards)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].CreatedAt.Before(sorted[j].CreatedAt) })
+	byCall := map[string][]*questions.Card{}
+	for _, c := range sorted {
+		if c.ToolCallID != "" {
+			byCall[c.ToolCallID] = append(byCall[c.ToolCallID], c)
+		}
+	}
+	placed := map[*questions.Card]bool{}
+	find := func(callID, runID string) *questions.Card {
+		list := byCall[callID]
+		if runID != "" {
+			for _, c := range list {
+				if c.RunID == runID && !placed[c] {
+					return c
+				}
+			}
+		}
+		for _, c := range list {
+			if !placed[c] && (runID == "" || c.RunID == "") {
+				return c
+			}
+		}
+		return nil
+	}
+	// The card of the latest call with each id: the tool result that follows
+	// answers the call made just before it.
+	lastCall := map[string]*questions.Card{}
+	for i, m := range messages {
+		switch m.Role {
+		case chat.RoleAssistant:
+			var at []*questions.Card
+			for j, tc := range m.ToolCalls {
+				c := find(tc.ID, m.RunID)
+				lastCall[tc.ID] = c
+				if c == nil {
+					continue
+				}
+				placed[c] = true
+				if at == nil {
+					at = make([]*questions.Card, len(m.ToolCalls))
+				}
+				at[j] = c
+			}
+			if at != nil {
+				p.atCall[i] = at
+			}
+		case chat.RoleTool:
+			if m.ToolCallID == "" {
+				continue
+			}
+			c, called := lastCall[m.ToolCallID]
+			delete(lastCall, m.ToolCallID)
+			if c != nil {
+				p.answered[i] = true
+			} else if !called {
+				if c = find(m.ToolCallID, m.RunID); c != nil {
+					placed[c] = true
+					p.atResult[i] = c
+				}
+			}
+		}
+	}
+	for _, c := range sorted {
+		if !placed[c] {
+			p.loose = append(p.loose, c)
+		}
+	}
+	return p
+}
+
+// writeMessage writes one message; cards[j], when set, is the card the
+// message's tool call j asked, shown in place of the call.
+func writeMessage(b *strings.Builder, m chat.Message, cards []*questions.Card) {
 	switch m.Role {
 	case chat.RoleTool:
 		fmt.Fprintf(b, "\n---\n\n**Tool result** (%s) · %s\n\n", codeSpan(orDefault(m.ToolName, "tool")), mdTime(m.CreatedAt))
@@ -93,9 +165,9 @@ func writeMessage(b *strings.Builder, m chat.Message, byCall map[string]*questio
 		b.WriteString("\n")
 		gap = "\n"
 	}
-	for _, tc := range m.ToolCalls {
-		if c := byCall[tc.ID]; c != nil && m.Role == chat.RoleAssistant {
-			writeCard(b, c)
+	for j, tc := range m.ToolCalls {
+		if j < len(cards) && cards[j] != nil {
+			writeCard(b, cards[j])
 		} else {
 			fmt.Fprintf(b, "%s> Called %s with %s\n", gap, codeSpan(tc.Name), codeSpan(tc.Arguments))
 		}

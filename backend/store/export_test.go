@@ -175,6 +175,10 @@ func TestExportImportJSONRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, got := stripIDs(t, exported), stripIDs(t, reexported)
+	if got.Conversation.Title != want.Conversation.Title+" (imported)" {
+		t.Errorf("imported title %q, want the original's marked as imported", got.Conversation.Title)
+	}
+	got.Conversation.Title = want.Conversation.Title
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("round trip differs beyond ids:\n got %+v\nwant %+v", got, want)
 	}

@@ -1,7 +1,8 @@
 // Question cards end to end in Chromium against the real `parley serve` with
 // the demo model: several questions with multi-select, "Other" and an
 // open-ended question; cancel; time-out then "Answer anyway"; a sub-agent's
-// refusal; two waiting cards reached through the inbox.
+// refusal; two waiting cards reached through the inbox; the suggested
+// prompts of the empty chat in demo mode.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { launchChromium, screenshot, artifactsDir } from './helpers.mjs'
@@ -252,12 +253,20 @@ test('a card times out (countdown, then the expired notice); "Answer anyway" pos
     await waitUntil(async () => (await oldCard.getAttribute('data-status')) === 'answered_late', { what: 'the old card shown as answered_late' })
     assert.equal(await oldCard.getByTestId('card-status').innerText(), 'Answered late')
     await cardShot(oldCard, 'e2e-timeout-4-answered-late.png')
-    await screenshot(page, 'e2e-timeout-5-page.png')
 
-    // The demo asks again in the new run; the answered card keeps its status.
-    await sleep(500)
+    // The demo replies with the late answer, in the order asked, instead of
+    // showing the same card again; the answered card keeps its status.
+    const reply = page.getByTestId('assistant-message').filter({ hasText: 'your answers to my earlier questions' })
+    await reply.waitFor({ timeout: 15000 })
+    const replyText = await reply.innerText()
+    const at = (q, a) => replyText.search(new RegExp(q.replace(/[?]/g, '\\?') + '\\s*' + a))
+    assert.ok(at(TONE, 'Formal') >= 0 && at(INCLUDE, 'Summary') > at(TONE, 'Formal'), 'the reply lists the answers in order: ' + replyText)
+    await waitUntil(async () => (await server.api('GET', `/api/v1/conversations/${id}`)).body.state === 'idle', { what: 'the resumed run to end' })
     const finalCards = (await server.api('GET', `/api/v1/conversations/${id}/questions`)).body
-    assert.equal(finalCards.find((x) => x.question_id === timedOut.question_id).status, 'answered_late')
+    assert.equal(finalCards.length, 1, 'no new card after the late answer: ' + JSON.stringify(finalCards))
+    assert.equal(finalCards[0].status, 'answered_late')
+    assert.equal(await page.getByTestId('question-card').count(), 1)
+    await screenshot(page, 'e2e-timeout-5-page.png')
     assert.deepEqual(errors, [])
   } finally {
     await server.stop()
@@ -352,6 +361,42 @@ test('two conversations waiting on cards: the inbox shows 2 and each entry opens
     await card.getByTestId('primary').click()
     await card.getByTestId('primary').click()
     await waitUntil(async () => (await badge.count()) && (await badge.innerText()).trim() === '1', { what: 'inbox badge "1"' })
+    assert.deepEqual(errors, [])
+  } finally {
+    await server.stop()
+  }
+})
+
+test("demo mode: the empty chat suggests the demo's scenarios, and each one does what it says", async () => {
+  const server = await startTempServe()
+  try {
+    await enableDemo(server)
+    const { page, errors } = await newPage(server)
+    const scenarios = [
+      { prompt: 'Write a cover letter for a design job', card: 'What tone should the letter have?' },
+      { prompt: 'Plan a weekend trip to Porto', card: 'When are you travelling?' },
+      { prompt: 'Write a function that sorts a list of names', card: 'Which language should I use?' },
+      { prompt: 'Plan my holiday, and ask me three questions first', card: CITY },
+      { prompt: 'Use a sub-agent to research Lisbon', reply: 'My helper reported back' },
+      { prompt: 'Just answer, no questions this time', reply: 'here is a direct answer without any questions' },
+    ]
+    const suggestions = page.getByTestId('demo-suggestion')
+    await suggestions.first().waitFor()
+    assert.deepEqual(await page.locator('.demo-suggestion-prompt').allInnerTexts(), scenarios.map((s) => s.prompt))
+    await screenshot(page, 'e2e-demo-suggestions.png')
+    for (const [i, s] of scenarios.entries()) {
+      if (i > 0) {
+        await page.getByTestId('new-chat').click()
+        await suggestions.first().waitFor()
+      }
+      await suggestions.filter({ hasText: s.prompt }).click()
+      await page.getByTestId('user-message').filter({ hasText: s.prompt }).waitFor()
+      assert.equal(await suggestions.count(), 0, 'the suggestions make way for the conversation')
+      if (s.card) await page.getByTestId('question-card').getByText(s.card).waitFor({ timeout: 15000 })
+      else await page.getByTestId('assistant-message').filter({ hasText: s.reply }).waitFor({ timeout: 15000 })
+    }
+    const items = (await server.api('GET', '/api/v1/conversations')).body.items
+    assert.deepEqual(items.map((c) => c.title).sort(), scenarios.map((s) => s.prompt).sort())
     assert.deepEqual(errors, [])
   } finally {
     await server.stop()

@@ -165,12 +165,13 @@ test('a conversation exported as JSON (and Markdown) imports back with its messa
     const items = (await server.api('GET', '/api/v1/conversations')).body.items
     assert.equal(items.length, 2)
     const imported = items.find((c) => c.id !== original.id)
-    assert.equal(imported.title, title)
+    // The copy is marked, so the sidebar does not show two identical entries.
+    assert.equal(imported.title, `${title} (imported)`)
     const current = page.locator('[data-testid="conversation-open"][aria-current="page"]')
-    await waitUntil(async () => (await current.innerText()).includes(title), { what: 'the imported conversation to be open' })
+    await waitUntil(async () => (await current.innerText()).includes(`${title} (imported)`), { what: 'the imported conversation to be open' })
     await page.getByTestId('user-message').filter({ hasText: title }).waitFor()
     await page.getByText("No problem — I'll go with sensible defaults").waitFor()
-    await page.getByTestId('sidebar-notice').filter({ hasText: `Imported “${title}”` }).waitFor()
+    await page.getByTestId('sidebar-notice').filter({ hasText: `Imported “${title} (imported)”` }).waitFor()
     const importedDetail = (await server.api('GET', `/api/v1/conversations/${imported.id}`)).body
     assert.deepEqual(
       importedDetail.messages.map((m) => [m.role, m.content]),

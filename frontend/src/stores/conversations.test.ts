@@ -140,7 +140,7 @@ describe('conversations store', () => {
     await store.search('notes')
     const c = await store.importConversation(json, 'trip.json')
     await settle()
-    expect(c!.title).toBe('Trip 1')
+    expect(c!.title).toBe('Trip 1 (imported)')
     expect(store.query).toBe('')
     expect(store.currentId).toBe(c!.id)
     expect(store.items.filter((x) => x.id === c!.id)).toHaveLength(1)

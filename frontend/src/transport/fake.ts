@@ -565,10 +565,23 @@ export class FakeTransport implements Transport {
       if (!ROLES.includes(m.role as Role)) throw bad(`messages[${i}].role ${JSON.stringify(m.role ?? '')} is not one of system, user, assistant, tool`)
     })
     const now = new Date().toISOString()
-    const d = this.addConversation({ title: c.title ?? '', assistant: c.assistant || DEFAULT_PROFILE, pinned: !!c.pinned, created_at: c.created_at || now, updated_at: c.updated_at || now })
+    const d = this.addConversation({ title: this.importTitle(c.title ?? ''), assistant: c.assistant || DEFAULT_PROFILE, pinned: !!c.pinned, created_at: c.created_at || now, updated_at: c.updated_at || now })
     for (const m of msgs) this.addMessage(d.id, { ...m, id: fakeId('msg'), role: m.role as Role, content: m.content ?? '', created_at: m.created_at || now })
     this.emit('conversation:updated', { conversationId: d.id, title: d.title })
     return clone(this.summary(d))
+  }
+
+  /** Like Go (store.importTitle): "Title (imported)", numbered when taken. */
+  private importTitle(title: string): string {
+    let base = title.trim()
+    const mark = /\s*\(imported(?: \d+)?\)$/
+    while (mark.test(base)) base = base.replace(mark, '').trim()
+    base ||= 'New chat'
+    const taken = new Set([...this.conversations.values()].map((c) => c.title))
+    for (let n = 1; ; n++) {
+      const title = `${base} (imported${n > 1 ? ` ${n}` : ''})`
+      if (!taken.has(title)) return title
+    }
   }
 
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe {

@@ -1,0 +1,76 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { mount, type VueWrapper } from '@vue/test-utils'
+import App from '../../App.vue'
+import { setupEnv, settle, type TestEnv } from '../../test-utils'
+import { DEMO_PROMPTS } from '../../lib/demoPrompts'
+import { useSettingsStore } from '../../stores/settings'
+
+let env: TestEnv
+let w: VueWrapper | null = null
+beforeEach(() => {
+  env = setupEnv()
+})
+afterEach(() => {
+  w?.unmount()
+  w = null
+  document.body.innerHTML = ''
+  document.documentElement.removeAttribute('data-theme')
+  localStorage.clear()
+})
+
+async function mountApp() {
+  w = mount(App, { global: { plugins: [env.pinia] }, attachTo: document.body })
+  await settle()
+  return w
+}
+
+const suggestions = (v: VueWrapper) => v.findAll('[data-testid="demo-suggestion"]')
+
+describe('Demo suggestions on the empty chat', () => {
+  it("offer the demo's scenarios in demo mode; clicking one starts a chat with it", async () => {
+    env.fake.settings.demo_mode = true
+    const v = await mountApp()
+    expect(v.find('.empty h2').text()).toContain('Ask anything')
+    const shown = suggestions(v)
+    expect(shown.map((s) => s.find('.demo-suggestion-prompt').text())).toEqual(DEMO_PROMPTS.map((p) => p.prompt))
+    const text = shown.map((s) => s.text().toLowerCase()).join('\n')
+    for (const scenario of ['cover letter', 'trip', 'function', 'three questions', 'sub-agent', 'no questions']) {
+      expect(text).toContain(scenario)
+    }
+
+    await shown[3]!.trigger('click')
+    await settle()
+    expect(env.fake.callsOf('createConversation')).toHaveLength(1)
+    const [[id, content]] = env.fake.callsOf('sendMessage') as [[string, string]]
+    expect(content).toBe(DEMO_PROMPTS[3]!.prompt)
+    expect(v.find('[data-testid="user-message"]').text()).toBe(DEMO_PROMPTS[3]!.prompt)
+    expect(suggestions(v)).toHaveLength(0)
+    expect(env.fake.conversations.get(id)!.messages.map((m) => m.content)).toEqual([DEMO_PROMPTS[3]!.prompt])
+  })
+
+  it('are sent into the open empty conversation, not a new one', async () => {
+    env.fake.settings.demo_mode = true
+    const conv = env.fake.addConversation({ id: 'c1', title: 'New chat' })
+    const v = await mountApp()
+    await v.find('[data-testid="conversation-open"]').trigger('click')
+    await settle()
+    await suggestions(v)[0]!.trigger('click')
+    await settle()
+    expect(env.fake.callsOf('createConversation')).toHaveLength(0)
+    expect(env.fake.callsOf('sendMessage')).toEqual([[conv.id, DEMO_PROMPTS[0]!.prompt]])
+  })
+
+  it('are not shown without demo mode, and go away when it is turned off', async () => {
+    const v = await mountApp()
+    expect(v.find('.empty h2').exists()).toBe(true)
+    expect(v.find('[data-testid="demo-suggestions"]').exists()).toBe(false)
+
+    const settings = useSettingsStore()
+    await settings.save({ ...settings.settings!, demo_mode: true })
+    await settle()
+    expect(suggestions(v)).toHaveLength(DEMO_PROMPTS.length)
+    await settings.save({ ...settings.settings!, demo_mode: false })
+    await settle()
+    expect(v.find('[data-testid="demo-suggestions"]').exists()).toBe(false)
+  })
+})

@@ -1,0 +1,19 @@
+// Prompts the empty chat suggests in demo mode. Each one shows a scenario
+// of the scripted demo model (backend/modelserver/demo.go and
+// demo_topics.go): the words in the prompt pick its card, so keep them in
+// step with the demo's keywords.
+export interface DemoPrompt {
+  /** The message sent when the suggestion is clicked. */
+  prompt: string
+  /** What the demo does with it, shown under the prompt. */
+  shows: string
+}
+
+export const DEMO_PROMPTS: readonly DemoPrompt[] = [
+  { prompt: 'Write a cover letter for a design job', shows: 'Asks about tone and length' },
+  { prompt: 'Plan a weekend trip to Porto', shows: 'Asks about dates and budget' },
+  { prompt: 'Write a function that sorts a list of names', shows: 'Asks which language, and what to add' },
+  { prompt: 'Plan my holiday, and ask me three questions first', shows: 'Three questions, one of them open-ended' },
+  { prompt: 'Use a sub-agent to research Lisbon', shows: 'A helper agent tries to ask you, and may not' },
+  { prompt: 'Just answer, no questions this time', shows: 'A direct reply, no card' },
+]
