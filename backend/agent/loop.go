@@ -181,35 +181,11 @@ func (l *runLoop) completePendingToolCalls(restored *questions.Card) (stop bool,
 	if err != nil {
 		return false, fmt.Errorf("load conversation %s: %w", l.run.ConversationID, err)
 	}
-	last := -1
-	for i := len(history) - 1; i >= 0; i-- {
-		if history[i].Role == chat.RoleAssistant {
-			last = i
-			break
-		}
-		if history[i].Role == chat.RoleUser {
-			break
-		}
-	}
-	if last < 0 {
-		return false, nil
-	}
-	answered := map[string]bool{}
-	for _, m := range history[last+1:] {
-		if m.Role == chat.RoleTool {
-			answered[m.ToolCallID] = true
-		}
-	}
-	var pending []chat.ToolCall
-	for _, tc := range history[last].ToolCalls {
-		if !answered[tc.ID] {
-			pending = append(pending, tc)
-		}
-	}
+	am, pending := unansweredToolCalls(history)
 	if len(pending) == 0 {
 		return false, nil
 	}
-	known, err := l.askedCards(history[last], pending)
+	known, err := l.askedCards(*am, pending)
 	if err != nil {
 		return false, err
 	}

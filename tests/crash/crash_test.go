@@ -1291,6 +1291,7 @@ func (h *harness) verify(r int, api *apiClient, st *sseStream) (string, error) {
 	var errored []string
 	var continuing []string       // conversations whose run went on by itself after the restart
 	silent := map[string]string{} // resolved card -> why its idle conversation is unfinished
+	stopped := map[string]bool{}  // conversations whose run the user cancelled: nothing to continue or retry
 	checkedMsgs, checkedCards := 0, 0
 	for _, id := range known {
 		var d apiConversation
@@ -1345,6 +1346,16 @@ func (h *harness) verify(r int, api *apiClient, st *sseStream) (string, error) {
 				h.fail(r, "cardstatus-"+c.id+got.Status, "card %s in %s was announced %s (via %s in round %d) but is %s after the restart",
 					c.id, id, c.status, c.via, c.round, got.Status)
 			}
+		}
+
+		// A run the user stopped by cancelling one of its cards stays stopped
+		// (SPEC §1): after the restart it is neither an error offering a
+		// retry nor a run that goes on.
+		if c := cancelledLast(d.Messages, list); c != nil && d.State != "idle" {
+			h.fail(r, "cancelnotidle-"+c.ID, "conversation %s is %s (%q) after the restart, although the user had cancelled card %s of its last run, "+
+				"which must stop it and leave the conversation idle. %s The card's run %s is %s in storage.",
+				id, d.State, d.Error, c.ID, h.announcedAs(c.ID), c.RunID, runStatus(api, id, c.RunID))
+			stopped[id] = true
 		}
 
 		// The state the user sees must tell the truth about the history.
@@ -1425,12 +1436,12 @@ func (h *harness) verify(r int, api *apiClient, st *sseStream) (string, error) {
 		targets[c.ConversationID] = "answered restored card " + c.ID
 	}
 	for _, id := range continuing {
-		if _, ok := targets[id]; !ok {
+		if _, ok := targets[id]; !ok && !stopped[id] {
 			targets[id] = continued
 		}
 	}
 	for _, id := range errored {
-		if _, ok := targets[id]; ok {
+		if _, ok := targets[id]; ok || stopped[id] {
 			continue
 		}
 		if err := api.expect(http.MethodPost, "/api/v1/conversations/"+id+"/retry", nil, http.StatusAccepted, nil); err != nil {
@@ -1477,6 +1488,22 @@ func (h *harness) verify(r int, api *apiClient, st *sseStream) (string, error) {
 					h.fail(r, "lost-"+c.ID, "card %s in conversation %s is %s, but its answer never reached the assistant: no tool result for call %s (conversation state %s). %s The card's run %s is %s in storage.",
 						c.ID, id, c.Status, c.ToolCallID, d.State, h.announcedAs(c.ID), c.RunID, runStatus(api, id, c.RunID))
 				}
+			}
+		}
+		var runs map[string]string // run id -> stored status, loaded when needed
+		for _, c := range list {
+			if c.Status != "cancelled" {
+				continue
+			}
+			if runs == nil {
+				if runs, err = runStatuses(api, id); err != nil {
+					h.fail(r, "runs-"+id, "runs of %s: %v", id, err)
+					break
+				}
+			}
+			if st := runs[c.RunID]; st != "cancelled" {
+				h.fail(r, "cancelrun-"+c.ID, "card %s in conversation %s is cancelled, but its run %s is %q in storage, want \"cancelled\" (the cancel stops the run). %s",
+					c.ID, id, c.RunID, st, h.announcedAs(c.ID))
 			}
 		}
 		for call, n := range results {
@@ -1672,9 +1699,22 @@ func resolvedCardFor(list []apiCard, open []string) *apiCard {
 
 // runStatus is a run's stored status, read from the conversation's JSON export.
 func runStatus(api *apiClient, conv, runID string) string {
+	runs, err := runStatuses(api, conv)
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	if st, ok := runs[runID]; ok {
+		return strconv.Quote(st)
+	}
+	return "missing"
+}
+
+// runStatuses maps the conversation's runs to their stored statuses, read
+// from its JSON export.
+func runStatuses(api *apiClient, conv string) (map[string]string, error) {
 	status, b, err := api.call(http.MethodGet, "/api/v1/conversations/"+conv+"/export?format=json", nil)
 	if err != nil || status != http.StatusOK {
-		return fmt.Sprintf("unknown (export: %d %v)", status, err)
+		return nil, fmt.Errorf("export: %d %v", status, err)
 	}
 	var doc struct {
 		Runs []struct {
@@ -1683,14 +1723,32 @@ func runStatus(api *apiClient, conv, runID string) string {
 		} `json:"runs"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return "unknown (" + err.Error() + ")"
+		return nil, fmt.Errorf("export: %w", err)
 	}
+	runs := map[string]string{}
 	for _, run := range doc.Runs {
-		if run.ID == runID {
-			return strconv.Quote(run.Status)
+		runs[run.ID] = run.Status
+	}
+	return runs, nil
+}
+
+// cancelledLast returns the cancelled card of one of the tool calls of the
+// history's last assistant message (after the last user turn), if any: the
+// user stopped that run.
+func cancelledLast(msgs []apiMessage, list []apiCard) *apiCard {
+	var calls []string
+	for i := len(msgs) - 1; i >= 0 && msgs[i].Role != "user"; i-- {
+		if msgs[i].Role == "assistant" {
+			calls = toolCallIDs(msgs[i].ToolCalls)
+			break
 		}
 	}
-	return "missing"
+	for i := range list {
+		if list[i].Status == "cancelled" && slices.Contains(calls, list[i].ToolCallID) {
+			return &list[i]
+		}
+	}
+	return nil
 }
 
 // cardContext describes the conversation's newest card for a failure message.
