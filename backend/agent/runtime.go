@@ -349,7 +349,7 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 		}
 	}
 
-	loop := &runLoop{rt: r, ctx: ctx, run: run, profile: profile, state: state}
+	loop := &runLoop{rt: r, ctx: ctx, run: run, profile: profile, state: state, afterUserTurn: req.UserText != ""}
 
 	// A restored card, or tool calls a crash left without results, are
 	// completed before the model is called again (and before it is needed).
