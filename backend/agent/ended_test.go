@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -64,4 +65,37 @@ func TestNewRunAcceptedOnceTheFinalStateIsAnnounced(t *testing.T) {
 	r, ok := h.history.Run(first)
 	require.True(t, ok)
 	assert.Equal(t, chat.RunCompleted, r.Status)
+}
+
+// slowHistory holds every Messages call until released, like a busy disk.
+type slowHistory struct {
+	chat.History
+	release chan struct{}
+}
+
+func (s *slowHistory) Messages(ctx context.Context, id string) ([]chat.Message, error) {
+	<-s.release
+	return s.History.Messages(ctx, id)
+}
+
+// A run that has started never shows as idle, even before its goroutine has
+// read the history: a client that loads the conversation right after sending
+// (or after a restart that continued a run) sees it working, not an idle
+// conversation with an unanswered message.
+func TestStartedRunIsNotShownIdle(t *testing.T) {
+	slow := &slowHistory{release: make(chan struct{})}
+	var once sync.Once
+	letGo := func() { once.Do(func() { close(slow.release) }) }
+	t.Cleanup(letGo)
+	h := newHarness(t, modelserver.Turns(modelserver.Turn{Text: "hello"}), func(o *Options, _ *questions.Config) {
+		slow.History = o.History
+		o.History = slow
+	})
+	runID := h.start("hi")
+	st := h.rt.State(conv)
+	assert.Equal(t, chat.StateRequesting, st.State, "state right after Start")
+	assert.Equal(t, runID, st.RunID)
+	assert.True(t, h.rt.Active(conv))
+	letGo()
+	assert.Equal(t, chat.StateIdle, h.waitDone().State)
 }

@@ -168,6 +168,9 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 		}
 		r.emit(events.MessageDone, map[string]any{"conversationId": req.ConversationID, "runId": run.ID, "message": m})
 	}
+	// Working from now on, before the goroutine gets to its first step: the
+	// conversation never shows idle with a run going.
+	r.setState(StateInfo{ConversationID: req.ConversationID, RunID: run.ID, State: chat.StateRequesting})
 	go func() {
 		defer r.release(ar)
 		r.execute(ctx, ar, req)
