@@ -30,6 +30,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -74,7 +75,13 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		goTool = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
 	}
-	build := exec.Command(goTool, "build", "-o", parleyBin, "github.com/parley-app/parley")
+	// The child gets the test's build tags, so it runs with the SQLite
+	// driver the app ships (scripts/test.sh passes its tags).
+	args := []string{"build", "-o", parleyBin}
+	if tags := buildTags(); tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	build := exec.Command(goTool, append(args, "github.com/parley-app/parley")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "crash test: build parley:", err)
@@ -84,6 +91,18 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// buildTags returns the -tags this test binary was built with.
+func buildTags() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, st := range bi.Settings {
+			if st.Key == "-tags" {
+				return st.Value
+			}
+		}
+	}
+	return ""
 }
 
 // ---------------------------------------------------------------------------
@@ -763,7 +782,7 @@ func TestCrashRecovery(t *testing.T) {
 		}
 		rounds = v
 	}
-	t.Logf("seed %d, %d rounds (reproduce the choices with PARLEY_CRASH_SEED=%d)", seed, rounds, seed)
+	t.Logf("seed %d, %d rounds (reproduce the choices with PARLEY_CRASH_SEED=%d); parley built with tags %q", seed, rounds, seed, buildTags())
 
 	h := &harness{t: t, seed: seed, dataDir: t.TempDir(), logDir: t.TempDir(), rec: newRecorder(), reported: map[string]bool{}, kinds: map[string]int{}}
 	start := time.Now()
