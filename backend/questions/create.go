@@ -24,11 +24,11 @@ type AskRequest struct {
 }
 
 // Create validates the questions, enforces the pending cap and the
-// conversation's rate limit (which spares an AfterUserTurn card), saves the new pending card and then emits
-// question:ask with it ("write before show"). Older timed-out cards of the
-// conversation are superseded. Its errors are texts meant for the model:
-// *InputError, *RateLimitError, ErrTooManyPending, or a store failure (no
-// event is emitted then).
+// conversation's rate limit (which spares an AfterUserTurn card), saves the
+// new pending card and then emits question:ask with it ("write before
+// show"). Older timed-out cards of the conversation are superseded. Its
+// errors are texts meant for the model: *InputError, *RateLimitError,
+// ErrTooManyPending, or a store failure (no event is emitted then).
 func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
 	if req.ConversationID == "" {
 		return nil, errors.New("create question card: conversation id is required")
