@@ -27,6 +27,10 @@ type runLoop struct {
 	// stays pending in storage and the run is resumed after a restart, so
 	// nothing more is written.
 	shutdown bool
+	// afterUserTurn is set until the run's first card is shown when the run
+	// was started by a new user message or a late answer: the rate limit
+	// spares that card (SPEC §1).
+	afterUserTurn bool
 }
 
 // tools lists the definitions the profile opted in to, in a stable order.
@@ -181,35 +185,11 @@ func (l *runLoop) completePendingToolCalls(restored *questions.Card) (stop bool,
 	if err != nil {
 		return false, fmt.Errorf("load conversation %s: %w", l.run.ConversationID, err)
 	}
-	last := -1
-	for i := len(history) - 1; i >= 0; i-- {
-		if history[i].Role == chat.RoleAssistant {
-			last = i
-			break
-		}
-		if history[i].Role == chat.RoleUser {
-			break
-		}
-	}
-	if last < 0 {
-		return false, nil
-	}
-	answered := map[string]bool{}
-	for _, m := range history[last+1:] {
-		if m.Role == chat.RoleTool {
-			answered[m.ToolCallID] = true
-		}
-	}
-	var pending []chat.ToolCall
-	for _, tc := range history[last].ToolCalls {
-		if !answered[tc.ID] {
-			pending = append(pending, tc)
-		}
-	}
+	am, pending := unansweredToolCalls(history)
 	if len(pending) == 0 {
 		return false, nil
 	}
-	known, err := l.askedCards(history[last], pending)
+	known, err := l.askedCards(*am, pending)
 	if err != nil {
 		return false, err
 	}
@@ -302,7 +282,8 @@ func (l *runLoop) askUser(tc chat.ToolCall, asked *questions.Card) (string, bool
 		if err != nil {
 			return err.Error(), false
 		}
-		card, err = l.rt.opt.Asker.Create(l.ctx, questions.AskRequest{ConversationID: conv, RunID: l.run.ID, ToolCallID: tc.ID, Questions: qs})
+		card, err = l.rt.opt.Asker.Create(l.ctx, questions.AskRequest{ConversationID: conv, RunID: l.run.ID, ToolCallID: tc.ID,
+			Questions: qs, AfterUserTurn: l.afterUserTurn})
 		if errors.Is(err, questions.ErrClosed) {
 			l.shutdown = true // the app is closing; a saved card is restored after the restart
 			return "", true
@@ -310,6 +291,7 @@ func (l *runLoop) askUser(tc chat.ToolCall, asked *questions.Card) (string, bool
 		if err != nil {
 			return err.Error(), false // invalid input, rate limit...: the model may retry
 		}
+		l.afterUserTurn = false
 	}
 	l.run.Status = chat.RunAwaiting
 	_ = l.rt.opt.History.SaveRun(context.WithoutCancel(l.ctx), l.run)

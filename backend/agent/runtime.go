@@ -72,6 +72,9 @@ type activeRun struct {
 	run    chat.Run
 	cancel context.CancelFunc
 	done   chan struct{}
+	// ended is set (under Runtime.mu) with the run's final state: from then
+	// on the conversation takes a new run, which waits for done first.
+	ended bool
 }
 
 // New returns a Runtime.
@@ -111,16 +114,29 @@ type StartRequest struct {
 	AwaitCard *questions.Card
 }
 
-// Start begins a run in the background and returns its id.
+// Start begins a run in the background and returns its id. A previous run
+// that has announced its final state does not refuse it: Start waits for
+// that run's goroutine to return (so never call it from an event handler
+// running on that goroutine).
 func (r *Runtime) Start(req StartRequest) (string, error) {
 	r.mu.Lock()
-	if r.closed {
+	for {
+		if r.closed {
+			r.mu.Unlock()
+			return "", errors.New("the app is shutting down")
+		}
+		prev := r.active[req.ConversationID]
+		if prev == nil {
+			break
+		}
+		if !prev.ended {
+			r.mu.Unlock()
+			return "", ErrRunActive
+		}
+		// The previous run has announced its end and is returning.
 		r.mu.Unlock()
-		return "", errors.New("the app is shutting down")
-	}
-	if _, busy := r.active[req.ConversationID]; busy {
-		r.mu.Unlock()
-		return "", ErrRunActive
+		<-prev.done
+		r.mu.Lock()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	run := chat.Run{ID: uuid.NewString(), ConversationID: req.ConversationID, Status: chat.RunRunning,
@@ -152,6 +168,9 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 		}
 		r.emit(events.MessageDone, map[string]any{"conversationId": req.ConversationID, "runId": run.ID, "message": m})
 	}
+	// Working from now on, before the goroutine gets to its first step: the
+	// conversation never shows idle with a run going.
+	r.setState(StateInfo{ConversationID: req.ConversationID, RunID: run.ID, State: chat.StateRequesting})
 	go func() {
 		defer r.release(ar)
 		r.execute(ctx, ar, req)
@@ -225,11 +244,13 @@ func (r *Runtime) Cancel(conversationID string) bool {
 	return true
 }
 
-// Active reports whether the conversation has a run going.
+// Active reports whether the conversation has a run going (one that has
+// announced its final state no longer counts).
 func (r *Runtime) Active(conversationID string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.active[conversationID] != nil
+	ar := r.active[conversationID]
+	return ar != nil && !ar.ended
 }
 
 // State returns the conversation's run state.
@@ -270,14 +291,25 @@ func (r *Runtime) closing() bool {
 func (r *Runtime) emit(name string, payload any) { r.opt.Events.Emit(name, payload) }
 
 func (r *Runtime) setState(s StateInfo) {
+	if r.storeState(s, nil) {
+		r.emit(events.ConversationState, s)
+	}
+}
+
+// storeState records the conversation's state and reports whether it
+// changed (and must be announced). With ended, it is that run's final state
+// and the run is marked ended in the same step, so whoever sees the final
+// state can start the next run at once.
+func (r *Runtime) storeState(s StateInfo, ended *activeRun) bool {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	prev, had := r.states[s.ConversationID]
 	same := had && prev.State == s.State && prev.RunID == s.RunID && prev.Error == s.Error && prev.PendingQuestion == nil && s.PendingQuestion == nil
 	r.states[s.ConversationID] = s
-	r.mu.Unlock()
-	if !same {
-		r.emit(events.ConversationState, s)
+	if ended != nil {
+		ended.ended = true
 	}
+	return !same
 }
 
 // Tool results that keep the history whole when a run stops: every
@@ -307,15 +339,20 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 		if err := r.opt.History.SaveRun(context.Background(), run); err != nil {
 			r.log.Error("save run", "run", run.ID, "err", err)
 		}
+		final := StateInfo{ConversationID: conv, RunID: run.ID, State: chat.StateIdle}
+		if status == chat.RunFailed {
+			final.State, final.Error = chat.StateError, errMsg
+		}
+		changed := r.storeState(final, ar)
 		if status == chat.RunFailed {
 			r.emit(events.RunError, map[string]any{"conversationId": conv, "runId": run.ID, "error": errMsg})
-			r.setState(StateInfo{ConversationID: conv, RunID: run.ID, State: chat.StateError, Error: errMsg})
-			return
 		}
-		state(chat.StateIdle)
+		if changed {
+			r.emit(events.ConversationState, final)
+		}
 	}
 
-	loop := &runLoop{rt: r, ctx: ctx, run: run, profile: profile, state: state}
+	loop := &runLoop{rt: r, ctx: ctx, run: run, profile: profile, state: state, afterUserTurn: req.UserText != ""}
 
 	// A restored card, or tool calls a crash left without results, are
 	// completed before the model is called again (and before it is needed).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"golang.org/x/time/rate"
 
 	"github.com/parley-app/parley/backend/events"
 )
@@ -16,14 +17,18 @@ type AskRequest struct {
 	RunID          string
 	ToolCallID     string
 	Questions      []Question
+	// AfterUserTurn marks the first card of a run started by a new user
+	// message or a late answer: the rate limit never refuses it (SPEC §1).
+	// It still counts, so the same run asking again soon after is limited.
+	AfterUserTurn bool
 }
 
 // Create validates the questions, enforces the pending cap and the
-// conversation's rate limit, saves the new pending card and then emits
-// question:ask with it ("write before show"). Older timed-out cards of the
-// conversation are superseded. Its errors are texts meant for the model:
-// *InputError, *RateLimitError, ErrTooManyPending, or a store failure (no
-// event is emitted then).
+// conversation's rate limit (which spares an AfterUserTurn card), saves the
+// new pending card and then emits question:ask with it ("write before
+// show"). Older timed-out cards of the conversation are superseded. Its
+// errors are texts meant for the model: *InputError, *RateLimitError,
+// ErrTooManyPending, or a store failure (no event is emitted then).
 func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
 	if req.ConversationID == "" {
 		return nil, errors.New("create question card: conversation id is required")
@@ -44,7 +49,21 @@ func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
 		return nil, fmt.Errorf("%w (%d): wait for the user to answer", ErrTooManyPending, cfg.MaxPending)
 	}
 	now := m.now()
-	reservation := m.limiterLocked(req.ConversationID, now).ReserveN(now, 1)
+	lim := m.limiterLocked(req.ConversationID, now)
+	undoRate := func() {}
+	if req.AfterUserTurn {
+		// Spared by the limit, yet counted: a fresh limiter lets this card
+		// through and makes the next one wait a full interval after it.
+		prev := lim
+		lim = rate.NewLimiter(rate.Every(cfg.RateInterval), 1)
+		m.limiters[req.ConversationID] = lim
+		undoRate = func() {
+			if m.limiters[req.ConversationID] == lim {
+				m.limiters[req.ConversationID] = prev
+			}
+		}
+	}
+	reservation := lim.ReserveN(now, 1)
 	if wait := reservation.DelayFrom(now); wait > 0 {
 		reservation.CancelAt(now)
 		m.mu.Unlock()
@@ -69,8 +88,10 @@ func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
 	if err := m.save(ctx, card); err != nil {
 		m.mu.Lock()
 		m.pendingCount--
+		// A card that was never shown does not count against the rate.
+		reservation.CancelAt(now)
+		undoRate()
 		m.mu.Unlock()
-		reservation.CancelAt(now) // a card that was never shown does not count against the rate
 		m.log.Error("question card not created", "conversation", req.ConversationID, "err", err)
 		return nil, err
 	}

@@ -126,6 +126,9 @@ func (s *Service) questionConfig() questions.Config {
 }
 
 func (s *Service) recover(ctx context.Context) error {
+	if err := s.endCancelledRuns(ctx); err != nil {
+		return err
+	}
 	if n, err := s.store.MarkInterruptedRuns(ctx); err != nil {
 		return fmt.Errorf("mark interrupted runs: %w", err)
 	} else if n > 0 {
@@ -158,6 +161,27 @@ func (s *Service) recover(ctx context.Context) error {
 		return err
 	}
 	return s.redeliverLateAnswers(ctx)
+}
+
+// endCancelledRuns ends the runs the user had stopped by cancelling a card
+// when the last process died before they ended: a stored cancel is honoured
+// (the conversation goes idle), never turned into an interrupted run that
+// offers a retry, nor continued.
+func (s *Service) endCancelledRuns(ctx context.Context) error {
+	runs, err := s.store.UnfinishedRuns(ctx)
+	if err != nil {
+		return fmt.Errorf("load unfinished runs: %w", err)
+	}
+	for _, run := range runs {
+		ended, err := s.rt.EndCancelledRun(ctx, run)
+		if err != nil {
+			return fmt.Errorf("end cancelled run %s: %w", run.ID, err)
+		}
+		if ended {
+			s.log.Info("run cancelled by the user before the last shutdown ended", "run", run.ID, "conversation", run.ConversationID)
+		}
+	}
+	return nil
 }
 
 // redeliverLateAnswers posts late answers again whose user turn was never

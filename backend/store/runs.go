@@ -119,6 +119,17 @@ func (s *Store) RunsByStatus(ctx context.Context, statuses ...string) ([]chat.Ru
 	return runs, nil
 }
 
+// UnfinishedRuns loads the runs a previous process left unended: working
+// ones and those awaiting the user, oldest first. At start nothing works on
+// them yet; recovery decides how each ends or goes on.
+func (s *Store) UnfinishedRuns(ctx context.Context) ([]chat.Run, error) {
+	statuses := []string{chat.RunAwaiting}
+	for _, st := range liveRunStatuses {
+		statuses = append(statuses, st.(string))
+	}
+	return s.RunsByStatus(ctx, statuses...)
+}
+
 // runsOf loads a conversation's runs, oldest first.
 func runsOf(ctx context.Context, q querier, conversationID string) ([]chat.Run, error) {
 	rows, err := q.QueryContext(ctx,

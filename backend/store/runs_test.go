@@ -2,6 +2,10 @@ package store
 
 import (
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -77,4 +81,22 @@ func TestMarkInterruptedRuns(t *testing.T) {
 	n, err = s.MarkInterruptedRuns(ctx)
 	assert.NoError(t, err, "second call")
 	assert.Equal(t, 0, n, "second call marked runs")
+}
+
+func TestUnfinishedRuns(t *testing.T) {
+	s := newStore(t)
+	c := mustConversation(t, s, "t")
+	for i, st := range []string{chat.RunRunning, chat.StateRequesting, chat.StateStreaming, chat.StateToolExecuting,
+		chat.RunAwaiting, chat.RunCompleted, chat.RunFailed, chat.RunCancelled, chat.RunInterrupted} {
+		started := at("2026-01-01T01:00:00Z").Add(time.Duration(i) * time.Minute)
+		require.NoError(t, s.SaveRun(ctx, &chat.Run{ID: st, ConversationID: c.ID, Status: st, StartedAt: started}))
+	}
+	runs, err := s.UnfinishedRuns(ctx)
+	require.NoError(t, err)
+	var ids []string
+	for _, r := range runs {
+		ids = append(ids, r.ID)
+	}
+	assert.Equal(t, []string{chat.RunRunning, chat.StateRequesting, chat.StateStreaming, chat.StateToolExecuting, chat.RunAwaiting}, ids,
+		"working and awaiting runs, oldest first")
 }
