@@ -92,7 +92,7 @@ func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
 		reservation.CancelAt(now)
 		undoRate()
 		m.mu.Unlock()
-		m.log.Error("question card not created", "conversation", req.ConversationID, "err", err)
+		m.log().Error("question card not created", "conversation", req.ConversationID, "err", err)
 		return nil, err
 	}
 
@@ -122,7 +122,7 @@ func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
 	for _, id := range superseded {
 		m.supersede(ctx, id)
 	}
-	m.log.Info("question card created", "conversation", card.ConversationID, "question_id", card.ID,
+	m.log().Info("question card created", "conversation", card.ConversationID, "question_id", card.ID,
 		"questions", len(card.Questions), "run", card.RunID)
 	m.emit(events.QuestionAsk, card)
 
@@ -144,7 +144,7 @@ func (m *Manager) supersede(ctx context.Context, id string) {
 		apply: func(c *Card) { c.Status = StatusSuperseded },
 	})
 	if err != nil && !errors.Is(err, ErrConflict) && !errors.Is(err, ErrNotFound) {
-		m.log.Warn("superseding question card failed", "question_id", id, "err", err)
+		m.log().Warn("superseding question card failed", "question_id", id, "err", err)
 	}
 }
 
@@ -195,7 +195,7 @@ func (m *Manager) outcome(e *entry) Outcome {
 func (m *Manager) HandleToolCall(ctx context.Context, conversationID, runID, toolCallID, arguments string) Outcome {
 	qs, err := ParseInput([]byte(arguments))
 	if err != nil {
-		m.log.Info("ask_user_question input rejected", "conversation", conversationID, "tool_call", toolCallID, "err", err)
+		m.log().Info("ask_user_question input rejected", "conversation", conversationID, "tool_call", toolCallID, "err", err)
 		return Outcome{Result: err.Error()}
 	}
 	card, err := m.Create(ctx, AskRequest{ConversationID: conversationID, RunID: runID, ToolCallID: toolCallID, Questions: qs})

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -50,9 +51,11 @@ type Manager struct {
 	em    events.Emitter
 	clock Clock
 
-	mu           sync.Mutex
-	cfg          Config
-	log          *slog.Logger
+	mu  sync.Mutex
+	cfg Config
+	// logPtr is swapped by UpdateConfig while other goroutines log without
+	// holding mu, so it is atomic.
+	logPtr       atomic.Pointer[slog.Logger]
 	cards        map[string]*entry
 	byConv       map[string][]*entry // in insertion order
 	limiters     map[string]*rate.Limiter
@@ -96,19 +99,23 @@ func NewManager(cfg Config, store Store, em events.Emitter) *Manager {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Manager{
+	m := &Manager{
 		store:    store,
 		em:       em,
 		clock:    clock,
 		cfg:      cfg,
-		log:      log.With("component", "questions"),
 		cards:    map[string]*entry{},
 		byConv:   map[string][]*entry{},
 		limiters: map[string]*rate.Limiter{},
 		sweepAt:  limiterSweepMin,
 		closing:  make(chan struct{}),
 	}
+	m.logPtr.Store(log.With("component", "questions"))
+	return m
 }
+
+// log is the manager's logger, safe to call from any goroutine.
+func (m *Manager) log() *slog.Logger { return m.logPtr.Load() }
 
 type nopStore struct{}
 
@@ -136,7 +143,7 @@ func (m *Manager) UpdateConfig(cfg Config) {
 	m.cfg.RetainResolved = cfg.RetainResolved
 	if cfg.Logger != nil {
 		m.cfg.Logger = cfg.Logger
-		m.log = cfg.Logger.With("component", "questions")
+		m.logPtr.Store(cfg.Logger.With("component", "questions"))
 	}
 	if cfg.OnLateAnswer != nil {
 		m.cfg.OnLateAnswer = cfg.OnLateAnswer

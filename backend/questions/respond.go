@@ -41,9 +41,9 @@ func (m *Manager) Respond(ctx context.Context, conversationID string, r Response
 		var ve *ValidationError
 		switch {
 		case errors.Is(err, ErrNotFound):
-			m.log.Warn("response to unknown question card refused", "conversation", conversationID, "question_id", r.QuestionID)
+			m.log().Warn("response to unknown question card refused", "conversation", conversationID, "question_id", r.QuestionID)
 		case errors.Is(err, ErrConflict), errors.As(err, &ve):
-			m.log.Info("response to question card refused", "conversation", conversationID, "question_id", id, "err", err)
+			m.log().Info("response to question card refused", "conversation", conversationID, "question_id", id, "err", err)
 		}
 		return nil, err
 	}
@@ -89,14 +89,14 @@ func (m *Manager) resolveID(conversationID, questionID string) (string, error) {
 	if questionID == LatestID {
 		e := m.latestAnswerableLocked(conversationID)
 		if e == nil {
-			m.log.Warn("response refused: no pending question card", "conversation", conversationID)
+			m.log().Warn("response refused: no pending question card", "conversation", conversationID)
 			return "", fmt.Errorf("%w: conversation %s has no pending question", ErrNotFound, conversationID)
 		}
 		return e.card.ID, nil
 	}
 	e, ok := m.cards[questionID]
 	if !ok || e.card.ConversationID != conversationID {
-		m.log.Warn("response refused: unknown question card", "conversation", conversationID, "question_id", questionID,
+		m.log().Warn("response refused: unknown question card", "conversation", conversationID, "question_id", questionID,
 			"other_conversation", ok)
 		return "", fmt.Errorf("%w: %q", ErrNotFound, questionID)
 	}
@@ -122,7 +122,7 @@ func (m *Manager) CancelConversation(ctx context.Context, conversationID string)
 		if _, err := m.transition(ctx, id, cancelChange()); err == nil {
 			n++
 		} else if !errors.Is(err, ErrConflict) {
-			m.log.Warn("cancelling question card failed", "question_id", id, "err", err)
+			m.log().Warn("cancelling question card failed", "question_id", id, "err", err)
 		}
 	}
 	return n

@@ -61,7 +61,7 @@ func (m *Manager) Restore(cards []*Card) error {
 	for _, id := range expired {
 		m.expire(id)
 	}
-	m.log.Info("question cards restored", "cards", len(sorted)-len(errs), "expired", len(expired), "skipped", len(errs))
+	m.log().Info("question cards restored", "cards", len(sorted)-len(errs), "expired", len(expired), "skipped", len(errs))
 	return errors.Join(errs...)
 }
 

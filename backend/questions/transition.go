@@ -76,12 +76,12 @@ func (m *Manager) transition(ctx context.Context, id string, ch change) (*Card, 
 			return nil, saveErr
 		}
 		if saveErr != nil {
-			m.log.Error("question card state not saved; applied anyway", "question_id", id, "status", next.Status, "err", saveErr)
+			m.log().Error("question card state not saved; applied anyway", "question_id", id, "status", next.Status, "err", saveErr)
 		}
 		m.mu.Lock()
 		m.commitLocked(e, next)
 		m.mu.Unlock()
-		m.log.Info("question card resolved", "conversation", next.ConversationID, "question_id", id, "status", next.Status)
+		m.log().Info("question card resolved", "conversation", next.ConversationID, "question_id", id, "status", next.Status)
 		m.emit(events.QuestionResolved, next)
 		m.release(e, busy)
 		return cloneCard(next), nil
@@ -135,6 +135,6 @@ func (m *Manager) expire(id string) {
 		apply: func(c *Card) { c.Status = StatusTimedOut },
 	})
 	if err != nil && !errors.Is(err, ErrConflict) && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrClosed) {
-		m.log.Error("question card timeout failed", "question_id", id, "err", err)
+		m.log().Error("question card timeout failed", "question_id", id, "err", err)
 	}
 }
