@@ -249,7 +249,7 @@ async function cardRounds(browser, server, model) {
     const tNext = model.state.toolResultAt.get(i)
     convId ??= (await server.api('GET', '/api/v1/conversations')).body.items[0].id
     await conversationIdle(server, convId)
-    await page.getByText(`Noted ${i}.`).waitFor()
+    await page.getByTestId('message-list').getByText(`Noted ${i}.`).waitFor()
     if (i >= WARMUP) {
       a.push(rec.paint - tTool)
       aDom.push(rec.dom - tTool)

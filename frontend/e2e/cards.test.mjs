@@ -100,7 +100,7 @@ test('three questions: single-select answered with "Other", multi-select with "O
     await cardShot(card, 'e2e-three-questions-3-review.png')
     await card.getByTestId('primary').click() // Submit answers
 
-    await page.getByText("Thanks! Here is what I'll go with").waitFor({ timeout: 15000 })
+    await page.getByTestId('message-list').getByText("Thanks! Here is what I'll go with").waitFor({ timeout: 15000 })
     const id = await onlyConversation(server)
     const cards = await server.api('GET', `/api/v1/conversations/${id}/questions`)
     assert.equal(cards.body.length, 1, JSON.stringify(cards.body))
@@ -202,7 +202,7 @@ test('a card times out (countdown, then the expired notice); "Answer anyway" pos
       const cards = (await server.api('GET', `/api/v1/conversations/${id}/questions`)).body
       return cards[0]?.status === 'timed_out' ? cards[0] : null
     }, { what: 'card status timed_out' })
-    await page.getByText("I didn't hear back").waitFor({ timeout: 15000 })
+    await page.getByTestId('message-list').getByText("I didn't hear back").waitFor({ timeout: 15000 })
     await waitUntil(async () => (await card.getAttribute('data-status')) === 'timed_out', { what: 'card data-status timed_out in the UI' })
     await notice.getByText('This question timed out.').waitFor()
     await cardShot(card, 'e2e-timeout-2-expired.png')
@@ -279,7 +279,7 @@ test("a sub-agent's attempt to ask is refused, and the refusal is visible in the
     await enableDemo(server)
     const { page, errors } = await newPage(server)
     await send(page, 'Use a sub-agent to research Lisbon')
-    await page.getByText('My helper reported back').waitFor({ timeout: 15000 })
+    await page.getByTestId('message-list').getByText('My helper reported back').waitFor({ timeout: 15000 })
     const tool = page.getByTestId('tool-message').filter({ hasText: 'spawn_agents' })
     assert.equal(await tool.count(), 1, 'one spawn_agents tool message')
     const body = tool.locator('.tool-body')

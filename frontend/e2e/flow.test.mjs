@@ -42,7 +42,7 @@ test('a two-question card is answered in the browser and the answer reaches the 
     await card.getByText('Next steps', { exact: true }).click()
     await card.getByTestId('primary').click() // Review
     await card.getByTestId('primary').click() // Submit answers
-    await page.getByText('Thanks! Here is what I\'ll go with').waitFor({ timeout: 15000 })
+    await page.getByTestId('message-list').getByText('Thanks! Here is what I\'ll go with').waitFor({ timeout: 15000 })
     await screenshot(page, 'e2e-card-answered.png')
 
     const convs = await server.api('GET', '/api/v1/conversations')
@@ -72,7 +72,7 @@ test('skip sends a decline and the assistant carries on', async () => {
     await login(page, server)
     const card = await newChat(page, 'Help me plan')
     await card.getByTestId('skip').click()
-    await page.getByText("No problem — I'll go with sensible defaults").waitFor({ timeout: 15000 })
+    await page.getByTestId('message-list').getByText("No problem — I'll go with sensible defaults").waitFor({ timeout: 15000 })
     const pending = await server.api('GET', '/api/v1/questions?status=pending')
     assert.equal(pending.body.length, 0)
   } finally {
@@ -93,7 +93,7 @@ test('model text and answers with HTML stay inert', async () => {
     await card.getByRole('textbox', { name: 'Other answer' }).fill('<img src=x onerror="window.__xss=3">[link](javascript:window.__xss=4)')
     await card.getByTestId('primary').click()
     await card.getByTestId('primary').click()
-    await page.getByText('Thanks! Here is what I\'ll go with').waitFor({ timeout: 15000 })
+    await page.getByTestId('message-list').getByText('Thanks! Here is what I\'ll go with').waitFor({ timeout: 15000 })
     await page.waitForTimeout(300)
     assert.equal(await page.evaluate(() => window.__xss), undefined)
     assert.equal(await page.locator('img[onerror], script:not([src]), a[href^="javascript:"]').count(), 0)
@@ -125,7 +125,7 @@ test('a card pending when the server restarts is shown again and answering it fi
     await card.getByText('Summary', { exact: true }).click()
     await card.getByTestId('primary').click()
     await card.getByTestId('primary').click()
-    await page.getByText('Thanks! Here is what I\'ll go with').waitFor({ timeout: 15000 })
+    await page.getByTestId('message-list').getByText('Thanks! Here is what I\'ll go with').waitFor({ timeout: 15000 })
     const after = await server.api('GET', '/api/v1/questions?status=pending')
     assert.equal(after.body.length, 0)
   } finally {

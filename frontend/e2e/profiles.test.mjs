@@ -128,7 +128,7 @@ test('a conversation exported as JSON (and Markdown) imports back with its messa
     const card = page.getByTestId('question-card').last()
     await card.waitFor({ timeout: 15000 })
     await card.getByTestId('skip').click()
-    await page.getByText("No problem — I'll go with sensible defaults").waitFor({ timeout: 15000 })
+    await page.getByTestId('message-list').getByText("No problem — I'll go with sensible defaults").waitFor({ timeout: 15000 })
     const [original] = (await server.api('GET', '/api/v1/conversations')).body.items
     await waitUntil(async () => (await server.api('GET', `/api/v1/conversations/${original.id}`)).body.state === 'idle', { what: 'the run to end' })
     const originalDetail = (await server.api('GET', `/api/v1/conversations/${original.id}`)).body
@@ -170,7 +170,7 @@ test('a conversation exported as JSON (and Markdown) imports back with its messa
     const current = page.locator('[data-testid="conversation-open"][aria-current="page"]')
     await waitUntil(async () => (await current.innerText()).includes(`${title} (imported)`), { what: 'the imported conversation to be open' })
     await page.getByTestId('user-message').filter({ hasText: title }).waitFor()
-    await page.getByText("No problem — I'll go with sensible defaults").waitFor()
+    await page.getByTestId('message-list').getByText("No problem — I'll go with sensible defaults").waitFor()
     await page.getByTestId('sidebar-notice').filter({ hasText: `Imported “${title} (imported)”` }).waitFor()
     const importedDetail = (await server.api('GET', `/api/v1/conversations/${imported.id}`)).body
     assert.deepEqual(

@@ -47,7 +47,7 @@ test('a second card in the same conversation is shown after the newest message, 
     const first = await sendForCard(page, 'Help me plan a party')
     const firstId = await first.getAttribute('data-question-id')
     await first.getByTestId('skip').click()
-    await page.getByText("No problem — I'll go with sensible defaults").waitFor({ timeout: 15000 })
+    await page.getByTestId('message-list').getByText("No problem — I'll go with sensible defaults").waitFor({ timeout: 15000 })
     await sendForCard(page, 'Now help me plan the menu')
     const id = await onlyConversation(server)
     const pending = await waitUntil(async () => (await server.api('GET', `/api/v1/conversations/${id}/pending-question`)).body.question_id, { what: 'the second pending card' })

@@ -47,6 +47,8 @@ interface State {
   stopping: Record<string, boolean>
   /** Unsent composer text per conversation ('' key: the new-chat screen). */
   composerDrafts: Record<string, string>
+  /** The newest finished assistant reply with text (for the screen-reader announcement). */
+  lastReply: { conversationId: string; messageId: string; text: string } | null
 }
 
 let localSeq = 0
@@ -83,6 +85,7 @@ export const useChatStore = defineStore('chat', {
     lastUserText: {},
     stopping: {},
     composerDrafts: {},
+    lastReply: null,
   }),
 
   getters: {
@@ -295,7 +298,11 @@ export const useChatStore = defineStore('chat', {
       const msg = messageFromDone(p)
       if (!msg) return
       const id = p.conversationId
-      if (msg.role === 'assistant') delete this.streams[id]
+      if (msg.role === 'assistant') {
+        delete this.streams[id]
+        // The same message again (a replayed event) is not a new reply.
+        if (msg.content.trim() && this.lastReply?.messageId !== msg.id) this.lastReply = { conversationId: id, messageId: msg.id, text: msg.content }
+      }
       if (!this.messages[id]) return // not opened: loaded from the server on open
       const list = this.listOf(id)
       const same = list.findIndex((m) => m.id === msg.id)

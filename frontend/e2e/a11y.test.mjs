@@ -1,0 +1,214 @@
+// Accessibility in Chromium against the real `parley serve` (demo model):
+// axe-core finds no serious or critical violation on the first screen, an
+// open conversation, a question card, Settings, the inbox and the narrow
+// window's drawer, in the light and the dark theme; a finished reply is
+// announced once, politely, as a whole; the keyboard reaches the message box
+// at once (it has focus on a new chat, and a skip link is the first Tab stop).
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { createRequire } from 'node:module'
+import { launchChromium } from './helpers.mjs'
+import { enableDemo, login } from './serve.mjs'
+import { waitUntil, startTempServe } from './util.mjs'
+
+const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
+
+let browser, server
+
+before(async () => {
+  browser = await launchChromium()
+  server = await startTempServe()
+  await enableDemo(server)
+  // Conversations in the sidebar, one with a reply that has a list and code.
+  await server.api('POST', '/api/v1/conversations', { title: 'Groceries for the week' })
+  const c = (await server.api('POST', '/api/v1/conversations', { title: 'A direct answer' })).body.id
+  await server.api('PATCH', `/api/v1/conversations/${c}`, { pinned: true })
+  assert.equal((await server.api('POST', `/api/v1/conversations/${c}/messages`, { content: 'Just answer: what is this?' })).status, 202)
+  await waitUntil(async () => (await server.api('GET', `/api/v1/conversations/${c}`)).body.state === 'idle', { what: 'the first reply' })
+})
+after(async () => {
+  await browser?.close()
+  await server?.stop()
+})
+
+// axe's script is put into the page by the test (the app's CSP allows no inline script).
+async function newPage(width = 1200, height = 860, colorScheme = 'light') {
+  const context = await browser.newContext({ viewport: { width, height }, bypassCSP: true, colorScheme })
+  const page = await context.newPage()
+  const errors = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  await login(page, server)
+  await page.getByTestId('conversation-item').first().waitFor({ state: 'attached' })
+  return { page, errors, close: () => context.close() }
+}
+
+const settle = (page) => page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))))
+
+/** Runs axe on the page and fails with a readable list of serious and critical violations. */
+async function assertNoSeriousViolations(page, where) {
+  await settle(page) // colours in the middle of a theme transition are neither theme's
+  if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: axeSource })
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }))
+  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  const report = bad
+    .map((v) => `${v.impact} ${v.id}: ${v.help}\n` + v.nodes.map((n) => `    ${n.target.join(' ')}\n      ${n.failureSummary.replace(/\n/g, '\n      ')}`).join('\n'))
+    .join('\n')
+  assert.equal(bad.length, 0, `axe in ${where}:\n${report}`)
+}
+
+/** Switches the theme (light, dark, system) with the header button, saved like a user's choice. */
+async function useTheme(page, theme) {
+  const toggle = page.getByTestId('theme-toggle')
+  for (let i = 0; i < 3 && (await toggle.getAttribute('aria-label')) !== `Theme: ${theme}`; i++) await toggle.click()
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme ?? 'system'), theme)
+}
+
+// Each check opens its own page in the theme and closes it again. "system
+// dark": the theme follows a dark system setting.
+async function inTheme(theme, fn) {
+  const systemDark = theme === 'system dark'
+  const { page, errors, close } = await newPage(1200, 860, systemDark ? 'dark' : 'light')
+  try {
+    await useTheme(page, systemDark ? 'system' : theme)
+    await fn(page)
+    assert.deepEqual(errors, [])
+  } finally {
+    await useTheme(page, 'light').catch(() => {})
+    await close()
+  }
+}
+
+for (const theme of ['light', 'dark', 'system dark']) {
+  test(`axe (${theme}): the first screen, an open conversation with a reply, its menu and delete confirmation`, () =>
+    inTheme(theme, async (page) => {
+      await assertNoSeriousViolations(page, `the first screen (${theme})`)
+      const item = page.getByTestId('conversation-item').filter({ hasText: 'A direct answer' })
+      await item.getByTestId('conversation-open').click()
+      await page.getByTestId('assistant-message').first().waitFor()
+      await assertNoSeriousViolations(page, `an open conversation with a reply (${theme})`)
+      await item.hover()
+      await item.getByTestId('more').click()
+      await page.getByTestId('conversation-menu').waitFor()
+      await assertNoSeriousViolations(page, `the conversation menu (${theme})`)
+      await page.keyboard.press('Escape')
+      await item.hover()
+      await item.getByTestId('delete').click()
+      await item.getByTestId('cancel-delete').waitFor()
+      await assertNoSeriousViolations(page, `the delete confirmation (${theme})`)
+      await item.getByTestId('cancel-delete').click()
+    }))
+}
+
+for (const theme of ['light', 'dark']) {
+  test(`axe (${theme}): a question card, single and multiple choice`, () =>
+    inTheme(theme, async (page) => {
+      const composer = page.getByRole('textbox', { name: 'Message' })
+      await composer.fill(`Write a short note (${theme})`)
+      await composer.press('Enter')
+      const card = page.getByTestId('question-card')
+      await card.getByText('What tone should the answer have?').waitFor()
+      await assertNoSeriousViolations(page, `a question card (${theme})`)
+      await card.getByText('Formal', { exact: true }).click()
+      await card.getByTestId('primary').click()
+      await card.getByText('What should it include?').waitFor()
+      await assertNoSeriousViolations(page, `a question card, multiple choice (${theme})`)
+    }))
+
+  test(`axe (${theme}): the inbox and Settings`, () =>
+    inTheme(theme, async (page) => {
+      await page.getByTestId('inbox-button').click()
+      await page.getByTestId('inbox-panel').waitFor()
+      await assertNoSeriousViolations(page, `the inbox (${theme})`)
+      await page.keyboard.press('Escape')
+      await page.getByTestId('settings-button').click()
+      await page.getByTestId('settings-panel').waitFor()
+      await assertNoSeriousViolations(page, `Settings (${theme})`)
+      await page.getByTestId('settings-close').click()
+    }))
+}
+
+test('axe: no serious or critical violations in the narrow window with the drawer open (dark)', async () => {
+  const { page, errors, close } = await newPage(400, 760)
+  try {
+    await useTheme(page, 'dark')
+    await assertNoSeriousViolations(page, 'the narrow window')
+    await page.getByTestId('sidebar-toggle').click()
+    await page.getByTestId('sidebar').waitFor({ state: 'visible' })
+    await assertNoSeriousViolations(page, 'the open drawer')
+    assert.deepEqual(errors, [])
+  } finally {
+    await useTheme(page, 'light').catch(() => {})
+    await close()
+  }
+})
+
+test('a finished reply is announced politely, once and whole, not token by token', async () => {
+  const { page, errors, close } = await newPage()
+  try {
+    const announcer = page.getByTestId('reply-announcer')
+    assert.equal(await announcer.getAttribute('aria-live'), 'polite')
+    // Streamed text in the log itself is not read out as it arrives.
+    await page.getByTestId('new-chat').click()
+    await page.evaluate(() => {
+      window.__announced = []
+      const el = document.querySelector('[data-testid=reply-announcer]')
+      new MutationObserver(() => window.__announced.push(el.textContent)).observe(el, { childList: true, characterData: true, subtree: true })
+    })
+    const composer = page.getByRole('textbox', { name: 'Message' })
+    await composer.fill('Just answer, no questions please')
+    await composer.press('Enter')
+    await page.getByTestId('assistant-message').filter({ hasText: 'direct answer' }).waitFor()
+    const spoken = await waitUntil(async () => (await announcer.textContent()).trim(), { what: 'the announcement' })
+    assert.equal(
+      spoken,
+      'Assistant replied: Sure — here is a direct answer without any questions. This is the demo model. Connect a real model server in Settings for real answers.',
+    )
+    const said = (await page.evaluate(() => window.__announced)).map((t) => t.trim()).filter(Boolean)
+    assert.deepEqual([...new Set(said)], [spoken], `only the finished reply was put into the live region: ${JSON.stringify(said)}`)
+    assert.equal(await page.locator('[role=log]').getAttribute('aria-live'), 'off')
+    assert.deepEqual(errors, [])
+  } finally {
+    await close()
+  }
+})
+
+test('keyboard: a new chat has the cursor in the message box; a skip link is the first Tab stop and leads there', async () => {
+  const { page, errors, close } = await newPage()
+  try {
+    const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.getAttribute('data-testid') || document.activeElement?.tagName)
+    await waitUntil(async () => (await focused()) === 'composer-input', { what: 'the composer to have focus on start' })
+
+    // Past the last Tab stop focus leaves the page; the next Tab starts at its
+    // top, where the first stop is the skip link, shown on focus.
+    await page.keyboard.press('Tab')
+    assert.equal(await focused(), 'BODY')
+    await page.keyboard.press('Tab')
+    assert.equal(await focused(), 'skip-to-composer')
+    const skip = page.getByTestId('skip-to-composer')
+    assert.equal((await skip.innerText()).trim(), 'Skip to message box')
+    await settle(page)
+    const shown = await skip.evaluate((el) => {
+      const r = el.getBoundingClientRect()
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)
+      return r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && (hit === el || el.contains(hit))
+    })
+    assert.ok(shown, 'the focused skip link is visible on screen')
+    await page.keyboard.press('Enter')
+    assert.equal(await focused(), 'composer-input')
+    await page.keyboard.type('typed without a mouse')
+    assert.equal(await page.getByRole('textbox', { name: 'Message' }).inputValue(), 'typed without a mouse')
+
+    // Unfocused, the skip link is out of sight.
+    const hidden = await skip.evaluate((el) => el.getBoundingClientRect().bottom <= 0)
+    assert.ok(hidden, 'the skip link is hidden until focused')
+
+    // Opening a conversation and then "New chat" (by keyboard) puts the cursor back in the box.
+    await page.getByTestId('sidebar').getByText('Groceries for the week').click()
+    await page.getByTestId('new-chat').focus()
+    await page.keyboard.press('Enter')
+    await waitUntil(async () => (await focused()) === 'composer-input', { what: 'the composer to take focus on New chat' })
+    assert.deepEqual(errors, [])
+  } finally {
+    await close()
+  }
+})

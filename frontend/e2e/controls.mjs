@@ -1,0 +1,67 @@
+// The look of radios and checkboxes on screen, shared by the Chromium and the
+// WebKit test: a question card's options (unchecked, then one checked; then
+// the checkboxes of a multiple-choice question) and the Settings radios, each
+// measured in a real screenshot (png.mjs).
+import { decodePng, controlLook, assertControlLook } from './png.mjs'
+import { waitUntil } from './util.mjs'
+
+// In the page: the boxes of the displayed inputs matching css (scrolled into view).
+export function rectsInPage(css) {
+  const els = [...document.querySelectorAll(css)].filter((el) => el.getBoundingClientRect().width > 0 && getComputedStyle(el).opacity !== '0')
+  els[0]?.scrollIntoView({ block: 'center' })
+  return els.map((el) => {
+    const r = el.getBoundingClientRect()
+    return { x: r.x, y: r.y, width: r.width, height: r.height, checked: el.checked, kind: el.type, name: el.value }
+  })
+}
+
+// In the page: resolves once transitions have ended and two frames have been
+// painted since, so a screenshot shows the current state.
+export function settledInPage() {
+  return Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))).then(
+    () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true)))),
+  )
+}
+
+/**
+ * ui: { rects(css) → boxes, click(css), settled(), screenshot() → PNG, waitText(css, text) }.
+ * Returns how many controls were checked.
+ */
+export async function checkControlLooks(assert, ui, theme, artifact) {
+  let count = 0
+  async function measure(css, where) {
+    await ui.rects(css) // scrolls them into view
+    await ui.settled()
+    const boxes = await ui.rects(css)
+    assert.ok(boxes.length > 0, `no controls ${css} in ${where}`)
+    const png = decodePng(await ui.screenshot())
+    const scale = png.width / ui.viewportWidth
+    const onScreen = boxes.filter((b) => b.x >= 3 && b.y >= 0 && (b.x + b.width) * scale <= png.width && (b.y + b.height) * scale <= png.height)
+    assert.ok(onScreen.length > 0, `no controls ${css} on screen in ${where}: ${JSON.stringify(boxes)}`)
+    for (const box of onScreen) {
+      const look = controlLook(png, box, { scale, kind: box.kind })
+      assertControlLook(assert, look, { checked: box.checked, what: `the ${box.checked ? 'checked' : 'unchecked'} ${box.kind} "${box.name}" in ${where} (${theme} theme)` })
+      count++
+    }
+    return png
+  }
+  const options = '[data-testid=question-card] input[data-option]'
+  await ui.waitText('[data-testid=question-card]', 'What tone should the answer have?')
+  await measure(options, 'a question card')
+  await ui.click(`${options}[value="Formal"]`)
+  await waitUntil(async () => (await ui.rects(options)).some((b) => b.checked), { what: 'Formal to be checked' })
+  await measure(options, 'a question card, one option chosen')
+  if (artifact) await artifact(`controls-${theme}-radios.png`, await ui.screenshot())
+  await ui.click('[data-testid=question-card] [data-testid=primary]')
+  await ui.waitText('[data-testid=question-card]', 'What should it include?')
+  await measure(options, 'a multiple-choice question')
+  await ui.click(`${options}[value="Summary"]`)
+  await waitUntil(async () => (await ui.rects(options)).some((b) => b.checked), { what: 'Summary to be checked' })
+  await measure(options, 'a multiple-choice question, one option chosen')
+  if (artifact) await artifact(`controls-${theme}-checkboxes.png`, await ui.screenshot())
+  await ui.click('[data-testid=settings-button]')
+  await ui.waitText('[data-testid=settings-panel]', 'Model server')
+  await measure('[data-testid=settings-panel] input[type=radio]', 'Settings')
+  if (artifact) await artifact(`controls-${theme}-settings.png`, await ui.screenshot())
+  return count
+}
