@@ -235,7 +235,7 @@ func (l *runLoop) save(m *chat.Message) error {
 	if err := l.rt.opt.History.AppendMessage(context.WithoutCancel(l.ctx), m); err != nil {
 		return fmt.Errorf("save %s message in conversation %s: %w", m.Role, m.ConversationID, err)
 	}
-	l.rt.emit(events.MessageDone, events.MessageDonePayload{ConversationID: m.ConversationID, RunID: m.RunID, Message: m})
+	l.rt.emit(events.MessageDone, events.MessageDonePayload{ConversationID: m.ConversationID, RunID: m.RunID, Message: *m})
 	return nil
 }
 

@@ -166,7 +166,7 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 			r.release(ar)
 			return "", fmt.Errorf("save message in conversation %s: %w", req.ConversationID, err)
 		}
-		r.emit(events.MessageDone, events.MessageDonePayload{ConversationID: req.ConversationID, RunID: run.ID, Message: m})
+		r.emit(events.MessageDone, events.MessageDonePayload{ConversationID: req.ConversationID, RunID: run.ID, Message: *m})
 	}
 	// Working from now on, before the goroutine gets to its first step: the
 	// conversation never shows idle with a run going.

@@ -21,8 +21,8 @@ type MessageDeltaPayload struct {
 
 // MessageDonePayload is a message saved in full.
 type MessageDonePayload struct {
-	ConversationID string        `json:"conversationId"`
-	Message        *chat.Message `json:"message"`
+	ConversationID string       `json:"conversationId"`
+	Message        chat.Message `json:"message"`
 	// RunID is empty for a late answer added to an active run's history.
 	RunID string `json:"runId,omitempty"`
 }

@@ -17,8 +17,8 @@ func TestPayloadsMarshalLikeTheMapsTheyReplaced(t *testing.T) {
 	m := &chat.Message{ID: "m1", ConversationID: "c1", RunID: "r1", Role: chat.RoleAssistant, Content: "hi", CreatedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
 	cases := map[string]struct{ typed, old any }{
 		"delta":        {MessageDeltaPayload{ConversationID: "c1", RunID: "r1", MessageID: "m1", Delta: "He"}, map[string]any{"conversationId": "c1", "runId": "r1", "messageId": "m1", "delta": "He"}},
-		"done":         {MessageDonePayload{ConversationID: "c1", RunID: "r1", Message: m}, map[string]any{"conversationId": "c1", "runId": "r1", "message": m}},
-		"done late":    {MessageDonePayload{ConversationID: "c1", Message: m}, map[string]any{"conversationId": "c1", "message": m}},
+		"done":         {MessageDonePayload{ConversationID: "c1", RunID: "r1", Message: *m}, map[string]any{"conversationId": "c1", "runId": "r1", "message": m}},
+		"done late":    {MessageDonePayload{ConversationID: "c1", Message: *m}, map[string]any{"conversationId": "c1", "message": m}},
 		"run error":    {RunErrorPayload{ConversationID: "c1", RunID: "r1", Error: "boom"}, map[string]any{"conversationId": "c1", "runId": "r1", "error": "boom"}},
 		"title":        {TitleChanged("c1", "Trip"), map[string]any{"conversationId": "c1", "title": "Trip"}},
 		"unpinned":     {PinnedChanged("c1", false), map[string]any{"conversationId": "c1", "pinned": false}},

@@ -540,7 +540,7 @@ func (s *Service) onLateAnswer(c *questions.Card) {
 			s.log.Error("save late answer", "question", c.ID, "err", err)
 			return
 		}
-		s.ev.Emit(events.MessageDone, events.MessageDonePayload{ConversationID: c.ConversationID, Message: m})
+		s.ev.Emit(events.MessageDone, events.MessageDonePayload{ConversationID: c.ConversationID, Message: *m})
 		return
 	}
 	if err != nil {
