@@ -116,7 +116,7 @@ export class WailsTransport implements Transport {
 
   async listConversations(params: ListConversationsParams = {}): Promise<ConversationPage> {
     const page = await this.call('ListConversations', params.limit ?? DEFAULT_PAGE_SIZE, params.cursor ?? '', params.q ?? '')
-    return { items: page?.items ?? [], next_cursor: page?.next_cursor || null }
+    return { items: page?.items ?? [], ...(page?.next_cursor ? { next_cursor: page.next_cursor } : {}) }
   }
 
   createConversation(params: CreateConversationParams = {}): Promise<Conversation> {
