@@ -14,6 +14,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/config"
 )
 
@@ -24,10 +25,7 @@ type App struct {
 }
 
 // AppInfo is what the About box and settings show.
-type AppInfo struct {
-	Version string `json:"version"`
-	DataDir string `json:"dataDir"`
-}
+type AppInfo = api.AppInfo
 
 // Info returns the version and data folder.
 func (a *App) Info() AppInfo {

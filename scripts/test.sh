@@ -22,6 +22,11 @@ step "go vet"
 go vet ./...
 if [ -n "$SQLITE_TAGS" ]; then go vet -tags "$SQLITE_TAGS" ./backend/store/...; fi
 
+# The frontend's wire types are generated from the Go types (backend/api).
+step "wire types are current (go run ./cmd/wiregen)"
+go run ./cmd/wiregen
+git diff --exit-code -- frontend/src/api/ && [ -z "$(git status --porcelain -- frontend/src/api/)" ] || { echo "frontend/src/api is stale: run go run ./cmd/wiregen and commit it" >&2; exit 1; }
+
 # SQLITE_TAGS (scripts/lib.sh) picks the SQLite driver the app is built with:
 # on Linux the cgo driver over the system libsqlite3, as the packages ship.
 step "Go tests (-race${SQLITE_TAGS:+, -tags $SQLITE_TAGS})"
@@ -48,6 +53,9 @@ step "frontend type-check and unit tests"
 (cd frontend && npm run --silent typecheck && npx vitest run)
 
 build_app
+# wails build regenerates its bindings; the checked-in ones must match.
+step "Wails bindings are current"
+git diff --exit-code -- frontend/wailsjs && [ -z "$(git status --porcelain -- frontend/wailsjs)" ] || { echo "frontend/wailsjs is stale: commit what wails build generated" >&2; exit 1; }
 
 step "browser end-to-end tests"
 (cd frontend && node --test --test-concurrency=1 e2e/)

@@ -76,7 +76,7 @@ func writeBeforeShow(t *testing.T, history chat.History, rec *events.Recorder) e
 	})
 	return events.EmitterFunc(func(name string, payload any) {
 		if name == events.MessageDone {
-			m := payload.(map[string]any)["message"].(*chat.Message)
+			m := payload.(events.MessageDonePayload).Message
 			stored, _ := history.Messages(context.Background(), m.ConversationID)
 			if !slices.ContainsFunc(stored, func(s chat.Message) bool { return s.ID == m.ID }) {
 				mu.Lock()
@@ -223,7 +223,7 @@ func TestTextStreamsAsDeltasAndIsSaved(t *testing.T) {
 	var streamed strings.Builder
 	for _, e := range h.rec.Events() {
 		if e.Name == events.MessageDelta {
-			d := e.Payload.(map[string]any)["delta"].(string)
+			d := e.Payload.(events.MessageDeltaPayload).Delta
 			require.NotEmpty(t, d, "empty delta")
 			require.False(t, strings.HasPrefix(d, "[{"), "non-text delta %q", d)
 			streamed.WriteString(d)
@@ -488,7 +488,7 @@ func TestModelServerFaultsEndWithReadableRunError(t *testing.T) {
 			require.Contains(t, st.Error, c.want, "state %+v", st)
 			found := false
 			for _, e := range h.rec.Events() {
-				if e.Name == events.RunError && strings.Contains(e.Payload.(map[string]any)["error"].(string), c.want) {
+				if e.Name == events.RunError && strings.Contains(e.Payload.(events.RunErrorPayload).Error, c.want) {
 					found = true
 				}
 			}

@@ -133,16 +133,16 @@ func TestEventPayloads(t *testing.T) {
 	for _, e := range h.rec.Events() {
 		switch e.Name {
 		case events.MessageDelta:
-			p := e.Payload.(map[string]any)
-			require.Equal(t, conv, p["conversationId"], "delta payload %v", p)
-			require.Equal(t, runID, p["runId"], "delta payload %v", p)
-			require.NotEqual(t, "", p["messageId"], "delta payload %v", p)
-			require.NotEqual(t, "", p["delta"], "delta payload %v", p)
+			p := e.Payload.(events.MessageDeltaPayload)
+			require.Equal(t, conv, p.ConversationID, "delta payload %v", p)
+			require.Equal(t, runID, p.RunID, "delta payload %v", p)
+			require.NotEqual(t, "", p.MessageID, "delta payload %v", p)
+			require.NotEqual(t, "", p.Delta, "delta payload %v", p)
 		case events.MessageDone:
-			p := e.Payload.(map[string]any)
-			m := p["message"].(*chat.Message)
-			require.Equal(t, conv, p["conversationId"], "done payload %v", p)
-			require.Equal(t, runID, p["runId"], "done payload %v", p)
+			p := e.Payload.(events.MessageDonePayload)
+			m := p.Message
+			require.Equal(t, conv, p.ConversationID, "done payload %v", p)
+			require.Equal(t, runID, p.RunID, "done payload %v", p)
 			require.Equal(t, runID, m.RunID, "done payload %v", p)
 		case events.ConversationState:
 			s := e.Payload.(StateInfo)

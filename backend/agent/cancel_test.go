@@ -57,7 +57,7 @@ func TestCancelMidStreamKeepsPartialText(t *testing.T) {
 	// The saved message is the streamed one: same id as the deltas.
 	for _, e := range h.rec.Events() {
 		if e.Name == events.MessageDelta {
-			require.Equal(t, msgs[1].ID, e.Payload.(map[string]any)["messageId"], "delta %v", e.Payload)
+			require.Equal(t, msgs[1].ID, e.Payload.(events.MessageDeltaPayload).MessageID, "delta %v", e.Payload)
 		}
 	}
 }

@@ -110,7 +110,7 @@ func (l *runLoop) step() (more, stop bool, err error) {
 				streaming = true
 				l.state(chat.StateStreaming)
 			}
-			l.rt.emit(events.MessageDelta, map[string]any{"conversationId": conv, "runId": runID, "messageId": messageID, "delta": text})
+			l.rt.emit(events.MessageDelta, events.MessageDeltaPayload{ConversationID: conv, RunID: runID, MessageID: messageID, Delta: text})
 		},
 	})
 	if err == nil {
@@ -235,7 +235,7 @@ func (l *runLoop) save(m *chat.Message) error {
 	if err := l.rt.opt.History.AppendMessage(context.WithoutCancel(l.ctx), m); err != nil {
 		return fmt.Errorf("save %s message in conversation %s: %w", m.Role, m.ConversationID, err)
 	}
-	l.rt.emit(events.MessageDone, map[string]any{"conversationId": m.ConversationID, "runId": m.RunID, "message": m})
+	l.rt.emit(events.MessageDone, events.MessageDonePayload{ConversationID: m.ConversationID, RunID: m.RunID, Message: *m})
 	return nil
 }
 

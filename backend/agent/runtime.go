@@ -166,7 +166,7 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 			r.release(ar)
 			return "", fmt.Errorf("save message in conversation %s: %w", req.ConversationID, err)
 		}
-		r.emit(events.MessageDone, map[string]any{"conversationId": req.ConversationID, "runId": run.ID, "message": m})
+		r.emit(events.MessageDone, events.MessageDonePayload{ConversationID: req.ConversationID, RunID: run.ID, Message: *m})
 	}
 	// Working from now on, before the goroutine gets to its first step: the
 	// conversation never shows idle with a run going.
@@ -345,7 +345,7 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 		}
 		changed := r.storeState(final, ar)
 		if status == chat.RunFailed {
-			r.emit(events.RunError, map[string]any{"conversationId": conv, "runId": run.ID, "error": errMsg})
+			r.emit(events.RunError, events.RunErrorPayload{ConversationID: conv, RunID: run.ID, Error: errMsg})
 		}
 		if changed {
 			r.emit(events.ConversationState, final)

@@ -41,7 +41,7 @@ func TestSpawnAgentsResultsInOrderWithErrors(t *testing.T) {
 	var streamed strings.Builder
 	for _, e := range h.rec.Events() {
 		if e.Name == events.MessageDelta {
-			streamed.WriteString(e.Payload.(map[string]any)["delta"].(string))
+			streamed.WriteString(e.Payload.(events.MessageDeltaPayload).Delta)
 		}
 	}
 	require.Equal(t, "All reported.", streamed.String(), "streamed")

@@ -13,7 +13,16 @@ const (
 	QuestionAsk       = "question:ask"
 	QuestionResolved  = "question:resolved"
 	RunError          = "run:error"
+	// The conversation list's events.
+	ConversationUpdated = "conversation:updated"
+	ConversationDeleted = "conversation:deleted"
+	// ModelPull reports the progress of downloading an Ollama model.
+	ModelPull = "model:pull"
 )
+
+// Names lists every event Go emits, in the order of SPEC §3 and then the
+// list's and the download's.
+var Names = []string{ConversationState, MessageDelta, MessageDone, QuestionAsk, QuestionResolved, RunError, ConversationUpdated, ConversationDeleted, ModelPull}
 
 // Emitter sends one event to every client (the window, SSE subscribers).
 // Payloads are JSON-marshalable objects with "conversationId" at the top level.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/questions"
@@ -21,7 +23,7 @@ import (
 )
 
 // MaxBodyBytes bounds every request body.
-const MaxBodyBytes = 1 << 20
+const MaxBodyBytes = api.MaxBodyBytes
 
 // Backend is the domain service the handlers call.
 type Backend interface {
@@ -52,7 +54,7 @@ type Backend interface {
 }
 
 // MaxImportBytes bounds an imported conversation.
-const MaxImportBytes = 64 << 20
+const MaxImportBytes = api.MaxImportBytes
 
 // Options configure a Server.
 type Options struct {
@@ -233,17 +235,17 @@ func decode(r *http.Request, dst any) error {
 }
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) error {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": s.opts.Version})
+	writeJSON(w, http.StatusOK, api.Health{Status: "ok", Version: s.opts.Version})
 	return nil
 }
 
 func (s *Server) listConversations(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	limit := 50
+	limit := api.DefaultPageSize
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 200 {
-			return httpError{http.StatusBadRequest, "limit must be a number from 1 to 200"}
+		if err != nil || n < 1 || n > api.MaxPageSize {
+			return httpError{http.StatusBadRequest, fmt.Sprintf("limit must be a number from 1 to %d", api.MaxPageSize)}
 		}
 		limit = n
 	}
@@ -310,7 +312,7 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": runID})
+	writeJSON(w, http.StatusAccepted, api.RunStarted{RunID: runID})
 	return nil
 }
 
@@ -498,7 +500,7 @@ func (s *Server) retry(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": runID})
+	writeJSON(w, http.StatusAccepted, api.RunStarted{RunID: runID})
 	return nil
 }
 

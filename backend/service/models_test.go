@@ -14,6 +14,7 @@ import (
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/modelserver"
 )
 
@@ -158,17 +159,17 @@ func TestPullFailures(t *testing.T) {
 	require.ErrorAs(t, err, &upstream)
 	assert.Equal(t, "Downloading flaky failed: max retries exceeded: read tcp 10.0.0.2:51234->104.21.75.227:443: read: connection reset by peer", upstream.Msg)
 
-	var flaky []map[string]any
+	var flaky []events.ModelPullPayload
 	for _, ev := range e.rec.Events() {
-		if p, ok := ev.Payload.(map[string]any); ok && ev.Name == "model:pull" && p["model"] == "flaky" {
+		if p, ok := ev.Payload.(events.ModelPullPayload); ok && ev.Name == events.ModelPull && p.Model == "flaky" {
 			flaky = append(flaky, p)
 		}
 	}
 	require.GreaterOrEqual(t, len(flaky), 2)
-	assert.Equal(t, "pulling manifest", flaky[0]["status"])
+	assert.Equal(t, "pulling manifest", flaky[0].Status)
 	last := flaky[len(flaky)-1]
-	assert.Equal(t, "error", last["status"])
-	assert.Equal(t, upstream.Msg, last["error"])
+	assert.Equal(t, "error", last.Status)
+	assert.Equal(t, upstream.Msg, last.Error)
 
 	require.NoError(t, e.svc.PullModel(ctx, "qwen3"))
 	st := e.svc.CheckModelServer(ctx)

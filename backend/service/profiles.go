@@ -10,6 +10,7 @@ import (
 
 	"github.com/parley-app/parley/backend/agent"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/store"
 )
 
@@ -113,7 +114,7 @@ func (s *Service) ImportConversation(ctx context.Context, data []byte) (*chat.Co
 	if err != nil {
 		return nil, err
 	}
-	s.ev.Emit("conversation:updated", map[string]any{"conversationId": c.ID, "title": c.Title})
+	s.ev.Emit(events.ConversationUpdated, events.TitleChanged(c.ID, c.Title))
 	return c, nil
 }
 

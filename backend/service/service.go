@@ -385,7 +385,7 @@ func (s *Service) RenameConversation(ctx context.Context, id, title string) erro
 	if err := s.store.RenameConversation(ctx, id, title); err != nil {
 		return err
 	}
-	s.ev.Emit("conversation:updated", map[string]any{"conversationId": id, "title": title})
+	s.ev.Emit(events.ConversationUpdated, events.TitleChanged(id, title))
 	return nil
 }
 
@@ -394,7 +394,7 @@ func (s *Service) SetPinned(ctx context.Context, id string, pinned bool) error {
 	if err := s.store.SetPinned(ctx, id, pinned); err != nil {
 		return err
 	}
-	s.ev.Emit("conversation:updated", map[string]any{"conversationId": id, "pinned": pinned})
+	s.ev.Emit(events.ConversationUpdated, events.PinnedChanged(id, pinned))
 	return nil
 }
 
@@ -408,7 +408,7 @@ func (s *Service) SetAssistant(ctx context.Context, id, assistant string) error 
 	if err := s.store.SetAssistant(ctx, id, assistant); err != nil {
 		return err
 	}
-	s.ev.Emit("conversation:updated", map[string]any{"conversationId": id, "assistant": assistant})
+	s.ev.Emit(events.ConversationUpdated, events.AssistantChanged(id, assistant))
 	return nil
 }
 
@@ -423,7 +423,7 @@ func (s *Service) DeleteConversation(ctx context.Context, id string) error {
 		return err
 	}
 	s.rt.Forget(id)
-	s.ev.Emit("conversation:deleted", map[string]any{"conversationId": id})
+	s.ev.Emit(events.ConversationDeleted, events.ConversationDeletedPayload{ConversationID: id})
 	return nil
 }
 
@@ -453,7 +453,7 @@ func (s *Service) SendMessage(ctx context.Context, id, content string) (string, 
 	if c.Title == "" {
 		title := store.AutoTitle(content)
 		if err := s.store.RenameConversation(ctx, id, title); err == nil {
-			s.ev.Emit("conversation:updated", map[string]any{"conversationId": id, "title": title})
+			s.ev.Emit(events.ConversationUpdated, events.TitleChanged(id, title))
 		}
 	}
 	return runID, nil
@@ -540,7 +540,7 @@ func (s *Service) onLateAnswer(c *questions.Card) {
 			s.log.Error("save late answer", "question", c.ID, "err", err)
 			return
 		}
-		s.ev.Emit(events.MessageDone, map[string]any{"conversationId": c.ConversationID, "message": m})
+		s.ev.Emit(events.MessageDone, events.MessageDonePayload{ConversationID: c.ConversationID, Message: *m})
 		return
 	}
 	if err != nil {
@@ -631,11 +631,11 @@ func (s *Service) PullModel(ctx context.Context, name string) error {
 	}
 	st := s.GetSettings()
 	err := llm.NewOllama(st.BaseURL).Pull(ctx, name, func(p llm.PullProgress) {
-		s.ev.Emit("model:pull", map[string]any{"conversationId": "", "model": name, "status": p.Status, "total": p.Total, "completed": p.Completed})
+		s.ev.Emit(events.ModelPull, events.PullProgress(name, p.Status, p.Total, p.Completed))
 	})
 	if err != nil && ctx.Err() == nil {
 		// Whoever follows the progress events learns that it ended.
-		s.ev.Emit("model:pull", map[string]any{"conversationId": "", "model": name, "status": "error", "error": userMessage(err, st.BaseURL)})
+		s.ev.Emit(events.ModelPull, events.PullFailed(name, userMessage(err, st.BaseURL)))
 	}
 	var le *llm.Error
 	switch {

@@ -100,7 +100,8 @@ export function normalizeCard(raw: Card): Card {
 }
 
 /** The card in a question:ask / question:resolved payload. */
-export function cardFromEvent(payload: QuestionEvent | null | undefined): Card | null {
+/** Go sends the card itself; a card nested as `card` is accepted too. */
+export function cardFromEvent(payload: QuestionEvent | { conversationId: string; card: Card } | null | undefined): Card | null {
   if (!payload || typeof payload !== 'object') return null
   if ('question_id' in payload && payload.question_id) return normalizeCard(payload)
   const nested = (payload as { card?: Card; question?: Card }).card ?? (payload as { question?: Card }).question

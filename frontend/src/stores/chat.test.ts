@@ -40,9 +40,9 @@ describe('chat store', () => {
     await chat.open('c1')
     const list = chat.messages.c1
     const before = [...list!]
-    chat.onDelta({ conversationId: 'c1', delta: 'Hel', message_id: 'm3' })
-    chat.onDelta({ conversationId: 'c1', delta: 'lo ', message_id: 'm3' })
-    chat.onDelta({ conversationId: 'c1', delta: 'there', message_id: 'm3' })
+    chat.onDelta({ conversationId: 'c1', delta: 'Hel', messageId: 'm3' })
+    chat.onDelta({ conversationId: 'c1', delta: 'lo ', messageId: 'm3' })
+    chat.onDelta({ conversationId: 'c1', delta: 'there', messageId: 'm3' })
     expect(chat.streams.c1!.text).toBe('Hello there')
     expect(chat.stateOf('c1')).toBe('streaming')
     expect(chat.messages.c1).toBe(list)
@@ -53,8 +53,8 @@ describe('chat store', () => {
     seed()
     const chat = useChatStore()
     await chat.open('c1')
-    chat.onDelta({ conversationId: 'c1', delta: 'Hi', message_id: 'm3' })
-    chat.onDone({ conversationId: 'c1', message: { id: 'm3', role: 'assistant', content: 'Hi!', created_at: 'x' } })
+    chat.onDelta({ conversationId: 'c1', delta: 'Hi', messageId: 'm3' })
+    chat.onDone({ conversationId: 'c1', message: { id: 'm3', conversationId: 'c1', role: 'assistant', content: 'Hi!', created_at: 'x' } })
     expect(chat.streams.c1).toBeUndefined()
     expect(chat.messagesFor('c1').at(-1)).toMatchObject({ id: 'm3', role: 'assistant', content: 'Hi!' })
     // the same message again is not duplicated
@@ -218,7 +218,7 @@ describe('chat store', () => {
     expect(chat.streams.c1).toEqual({ text: 'second', messageId: 'a2' })
     expect(chat.messagesFor('c1').at(-1)).toMatchObject({ id: 'a1', content: 'first step' })
     // its message:done replaces it in place, and a retry does not drop it as a broken partial
-    chat.onDone({ conversationId: 'c1', message: { id: 'a1', role: 'assistant', content: 'first step, done', created_at: 'x' } })
+    chat.onDone({ conversationId: 'c1', message: { id: 'a1', conversationId: 'c1', role: 'assistant', content: 'first step, done', created_at: 'x' } })
     expect(chat.messagesFor('c1').filter((m) => m.id === 'a1').map((m) => m.content)).toEqual(['first step, done'])
     chat.onState({ conversationId: 'c1', state: 'error' })
     await chat.retry('c1')

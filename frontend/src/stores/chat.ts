@@ -57,8 +57,8 @@ const partialIds = new Set<string>()
 const ROLES: Role[] = ['system', 'user', 'assistant', 'tool']
 
 /** A message:done payload as a Message (top-level fields or nested `message`). */
-export function messageFromDone(p: MessageDoneEvent): Message | null {
-  const raw = (p.message && typeof p.message === 'object' ? p.message : p) as Partial<Message> & { message_id?: string }
+export function messageFromDone(p: MessageDoneEvent | (Partial<Message> & { conversationId: string })): Message | null {
+  const raw = ('message' in p && p.message && typeof p.message === 'object' ? p.message : p) as Partial<Message> & { message_id?: string }
   const role = raw.role
   if (!role || !ROLES.includes(role)) return null
   return {
@@ -275,13 +275,13 @@ export const useChatStore = defineStore('chat', {
       }
     },
 
-    onDelta(p: MessageDeltaEvent): void {
+    /** Go always sends runId and messageId; the store copes without them. */
+    onDelta(p: Pick<MessageDeltaEvent, 'conversationId' | 'delta'> & Partial<MessageDeltaEvent>): void {
       if (!p?.conversationId) return
       const delta = typeof p.delta === 'string' ? p.delta : typeof (p as { content?: unknown }).content === 'string' ? (p as unknown as { content: string }).content : ''
       if (!delta) return
       const id = p.conversationId
-      // The backend sends messageId; message_id is accepted too.
-      const messageId = p.messageId || p.message_id || undefined
+      const messageId = p.messageId || undefined
       const buf = this.streams[id]
       if (buf && (!messageId || !buf.messageId || buf.messageId === messageId)) {
         buf.text += delta
@@ -293,7 +293,8 @@ export const useChatStore = defineStore('chat', {
       if (st !== 'streaming') this.runStates[id] = 'streaming'
     },
 
-    onDone(p: MessageDoneEvent): void {
+    /** Go nests the message; the message at the top level is accepted too. */
+    onDone(p: MessageDoneEvent | (Partial<Message> & { conversationId: string })): void {
       if (!p?.conversationId) return
       const msg = messageFromDone(p)
       if (!msg) return
@@ -330,7 +331,7 @@ export const useChatStore = defineStore('chat', {
       list.push(msg)
     },
 
-    onRunError(p: RunErrorEvent): void {
+    onRunError(p: Pick<RunErrorEvent, 'conversationId' | 'error'> & Partial<RunErrorEvent>): void {
       if (!p?.conversationId) return
       const id = p.conversationId
       this.errors[id] = p.error || (p as { message?: string }).message || 'The assistant ran into a problem.'

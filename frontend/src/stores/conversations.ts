@@ -51,11 +51,7 @@ function newer(a: Conversation, b: Conversation): number {
 }
 
 function summaryOf(c: Conversation): Conversation {
-  const out: Conversation = { id: c.id, title: c.title ?? '' }
-  if (c.assistant !== undefined) out.assistant = c.assistant
-  if (c.pinned !== undefined) out.pinned = c.pinned
-  if (c.created_at) out.created_at = c.created_at
-  if (c.updated_at) out.updated_at = c.updated_at
+  const out: Conversation = { id: c.id, title: c.title ?? '', assistant: c.assistant, pinned: c.pinned, created_at: c.created_at, updated_at: c.updated_at }
   return out
 }
 

@@ -18,7 +18,7 @@ describe('questions store', () => {
     const store = useQuestionsStore()
     connectEvents()
     env.fake.emit('question:ask', makeCard({ question_id: 'q1', conversationId: 'a', created_at: '2026-01-01T00:00:01Z' }))
-    env.fake.emit('question:ask', { conversationId: 'b', card: makeCard({ question_id: 'q2', conversationId: 'b', created_at: '2026-01-01T00:00:02Z' }) })
+    env.fake.emit('question:ask', makeCard({ question_id: 'q2', conversationId: 'b', created_at: '2026-01-01T00:00:02Z' }))
     await settle()
     expect(store.inboxCount).toBe(2)
     expect(store.pendingCards.map((c) => c.question_id)).toEqual(['q1', 'q2'])

@@ -3,9 +3,14 @@
 // conversations) and the respond actions. Updated by question:ask and
 // question:resolved.
 import { defineStore } from 'pinia'
-import type { Card, QuestionEvent, RespondRequest } from '../types'
+import type { Answers, Card, QuestionEvent, RespondRequest } from '../types'
 import { useTransport, toError } from '../transport'
-import { cardFromEvent, emptyDraft, isAnswerable, normalizeCard, type CardDraft } from '../lib/cards'
+import { answerText, cardFromEvent, emptyDraft, isAnswerable, normalizeCard, type CardDraft } from '../lib/cards'
+
+/** The answers as Go stores them: one text per question. */
+function answerTexts(answers: Answers): Record<string, string> {
+  return Object.fromEntries(Object.entries(answers).map(([q, a]) => [q, answerText(a)]))
+}
 
 interface State {
   cards: Record<string, Card>
@@ -84,7 +89,7 @@ export const useQuestionsStore = defineStore('questions', {
       return now
     },
 
-    onQuestionEvent(payload: QuestionEvent): void {
+    onQuestionEvent(payload: QuestionEvent | { conversationId: string; card: Card }): void {
       const card = cardFromEvent(payload)
       if (card) this.upsert(card)
     },
@@ -162,7 +167,7 @@ export const useQuestionsStore = defineStore('questions', {
           const status =
             req.action === 'submit' ? (prev.status === 'timed_out' ? 'answered_late' : 'answered') : req.action === 'decline' ? 'declined' : 'cancelled'
           // Until question:resolved brings the stored answers, keep what was sent.
-          this.upsert({ ...prev, status, ...(req.answers ? { answers: req.answers } : {}), ...(req.comments ? { comments: req.comments } : {}) })
+          this.upsert({ ...prev, status, ...(req.answers ? { answers: answerTexts(req.answers) } : {}), ...(req.comments ? { comments: req.comments } : {}) })
         }
         return true
       } catch (err) {

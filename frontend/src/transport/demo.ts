@@ -45,13 +45,13 @@ class DemoTransport extends FakeTransport {
     const id = fakeId('msg')
     for (const chunk of text.match(/[\s\S]{1,6}/g) ?? []) {
       await wait(25)
-      this.emit('message:delta', { conversationId, message_id: id, delta: chunk })
+      this.emit('message:delta', { conversationId, messageId: id, delta: chunk, runId: '' })
     }
   }
 
   private finish(conversationId: string, partial: Omit<Message, 'id' | 'created_at' | 'conversationId'>): Message {
     const m = this.addMessage(conversationId, partial)
-    this.emit('message:done', { ...m, conversationId })
+    this.emit('message:done', { conversationId, message: { ...m, conversationId } })
     return m
   }
 

@@ -107,7 +107,7 @@ export class FakeTransport implements Transport {
   settings: Settings = { ...DEFAULT_SETTINGS, model: 'qwen3', onboarded: true }
   /** Whether checkModelServer finds the server (demo mode always does). */
   reachable = true
-  /** Whether the status says the server has Ollama's API (undefined: not said). */
+  /** Whether the status says the server has Ollama's API (undefined: the base URL's port is Ollama's). */
   ollama?: boolean
   /** The technical reason checkModelServer gives when not reachable. */
   unreachableMessage = 'Cannot reach the model server at http://127.0.0.1:11434/v1: connection refused'
@@ -115,7 +115,7 @@ export class FakeTransport implements Transport {
   /** Pulls under way, controlled by the test (see `pullHandler` to automate). */
   pulls: PendingPull[] = []
   /** When set, pullModel runs this instead of waiting for the test. */
-  pullHandler?: (name: string, progress: (p: Omit<ModelPullEvent, 'model'>) => void) => Promise<void>
+  pullHandler?: (name: string, progress: (p: Omit<ModelPullEvent, 'model' | 'conversationId'>) => void) => Promise<void>
   models: ModelInfo[] = [
     { name: 'qwen3', supports_tools: true },
     { name: 'llama3.2', supports_tools: true },
@@ -186,12 +186,12 @@ export class FakeTransport implements Transport {
   }
 
   addMessage(conversationId: string, partial: Partial<Message> & Pick<Message, 'role'>): Message {
-    const m: Message = {
+    const m: ConversationDetail['messages'][number] = {
       id: partial.id ?? fakeId('msg'),
-      conversationId,
       content: '',
       created_at: new Date().toISOString(),
       ...partial,
+      conversationId,
     }
     this.mustGet(conversationId).messages.push(m)
     return m
@@ -245,7 +245,7 @@ export class FakeTransport implements Transport {
     const limit = params.limit ?? 50
     const items = all.slice(start, start + limit).map((d) => this.summary(d))
     const next = start + limit < all.length ? String(start + limit) : null
-    return clone({ items, next_cursor: next })
+    return clone({ items, ...(next ? { next_cursor: next } : {}) })
   }
 
   async createConversation(params: CreateConversationParams = {}): Promise<Conversation> {
@@ -431,15 +431,14 @@ export class FakeTransport implements Transport {
   async checkModelServer(): Promise<ModelStatus> {
     await this.enter('checkModelServer', [])
     const s = this.settings
-    if (s.demo_mode) return { reachable: true, base_url: s.base_url, model: s.model, demo: true, models: [{ name: 'parley-demo', supports_tools: true }] }
-    if (!this.reachable) return { reachable: false, base_url: s.base_url, model: s.model, demo: false, message: this.unreachableMessage, models: [] }
-    const ollama = this.ollama === undefined ? {} : { ollama: this.ollama }
-    return { reachable: true, base_url: s.base_url, model: s.model, demo: false, ...ollama, models: clone(this.models) }
+    if (s.demo_mode) return { reachable: true, base_url: s.base_url, model: s.model, demo: true, ollama: false, models: [{ name: 'parley-demo', supports_tools: true }] }
+    if (!this.reachable) return { reachable: false, base_url: s.base_url, model: s.model, demo: false, ollama: false, message: this.unreachableMessage, models: [] }
+    return { reachable: true, base_url: s.base_url, model: s.model, demo: false, ollama: this.ollama ?? /:11434(\/|$)/.test(s.base_url), models: clone(this.models) }
   }
 
   pullModel(name: string): Promise<void> {
     return this.enter('pullModel', [name]).then(() => {
-      const progress = (p: Omit<ModelPullEvent, 'model'>) => this.emit('model:pull', { conversationId: '', model: name, ...p })
+      const progress = (p: Omit<ModelPullEvent, 'model' | 'conversationId'>) => this.emit('model:pull', { ...p, conversationId: '', model: name })
       if (this.pullHandler) return this.pullHandler(name, progress)
       return new Promise<void>((resolve, reject) => {
         const pull: PendingPull = {

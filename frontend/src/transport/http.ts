@@ -126,7 +126,7 @@ export class HttpTransport implements Transport {
     if (params.q) qs.set('q', params.q)
     const query = qs.toString()
     const page = await this.request<ConversationPage>('GET', '/conversations' + (query ? '?' + query : ''))
-    return { items: page?.items ?? [], next_cursor: page?.next_cursor || null }
+    return { items: page?.items ?? [], ...(page?.next_cursor ? { next_cursor: page.next_cursor } : {}) }
   }
 
   createConversation(params: CreateConversationParams = {}): Promise<Conversation> {

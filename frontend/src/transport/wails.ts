@@ -1,6 +1,9 @@
 // Transport over the Wails v2 bindings: `window.go.main.ChatService.<Method>`
-// for calls and `window.runtime.EventsOn` for events. Generated bindings do
-// not exist yet, so the objects are reached dynamically with our own typings.
+// for calls and `window.runtime.EventsOn` for events. Wails generates the
+// bindings into frontend/wailsjs (checked in; `wails build` rewrites them and
+// scripts/test.sh fails when they changed); ./wailsCheck.ts checks at compile
+// time that the methods below match them. The calls go through `window.go`
+// so tests can hand in their own window; results are typed by the wire types.
 // Go errors arrive as rejected promises carrying a string.
 import type {
   AppInfo,
@@ -116,7 +119,7 @@ export class WailsTransport implements Transport {
 
   async listConversations(params: ListConversationsParams = {}): Promise<ConversationPage> {
     const page = await this.call('ListConversations', params.limit ?? DEFAULT_PAGE_SIZE, params.cursor ?? '', params.q ?? '')
-    return { items: page?.items ?? [], next_cursor: page?.next_cursor || null }
+    return { items: page?.items ?? [], ...(page?.next_cursor ? { next_cursor: page.next_cursor } : {}) }
   }
 
   createConversation(params: CreateConversationParams = {}): Promise<Conversation> {

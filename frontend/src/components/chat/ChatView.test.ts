@@ -73,8 +73,8 @@ describe('ChatView and Composer', () => {
 
   it('streams deltas into one bubble', async () => {
     const v = await mountView()
-    env.fake.emit('message:delta', { conversationId: 'c1', delta: '**Hel' })
-    env.fake.emit('message:delta', { conversationId: 'c1', delta: 'lo**' })
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: '**Hel', runId: 'r1', messageId: '' })
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: 'lo**', runId: 'r1', messageId: '' })
     await settle()
     expect(v.findAll('[data-testid="streaming-message"]')).toHaveLength(1)
     expect(v.find('[data-testid="streaming-message"] strong').text()).toBe('Hello')
@@ -96,7 +96,7 @@ describe('ChatView and Composer', () => {
     await v.find('form').trigger('submit')
     await settle()
     env.fake.setState('c1', 'error', 'model server unreachable')
-    env.fake.emit('run:error', { conversationId: 'c1', error: 'model server unreachable' })
+    env.fake.emit('run:error', { conversationId: 'c1', error: 'model server unreachable', runId: 'r1' })
     await settle()
     const banner = v.find('[data-testid="error-banner"]')
     expect(banner.attributes('role')).toBe('alert')
@@ -119,7 +119,7 @@ describe('ChatView and Composer', () => {
     expect(v.find('[data-testid="onboarding"]').attributes('data-compact')).toBe('true')
     const cause = 'Cannot reach the model server at http://127.0.0.1:9/v1. Is your model server running?'
     env.fake.setState('c1', 'error', cause)
-    env.fake.emit('run:error', { conversationId: 'c1', error: cause })
+    env.fake.emit('run:error', { conversationId: 'c1', error: cause, runId: 'r1' })
     await settle()
     expect(v.findAll('[data-testid="error-banner"]')).toHaveLength(1)
     expect(v.find('[data-testid="error-banner"]').text()).toContain(cause)

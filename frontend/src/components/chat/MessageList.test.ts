@@ -30,8 +30,8 @@ async function mountList() {
 describe('MessageList', () => {
   it('shows the card once, in place, and keeps the same element while text streams and the message lands', async () => {
     const list = await mountList()
-    env.fake.emit('message:delta', { conversationId: 'c1', delta: 'Let me ', message_id: 'a1' })
-    env.fake.emit('message:delta', { conversationId: 'c1', delta: 'ask.', message_id: 'a1' })
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: 'Let me ', messageId: 'a1', runId: 'r1' })
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: 'ask.', messageId: 'a1', runId: 'r1' })
     env.fake.emit('question:ask', makeCard({ question_id: 'q1', conversationId: 'c1', tool_call_id: 'call-1' }))
     await settle()
     const cards = () => list.findAll('[data-testid="question-card"]')
@@ -41,7 +41,7 @@ describe('MessageList', () => {
     await list.find('input[type="radio"]').setValue(true)
 
     for (const d of [' More', ' text', ' arrives']) {
-      env.fake.emit('message:delta', { conversationId: 'c1', delta: d, message_id: 'a1' })
+      env.fake.emit('message:delta', { conversationId: 'c1', delta: d, messageId: 'a1', runId: 'r1' })
       await settle()
       expect(cards()).toHaveLength(1)
       expect(cards()[0]!.element).toBe(el)
@@ -52,7 +52,7 @@ describe('MessageList', () => {
 
     env.fake.emit('message:done', {
       conversationId: 'c1',
-      message: { id: 'a1', role: 'assistant', content: 'Let me ask. More text arrives', created_at: '', tool_calls: [{ id: 'call-1', name: 'ask_user_question', arguments: '{}' }] },
+      message: { id: 'a1', conversationId: 'c1', role: 'assistant', content: 'Let me ask. More text arrives', created_at: '', tool_calls: [{ id: 'call-1', name: 'ask_user_question', arguments: '{}' }] },
     })
     env.fake.emit('conversation:state', { conversationId: 'c1', state: 'awaiting_user_response' })
     await settle()

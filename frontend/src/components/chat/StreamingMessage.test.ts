@@ -31,7 +31,7 @@ function mountStream(): { wrapper: VueWrapper; renders: () => number } {
   return { wrapper: w, renders: () => renders }
 }
 
-const delta = (text: string) => useChatStore().onDelta({ conversationId: 'c1', delta: text, message_id: 'a1' })
+const delta = (text: string) => useChatStore().onDelta({ conversationId: 'c1', delta: text, messageId: 'a1' })
 const shownHtml = (root: Element) => Array.from(root.querySelectorAll('.md-block')).map((b) => b.innerHTML).join('')
 
 function inert(root: Element): void {
@@ -159,13 +159,13 @@ describe('MessageList while text streams', () => {
     w = mount(MessageList, { props: { conversationId: 'c1' }, global: { plugins: [env.pinia] }, attachTo: document.body })
     await settle()
     const layout = fakeLayout(w.find('[data-testid="message-list"]').element as HTMLElement)
-    env.fake.emit('message:delta', { conversationId: 'c1', delta: 'Once', message_id: 'a1' })
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: 'Once', messageId: 'a1', runId: 'r1' })
     await settle()
     await flushFrame()
     layout.ops.length = 0
 
     for (let i = 0; i < 40; i++) {
-      env.fake.emit('message:delta', { conversationId: 'c1', delta: ` upon ${i}`, message_id: 'a1' })
+      env.fake.emit('message:delta', { conversationId: 'c1', delta: ` upon ${i}`, messageId: 'a1', runId: 'r1' })
       if (i % 10 === 0) await settle()
     }
     await settle()
@@ -178,7 +178,7 @@ describe('MessageList while text streams', () => {
     // the user scrolls up to read: the list stays where it is
     layout.userScrollsTo(300)
     layout.ops.length = 0
-    env.fake.emit('message:delta', { conversationId: 'c1', delta: ' a time', message_id: 'a1' })
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: ' a time', messageId: 'a1', runId: 'r1' })
     await settle()
     await flushFrame()
     expect(layout.ops.filter((o) => o === 'write')).toEqual([])
@@ -186,7 +186,7 @@ describe('MessageList while text streams', () => {
     // back at the bottom: following again
     layout.userScrollsTo(1190)
     layout.ops.length = 0
-    env.fake.emit('message:delta', { conversationId: 'c1', delta: ' there was', message_id: 'a1' })
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: ' there was', messageId: 'a1', runId: 'r1' })
     await settle()
     await flushFrame()
     expect(layout.ops).toEqual(['read', 'write'])

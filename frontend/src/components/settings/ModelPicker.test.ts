@@ -136,7 +136,7 @@ describe('Settings model picker', () => {
     await v.find('[data-testid="pull"]').trigger('click')
     await settle()
     env.fake.pulls[0]!.progress('downloading', 1000, 500)
-    env.fake.emit('model:pull', { model: 'qwen3:8b', status: 'error', error: 'Downloading qwen3:8b failed: max retries exceeded' })
+    env.fake.emit('model:pull', { conversationId: '', model: 'qwen3:8b', status: 'error', error: 'Downloading qwen3:8b failed: max retries exceeded' })
     await settle()
     const status = v.find('[data-testid="pull-status"]')
     expect(status.attributes('role')).toBe('alert')

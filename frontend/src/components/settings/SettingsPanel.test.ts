@@ -165,7 +165,7 @@ describe('SettingsPanel', () => {
     expect(v.find('[data-testid="pull-bar"]').attributes('style')).toContain('width: 25%')
 
     // another model's progress is not ours
-    env.fake.emit('model:pull', { model: 'other', status: 'downloading', total: 10, completed: 9 })
+    env.fake.emit('model:pull', { conversationId: '', model: 'other', status: 'downloading', total: 10, completed: 9 })
     await settle()
     expect(bar().attributes('aria-valuenow')).toBe('25')
     env.fake.pulls[0]!.progress('pulling 6a0746a1ec1a', 1000, 800)

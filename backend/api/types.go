@@ -1,0 +1,35 @@
+package api
+
+// Health answers GET /api/v1/health and ChatService.Health.
+type Health struct {
+	Status  string `json:"status"`
+	Version string `json:"version"`
+}
+
+// RunStarted answers a sent message or a retry: the run now under way.
+type RunStarted struct {
+	RunID string `json:"run_id"`
+}
+
+// AppInfo is what the About box and settings show (the window's App.Info).
+type AppInfo struct {
+	Version string `json:"version"`
+	DataDir string `json:"dataDir"`
+}
+
+// Limits of requests, in one place (the question limits are in
+// backend/questions/limits.go).
+const (
+	// DefaultPageSize is the conversation list's page size when none is asked for.
+	DefaultPageSize = 50
+	// MaxPageSize is the largest page of conversations one request gets.
+	MaxPageSize = 200
+	// MaxBodyBytes bounds an HTTP request body.
+	MaxBodyBytes = 1 << 20
+	// MaxImportBytes bounds an imported conversation file.
+	MaxImportBytes = 64 << 20
+)
+
+// GeneratedPath is where cmd/wiregen writes the TypeScript, from the
+// repository root.
+const GeneratedPath = "frontend/src/api/wire.gen.ts"

@@ -1,0 +1,101 @@
+package api
+
+import (
+	"reflect"
+
+	"github.com/parley-app/parley/backend/agent"
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/questions"
+	"github.com/parley-app/parley/backend/service"
+)
+
+func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
+
+// Wire is every type, enum and limit the UI shares with Go, under the
+// TypeScript names the UI uses. A struct that a listed type contains must be
+// listed too (the generator says which one is missing).
+var Wire = Registry{
+	Enums: []Enum{
+		{Name: "RunState", Values: []string{chat.StateIdle, chat.StateRequesting, chat.StateStreaming, chat.StateToolExecuting, chat.StateAwaitingUserResponse, chat.StateError}, List: "RUN_STATES"},
+		{Name: "CardStatus", Go: typeOf[questions.Status](), Values: strs(questions.StatusPending, questions.StatusAnswered, questions.StatusDeclined, questions.StatusCancelled, questions.StatusTimedOut, questions.StatusAnsweredLate, questions.StatusSuperseded), List: "CARD_STATUSES"},
+		{Name: "RespondAction", Go: typeOf[questions.Action](), Values: strs(questions.ActionSubmit, questions.ActionDecline, questions.ActionCancel, questions.ActionSkip)},
+		{Name: "Role", Values: []string{chat.RoleSystem, chat.RoleUser, chat.RoleAssistant, chat.RoleTool}, List: "ROLES"},
+		// The values service.Settings.Validate accepts.
+		{Name: "ThemeSetting", Values: []string{"system", "light", "dark"}},
+		// The formats service.ExportConversation writes.
+		{Name: "ExportFormat", Values: []string{"markdown", "json"}},
+	},
+	Types: []Type{
+		// Cards (SPEC §1, §3).
+		{Name: "QuestionOption", Go: typeOf[questions.Option]()},
+		{Name: "Question", Go: typeOf[questions.Question]()},
+		{Name: "Card", Go: typeOf[questions.Card]()},
+		{Name: "AnswerInput", Go: typeOf[questions.AnswerInput]()},
+		{Name: "RespondRequest", Go: typeOf[questions.Response]()},
+		// Conversations and messages.
+		{Name: "ToolCall", Go: typeOf[chat.ToolCall]()},
+		{Name: "Message", Go: typeOf[chat.Message](), Fields: map[string]string{"role": "Role"}},
+		{Name: "Conversation", Go: typeOf[chat.Conversation]()},
+		{Name: "ConversationDetail", Go: typeOf[service.ConversationDetail](), Fields: map[string]string{"state": "RunState"}},
+		{Name: "ConversationPage", Go: typeOf[service.ConversationPage]()},
+		{Name: "RunStarted", Go: typeOf[RunStarted]()},
+		// Assistants, models and settings.
+		{Name: "Profile", Go: typeOf[agent.Profile]()},
+		{Name: "ToolInfo", Go: typeOf[service.ToolInfo]()},
+		{Name: "ModelInfo", Go: typeOf[service.ModelInfo]()},
+		{Name: "ModelStatus", Go: typeOf[service.ModelStatus]()},
+		{Name: "Settings", Go: typeOf[service.Settings](), Fields: map[string]string{"theme": "ThemeSetting"}},
+		{Name: "Health", Go: typeOf[Health]()},
+		{Name: "AppInfo", Go: typeOf[AppInfo]()},
+		// Event payloads (SPEC §3).
+		{Name: "ConversationStateEvent", Go: typeOf[agent.StateInfo](), Fields: map[string]string{"state": "RunState"}},
+		{Name: "MessageDeltaEvent", Go: typeOf[events.MessageDeltaPayload]()},
+		{Name: "MessageDoneEvent", Go: typeOf[events.MessageDonePayload]()},
+		{Name: "RunErrorEvent", Go: typeOf[events.RunErrorPayload]()},
+		{Name: "ConversationUpdatedEvent", Go: typeOf[events.ConversationUpdatedPayload]()},
+		{Name: "ConversationDeletedEvent", Go: typeOf[events.ConversationDeletedPayload]()},
+		{Name: "ModelPullEvent", Go: typeOf[events.ModelPullPayload]()},
+	},
+	Events: []Event{
+		{Name: events.ConversationState, Payload: typeOf[agent.StateInfo]()},
+		{Name: events.ConversationUpdated, Payload: typeOf[events.ConversationUpdatedPayload]()},
+		{Name: events.ConversationDeleted, Payload: typeOf[events.ConversationDeletedPayload]()},
+		{Name: events.MessageDelta, Payload: typeOf[events.MessageDeltaPayload]()},
+		{Name: events.MessageDone, Payload: typeOf[events.MessageDonePayload]()},
+		{Name: events.QuestionAsk, Payload: typeOf[*questions.Card]()},
+		{Name: events.QuestionResolved, Payload: typeOf[*questions.Card]()},
+		{Name: events.RunError, Payload: typeOf[events.RunErrorPayload]()},
+		{Name: events.ModelPull, Payload: typeOf[events.ModelPullPayload]()},
+	},
+	Consts: []Const{
+		{Name: "ASK_TOOL", Value: questions.ToolName},
+		// The profile new conversations use; deleting it resets it to its defaults.
+		{Name: "DEFAULT_PROFILE", Value: agent.DefaultProfileName},
+	},
+	LimitsName: "LIMITS",
+	Limits: []Limit{
+		{"defaultPageSize", DefaultPageSize},
+		{"maxPageSize", MaxPageSize},
+		{"maxBodyBytes", MaxBodyBytes},
+		{"maxImportBytes", MaxImportBytes},
+		{"maxQuestions", questions.MaxQuestions},
+		{"maxQuestionLen", questions.MaxQuestionLen},
+		{"maxHeaderLen", questions.MaxHeaderLen},
+		{"minOptions", questions.MinOptions},
+		{"maxOptions", questions.MaxOptions},
+		{"maxLabelLen", questions.MaxLabelLen},
+		{"maxDescriptionLen", questions.MaxDescriptionLen},
+		{"maxPlaceholderLen", questions.MaxPlaceholderLen},
+		{"maxCustomLen", questions.MaxCustomLen},
+		{"maxCommentsLen", questions.MaxCommentsLen},
+	},
+}
+
+func strs[S ~string](v ...S) []string {
+	out := make([]string, len(v))
+	for i, s := range v {
+		out[i] = string(s)
+	}
+	return out
+}

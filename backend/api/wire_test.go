@@ -1,0 +1,143 @@
+package api
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parley-app/parley/backend/events"
+)
+
+// The checked-in TypeScript is what the Go types generate today.
+func TestWireTypesAreCurrent(t *testing.T) {
+	want, err := Generate(Wire)
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join("..", "..", GeneratedPath))
+	require.NoError(t, err)
+	// Not a diff of the whole file: the message says what to do.
+	require.True(t, bytes.Equal(want, got), "%s is stale: run go run ./cmd/wiregen", GeneratedPath)
+}
+
+// Every event Go emits has its payload type listed, once.
+func TestEveryEventHasAPayloadType(t *testing.T) {
+	var listed []string
+	for _, e := range Wire.Events {
+		listed = append(listed, e.Name)
+	}
+	assert.ElementsMatch(t, events.Names, listed)
+}
+
+type sampleBase struct {
+	ID string `json:"id"`
+}
+
+type sampleInner struct {
+	N int `json:"n"`
+}
+
+type sampleColor string
+
+type sample struct {
+	sampleBase
+	When     time.Time              `json:"when"`
+	Maybe    *time.Time             `json:"maybe"`
+	Later    *time.Time             `json:"later,omitempty"`
+	Note     string                 `json:"note,omitempty"`
+	Blob     []byte                 `json:"blob"`
+	Tags     map[string][]string    `json:"tags"`
+	Inner    *sampleInner           `json:"inner"`
+	Inners   []*sampleInner         `json:"inners"`
+	Raw      any                    `json:"raw"`
+	Color    sampleColor            `json:"color"`
+	Kind     string                 `json:"kind"`
+	Skipped  string                 `json:"-"`
+	private  string                 //nolint:unused // unexported: not on the wire
+	Extra    map[string]sampleInner `json:"extra-info"`
+	Untagged bool
+}
+
+func TestGenerateFollowsEncodingJSON(t *testing.T) {
+	out, err := Generate(Registry{
+		Enums: []Enum{
+			{Name: "Color", Go: reflect.TypeFor[sampleColor](), Values: []string{"red", "it's"}, List: "COLORS"},
+			{Name: "Kind", Values: []string{"a"}},
+		},
+		Types: []Type{
+			{Name: "Sample", Go: reflect.TypeFor[sample](), Fields: map[string]string{"kind": "Kind"}},
+			{Name: "Inner", Go: reflect.TypeFor[sampleInner]()},
+		},
+		Events:     []Event{{Name: "x:y", Payload: reflect.TypeFor[*sampleInner]()}},
+		Consts:     []Const{{Name: "NAME", Value: "v"}},
+		LimitsName: "LIMITS",
+		Limits:     []Limit{{"max", 3}},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, Header+`
+export type Color = 'red' | 'it\'s'
+
+export const COLORS: readonly Color[] = ['red', 'it\'s']
+
+export type Kind = 'a'
+
+export interface Sample {
+  id: string
+  when: string
+  maybe: string | null
+  later?: string
+  note?: string
+  blob: string
+  tags: Record<string, string[]>
+  inner: Inner | null
+  inners: Inner[]
+  raw: unknown
+  color: Color
+  kind: Kind
+  'extra-info': Record<string, Inner>
+  Untagged: boolean
+}
+
+export interface Inner {
+  n: number
+}
+
+/** Every event Go emits (Wails events and SSE), with its payload. */
+export interface EventPayloads {
+  'x:y': Inner
+}
+
+export type ServerEventName = keyof EventPayloads
+
+export const SERVER_EVENTS: readonly ServerEventName[] = ['x:y']
+
+export const NAME = 'v'
+
+export const LIMITS = {
+  max: 3,
+} as const
+`, string(out))
+}
+
+func TestGenerateRefusesWhatItCannotWrite(t *testing.T) {
+	cases := map[string]struct {
+		reg  Registry
+		want string
+	}{
+		"unlisted struct": {Registry{Types: []Type{{Name: "Sample", Go: reflect.TypeFor[sample]()}}}, "type Sample field inner: api.sampleInner is not registered in api.Wire"},
+		"not a struct":    {Registry{Types: []Type{{Name: "Color", Go: reflect.TypeFor[sampleColor]()}}}, "type Color: api.sampleColor is not a struct"},
+		"listed twice":    {Registry{Types: []Type{{Name: "A", Go: reflect.TypeFor[sampleInner]()}, {Name: "B", Go: reflect.TypeFor[sampleInner]()}}}, "type B: api.sampleInner is already registered as A"},
+		"unknown enum":    {Registry{Types: []Type{{Name: "Inner", Go: reflect.TypeFor[sampleInner](), Fields: map[string]string{"n": "Nope"}}}}, `type Inner field n: "Nope" is not a registered enum`},
+		"no such field":   {Registry{Enums: []Enum{{Name: "Kind", Values: []string{"a"}}}, Types: []Type{{Name: "Inner", Go: reflect.TypeFor[sampleInner](), Fields: map[string]string{"m": "Kind"}}}}, `type Inner: field override "m" names no field`},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Generate(c.reg)
+			assert.EqualError(t, err, c.want)
+		})
+	}
+}

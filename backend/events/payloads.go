@@ -1,0 +1,85 @@
+package events
+
+import "github.com/parley-app/parley/backend/chat"
+
+// Payloads of the events above, one type per event (the frontend's types
+// are generated from them: cmd/wiregen). conversation:state sends
+// agent.StateInfo and the question events send the card (questions.Card);
+// those types live with the code that owns them.
+//
+// Fields are declared in the order of their JSON keys, so the bytes sent are
+// those of the map payloads these types replaced.
+
+// MessageDeltaPayload is a piece of streamed assistant text.
+type MessageDeltaPayload struct {
+	ConversationID string `json:"conversationId"`
+	Delta          string `json:"delta"`
+	// MessageID is the id the finished message will have.
+	MessageID string `json:"messageId"`
+	RunID     string `json:"runId"`
+}
+
+// MessageDonePayload is a message saved in full.
+type MessageDonePayload struct {
+	ConversationID string       `json:"conversationId"`
+	Message        chat.Message `json:"message"`
+	// RunID is empty for a late answer added to an active run's history.
+	RunID string `json:"runId,omitempty"`
+}
+
+// RunErrorPayload says why a run failed.
+type RunErrorPayload struct {
+	ConversationID string `json:"conversationId"`
+	Error          string `json:"error"`
+	RunID          string `json:"runId"`
+}
+
+// ConversationUpdatedPayload carries only the fields that changed.
+type ConversationUpdatedPayload struct {
+	Assistant      *string `json:"assistant,omitempty"`
+	ConversationID string  `json:"conversationId"`
+	Pinned         *bool   `json:"pinned,omitempty"`
+	Title          *string `json:"title,omitempty"`
+}
+
+// TitleChanged is the conversation:updated payload of a new title.
+func TitleChanged(conversationID, title string) ConversationUpdatedPayload {
+	return ConversationUpdatedPayload{ConversationID: conversationID, Title: &title}
+}
+
+// PinnedChanged is the conversation:updated payload of a (un)pin.
+func PinnedChanged(conversationID string, pinned bool) ConversationUpdatedPayload {
+	return ConversationUpdatedPayload{ConversationID: conversationID, Pinned: &pinned}
+}
+
+// AssistantChanged is the conversation:updated payload of a new assistant profile.
+func AssistantChanged(conversationID, assistant string) ConversationUpdatedPayload {
+	return ConversationUpdatedPayload{ConversationID: conversationID, Assistant: &assistant}
+}
+
+// ConversationDeletedPayload names the deleted conversation.
+type ConversationDeletedPayload struct {
+	ConversationID string `json:"conversationId"`
+}
+
+// ModelPullPayload is one step of downloading an Ollama model (Ollama's
+// progress line), or the last one with Status "error" and Error set.
+type ModelPullPayload struct {
+	Completed *int64 `json:"completed,omitempty"`
+	// ConversationID is always "": a download belongs to no conversation.
+	ConversationID string `json:"conversationId"`
+	Error          string `json:"error,omitempty"`
+	Model          string `json:"model"`
+	Status         string `json:"status"`
+	Total          *int64 `json:"total,omitempty"`
+}
+
+// PullProgress is the model:pull payload of one progress line.
+func PullProgress(model, status string, total, completed int64) ModelPullPayload {
+	return ModelPullPayload{Model: model, Status: status, Total: &total, Completed: &completed}
+}
+
+// PullFailed is the last model:pull payload of a failed download.
+func PullFailed(model, message string) ModelPullPayload {
+	return ModelPullPayload{Model: model, Status: "error", Error: message}
+}

@@ -1,0 +1,27 @@
+// Compile-time check that the methods the Wails transport calls exist in
+// Wails' generated bindings (frontend/wailsjs, written by `wails build` or
+// `wails generate module` from the bound Go services) with the same
+// parameters. One line per bound service: point it at that service's file.
+// Wails types results as its own classes (times as `any`), so results are
+// typed by the wire types (../api/wire.gen.ts) instead.
+import type * as ChatService from '../../wailsjs/go/main/ChatService'
+import type * as App from '../../wailsjs/go/main/App'
+import type { WailsApp, WailsChatService } from './wails'
+
+type Shape<T> = [T] extends [string] ? 'string' : [T] extends [number] ? 'number' : [T] extends [boolean] ? 'boolean' : 'object'
+type ParamShapes<F> = F extends (...args: infer A) => unknown ? { [K in keyof A]: Shape<A[K]> } : 'not a function'
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+
+/** For each method of either side: true when both have it with the same parameter kinds. */
+type Matches<Generated, Used> = {
+  [M in keyof Generated | keyof Used]: M extends keyof Generated
+    ? M extends keyof Used
+      ? Same<ParamShapes<Generated[M]>, ParamShapes<Used[M]>>
+      : 'not called by the transport'
+    : 'not bound in Go'
+}
+type Mismatches<Generated, Used> = { [M in keyof Matches<Generated, Used>]: Matches<Generated, Used>[M] extends true ? never : M }[keyof Matches<Generated, Used>]
+
+// A method name here (a type error) is missing on one side or takes other arguments.
+export const chatServiceMatches: [Mismatches<typeof ChatService, WailsChatService>] extends [never] ? true : Mismatches<typeof ChatService, WailsChatService> = true
+export const appMatches: [Mismatches<typeof App, WailsApp>] extends [never] ? true : Mismatches<typeof App, WailsApp> = true

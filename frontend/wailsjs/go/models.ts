@@ -1,0 +1,505 @@
+export namespace agent {
+	
+	export class Profile {
+	    name: string;
+	    system_prompt: string;
+	    model: string;
+	    tools: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Profile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.system_prompt = source["system_prompt"];
+	        this.model = source["model"];
+	        this.tools = source["tools"];
+	    }
+	}
+
+}
+
+export namespace api {
+	
+	export class AppInfo {
+	    version: string;
+	    dataDir: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AppInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.version = source["version"];
+	        this.dataDir = source["dataDir"];
+	    }
+	}
+
+}
+
+export namespace chat {
+	
+	export class Conversation {
+	    id: string;
+	    title: string;
+	    assistant: string;
+	    pinned: boolean;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Conversation(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.assistant = source["assistant"];
+	        this.pinned = source["pinned"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ToolCall {
+	    id: string;
+	    name: string;
+	    arguments: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolCall(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.arguments = source["arguments"];
+	    }
+	}
+	export class Message {
+	    id: string;
+	    conversationId: string;
+	    run_id?: string;
+	    role: string;
+	    content: string;
+	    tool_calls?: ToolCall[];
+	    tool_call_id?: string;
+	    tool_name?: string;
+	    // Go type: time
+	    created_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Message(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.conversationId = source["conversationId"];
+	        this.run_id = source["run_id"];
+	        this.role = source["role"];
+	        this.content = source["content"];
+	        this.tool_calls = this.convertValues(source["tool_calls"], ToolCall);
+	        this.tool_call_id = source["tool_call_id"];
+	        this.tool_name = source["tool_name"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace questions {
+	
+	export class AnswerInput {
+	    selected: string[];
+	    custom?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AnswerInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.selected = source["selected"];
+	        this.custom = source["custom"];
+	    }
+	}
+	export class Option {
+	    label: string;
+	    description?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Option(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.label = source["label"];
+	        this.description = source["description"];
+	    }
+	}
+	export class Question {
+	    question: string;
+	    header?: string;
+	    options: Option[];
+	    multiSelect: boolean;
+	    allowCustom: boolean;
+	    placeholder?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Question(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.question = source["question"];
+	        this.header = source["header"];
+	        this.options = this.convertValues(source["options"], Option);
+	        this.multiSelect = source["multiSelect"];
+	        this.allowCustom = source["allowCustom"];
+	        this.placeholder = source["placeholder"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Card {
+	    question_id: string;
+	    conversationId: string;
+	    run_id?: string;
+	    tool_call_id?: string;
+	    status: string;
+	    questions: Question[];
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    expires_at?: any;
+	    answers?: Record<string, string>;
+	    comments?: string;
+	    // Go type: time
+	    answered_at?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Card(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.question_id = source["question_id"];
+	        this.conversationId = source["conversationId"];
+	        this.run_id = source["run_id"];
+	        this.tool_call_id = source["tool_call_id"];
+	        this.status = source["status"];
+	        this.questions = this.convertValues(source["questions"], Question);
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.expires_at = this.convertValues(source["expires_at"], null);
+	        this.answers = source["answers"];
+	        this.comments = source["comments"];
+	        this.answered_at = this.convertValues(source["answered_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	export class Response {
+	    question_id: string;
+	    action: string;
+	    answers?: Record<string, AnswerInput>;
+	    comments?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Response(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.question_id = source["question_id"];
+	        this.action = source["action"];
+	        this.answers = this.convertValues(source["answers"], AnswerInput, true);
+	        this.comments = source["comments"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace service {
+	
+	export class ConversationDetail {
+	    id: string;
+	    title: string;
+	    assistant: string;
+	    pinned: boolean;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    state: string;
+	    error?: string;
+	    messages: chat.Message[];
+	    pending_question?: questions.Card;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConversationDetail(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.assistant = source["assistant"];
+	        this.pinned = source["pinned"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.state = source["state"];
+	        this.error = source["error"];
+	        this.messages = this.convertValues(source["messages"], chat.Message);
+	        this.pending_question = this.convertValues(source["pending_question"], questions.Card);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ConversationPage {
+	    items: chat.Conversation[];
+	    next_cursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConversationPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.items = this.convertValues(source["items"], chat.Conversation);
+	        this.next_cursor = source["next_cursor"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ModelInfo {
+	    name: string;
+	    supports_tools: boolean;
+	    tools_unknown?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.supports_tools = source["supports_tools"];
+	        this.tools_unknown = source["tools_unknown"];
+	    }
+	}
+	export class ModelStatus {
+	    reachable: boolean;
+	    base_url: string;
+	    model: string;
+	    demo: boolean;
+	    ollama: boolean;
+	    message?: string;
+	    models: ModelInfo[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.reachable = source["reachable"];
+	        this.base_url = source["base_url"];
+	        this.model = source["model"];
+	        this.demo = source["demo"];
+	        this.ollama = source["ollama"];
+	        this.message = source["message"];
+	        this.models = this.convertValues(source["models"], ModelInfo);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Settings {
+	    base_url: string;
+	    api_key: string;
+	    model: string;
+	    question_timeout_seconds: number;
+	    rate_limit_seconds: number;
+	    max_pending_questions: number;
+	    theme: string;
+	    demo_mode: boolean;
+	    api_enabled: boolean;
+	    onboarded: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Settings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.base_url = source["base_url"];
+	        this.api_key = source["api_key"];
+	        this.model = source["model"];
+	        this.question_timeout_seconds = source["question_timeout_seconds"];
+	        this.rate_limit_seconds = source["rate_limit_seconds"];
+	        this.max_pending_questions = source["max_pending_questions"];
+	        this.theme = source["theme"];
+	        this.demo_mode = source["demo_mode"];
+	        this.api_enabled = source["api_enabled"];
+	        this.onboarded = source["onboarded"];
+	    }
+	}
+	export class ToolInfo {
+	    name: string;
+	    description: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	    }
+	}
+
+}
+
