@@ -1,0 +1,4 @@
+package service
+
+// MaxMessageChars bounds one user message.
+const MaxMessageChars = 100_000
