@@ -5,17 +5,18 @@ import (
 	"strconv"
 
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/service"
 )
 
 func (s *Server) listConversations(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	limit := 50
+	limit := service.DefaultPageSize
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 200 {
-			return httpError{http.StatusBadRequest, "limit must be a number from 1 to 200"}
+		if err != nil {
+			return service.ErrBadPageSize
 		}
-		limit = n
+		limit = n // the service checks the range
 	}
 	page, err := s.opts.Backend.ListConversations(r.Context(), limit, q.Get("cursor"), q.Get("q"))
 	if err != nil {

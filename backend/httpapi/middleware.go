@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/parley-app/parley/backend/chat"
-	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
 )
 
@@ -47,27 +45,35 @@ func (s *Server) protectSized(limit int64, h func(http.ResponseWriter, *http.Req
 	})
 }
 
+// statusFor maps an error to its HTTP status: the service's error kinds,
+// and the request errors of this adapter (bad JSON, oversized bodies).
 func statusFor(err error) int {
 	var he httpError
-	var ve *questions.ValidationError
-	var ie *service.InputError
-	var ue *service.UpstreamError
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &he):
 		return he.status
 	case errors.As(err, &mbe):
 		return http.StatusRequestEntityTooLarge
-	case errors.As(err, &ve):
-		return http.StatusUnprocessableEntity
-	case errors.As(err, &ie):
+	}
+	return StatusForKind(service.KindOf(err))
+}
+
+// StatusForKind is the HTTP status of a kind of service error.
+func StatusForKind(k service.Kind) int {
+	switch k {
+	case service.KindInput:
 		return http.StatusBadRequest
-	case errors.As(err, &ue):
-		return http.StatusBadGateway
-	case errors.Is(err, chat.ErrNotFound), errors.Is(err, questions.ErrNotFound):
+	case service.KindNotFound:
 		return http.StatusNotFound
-	case errors.Is(err, questions.ErrConflict), errors.Is(err, service.ErrRunActive):
+	case service.KindConflict:
 		return http.StatusConflict
+	case service.KindTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case service.KindValidation:
+		return http.StatusUnprocessableEntity
+	case service.KindUpstream:
+		return http.StatusBadGateway
 	default:
 		return http.StatusInternalServerError
 	}

@@ -2,16 +2,14 @@ package httpapi
 
 import (
 	"net/http"
-
-	"github.com/parley-app/parley/backend/service"
 )
 
 func (s *Server) models(w http.ResponseWriter, r *http.Request) error {
-	st := s.opts.Backend.CheckModelServer(r.Context())
-	if !st.Reachable {
-		return &service.UpstreamError{Msg: st.Message}
+	models, err := s.opts.Backend.ListModels(r.Context())
+	if err != nil {
+		return err
 	}
-	writeJSON(w, http.StatusOK, st.Models)
+	writeJSON(w, http.StatusOK, models)
 	return nil
 }
 

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/parley-app/parley/backend/questions"
 )
@@ -28,16 +27,6 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) error {
 	var req questions.Response
 	if err := decode(r, &req); err != nil {
 		return err
-	}
-	switch req.Action.Canonical() {
-	case questions.ActionSubmit, questions.ActionDecline, questions.ActionCancel:
-	case "":
-		return httpError{http.StatusBadRequest, `"action" is required: submit, decline (or skip) or cancel`}
-	default:
-		return httpError{http.StatusBadRequest, `"action" must be submit, decline (or skip) or cancel`}
-	}
-	if strings.TrimSpace(req.QuestionID) == "" {
-		return httpError{http.StatusBadRequest, `"question_id" is required (a card id or "latest")`}
 	}
 	card, err := s.opts.Backend.Respond(r.Context(), r.PathValue("id"), req)
 	if err != nil {

@@ -34,6 +34,7 @@ type Backend interface {
 	SetPinned(ctx context.Context, id string, pinned bool) error
 	SetAssistant(ctx context.Context, id, assistant string) error
 	Retry(ctx context.Context, id string) (runID string, err error)
+	ListModels(ctx context.Context) ([]service.ModelInfo, error)
 	GetSettings() service.Settings
 	SaveSettings(ctx context.Context, s service.Settings) (service.Settings, error)
 	CheckModelServer(ctx context.Context) service.ModelStatus
@@ -46,8 +47,8 @@ type Backend interface {
 	ImportConversation(ctx context.Context, data []byte) (*chat.Conversation, error)
 }
 
-// MaxImportBytes bounds an imported conversation.
-const MaxImportBytes = 64 << 20
+// MaxImportBytes bounds an imported conversation (the service's limit).
+const MaxImportBytes = service.MaxImportBytes
 
 // Options configure a Server.
 type Options struct {

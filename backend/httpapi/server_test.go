@@ -72,6 +72,12 @@ func (f *fakeBackend) SaveSettings(_ context.Context, s service.Settings) (servi
 func (f *fakeBackend) CheckModelServer(context.Context) service.ModelStatus {
 	return service.ModelStatus{Reachable: f.err == nil, Models: []service.ModelInfo{{Name: "qwen3", SupportsTools: true}}}
 }
+func (f *fakeBackend) ListModels(context.Context) ([]service.ModelInfo, error) {
+	if f.err != nil {
+		return nil, &service.UpstreamError{Msg: f.err.Error()}
+	}
+	return []service.ModelInfo{{Name: "qwen3", SupportsTools: true}}, nil
+}
 func (f *fakeBackend) PullModel(context.Context, string) error { return f.err }
 func (f *fakeBackend) Profiles(context.Context) ([]service.Profile, error) {
 	return []service.Profile{{Name: "default"}}, f.err
@@ -200,7 +206,7 @@ func TestStatusCodes(t *testing.T) {
 		want         int
 	}{
 		{"list", nil, "GET", "/api/v1/conversations?limit=10", "", 200},
-		{"bad limit", nil, "GET", "/api/v1/conversations?limit=0", "", 400},
+		{"bad limit", service.ErrBadPageSize, "GET", "/api/v1/conversations?limit=0", "", 400},
 		{"create", nil, "POST", "/api/v1/conversations", `{"title":"x"}`, 201},
 		{"create empty body", nil, "POST", "/api/v1/conversations", ``, 201},
 		{"get missing", fmt.Errorf("load: %w", chat.ErrNotFound), "GET", "/api/v1/conversations/nope", "", 404},
@@ -213,8 +219,8 @@ func TestStatusCodes(t *testing.T) {
 		{"respond unknown", questions.ErrNotFound, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"decline"}`, 404},
 		{"respond conflict", questions.ErrConflict, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"submit"}`, 409},
 		{"respond invalid", &questions.ValidationError{}, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"submit"}`, 422},
-		{"respond bad action", nil, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"maybe"}`, 400},
-		{"respond no id", nil, "POST", "/api/v1/conversations/c1/respond", `{"action":"submit"}`, 400},
+		{"respond bad action", &service.InputError{Msg: "bad action"}, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"maybe"}`, 400},
+		{"respond no id", &service.InputError{Msg: "no id"}, "POST", "/api/v1/conversations/c1/respond", `{"action":"submit"}`, 400},
 		{"oversized", nil, "POST", "/api/v1/conversations/c1/messages", `{"content":"` + strings.Repeat("a", MaxBodyBytes) + `"}`, 413},
 		{"pending none", nil, "GET", "/api/v1/conversations/c1/pending-question", "", 200},
 		{"questions", nil, "GET", "/api/v1/questions?status=pending", "", 200},

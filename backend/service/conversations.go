@@ -13,8 +13,12 @@ import (
 	"github.com/parley-app/parley/backend/store"
 )
 
-// ListConversations returns one page, pinned first then newest.
+// ListConversations returns one page, pinned first then newest. limit must
+// be 1 to MaxPageSize (callers that got none pass DefaultPageSize).
 func (s *Service) ListConversations(ctx context.Context, limit int, cursor, query string) (ConversationPage, error) {
+	if limit < 1 || limit > MaxPageSize {
+		return ConversationPage{}, ErrBadPageSize
+	}
 	items, next, err := s.store.ListConversations(ctx, store.ListOptions{Limit: limit, Cursor: cursor, Query: query})
 	if err != nil {
 		return ConversationPage{}, err
@@ -25,8 +29,8 @@ func (s *Service) ListConversations(ctx context.Context, limit int, cursor, quer
 // CreateConversation starts an empty conversation.
 func (s *Service) CreateConversation(ctx context.Context, title, assistant string) (*chat.Conversation, error) {
 	title = strings.TrimSpace(title)
-	if utf8.RuneCountInString(title) > 200 {
-		return nil, inputErrorf("title must be at most 200 characters")
+	if utf8.RuneCountInString(title) > MaxTitleChars {
+		return nil, inputErrorf(fmt.Sprintf("title must be at most %d characters", MaxTitleChars))
 	}
 	assistant, err := s.checkAssistant(ctx, assistant)
 	if err != nil {
@@ -78,8 +82,8 @@ func (s *Service) GetConversation(ctx context.Context, id string) (*Conversation
 // RenameConversation sets the title.
 func (s *Service) RenameConversation(ctx context.Context, id, title string) error {
 	title = strings.TrimSpace(title)
-	if title == "" || utf8.RuneCountInString(title) > 200 {
-		return inputErrorf("title must be 1 to 200 characters")
+	if title == "" || utf8.RuneCountInString(title) > MaxTitleChars {
+		return inputErrorf(fmt.Sprintf("title must be 1 to %d characters", MaxTitleChars))
 	}
 	if err := s.store.RenameConversation(ctx, id, title); err != nil {
 		return err

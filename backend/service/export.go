@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -24,6 +25,9 @@ func (s *Service) ExportConversation(ctx context.Context, id, format string) (st
 
 // ImportConversation adds a conversation exported as JSON (with new ids).
 func (s *Service) ImportConversation(ctx context.Context, data []byte) (*chat.Conversation, error) {
+	if len(data) > MaxImportBytes {
+		return nil, fmt.Errorf("the import is %w", ErrTooLarge)
+	}
 	c, err := s.store.ImportJSON(ctx, data)
 	if errors.Is(err, store.ErrInvalidImport) {
 		return nil, inputErrorf(err.Error())

@@ -105,6 +105,16 @@ func (s *Service) CheckModelServer(ctx context.Context) ModelStatus {
 	return out
 }
 
+// ListModels returns the models the configured server offers; an
+// unreachable server is an *UpstreamError with the message to show.
+func (s *Service) ListModels(ctx context.Context) ([]ModelInfo, error) {
+	st := s.CheckModelServer(ctx)
+	if !st.Reachable {
+		return nil, &UpstreamError{Msg: st.Message}
+	}
+	return st.Models, nil
+}
+
 // PullModel downloads an Ollama model, reporting progress as model:pull
 // events (and a last one with status "error" when it fails). A name the
 // server refuses is an *InputError, a failure of Ollama or its registry an

@@ -57,8 +57,8 @@ func (s *Service) SaveProfile(ctx context.Context, p Profile) (Profile, error) {
 	if !profileName.MatchString(p.Name) {
 		return Profile{}, inputErrorf("profile name must be 1-40 letters, digits, spaces, dots, dashes or underscores")
 	}
-	if utf8.RuneCountInString(p.SystemPrompt) > 20000 {
-		return Profile{}, inputErrorf("system prompt must be at most 20000 characters")
+	if utf8.RuneCountInString(p.SystemPrompt) > MaxSystemPromptChars {
+		return Profile{}, inputErrorf(fmt.Sprintf("system prompt must be at most %d characters", MaxSystemPromptChars))
 	}
 	known := map[string]bool{}
 	for _, t := range s.AvailableTools() {

@@ -14,6 +14,9 @@ import (
 
 // Respond answers, skips or cancels a card of the conversation.
 func (s *Service) Respond(ctx context.Context, id string, r questions.Response) (*questions.Card, error) {
+	if err := checkResponse(r); err != nil {
+		return nil, err
+	}
 	if _, err := s.store.GetConversation(ctx, id); err != nil {
 		return nil, fmt.Errorf("%w: %v", questions.ErrNotFound, err)
 	}
@@ -73,4 +76,20 @@ func (s *Service) onLateAnswer(c *questions.Card) {
 	if err != nil {
 		s.log.Error("start run for late answer", "question", c.ID, "err", err)
 	}
+}
+
+// checkResponse refuses a response without a known action or a card id,
+// before anything is looked up.
+func checkResponse(r questions.Response) error {
+	switch r.Action.Canonical() {
+	case questions.ActionSubmit, questions.ActionDecline, questions.ActionCancel:
+	case "":
+		return inputErrorf(`"action" is required: submit, decline (or skip) or cancel`)
+	default:
+		return inputErrorf(`"action" must be submit, decline (or skip) or cancel`)
+	}
+	if strings.TrimSpace(r.QuestionID) == "" {
+		return inputErrorf(`"question_id" is required (a card id or "latest")`)
+	}
+	return nil
 }
