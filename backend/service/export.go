@@ -8,16 +8,16 @@ import (
 	"strings"
 
 	"github.com/parley-app/parley/backend/chat"
-	"github.com/parley-app/parley/backend/store"
+	"github.com/parley-app/parley/backend/exchange"
 )
 
 // ExportConversation renders a conversation as "markdown" or "json".
 func (s *Service) ExportConversation(ctx context.Context, id, format string) (string, error) {
 	switch format {
 	case "markdown", "md", "":
-		return s.store.ExportMarkdown(ctx, id)
+		return exchange.ExportMarkdown(ctx, s.store, id)
 	case "json":
-		b, err := s.store.ExportJSON(ctx, id)
+		b, err := exchange.ExportJSON(ctx, s.store, id)
 		return string(b), err
 	}
 	return "", inputErrorf(`format must be "markdown" or "json"`)
@@ -28,8 +28,8 @@ func (s *Service) ImportConversation(ctx context.Context, data []byte) (*chat.Co
 	if len(data) > MaxImportBytes {
 		return nil, fmt.Errorf("the import is %w", ErrTooLarge)
 	}
-	c, err := s.store.ImportJSON(ctx, data)
-	if errors.Is(err, store.ErrInvalidImport) {
+	c, err := exchange.ImportJSON(ctx, s.store, data)
+	if errors.Is(err, exchange.ErrInvalidImport) {
 		return nil, inputErrorf(err.Error())
 	}
 	if err != nil {
