@@ -65,8 +65,8 @@ func (f *fakeAsker) Wait(context.Context, string) (questions.Outcome, error) {
 	return f.outcome, f.waitErr
 }
 
-func fakeAskerRuntime(t *testing.T, srv *modelserver.Server, asker Asker, rec *events.Recorder) (*Runtime, *chat.MemoryHistory) {
-	history := chat.NewMemoryHistory()
+func fakeAskerRuntime(t *testing.T, srv *modelserver.Server, asker Asker, rec *events.Recorder) (*Runtime, *memoryHistory) {
+	history := newMemoryHistory()
 	rt := New(Options{History: history, Events: rec, Asker: asker, Model: func(string) (llm.Model, error) {
 		return llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), Model: "m"})
 	}})

@@ -1,4 +1,4 @@
-package chat
+package agent
 
 import (
 	"context"
@@ -7,29 +7,30 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/parley-app/parley/backend/chat"
 )
 
-// MemoryHistory is an in-memory History, safe for concurrent use.
-type MemoryHistory struct {
+// memoryHistory is an in-memory chat.History for tests, safe for concurrent use.
+type memoryHistory struct {
 	mu       sync.Mutex
-	messages map[string][]Message
-	runs     map[string]Run
+	messages map[string][]chat.Message
+	runs     map[string]chat.Run
 }
 
-// NewMemoryHistory returns an empty MemoryHistory.
-func NewMemoryHistory() *MemoryHistory {
-	return &MemoryHistory{messages: map[string][]Message{}, runs: map[string]Run{}}
+// newmemoryHistory returns an empty memoryHistory.
+func newMemoryHistory() *memoryHistory {
+	return &memoryHistory{messages: map[string][]chat.Message{}, runs: map[string]chat.Run{}}
 }
 
 // Messages returns a copy of the conversation's messages.
-func (h *MemoryHistory) Messages(_ context.Context, conversationID string) ([]Message, error) {
+func (h *memoryHistory) Messages(_ context.Context, conversationID string) ([]chat.Message, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]Message(nil), h.messages[conversationID]...), nil
+	return append([]chat.Message(nil), h.messages[conversationID]...), nil
 }
 
 // AppendMessage stores a copy of m.
-func (h *MemoryHistory) AppendMessage(_ context.Context, m *Message) error {
+func (h *memoryHistory) AppendMessage(_ context.Context, m *chat.Message) error {
 	if m.ConversationID == "" {
 		return fmt.Errorf("append message: empty conversation id")
 	}
@@ -46,7 +47,7 @@ func (h *MemoryHistory) AppendMessage(_ context.Context, m *Message) error {
 }
 
 // SaveRun stores a copy of r.
-func (h *MemoryHistory) SaveRun(_ context.Context, r *Run) error {
+func (h *memoryHistory) SaveRun(_ context.Context, r *chat.Run) error {
 	if r.ID == "" {
 		return fmt.Errorf("save run: empty id")
 	}
@@ -57,7 +58,7 @@ func (h *MemoryHistory) SaveRun(_ context.Context, r *Run) error {
 }
 
 // Run returns a stored run.
-func (h *MemoryHistory) Run(id string) (Run, bool) {
+func (h *memoryHistory) Run(id string) (chat.Run, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	r, ok := h.runs[id]
