@@ -2,7 +2,7 @@ package agent
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"sync"
 	"time"
 
@@ -32,7 +32,7 @@ func (h *memoryHistory) Messages(_ context.Context, conversationID string) ([]ch
 // AppendMessage stores a copy of m.
 func (h *memoryHistory) AppendMessage(_ context.Context, m *chat.Message) error {
 	if m.ConversationID == "" {
-		return fmt.Errorf("append message: empty conversation id")
+		return errors.New("append message: empty conversation id")
 	}
 	if m.ID == "" {
 		m.ID = uuid.NewString()
@@ -49,7 +49,7 @@ func (h *memoryHistory) AppendMessage(_ context.Context, m *chat.Message) error 
 // SaveRun stores a copy of r.
 func (h *memoryHistory) SaveRun(_ context.Context, r *chat.Run) error {
 	if r.ID == "" {
-		return fmt.Errorf("save run: empty id")
+		return errors.New("save run: empty id")
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

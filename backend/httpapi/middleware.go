@@ -15,6 +15,7 @@ type httpError struct {
 	msg    string
 }
 
+// Error returns the message sent to the client.
 func (e httpError) Error() string { return e.msg }
 
 // protect requires the token, bounds the body and maps errors to statuses.

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -233,7 +234,7 @@ func TestStatusCodes(t *testing.T) {
 		{"settings", nil, "GET", "/api/v1/settings", ``, 200},
 		{"save bad settings", &service.InputError{Msg: "bad"}, "PUT", "/api/v1/settings", `{"theme":"neon"}`, 400},
 		{"models", nil, "GET", "/api/v1/models", ``, 200},
-		{"models unreachable", fmt.Errorf("down"), "GET", "/api/v1/models", ``, 502},
+		{"models unreachable", errors.New("down"), "GET", "/api/v1/models", ``, 502},
 		{"profiles", nil, "GET", "/api/v1/profiles", ``, 200},
 		{"save profile", nil, "PUT", "/api/v1/profiles/writer", `{"system_prompt":"x","tools":[]}`, 200},
 		{"save bad profile", &service.InputError{Msg: "bad"}, "PUT", "/api/v1/profiles/writer", `{"tools":["rm"]}`, 400},
@@ -242,7 +243,7 @@ func TestStatusCodes(t *testing.T) {
 		{"export missing", chat.ErrNotFound, "GET", "/api/v1/conversations/c1/export", ``, 404},
 		{"import", nil, "POST", "/api/v1/conversations/import", `{"format":"parley.conversation"}`, 201},
 		{"import big", nil, "POST", "/api/v1/conversations/import", `"` + strings.Repeat("a", 2*MaxBodyBytes) + `"`, 201},
-		{"internal", fmt.Errorf("disk on fire"), "DELETE", "/api/v1/conversations/c1", "", 500},
+		{"internal", errors.New("disk on fire"), "DELETE", "/api/v1/conversations/c1", "", 500},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -20,6 +20,7 @@ var ErrBadPageSize error = &InputError{Msg: fmt.Sprintf("limit must be a number 
 // InputError is a request the user or client got wrong (HTTP 400).
 type InputError struct{ Msg string }
 
+// Error returns the message for the user.
 func (e *InputError) Error() string { return e.Msg }
 
 func inputErrorf(msg string) error { return &InputError{Msg: msg} }
@@ -32,8 +33,10 @@ type UpstreamError struct {
 	Err error
 }
 
+// Error returns the message for the user.
 func (e *UpstreamError) Error() string { return e.Msg }
 
+// Unwrap returns the cause.
 func (e *UpstreamError) Unwrap() error { return e.Err }
 
 // Kind classifies an error the service returns, so that every adapter
