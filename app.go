@@ -32,6 +32,11 @@ func (a *App) Info() AppInfo {
 	return AppInfo{Version: version, DataDir: a.cfg.DataDir}
 }
 
+// Health says the backend is up, with its version.
+func (a *App) Health() map[string]string {
+	return map[string]string{"status": "ok", "version": version}
+}
+
 // runDesktop opens the Parley window and blocks until it closes. Wails turns
 // SIGINT/SIGTERM into a normal quit, so shutdown hooks run and it exits 0.
 func runDesktop(cfg config.Config, ui fs.FS) error {
@@ -50,7 +55,7 @@ func runDesktop(cfg config.Config, ui fs.FS) error {
 	win := loadWindowState(core)
 
 	app := &App{cfg: cfg}
-	chatService := &ChatService{svc: core.svc, ctx: context.Background()}
+	bound := newBindings(core.svc)
 	desktop := newDesktopService()
 	err = wails.Run(&options.App{
 		Title:            "Parley",
@@ -62,7 +67,7 @@ func runDesktop(cfg config.Config, ui fs.FS) error {
 		BackgroundColour: &options.RGBA{R: 255, G: 255, B: 255, A: 255},
 		OnStartup: func(ctx context.Context) {
 			app.ctx = ctx
-			chatService.ctx = ctx
+			bound.startup(ctx)
 			emitter.ctx.Store(&ctx)
 		},
 		OnDomReady: func(ctx context.Context) {
@@ -90,7 +95,7 @@ func runDesktop(cfg config.Config, ui fs.FS) error {
 			},
 		},
 		Linux: &linux.Options{ProgramName: "parley"},
-		Bind:  []any{app, chatService, desktop},
+		Bind:  append([]any{app, desktop}, bound.all()...),
 	})
 	if err != nil {
 		return fmt.Errorf("run window: %w", err)

@@ -28,7 +28,7 @@ const conv = "conv-1"
 type harness struct {
 	t       *testing.T
 	server  *modelserver.Server
-	history *chat.MemoryHistory
+	history *memoryHistory
 	rec     *events.Recorder
 	qm      *questions.Manager
 	rt      *Runtime
@@ -38,7 +38,7 @@ type harnessOption func(*Options, *questions.Config)
 
 func newHarness(t *testing.T, script modelserver.Script, opts ...harnessOption) *harness {
 	t.Helper()
-	h := &harness{t: t, server: modelserver.New(script), history: chat.NewMemoryHistory(), rec: events.NewRecorder()}
+	h := &harness{t: t, server: modelserver.New(script), history: newMemoryHistory(), rec: events.NewRecorder()}
 	qcfg := questions.Config{Timeout: time.Minute, Logger: quiet}
 	o := Options{
 		History: h.history,

@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/modelserver"
@@ -65,8 +64,8 @@ func (f *fakeAsker) Wait(context.Context, string) (questions.Outcome, error) {
 	return f.outcome, f.waitErr
 }
 
-func fakeAskerRuntime(t *testing.T, srv *modelserver.Server, asker Asker, rec *events.Recorder) (*Runtime, *chat.MemoryHistory) {
-	history := chat.NewMemoryHistory()
+func fakeAskerRuntime(t *testing.T, srv *modelserver.Server, asker Asker, rec *events.Recorder) (*Runtime, *memoryHistory) {
+	history := newMemoryHistory()
 	rt := New(Options{History: history, Events: rec, Asker: asker, Model: func(string) (llm.Model, error) {
 		return llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), Model: "m"})
 	}})

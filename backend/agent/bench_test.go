@@ -61,7 +61,7 @@ type loopBench struct {
 func newLoopBench(srv *modelserver.Server) *loopBench {
 	lb := &loopBench{done: newIdleWaiter()}
 	lb.rt = New(Options{
-		History: chat.NewMemoryHistory(),
+		History: newMemoryHistory(),
 		Events:  lb.done,
 		Model: func(string) (llm.Model, error) {
 			return llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), Model: "bench-model"})
@@ -215,7 +215,7 @@ func BenchmarkToolCallToQuestionAsk(b *testing.B) {
 	})
 	qm := questions.NewManager(questions.Config{Logger: quiet}, nil, em)
 	rt := New(Options{
-		History: chat.NewMemoryHistory(),
+		History: newMemoryHistory(),
 		Events:  em,
 		Asker:   qm,
 		Model: func(string) (llm.Model, error) {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -22,7 +23,7 @@ func Evaluate(expr string) (float64, error) {
 		return 0, fmt.Errorf("unexpected %q in expression", p.tok)
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("the result is not a finite number")
+		return 0, errors.New("the result is not a finite number")
 	}
 	return v, nil
 }
@@ -75,7 +76,7 @@ func (p *calcParser) expr() (float64, error) {
 	p.depth++
 	defer func() { p.depth-- }()
 	if p.depth > 100 {
-		return 0, fmt.Errorf("expression is nested too deeply")
+		return 0, errors.New("expression is nested too deeply")
 	}
 	v, err := p.term()
 	for err == nil && (p.tok == "+" || p.tok == "-") {
@@ -107,12 +108,12 @@ func (p *calcParser) term() (float64, error) {
 			v *= r
 		case "/":
 			if r == 0 {
-				return 0, fmt.Errorf("division by zero")
+				return 0, errors.New("division by zero")
 			}
 			v /= r
 		case "%":
 			if r == 0 {
-				return 0, fmt.Errorf("division by zero")
+				return 0, errors.New("division by zero")
 			}
 			v = math.Mod(v, r)
 		}
@@ -149,7 +150,7 @@ func (p *calcParser) unary() (float64, error) {
 var calcFuncs = map[string]func(args []float64) (float64, error){
 	"sqrt": oneArg(func(x float64) (float64, error) {
 		if x < 0 {
-			return 0, fmt.Errorf("sqrt of a negative number")
+			return 0, errors.New("sqrt of a negative number")
 		}
 		return math.Sqrt(x), nil
 	}),
@@ -173,7 +174,7 @@ func oneArg(f func(float64) (float64, error)) func([]float64) (float64, error) {
 func manyArgs(f func(a, b float64) float64) func([]float64) (float64, error) {
 	return func(a []float64) (float64, error) {
 		if len(a) == 0 {
-			return 0, fmt.Errorf("function needs at least one argument")
+			return 0, errors.New("function needs at least one argument")
 		}
 		v := a[0]
 		for _, x := range a[1:] {
@@ -187,7 +188,7 @@ func (p *calcParser) primary() (float64, error) {
 	tok := p.tok
 	switch {
 	case tok == "":
-		return 0, fmt.Errorf("expression ended early")
+		return 0, errors.New("expression ended early")
 	case tok == "(":
 		p.next()
 		v, err := p.expr()
@@ -195,7 +196,7 @@ func (p *calcParser) primary() (float64, error) {
 			return 0, err
 		}
 		if p.tok != ")" {
-			return 0, fmt.Errorf("missing )")
+			return 0, errors.New("missing )")
 		}
 		p.next()
 		return v, nil

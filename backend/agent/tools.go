@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -60,7 +61,7 @@ func BuiltinTools(now func() time.Time) []Tool {
 					Expression string `json:"expression"`
 				}
 				if err := json.Unmarshal([]byte(arguments), &in); err != nil || in.Expression == "" {
-					return "", fmt.Errorf(`invalid input: "expression" must be a non-empty string`)
+					return "", errors.New(`invalid input: "expression" must be a non-empty string`)
 				}
 				v, err := Evaluate(in.Expression)
 				if err != nil {

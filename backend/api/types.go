@@ -1,3 +1,7 @@
+// Package api holds the wire-only types (answers that are not domain
+// objects) and the request limits, in one place. It imports nothing of
+// Parley's, so the service, the store and both adapters can use it;
+// backend/wire lists these and the domain types for the TypeScript generator.
 package api
 
 // Health answers GET /api/v1/health and ChatService.Health.

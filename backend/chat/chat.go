@@ -1,7 +1,6 @@
 // Package chat holds the conversation data shared by the agent loop, storage
 // and the API: messages, runs, conversations and the History interface the
-// agent loop persists through (storage implements it; MemoryHistory is the
-// in-process version used by tests).
+// agent loop persists through (storage implements it).
 package chat
 
 import (

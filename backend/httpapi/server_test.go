@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -71,6 +72,12 @@ func (f *fakeBackend) SaveSettings(_ context.Context, s service.Settings) (servi
 }
 func (f *fakeBackend) CheckModelServer(context.Context) service.ModelStatus {
 	return service.ModelStatus{Reachable: f.err == nil, Models: []service.ModelInfo{{Name: "qwen3", SupportsTools: true}}}
+}
+func (f *fakeBackend) ListModels(context.Context) ([]service.ModelInfo, error) {
+	if f.err != nil {
+		return nil, &service.UpstreamError{Msg: f.err.Error()}
+	}
+	return []service.ModelInfo{{Name: "qwen3", SupportsTools: true}}, nil
 }
 func (f *fakeBackend) PullModel(context.Context, string) error { return f.err }
 func (f *fakeBackend) Profiles(context.Context) ([]service.Profile, error) {
@@ -200,7 +207,7 @@ func TestStatusCodes(t *testing.T) {
 		want         int
 	}{
 		{"list", nil, "GET", "/api/v1/conversations?limit=10", "", 200},
-		{"bad limit", nil, "GET", "/api/v1/conversations?limit=0", "", 400},
+		{"bad limit", service.ErrBadPageSize, "GET", "/api/v1/conversations?limit=0", "", 400},
 		{"create", nil, "POST", "/api/v1/conversations", `{"title":"x"}`, 201},
 		{"create empty body", nil, "POST", "/api/v1/conversations", ``, 201},
 		{"get missing", fmt.Errorf("load: %w", chat.ErrNotFound), "GET", "/api/v1/conversations/nope", "", 404},
@@ -213,8 +220,8 @@ func TestStatusCodes(t *testing.T) {
 		{"respond unknown", questions.ErrNotFound, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"decline"}`, 404},
 		{"respond conflict", questions.ErrConflict, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"submit"}`, 409},
 		{"respond invalid", &questions.ValidationError{}, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"submit"}`, 422},
-		{"respond bad action", nil, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"maybe"}`, 400},
-		{"respond no id", nil, "POST", "/api/v1/conversations/c1/respond", `{"action":"submit"}`, 400},
+		{"respond bad action", &service.InputError{Msg: "bad action"}, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"maybe"}`, 400},
+		{"respond no id", &service.InputError{Msg: "no id"}, "POST", "/api/v1/conversations/c1/respond", `{"action":"submit"}`, 400},
 		{"oversized", nil, "POST", "/api/v1/conversations/c1/messages", `{"content":"` + strings.Repeat("a", MaxBodyBytes) + `"}`, 413},
 		{"pending none", nil, "GET", "/api/v1/conversations/c1/pending-question", "", 200},
 		{"questions", nil, "GET", "/api/v1/questions?status=pending", "", 200},
@@ -227,7 +234,7 @@ func TestStatusCodes(t *testing.T) {
 		{"settings", nil, "GET", "/api/v1/settings", ``, 200},
 		{"save bad settings", &service.InputError{Msg: "bad"}, "PUT", "/api/v1/settings", `{"theme":"neon"}`, 400},
 		{"models", nil, "GET", "/api/v1/models", ``, 200},
-		{"models unreachable", fmt.Errorf("down"), "GET", "/api/v1/models", ``, 502},
+		{"models unreachable", errors.New("down"), "GET", "/api/v1/models", ``, 502},
 		{"profiles", nil, "GET", "/api/v1/profiles", ``, 200},
 		{"save profile", nil, "PUT", "/api/v1/profiles/writer", `{"system_prompt":"x","tools":[]}`, 200},
 		{"save bad profile", &service.InputError{Msg: "bad"}, "PUT", "/api/v1/profiles/writer", `{"tools":["rm"]}`, 400},
@@ -236,7 +243,7 @@ func TestStatusCodes(t *testing.T) {
 		{"export missing", chat.ErrNotFound, "GET", "/api/v1/conversations/c1/export", ``, 404},
 		{"import", nil, "POST", "/api/v1/conversations/import", `{"format":"parley.conversation"}`, 201},
 		{"import big", nil, "POST", "/api/v1/conversations/import", `"` + strings.Repeat("a", 2*MaxBodyBytes) + `"`, 201},
-		{"internal", fmt.Errorf("disk on fire"), "DELETE", "/api/v1/conversations/c1", "", 500},
+		{"internal", errors.New("disk on fire"), "DELETE", "/api/v1/conversations/c1", "", 500},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

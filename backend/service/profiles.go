@@ -10,7 +10,6 @@ import (
 
 	"github.com/parley-app/parley/backend/agent"
 	"github.com/parley-app/parley/backend/chat"
-	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/store"
 )
 
@@ -58,8 +57,8 @@ func (s *Service) SaveProfile(ctx context.Context, p Profile) (Profile, error) {
 	if !profileName.MatchString(p.Name) {
 		return Profile{}, inputErrorf("profile name must be 1-40 letters, digits, spaces, dots, dashes or underscores")
 	}
-	if utf8.RuneCountInString(p.SystemPrompt) > 20000 {
-		return Profile{}, inputErrorf("system prompt must be at most 20000 characters")
+	if utf8.RuneCountInString(p.SystemPrompt) > MaxSystemPromptChars {
+		return Profile{}, inputErrorf(fmt.Sprintf("system prompt must be at most %d characters", MaxSystemPromptChars))
 	}
 	known := map[string]bool{}
 	for _, t := range s.AvailableTools() {
@@ -93,55 +92,21 @@ func (s *Service) DeleteProfile(ctx context.Context, name string) error {
 	return err
 }
 
-// ExportConversation renders a conversation as "markdown" or "json".
-func (s *Service) ExportConversation(ctx context.Context, id, format string) (string, error) {
-	switch format {
-	case "markdown", "md", "":
-		return s.store.ExportMarkdown(ctx, id)
-	case "json":
-		b, err := s.store.ExportJSON(ctx, id)
-		return string(b), err
+func (s *Service) profile(name string) agent.Profile {
+	if name == "" || name == agent.DefaultProfileName {
+		if p, err := s.store.Profile(context.Background(), agent.DefaultProfileName); err == nil {
+			return fromStoreProfile(*p)
+		}
+		return agent.DefaultProfile()
 	}
-	return "", inputErrorf(`format must be "markdown" or "json"`)
-}
-
-// ImportConversation adds a conversation exported as JSON (with new ids).
-func (s *Service) ImportConversation(ctx context.Context, data []byte) (*chat.Conversation, error) {
-	c, err := s.store.ImportJSON(ctx, data)
-	if errors.Is(err, store.ErrInvalidImport) {
-		return nil, inputErrorf(err.Error())
-	}
+	p, err := s.store.Profile(context.Background(), name)
 	if err != nil {
-		return nil, err
+		s.log.Warn("unknown assistant profile, using the default", "profile", name, "err", err)
+		return agent.DefaultProfile()
 	}
-	s.ev.Emit(events.ConversationUpdated, events.TitleChanged(c.ID, c.Title))
-	return c, nil
+	return fromStoreProfile(*p)
 }
 
-// unsafeFileChars are characters file systems refuse or treat specially.
-var unsafeFileChars = regexp.MustCompile(`[\\/:*?"<>|\x00-\x1f\x7f]+`)
-
-// ExportFileName suggests `<title>.md` or `<title>.json` for an export, safe
-// as a file name on every OS (the browser UI uses the same rule).
-func (s *Service) ExportFileName(ctx context.Context, id, format string) string {
-	title := ""
-	if c, err := s.store.GetConversation(ctx, id); err == nil {
-		title = c.Title
-	}
-	return exportFileName(title, format)
-}
-
-func exportFileName(title, format string) string {
-	base := strings.Join(strings.Fields(unsafeFileChars.ReplaceAllString(title, " ")), " ")
-	base = strings.Trim(base, ". ")
-	if r := []rune(base); len(r) > 100 {
-		base = strings.TrimSpace(string(r[:100]))
-	}
-	if base == "" {
-		base = "conversation"
-	}
-	if format == "json" {
-		return base + ".json"
-	}
-	return base + ".md"
+func fromStoreProfile(p store.Profile) agent.Profile {
+	return agent.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools}
 }

@@ -1,12 +1,14 @@
 package service
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/questions"
 )
 
 // Settings are the user's saved preferences. Command-line flags and
@@ -74,4 +76,51 @@ func applyOverrides(s Settings, cfg config.Config) Settings {
 	}
 	s.BaseURL = strings.TrimRight(s.BaseURL, "/")
 	return s
+}
+
+// settingsKey is the settings row holding the saved Settings.
+const settingsKey = "settings"
+
+// questionConfig turns the effective settings into the QuestionManager's.
+func (s *Service) questionConfig() questions.Config {
+	s.mu.Lock()
+	st := s.settings
+	s.mu.Unlock()
+	cfg := questions.DefaultConfig()
+	cfg.Timeout = time.Duration(st.QuestionTimeoutSeconds) * time.Second
+	if s.opt.Config.Set["question-timeout"] {
+		cfg.Timeout = s.opt.Config.QuestionTimeout
+	}
+	cfg.RateInterval = time.Duration(st.RateLimitSeconds * float64(time.Second))
+	cfg.MaxPending = st.MaxPendingQuestions
+	cfg.Clock = s.opt.Clock
+	cfg.Logger = s.log
+	return cfg
+}
+
+// GetSettings returns the effective settings.
+func (s *Service) GetSettings() Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings
+}
+
+// SaveSettings validates and stores settings, applying them at once.
+func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, error) {
+	st.BaseURL = strings.TrimRight(strings.TrimSpace(st.BaseURL), "/")
+	if err := st.Validate(); err != nil {
+		return Settings{}, err
+	}
+	if err := s.store.SetSetting(ctx, settingsKey, st); err != nil {
+		return Settings{}, err
+	}
+	s.mu.Lock()
+	s.settings = applyOverrides(st, s.opt.Config)
+	eff := s.settings
+	s.mu.Unlock()
+	s.qm.UpdateConfig(s.questionConfig())
+	if s.opt.OnSettingsChanged != nil {
+		s.opt.OnSettingsChanged(eff)
+	}
+	return eff, nil
 }

@@ -9,8 +9,8 @@ import (
 	"unicode/utf8"
 )
 
-// maxTitleRunes is the longest title Parley lets a user set.
-const maxTitleRunes = 200
+// MaxTitleRunes is the longest title Parley lets a user set.
+const MaxTitleRunes = 200
 
 // importedMark matches the mark importTitle adds, so importing an export of
 // an imported conversation gives "Title (imported 2)", not "Title (imported) (imported)".
@@ -33,7 +33,7 @@ func importTitle(ctx context.Context, tx *sql.Tx, title string) (string, error) 
 		if n > 1 {
 			mark = fmt.Sprintf(" (imported %d)", n)
 		}
-		candidate := cutRunes(base, maxTitleRunes-utf8.RuneCountInString(mark)) + mark
+		candidate := cutRunes(base, MaxTitleRunes-utf8.RuneCountInString(mark)) + mark
 		var taken bool
 		if err := tx.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM conversations WHERE title = ?)`, candidate).Scan(&taken); err != nil {
 			return "", fmt.Errorf("check title %q: %w", candidate, err)

@@ -8,13 +8,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 )
 
-// Page sizes of ListConversations.
+// Page sizes of ListConversations (the API's, defined once in backend/api).
 const (
-	DefaultListLimit = 50
-	MaxListLimit     = 200
+	DefaultListLimit = api.DefaultPageSize
+	MaxListLimit     = api.MaxPageSize
 )
 
 // ErrInvalidCursor is returned for a cursor ListConversations did not make.

@@ -1,5 +1,5 @@
 // Command wiregen writes the frontend's wire types (frontend/src/api/wire.gen.ts)
-// from backend/api.Wire. Run it from the repository root: go run ./cmd/wiregen
+// from backend/wire.Wire. Run it from the repository root: go run ./cmd/wiregen
 package main
 
 import (
@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 
 	"github.com/parley-app/parley/backend/api"
+
+	"github.com/parley-app/parley/backend/wire"
 )
 
 func main() {
 	out := flag.String("o", api.GeneratedPath, "file to write")
 	flag.Parse()
-	src, err := api.Generate(api.Wire)
+	src, err := wire.Generate(wire.Wire)
 	if err == nil {
 		err = os.MkdirAll(filepath.Dir(*out), 0o755)
 	}

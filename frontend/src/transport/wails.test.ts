@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import { WailsTransport } from './wails'
+import { WAILS_SERVICE, WailsTransport } from './wails'
 import { pickTransport } from './index'
 import { TransportError } from './transport'
 import { DEFAULT_SETTINGS } from '../lib/settings'
@@ -44,7 +44,7 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
   const handlers = new Map<string, (...d: unknown[]) => void>()
   const off = vi.fn()
   const win = {
-    go: { main: { ChatService: svc, App: app } },
+    go: { main: bound(svc, app) },
     runtime: {
       EventsOn: vi.fn((name: string, cb: (...d: unknown[]) => void) => {
         handlers.set(name, cb)
@@ -58,8 +58,29 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
   return { win, calls, handlers, off }
 }
 
+// The Go side binds one service per area (conversation_service.go etc.);
+// each method lives on exactly one of them.
+const GO_SERVICES: Record<string, string[]> = {
+  App: ['Health'],
+  ConversationService: ['ListConversations', 'CreateConversation', 'GetConversation', 'RenameConversation', 'SetPinned',
+    'SetAssistant', 'DeleteConversation', 'SendMessage', 'Retry', 'Cancel', 'ExportConversation', 'ImportConversation'],
+  QuestionService: ['Respond', 'PendingQuestions', 'ConversationQuestions'],
+  ModelService: ['ListModels', 'CheckModelServer', 'PullModel'],
+  SettingsService: ['GetSettings', 'SaveSettings', 'Profiles', 'SaveProfile', 'DeleteProfile', 'AvailableTools'],
+}
+
+/** Spreads the fake methods over the bound services the way Go binds them. */
+function bound(svc: Record<string, unknown>, app: Record<string, unknown>): Record<string, Record<string, unknown>> {
+  const main: Record<string, Record<string, unknown>> = { App: { ...app } }
+  for (const [service, methods] of Object.entries(GO_SERVICES)) {
+    main[service] ??= {}
+    for (const m of methods) if (m in svc) main[service][m] = svc[m]
+  }
+  return main
+}
+
 describe('WailsTransport', () => {
-  it('calls ChatService methods with the documented argument order', async () => {
+  it('calls the bound services\' methods with the documented argument order', async () => {
     const { win, calls } = fakeWindow()
     const t = new WailsTransport(win)
     expect(await t.listConversations({ limit: 10, cursor: 'c', q: 'x' })).toEqual({ items: [{ id: 'a', title: 'A' }], next_cursor: 'n2' })
@@ -179,9 +200,14 @@ describe('WailsTransport', () => {
     expect((err as Error).message).toBe('a run is already active in this conversation')
   })
 
+  it('maps every method to the Go service that binds it', () => {
+    const want = Object.fromEntries(Object.entries(GO_SERVICES).flatMap(([s, ms]) => ms.map((m) => [m, s])))
+    expect(WAILS_SERVICE).toEqual(want)
+  })
+
   it('rejects clearly when the backend method is missing', async () => {
     const { win } = fakeWindow({ Cancel: undefined })
-    await expect(new WailsTransport(win).cancel('a')).rejects.toThrow('ChatService.Cancel')
+    await expect(new WailsTransport(win).cancel('a')).rejects.toThrow('ConversationService.Cancel')
   })
 
   it('subscribes to events through runtime.EventsOn and unsubscribes', () => {

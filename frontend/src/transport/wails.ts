@@ -1,6 +1,7 @@
-// Transport over the Wails v2 bindings: `window.go.main.ChatService.<Method>`
-// for calls and `window.runtime.EventsOn` for events. Wails generates the
-// bindings into frontend/wailsjs (checked in; `wails build` rewrites them and
+// Transport over the Wails v2 bindings: `window.go.main.<Service>.<Method>`,
+// one bound Go service per area (see WAILS_SERVICE), for calls and
+// `window.runtime.EventsOn` for events. Wails generates the bindings into
+// frontend/wailsjs (checked in; `wails build` rewrites them and
 // scripts/test.sh fails when they changed); ./wailsCheck.ts checks at compile
 // time that the methods below match them. The calls go through `window.go`
 // so tests can hand in their own window; results are typed by the wire types.
@@ -58,6 +59,38 @@ export interface WailsChatService {
   ImportConversation(): Promise<Conversation | null>
 }
 
+/** The bound Go services (`window.go.main.<name>`), one per area. */
+export type WailsServiceName = 'App' | 'ConversationService' | 'QuestionService' | 'ModelService' | 'SettingsService'
+
+/** Which bound Go service has each method. */
+export const WAILS_SERVICE = {
+  Health: 'App',
+  ListConversations: 'ConversationService',
+  CreateConversation: 'ConversationService',
+  GetConversation: 'ConversationService',
+  RenameConversation: 'ConversationService',
+  SetPinned: 'ConversationService',
+  SetAssistant: 'ConversationService',
+  DeleteConversation: 'ConversationService',
+  SendMessage: 'ConversationService',
+  Retry: 'ConversationService',
+  Cancel: 'ConversationService',
+  ExportConversation: 'ConversationService',
+  ImportConversation: 'ConversationService',
+  Respond: 'QuestionService',
+  PendingQuestions: 'QuestionService',
+  ConversationQuestions: 'QuestionService',
+  ListModels: 'ModelService',
+  CheckModelServer: 'ModelService',
+  PullModel: 'ModelService',
+  GetSettings: 'SettingsService',
+  SaveSettings: 'SettingsService',
+  Profiles: 'SettingsService',
+  SaveProfile: 'SettingsService',
+  DeleteProfile: 'SettingsService',
+  AvailableTools: 'SettingsService',
+} as const satisfies Record<keyof WailsChatService, WailsServiceName>
+
 /** `window.go.main.App`: the window's own methods. */
 export interface WailsApp {
   Info(): Promise<AppInfo>
@@ -73,7 +106,7 @@ export interface WailsRuntime {
 
 declare global {
   interface Window {
-    go?: { main?: { ChatService?: Partial<WailsChatService>; App?: Partial<WailsApp> } & Record<string, unknown> } & Record<string, unknown>
+    go?: { main?: { App?: Partial<WailsApp> } & Partial<Record<WailsServiceName, Partial<WailsChatService>>> & Record<string, unknown> } & Record<string, unknown>
     runtime?: WailsRuntime
   }
 }
@@ -90,10 +123,11 @@ export class WailsTransport implements Transport {
     method: M,
     ...args: Parameters<WailsChatService[M]>
   ): Promise<Awaited<ReturnType<WailsChatService[M]>>> {
-    const svc = this.win.go?.main?.ChatService
+    const name = WAILS_SERVICE[method]
+    const svc = this.win.go?.main?.[name] as Record<string, unknown> | undefined
     const fn = svc?.[method] as ((...a: unknown[]) => Promise<unknown>) | undefined
     if (typeof fn !== 'function') {
-      throw new TransportError(`The app backend is not ready (ChatService.${method} is missing)`)
+      throw new TransportError(`The app backend is not ready (${name}.${method} is missing)`)
     }
     try {
       return (await fn.apply(svc, args)) as Awaited<ReturnType<WailsChatService[M]>>

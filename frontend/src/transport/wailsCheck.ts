@@ -4,9 +4,12 @@
 // parameters. One line per bound service: point it at that service's file.
 // Wails types results as its own classes (times as `any`), so results are
 // typed by the wire types (../api/wire.gen.ts) instead.
-import type * as ChatService from '../../wailsjs/go/main/ChatService'
 import type * as App from '../../wailsjs/go/main/App'
-import type { WailsApp, WailsChatService } from './wails'
+import type * as ConversationService from '../../wailsjs/go/main/ConversationService'
+import type * as QuestionService from '../../wailsjs/go/main/QuestionService'
+import type * as ModelService from '../../wailsjs/go/main/ModelService'
+import type * as SettingsService from '../../wailsjs/go/main/SettingsService'
+import type { WAILS_SERVICE, WailsApp, WailsChatService, WailsServiceName } from './wails'
 
 type Shape<T> = [T] extends [string] ? 'string' : [T] extends [number] ? 'number' : [T] extends [boolean] ? 'boolean' : 'object'
 type ParamShapes<F> = F extends (...args: infer A) => unknown ? { [K in keyof A]: Shape<A[K]> } : 'not a function'
@@ -22,6 +25,14 @@ type Matches<Generated, Used> = {
 }
 type Mismatches<Generated, Used> = { [M in keyof Matches<Generated, Used>]: Matches<Generated, Used>[M] extends true ? never : M }[keyof Matches<Generated, Used>]
 
+/** The transport's methods that WAILS_SERVICE sends to service S. */
+type MethodsOf<S extends WailsServiceName> = { [K in keyof typeof WAILS_SERVICE]: (typeof WAILS_SERVICE)[K] extends S ? K : never }[keyof typeof WAILS_SERVICE]
+type Used<S extends WailsServiceName> = Pick<WailsChatService, MethodsOf<S>>
+type Check<Generated, U> = [Mismatches<Generated, U>] extends [never] ? true : Mismatches<Generated, U>
+
 // A method name here (a type error) is missing on one side or takes other arguments.
-export const chatServiceMatches: [Mismatches<typeof ChatService, WailsChatService>] extends [never] ? true : Mismatches<typeof ChatService, WailsChatService> = true
-export const appMatches: [Mismatches<typeof App, WailsApp>] extends [never] ? true : Mismatches<typeof App, WailsApp> = true
+export const appMatches: Check<typeof App, Used<'App'> & WailsApp> = true
+export const conversationServiceMatches: Check<typeof ConversationService, Used<'ConversationService'>> = true
+export const questionServiceMatches: Check<typeof QuestionService, Used<'QuestionService'>> = true
+export const modelServiceMatches: Check<typeof ModelService, Used<'ModelService'>> = true
+export const settingsServiceMatches: Check<typeof SettingsService, Used<'SettingsService'>> = true

@@ -37,7 +37,7 @@ describe('announcing finished replies to screen readers', () => {
     const region = v.find('[data-testid="reply-announcer"]')
     expect(region.attributes('aria-live')).toBe('polite')
 
-    env.fake.emit('message:delta', { conversationId: 'c1', delta: 'Buy **milk**' })
+    env.fake.emit('message:delta', { conversationId: 'c1', messageId: 'm1', runId: 'r1', delta: 'Buy **milk**' })
     await settle()
     expect(v.find('[role="log"]').attributes('aria-live')).toBe('off')
     expect(region.text()).toBe('')

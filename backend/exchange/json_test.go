@@ -1,4 +1,4 @@
-package store
+package exchange
 
 import (
 	"encoding/json"
@@ -10,11 +10,12 @@ import (
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/questions"
+	"github.com/parley-app/parley/backend/store"
 )
 
 // richConversation stores a conversation with tool calls, a question card
 // asked through a tool call, a loose card, and two runs.
-func richConversation(t *testing.T, s *Store) *chat.Conversation {
+func richConversation(t *testing.T, s *store.Store) *chat.Conversation {
 	t.Helper()
 	c := mustConversation(t, s, "Pick a *database*")
 	if err := s.SetPinned(ctx, c.ID, true); err != nil {
@@ -72,7 +73,7 @@ func richConversation(t *testing.T, s *Store) *chat.Conversation {
 func TestExportMarkdown(t *testing.T) {
 	s := newStore(t)
 	c := richConversation(t, s)
-	md, err := s.ExportMarkdown(ctx, c.ID)
+	md, err := ExportMarkdown(ctx, s, c.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestExportMarkdown(t *testing.T) {
 	if strings.Contains(md, `{"answers"`) {
 		t.Errorf("raw answer JSON in the transcript:\n%s", md)
 	}
-	_, err = s.ExportMarkdown(ctx, "missing")
+	_, err = ExportMarkdown(ctx, s, "missing")
 	wantNotFound(t, err)
 }
 
@@ -147,7 +148,7 @@ func stripIDs(t *testing.T, data []byte) exportDoc {
 func TestExportImportJSONRoundTrip(t *testing.T) {
 	s := newStore(t)
 	c := richConversation(t, s)
-	exported, err := s.ExportJSON(ctx, c.ID)
+	exported, err := ExportJSON(ctx, s, c.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,18 +160,18 @@ func TestExportImportJSONRoundTrip(t *testing.T) {
 		t.Fatalf("export header: %+v %v", head, err)
 	}
 
-	imported, err := s.ImportJSON(ctx, exported)
+	imported, err := ImportJSON(ctx, s, exported)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := s.ImportJSON(ctx, exported)
+	again, err := ImportJSON(ctx, s, exported)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if imported.ID == c.ID || again.ID == imported.ID {
 		t.Fatal("import reused an id")
 	}
-	reexported, err := s.ExportJSON(ctx, imported.ID)
+	reexported, err := ExportJSON(ctx, s, imported.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,13 +185,14 @@ func TestExportImportJSONRoundTrip(t *testing.T) {
 	}
 
 	// Every id is new, and nothing of the original changed.
-	if n := count(t, s, "SELECT count(*) FROM messages"); n != 3*7 {
+	total := countRows(t, s)
+	if n := total.messages; n != 3*7 {
 		t.Errorf("%d messages after two imports, want 21", n)
 	}
-	if n := count(t, s, "SELECT count(DISTINCT id) FROM cards"); n != 3*2 {
+	if n := total.cards; n != 3*2 {
 		t.Errorf("%d distinct cards, want 6", n)
 	}
-	if n := count(t, s, "SELECT count(DISTINCT id) FROM runs"); n != 3*2 {
+	if n := total.runs; n != 3*2 {
 		t.Errorf("%d distinct runs, want 6", n)
 	}
 	orig, _ := s.Messages(ctx, c.ID)
@@ -205,7 +207,7 @@ func TestExportImportJSONRoundTrip(t *testing.T) {
 		t.Errorf("resumed_from points nowhere: %v", err)
 	}
 	// Imported text is searchable.
-	if page, _, _ := s.ListConversations(ctx, ListOptions{Query: "choose database"}); len(page) != 3 {
+	if page, _, _ := s.ListConversations(ctx, store.ListOptions{Query: "choose database"}); len(page) != 3 {
 		t.Errorf("search finds %d conversations, want 3", len(page))
 	}
 }
@@ -220,11 +222,11 @@ func TestImportEndsLiveWork(t *testing.T) {
 		Questions: []questions.Question{{Question: "Now?"}}}); err != nil {
 		t.Fatal(err)
 	}
-	data, err := s.ExportJSON(ctx, c.ID)
+	data, err := ExportJSON(ctx, s, c.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	imported, err := s.ImportJSON(ctx, data)
+	imported, err := ImportJSON(ctx, s, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +243,7 @@ func TestImportEndsLiveWork(t *testing.T) {
 func TestImportRefusesBadDataAndWritesNothing(t *testing.T) {
 	s := newStore(t)
 	c := richConversation(t, s)
-	good, err := s.ExportJSON(ctx, c.ID)
+	good, err := ExportJSON(ctx, s, c.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,13 +276,9 @@ func TestImportRefusesBadDataAndWritesNothing(t *testing.T) {
 		"card w/o questions": edit(func(d map[string]any) { item(d, "cards", 1)["questions"] = []any{} }),
 		"tool_calls type":    edit(func(d map[string]any) { item(d, "messages", 1)["tool_calls"] = "nope" }),
 	}
-	tables := []string{"conversations", "messages", "runs", "cards", "message_search", "conversation_search"}
-	before := map[string]int{}
-	for _, tbl := range tables {
-		before[tbl] = count(t, s, "SELECT count(*) FROM "+tbl)
-	}
+	before := countRows(t, s)
 	for name, data := range cases {
-		conv, err := s.ImportJSON(ctx, data)
+		conv, err := ImportJSON(ctx, s, data)
 		if err == nil {
 			t.Errorf("%s: imported as %s", name, conv.ID)
 			continue
@@ -289,9 +287,7 @@ func TestImportRefusesBadDataAndWritesNothing(t *testing.T) {
 			t.Errorf("%s: err = %v, want ErrInvalidImport", name, err)
 		}
 	}
-	for _, tbl := range tables {
-		if n := count(t, s, "SELECT count(*) FROM "+tbl); n != before[tbl] {
-			t.Errorf("%s: %d rows after refused imports, had %d", tbl, n, before[tbl])
-		}
+	if after := countRows(t, s); after != before {
+		t.Errorf("rows after refused imports %+v, had %+v", after, before)
 	}
 }

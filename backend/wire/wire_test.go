@@ -1,4 +1,4 @@
-package api
+package wire
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/parley-app/parley/backend/api"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,10 +20,10 @@ import (
 func TestWireTypesAreCurrent(t *testing.T) {
 	want, err := Generate(Wire)
 	require.NoError(t, err)
-	got, err := os.ReadFile(filepath.Join("..", "..", GeneratedPath))
+	got, err := os.ReadFile(filepath.Join("..", "..", api.GeneratedPath))
 	require.NoError(t, err)
 	// Not a diff of the whole file: the message says what to do.
-	require.True(t, bytes.Equal(want, got), "%s is stale: run go run ./cmd/wiregen", GeneratedPath)
+	require.True(t, bytes.Equal(want, got), "%s is stale: run go run ./cmd/wiregen", api.GeneratedPath)
 }
 
 // Every event Go emits has its payload type listed, once.
@@ -128,9 +130,9 @@ func TestGenerateRefusesWhatItCannotWrite(t *testing.T) {
 		reg  Registry
 		want string
 	}{
-		"unlisted struct": {Registry{Types: []Type{{Name: "Sample", Go: reflect.TypeFor[sample]()}}}, "type Sample field inner: api.sampleInner is not registered in api.Wire"},
-		"not a struct":    {Registry{Types: []Type{{Name: "Color", Go: reflect.TypeFor[sampleColor]()}}}, "type Color: api.sampleColor is not a struct"},
-		"listed twice":    {Registry{Types: []Type{{Name: "A", Go: reflect.TypeFor[sampleInner]()}, {Name: "B", Go: reflect.TypeFor[sampleInner]()}}}, "type B: api.sampleInner is already registered as A"},
+		"unlisted struct": {Registry{Types: []Type{{Name: "Sample", Go: reflect.TypeFor[sample]()}}}, "type Sample field inner: wire.sampleInner is not registered in wire.Wire"},
+		"not a struct":    {Registry{Types: []Type{{Name: "Color", Go: reflect.TypeFor[sampleColor]()}}}, "type Color: wire.sampleColor is not a struct"},
+		"listed twice":    {Registry{Types: []Type{{Name: "A", Go: reflect.TypeFor[sampleInner]()}, {Name: "B", Go: reflect.TypeFor[sampleInner]()}}}, "type B: wire.sampleInner is already registered as A"},
 		"unknown enum":    {Registry{Types: []Type{{Name: "Inner", Go: reflect.TypeFor[sampleInner](), Fields: map[string]string{"n": "Nope"}}}}, `type Inner field n: "Nope" is not a registered enum`},
 		"no such field":   {Registry{Enums: []Enum{{Name: "Kind", Values: []string{"a"}}}, Types: []Type{{Name: "Inner", Go: reflect.TypeFor[sampleInner](), Fields: map[string]string{"m": "Kind"}}}}, `type Inner: field override "m" names no field`},
 	}

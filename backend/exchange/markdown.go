@@ -1,4 +1,4 @@
-package store
+package exchange
 
 import (
 	"context"
@@ -10,33 +10,34 @@ import (
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/questions"
+	"github.com/parley-app/parley/backend/store"
 )
 
 // ExportMarkdown renders the conversation as a readable transcript: each
 // message with who said it and when, tool calls and results, and every
 // question card with its options, status, answers and comments (shown where
 // the assistant asked it).
-func (s *Store) ExportMarkdown(ctx context.Context, conversationID string) (string, error) {
-	t, err := s.loadTranscript(ctx, conversationID)
+func ExportMarkdown(ctx context.Context, s *store.Store, conversationID string) (string, error) {
+	t, err := s.Transcript(ctx, conversationID)
 	if err != nil {
 		return "", fmt.Errorf("export conversation %s: %w", conversationID, err)
 	}
 	return renderMarkdown(t), nil
 }
 
-func renderMarkdown(t *transcript) string {
+func renderMarkdown(t *store.Transcript) string {
 	var b strings.Builder
-	title := t.conv.Title
+	title := t.Conversation.Title
 	if title == "" {
 		title = "Untitled conversation"
 	}
 	fmt.Fprintf(&b, "# %s\n\n", escapeInline(title))
 	fmt.Fprintf(&b, "*Exported from Parley. Assistant: %s. Started %s.*\n",
-		escapeInline(orDefault(t.conv.Assistant, "default")), mdTime(t.conv.CreatedAt))
+		escapeInline(orDefault(t.Conversation.Assistant, "default")), mdTime(t.Conversation.CreatedAt))
 
-	p := placeCards(t.messages, t.cards)
+	p := placeCards(t.Messages, t.Cards)
 	loose := p.loose
-	for i, m := range t.messages {
+	for i, m := range t.Messages {
 		for len(loose) > 0 && loose[0].CreatedAt.Before(m.CreatedAt) {
 			writeCard(&b, loose[0])
 			loose = loose[1:]

@@ -1,21 +1,22 @@
-package store
+package exchange
 
 import (
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/parley-app/parley/backend/store"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // importTitled exports a conversation titled title and imports it back.
-func importTitled(t *testing.T, s *Store, title string) string {
+func importTitled(t *testing.T, s *store.Store, title string) string {
 	t.Helper()
 	c := mustConversation(t, s, title)
-	data, err := s.ExportJSON(ctx, c.ID)
+	data, err := ExportJSON(ctx, s, c.ID)
 	require.NoError(t, err)
-	imported, err := s.ImportJSON(ctx, data)
+	imported, err := ImportJSON(ctx, s, data)
 	require.NoError(t, err)
 	stored, err := s.GetConversation(ctx, imported.ID)
 	require.NoError(t, err)
@@ -26,20 +27,20 @@ func importTitled(t *testing.T, s *Store, title string) string {
 func TestImportMarksTheCopyInItsTitle(t *testing.T) {
 	s := newStore(t)
 	c := mustConversation(t, s, "Trip to Lisbon")
-	data, err := s.ExportJSON(ctx, c.ID)
+	data, err := ExportJSON(ctx, s, c.ID)
 	require.NoError(t, err)
 	var titles []string
 	for range 3 {
-		imported, err := s.ImportJSON(ctx, data)
+		imported, err := ImportJSON(ctx, s, data)
 		require.NoError(t, err)
 		titles = append(titles, imported.Title)
 	}
 	assert.Equal(t, []string{"Trip to Lisbon (imported)", "Trip to Lisbon (imported 2)", "Trip to Lisbon (imported 3)"}, titles)
 
 	// An export of an imported copy gets the next number, not a second mark.
-	again, err := s.ExportJSON(ctx, mustConversationNamed(t, s, "Trip to Lisbon (imported 2)"))
+	again, err := ExportJSON(ctx, s, mustConversationNamed(t, s, "Trip to Lisbon (imported 2)"))
 	require.NoError(t, err)
-	imported, err := s.ImportJSON(ctx, again)
+	imported, err := ImportJSON(ctx, s, again)
 	require.NoError(t, err)
 	assert.Equal(t, "Trip to Lisbon (imported 4)", imported.Title)
 
@@ -47,16 +48,16 @@ func TestImportMarksTheCopyInItsTitle(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "Trip to Lisbon", orig.Title, "the original keeps its title")
 
-	assert.Equal(t, DefaultTitle+" (imported)", importTitled(t, s, ""), "an untitled conversation")
-	long := importTitled(t, s, strings.Repeat("é", maxTitleRunes))
-	assert.Equal(t, maxTitleRunes, utf8.RuneCountInString(long), "a long title is cut to make room for the mark")
+	assert.Equal(t, store.DefaultTitle+" (imported)", importTitled(t, s, ""), "an untitled conversation")
+	long := importTitled(t, s, strings.Repeat("é", store.MaxTitleRunes))
+	assert.Equal(t, store.MaxTitleRunes, utf8.RuneCountInString(long), "a long title is cut to make room for the mark")
 	assert.True(t, strings.HasSuffix(long, "é (imported)"), long)
 }
 
 // mustConversationNamed returns the id of the conversation titled title.
-func mustConversationNamed(t *testing.T, s *Store, title string) string {
+func mustConversationNamed(t *testing.T, s *store.Store, title string) string {
 	t.Helper()
-	page, _, err := s.ListConversations(ctx, ListOptions{Limit: 100})
+	page, _, err := s.ListConversations(ctx, store.ListOptions{Limit: 100})
 	require.NoError(t, err)
 	for _, c := range page {
 		if c.Title == title {

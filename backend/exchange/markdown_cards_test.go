@@ -1,4 +1,4 @@
-package store
+package exchange
 
 import (
 	"strings"
@@ -9,12 +9,13 @@ import (
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/questions"
+	"github.com/parley-app/parley/backend/store"
 )
 
 // reusedCallIDs stores what the demo model produces: two runs asking with
 // the same tool call id (one card skipped, one cancelled), plus a card from
 // before run ids were stored and a card whose asking message is missing.
-func reusedCallIDs(t *testing.T, s *Store) *chat.Conversation {
+func reusedCallIDs(t *testing.T, s *store.Store) *chat.Conversation {
 	t.Helper()
 	c := mustConversation(t, s, "Cover letter")
 	for _, r := range []*chat.Run{
@@ -100,16 +101,16 @@ func checkReusedCallIDs(t *testing.T, md string) {
 func TestExportMarkdownMatchesCardsByRunAndCall(t *testing.T) {
 	s := newStore(t)
 	c := reusedCallIDs(t, s)
-	md, err := s.ExportMarkdown(ctx, c.ID)
+	md, err := ExportMarkdown(ctx, s, c.ID)
 	require.NoError(t, err)
 	checkReusedCallIDs(t, md)
 
 	// A JSON round trip keeps each card with its run.
-	data, err := s.ExportJSON(ctx, c.ID)
+	data, err := ExportJSON(ctx, s, c.ID)
 	require.NoError(t, err)
-	imported, err := s.ImportJSON(ctx, data)
+	imported, err := ImportJSON(ctx, s, data)
 	require.NoError(t, err)
-	importedMD, err := s.ExportMarkdown(ctx, imported.ID)
+	importedMD, err := ExportMarkdown(ctx, s, imported.ID)
 	require.NoError(t, err)
 	checkReusedCallIDs(t, importedMD)
 	body := func(s string) string { return s[strings.Index(s, "\n"):] } // without the title line

@@ -1,10 +1,11 @@
-// Package api is the one list of everything that crosses the wire between Go
-// and the UI (Wails bindings, the HTTP API, events): request, response, event
-// payload and card types, the string enums and the limits the UI shows. The
-// types themselves live with the code that owns them; Wire names them, and
-// cmd/wiregen writes the TypeScript the frontend uses from it
+// Package wire is the one list of everything that crosses the wire between
+// Go and the UI (Wails bindings, the HTTP API, events): request, response,
+// event payload and card types, the string enums and the limits the UI shows.
+// The types themselves live with the code that owns them (wire-only ones and
+// the limits in backend/api, a leaf package every layer may import); Wire
+// names them, and cmd/wiregen writes the TypeScript the frontend uses from it
 // (frontend/src/api/wire.gen.ts).
-package api
+package wire
 
 import (
 	"bytes"
@@ -267,7 +268,7 @@ func (g *generator) tsType(t reflect.Type, nullable bool) (string, error) {
 	case reflect.Interface:
 		return "unknown", nil
 	case reflect.Struct:
-		return "", fmt.Errorf("%s is not registered in api.Wire", t)
+		return "", fmt.Errorf("%s is not registered in wire.Wire", t)
 	}
 	return "", fmt.Errorf("%s has no TypeScript form", t)
 }

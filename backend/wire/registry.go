@@ -1,9 +1,10 @@
-package api
+package wire
 
 import (
 	"reflect"
 
 	"github.com/parley-app/parley/backend/agent"
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/questions"
@@ -39,15 +40,15 @@ var Wire = Registry{
 		{Name: "Conversation", Go: typeOf[chat.Conversation]()},
 		{Name: "ConversationDetail", Go: typeOf[service.ConversationDetail](), Fields: map[string]string{"state": "RunState"}},
 		{Name: "ConversationPage", Go: typeOf[service.ConversationPage]()},
-		{Name: "RunStarted", Go: typeOf[RunStarted]()},
+		{Name: "RunStarted", Go: typeOf[api.RunStarted]()},
 		// Assistants, models and settings.
 		{Name: "Profile", Go: typeOf[agent.Profile]()},
 		{Name: "ToolInfo", Go: typeOf[service.ToolInfo]()},
 		{Name: "ModelInfo", Go: typeOf[service.ModelInfo]()},
 		{Name: "ModelStatus", Go: typeOf[service.ModelStatus]()},
 		{Name: "Settings", Go: typeOf[service.Settings](), Fields: map[string]string{"theme": "ThemeSetting"}},
-		{Name: "Health", Go: typeOf[Health]()},
-		{Name: "AppInfo", Go: typeOf[AppInfo]()},
+		{Name: "Health", Go: typeOf[api.Health]()},
+		{Name: "AppInfo", Go: typeOf[api.AppInfo]()},
 		// Event payloads (SPEC §3).
 		{Name: "ConversationStateEvent", Go: typeOf[agent.StateInfo](), Fields: map[string]string{"state": "RunState"}},
 		{Name: "MessageDeltaEvent", Go: typeOf[events.MessageDeltaPayload]()},
@@ -75,10 +76,10 @@ var Wire = Registry{
 	},
 	LimitsName: "LIMITS",
 	Limits: []Limit{
-		{"defaultPageSize", DefaultPageSize},
-		{"maxPageSize", MaxPageSize},
-		{"maxBodyBytes", MaxBodyBytes},
-		{"maxImportBytes", MaxImportBytes},
+		{"defaultPageSize", api.DefaultPageSize},
+		{"maxPageSize", api.MaxPageSize},
+		{"maxBodyBytes", api.MaxBodyBytes},
+		{"maxImportBytes", api.MaxImportBytes},
 		{"maxQuestions", questions.MaxQuestions},
 		{"maxQuestionLen", questions.MaxQuestionLen},
 		{"maxHeaderLen", questions.MaxHeaderLen},

@@ -1,0 +1,136 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/service"
+)
+
+func (s *Server) listConversations(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	limit := service.DefaultPageSize
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return service.ErrBadPageSize
+		}
+		limit = n // the service checks the range
+	}
+	page, err := s.opts.Backend.ListConversations(r.Context(), limit, q.Get("cursor"), q.Get("q"))
+	if err != nil {
+		return err
+	}
+	if page.Items == nil {
+		page.Items = []chat.Conversation{}
+	}
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}
+
+func (s *Server) createConversation(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		Title     string `json:"title"`
+		Assistant string `json:"assistant"`
+	}
+	if r.ContentLength != 0 {
+		if err := decode(r, &req); err != nil {
+			return err
+		}
+	}
+	c, err := s.opts.Backend.CreateConversation(r.Context(), req.Title, req.Assistant)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, c)
+	return nil
+}
+
+func (s *Server) getConversation(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.opts.Backend.GetConversation(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if d.Messages == nil {
+		d.Messages = []chat.Message{}
+	}
+	writeJSON(w, http.StatusOK, d)
+	return nil
+}
+
+func (s *Server) deleteConversation(w http.ResponseWriter, r *http.Request) error {
+	if err := s.opts.Backend.DeleteConversation(r.Context(), r.PathValue("id")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"deleted": true})
+	return nil
+}
+
+func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		Content *string `json:"content"`
+	}
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.Content == nil {
+		return httpError{http.StatusBadRequest, `"content" is required`}
+	}
+	runID, err := s.opts.Backend.SendMessage(r.Context(), r.PathValue("id"), *req.Content)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, api.RunStarted{RunID: runID})
+	return nil
+}
+
+func (s *Server) cancel(w http.ResponseWriter, r *http.Request) error {
+	if err := s.opts.Backend.Cancel(r.Context(), r.PathValue("id")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	return nil
+}
+
+func (s *Server) patchConversation(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		Title     *string `json:"title"`
+		Pinned    *bool   `json:"pinned"`
+		Assistant *string `json:"assistant"`
+	}
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	if req.Title == nil && req.Pinned == nil && req.Assistant == nil {
+		return httpError{http.StatusBadRequest, `give "title", "pinned" and/or "assistant"`}
+	}
+	if req.Assistant != nil {
+		// First: an unknown profile is refused before anything changes.
+		if err := s.opts.Backend.SetAssistant(r.Context(), id, *req.Assistant); err != nil {
+			return err
+		}
+	}
+	if req.Title != nil {
+		if err := s.opts.Backend.RenameConversation(r.Context(), id, *req.Title); err != nil {
+			return err
+		}
+	}
+	if req.Pinned != nil {
+		if err := s.opts.Backend.SetPinned(r.Context(), id, *req.Pinned); err != nil {
+			return err
+		}
+	}
+	return s.getConversation(w, r)
+}
+
+func (s *Server) retry(w http.ResponseWriter, r *http.Request) error {
+	runID, err := s.opts.Backend.Retry(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, api.RunStarted{RunID: runID})
+	return nil
+}

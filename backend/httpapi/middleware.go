@@ -1,0 +1,109 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/parley-app/parley/backend/service"
+)
+
+type httpError struct {
+	status int
+	msg    string
+}
+
+// Error returns the message sent to the client.
+func (e httpError) Error() string { return e.msg }
+
+// protect requires the token, bounds the body and maps errors to statuses.
+func (s *Server) protect(h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return s.protectSized(MaxBodyBytes, h)
+}
+
+func (s *Server) protectSized(limit int64, h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.auth.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="parley"`)
+			writeError(w, http.StatusUnauthorized, "missing or wrong token")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		if err := h(w, r); err != nil {
+			status := statusFor(err)
+			var upstream *service.UpstreamError
+			switch {
+			case errors.As(err, &upstream):
+				// The model server's trouble, not Parley's.
+				s.log.Warn("model server request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err, "cause", upstream.Err)
+			case status >= 500:
+				s.log.Error("api request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+			}
+			writeError(w, status, err.Error())
+		}
+	})
+}
+
+// statusFor maps an error to its HTTP status: the service's error kinds,
+// and the request errors of this adapter (bad JSON, oversized bodies).
+func statusFor(err error) int {
+	var he httpError
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &he):
+		return he.status
+	case errors.As(err, &mbe):
+		return http.StatusRequestEntityTooLarge
+	}
+	return StatusForKind(service.KindOf(err))
+}
+
+// StatusForKind is the HTTP status of a kind of service error.
+func StatusForKind(k service.Kind) int {
+	switch k {
+	case service.KindInput:
+		return http.StatusBadRequest
+	case service.KindNotFound:
+		return http.StatusNotFound
+	case service.KindConflict:
+		return http.StatusConflict
+	case service.KindTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case service.KindValidation:
+		return http.StatusUnprocessableEntity
+	case service.KindUpstream:
+		return http.StatusBadGateway
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+// decode reads a JSON body strictly enough to catch malformed input.
+func decode(r *http.Request, dst any) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return httpError{http.StatusBadRequest, "request body must be a JSON object"}
+	}
+	if err := json.Unmarshal(body, dst); err != nil {
+		return httpError{http.StatusBadRequest, "malformed JSON: " + err.Error()}
+	}
+	return nil
+}

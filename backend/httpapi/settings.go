@@ -1,0 +1,61 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/parley-app/parley/backend/service"
+)
+
+func (s *Server) getSettings(w http.ResponseWriter, _ *http.Request) error {
+	writeJSON(w, http.StatusOK, s.opts.Backend.GetSettings())
+	return nil
+}
+
+func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request) error {
+	st := s.opts.Backend.GetSettings()
+	if err := decode(r, &st); err != nil {
+		return err
+	}
+	saved, err := s.opts.Backend.SaveSettings(r.Context(), st)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, saved)
+	return nil
+}
+
+func (s *Server) profiles(w http.ResponseWriter, r *http.Request) error {
+	ps, err := s.opts.Backend.Profiles(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ps)
+	return nil
+}
+
+func (s *Server) saveProfile(w http.ResponseWriter, r *http.Request) error {
+	var p service.Profile
+	if err := decode(r, &p); err != nil {
+		return err
+	}
+	p.Name = r.PathValue("name")
+	saved, err := s.opts.Backend.SaveProfile(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, saved)
+	return nil
+}
+
+func (s *Server) deleteProfile(w http.ResponseWriter, r *http.Request) error {
+	if err := s.opts.Backend.DeleteProfile(r.Context(), r.PathValue("name")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"deleted": true})
+	return nil
+}
+
+func (s *Server) tools(w http.ResponseWriter, _ *http.Request) error {
+	writeJSON(w, http.StatusOK, s.opts.Backend.AvailableTools())
+	return nil
+}

@@ -1,0 +1,188 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/parley-app/parley/backend/agent"
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/questions"
+	"github.com/parley-app/parley/backend/store"
+)
+
+// ListConversations returns one page, pinned first then newest. limit must
+// be 1 to MaxPageSize (callers that got none pass DefaultPageSize).
+func (s *Service) ListConversations(ctx context.Context, limit int, cursor, query string) (ConversationPage, error) {
+	if limit < 1 || limit > MaxPageSize {
+		return ConversationPage{}, ErrBadPageSize
+	}
+	items, next, err := s.store.ListConversations(ctx, store.ListOptions{Limit: limit, Cursor: cursor, Query: query})
+	if err != nil {
+		return ConversationPage{}, err
+	}
+	return ConversationPage{Items: items, NextCursor: next}, nil
+}
+
+// CreateConversation starts an empty conversation.
+func (s *Service) CreateConversation(ctx context.Context, title, assistant string) (*chat.Conversation, error) {
+	title = strings.TrimSpace(title)
+	if utf8.RuneCountInString(title) > MaxTitleChars {
+		return nil, inputErrorf(fmt.Sprintf("title must be at most %d characters", MaxTitleChars))
+	}
+	assistant, err := s.checkAssistant(ctx, assistant)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.CreateConversation(ctx, title, assistant)
+}
+
+// checkAssistant returns the profile name to store ("" = the default) or an
+// input error when no such profile exists.
+func (s *Service) checkAssistant(ctx context.Context, assistant string) (string, error) {
+	if assistant == "" || assistant == agent.DefaultProfileName {
+		return agent.DefaultProfileName, nil
+	}
+	if _, err := s.store.Profile(ctx, assistant); err != nil {
+		return "", inputErrorf(fmt.Sprintf("unknown assistant %q", assistant))
+	}
+	return assistant, nil
+}
+
+// GetConversation returns the conversation with messages and state.
+func (s *Service) GetConversation(ctx context.Context, id string) (*ConversationDetail, error) {
+	// State first: messages read after it are at least as new, so an idle
+	// state never comes with a missing final answer.
+	st := s.rt.State(id)
+	active := s.rt.Active(id)
+	c, err := s.store.GetConversation(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := s.store.Messages(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	d := &ConversationDetail{Conversation: *c, State: st.State, Error: st.Error, Messages: msgs}
+	if card, ok := s.qm.LatestPending(id); ok && card.Status == questions.StatusPending {
+		d.PendingQuestion = card
+		d.State = chat.StateAwaitingUserResponse
+	}
+	if d.State == chat.StateIdle && !active {
+		if run, err := s.store.LatestRun(ctx, id); err == nil && run.Status == chat.RunInterrupted {
+			d.State = chat.StateError
+			d.Error = "Parley was closed before the assistant finished. Retry to continue."
+		}
+	}
+	return d, nil
+}
+
+// RenameConversation sets the title.
+func (s *Service) RenameConversation(ctx context.Context, id, title string) error {
+	title = strings.TrimSpace(title)
+	if title == "" || utf8.RuneCountInString(title) > MaxTitleChars {
+		return inputErrorf(fmt.Sprintf("title must be 1 to %d characters", MaxTitleChars))
+	}
+	if err := s.store.RenameConversation(ctx, id, title); err != nil {
+		return err
+	}
+	s.ev.Emit(events.ConversationUpdated, events.TitleChanged(id, title))
+	return nil
+}
+
+// SetPinned pins or unpins.
+func (s *Service) SetPinned(ctx context.Context, id string, pinned bool) error {
+	if err := s.store.SetPinned(ctx, id, pinned); err != nil {
+		return err
+	}
+	s.ev.Emit(events.ConversationUpdated, events.PinnedChanged(id, pinned))
+	return nil
+}
+
+// SetAssistant switches the conversation to another assistant profile; the
+// next run uses it (a run already going on keeps the one it started with).
+func (s *Service) SetAssistant(ctx context.Context, id, assistant string) error {
+	assistant, err := s.checkAssistant(ctx, assistant)
+	if err != nil {
+		return err
+	}
+	if err := s.store.SetAssistant(ctx, id, assistant); err != nil {
+		return err
+	}
+	s.ev.Emit(events.ConversationUpdated, events.AssistantChanged(id, assistant))
+	return nil
+}
+
+// DeleteConversation stops its run, cancels its cards and deletes it.
+func (s *Service) DeleteConversation(ctx context.Context, id string) error {
+	if _, err := s.store.GetConversation(ctx, id); err != nil {
+		return err
+	}
+	s.qm.CancelConversation(ctx, id)
+	s.rt.Cancel(id)
+	if err := s.store.DeleteConversation(ctx, id); err != nil {
+		return err
+	}
+	s.rt.Forget(id)
+	s.ev.Emit(events.ConversationDeleted, events.ConversationDeletedPayload{ConversationID: id})
+	return nil
+}
+
+// SendMessage stores the user's message and starts a run.
+func (s *Service) SendMessage(ctx context.Context, id, content string) (string, error) {
+	content = strings.TrimSpace(content)
+	if content == "" {
+		return "", inputErrorf(`"content" must not be empty`)
+	}
+	if utf8.RuneCountInString(content) > MaxMessageChars {
+		return "", inputErrorf(fmt.Sprintf("message is longer than %d characters", MaxMessageChars))
+	}
+	c, err := s.store.GetConversation(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if s.rt.Active(id) {
+		return "", ErrRunActive
+	}
+	runID, err := s.rt.Start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, UserText: content})
+	if errors.Is(err, agent.ErrRunActive) {
+		return "", ErrRunActive
+	}
+	if err != nil {
+		return "", err
+	}
+	if c.Title == "" {
+		title := store.AutoTitle(content)
+		if err := s.store.RenameConversation(ctx, id, title); err == nil {
+			s.ev.Emit(events.ConversationUpdated, events.TitleChanged(id, title))
+		}
+	}
+	return runID, nil
+}
+
+// Retry runs the model again on the saved history (after an error or an
+// interrupted run).
+func (s *Service) Retry(ctx context.Context, id string) (string, error) {
+	c, err := s.store.GetConversation(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	runID, err := s.rt.Start(agent.StartRequest{ConversationID: id, Profile: c.Assistant})
+	if errors.Is(err, agent.ErrRunActive) {
+		return "", ErrRunActive
+	}
+	return runID, err
+}
+
+// Cancel stops the active run; a pending card is cancelled.
+func (s *Service) Cancel(ctx context.Context, id string) error {
+	if _, err := s.store.GetConversation(ctx, id); err != nil {
+		return err
+	}
+	s.rt.Cancel(id)
+	s.qm.CancelConversation(ctx, id)
+	return nil
+}

@@ -1,0 +1,81 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/questions"
+)
+
+// ErrRunActive is returned when a message is sent while a run is active.
+var ErrRunActive = errors.New("a run is already active in this conversation")
+
+// ErrTooLarge is returned for an import larger than MaxImportBytes.
+var ErrTooLarge = errors.New("too large to be a Parley conversation")
+
+// ErrBadPageSize is returned for a conversation page size out of range.
+var ErrBadPageSize error = &InputError{Msg: fmt.Sprintf("limit must be a number from 1 to %d", MaxPageSize)}
+
+// InputError is a request the user or client got wrong (HTTP 400).
+type InputError struct{ Msg string }
+
+// Error returns the message for the user.
+func (e *InputError) Error() string { return e.Msg }
+
+func inputErrorf(msg string) error { return &InputError{Msg: msg} }
+
+// UpstreamError is a failure of the model server or of what stands behind
+// it (Ollama's registry), not of Parley or the request (HTTP 502). Msg is
+// for the user; Err keeps the cause for the log.
+type UpstreamError struct {
+	Msg string
+	Err error
+}
+
+// Error returns the message for the user.
+func (e *UpstreamError) Error() string { return e.Msg }
+
+// Unwrap returns the cause.
+func (e *UpstreamError) Unwrap() error { return e.Err }
+
+// Kind classifies an error the service returns, so that every adapter
+// reports the same failure the same way (the HTTP API maps it to a status;
+// the bindings hand the error itself to the window).
+type Kind string
+
+// The kinds of error the service returns.
+const (
+	KindInternal   Kind = "internal"   // Parley's own failure (HTTP 500)
+	KindInput      Kind = "input"      // a bad request (HTTP 400)
+	KindNotFound   Kind = "not_found"  // no such conversation, card or profile (HTTP 404)
+	KindConflict   Kind = "conflict"   // a run is active, or the card is no longer pending (HTTP 409)
+	KindTooLarge   Kind = "too_large"  // an import over MaxImportBytes (HTTP 413)
+	KindValidation Kind = "validation" // answers that do not fit the card (HTTP 422)
+	KindUpstream   Kind = "upstream"   // the model server failed (HTTP 502)
+)
+
+// KindOf returns the kind of an error the service returned.
+func KindOf(err error) Kind {
+	var ve *questions.ValidationError
+	var ie *InputError
+	var ue *UpstreamError
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrTooLarge):
+		return KindTooLarge
+	case errors.As(err, &ve):
+		return KindValidation
+	case errors.As(err, &ie):
+		return KindInput
+	case errors.As(err, &ue):
+		return KindUpstream
+	case errors.Is(err, chat.ErrNotFound), errors.Is(err, questions.ErrNotFound):
+		return KindNotFound
+	case errors.Is(err, questions.ErrConflict), errors.Is(err, ErrRunActive):
+		return KindConflict
+	default:
+		return KindInternal
+	}
+}

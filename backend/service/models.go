@@ -1,0 +1,155 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/llm"
+)
+
+// model returns the chat model for a profile's model name.
+func (s *Service) model(name string) (llm.Model, error) {
+	s.mu.Lock()
+	st := s.settings
+	s.mu.Unlock()
+	if name == "" {
+		name = st.Model
+	}
+	base := st.BaseURL
+	if st.DemoMode {
+		d, err := s.demoServer()
+		if err != nil {
+			return nil, err
+		}
+		base, name = d.url, "parley-demo"
+	}
+	if name == "" {
+		picked, err := s.pickInstalledModel(base, st.APIKey)
+		if err != nil {
+			return nil, err
+		}
+		name = picked
+	}
+	return llm.NewOpenAI(llm.Config{BaseURL: base, Model: name, APIKey: st.APIKey})
+}
+
+// pickInstalledModel chooses a model when none is set: the first installed
+// model that supports tools, else the first one. When the server cannot be
+// asked, that is the error to show (not that no model is chosen).
+func (s *Service) pickInstalledModel(base, apiKey string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	server, err := llm.ListModels(ctx, base, apiKey)
+	var le *llm.Error
+	switch {
+	case errors.As(err, &le) && le.Kind == llm.KindUnreachable:
+		return "", err
+	case err != nil:
+		s.log.Warn("list models to pick one", "base_url", base, "err", err)
+		return "", &llm.Error{Kind: llm.KindModelNotFound, Err: err, Message: "No model is chosen yet, and Parley could not ask the model server for its models. Pick a model in Settings, or try the demo mode."}
+	case len(server.Models) == 0:
+		return "", &llm.Error{Kind: llm.KindModelNotFound, Message: fmt.Sprintf(
+			"The model server at %s has no models yet. Download one in Settings (with Ollama, qwen3 is a good start) or load one in your server, or try the demo mode.", base)}
+	}
+	for _, m := range server.Models {
+		if m.SupportsTools {
+			return m.Name, nil
+		}
+	}
+	return server.Models[0].Name, nil
+}
+
+// ModelInfo is one model the server offers.
+type ModelInfo struct {
+	Name          string `json:"name"`
+	SupportsTools bool   `json:"supports_tools"`
+	// ToolsUnknown: the server does not say whether the model can call
+	// tools (OpenAI-compatible servers other than Ollama).
+	ToolsUnknown bool `json:"tools_unknown,omitempty"`
+}
+
+// ModelStatus says whether the model server answers, for onboarding.
+type ModelStatus struct {
+	Reachable bool        `json:"reachable"`
+	BaseURL   string      `json:"base_url"`
+	Model     string      `json:"model"`
+	Demo      bool        `json:"demo"`
+	Ollama    bool        `json:"ollama"` // the server has Ollama's API (models can be pulled)
+	Message   string      `json:"message,omitempty"`
+	Models    []ModelInfo `json:"models"`
+}
+
+// CheckModelServer asks the configured server for its models.
+func (s *Service) CheckModelServer(ctx context.Context) ModelStatus {
+	st := s.GetSettings()
+	out := ModelStatus{BaseURL: st.BaseURL, Model: st.Model, Demo: st.DemoMode, Models: []ModelInfo{}}
+	if st.DemoMode {
+		out.Reachable = true
+		out.Models = append(out.Models, ModelInfo{Name: "parley-demo", SupportsTools: true})
+		return out
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	server, err := llm.ListModels(ctx, st.BaseURL, st.APIKey)
+	if err != nil {
+		out.Message = userMessage(err, st.BaseURL)
+		return out
+	}
+	out.Reachable, out.Ollama = true, server.Ollama
+	for _, m := range server.Models {
+		out.Models = append(out.Models, ModelInfo{Name: m.Name, SupportsTools: m.SupportsTools, ToolsUnknown: !server.Ollama})
+	}
+	return out
+}
+
+// ListModels returns the models the configured server offers; an
+// unreachable server is an *UpstreamError with the message to show.
+func (s *Service) ListModels(ctx context.Context) ([]ModelInfo, error) {
+	st := s.CheckModelServer(ctx)
+	if !st.Reachable {
+		return nil, &UpstreamError{Msg: st.Message}
+	}
+	return st.Models, nil
+}
+
+// PullModel downloads an Ollama model, reporting progress as model:pull
+// events (and a last one with status "error" when it fails). A name the
+// server refuses is an *InputError, a failure of Ollama or its registry an
+// *UpstreamError.
+func (s *Service) PullModel(ctx context.Context, name string) error {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return inputErrorf("model name must not be empty")
+	}
+	st := s.GetSettings()
+	err := llm.NewOllama(st.BaseURL).Pull(ctx, name, func(p llm.PullProgress) {
+		s.ev.Emit(events.ModelPull, events.PullProgress(name, p.Status, p.Total, p.Completed))
+	})
+	if err != nil && ctx.Err() == nil {
+		// Whoever follows the progress events learns that it ended.
+		s.ev.Emit(events.ModelPull, events.PullFailed(name, userMessage(err, st.BaseURL)))
+	}
+	var le *llm.Error
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &le):
+		return fmt.Errorf("pull model %s: %w", name, err)
+	case le.Kind == llm.KindBadRequest || le.Kind == llm.KindModelNotFound:
+		return &InputError{Msg: le.Message}
+	default:
+		return &UpstreamError{Msg: le.Message, Err: err}
+	}
+}
+
+func userMessage(err error, base string) string {
+	var le *llm.Error
+	if errors.As(err, &le) && le.Message != "" {
+		return le.Message
+	}
+	return fmt.Sprintf("Cannot reach the model server at %s: %v", base, err)
+}

@@ -1,0 +1,95 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/parley-app/parley/backend/agent"
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/questions"
+)
+
+// Respond answers, skips or cancels a card of the conversation.
+func (s *Service) Respond(ctx context.Context, id string, r questions.Response) (*questions.Card, error) {
+	if err := checkResponse(r); err != nil {
+		return nil, err
+	}
+	if _, err := s.store.GetConversation(ctx, id); err != nil {
+		return nil, fmt.Errorf("%w: %v", questions.ErrNotFound, err)
+	}
+	return s.qm.Respond(ctx, id, r)
+}
+
+// ConversationQuestions lists the conversation's cards, oldest first.
+func (s *Service) ConversationQuestions(ctx context.Context, id string) ([]*questions.Card, error) {
+	if _, err := s.store.GetConversation(ctx, id); err != nil {
+		return nil, err
+	}
+	return s.store.CardsByConversation(ctx, id)
+}
+
+// Questions lists cards across conversations, optionally by status.
+func (s *Service) Questions(ctx context.Context, status string) ([]*questions.Card, error) {
+	if status == "" {
+		return s.store.CardsByStatus(ctx)
+	}
+	var sts []questions.Status
+	for _, st := range strings.Split(status, ",") {
+		switch questions.Status(st) {
+		case questions.StatusPending, questions.StatusAnswered, questions.StatusDeclined, questions.StatusCancelled,
+			questions.StatusTimedOut, questions.StatusAnsweredLate, questions.StatusSuperseded:
+			sts = append(sts, questions.Status(st))
+		default:
+			return nil, inputErrorf(fmt.Sprintf("unknown status %q", st))
+		}
+	}
+	return s.store.CardsByStatus(ctx, sts...)
+}
+
+// PendingQuestions lists pending cards of every conversation (the inbox).
+func (s *Service) PendingQuestions() []*questions.Card { return s.qm.Pending("") }
+
+// onLateAnswer posts a late answer as a new user turn that starts a run
+// linked to the one that timed out.
+func (s *Service) onLateAnswer(c *questions.Card) {
+	ctx := context.Background()
+	conv, err := s.store.GetConversation(ctx, c.ConversationID)
+	if err != nil {
+		s.log.Warn("late answer for a missing conversation", "question", c.ID, "err", err)
+		return
+	}
+	text := questions.LateAnswerText(c)
+	_, err = s.rt.Start(agent.StartRequest{ConversationID: c.ConversationID, Profile: conv.Assistant, UserText: text, ResumedFrom: c.RunID})
+	if errors.Is(err, agent.ErrRunActive) {
+		// The active run reads the history at its next model call.
+		m := &chat.Message{ConversationID: c.ConversationID, Role: chat.RoleUser, Content: text}
+		if err := s.store.AppendMessage(ctx, m); err != nil {
+			s.log.Error("save late answer", "question", c.ID, "err", err)
+			return
+		}
+		s.ev.Emit(events.MessageDone, events.MessageDonePayload{ConversationID: c.ConversationID, Message: *m})
+		return
+	}
+	if err != nil {
+		s.log.Error("start run for late answer", "question", c.ID, "err", err)
+	}
+}
+
+// checkResponse refuses a response without a known action or a card id,
+// before anything is looked up.
+func checkResponse(r questions.Response) error {
+	switch r.Action.Canonical() {
+	case questions.ActionSubmit, questions.ActionDecline, questions.ActionCancel:
+	case "":
+		return inputErrorf(`"action" is required: submit, decline (or skip) or cancel`)
+	default:
+		return inputErrorf(`"action" must be submit, decline (or skip) or cancel`)
+	}
+	if strings.TrimSpace(r.QuestionID) == "" {
+		return inputErrorf(`"question_id" is required (a card id or "latest")`)
+	}
+	return nil
+}

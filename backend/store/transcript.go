@@ -1,0 +1,132 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/questions"
+)
+
+// Transcript is one conversation with everything in it: the rows an export
+// is made of and an import stores.
+type Transcript struct {
+	Conversation chat.Conversation
+	Messages     []chat.Message
+	Runs         []chat.Run
+	Cards        []*questions.Card
+}
+
+// Transcript reads a conversation and its rows in one read transaction.
+func (s *Store) Transcript(ctx context.Context, id string) (*Transcript, error) {
+	tx, err := s.readers.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only
+	t := &Transcript{}
+	t.Conversation, err = scanConversation(tx.QueryRowContext(ctx, `SELECT `+conversationColumns+` FROM conversations WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, chat.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages WHERE conversation_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, err
+	}
+	if t.Messages, err = scanMessages(rows); err != nil {
+		return nil, err
+	}
+	if t.Runs, err = runsOf(ctx, tx, id); err != nil {
+		return nil, err
+	}
+	t.Cards, err = queryCards(ctx, tx,
+		`SELECT `+cardColumns+` FROM cards WHERE conversation_id = ? ORDER BY created_at, rowid`, id)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// ImportTranscript stores a transcript as a new conversation: every id is
+// new (so importing twice gives two conversations), the title is marked as a
+// copy ("Title (imported)", see importTitle), links between rows are kept,
+// and work that was live when exported is ended (pending cards become
+// cancelled, running runs interrupted) since nothing waits on it here. It is
+// written in one transaction: a failed import writes nothing.
+func (s *Store) ImportTranscript(ctx context.Context, t *Transcript) (*chat.Conversation, error) {
+	// Old id -> new id, for runs (messages, cards and resumed_from link to them).
+	runIDs := map[string]string{}
+	newRunID := func(old string) string {
+		if old == "" {
+			return ""
+		}
+		if id, ok := runIDs[old]; ok {
+			return id
+		}
+		runIDs[old] = uuid.NewString()
+		return runIDs[old]
+	}
+	src := t.Conversation
+	conv := &chat.Conversation{ID: uuid.NewString(), Title: src.Title, Assistant: src.Assistant, Pinned: src.Pinned,
+		CreatedAt: src.CreatedAt.UTC(), UpdatedAt: src.UpdatedAt.UTC()}
+
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if conv.Title, err = importTitle(ctx, tx, src.Title); err != nil {
+			return fmt.Errorf("conversation: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO conversations (id, title, assistant, pinned, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			conv.ID, conv.Title, conv.Assistant, conv.Pinned, formatTime(conv.CreatedAt), formatTime(conv.UpdatedAt)); err != nil {
+			return fmt.Errorf("conversation: %w", err)
+		}
+		for i, m := range t.Messages {
+			msg := &chat.Message{ID: uuid.NewString(), ConversationID: conv.ID, RunID: newRunID(m.RunID), Role: m.Role,
+				Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName, CreatedAt: m.CreatedAt}
+			if err := insertMessage(ctx, tx, msg); err != nil {
+				return fmt.Errorf("messages[%d]: %w", i, err)
+			}
+		}
+		for i, r := range t.Runs {
+			run := &chat.Run{ID: newRunID(r.ID), ConversationID: conv.ID, Status: r.Status, ResumedFrom: newRunID(r.ResumedFrom),
+				Error: r.Error, StartedAt: r.StartedAt, EndedAt: r.EndedAt}
+			if isLiveRunStatus(run.Status) || run.Status == chat.RunAwaiting {
+				run.Status = chat.RunInterrupted
+			}
+			if err := upsertRun(ctx, tx, run); err != nil {
+				return fmt.Errorf("runs[%d]: %w", i, err)
+			}
+		}
+		for i, c := range t.Cards {
+			card := &questions.Card{ID: uuid.NewString(), ConversationID: conv.ID, RunID: newRunID(c.RunID),
+				ToolCallID: c.ToolCallID, Status: c.Status, Questions: c.Questions, Answers: c.Answers,
+				Comments: c.Comments, CreatedAt: c.CreatedAt, ExpiresAt: c.ExpiresAt, AnsweredAt: c.AnsweredAt}
+			if card.Status == questions.StatusPending {
+				card.Status = questions.StatusCancelled
+			}
+			if err := upsertCard(ctx, tx, card); err != nil {
+				return fmt.Errorf("cards[%d]: %w", i, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("import conversation: %w", err)
+	}
+	return conv, nil
+}
+
+func isLiveRunStatus(status string) bool {
+	for _, s := range liveRunStatuses {
+		if s == status {
+			return true
+		}
+	}
+	return false
+}

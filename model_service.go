@@ -1,0 +1,18 @@
+package main
+
+import "github.com/parley-app/parley/backend/service"
+
+// ModelService is window.go.main.ModelService: the model server and its
+// models.
+type ModelService struct{ binding }
+
+// ListModels returns the models the configured server offers; an
+// unreachable server is an error with the message to show.
+func (m *ModelService) ListModels() ([]service.ModelInfo, error) { return m.svc.ListModels(m.ctx) }
+
+// CheckModelServer says whether the model server answers, for onboarding.
+func (m *ModelService) CheckModelServer() service.ModelStatus { return m.svc.CheckModelServer(m.ctx) }
+
+// PullModel downloads an Ollama model, reporting progress as model:pull
+// events.
+func (m *ModelService) PullModel(name string) error { return m.svc.PullModel(m.ctx, name) }
