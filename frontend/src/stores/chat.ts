@@ -47,8 +47,6 @@ interface State {
   stopping: Record<string, boolean>
   /** Unsent composer text per conversation ('' key: the new-chat screen). */
   composerDrafts: Record<string, string>
-  /** The newest finished assistant reply with text (for the screen-reader announcement). */
-  lastReply: { conversationId: string; messageId: string; text: string } | null
 }
 
 let localSeq = 0
@@ -85,7 +83,6 @@ export const useChatStore = defineStore('chat', {
     lastUserText: {},
     stopping: {},
     composerDrafts: {},
-    lastReply: null,
   }),
 
   getters: {
@@ -299,11 +296,7 @@ export const useChatStore = defineStore('chat', {
       const msg = messageFromDone(p)
       if (!msg) return
       const id = p.conversationId
-      if (msg.role === 'assistant') {
-        delete this.streams[id]
-        // The same message again (a replayed event) is not a new reply.
-        if (msg.content.trim() && this.lastReply?.messageId !== msg.id) this.lastReply = { conversationId: id, messageId: msg.id, text: msg.content }
-      }
+      if (msg.role === 'assistant') delete this.streams[id]
       if (!this.messages[id]) return // not opened: loaded from the server on open
       const list = this.listOf(id)
       const same = list.findIndex((m) => m.id === msg.id)

@@ -4,6 +4,7 @@ import ChatView from './ChatView.vue'
 import { setupEnv, settle, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
 import { useConversationsStore } from '../../stores/conversations'
+import { useChatStore } from '../../stores/chat'
 
 let env: TestEnv
 let w: VueWrapper | null = null
@@ -16,9 +17,12 @@ afterEach(() => {
   document.body.innerHTML = ''
 })
 
-async function mountView() {
+async function mountView(): Promise<VueWrapper> {
   env.fake.addConversation({ id: 'c1', title: 'Groceries' })
+  env.fake.addMessage('c1', { id: 'h1', role: 'user', content: 'What do we need?' })
+  env.fake.addMessage('c1', { id: 'h2', role: 'assistant', content: 'Apples and pears.' })
   env.fake.addConversation({ id: 'c2', title: 'Taxes' })
+  env.fake.addMessage('c2', { id: 'h3', role: 'assistant', content: 'Your taxes are due in May.' })
   connectEvents()
   const conversations = useConversationsStore()
   await conversations.load()
@@ -28,47 +32,74 @@ async function mountView() {
   return w
 }
 
+const log = () => document.querySelector<HTMLElement>('[role="log"]')!
+/** How often `text` occurs in the whole document (hidden elements included). */
+const occurrences = (text: string) => (document.body.textContent ?? '').split(text).length - 1
+
 const reply = (conversationId: string, id: string, content: string) =>
   env.fake.emit('message:done', { conversationId, message: { id, conversationId, role: 'assistant', content, created_at: '2025-01-01T00:00:00Z' } })
 
-describe('announcing finished replies to screen readers', () => {
-  it('puts a finished reply, as plain text, into a polite live region; streamed text is not announced', async () => {
-    const v = await mountView()
-    const region = v.find('[data-testid="reply-announcer"]')
-    expect(region.attributes('aria-live')).toBe('polite')
+describe('announcing finished replies to screen readers (the log pattern)', () => {
+  it('the log is polite for additions, busy while a reply streams, and the finished reply is in the document once', async () => {
+    await mountView()
+    expect(log().getAttribute('aria-relevant')).toBe('additions')
+    // The history just opened is not read out.
+    expect(log().getAttribute('aria-live')).toBe('off')
+
+    await useChatStore().send('Anything else?')
+    await settle()
+    expect(log().getAttribute('aria-live')).toBe('polite')
+    expect(log().getAttribute('aria-busy')).toBe('false')
 
     env.fake.emit('message:delta', { conversationId: 'c1', messageId: 'm1', runId: 'r1', delta: 'Buy **milk**' })
     await settle()
-    expect(v.find('[role="log"]').attributes('aria-live')).toBe('off')
-    expect(region.text()).toBe('')
+    expect(log().getAttribute('aria-busy')).toBe('true')
 
-    reply('c1', 'm1', 'Buy **milk** and:\n\n- eggs\n- bread\n\n```sh\necho hi\n```')
+    reply('c1', 'm1', 'Buy **milk** and a loaf of rye bread.')
     await settle()
-    expect(region.text()).toBe('Assistant replied: Buy milk and: eggs bread echo hi')
+    expect(log().getAttribute('aria-busy')).toBe('false')
+    expect(log().getAttribute('aria-live')).toBe('polite')
+    expect(log().textContent).toContain('Buy milk and a loaf of rye bread.')
+    expect(occurrences('a loaf of rye bread')).toBe(1)
   })
 
-  it('does not announce replies of other conversations, the same message twice, or a tool call without text', async () => {
-    const v = await mountView()
-    const region = v.find('[data-testid="reply-announcer"]')
-    reply('c2', 'm2', 'Your taxes are done.')
+  it('switching conversations and "Show earlier" turn announcing off until something starts in the conversation', async () => {
+    await mountView()
+    await useChatStore().send('Anything else?')
     await settle()
-    expect(region.text()).toBe('')
+    expect(log().getAttribute('aria-live')).toBe('polite')
 
-    reply('c1', 'm3', 'First answer.')
+    // Another conversation's reply streams in the background: the open log is not busy.
+    env.fake.emit('message:delta', { conversationId: 'c2', delta: 'Also' })
     await settle()
-    expect(region.text()).toBe('Assistant replied: First answer.')
-    const seen: string[] = []
-    const observer = new MutationObserver(() => seen.push(region.element.textContent ?? ''))
-    observer.observe(region.element, { childList: true, characterData: true, subtree: true })
-    reply('c1', 'm3', 'First answer.') // the same event again
-    env.fake.emit('message:done', { conversationId: 'c1', message: { id: 'm4', conversationId: 'c1', role: 'assistant', content: '', created_at: '2025-01-01T00:00:00Z', tool_calls: [{ id: 't', name: 'calc', arguments: '{}' }] } })
+    expect(log().getAttribute('aria-busy')).toBe('false')
+    reply('c2', 'm2', 'Also file the receipts.')
     await settle()
-    observer.disconnect()
-    expect(seen).toEqual([])
 
-    // Switching conversations clears what was said.
     await useConversationsStore().select('c2')
     await settle()
-    expect(region.text()).toBe('')
+    expect(log().textContent).toContain('Your taxes are due in May.')
+    expect(log().getAttribute('aria-live')).toBe('off')
+
+    // A stream starting (e.g. after the user answered a card) turns it on again.
+    env.fake.emit('message:delta', { conversationId: 'c2', delta: 'And' })
+    await settle()
+    expect(log().getAttribute('aria-live')).toBe('polite')
+    expect(log().getAttribute('aria-busy')).toBe('true')
+    reply('c2', 'm3', 'And keep copies.')
+    await settle()
+    expect(log().getAttribute('aria-busy')).toBe('false')
+
+    // Back to c1, with a long history: its earlier messages are added without being read.
+    for (let i = 0; i < 200; i++) env.fake.addMessage('c1', { id: `x${i}`, role: 'user', content: `later ${i}` })
+    await useConversationsStore().select('c1')
+    await settle()
+    expect(log().getAttribute('aria-live')).toBe('off')
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: 'Also' })
+    await settle()
+    expect(log().getAttribute('aria-live')).toBe('polite')
+    document.querySelector<HTMLButtonElement>('[data-testid="show-earlier"]')!.click()
+    await settle()
+    expect(log().getAttribute('aria-live')).toBe('off')
   })
 })
