@@ -70,7 +70,7 @@ describe('announcing finished replies to screen readers (the log pattern)', () =
     expect(log().getAttribute('aria-live')).toBe('polite')
 
     // Another conversation's reply streams in the background: the open log is not busy.
-    env.fake.emit('message:delta', { conversationId: 'c2', delta: 'Also' })
+    env.fake.emit('message:delta', { conversationId: 'c2', messageId: 'm-stream', runId: 'r1', delta: 'Also' })
     await settle()
     expect(log().getAttribute('aria-busy')).toBe('false')
     reply('c2', 'm2', 'Also file the receipts.')
@@ -82,7 +82,7 @@ describe('announcing finished replies to screen readers (the log pattern)', () =
     expect(log().getAttribute('aria-live')).toBe('off')
 
     // A stream starting (e.g. after the user answered a card) turns it on again.
-    env.fake.emit('message:delta', { conversationId: 'c2', delta: 'And' })
+    env.fake.emit('message:delta', { conversationId: 'c2', messageId: 'm-stream', runId: 'r1', delta: 'And' })
     await settle()
     expect(log().getAttribute('aria-live')).toBe('polite')
     expect(log().getAttribute('aria-busy')).toBe('true')
@@ -95,7 +95,7 @@ describe('announcing finished replies to screen readers (the log pattern)', () =
     await useConversationsStore().select('c1')
     await settle()
     expect(log().getAttribute('aria-live')).toBe('off')
-    env.fake.emit('message:delta', { conversationId: 'c1', delta: 'Also' })
+    env.fake.emit('message:delta', { conversationId: 'c1', messageId: 'm-stream', runId: 'r1', delta: 'Also' })
     await settle()
     expect(log().getAttribute('aria-live')).toBe('polite')
     document.querySelector<HTMLButtonElement>('[data-testid="show-earlier"]')!.click()
