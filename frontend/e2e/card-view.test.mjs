@@ -1,8 +1,8 @@
 // How a question card sits on screen, in Chromium against the real
 // `parley serve` with the demo model: a new card is fully in view (its
 // Skip / Cancel / Next buttons inside the message list's visible area) even
-// in a small window; the countdown's text is readable (WCAG contrast ≥ 4.5:1)
-// in the light and the dark theme.
+// in a small window; the countdown, step numbers and status chip are readable
+// (WCAG contrast ≥ 4.5:1) in the light and the dark theme.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { launchChromium, screenshot } from './helpers.mjs'
@@ -128,6 +128,90 @@ for (const { height, fit } of cases) {
         true,
         'focus is on an option of the new card',
       )
+      assert.deepEqual(errors, [])
+    } finally {
+      await server.stop()
+    }
+  })
+}
+
+// ---- colour contrast (WCAG 2) ------------------------------------------------
+
+// contrastOf measures, in the page, the contrast ratio of an element's text
+// colour against what is behind it: the backgrounds of the element and its
+// ancestors, composited (with their alpha) over the page's.
+function contrastOf(locator) {
+  return locator.evaluate((el) => {
+    const parse = (c) => {
+      const rgb = c.match(/^rgba?\(([^)]+)\)$/)
+      if (rgb) {
+        const [r, g, b, a = 1] = rgb[1].split(/[\s,/]+/).filter(Boolean).map(Number)
+        return { r, g, b, a }
+      }
+      const srgb = c.match(/^color\(srgb ([^)]+)\)$/) // how color-mix() and color() compute
+      if (srgb) {
+        const [r, g, b, a = 1] = srgb[1].split(/[\s/]+/).filter(Boolean).map(Number)
+        return { r: r * 255, g: g * 255, b: b * 255, a }
+      }
+      throw new Error('unsupported colour ' + c)
+    }
+    const over = (top, bottom) => ({
+      r: top.r * top.a + bottom.r * (1 - top.a),
+      g: top.g * top.a + bottom.g * (1 - top.a),
+      b: top.b * top.a + bottom.b * (1 - top.a),
+      a: 1,
+    })
+    const layers = []
+    for (let n = el; n; n = n.parentElement) layers.push(parse(getComputedStyle(n).backgroundColor))
+    let bg = { r: 255, g: 255, b: 255, a: 1 }
+    for (const layer of layers.reverse()) bg = over(layer, bg)
+    const fg = over(parse(getComputedStyle(el).color), bg)
+    const lum = ({ r, g, b }) => {
+      const ch = (v) => {
+        v /= 255
+        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4
+      }
+      return 0.2126 * ch(r) + 0.7152 * ch(g) + 0.0722 * ch(b)
+    }
+    const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a)
+    return { ratio: (hi + 0.05) / (lo + 0.05), fg: getComputedStyle(el).color, bg: `rgb(${Math.round(bg.r)}, ${Math.round(bg.g)}, ${Math.round(bg.b)})` }
+  })
+}
+
+async function assertReadable(locator, what) {
+  const c = await contrastOf(locator)
+  assert.ok(c.ratio >= 4.5, `${what}: contrast ${c.ratio.toFixed(2)}:1 (${c.fg} on ${c.bg}), want at least 4.5:1`)
+}
+
+for (const scheme of ['light', 'dark']) {
+  test(`the card's countdown, step numbers and status are readable in the ${scheme} theme (contrast ≥ 4.5:1)`, async () => {
+    const server = await startTempServe()
+    try {
+      await enableDemo(server)
+      const page = await browser.newPage({ viewport: { width: 1100, height: 900 }, colorScheme: scheme })
+      const errors = []
+      page.on('pageerror', (e) => errors.push(e.message))
+      await login(page, server)
+      assert.equal(await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches), scheme === 'dark')
+
+      // Plenty of time: the calm countdown.
+      const card = await sendForPendingCard(page, 'Plan a team lunch')
+      await card.getByTestId('countdown').waitFor()
+      await assertReadable(card.getByTestId('countdown'), `countdown (${scheme})`)
+      await assertReadable(card.locator('.step-num').nth(1), `step number (${scheme})`)
+      await card.getByTestId('skip').click()
+      const skipped = page.locator('[data-testid="question-card"][data-status="declined"]')
+      await skipped.waitFor()
+      await assertReadable(skipped.getByTestId('card-status'), `status of a skipped card (${scheme})`)
+      await page.getByTestId('send').waitFor()
+
+      // Under a minute left: the urgent countdown.
+      const settings = (await server.api('GET', '/api/v1/settings')).body
+      assert.equal((await server.api('PUT', '/api/v1/settings', { ...settings, question_timeout_seconds: 50 })).status, 200)
+      const urgent = await sendForPendingCard(page, 'Plan a team dinner')
+      await urgent.locator('[data-testid="countdown"].urgent').waitFor()
+      await assertReadable(urgent.getByTestId('countdown'), `urgent countdown (${scheme})`)
+      await screenshot(page, `e2e-card-contrast-${scheme}.png`)
       assert.deepEqual(errors, [])
     } finally {
       await server.stop()
