@@ -20,6 +20,8 @@ export interface PullState {
 
 interface State {
   settings: Settings | null
+  /** The saved settings are being read. */
+  loading: boolean
   loadError: string | null
   status: ModelStatus | null
   checking: boolean
@@ -39,10 +41,13 @@ interface State {
 }
 
 let checkSeq = 0
+/** The read of the saved settings under way, per store: callers share it. */
+const loadRuns = new WeakMap<object, Promise<void>>()
 
 export const useSettingsStore = defineStore('settings', {
   state: (): State => ({
     settings: null,
+    loading: false,
     loadError: null,
     status: null,
     checking: false,
@@ -80,15 +85,26 @@ export const useSettingsStore = defineStore('settings', {
       await Promise.all([this.load(), this.check(), this.loadInfo()])
     },
 
-    async load(): Promise<void> {
-      try {
-        this.settings = normalizeSettings(await useTransport().getSettings())
-        this.loadError = null
-        const app = useAppStore()
-        if (this.settings.theme !== app.theme) app.setTheme(this.settings.theme)
-      } catch (err) {
-        this.loadError = toError(err).message
-      }
+    load(): Promise<void> {
+      const running = loadRuns.get(this)
+      if (running) return running
+      this.loading = true
+      // The body starts after the run is recorded, so its end always clears it.
+      const run = Promise.resolve().then(async () => {
+        try {
+          this.settings = normalizeSettings(await useTransport().getSettings())
+          this.loadError = null
+          const app = useAppStore()
+          if (this.settings.theme !== app.theme) app.setTheme(this.settings.theme)
+        } catch (err) {
+          this.loadError = toError(err).message
+        } finally {
+          this.loading = false
+          loadRuns.delete(this)
+        }
+      })
+      loadRuns.set(this, run)
+      return run
     },
 
     /** Asks the backend whether the model server answers (Retry on onboarding). */

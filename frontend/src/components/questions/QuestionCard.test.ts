@@ -442,16 +442,6 @@ describe('QuestionCard: keyboard', () => {
     expect(responses(w2)[0]!.answers).toStrictEqual({ 'Which database?': { selected: [], custom: 'DuckDB' } })
   })
 
-  it('Enter in a multi-line field adds a line; Ctrl+Enter submits', async () => {
-    const w = mountCard(openCard())
-    const ta = w.find('textarea[data-open-input]')
-    await ta.setValue('two\nlines')
-    await ta.trigger('keydown', { key: 'Enter' })
-    expect(responses(w)).toHaveLength(0)
-    await ta.trigger('keydown', { key: 'Enter', ctrlKey: true })
-    expect(responses(w)[0]!.answers!['What should the project be called?']!.custom).toBe('two\nlines')
-  })
-
   it('Esc asks to confirm; Esc again keeps answering; confirming cancels', async () => {
     const w = mountCard(makeCard())
     await key(w, 'Escape')
