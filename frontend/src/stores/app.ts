@@ -14,11 +14,32 @@ function readTheme(): Theme {
   }
 }
 
+const SYSTEM_DARK = '(prefers-color-scheme: dark)'
+let stopFollowingSystem: (() => void) | null = null
+
+/**
+ * Shows a theme. <html data-theme> is the choice ('light' or 'dark'; none for
+ * the system's) and data-color-scheme the palette in use (style.css has the
+ * dark one once, for data-color-scheme="dark"). "system" follows the OS
+ * setting live.
+ */
 export function applyTheme(theme: Theme): void {
   if (typeof document === 'undefined') return
+  stopFollowingSystem?.()
+  stopFollowingSystem = null
   const root = document.documentElement
   if (theme === 'system') root.removeAttribute('data-theme')
   else root.setAttribute('data-theme', theme)
+  const show = (dark: boolean) => root.setAttribute('data-color-scheme', dark ? 'dark' : 'light')
+  if (theme === 'system' && typeof window !== 'undefined' && typeof window.matchMedia === 'function') {
+    const system = window.matchMedia(SYSTEM_DARK)
+    const follow = () => show(system.matches)
+    system.addEventListener('change', follow)
+    stopFollowingSystem = () => system.removeEventListener('change', follow)
+    follow()
+    return
+  }
+  show(theme === 'dark')
 }
 
 export const useAppStore = defineStore('app', {

@@ -26,11 +26,13 @@ describe('chat store', () => {
     env.fake.addCard({ question_id: 'q1', conversationId: 'c1', questions: [{ question: 'A?', options: [], multiSelect: false, allowCustom: true }] })
     env.fake.conversations.get('c1')!.state = 'error'
     const chat = useChatStore()
-    await chat.open('c1')
+    expect((await chat.open('c1'))?.title).toBe('First')
     expect(chat.messagesFor('c1').map((m) => m.id)).toEqual(['m1', 'm2'])
     expect(chat.stateOf('c1')).toBe('error')
     expect(chat.errors.c1).toBe('model not found')
     expect(useQuestionsStore().cards.q1!.status).toBe('pending')
+    // Opened through the conversations store, it is known with its title.
+    await useConversationsStore().reload('c1')
     expect(useConversationsStore().byId('c1')!.title).toBe('First')
   })
 
@@ -101,10 +103,9 @@ describe('chat store', () => {
   })
 
   it('creates a conversation when sending from the new-chat screen', async () => {
-    const chat = useChatStore()
     const conversations = useConversationsStore()
     expect(conversations.currentId).toBeNull()
-    expect(await chat.send('hello')).toBe(true)
+    expect(await conversations.send('hello')).toBe(true)
     expect(env.fake.callsOf('createConversation')).toHaveLength(1)
     const id = conversations.currentId!
     expect(id).toBeTruthy()

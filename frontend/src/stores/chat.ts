@@ -7,6 +7,9 @@
 // proxy per message, so building the timeline stays cheap. Messages are
 // therefore never changed in place: a changed message replaces the old one in
 // its list.
+//
+// The store knows no conversation list: the conversations store (above it)
+// opens conversations here, and sends to the open or a new conversation.
 import { defineStore } from 'pinia'
 import { isShallow, shallowReactive } from 'vue'
 import type {
@@ -22,7 +25,6 @@ import type {
 import { isRunActive, RUN_STATES } from '../types'
 import { toError, useTransport } from '../transport'
 import { useQuestionsStore } from './questions'
-import { useConversationsStore } from './conversations'
 
 /** A message list as the store keeps it: reactive itself, its messages plain. */
 function messageList(list: Message[]): Message[] {
@@ -101,13 +103,17 @@ export const useChatStore = defineStore('chat', {
   },
 
   actions: {
-    /** Loads a conversation's messages, state and pending card. */
-    async open(conversationId: string): Promise<void> {
+    /**
+     * Loads a conversation's messages, state and pending card. Resolves with
+     * the conversation (null when it could not be loaded).
+     */
+    async open(conversationId: string): Promise<ConversationDetail | null> {
       this.loading[conversationId] = true
       const questions = useQuestionsStore()
       const cardsLoaded = questions.loadForConversation(conversationId)
+      let detail: ConversationDetail | null = null
       try {
-        const detail = await useTransport().getConversation(conversationId)
+        detail = await useTransport().getConversation(conversationId)
         this.applyDetail(detail)
         this.loadErrors[conversationId] = null
       } catch (err) {
@@ -116,6 +122,7 @@ export const useChatStore = defineStore('chat', {
         this.loading[conversationId] = false
       }
       await cardsLoaded
+      return detail
     },
 
     applyDetail(d: ConversationDetail): void {
@@ -130,20 +137,15 @@ export const useChatStore = defineStore('chat', {
       else if (!stillLocal.some((m) => m.local === 'failed')) this.errors[id] = null
       if (state !== 'streaming') delete this.streams[id]
       if (d.pending_question) useQuestionsStore().upsert({ ...d.pending_question, conversationId: d.pending_question.conversationId || id })
-      useConversationsStore().upsertSummary(d)
     },
 
-    /** Sends a user message to the conversation (the current one, or a new one). */
-    async send(content: string, conversationId?: string | null): Promise<boolean> {
+    /**
+     * Sends a user message to a conversation. Resolves true once the backend
+     * took it (conversations.send also creates the conversation if need be).
+     */
+    async send(content: string, id: string): Promise<boolean> {
       const text = content.trim()
       if (!text) return false
-      const conversations = useConversationsStore()
-      let id = conversationId ?? conversations.currentId
-      if (!id) {
-        const created = await conversations.create()
-        if (!created) return false
-        id = created.id
-      }
       if (this.isBusy(id)) {
         this.errors[id] = 'The assistant is still working on this conversation. Stop it first, or wait.'
         return false
@@ -164,7 +166,6 @@ export const useChatStore = defineStore('chat', {
       try {
         await useTransport().sendMessage(id, text)
         this.updateMessage(id, local.id, { local: 'sent' })
-        conversations.touch(id)
         return true
       } catch (err) {
         const e = toError(err)
@@ -202,7 +203,6 @@ export const useChatStore = defineStore('chat', {
       this.runStates[id] = 'requesting'
       try {
         await useTransport().retry(id)
-        useConversationsStore().touch(id)
         return true
       } catch (err) {
         const e = toError(err)

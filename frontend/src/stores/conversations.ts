@@ -1,6 +1,8 @@
 // The conversation list of the sidebar: paging, search, new / rename /
 // delete / pin, and which conversation is open. conversation:updated and
 // conversation:deleted (from Go, whoever made the change) keep it current.
+// It sits above the chat and questions stores: opening, sending to and
+// deleting a conversation reach into them; they never call back.
 import { defineStore } from 'pinia'
 import type {
   Conversation,
@@ -163,7 +165,37 @@ export const useConversationsStore = defineStore('conversations', {
     /** Opens a conversation (null shows the empty "new chat" screen). */
     async select(id: string | null): Promise<void> {
       this.currentId = id
-      if (id) await useChatStore().open(id)
+      if (id) await this.reload(id)
+    },
+
+    /** Loads a conversation's messages and cards again (it stays listed with its latest title). */
+    async reload(id: string): Promise<void> {
+      const detail = await useChatStore().open(id)
+      if (detail) this.upsertSummary(detail)
+    },
+
+    /**
+     * Sends a user message to a conversation: the given one, else the open
+     * one, else a new one (the new-chat screen). Resolves true once sent.
+     */
+    async send(content: string, conversationId?: string | null): Promise<boolean> {
+      if (!content.trim()) return false
+      let id = conversationId ?? this.currentId
+      if (!id) {
+        const created = await this.create()
+        if (!created) return false
+        id = created.id
+      }
+      const sent = await useChatStore().send(content, id)
+      if (sent) this.touch(id)
+      return sent
+    },
+
+    /** Retry after an error (chat.retry); the conversation moves up the list. */
+    async retry(id: string): Promise<boolean> {
+      const done = await useChatStore().retry(id)
+      if (done) this.touch(id)
+      return done
     },
 
     async rename(id: string, title: string): Promise<boolean> {

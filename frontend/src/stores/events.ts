@@ -87,7 +87,7 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
 export async function resync(): Promise<void> {
   const conversations = useConversationsStore()
   const jobs: Promise<unknown>[] = [conversations.load(), useQuestionsStore().loadPending(), useSettingsStore().check()]
-  if (conversations.currentId) jobs.push(useChatStore().open(conversations.currentId))
+  if (conversations.currentId) jobs.push(conversations.reload(conversations.currentId))
   await Promise.all(jobs)
 }
 

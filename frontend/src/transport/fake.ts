@@ -1,8 +1,8 @@
-// An in-memory Transport for tests (and the ?demo mode). It keeps
+// An in-memory Transport for tests and the ?demo mode (./demo.ts). It keeps
 // conversations, messages and cards, validates responses like the Go side
-// (SPEC §1), records every call, and lets tests emit any event.
+// (SPEC §1; ./fakeCards.ts), exports and imports like it (./fakeExport.ts),
+// records every call, and lets tests emit any event.
 import type {
-  AnswerInput,
   AppInfo,
   Card,
   Conversation,
@@ -26,68 +26,15 @@ import type {
   Settings,
   ToolInfo,
 } from '../types'
-import { ASK_TOOL, DEFAULT_PROFILE, isRunActive } from '../types'
-import { answerText, COMMENTS_MAX, CUSTOM_MAX, normalizeCard } from '../lib/cards'
+import { DEFAULT_PROFILE, isRunActive } from '../types'
+import { normalizeCard } from '../lib/cards'
 import { DEFAULT_SETTINGS } from '../lib/settings'
 import { Emitter, normalizeProfile, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
+import { autoTitle, clone, defaultProfile, FAKE_TOOLS, fakeId, PROFILE_NAME, type FakeCall, type PendingPull } from './fakeData'
+import { resolveCard } from './fakeCards'
+import { exportText, importTitle, parseExport } from './fakeExport'
 
-export interface PendingPull {
-  name: string
-  /** Sends a model:pull progress event for this model. */
-  progress(status: string, total?: number, completed?: number): void
-  resolve(): void
-  reject(message: string, status?: number): void
-}
-
-export interface FakeCall {
-  method: string
-  args: unknown[]
-}
-
-let seq = 0
-export function fakeId(prefix = 'id'): string {
-  seq++
-  return `${prefix}-${seq.toString(36)}-${Math.random().toString(36).slice(2, 8)}`
-}
-
-/** Go's store.AutoTitle: the first non-blank line, at most 60 characters. */
-export function autoTitle(text: string): string {
-  const line = text
-    .split('\n')
-    .map((l) => l.trim().replace(/\s+/g, ' '))
-    .find((l) => l)
-  if (!line) return 'New chat'
-  const chars = [...line]
-  if (chars.length <= 60) return line
-  let head = chars.slice(0, 59).join('')
-  if (chars[59] !== ' ' && head.lastIndexOf(' ') > 0) head = head.slice(0, head.lastIndexOf(' '))
-  return (head.replace(/[\s,;:.\-–—]+$/, '') || chars.slice(0, 59).join('')) + '…'
-}
-
-/** The tools Go's service.AvailableTools lists. */
-export const FAKE_TOOLS: ToolInfo[] = [
-  { name: ASK_TOOL, description: 'Ask you questions (a card in the chat) before guessing' },
-  { name: 'spawn_agents', description: 'Run up to 4 sub-agents in parallel on parts of a task' },
-  { name: 'current_time', description: 'Returns the current local date, time, weekday and time zone.' },
-  { name: 'calculator', description: 'Evaluates an arithmetic expression exactly.' },
-]
-
-/** Go's agent.DefaultProfile. */
-export function defaultProfile(): Profile {
-  return {
-    name: DEFAULT_PROFILE,
-    system_prompt: 'You are Parley, a helpful assistant running on the user\'s own computer.',
-    model: '',
-    tools: [ASK_TOOL, 'spawn_agents', 'current_time', 'calculator'],
-  }
-}
-
-const PROFILE_NAME = /^[\p{L}\p{N} _.-]{1,40}$/u
-const ROLES: Role[] = ['system', 'user', 'assistant', 'tool']
-
-function clone<T>(v: T): T {
-  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T)
-}
+export { autoTitle, defaultProfile, FAKE_TOOLS, fakeId, type FakeCall, type PendingPull } from './fakeData'
 
 export class FakeTransport implements Transport {
   readonly kind = 'fake' as const
@@ -344,32 +291,7 @@ export class FakeTransport implements Transport {
     if (!card || card.conversationId !== id) throw new TransportError('unknown question', 404)
     if (card.status !== 'pending' && card.status !== 'timed_out') throw new TransportError('question is no longer pending', 409)
     const late = card.status === 'timed_out'
-    if (req.action === 'submit') {
-      const joined: Record<string, string> = {}
-      for (const [i, q] of card.questions.entries()) {
-        const a: AnswerInput | undefined = req.answers?.[q.question]
-        const where = `answers[${i}]`
-        const selected = a?.selected ?? []
-        for (const l of selected) {
-          if (!q.options.some((o) => o.label === l)) throw new TransportError(`${where}: "${l}" is not an option`, 422)
-        }
-        if (!q.multiSelect && selected.length > 1) throw new TransportError(`${where}: choose at most one option`, 422)
-        const custom = a?.custom?.trim() ?? ''
-        if (custom && !q.allowCustom) throw new TransportError(`${where}: free text is not allowed`, 422)
-        if (custom.length > CUSTOM_MAX) throw new TransportError(`${where}: free text must be 1-${CUSTOM_MAX} characters`, 422)
-        if (!selected.length && !custom) throw new TransportError(`${where}: every question needs an answer`, 422)
-        joined[q.question] = answerText({ selected, custom })
-      }
-      if ((req.comments ?? '').length > COMMENTS_MAX) throw new TransportError(`comments must be at most ${COMMENTS_MAX} characters`, 422)
-      card.status = late ? 'answered_late' : 'answered'
-      card.answers = joined
-      if (req.comments) card.comments = req.comments
-      card.answered_at = new Date().toISOString()
-    } else if (req.action === 'decline') {
-      card.status = 'declined'
-    } else {
-      card.status = 'cancelled'
-    }
+    resolveCard(card, req, late)
     if (d.pending_question?.question_id === card.question_id) d.pending_question = null
     this.emit('question:resolved', clone(card))
     if (req.action === 'cancel') this.setState(id, 'idle')
@@ -506,22 +428,7 @@ export class FakeTransport implements Transport {
 
   /** The export text: JSON in Go's parley.conversation format, or a Markdown transcript. */
   exportText(id: string, format: ExportFormat): string {
-    const d = this.mustGet(id)
-    if (format === 'json') {
-      const doc = {
-        format: 'parley.conversation',
-        version: 1,
-        exported_at: new Date().toISOString(),
-        conversation: { id: d.id, title: d.title, assistant: d.assistant ?? DEFAULT_PROFILE, pinned: !!d.pinned, created_at: d.created_at, updated_at: d.updated_at },
-        messages: d.messages.map((m) => ({ id: m.id, role: m.role, content: m.content, tool_calls: m.tool_calls, tool_call_id: m.tool_call_id, tool_name: m.tool_name, created_at: m.created_at })),
-        runs: [],
-        cards: [...this.cards.values()].filter((c) => c.conversationId === id),
-      }
-      return JSON.stringify(doc, null, 2)
-    }
-    const parts = [`# ${d.title || 'Untitled conversation'}`, '', `*Exported from Parley. Assistant: ${d.assistant || DEFAULT_PROFILE}.*`]
-    for (const m of d.messages) parts.push('', `## ${m.role === 'user' ? 'You' : m.role === 'assistant' ? 'Assistant' : m.role}`, '', m.content)
-    return parts.join('\n') + '\n'
+    return exportText(this.mustGet(id), [...this.cards.values()].filter((c) => c.conversationId === id), format)
   }
 
   async exportConversation(id: string, format: ExportFormat): Promise<ExportResult> {
@@ -541,46 +448,12 @@ export class FakeTransport implements Transport {
       text = this.nextImportFile
     }
     if (text === undefined) throw new TransportError('Choose a file to import', 400)
-    const bad = (why: string) => new TransportError(`import conversation: invalid conversation export: ${why}`, 400)
-    let doc: {
-      format?: unknown
-      version?: unknown
-      conversation?: { title?: string; assistant?: string; pinned?: boolean; created_at?: string; updated_at?: string } | null
-      messages?: Partial<Message>[] | null
-    }
-    try {
-      doc = JSON.parse(text)
-    } catch (err) {
-      throw bad(err instanceof Error ? err.message : 'not JSON')
-    }
-    if (!doc || typeof doc !== 'object') throw bad('not a JSON object')
-    if (doc.format !== 'parley.conversation') throw bad(`format is ${JSON.stringify(doc.format ?? '')}, want "parley.conversation"`)
-    if (typeof doc.version !== 'number' || doc.version < 1) throw bad(`version ${String(doc.version ?? 0)} is not valid`)
-    if (doc.version > 1) throw bad(`version ${doc.version} was written by a newer Parley (this one reads up to 1)`)
-    const c = doc.conversation
-    if (!c || typeof c !== 'object') throw bad('conversation is missing')
-    const msgs = doc.messages ?? []
-    msgs.forEach((m, i) => {
-      if (!ROLES.includes(m.role as Role)) throw bad(`messages[${i}].role ${JSON.stringify(m.role ?? '')} is not one of system, user, assistant, tool`)
-    })
+    const { conversation: c, messages: msgs } = parseExport(text)
     const now = new Date().toISOString()
-    const d = this.addConversation({ title: this.importTitle(c.title ?? ''), assistant: c.assistant || DEFAULT_PROFILE, pinned: !!c.pinned, created_at: c.created_at || now, updated_at: c.updated_at || now })
+    const d = this.addConversation({ title: importTitle(c.title ?? '', [...this.conversations.values()].map((x) => x.title)), assistant: c.assistant || DEFAULT_PROFILE, pinned: !!c.pinned, created_at: c.created_at || now, updated_at: c.updated_at || now })
     for (const m of msgs) this.addMessage(d.id, { ...m, id: fakeId('msg'), role: m.role as Role, content: m.content ?? '', created_at: m.created_at || now })
     this.emit('conversation:updated', { conversationId: d.id, title: d.title })
     return clone(this.summary(d))
-  }
-
-  /** Like Go (store.importTitle): "Title (imported)", numbered when taken. */
-  private importTitle(title: string): string {
-    let base = title.trim()
-    const mark = /\s*\(imported(?: \d+)?\)$/
-    while (mark.test(base)) base = base.replace(mark, '').trim()
-    base ||= 'New chat'
-    const taken = new Set([...this.conversations.values()].map((c) => c.title))
-    for (let n = 1; ; n++) {
-      const title = `${base} (imported${n > 1 ? ` ${n}` : ''})`
-      if (!taken.has(title)) return title
-    }
   }
 
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe {

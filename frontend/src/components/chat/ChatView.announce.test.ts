@@ -4,7 +4,6 @@ import ChatView from './ChatView.vue'
 import { setupEnv, settle, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
 import { useConversationsStore } from '../../stores/conversations'
-import { useChatStore } from '../../stores/chat'
 
 let env: TestEnv
 let w: VueWrapper | null = null
@@ -46,7 +45,7 @@ describe('announcing finished replies to screen readers (the log pattern)', () =
     // The history just opened is not read out.
     expect(log().getAttribute('aria-live')).toBe('off')
 
-    await useChatStore().send('Anything else?')
+    await useConversationsStore().send('Anything else?')
     await settle()
     expect(log().getAttribute('aria-live')).toBe('polite')
     expect(log().getAttribute('aria-busy')).toBe('false')
@@ -65,7 +64,7 @@ describe('announcing finished replies to screen readers (the log pattern)', () =
 
   it('switching conversations and "Show earlier" turn announcing off until something starts in the conversation', async () => {
     await mountView()
-    await useChatStore().send('Anything else?')
+    await useConversationsStore().send('Anything else?')
     await settle()
     expect(log().getAttribute('aria-live')).toBe('polite')
 
