@@ -8,12 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/parley-app/parley/backend/modelserver"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestDesktopSecondCardInView: in the real window (WebKitGTK), a second card
@@ -27,22 +28,16 @@ import (
 // colour in the chat column while the card waits, and it must be on screen.
 func TestDesktopSecondCardInView(t *testing.T) {
 	bin := os.Getenv("PARLEY_BIN")
-	if bin == "" || os.Getenv("DISPLAY") == "" {
-		t.Fatal("PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
-	}
+	require.True(t, bin != "" && os.Getenv("DISPLAY") != "", "PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
 	srv := modelserver.New(modelserver.Demo())
 	defer srv.Close()
 
 	logFile, err := os.Create(filepath.Join(artifactsDir(t), "desktop-card-view.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer logFile.Close()
 	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--model", "scripted")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Start())
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	defer func() {
@@ -56,14 +51,12 @@ func TestDesktopSecondCardInView(t *testing.T) {
 
 	waitForWindow(t, "Parley", 60*time.Second)
 	waitForUI(t, "desktop-card-view-0-start.png")
-	win := mainWindow(t, "Parley")
+	win := waitForWindow(t, "Parley", 10*time.Second) // the one showing the page
 	xdotool(t, "windowsize", "--sync", win, "1100", "700")
 	time.Sleep(time.Second) // the page loads its first data and lays out the new size
 	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
 	x, y, w, h := parseGeometry(t, xdotool(t, "getwindowgeometry", "--shell", win))
-	if h != 700 {
-		t.Fatalf("window height %d, want 700", h)
-	}
+	require.Equal(t, 700, h, "window height")
 	composer := func() { xdotool(t, "mousemove", "--sync", itoa(x+w*3/5), itoa(y+h-65), "click", "1") }
 
 	// The first card: answer both questions with the keyboard.
@@ -90,30 +83,8 @@ func TestDesktopSecondCardInView(t *testing.T) {
 	// The chat column, below the window's header: right of the sidebar.
 	column := image.Rect(x+w*3/10, y+60, x+w, y+h)
 	rows := accentBlockRows(t, shot, column)
-	if rows < 20 {
-		t.Fatalf("the second card's buttons are not in view: no accent-coloured button (Next) in the chat column "+
-			"(tallest solid accent block %d px); see %s", rows, shot)
-	}
-}
-
-// mainWindow finds the app's window by its title, not GTK's small helper
-// window of the same title (which can be the only match at first).
-func mainWindow(t *testing.T, title string) string {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		out, _ := exec.Command("xdotool", "search", "--name", "^"+title+"$").Output()
-		for _, id := range strings.Fields(string(out)) {
-			geo, err := exec.Command("xdotool", "getwindowgeometry", "--shell", id).Output()
-			if err != nil {
-				continue
-			}
-			if _, _, w, h := parseGeometry(t, string(geo)); w >= 400 && h >= 300 {
-				return id
-			}
-		}
-	}
-	t.Fatalf("no window titled %q of at least 400x300", title)
-	return ""
+	assert.GreaterOrEqual(t, rows, 20,
+		"the second card's buttons are in view: an accent-coloured button (Next) in the chat column; see %s", shot)
 }
 
 // waitForUI waits until the window shows a rendered page.
@@ -125,7 +96,7 @@ func waitForUI(t *testing.T, name string) {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	t.Fatalf("the window shows no UI; see %s", name)
+	require.FailNow(t, "the window shows no UI; see "+name)
 }
 
 // accentBlockRows returns the height of the tallest run of consecutive rows
@@ -135,14 +106,10 @@ func waitForUI(t *testing.T, name string) {
 func accentBlockRows(t *testing.T, path string, area image.Rectangle) int {
 	t.Helper()
 	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("decode %s: %v", path, err)
-	}
+	require.NoError(t, err, "decode %s", path)
 	area = area.Intersect(img.Bounds())
 	near := func(v uint32, want int) bool {
 		d := int(v>>8) - want

@@ -28,17 +28,36 @@ func artifactsDir(t *testing.T) string {
 	return dir
 }
 
-// waitForWindow polls xdotool until a window with exactly this title exists.
+// waitForWindow polls xdotool until the app's window, with exactly this
+// title, is shown. GTK also gives the title to a 10x10 helper window (which
+// can be the only match for a moment) and to windows that go away again at
+// start-up: only a visible window of at least 100x100 found on two polls in
+// a row counts.
 func waitForWindow(t *testing.T, title string, timeout time.Duration) string {
 	deadline := time.Now().Add(timeout)
+	seen := ""
 	for time.Now().Before(deadline) {
-		out, err := exec.Command("xdotool", "search", "--name", "^"+title+"$").Output()
-		if err == nil && strings.TrimSpace(string(out)) != "" {
-			ids := strings.Fields(string(out))
-			return ids[len(ids)-1] // GTK's first match is a 10x10 helper window
-
+		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^"+title+"$").Output()
+		found := ""
+		for _, id := range strings.Fields(string(out)) {
+			geo, err := exec.Command("xdotool", "getwindowgeometry", "--shell", id).Output()
+			if err != nil {
+				continue // gone meanwhile
+			}
+			var w, h int
+			for _, line := range strings.Split(string(geo), "\n") {
+				fmt.Sscanf(line, "WIDTH=%d", &w)
+				fmt.Sscanf(line, "HEIGHT=%d", &h)
+			}
+			if w >= 100 && h >= 100 {
+				found = id
+			}
 		}
-		time.Sleep(200 * time.Millisecond)
+		if found != "" && found == seen {
+			return found
+		}
+		seen = found
+		time.Sleep(250 * time.Millisecond)
 	}
 	require.FailNow(t, fmt.Sprintf("no window titled %q within %s", title, timeout))
 	return ""
