@@ -2,6 +2,24 @@
 import { defineConfig } from 'vite'
 import vue from '@vitejs/plugin-vue'
 
+// Vitest's reporter calls Map.groupBy (Node 21+) when it prints a failure; on
+// Node 20 it crashed there and the failure was never shown. This file runs in
+// the reporter's process, so the polyfill goes here.
+const mapStatics = Map as unknown as Record<string, unknown>
+if (typeof mapStatics.groupBy !== 'function') {
+  mapStatics.groupBy = <T, K>(items: Iterable<T>, key: (item: T, index: number) => K): Map<K, T[]> => {
+    const groups = new Map<K, T[]>()
+    let i = 0
+    for (const item of items) {
+      const k = key(item, i++)
+      const group = groups.get(k)
+      if (group) group.push(item)
+      else groups.set(k, [item])
+    }
+    return groups
+  }
+}
+
 export default defineConfig({
   plugins: [vue()],
   build: { chunkSizeWarningLimit: 1500 },
