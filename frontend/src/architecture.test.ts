@@ -10,12 +10,18 @@ const SOURCES: Record<string, string> = import.meta.glob(['./**/*.ts', './**/*.v
   eager: true,
 })
 
-/** Resolves `spec` imported by `from` (both src-relative, e.g. 'stores/chat.ts') to a path. */
-function resolvePath(from: string, spec: string): string {
+/**
+ * Resolves `spec` imported by `from` (both src-relative, e.g. 'stores/chat.ts')
+ * to a path, or null when it leaves src (Wails' generated ../wailsjs, which
+ * imports nothing of ours: like a package).
+ */
+function resolvePath(from: string, spec: string): string | null {
   const parts = from.split('/').slice(0, -1)
   for (const seg of spec.split('/')) {
-    if (seg === '..') parts.pop()
-    else if (seg !== '.') parts.push(seg)
+    if (seg === '..') {
+      if (parts.length === 0) return null
+      parts.pop()
+    } else if (seg !== '.') parts.push(seg)
   }
   return parts.join('/')
 }
@@ -34,6 +40,7 @@ function importsOf(file: string, text: string, exists: (p: string) => boolean): 
   for (const spec of specs) {
     if (!spec.startsWith('.') || spec.endsWith('.css')) continue // packages and styles
     const base = resolvePath(file, spec)
+    if (base === null) continue // outside src
     const hit = [base, `${base}.ts`, `${base}.vue`, `${base}/index.ts`].find((c) => /\.(ts|vue)$/.test(c) && exists(c))
     if (!hit) throw new Error(`${file}: cannot resolve import '${spec}'`)
     out.push(hit)
