@@ -11,6 +11,8 @@ import (
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/store"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // richConversation stores a conversation with tool calls, a question card
@@ -18,18 +20,14 @@ import (
 func richConversation(t *testing.T, s *store.Store) *chat.Conversation {
 	t.Helper()
 	c := mustConversation(t, s, "Pick a *database*")
-	if err := s.SetPinned(ctx, c.ID, true); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.SetPinned(ctx, c.ID, true))
 	runs := []*chat.Run{
 		{ID: "run-a", ConversationID: c.ID, Status: chat.RunCompleted, StartedAt: at("2026-04-01T10:00:00Z"), EndedAt: ptr(at("2026-04-01T10:05:00Z"))},
 		{ID: "run-b", ConversationID: c.ID, Status: chat.RunFailed, ResumedFrom: "run-a", Error: "model went away",
 			StartedAt: at("2026-04-01T10:06:00Z"), EndedAt: ptr(at("2026-04-01T10:07:00Z"))},
 	}
 	for _, r := range runs {
-		if err := s.SaveRun(ctx, r); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.SaveRun(ctx, r))
 	}
 	msgs := []chat.Message{
 		{Role: chat.RoleUser, Content: "Help me choose a database for my app.", CreatedAt: at("2026-04-01T10:00:00Z")},
@@ -45,9 +43,7 @@ func richConversation(t *testing.T, s *store.Store) *chat.Conversation {
 	}
 	for i := range msgs {
 		msgs[i].ConversationID = c.ID
-		if err := s.AppendMessage(ctx, &msgs[i]); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.AppendMessage(ctx, &msgs[i]))
 	}
 	cards := []*questions.Card{
 		{ID: "card-1", ConversationID: c.ID, RunID: "run-a", ToolCallID: "call-q", Status: questions.StatusAnswered,
@@ -63,9 +59,7 @@ func richConversation(t *testing.T, s *store.Store) *chat.Conversation {
 			CreatedAt: at("2026-04-01T10:03:00Z")},
 	}
 	for _, card := range cards {
-		if err := s.SaveCard(ctx, card); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.SaveCard(ctx, card))
 	}
 	return c
 }
@@ -74,9 +68,7 @@ func TestExportMarkdown(t *testing.T) {
 	s := newStore(t)
 	c := richConversation(t, s)
 	md, err := ExportMarkdown(ctx, s, c.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	inOrder := []string{
 		`# Pick a \*database\*`,
 		"**You** · 2026-04-01 10:00 UTC",
@@ -121,9 +113,7 @@ func TestExportMarkdown(t *testing.T) {
 func stripIDs(t *testing.T, data []byte) exportDoc {
 	t.Helper()
 	var doc exportDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(data, &doc))
 	runName := map[string]string{"": ""}
 	for i, r := range doc.Runs {
 		runName[r.ID] = string(rune('A' + i))
@@ -149,9 +139,7 @@ func TestExportImportJSONRoundTrip(t *testing.T) {
 	s := newStore(t)
 	c := richConversation(t, s)
 	exported, err := ExportJSON(ctx, s, c.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var head struct {
 		Format  string `json:"format"`
 		Version int    `json:"version"`
@@ -161,20 +149,14 @@ func TestExportImportJSONRoundTrip(t *testing.T) {
 	}
 
 	imported, err := ImportJSON(ctx, s, exported)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	again, err := ImportJSON(ctx, s, exported)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if imported.ID == c.ID || again.ID == imported.ID {
 		t.Fatal("import reused an id")
 	}
 	reexported, err := ExportJSON(ctx, s, imported.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want, got := stripIDs(t, exported), stripIDs(t, reexported)
 	if got.Conversation.Title != want.Conversation.Title+" (imported)" {
 		t.Errorf("imported title %q, want the original's marked as imported", got.Conversation.Title)
@@ -203,9 +185,8 @@ func TestExportImportJSONRoundTrip(t *testing.T) {
 	if err != nil || b.ResumedFrom == "run-a" || b.ResumedFrom == "" {
 		t.Errorf("imported run link not remapped: %+v %v", b, err)
 	}
-	if _, err := s.Run(ctx, b.ResumedFrom); err != nil {
-		t.Errorf("resumed_from points nowhere: %v", err)
-	}
+	_, err = s.Run(ctx, b.ResumedFrom)
+	assert.NoError(t, err, "resumed_from points nowhere")
 	// Imported text is searchable.
 	if page, _, _ := s.ListConversations(ctx, store.ListOptions{Query: "choose database"}); len(page) != 3 {
 		t.Errorf("search finds %d conversations, want 3", len(page))
@@ -215,21 +196,15 @@ func TestExportImportJSONRoundTrip(t *testing.T) {
 func TestImportEndsLiveWork(t *testing.T) {
 	s := newStore(t)
 	c := mustConversation(t, s, "live")
-	if err := s.SaveRun(ctx, &chat.Run{ID: "r", ConversationID: c.ID, Status: chat.RunAwaiting}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.SaveRun(ctx, &chat.Run{ID: "r", ConversationID: c.ID, Status: chat.RunAwaiting}))
 	if err := s.SaveCard(ctx, &questions.Card{ID: "q", ConversationID: c.ID, RunID: "r", Status: questions.StatusPending,
 		Questions: []questions.Question{{Question: "Now?"}}}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := ExportJSON(ctx, s, c.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	imported, err := ImportJSON(ctx, s, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cards, _ := s.CardsByConversation(ctx, imported.ID)
 	run, _ := s.LatestRun(ctx, imported.ID)
 	if len(cards) != 1 || cards[0].Status != questions.StatusCancelled || run.Status != chat.RunInterrupted {
@@ -244,14 +219,10 @@ func TestImportRefusesBadDataAndWritesNothing(t *testing.T) {
 	s := newStore(t)
 	c := richConversation(t, s)
 	good, err := ExportJSON(ctx, s, c.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	edit := func(f func(doc map[string]any)) []byte {
 		var doc map[string]any
-		if err := json.Unmarshal(good, &doc); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal(good, &doc))
 		f(doc)
 		b, _ := json.Marshal(doc)
 		return b

@@ -19,6 +19,7 @@ import (
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
+	"github.com/stretchr/testify/require"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -110,9 +111,7 @@ func newTestServer(t *testing.T, b Backend) (*Server, *httptest.Server, *events.
 func do(t *testing.T, ts *httptest.Server, method, path, body string, hdr map[string]string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	for k, v := range hdr {
 		if k == "Host" {
@@ -126,9 +125,7 @@ func do(t *testing.T, ts *httptest.Server, method, path, body string, hdr map[st
 		}
 	}
 	res, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	return res.StatusCode, string(b)
@@ -168,9 +165,7 @@ func TestLoginCodeSetsStrictHttpOnlyCookieOnce(t *testing.T) {
 	code := s.LoginCode()
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	res, err := client.Get(ts.URL + "/login?code=" + code)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res.Body.Close()
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("login status %d", res.StatusCode)
@@ -189,9 +184,7 @@ func TestLoginCodeSetsStrictHttpOnlyCookieOnce(t *testing.T) {
 		t.Fatalf("cookie auth status %d", code2)
 	}
 	res, err = client.Get(ts.URL + "/login?code=" + code)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res.Body.Close()
 	if res.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("reused login code status %d, want 401", res.StatusCode)
@@ -290,9 +283,7 @@ func TestEventsStreamAsSSEWithFilter(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	res, err := ts.Client().Do(req.WithContext(ctx))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer res.Body.Close()
 	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("content type %q", ct)
@@ -309,9 +300,7 @@ func TestEventsStreamAsSSEWithFilter(t *testing.T) {
 	var got []string
 	for len(got) < 2 {
 		line, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if line = strings.TrimSpace(line); line != "" {
 			got = append(got, line)
 		}
@@ -325,9 +314,7 @@ func TestUIServedWithFallbackAndCSP(t *testing.T) {
 	_, ts, _ := newTestServer(t, &fakeBackend{})
 	for _, path := range []string{"/", "/conversations/abc"} {
 		res, err := http.Get(ts.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		if res.StatusCode != 200 || !strings.Contains(string(b), "<title>Parley</title>") {
@@ -342,20 +329,14 @@ func TestUIServedWithFallbackAndCSP(t *testing.T) {
 func TestTokenFileIsPrivateAndStable(t *testing.T) {
 	dir := t.TempDir()
 	a, err := LoadOrCreateToken(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := LoadOrCreateToken(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if a != b || len(a) < 32 {
 		t.Fatalf("tokens %q %q", a, b)
 	}
 	info, err := os.Stat(filepath.Join(dir, TokenFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if info.Mode().Perm() != 0o600 {
 		t.Fatalf("token file mode %v", info.Mode().Perm())
 	}

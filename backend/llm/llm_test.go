@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/parley-app/parley/backend/modelserver"
+	"github.com/stretchr/testify/require"
 )
 
 func testCtx(t *testing.T) context.Context {
@@ -23,9 +24,7 @@ func testCtx(t *testing.T) context.Context {
 func newModel(t *testing.T, baseURL, model string) Model {
 	t.Helper()
 	m, err := NewOpenAI(Config{BaseURL: baseURL, Model: model})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return m
 }
 
@@ -126,9 +125,7 @@ func TestBaseURLNormalised(t *testing.T) {
 	}
 	for in, want := range cases {
 		m, err := NewOpenAI(Config{BaseURL: in, Model: "m"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if got := m.(*openAIModel).cfg.BaseURL; got != want {
 			t.Errorf("base URL %q became %q, want %q", in, got, want)
 		}
@@ -199,9 +196,7 @@ func (m rawMessage) text(t *testing.T) string {
 		return s
 	}
 	var parts []struct{ Type, Text string }
-	if err := json.Unmarshal(m.Content, &parts); err != nil {
-		t.Fatalf("content %s: %v", m.Content, err)
-	}
+	require.NoError(t, json.Unmarshal(m.Content, &parts), "content %s", m.Content)
 	for _, p := range parts {
 		s += p.Text
 	}
@@ -230,9 +225,8 @@ func TestMessageConversion(t *testing.T) {
 			"properties": map[string]any{"expression": map[string]any{"type": "string"}}}},
 		{Name: "current_time", Description: "now"}, // nil parameters
 	}
-	if _, err := newModel(t, srv.URL(), "m").Chat(testCtx(t), Request{Messages: msgs, Tools: tools}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := newModel(t, srv.URL(), "m").Chat(testCtx(t), Request{Messages: msgs, Tools: tools})
+	require.NoError(t, err)
 	var body struct {
 		Messages []rawMessage `json:"messages"`
 		Tools    []struct {
@@ -243,9 +237,7 @@ func TestMessageConversion(t *testing.T) {
 			} `json:"function"`
 		} `json:"tools"`
 	}
-	if err := json.Unmarshal(srv.RawRequests()[0], &body); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(srv.RawRequests()[0], &body))
 	if len(body.Messages) != len(msgs) {
 		t.Fatalf("%d messages sent for %d: one message per turn and per tool result expected", len(body.Messages), len(msgs))
 	}
@@ -316,9 +308,7 @@ func TestEmptyArgumentDeltasDoNotMakeExtraCalls(t *testing.T) {
 	resp, err := newModel(t, srv.URL+"/v1", "m").Chat(testCtx(t), Request{Messages: hi(),
 		OnDelta:         func(s string) { t.Errorf("text delta %q", s) },
 		OnToolCallStart: func() { starts++ }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []ToolCall{{ID: "call_1", Name: "calculator", Arguments: `{"expression":"1+2"}`}, {ID: "call_2", Name: "current_time"}}
 	if len(resp.ToolCalls) != len(want) || resp.ToolCalls[0] != want[0] || resp.ToolCalls[1] != want[1] || starts != 1 {
 		t.Fatalf("tool calls %+v (starts %d), want %+v", resp.ToolCalls, starts, want)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/parley-app/parley/backend/modelserver"
+	"github.com/stretchr/testify/require"
 )
 
 // Only real text reaches OnDelta: not the empty role chunk, not the
@@ -34,9 +35,7 @@ func TestOnDeltaGetsOnlyText(t *testing.T) {
 		},
 		OnToolCallStart: func() { starts++ },
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, d := range deltas {
 		if d == "" || strings.Contains(d, `"function"`) || strings.Contains(d, "call_1") {
 			t.Errorf("non-text delta %q", d)

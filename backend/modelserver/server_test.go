@@ -14,6 +14,7 @@ import (
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
+	"github.com/stretchr/testify/require"
 )
 
 // newServer starts a scripted server that is closed when the test ends.
@@ -28,9 +29,7 @@ func newServer(t *testing.T, script modelserver.Script, opts ...modelserver.Opti
 func newModel(t *testing.T, srv *modelserver.Server) llm.Model {
 	t.Helper()
 	m, err := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), Model: "test-model"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return m
 }
 
@@ -76,9 +75,7 @@ func checkDeltas(t *testing.T, deltas []string) {
 func rawStream(t *testing.T, srv *modelserver.Server, body string) []string {
 	t.Helper()
 	res, err := http.Post(srv.URL()+"/chat/completions", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer res.Body.Close()
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("status %d, content type %q", res.StatusCode, res.Header.Get("Content-Type"))
@@ -90,9 +87,7 @@ func rawStream(t *testing.T, srv *modelserver.Server, body string) []string {
 			frames = append(frames, data)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, sc.Err())
 	return frames
 }
 
@@ -121,9 +116,7 @@ func TestTextStreamsInSeveralDeltas(t *testing.T) {
 	const text = "The quick brown fox jumps over the lazy dog, twice."
 	srv := newServer(t, modelserver.Turns(modelserver.Turn{Text: text}))
 	resp, rec, err := chatRecording(t, newModel(t, srv), llm.Request{Messages: user("hi"), Tools: []llm.Tool{askTool}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if resp.Text != text || len(resp.ToolCalls) != 0 {
 		t.Fatalf("response %+v", resp)
 	}
@@ -149,9 +142,7 @@ func TestStreamFramesLookLikeLlamaCpp(t *testing.T) {
 	var chunks []streamChunk
 	for _, f := range frames[:len(frames)-1] {
 		var c streamChunk
-		if err := json.Unmarshal([]byte(f), &c); err != nil {
-			t.Fatalf("frame %q: %v", f, err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(f), &c), "frame %q", f)
 		chunks = append(chunks, c)
 	}
 	if first := chunks[0].Choices[0].Delta.Content; first == nil || *first != "" {
@@ -188,9 +179,7 @@ func TestOneToolCallWithSplitArguments(t *testing.T) {
 	srv := newServer(t, modelserver.Turns(modelserver.Turn{Text: "Let me ask.",
 		ToolCalls: []modelserver.ToolCall{{ID: "call_1", Name: questions.ToolName, Arguments: args}}}))
 	resp, rec, err := chatRecording(t, newModel(t, srv), llm.Request{Messages: user("paint"), Tools: []llm.Tool{askTool}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if resp.Text != "Let me ask." || len(resp.ToolCalls) != 1 {
 		t.Fatalf("response %+v", resp)
 	}
@@ -213,9 +202,7 @@ func TestTwoParallelToolCallsKeepOrderAndFullArguments(t *testing.T) {
 	}
 	srv := newServer(t, modelserver.Turns(modelserver.Turn{ToolCalls: calls}))
 	resp, rec, err := chatRecording(t, newModel(t, srv), llm.Request{Messages: user("go"), Tools: []llm.Tool{askTool}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(resp.ToolCalls) != 2 {
 		t.Fatalf("%d tool calls, want 2: %+v", len(resp.ToolCalls), resp.ToolCalls)
 	}
@@ -236,9 +223,7 @@ func TestToolCallWithoutArguments(t *testing.T) {
 		{ID: "call_c", Name: "calculator", Arguments: `{"expression":"1+2"}`},
 	}}))
 	resp, _, err := chatRecording(t, newModel(t, srv), llm.Request{Messages: user("time")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(resp.ToolCalls) != 2 || resp.ToolCalls[0].ID != "call_t" || resp.ToolCalls[0].Arguments != "" ||
 		resp.ToolCalls[1].ID != "call_c" || resp.ToolCalls[1].Arguments != `{"expression":"1+2"}` {
 		t.Fatalf("tool calls %+v", resp.ToolCalls)
@@ -272,17 +257,13 @@ func TestNonStreamingRequestGetsOneCompletion(t *testing.T) {
 	post := func() completion {
 		res, err := http.Post(srv.URL()+"/chat/completions", "application/json",
 			strings.NewReader(`{"model":"m1","stream":false,"messages":[{"role":"user","content":"hi"}]}`))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer res.Body.Close()
 		if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" {
 			t.Fatalf("status %d, content type %q", res.StatusCode, res.Header.Get("Content-Type"))
 		}
 		var c completion
-		if err := json.NewDecoder(res.Body).Decode(&c); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.NewDecoder(res.Body).Decode(&c))
 		return c
 	}
 	c := post()
@@ -317,9 +298,8 @@ func TestRequestsAreRecorded(t *testing.T) {
 		{Role: "tool", Content: `{"answers":{"Which colour?":"Red"}}`, ToolCallID: "call_1", ToolName: questions.ToolName},
 		{Role: "tool", Content: `{"datetime":"2026-11-22T10:00:00Z"}`, ToolCallID: "call_2", ToolName: "current_time"},
 	}
-	if _, err := newModel(t, srv).Chat(testCtx(t), llm.Request{Messages: msgs, Tools: []llm.Tool{askTool}}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := newModel(t, srv).Chat(testCtx(t), llm.Request{Messages: msgs, Tools: []llm.Tool{askTool}})
+	require.NoError(t, err)
 	reqs := srv.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests recorded", len(reqs))
@@ -355,9 +335,7 @@ func TestRequestsAreRecorded(t *testing.T) {
 	var raw struct {
 		Messages []map[string]json.RawMessage `json:"messages"`
 	}
-	if err := json.Unmarshal(raws[0], &raw); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(raws[0], &raw))
 	// Exactly {"role":"tool","content":"...","tool_call_id":"..."} per result.
 	for i, want := range []struct{ id, content string }{{"call_1", msgs[3].Content}, {"call_2", msgs[4].Content}} {
 		m := raw.Messages[3+i]
@@ -397,9 +375,7 @@ func TestOllamaVersionAndModels(t *testing.T) {
 		t.Fatalf("version %q, %v", v, err)
 	}
 	models, err := o.Models(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []llm.ModelInfo{{Name: "qwen3:8b", SupportsTools: true, Size: 4_000_000_000}, {Name: "nontools-model", SupportsTools: false, Size: 4_000_000_000}}
 	if !slices.Equal(models, want) {
 		t.Fatalf("models %+v, want %+v", models, want)
@@ -411,9 +387,7 @@ func TestOllamaPull(t *testing.T) {
 	o := llm.NewOllama(srv.URL())
 	ctx := testCtx(t)
 	var progress []llm.PullProgress
-	if err := o.Pull(ctx, "gemma3:1b", func(p llm.PullProgress) { progress = append(progress, p) }); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, o.Pull(ctx, "gemma3:1b", func(p llm.PullProgress) { progress = append(progress, p) }))
 	downloading := slices.ContainsFunc(progress, func(p llm.PullProgress) bool {
 		return p.Status == "downloading" && p.Total == 1000 && p.Completed > 0 && p.Completed <= p.Total
 	})
@@ -580,9 +554,7 @@ func (d *demoChat) send(msg llm.Message) llm.Response {
 	d.t.Helper()
 	d.msgs = append(d.msgs, msg)
 	resp, rec, err := chatRecording(d.t, d.m, llm.Request{Messages: d.msgs, Tools: []llm.Tool{askTool, {Name: "spawn_agents"}}})
-	if err != nil {
-		d.t.Fatalf("demo turn after %+v: %v", msg, err)
-	}
+	require.NoError(d.t, err, "demo turn after %+v", msg)
 	checkDeltas(d.t, rec.deltas)
 	if strings.Join(rec.deltas, "") != resp.Text {
 		d.t.Fatalf("streamed %q, answered %q", rec.deltas, resp.Text)
@@ -604,12 +576,8 @@ func askCall(t *testing.T, resp llm.Response, n int) (llm.ToolCall, []questions.
 		t.Fatalf("want one %s call: %+v", questions.ToolName, resp)
 	}
 	qs, err := questions.ParseInput([]byte(resp.ToolCalls[0].Arguments))
-	if err != nil {
-		t.Fatalf("ParseInput refused the demo's arguments: %v\n%s", err, resp.ToolCalls[0].Arguments)
-	}
-	if err := questions.ValidateQuestions(qs); err != nil {
-		t.Fatalf("demo questions invalid: %v", err)
-	}
+	require.NoError(t, err, "ParseInput refused the demo's arguments: %v\n%s", err, resp.ToolCalls[0].Arguments)
+	require.NoError(t, questions.ValidateQuestions(qs), "demo questions invalid")
 	if len(qs) != n {
 		t.Fatalf("%d questions, want %d", len(qs), n)
 	}
@@ -631,9 +599,7 @@ func TestDemoAnsweredCard(t *testing.T) {
 		qs[0].Question: {Selected: []string{"Formal"}},
 		qs[1].Question: {Selected: []string{"Examples", "Next steps"}},
 	}, "keep it short")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	reply := d.send(toolResult(tc, questions.SubmitResult(answers, "keep it short")))
 	for _, want := range []string{"Formal", "Examples, Next steps", "keep it short", qs[0].Question} {
 		if !strings.Contains(reply.Text, want) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/events"
 )
@@ -73,9 +74,7 @@ func TestSubmitResolvesWait(t *testing.T) {
 	r := submit(c.ID, "SQLite")
 	r.Comments = "  small app "
 	got, err := h.m.Respond(context.Background(), "conv-1", r)
-	if err != nil {
-		t.Fatalf("Respond: %v", err)
-	}
+	require.NoError(t, err, "Respond")
 	mustEqual(t, "status", got.Status, StatusAnswered)
 	mustEqual(t, "answer", got.Answers["Which database?"], "SQLite")
 	mustEqual(t, "comments", got.Comments, "small app")
@@ -113,9 +112,7 @@ func TestDeclineAndCancelActions(t *testing.T) {
 			c := h.create(t, "conv-1")
 			waiting := waitAsync(context.Background(), h.m, c.ID)
 			got, err := h.m.Respond(context.Background(), "conv-1", Response{QuestionID: c.ID, Action: tt.action})
-			if err != nil {
-				t.Fatalf("Respond: %v", err)
-			}
+			require.NoError(t, err, "Respond")
 			mustEqual(t, "status", got.Status, tt.want.Status)
 			res := receive(t, waiting)
 			mustEqual(t, "outcome", res.out, tt.want)
@@ -184,9 +181,7 @@ func TestTimeoutAndLateAnswer(t *testing.T) {
 		t.Fatalf("decline after timeout: %v, want ErrConflict", err)
 	}
 	got, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "Postgres"))
-	if err != nil {
-		t.Fatalf("late answer: %v", err)
-	}
+	require.NoError(t, err, "late answer")
 	mustEqual(t, "late status", got.Status, StatusAnsweredLate)
 	select {
 	case lc := <-late:
@@ -326,9 +321,8 @@ func TestPendingCap(t *testing.T) {
 		t.Fatalf("third card: %v, want ErrTooManyPending", err)
 	}
 	mustEqual(t, "text", err.Error(), "too many pending questions (2): wait for the user to answer")
-	if _, err := h.m.Respond(context.Background(), "conv-1", submit(a.ID, "SQLite")); err != nil {
-		t.Fatal(err)
-	}
+	_, err = h.m.Respond(context.Background(), "conv-1", submit(a.ID, "SQLite"))
+	require.NoError(t, err)
 	h.create(t, "conv-3") // a slot was freed
 	h.m.UpdateConfig(Config{MaxPending: 0})
 	h.create(t, "conv-4")
@@ -371,9 +365,8 @@ func TestInvalidAnswerLeavesCardPending(t *testing.T) {
 	mustEqual(t, "status", statusOf(t, h.m, c.ID), StatusPending)
 	mustEqual(t, "saves", h.store.count(), saves)
 	mustEqual(t, "events", len(h.rec.Events()), 1)
-	if _, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "Postgres")); err != nil {
-		t.Fatalf("valid answer afterwards: %v", err)
-	}
+	_, err = h.m.Respond(context.Background(), "conv-1", submit(c.ID, "Postgres"))
+	require.NoError(t, err, "valid answer afterwards")
 }
 
 func TestSaveFailureOnCreate(t *testing.T) {
@@ -418,9 +411,8 @@ func TestSaveFailureOnRespondLeavesPending(t *testing.T) {
 	default:
 	}
 	h.store.setFail(nil)
-	if _, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "SQLite")); err != nil {
-		t.Fatalf("retry: %v", err)
-	}
+	_, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "SQLite"))
+	require.NoError(t, err, "retry")
 	mustEqual(t, "outcome", receive(t, waiting).out.Status, StatusAnswered)
 }
 
@@ -474,9 +466,8 @@ func TestPendingListsAndLatestPending(t *testing.T) {
 	a2 := h.create(t, "a")
 	h.clock.Advance(time.Second)
 	a3 := h.create(t, "a")
-	if _, err := h.m.Respond(context.Background(), "a", Response{QuestionID: a3.ID, Action: ActionDecline}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := h.m.Respond(context.Background(), "a", Response{QuestionID: a3.ID, Action: ActionDecline})
+	require.NoError(t, err)
 	ids := func(cs []*Card) []string {
 		var out []string
 		for _, c := range cs {
@@ -532,9 +523,8 @@ func TestCopiesDoNotLeakState(t *testing.T) {
 		fresh.Questions[0].Options[0].Label != "Postgres" || fresh.Questions[0].Header != "Database" || fresh.ExpiresAt.IsZero() {
 		t.Fatalf("internal card changed through a copy: %+v", fresh)
 	}
-	if _, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "Postgres")); err != nil {
-		t.Fatal(err)
-	}
+	_, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "Postgres"))
+	require.NoError(t, err)
 	done, _ := h.m.Get(c.ID)
 	done.Answers["Which database?"] = "hacked"
 	again, _ := h.m.Get(c.ID)
@@ -561,9 +551,7 @@ func TestHandleToolCall(t *testing.T) {
 	mustEqual(t, "tool call id", card.ToolCallID, "call-2")
 	_, err := h.m.Respond(context.Background(), "conv-1", Response{QuestionID: LatestID, Action: ActionSubmit,
 		Answers: map[string]AnswerInput{"Pick a language": {Selected: []string{"Go"}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	select {
 	case out := <-done:
 		mustEqual(t, "outcome", out, Outcome{Status: StatusAnswered, Result: `{"answers":{"Pick a language":"Go"}}`})
@@ -614,9 +602,8 @@ func TestRetentionIsBounded(t *testing.T) {
 	var ids []string
 	for range 3 {
 		c := h.create(t, "conv-1")
-		if _, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "SQLite")); err != nil {
-			t.Fatal(err)
-		}
+		_, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "SQLite"))
+		require.NoError(t, err)
 		ids = append(ids, c.ID)
 	}
 	if _, ok := h.m.Get(ids[0]); ok {
@@ -635,9 +622,8 @@ func TestRetentionIsBounded(t *testing.T) {
 func TestForgetConversationKeepsPending(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.RateInterval = 0 })
 	done := h.create(t, "conv-1")
-	if _, err := h.m.Respond(context.Background(), "conv-1", Response{QuestionID: done.ID, Action: ActionDecline}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := h.m.Respond(context.Background(), "conv-1", Response{QuestionID: done.ID, Action: ActionDecline})
+	require.NoError(t, err)
 	open := h.create(t, "conv-1")
 	mustEqual(t, "forgotten", h.m.ForgetConversation("conv-1"), 1)
 	mustEqual(t, "pending kept", statusOf(t, h.m, open.ID), StatusPending)

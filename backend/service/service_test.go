@@ -15,6 +15,7 @@ import (
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/store"
+	"github.com/stretchr/testify/require"
 )
 
 func TestMain(m *testing.M) {
@@ -45,22 +46,17 @@ func newEnv(t *testing.T, script modelserver.Script, timeout time.Duration) *env
 func (e *env) open() {
 	e.t.Helper()
 	db, err := store.Open(e.dbPath)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	require.NoError(e.t, err)
 	e.db = db
 	e.rec = events.NewRecorder()
 	svc, err := New(context.Background(), Options{Store: db, Events: e.rec, Config: e.cfg, Version: "test"})
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	require.NoError(e.t, err)
 	e.svc = svc
 	// Tests ask several cards quickly.
 	st := svc.GetSettings()
 	st.RateLimitSeconds = 0
-	if _, err := svc.SaveSettings(context.Background(), st); err != nil {
-		e.t.Fatal(err)
-	}
+	_, err = svc.SaveSettings(context.Background(), st)
+	require.NoError(e.t, err)
 }
 
 func (e *env) close() {
@@ -77,9 +73,7 @@ func (e *env) waitState(id string, want ...string) *ConversationDetail {
 	for time.Now().Before(deadline) {
 		active := e.svc.rt.Active(id)
 		d, err := e.svc.GetConversation(context.Background(), id)
-		if err != nil {
-			e.t.Fatal(err)
-		}
+		require.NoError(e.t, err)
 		for _, w := range want {
 			if d.State == w && (w == chat.StateAwaitingUserResponse || !active) {
 				return d
@@ -109,15 +103,11 @@ func TestMessageCardAnswerAndTitle(t *testing.T) {
 	e := newEnv(t, askThenAnswer(), time.Minute)
 	ctx := context.Background()
 	c, err := e.svc.CreateConversation(ctx, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.svc.SendMessage(ctx, c.ID, "  "); err == nil {
-		t.Fatal("empty message accepted")
-	}
-	if _, err := e.svc.SendMessage(ctx, c.ID, "Paint my bedroom please"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	_, err = e.svc.SendMessage(ctx, c.ID, "  ")
+	require.Error(t, err, "empty message accepted")
+	_, err = e.svc.SendMessage(ctx, c.ID, "Paint my bedroom please")
+	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
 	if d.PendingQuestion == nil || d.Title != "Paint my bedroom please" {
 		t.Fatalf("detail %+v", d)
@@ -125,9 +115,8 @@ func TestMessageCardAnswerAndTitle(t *testing.T) {
 	if _, err := e.svc.SendMessage(ctx, c.ID, "again"); err != ErrRunActive {
 		t.Fatalf("second send: %v", err)
 	}
-	if _, err := e.svc.Respond(ctx, "other-conversation", questions.Response{QuestionID: d.PendingQuestion.ID, Action: questions.ActionSubmit}); err == nil {
-		t.Fatal("respond through another conversation accepted")
-	}
+	_, err = e.svc.Respond(ctx, "other-conversation", questions.Response{QuestionID: d.PendingQuestion.ID, Action: questions.ActionSubmit})
+	require.Error(t, err, "respond through another conversation accepted")
 	if _, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
 		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Green"}}}}); err == nil {
 		t.Fatal("spoofed label accepted")
@@ -151,9 +140,8 @@ func TestPendingCardSurvivesRestartAndRunContinues(t *testing.T) {
 	e := newEnv(t, askThenAnswer(), time.Minute)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Restart", "")
-	if _, err := e.svc.SendMessage(ctx, c.ID, "paint"); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.svc.SendMessage(ctx, c.ID, "paint")
+	require.NoError(t, err)
 	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
 	e.close() // the app quits with the card pending
 
@@ -183,9 +171,8 @@ func TestLateAnswerStartsLinkedRun(t *testing.T) {
 	e := newEnv(t, askThenAnswer(), 30*time.Millisecond)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Late", "")
-	if _, err := e.svc.SendMessage(ctx, c.ID, "paint"); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.svc.SendMessage(ctx, c.ID, "paint")
+	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateIdle)
 	if !strings.Contains(d.Messages[len(d.Messages)-1].Content, "timed out") {
 		t.Fatalf("no timeout reply: %+v", d.Messages)
@@ -221,9 +208,7 @@ func TestCancelStopsRunAndCancelsCard(t *testing.T) {
 	c, _ := e.svc.CreateConversation(ctx, "Cancel", "")
 	_, _ = e.svc.SendMessage(ctx, c.ID, "paint")
 	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
-	if err := e.svc.Cancel(ctx, c.ID); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.svc.Cancel(ctx, c.ID))
 	d := e.waitState(c.ID, chat.StateIdle)
 	if d.PendingQuestion != nil {
 		t.Fatal("card still pending")
@@ -243,26 +228,22 @@ func TestSettingsValidationAndDemoMode(t *testing.T) {
 	st := e.svc.GetSettings()
 	bad := st
 	bad.Theme = "neon"
-	if _, err := e.svc.SaveSettings(ctx, bad); err == nil {
-		t.Fatal("bad theme accepted")
-	}
+	_, err := e.svc.SaveSettings(ctx, bad)
+	require.Error(t, err, "bad theme accepted")
 	bad = st
 	bad.BaseURL = "ftp://x"
-	if _, err := e.svc.SaveSettings(ctx, bad); err == nil {
-		t.Fatal("bad URL accepted")
-	}
+	_, err = e.svc.SaveSettings(ctx, bad)
+	require.Error(t, err, "bad URL accepted")
 	status := e.svc.CheckModelServer(ctx)
 	if !status.Reachable || len(status.Models) == 0 || !status.Models[0].SupportsTools {
 		t.Fatalf("model status %+v", status)
 	}
 	st.DemoMode = true
-	if _, err := e.svc.SaveSettings(ctx, st); err != nil {
-		t.Fatal(err)
-	}
+	_, err = e.svc.SaveSettings(ctx, st)
+	require.NoError(t, err)
 	c, _ := e.svc.CreateConversation(ctx, "Demo", "")
-	if _, err := e.svc.SendMessage(ctx, c.ID, "Write me a poem"); err != nil {
-		t.Fatal(err)
-	}
+	_, err = e.svc.SendMessage(ctx, c.ID, "Write me a poem")
+	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
 	if d.PendingQuestion == nil || len(d.PendingQuestion.Questions) != 2 {
 		t.Fatalf("demo card %+v", d.PendingQuestion)
@@ -270,9 +251,8 @@ func TestSettingsValidationAndDemoMode(t *testing.T) {
 	if n := len(e.model.Requests()); n != 0 {
 		t.Fatalf("demo mode used the configured server (%d requests)", n)
 	}
-	if _, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionDecline}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionDecline})
+	require.NoError(t, err)
 	d = e.waitState(c.ID, chat.StateIdle)
 	if !strings.Contains(d.Messages[len(d.Messages)-1].Content, "sensible defaults") {
 		t.Fatalf("demo reply %+v", d.Messages[len(d.Messages)-1])
@@ -282,26 +262,20 @@ func TestSettingsValidationAndDemoMode(t *testing.T) {
 func TestProfilesExportAndImport(t *testing.T) {
 	e := newEnv(t, modelserver.Turns(modelserver.Turn{Text: "Plain **answer**."}), time.Minute)
 	ctx := context.Background()
-	if _, err := e.svc.SaveProfile(ctx, Profile{Name: "bad/name"}); err == nil {
-		t.Fatal("bad profile name accepted")
-	}
-	if _, err := e.svc.SaveProfile(ctx, Profile{Name: "writer", Tools: []string{"rm_rf"}}); err == nil {
-		t.Fatal("unknown tool accepted")
-	}
-	if _, err := e.svc.SaveProfile(ctx, Profile{Name: "writer", SystemPrompt: "You write haiku.", Tools: []string{"calculator"}}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.svc.SaveProfile(ctx, Profile{Name: "bad/name"})
+	require.Error(t, err, "bad profile name accepted")
+	_, err = e.svc.SaveProfile(ctx, Profile{Name: "writer", Tools: []string{"rm_rf"}})
+	require.Error(t, err, "unknown tool accepted")
+	_, err = e.svc.SaveProfile(ctx, Profile{Name: "writer", SystemPrompt: "You write haiku.", Tools: []string{"calculator"}})
+	require.NoError(t, err)
 	ps, err := e.svc.Profiles(ctx)
 	if err != nil || len(ps) != 2 || ps[0].Name != "default" || ps[1].Name != "writer" {
 		t.Fatalf("profiles %+v %v", ps, err)
 	}
 	c, err := e.svc.CreateConversation(ctx, "", "writer")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.svc.SendMessage(ctx, c.ID, "a poem"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	_, err = e.svc.SendMessage(ctx, c.ID, "a poem")
+	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateIdle)
 	req := e.model.Requests()[0]
 	if req.Messages[0].Content != "You write haiku." || len(req.Tools) != 1 || req.Tools[0].Function.Name != "calculator" {
@@ -312,9 +286,7 @@ func TestProfilesExportAndImport(t *testing.T) {
 		t.Fatalf("markdown export %q %v", md, err)
 	}
 	js, err := e.svc.ExportConversation(ctx, c.ID, "json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	imported, err := e.svc.ImportConversation(ctx, []byte(js))
 	if err != nil || imported.ID == c.ID {
 		t.Fatalf("import %+v %v", imported, err)
@@ -334,20 +306,15 @@ func TestPicksAnInstalledToolModelWhenNoneIsSet(t *testing.T) {
 	srv := modelserver.New(modelserver.Turns(modelserver.Turn{Text: "hi"}), modelserver.WithModels([]string{"tiny:1b", "qwen3:8b"}, "tiny:1b"))
 	defer srv.Close()
 	db, err := store.Open(filepath.Join(t.TempDir(), "parley.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer db.Close()
 	svc, err := New(context.Background(), Options{Store: db, Config: config.Config{BaseURL: srv.URL(), Set: map[string]bool{"base-url": true}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer svc.Close()
 	ctx := context.Background()
 	c, _ := svc.CreateConversation(ctx, "", "")
-	if _, err := svc.SendMessage(ctx, c.ID, "hello"); err != nil {
-		t.Fatal(err)
-	}
+	_, err = svc.SendMessage(ctx, c.ID, "hello")
+	require.NoError(t, err)
 	deadline := time.Now().Add(10 * time.Second)
 	for len(srv.Requests()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -368,9 +335,8 @@ func crashAfterAnswer(t *testing.T, runStatus string) (*env, *chat.Conversation)
 	e := newEnv(t, askThenAnswer(), time.Minute)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Crash", "")
-	if _, err := e.svc.SendMessage(ctx, c.ID, "paint"); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.svc.SendMessage(ctx, c.ID, "paint")
+	require.NoError(t, err)
 	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
 	e.close()
 	answerInStore(t, e, card.ID, runStatus)
@@ -385,27 +351,17 @@ func answerInStore(t *testing.T, e *env, cardID, runStatus string) {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(e.dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer db.Close()
 	c, err := db.Card(ctx, cardID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	now := time.Now().UTC()
 	c.Status, c.Answers, c.AnsweredAt = questions.StatusAnswered, map[string]string{"Which colour?": "Red"}, &now
-	if err := db.SaveCard(ctx, c); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, db.SaveCard(ctx, c))
 	run, err := db.Run(ctx, c.RunID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	run.Status = runStatus
-	if err := db.SaveRun(ctx, run); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, db.SaveRun(ctx, run))
 }
 
 // The answer was stored while the run awaited it, then the process died:
@@ -436,9 +392,8 @@ func TestRetryAfterCrashUsesTheStoredAnswer(t *testing.T) {
 	if d.Error == "" || len(e.svc.PendingQuestions()) != 0 {
 		t.Fatalf("after restart: state %s %q, pending %v", d.State, d.Error, e.svc.PendingQuestions())
 	}
-	if _, err := e.svc.Retry(ctx, c.ID); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.svc.Retry(ctx, c.ID)
+	require.NoError(t, err)
 	d = e.waitState(c.ID, chat.StateIdle)
 	if last := d.Messages[len(d.Messages)-1]; last.Content != `You said: {"answers":{"Which colour?":"Red"}}` {
 		t.Fatalf("retry did not use the stored answer: %+v", d.Messages)
@@ -457,9 +412,8 @@ func TestCloseDuringRequestLeavesRunInterrupted(t *testing.T) {
 	e := newEnv(t, slow, time.Minute)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Slow", "")
-	if _, err := e.svc.SendMessage(ctx, c.ID, "hello"); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.svc.SendMessage(ctx, c.ID, "hello")
+	require.NoError(t, err)
 	deadline := time.Now().Add(10 * time.Second)
 	for len(e.model.Requests()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -470,9 +424,8 @@ func TestCloseDuringRequestLeavesRunInterrupted(t *testing.T) {
 	if d.Error == "" {
 		t.Fatalf("state %s without an error message", d.State)
 	}
-	if _, err := e.svc.Retry(ctx, c.ID); err != nil {
-		t.Fatalf("retry: %v", err)
-	}
+	_, err = e.svc.Retry(ctx, c.ID)
+	require.NoError(t, err, "retry")
 }
 
 // A late answer stored just before the process died still becomes the
@@ -481,9 +434,8 @@ func TestLateAnswerStoredBeforeCrashIsDeliveredOnce(t *testing.T) {
 	e := newEnv(t, askThenAnswer(), 30*time.Millisecond)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Late crash", "")
-	if _, err := e.svc.SendMessage(ctx, c.ID, "paint"); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.svc.SendMessage(ctx, c.ID, "paint")
+	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateIdle)
 	cards, err := e.svc.ConversationQuestions(ctx, c.ID)
 	if err != nil || len(cards) != 1 || cards[0].Status != questions.StatusTimedOut {
@@ -491,15 +443,11 @@ func TestLateAnswerStoredBeforeCrashIsDeliveredOnce(t *testing.T) {
 	}
 	e.close()
 	db, err := store.Open(e.dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	card := cards[0]
 	now := time.Now().UTC()
 	card.Status, card.Answers, card.AnsweredAt = questions.StatusAnsweredLate, map[string]string{"Which colour?": "Blue"}, &now
-	if err := db.SaveCard(ctx, card); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, db.SaveCard(ctx, card))
 	db.Close()
 
 	lateTurns := func() int {
@@ -532,28 +480,18 @@ func TestLateAnswerStoredBeforeCrashIsDeliveredOnce(t *testing.T) {
 func TestSetAssistantSwitchesTheNextRun(t *testing.T) {
 	e := newEnv(t, modelserver.Turns(modelserver.Turn{Text: "one"}, modelserver.Turn{Text: "two"}), time.Minute)
 	ctx := context.Background()
-	if _, err := e.svc.SaveProfile(ctx, Profile{Name: "writer", SystemPrompt: "You write haiku.", Tools: []string{"calculator"}}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.svc.SaveProfile(ctx, Profile{Name: "writer", SystemPrompt: "You write haiku.", Tools: []string{"calculator"}})
+	require.NoError(t, err)
 	c, err := e.svc.CreateConversation(ctx, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.svc.SetAssistant(ctx, c.ID, "nobody"); err == nil {
-		t.Fatal("unknown assistant accepted")
-	}
-	if err := e.svc.SetAssistant(ctx, "missing", "writer"); err == nil {
-		t.Fatal("assistant set on a missing conversation")
-	}
+	require.NoError(t, err)
+	require.Error(t, e.svc.SetAssistant(ctx, c.ID, "nobody"), "unknown assistant accepted")
+	require.Error(t, e.svc.SetAssistant(ctx, "missing", "writer"), "assistant set on a missing conversation")
 	if d, _ := e.svc.GetConversation(ctx, c.ID); d.Assistant != "default" {
 		t.Fatalf("assistant changed by a refused call: %q", d.Assistant)
 	}
-	if err := e.svc.SetAssistant(ctx, c.ID, "writer"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.svc.SendMessage(ctx, c.ID, "a poem"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.svc.SetAssistant(ctx, c.ID, "writer"))
+	_, err = e.svc.SendMessage(ctx, c.ID, "a poem")
+	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateIdle)
 	if d.Assistant != "writer" {
 		t.Fatalf("assistant %q after the switch", d.Assistant)
