@@ -2,7 +2,6 @@ package exchange
 
 import (
 	"encoding/json"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -95,15 +94,11 @@ func TestExportMarkdown(t *testing.T) {
 	rest := md
 	for _, want := range inOrder {
 		i := strings.Index(rest, want)
-		if i < 0 {
-			t.Fatalf("missing or out of order: %q\n--- markdown:\n%s", want, md)
-		}
+		require.GreaterOrEqual(t, i, 0, "missing or out of order: %q\n--- markdown:\n%s", want, md)
 		rest = rest[i+len(want):]
 	}
 	// The ask_user_question tool result is shown as the card, not as raw JSON.
-	if strings.Contains(md, `{"answers"`) {
-		t.Errorf("raw answer JSON in the transcript:\n%s", md)
-	}
+	assert.NotContains(t, md, `{"answers"`, "raw answer JSON in the transcript:\n%s", md)
 	_, err = ExportMarkdown(ctx, s, "missing")
 	wantNotFound(t, err)
 }
@@ -144,53 +139,43 @@ func TestExportImportJSONRoundTrip(t *testing.T) {
 		Format  string `json:"format"`
 		Version int    `json:"version"`
 	}
-	if err := json.Unmarshal(exported, &head); err != nil || head.Format != ExportFormat || head.Version != ExportVersion {
-		t.Fatalf("export header: %+v %v", head, err)
-	}
+	err = json.Unmarshal(exported, &head)
+	require.NoError(t, err, "export header: %+v %v", head, err)
+	require.Equal(t, ExportFormat, head.Format, "export header: %+v %v", head, err)
+	require.Equal(t, ExportVersion, head.Version, "export header: %+v %v", head, err)
 
 	imported, err := ImportJSON(ctx, s, exported)
 	require.NoError(t, err)
 	again, err := ImportJSON(ctx, s, exported)
 	require.NoError(t, err)
-	if imported.ID == c.ID || again.ID == imported.ID {
-		t.Fatal("import reused an id")
-	}
+	require.NotEqual(t, c.ID, imported.ID, "import reused an id")
+	require.NotEqual(t, imported.ID, again.ID, "import reused an id")
 	reexported, err := ExportJSON(ctx, s, imported.ID)
 	require.NoError(t, err)
 	want, got := stripIDs(t, exported), stripIDs(t, reexported)
-	if got.Conversation.Title != want.Conversation.Title+" (imported)" {
-		t.Errorf("imported title %q, want the original's marked as imported", got.Conversation.Title)
-	}
+	assert.Equal(t, want.Conversation.Title+" (imported)", got.Conversation.Title, "imported title %q, want the original's marked as imported", got.Conversation.Title)
 	got.Conversation.Title = want.Conversation.Title
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("round trip differs beyond ids:\n got %+v\nwant %+v", got, want)
-	}
+	assert.True(t, reflect.DeepEqual(got, want), "round trip differs beyond ids:\n got %+v\nwant %+v", got, want)
 
 	// Every id is new, and nothing of the original changed.
 	total := countRows(t, s)
-	if n := total.messages; n != 3*7 {
-		t.Errorf("%d messages after two imports, want 21", n)
-	}
-	if n := total.cards; n != 3*2 {
-		t.Errorf("%d distinct cards, want 6", n)
-	}
-	if n := total.runs; n != 3*2 {
-		t.Errorf("%d distinct runs, want 6", n)
-	}
+	n := total.messages
+	assert.Equal(t, 3*7, n, "%d messages after two imports, want 21", n)
+	n = total.cards
+	assert.Equal(t, 3*2, n, "%d distinct cards, want 6", n)
+	n = total.runs
+	assert.Equal(t, 3*2, n, "%d distinct runs, want 6", n)
 	orig, _ := s.Messages(ctx, c.ID)
-	if len(orig) != 7 {
-		t.Errorf("original has %d messages", len(orig))
-	}
+	assert.Len(t, orig, 7, "original has %d messages", len(orig))
 	b, err := s.LatestRun(ctx, imported.ID)
-	if err != nil || b.ResumedFrom == "run-a" || b.ResumedFrom == "" {
-		t.Errorf("imported run link not remapped: %+v %v", b, err)
-	}
+	assert.NoError(t, err, "imported run link not remapped: %+v %v", b, err)
+	assert.NotEqual(t, "run-a", b.ResumedFrom, "imported run link not remapped: %+v %v", b, err)
+	assert.NotEqual(t, "", b.ResumedFrom, "imported run link not remapped: %+v %v", b, err)
 	_, err = s.Run(ctx, b.ResumedFrom)
 	assert.NoError(t, err, "resumed_from points nowhere")
 	// Imported text is searchable.
-	if page, _, _ := s.ListConversations(ctx, store.ListOptions{Query: "choose database"}); len(page) != 3 {
-		t.Errorf("search finds %d conversations, want 3", len(page))
-	}
+	page, _, _ := s.ListConversations(ctx, store.ListOptions{Query: "choose database"})
+	assert.Len(t, page, 3, "search finds %d conversations, want 3", len(page))
 }
 
 func TestImportEndsLiveWork(t *testing.T) {
@@ -210,9 +195,8 @@ func TestImportEndsLiveWork(t *testing.T) {
 	if len(cards) != 1 || cards[0].Status != questions.StatusCancelled || run.Status != chat.RunInterrupted {
 		t.Errorf("imported live work: card %+v run %+v", cards, run)
 	}
-	if pending, _ := s.CardsByStatus(ctx, questions.StatusPending); len(pending) != 1 {
-		t.Errorf("pending cards after import: %d, want only the original", len(pending))
-	}
+	pending, _ := s.CardsByStatus(ctx, questions.StatusPending)
+	assert.Len(t, pending, 1, "pending cards after import: %d, want only the original", len(pending))
 }
 
 func TestImportRefusesBadDataAndWritesNothing(t *testing.T) {
@@ -254,11 +238,8 @@ func TestImportRefusesBadDataAndWritesNothing(t *testing.T) {
 			t.Errorf("%s: imported as %s", name, conv.ID)
 			continue
 		}
-		if !errors.Is(err, ErrInvalidImport) {
-			t.Errorf("%s: err = %v, want ErrInvalidImport", name, err)
-		}
+		assert.ErrorIs(t, err, ErrInvalidImport, "%s: err = %v, want ErrInvalidImport", name, err)
 	}
-	if after := countRows(t, s); after != before {
-		t.Errorf("rows after refused imports %+v, had %+v", after, before)
-	}
+	after := countRows(t, s)
+	assert.Equal(t, before, after, "rows after refused imports %+v, had %+v", after, before)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/parley-app/parley/backend/modelserver"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -31,9 +32,7 @@ func newModel(t *testing.T, baseURL, model string) Model {
 func asError(t *testing.T, err error) *Error {
 	t.Helper()
 	var le *Error
-	if !errors.As(err, &le) {
-		t.Fatalf("error %v (%T), want *llm.Error", err, err)
-	}
+	require.True(t, errors.As(err, &le), "error %v (%T), want *llm.Error", err, err)
 	return le
 }
 
@@ -64,9 +63,8 @@ func TestIsToolCallChunk(t *testing.T) {
 		{"- [x] done", false},
 	}
 	for _, c := range cases {
-		if got := isToolCallChunk([]byte(c.chunk)); got != c.tool {
-			t.Errorf("isToolCallChunk(%q) = %v, want %v", c.chunk, got, c.tool)
-		}
+		got := isToolCallChunk([]byte(c.chunk))
+		assert.Equal(t, c.tool, got, "isToolCallChunk(%q) = %v, want %v", c.chunk, got, c.tool)
 	}
 }
 
@@ -74,18 +72,15 @@ func TestUnreachableServer(t *testing.T) {
 	const base = "http://127.0.0.1:9/v1"
 	resp, err := newModel(t, base, "m").Chat(testCtx(t), Request{Messages: hi()})
 	le := asError(t, err)
-	if le.Kind != KindUnreachable || !strings.HasPrefix(le.Message, "Cannot reach the model server at "+base+".") || le.Err == nil {
-		t.Fatalf("kind %q, message %q, cause %v", le.Kind, le.Message, le.Err)
-	}
-	if resp.Text != "" {
-		t.Fatalf("text %q", resp.Text)
-	}
+	require.Equal(t, KindUnreachable, le.Kind, "kind %q, message %q, cause %v", le.Kind, le.Message, le.Err)
+	require.True(t, strings.HasPrefix(le.Message, "Cannot reach the model server at "+base+"."), "kind %q, message %q, cause %v", le.Kind, le.Message, le.Err)
+	require.Error(t, le.Err, "kind %q, message %q, cause %v", le.Kind, le.Message, le.Err)
+	require.Equal(t, "", resp.Text, "text %q", resp.Text)
 
 	_, err = NewOllama(base).Version(testCtx(t))
 	le = asError(t, err)
-	if le.Kind != KindUnreachable || !strings.HasPrefix(le.Message, "Cannot reach the model server at "+base+".") {
-		t.Fatalf("ollama: kind %q, message %q", le.Kind, le.Message)
-	}
+	require.Equal(t, KindUnreachable, le.Kind, "ollama: kind %q, message %q", le.Kind, le.Message)
+	require.True(t, strings.HasPrefix(le.Message, "Cannot reach the model server at "+base+"."), "ollama: kind %q, message %q", le.Kind, le.Message)
 }
 
 func TestModelNotFound(t *testing.T) {
@@ -108,12 +103,10 @@ func TestModelNotFound(t *testing.T) {
 
 func TestNoModelChosen(t *testing.T) {
 	m, err := NewOpenAI(Config{BaseURL: "http://127.0.0.1:9/v1"})
-	if m != nil {
-		t.Fatalf("model %v for an empty name", m)
-	}
-	if le := asError(t, err); le.Kind != KindModelNotFound || !strings.Contains(le.Message, "No model is chosen") {
-		t.Fatalf("kind %q, message %q", le.Kind, le.Message)
-	}
+	require.Nil(t, m, "model %v for an empty name", m)
+	le := asError(t, err)
+	require.Equal(t, KindModelNotFound, le.Kind, "kind %q, message %q", le.Kind, le.Message)
+	require.Contains(t, le.Message, "No model is chosen", "kind %q, message %q", le.Kind, le.Message)
 }
 
 func TestBaseURLNormalised(t *testing.T) {
@@ -126,16 +119,15 @@ func TestBaseURLNormalised(t *testing.T) {
 	for in, want := range cases {
 		m, err := NewOpenAI(Config{BaseURL: in, Model: "m"})
 		require.NoError(t, err)
-		if got := m.(*openAIModel).cfg.BaseURL; got != want {
-			t.Errorf("base URL %q became %q, want %q", in, got, want)
-		}
+		got := m.(*openAIModel).cfg.BaseURL
+		assert.Equal(t, want, got, "base URL %q became %q, want %q", in, got, want)
 	}
 	// And a trailing slash still reaches the server.
 	srv := modelserver.New(modelserver.Turns(modelserver.Turn{Text: "ok"}))
 	defer srv.Close()
-	if resp, err := newModel(t, srv.URL()+"/", "m").Chat(testCtx(t), Request{Messages: hi()}); err != nil || resp.Text != "ok" {
-		t.Fatalf("%+v, %v", resp, err)
-	}
+	resp, err := newModel(t, srv.URL()+"/", "m").Chat(testCtx(t), Request{Messages: hi()})
+	require.NoError(t, err, "%+v, %v", resp, err)
+	require.Equal(t, "ok", resp.Text, "%+v, %v", resp, err)
 }
 
 func TestOllamaRootFromBaseURL(t *testing.T) {
@@ -148,16 +140,15 @@ func TestOllamaRootFromBaseURL(t *testing.T) {
 		"http://host/v1beta":             "http://host/v1beta",
 	}
 	for in, want := range cases {
-		if got := NewOllama(in).root; got != want {
-			t.Errorf("NewOllama(%q).root = %q, want %q", in, got, want)
-		}
+		got := NewOllama(in).root
+		assert.Equal(t, want, got, "NewOllama(%q).root = %q, want %q", in, got, want)
 	}
 	srv := modelserver.New(modelserver.Turns())
 	defer srv.Close()
 	for _, base := range []string{srv.URL(), srv.URL() + "/", srv.RootURL()} {
-		if v, err := NewOllama(base).Version(testCtx(t)); err != nil || v == "" {
-			t.Fatalf("Version via %q: %q, %v", base, v, err)
-		}
+		v, err := NewOllama(base).Version(testCtx(t))
+		require.NoError(t, err, "Version via %q: %q, %v", base, v, err)
+		require.NotEqual(t, "", v, "Version via %q: %q, %v", base, v, err)
 	}
 }
 
@@ -166,9 +157,8 @@ func TestOllamaHTTPErrorIsReadable(t *testing.T) {
 	defer srv.Close()
 	err := NewOllama(srv.URL()).getJSON(testCtx(t), http.MethodPost, "/api/show", map[string]string{"model": "nope:1b"}, &struct{}{})
 	le := asError(t, err)
-	if le.Kind != KindHTTP || le.Message != "POST /api/show answered 404: model 'nope:1b' not found" {
-		t.Fatalf("kind %q, message %q", le.Kind, le.Message)
-	}
+	require.Equal(t, KindHTTP, le.Kind, "kind %q, message %q", le.Kind, le.Message)
+	require.Equal(t, "POST /api/show answered 404: model 'nope:1b' not found", le.Message, "kind %q, message %q", le.Kind, le.Message)
 }
 
 // rawMessage is one message of a recorded request body, as sent.
@@ -238,32 +228,32 @@ func TestMessageConversion(t *testing.T) {
 		} `json:"tools"`
 	}
 	require.NoError(t, json.Unmarshal(srv.RawRequests()[0], &body))
-	if len(body.Messages) != len(msgs) {
-		t.Fatalf("%d messages sent for %d: one message per turn and per tool result expected", len(body.Messages), len(msgs))
-	}
+	require.Len(t, body.Messages, len(msgs), "%d messages sent for %d: one message per turn and per tool result expected", len(body.Messages), len(msgs))
 	for i, want := range msgs {
 		got := body.Messages[i]
-		if got.Role != want.Role || got.text(t) != want.Content || got.ToolCallID != want.ToolCallID || len(got.ToolCalls) != len(want.ToolCalls) {
-			t.Fatalf("message %d sent as %+v (content %s), want %+v", i, got, got.Content, want)
-		}
+		require.Equal(t, want.Role, got.Role, "message %d sent as %+v (content %s), want %+v", i, got, got.Content, want)
+		require.Equal(t, want.Content, got.text(t), "message %d sent as %+v (content %s), want %+v", i, got, got.Content, want)
+		require.Equal(t, want.ToolCallID, got.ToolCallID, "message %d sent as %+v (content %s), want %+v", i, got, got.Content, want)
+		require.Len(t, got.ToolCalls, len(want.ToolCalls), "message %d sent as %+v (content %s), want %+v", i, got, got.Content, want)
 		for j, tc := range want.ToolCalls {
 			args := tc.Arguments
 			if args == "" {
 				args = "{}"
 			}
 			g := got.ToolCalls[j]
-			if g.ID != tc.ID || g.Type != "function" || g.Function.Name != tc.Name || g.Function.Arguments != args {
-				t.Fatalf("message %d tool call %d sent as %+v, want %+v", i, j, g, tc)
-			}
+			require.Equal(t, tc.ID, g.ID, "message %d tool call %d sent as %+v, want %+v", i, j, g, tc)
+			require.Equal(t, "function", g.Type, "message %d tool call %d sent as %+v, want %+v", i, j, g, tc)
+			require.Equal(t, tc.Name, g.Function.Name, "message %d tool call %d sent as %+v, want %+v", i, j, g, tc)
+			require.Equal(t, args, g.Function.Arguments, "message %d tool call %d sent as %+v, want %+v", i, j, g, tc)
 		}
 	}
 	if len(body.Tools) != 2 || body.Tools[0].Type != "function" || body.Tools[0].Function.Name != "calculator" ||
 		body.Tools[0].Function.Parameters["required"] == nil {
 		t.Fatalf("tools %+v", body.Tools)
 	}
-	if p := body.Tools[1].Function.Parameters; p["type"] != "object" || p["properties"] == nil {
-		t.Fatalf("nil parameters sent as %v, want an empty object schema", p)
-	}
+	p := body.Tools[1].Function.Parameters
+	require.Equal(t, "object", p["type"], "nil parameters sent as %v, want an empty object schema", p)
+	require.NotNil(t, p["properties"], "nil parameters sent as %v, want an empty object schema", p)
 }
 
 // sseServer streams the given data payloads as SSE frames, then ends the
@@ -310,9 +300,10 @@ func TestEmptyArgumentDeltasDoNotMakeExtraCalls(t *testing.T) {
 		OnToolCallStart: func() { starts++ }})
 	require.NoError(t, err)
 	want := []ToolCall{{ID: "call_1", Name: "calculator", Arguments: `{"expression":"1+2"}`}, {ID: "call_2", Name: "current_time"}}
-	if len(resp.ToolCalls) != len(want) || resp.ToolCalls[0] != want[0] || resp.ToolCalls[1] != want[1] || starts != 1 {
-		t.Fatalf("tool calls %+v (starts %d), want %+v", resp.ToolCalls, starts, want)
-	}
+	require.Len(t, resp.ToolCalls, len(want), "tool calls %+v (starts %d), want %+v", resp.ToolCalls, starts, want)
+	require.Equal(t, want[0], resp.ToolCalls[0], "tool calls %+v (starts %d), want %+v", resp.ToolCalls, starts, want)
+	require.Equal(t, want[1], resp.ToolCalls[1], "tool calls %+v (starts %d), want %+v", resp.ToolCalls, starts, want)
+	require.Equal(t, 1, starts, "tool calls %+v (starts %d), want %+v", resp.ToolCalls, starts, want)
 }
 
 func TestStreamEndingWithoutFinishIsAnError(t *testing.T) {
@@ -322,29 +313,26 @@ func TestStreamEndingWithoutFinishIsAnError(t *testing.T) {
 		chunk(`{"content":"answer"}`, ""),
 	)
 	resp, err := newModel(t, srv.URL+"/v1", "m").Chat(testCtx(t), Request{Messages: hi()})
-	if le := asError(t, err); le.Kind != KindStream || !strings.Contains(le.Message, "mid-answer") {
-		t.Fatalf("kind %q, message %q", le.Kind, le.Message)
-	}
-	if resp.Text != "Half an answer" {
-		t.Fatalf("partial text %q", resp.Text)
-	}
+	le := asError(t, err)
+	require.Equal(t, KindStream, le.Kind, "kind %q, message %q", le.Kind, le.Message)
+	require.Contains(t, le.Message, "mid-answer", "kind %q, message %q", le.Kind, le.Message)
+	require.Equal(t, "Half an answer", resp.Text, "partial text %q", resp.Text)
 }
 
 func TestFinishReasonWithoutDoneIsComplete(t *testing.T) {
 	srv := sseServer(t, chunk(`{"content":"All "}`, ""), chunk(`{"content":"there."}`, "stop"))
 	resp, err := newModel(t, srv.URL+"/v1", "m").Chat(testCtx(t), Request{Messages: hi()})
-	if err != nil || resp.Text != "All there." {
-		t.Fatalf("%+v, %v", resp, err)
-	}
+	require.NoError(t, err, "%+v, %v", resp, err)
+	require.Equal(t, "All there.", resp.Text, "%+v, %v", resp, err)
 }
 
 func TestErrorFrameAsString(t *testing.T) {
 	srv := sseServer(t, chunk(`{"content":"Par"}`, ""), `{"error":"context length exceeded"}`, "[DONE]")
 	resp, err := newModel(t, srv.URL+"/v1", "m").Chat(testCtx(t), Request{Messages: hi()})
 	le := asError(t, err)
-	if le.Kind != KindStream || le.Message != "The model server reported an error: context length exceeded" || resp.Text != "Par" {
-		t.Fatalf("kind %q, message %q, text %q", le.Kind, le.Message, resp.Text)
-	}
+	require.Equal(t, KindStream, le.Kind, "kind %q, message %q, text %q", le.Kind, le.Message, resp.Text)
+	require.Equal(t, "The model server reported an error: context length exceeded", le.Message, "kind %q, message %q, text %q", le.Kind, le.Message, resp.Text)
+	require.Equal(t, "Par", resp.Text, "kind %q, message %q, text %q", le.Kind, le.Message, resp.Text)
 }
 
 func TestStreamTeeSplitsFramesAcrossReads(t *testing.T) {
@@ -358,13 +346,14 @@ func TestStreamTeeSplitsFramesAcrossReads(t *testing.T) {
 			tee.write([]byte(s[:n]))
 			s = s[n:]
 		}
-		if tee.errorMessage() != "overloaded" || !tee.finished() || !tee.done || !tee.finish || tee.plain {
-			t.Fatalf("reads of %d bytes: error %q, done %v, finish %v, plain %v", size, tee.errorMessage(), tee.done, tee.finish, tee.plain)
-		}
+		require.Equal(t, "overloaded", tee.errorMessage(), "reads of %d bytes: error %q, done %v, finish %v, plain %v", size, tee.errorMessage(), tee.done, tee.finish, tee.plain)
+		require.True(t, tee.finished(), "reads of %d bytes: error %q, done %v, finish %v, plain %v", size, tee.errorMessage(), tee.done, tee.finish, tee.plain)
+		require.True(t, tee.done, "reads of %d bytes: error %q, done %v, finish %v, plain %v", size, tee.errorMessage(), tee.done, tee.finish, tee.plain)
+		require.True(t, tee.finish, "reads of %d bytes: error %q, done %v, finish %v, plain %v", size, tee.errorMessage(), tee.done, tee.finish, tee.plain)
+		require.False(t, tee.plain, "reads of %d bytes: error %q, done %v, finish %v, plain %v", size, tee.errorMessage(), tee.done, tee.finish, tee.plain)
 	}
 	unfinished := &streamTee{}
 	unfinished.write([]byte("data: " + chunk(`{"content":"a"}`, "") + "\n\n: keep-alive\n\n"))
-	if unfinished.finished() || unfinished.errorMessage() != "" {
-		t.Fatal("a stream without finish reason or [DONE] counts as finished")
-	}
+	require.False(t, unfinished.finished(), "a stream without finish reason or [DONE] counts as finished")
+	require.Equal(t, "", unfinished.errorMessage(), "a stream without finish reason or [DONE] counts as finished")
 }

@@ -109,12 +109,10 @@ func TestMessageCardAnswerAndTitle(t *testing.T) {
 	_, err = e.svc.SendMessage(ctx, c.ID, "Paint my bedroom please")
 	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
-	if d.PendingQuestion == nil || d.Title != "Paint my bedroom please" {
-		t.Fatalf("detail %+v", d)
-	}
-	if _, err := e.svc.SendMessage(ctx, c.ID, "again"); err != ErrRunActive {
-		t.Fatalf("second send: %v", err)
-	}
+	require.NotNil(t, d.PendingQuestion, "detail %+v", d)
+	require.Equal(t, "Paint my bedroom please", d.Title, "detail %+v", d)
+	_, err = e.svc.SendMessage(ctx, c.ID, "again")
+	require.Equal(t, ErrRunActive, err, "second send: %v", err)
 	_, err = e.svc.Respond(ctx, "other-conversation", questions.Response{QuestionID: d.PendingQuestion.ID, Action: questions.ActionSubmit})
 	require.Error(t, err, "respond through another conversation accepted")
 	if _, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
@@ -127,13 +125,13 @@ func TestMessageCardAnswerAndTitle(t *testing.T) {
 	}
 	d = e.waitState(c.ID, chat.StateIdle)
 	last := d.Messages[len(d.Messages)-1]
-	if last.Role != "assistant" || last.Content != `You said: {"answers":{"Which colour?":"Blue"}}` {
-		t.Fatalf("last message %+v; state %s %q; %d requests; events %v", last, d.State, d.Error, len(e.model.Requests()), e.rec.Names())
-	}
+	require.Equal(t, "assistant", last.Role, "last message %+v; state %s %q; %d requests; events %v", last, d.State, d.Error, len(e.model.Requests()), e.rec.Names())
+	require.Equal(t, `You said: {"answers":{"Which colour?":"Blue"}}`, last.Content, "last message %+v; state %s %q; %d requests; events %v", last, d.State, d.Error, len(e.model.Requests()), e.rec.Names())
 	cards, err := e.svc.ConversationQuestions(ctx, c.ID)
-	if err != nil || len(cards) != 1 || cards[0].Status != questions.StatusAnswered || cards[0].Answers["Which colour?"] != "Blue" {
-		t.Fatalf("cards %+v %v", cards, err)
-	}
+	require.NoError(t, err, "cards %+v %v", cards, err)
+	require.Len(t, cards, 1, "cards %+v %v", cards, err)
+	require.Equal(t, questions.StatusAnswered, cards[0].Status, "cards %+v %v", cards, err)
+	require.Equal(t, "Blue", cards[0].Answers["Which colour?"], "cards %+v %v", cards, err)
 }
 
 func TestPendingCardSurvivesRestartAndRunContinues(t *testing.T) {
@@ -147,24 +145,20 @@ func TestPendingCardSurvivesRestartAndRunContinues(t *testing.T) {
 
 	e.open()
 	pending := e.svc.PendingQuestions()
-	if len(pending) != 1 || pending[0].ID != card.ID {
-		t.Fatalf("pending after restart %+v", pending)
-	}
+	require.Len(t, pending, 1, "pending after restart %+v", pending)
+	require.Equal(t, card.ID, pending[0].ID, "pending after restart %+v", pending)
 	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
-	if d.PendingQuestion == nil || d.PendingQuestion.ID != card.ID {
-		t.Fatalf("detail after restart %+v", d)
-	}
+	require.NotNil(t, d.PendingQuestion, "detail after restart %+v", d)
+	require.Equal(t, card.ID, d.PendingQuestion.ID, "detail after restart %+v", d)
 	if _, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
 		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Red"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	d = e.waitState(c.ID, chat.StateIdle)
-	if last := d.Messages[len(d.Messages)-1]; !strings.Contains(last.Content, `"Which colour?":"Red"`) {
-		t.Fatalf("run did not continue: %+v", d.Messages)
-	}
-	if n := len(e.model.Requests()); n != 2 {
-		t.Fatalf("%d model requests, want 2 (no repeated question)", n)
-	}
+	last := d.Messages[len(d.Messages)-1]
+	require.Contains(t, last.Content, `"Which colour?":"Red"`, "run did not continue: %+v", d.Messages)
+	n := len(e.model.Requests())
+	require.Equal(t, 2, n, "%d model requests, want 2 (no repeated question)", n)
 }
 
 func TestLateAnswerStartsLinkedRun(t *testing.T) {
@@ -174,14 +168,11 @@ func TestLateAnswerStartsLinkedRun(t *testing.T) {
 	_, err := e.svc.SendMessage(ctx, c.ID, "paint")
 	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateIdle)
-	if !strings.Contains(d.Messages[len(d.Messages)-1].Content, "timed out") {
-		t.Fatalf("no timeout reply: %+v", d.Messages)
-	}
+	require.Contains(t, d.Messages[len(d.Messages)-1].Content, "timed out", "no timeout reply: %+v", d.Messages)
 	card, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
 		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Red"}}}})
-	if err != nil || card.Status != questions.StatusAnsweredLate {
-		t.Fatalf("late answer %+v %v", card, err)
-	}
+	require.NoError(t, err, "late answer %+v %v", card, err)
+	require.Equal(t, questions.StatusAnsweredLate, card.Status, "late answer %+v %v", card, err)
 	deadline := time.Now().Add(10 * time.Second)
 	for len(e.model.Requests()) < 3 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -193,13 +184,10 @@ func TestLateAnswerStartsLinkedRun(t *testing.T) {
 			lateTurn = &d.Messages[i]
 		}
 	}
-	if lateTurn == nil {
-		t.Fatalf("no late-answer turn: %+v", d.Messages)
-	}
+	require.NotNil(t, lateTurn, "no late-answer turn: %+v", d.Messages)
 	run, err := e.db.Run(ctx, lateTurn.RunID)
-	if err != nil || run.ResumedFrom != card.RunID {
-		t.Fatalf("run %+v %v, want resumed_from %s", run, err, card.RunID)
-	}
+	require.NoError(t, err, "run %+v %v, want resumed_from %s", run, err, card.RunID)
+	require.Equal(t, card.RunID, run.ResumedFrom, "run %+v %v, want resumed_from %s", run, err, card.RunID)
 }
 
 func TestCancelStopsRunAndCancelsCard(t *testing.T) {
@@ -210,16 +198,12 @@ func TestCancelStopsRunAndCancelsCard(t *testing.T) {
 	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
 	require.NoError(t, e.svc.Cancel(ctx, c.ID))
 	d := e.waitState(c.ID, chat.StateIdle)
-	if d.PendingQuestion != nil {
-		t.Fatal("card still pending")
-	}
+	require.Nil(t, d.PendingQuestion, "card still pending")
 	stored, err := e.db.Card(ctx, card.ID)
-	if err != nil || stored.Status != questions.StatusCancelled {
-		t.Fatalf("stored card %+v %v", stored, err)
-	}
-	if last := d.Messages[len(d.Messages)-1]; last.Content != questions.CancelledResult {
-		t.Fatalf("last message %+v", last)
-	}
+	require.NoError(t, err, "stored card %+v %v", stored, err)
+	require.Equal(t, questions.StatusCancelled, stored.Status, "stored card %+v %v", stored, err)
+	last := d.Messages[len(d.Messages)-1]
+	require.Equal(t, questions.CancelledResult, last.Content, "last message %+v", last)
 }
 
 func TestSettingsValidationAndDemoMode(t *testing.T) {
@@ -235,9 +219,9 @@ func TestSettingsValidationAndDemoMode(t *testing.T) {
 	_, err = e.svc.SaveSettings(ctx, bad)
 	require.Error(t, err, "bad URL accepted")
 	status := e.svc.CheckModelServer(ctx)
-	if !status.Reachable || len(status.Models) == 0 || !status.Models[0].SupportsTools {
-		t.Fatalf("model status %+v", status)
-	}
+	require.True(t, status.Reachable, "model status %+v", status)
+	require.NotEmpty(t, status.Models, "model status %+v", status)
+	require.True(t, status.Models[0].SupportsTools, "model status %+v", status)
 	st.DemoMode = true
 	_, err = e.svc.SaveSettings(ctx, st)
 	require.NoError(t, err)
@@ -245,18 +229,14 @@ func TestSettingsValidationAndDemoMode(t *testing.T) {
 	_, err = e.svc.SendMessage(ctx, c.ID, "Write me a poem")
 	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
-	if d.PendingQuestion == nil || len(d.PendingQuestion.Questions) != 2 {
-		t.Fatalf("demo card %+v", d.PendingQuestion)
-	}
-	if n := len(e.model.Requests()); n != 0 {
-		t.Fatalf("demo mode used the configured server (%d requests)", n)
-	}
+	require.NotNil(t, d.PendingQuestion, "demo card %+v", d.PendingQuestion)
+	require.Len(t, d.PendingQuestion.Questions, 2, "demo card %+v", d.PendingQuestion)
+	n := len(e.model.Requests())
+	require.Equal(t, 0, n, "demo mode used the configured server (%d requests)", n)
 	_, err = e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionDecline})
 	require.NoError(t, err)
 	d = e.waitState(c.ID, chat.StateIdle)
-	if !strings.Contains(d.Messages[len(d.Messages)-1].Content, "sensible defaults") {
-		t.Fatalf("demo reply %+v", d.Messages[len(d.Messages)-1])
-	}
+	require.Contains(t, d.Messages[len(d.Messages)-1].Content, "sensible defaults", "demo reply %+v", d.Messages[len(d.Messages)-1])
 }
 
 func TestProfilesExportAndImport(t *testing.T) {
@@ -269,32 +249,31 @@ func TestProfilesExportAndImport(t *testing.T) {
 	_, err = e.svc.SaveProfile(ctx, Profile{Name: "writer", SystemPrompt: "You write haiku.", Tools: []string{"calculator"}})
 	require.NoError(t, err)
 	ps, err := e.svc.Profiles(ctx)
-	if err != nil || len(ps) != 2 || ps[0].Name != "default" || ps[1].Name != "writer" {
-		t.Fatalf("profiles %+v %v", ps, err)
-	}
+	require.NoError(t, err, "profiles %+v %v", ps, err)
+	require.Len(t, ps, 2, "profiles %+v %v", ps, err)
+	require.Equal(t, "default", ps[0].Name, "profiles %+v %v", ps, err)
+	require.Equal(t, "writer", ps[1].Name, "profiles %+v %v", ps, err)
 	c, err := e.svc.CreateConversation(ctx, "", "writer")
 	require.NoError(t, err)
 	_, err = e.svc.SendMessage(ctx, c.ID, "a poem")
 	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateIdle)
 	req := e.model.Requests()[0]
-	if req.Messages[0].Content != "You write haiku." || len(req.Tools) != 1 || req.Tools[0].Function.Name != "calculator" {
-		t.Fatalf("the writer profile was not used: %+v", req)
-	}
+	require.Equal(t, "You write haiku.", req.Messages[0].Content, "the writer profile was not used: %+v", req)
+	require.Len(t, req.Tools, 1, "the writer profile was not used: %+v", req)
+	require.Equal(t, "calculator", req.Tools[0].Function.Name, "the writer profile was not used: %+v", req)
 	md, err := e.svc.ExportConversation(ctx, c.ID, "markdown")
-	if err != nil || !strings.Contains(md, "a poem") || !strings.Contains(md, "Plain **answer**.") {
-		t.Fatalf("markdown export %q %v", md, err)
-	}
+	require.NoError(t, err, "markdown export %q %v", md, err)
+	require.Contains(t, md, "a poem", "markdown export %q %v", md, err)
+	require.Contains(t, md, "Plain **answer**.", "markdown export %q %v", md, err)
 	js, err := e.svc.ExportConversation(ctx, c.ID, "json")
 	require.NoError(t, err)
 	imported, err := e.svc.ImportConversation(ctx, []byte(js))
-	if err != nil || imported.ID == c.ID {
-		t.Fatalf("import %+v %v", imported, err)
-	}
+	require.NoError(t, err, "import %+v %v", imported, err)
+	require.NotEqual(t, c.ID, imported.ID, "import %+v %v", imported, err)
 	d, err := e.svc.GetConversation(ctx, imported.ID)
-	if err != nil || len(d.Messages) != 2 {
-		t.Fatalf("imported conversation %+v %v", d, err)
-	}
+	require.NoError(t, err, "imported conversation %+v %v", d, err)
+	require.Len(t, d.Messages, 2, "imported conversation %+v %v", d, err)
 	if _, err := e.svc.ImportConversation(ctx, []byte(`{"format":"nope"}`)); err == nil {
 		t.Fatal("bad import accepted")
 	} else if _, ok := err.(*InputError); !ok {
@@ -322,9 +301,9 @@ func TestPicksAnInstalledToolModelWhenNoneIsSet(t *testing.T) {
 	for svc.rt.Active(c.ID) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Model != "qwen3:8b" {
-		t.Fatalf("requests %+v, want one to qwen3:8b (the installed model with tools)", reqs)
-	}
+	reqs := srv.Requests()
+	require.Len(t, reqs, 1, "requests %+v, want one to qwen3:8b (the installed model with tools)", reqs)
+	require.Equal(t, "qwen3:8b", reqs[0].Model, "requests %+v, want one to qwen3:8b (the installed model with tools)", reqs)
 }
 
 // crashAfterAnswer asks a card, stops the app, stores the answer as a
@@ -371,16 +350,13 @@ func TestAnswerGivenBeforeCrashReachesTheModel(t *testing.T) {
 	ctx := context.Background()
 	d := e.waitState(c.ID, chat.StateIdle)
 	last := d.Messages[len(d.Messages)-1]
-	if last.Role != "assistant" || last.Content != `You said: {"answers":{"Which colour?":"Red"}}` {
-		t.Fatalf("the stored answer did not reach the model: %+v (state %s %q)", d.Messages, d.State, d.Error)
-	}
+	require.Equal(t, "assistant", last.Role, "the stored answer did not reach the model: %+v (state %s %q)", d.Messages, d.State, d.Error)
+	require.Equal(t, `You said: {"answers":{"Which colour?":"Red"}}`, last.Content, "the stored answer did not reach the model: %+v (state %s %q)", d.Messages, d.State, d.Error)
 	cards, err := e.svc.ConversationQuestions(ctx, c.ID)
-	if err != nil || len(cards) != 1 {
-		t.Fatalf("cards after restart %+v %v (asked again?)", cards, err)
-	}
-	if n := len(e.model.Requests()); n != 2 {
-		t.Fatalf("%d model requests, want 2", n)
-	}
+	require.NoError(t, err, "cards after restart %+v %v (asked again?)", cards, err)
+	require.Len(t, cards, 1, "cards after restart %+v %v (asked again?)", cards, err)
+	n := len(e.model.Requests())
+	require.Equal(t, 2, n, "%d model requests, want 2", n)
 }
 
 // The process died while the run was already going on with the answer:
@@ -389,18 +365,15 @@ func TestRetryAfterCrashUsesTheStoredAnswer(t *testing.T) {
 	e, c := crashAfterAnswer(t, chat.RunRunning)
 	ctx := context.Background()
 	d := e.waitState(c.ID, chat.StateError)
-	if d.Error == "" || len(e.svc.PendingQuestions()) != 0 {
-		t.Fatalf("after restart: state %s %q, pending %v", d.State, d.Error, e.svc.PendingQuestions())
-	}
+	require.NotEqual(t, "", d.Error, "after restart: state %s %q, pending %v", d.State, d.Error, e.svc.PendingQuestions())
+	require.Empty(t, e.svc.PendingQuestions(), "after restart: state %s %q, pending %v", d.State, d.Error, e.svc.PendingQuestions())
 	_, err := e.svc.Retry(ctx, c.ID)
 	require.NoError(t, err)
 	d = e.waitState(c.ID, chat.StateIdle)
-	if last := d.Messages[len(d.Messages)-1]; last.Content != `You said: {"answers":{"Which colour?":"Red"}}` {
-		t.Fatalf("retry did not use the stored answer: %+v", d.Messages)
-	}
-	if cards, _ := e.svc.ConversationQuestions(ctx, c.ID); len(cards) != 1 {
-		t.Fatalf("the card was asked again: %+v", cards)
-	}
+	last := d.Messages[len(d.Messages)-1]
+	require.Equal(t, `You said: {"answers":{"Which colour?":"Red"}}`, last.Content, "retry did not use the stored answer: %+v", d.Messages)
+	cards, _ := e.svc.ConversationQuestions(ctx, c.ID)
+	require.Len(t, cards, 1, "the card was asked again: %+v", cards)
 }
 
 // Closing the app while the model is answering leaves the run interrupted,
@@ -421,9 +394,7 @@ func TestCloseDuringRequestLeavesRunInterrupted(t *testing.T) {
 	e.close()
 	e.open()
 	d := e.waitState(c.ID, chat.StateError)
-	if d.Error == "" {
-		t.Fatalf("state %s without an error message", d.State)
-	}
+	require.NotEqual(t, "", d.Error, "state %s without an error message", d.State)
 	_, err = e.svc.Retry(ctx, c.ID)
 	require.NoError(t, err, "retry")
 }
@@ -438,9 +409,9 @@ func TestLateAnswerStoredBeforeCrashIsDeliveredOnce(t *testing.T) {
 	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateIdle)
 	cards, err := e.svc.ConversationQuestions(ctx, c.ID)
-	if err != nil || len(cards) != 1 || cards[0].Status != questions.StatusTimedOut {
-		t.Fatalf("cards %+v %v", cards, err)
-	}
+	require.NoError(t, err, "cards %+v %v", cards, err)
+	require.Len(t, cards, 1, "cards %+v %v", cards, err)
+	require.Equal(t, questions.StatusTimedOut, cards[0].Status, "cards %+v %v", cards, err)
 	e.close()
 	db, err := store.Open(e.dbPath)
 	require.NoError(t, err)
@@ -465,14 +436,12 @@ func TestLateAnswerStoredBeforeCrashIsDeliveredOnce(t *testing.T) {
 	for len(e.model.Requests()) < 3 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := lateTurns(); n != 1 {
-		t.Fatalf("%d late-answer turns after the restart, want 1", n)
-	}
+	n := lateTurns()
+	require.Equal(t, 1, n, "%d late-answer turns after the restart, want 1", n)
 	e.close()
 	e.open()
-	if n := lateTurns(); n != 1 {
-		t.Fatalf("%d late-answer turns after a second restart, want 1", n)
-	}
+	n = lateTurns()
+	require.Equal(t, 1, n, "%d late-answer turns after a second restart, want 1", n)
 }
 
 // Switching a conversation's assistant: the next run uses the new profile;
@@ -486,17 +455,13 @@ func TestSetAssistantSwitchesTheNextRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Error(t, e.svc.SetAssistant(ctx, c.ID, "nobody"), "unknown assistant accepted")
 	require.Error(t, e.svc.SetAssistant(ctx, "missing", "writer"), "assistant set on a missing conversation")
-	if d, _ := e.svc.GetConversation(ctx, c.ID); d.Assistant != "default" {
-		t.Fatalf("assistant changed by a refused call: %q", d.Assistant)
-	}
+	d, _ := e.svc.GetConversation(ctx, c.ID)
+	require.Equal(t, "default", d.Assistant, "assistant changed by a refused call: %q", d.Assistant)
 	require.NoError(t, e.svc.SetAssistant(ctx, c.ID, "writer"))
 	_, err = e.svc.SendMessage(ctx, c.ID, "a poem")
 	require.NoError(t, err)
-	d := e.waitState(c.ID, chat.StateIdle)
-	if d.Assistant != "writer" {
-		t.Fatalf("assistant %q after the switch", d.Assistant)
-	}
-	if req := e.model.Requests()[0]; req.Messages[0].Content != "You write haiku." {
-		t.Fatalf("the new profile was not used: %+v", req.Messages)
-	}
+	d = e.waitState(c.ID, chat.StateIdle)
+	require.Equal(t, "writer", d.Assistant, "assistant %q after the switch", d.Assistant)
+	req := e.model.Requests()[0]
+	require.Equal(t, "You write haiku.", req.Messages[0].Content, "the new profile was not used: %+v", req.Messages)
 }
