@@ -22,7 +22,7 @@ func TestCreateSavesThenAsks(t *testing.T) {
 
 	id, err := uuid.Parse(c.ID)
 	require.NoError(t, err, "id %q is not a UUID v4 (%v)", c.ID, err)
-	require.Equal(t, 4, id.Version(), "id %q is not a UUID v4 (%v)", c.ID, err)
+	require.Equal(t, uuid.Version(4), id.Version(), "id %q is not a UUID v4 (%v)", c.ID, err)
 	mustEqual(t, "status", c.Status, StatusPending)
 	mustEqual(t, "conversation", c.ConversationID, "conv-1")
 	mustEqual(t, "created", c.CreatedAt, h.clock.Now())
@@ -164,7 +164,7 @@ func TestTimeoutAndLateAnswer(t *testing.T) {
 		mustEqual(t, "OnLateAnswer card", lc.ID, c.ID)
 		mustEqual(t, "OnLateAnswer answer", lc.Answers["Which database?"], "Postgres")
 	case <-time.After(5 * time.Second):
-		t.Fatal("OnLateAnswer not called")
+		require.Fail(t, "OnLateAnswer not called")
 	}
 	mustEqual(t, "stored", h.store.get(c.ID).Status, StatusAnsweredLate)
 	wantJournal := []string{"save pending", "emit question:ask pending", "save timed_out", "emit question:resolved timed_out",
@@ -232,7 +232,7 @@ func TestExactlyOneConcurrentAnswerWins(t *testing.T) {
 		case errors.Is(err, ErrConflict):
 			conflicts++
 		default:
-			t.Errorf("unexpected error: %v", err)
+			assert.Failf(t, "unexpected error", "unexpected error: %v", err)
 		}
 	}
 	mustEqual(t, "winners", wins, 1)
@@ -340,7 +340,7 @@ func TestSaveFailureOnCreate(t *testing.T) {
 	mustEqual(t, "pending", len(h.m.Pending("")), 0)
 	mustEqual(t, "timers", h.clock.Active(), 0)
 	out := h.m.HandleToolCall(context.Background(), "conv-1", "r", "c", `{"question":"Q","options":["A","B"]}`)
-	require.Equal(t, "", out.Status, "HandleToolCall outcome = %+v, want the store error as result", out)
+	require.Empty(t, out.Status, "HandleToolCall outcome = %+v, want the store error as result", out)
 	require.Contains(t, out.Result, "disk full", "HandleToolCall outcome = %+v, want the store error as result", out)
 	// Neither the cap slot nor the rate token was used up.
 	h.store.setFail(nil)
@@ -365,7 +365,7 @@ func TestSaveFailureOnRespondLeavesPending(t *testing.T) {
 	mustEqual(t, "events", len(h.rec.Events()), 1)
 	select {
 	case r := <-waiting:
-		t.Fatalf("Wait returned %+v although the answer was not saved", r)
+		require.Failf(t, "Wait returned", "Wait returned %+v although the answer was not saved", r)
 	default:
 	}
 	h.store.setFail(nil)
@@ -468,10 +468,11 @@ func TestCopiesDoNotLeakState(t *testing.T) {
 	ev.Questions[0].Header = "hacked"
 
 	fresh, _ := h.m.Get(c.ID)
-	if fresh.Status != StatusPending || fresh.Questions[0].Question != "Which database?" ||
-		fresh.Questions[0].Options[0].Label != "Postgres" || fresh.Questions[0].Header != "Database" || fresh.ExpiresAt.IsZero() {
-		t.Fatalf("internal card changed through a copy: %+v", fresh)
-	}
+	require.Equal(t, StatusPending, fresh.Status, "internal card changed through a copy: %+v", fresh)
+	require.Equal(t, "Which database?", fresh.Questions[0].Question, "internal card changed through a copy: %+v", fresh)
+	require.Equal(t, "Postgres", fresh.Questions[0].Options[0].Label, "internal card changed through a copy: %+v", fresh)
+	require.Equal(t, "Database", fresh.Questions[0].Header, "internal card changed through a copy: %+v", fresh)
+	require.False(t, fresh.ExpiresAt.IsZero(), "internal card changed through a copy: %+v", fresh)
 	_, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "Postgres"))
 	require.NoError(t, err)
 	done, _ := h.m.Get(c.ID)
@@ -503,7 +504,7 @@ func TestHandleToolCall(t *testing.T) {
 	case out := <-done:
 		mustEqual(t, "outcome", out, Outcome{Status: StatusAnswered, Result: `{"answers":{"Pick a language":"Go"}}`})
 	case <-time.After(5 * time.Second):
-		t.Fatal("HandleToolCall did not return")
+		require.Fail(t, "HandleToolCall did not return")
 	}
 }
 

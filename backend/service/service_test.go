@@ -84,7 +84,7 @@ func (e *env) waitState(id string, want ...string) *ConversationDetail {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	e.t.Fatalf("conversation %s never reached %v", id, want)
+	require.Failf(e.t, "state not reached", "conversation %s never reached %v", id, want)
 	return nil
 }
 
@@ -115,14 +115,12 @@ func TestMessageCardAnswerAndTitle(t *testing.T) {
 	require.Equal(t, ErrRunActive, err, "second send: %v", err)
 	_, err = e.svc.Respond(ctx, "other-conversation", questions.Response{QuestionID: d.PendingQuestion.ID, Action: questions.ActionSubmit})
 	require.Error(t, err, "respond through another conversation accepted")
-	if _, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
-		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Green"}}}}); err == nil {
-		t.Fatal("spoofed label accepted")
-	}
-	if _, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
-		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Green"}}}})
+	require.Error(t, err, "spoofed label accepted")
+	_, err = e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
+	require.NoError(t, err)
 	d = e.waitState(c.ID, chat.StateIdle)
 	last := d.Messages[len(d.Messages)-1]
 	require.Equal(t, "assistant", last.Role, "last message %+v; state %s %q; %d requests; events %v", last, d.State, d.Error, len(e.model.Requests()), e.rec.Names())
@@ -150,10 +148,9 @@ func TestPendingCardSurvivesRestartAndRunContinues(t *testing.T) {
 	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
 	require.NotNil(t, d.PendingQuestion, "detail after restart %+v", d)
 	require.Equal(t, card.ID, d.PendingQuestion.ID, "detail after restart %+v", d)
-	if _, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
-		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Red"}}}}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Red"}}}})
+	require.NoError(t, err)
 	d = e.waitState(c.ID, chat.StateIdle)
 	last := d.Messages[len(d.Messages)-1]
 	require.Contains(t, last.Content, `"Which colour?":"Red"`, "run did not continue: %+v", d.Messages)
@@ -274,11 +271,9 @@ func TestProfilesExportAndImport(t *testing.T) {
 	d, err := e.svc.GetConversation(ctx, imported.ID)
 	require.NoError(t, err, "imported conversation %+v %v", d, err)
 	require.Len(t, d.Messages, 2, "imported conversation %+v %v", d, err)
-	if _, err := e.svc.ImportConversation(ctx, []byte(`{"format":"nope"}`)); err == nil {
-		t.Fatal("bad import accepted")
-	} else if _, ok := err.(*InputError); !ok {
-		t.Fatalf("bad import error %T %v, want *InputError", err, err)
-	}
+	_, err = e.svc.ImportConversation(ctx, []byte(`{"format":"nope"}`))
+	require.Error(t, err, "bad import accepted")
+	require.IsType(t, &InputError{}, err, "bad import error %T %v, want *InputError", err, err)
 }
 
 func TestPicksAnInstalledToolModelWhenNoneIsSet(t *testing.T) {
