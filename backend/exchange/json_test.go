@@ -182,19 +182,18 @@ func TestImportEndsLiveWork(t *testing.T) {
 	s := newStore(t)
 	c := mustConversation(t, s, "live")
 	require.NoError(t, s.SaveRun(ctx, &chat.Run{ID: "r", ConversationID: c.ID, Status: chat.RunAwaiting}))
-	if err := s.SaveCard(ctx, &questions.Card{ID: "q", ConversationID: c.ID, RunID: "r", Status: questions.StatusPending,
-		Questions: []questions.Question{{Question: "Now?"}}}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.SaveCard(ctx, &questions.Card{ID: "q", ConversationID: c.ID, RunID: "r", Status: questions.StatusPending,
+		Questions: []questions.Question{{Question: "Now?"}}}))
 	data, err := ExportJSON(ctx, s, c.ID)
 	require.NoError(t, err)
 	imported, err := ImportJSON(ctx, s, data)
 	require.NoError(t, err)
 	cards, _ := s.CardsByConversation(ctx, imported.ID)
 	run, _ := s.LatestRun(ctx, imported.ID)
-	if len(cards) != 1 || cards[0].Status != questions.StatusCancelled || run.Status != chat.RunInterrupted {
-		t.Errorf("imported live work: card %+v run %+v", cards, run)
+	if assert.Len(t, cards, 1, "imported live work: card %+v run %+v", cards, run) {
+		assert.Equal(t, questions.StatusCancelled, cards[0].Status, "imported live work: card %+v run %+v", cards, run)
 	}
+	assert.Equal(t, chat.RunInterrupted, run.Status, "imported live work: card %+v run %+v", cards, run)
 	pending, _ := s.CardsByStatus(ctx, questions.StatusPending)
 	assert.Len(t, pending, 1, "pending cards after import: %d, want only the original", len(pending))
 }
@@ -234,8 +233,7 @@ func TestImportRefusesBadDataAndWritesNothing(t *testing.T) {
 	before := countRows(t, s)
 	for name, data := range cases {
 		conv, err := ImportJSON(ctx, s, data)
-		if err == nil {
-			t.Errorf("%s: imported as %s", name, conv.ID)
+		if !assert.Error(t, err, "%s: imported as %s", name, conv.ID) {
 			continue
 		}
 		assert.ErrorIs(t, err, ErrInvalidImport, "%s: err = %v, want ErrInvalidImport", name, err)

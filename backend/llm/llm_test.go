@@ -93,10 +93,9 @@ func TestModelNotFound(t *testing.T) {
 			defer srv.Close()
 			_, err := newModel(t, srv.URL(), "qwen9:70b").Chat(testCtx(t), Request{Messages: hi()})
 			le := asError(t, err)
-			if le.Kind != KindModelNotFound || !strings.Contains(le.Message, "The model qwen9:70b was not found on "+srv.URL()) ||
-				!strings.Contains(le.Message, "ollama pull qwen9:70b") {
-				t.Fatalf("kind %q, message %q", le.Kind, le.Message)
-			}
+			require.Equal(t, KindModelNotFound, le.Kind, "kind %q, message %q", le.Kind, le.Message)
+			require.Contains(t, le.Message, "The model qwen9:70b was not found on "+srv.URL(), "kind %q, message %q", le.Kind, le.Message)
+			require.Contains(t, le.Message, "ollama pull qwen9:70b", "kind %q, message %q", le.Kind, le.Message)
 		})
 	}
 }
@@ -247,10 +246,10 @@ func TestMessageConversion(t *testing.T) {
 			require.Equal(t, args, g.Function.Arguments, "message %d tool call %d sent as %+v, want %+v", i, j, g, tc)
 		}
 	}
-	if len(body.Tools) != 2 || body.Tools[0].Type != "function" || body.Tools[0].Function.Name != "calculator" ||
-		body.Tools[0].Function.Parameters["required"] == nil {
-		t.Fatalf("tools %+v", body.Tools)
-	}
+	require.Len(t, body.Tools, 2, "tools %+v", body.Tools)
+	require.Equal(t, "function", body.Tools[0].Type, "tools %+v", body.Tools)
+	require.Equal(t, "calculator", body.Tools[0].Function.Name, "tools %+v", body.Tools)
+	require.NotNil(t, body.Tools[0].Function.Parameters["required"], "tools %+v", body.Tools)
 	p := body.Tools[1].Function.Parameters
 	require.Equal(t, "object", p["type"], "nil parameters sent as %v, want an empty object schema", p)
 	require.NotNil(t, p["properties"], "nil parameters sent as %v, want an empty object schema", p)
@@ -296,7 +295,7 @@ func TestEmptyArgumentDeltasDoNotMakeExtraCalls(t *testing.T) {
 	)
 	starts := 0
 	resp, err := newModel(t, srv.URL+"/v1", "m").Chat(testCtx(t), Request{Messages: hi(),
-		OnDelta:         func(s string) { t.Errorf("text delta %q", s) },
+		OnDelta:         func(s string) { assert.Failf(t, "unexpected text delta", "text delta %q", s) },
 		OnToolCallStart: func() { starts++ }})
 	require.NoError(t, err)
 	want := []ToolCall{{ID: "call_1", Name: "calculator", Arguments: `{"expression":"1+2"}`}, {ID: "call_2", Name: "current_time"}}

@@ -67,13 +67,13 @@ func TestCancelDuringSlowFirstToken(t *testing.T) {
 	m := newModel(t, srv.URL(), "m")
 	out := make(chan result, 1)
 	go func() {
-		resp, err := m.Chat(ctx, Request{Messages: hi(), OnDelta: func(s string) { t.Errorf("delta %q", s) }})
+		resp, err := m.Chat(ctx, Request{Messages: hi(), OnDelta: func(s string) { assert.Failf(t, "unexpected delta", "delta %q", s) }})
 		out <- result{resp, err}
 	}()
 	select {
 	case <-received:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the request never reached the server")
+		require.Fail(t, "the request never reached the server")
 	}
 	cancel()
 	began := time.Now()
@@ -86,7 +86,7 @@ func TestCancelDuringSlowFirstToken(t *testing.T) {
 		d := time.Since(began)
 		require.LessOrEqual(t, d, 2*time.Second, "returned %v after cancel", d)
 	case <-time.After(10 * time.Second):
-		t.Fatal("Chat did not return after cancel")
+		require.Fail(t, "Chat did not return after cancel")
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -151,8 +152,9 @@ func TestStreamFramesLookLikeLlamaCpp(t *testing.T) {
 	for _, c := range chunks {
 		for _, choice := range c.Choices {
 			for _, call := range choice.Delta.ToolCalls {
-				if call.ID != "" && (call.Type != "function" || call.Function.Name != "calculator") {
-					t.Fatalf("first tool-call delta %+v", call)
+				if call.ID != "" {
+					require.Equal(t, "function", call.Type, "first tool-call delta %+v", call)
+					require.Equal(t, "calculator", call.Function.Name, "first tool-call delta %+v", call)
 				}
 				if call.ID == "" && call.Function.Arguments != nil {
 					args = append(args, *call.Function.Arguments)
@@ -208,10 +210,11 @@ func TestToolCallWithoutArguments(t *testing.T) {
 	}}))
 	resp, _, err := chatRecording(t, newModel(t, srv), llm.Request{Messages: user("time")})
 	require.NoError(t, err)
-	if len(resp.ToolCalls) != 2 || resp.ToolCalls[0].ID != "call_t" || resp.ToolCalls[0].Arguments != "" ||
-		resp.ToolCalls[1].ID != "call_c" || resp.ToolCalls[1].Arguments != `{"expression":"1+2"}` {
-		t.Fatalf("tool calls %+v", resp.ToolCalls)
-	}
+	require.Len(t, resp.ToolCalls, 2, "tool calls %+v", resp.ToolCalls)
+	require.Equal(t, "call_t", resp.ToolCalls[0].ID, "tool calls %+v", resp.ToolCalls)
+	require.Equal(t, "", resp.ToolCalls[0].Arguments, "tool calls %+v", resp.ToolCalls)
+	require.Equal(t, "call_c", resp.ToolCalls[1].ID, "tool calls %+v", resp.ToolCalls)
+	require.Equal(t, `{"expression":"1+2"}`, resp.ToolCalls[1].Arguments, "tool calls %+v", resp.ToolCalls)
 }
 
 func TestNonStreamingRequestGetsOneCompletion(t *testing.T) {
@@ -290,20 +293,24 @@ func TestRequestsAreRecorded(t *testing.T) {
 	reqs := srv.Requests()
 	require.Len(t, reqs, 1, "%d requests recorded", len(reqs))
 	req := reqs[0]
-	if req.Model != "test-model" || !req.Stream || len(req.Tools) != 1 || req.Tools[0].Function.Name != questions.ToolName ||
-		!json.Valid(req.Tools[0].Function.Parameters) {
-		t.Fatalf("request %+v", req)
-	}
+	require.Equal(t, "test-model", req.Model, "request %+v", req)
+	require.True(t, req.Stream, "request %+v", req)
+	require.Len(t, req.Tools, 1, "request %+v", req)
+	require.Equal(t, questions.ToolName, req.Tools[0].Function.Name, "request %+v", req)
+	require.True(t, json.Valid(req.Tools[0].Function.Parameters), "request %+v", req)
 	var roles []string
 	for _, m := range req.Messages {
 		roles = append(roles, m.Role)
 	}
 	require.True(t, slices.Equal(roles, []string{"system", "user", "assistant", "tool", "tool"}), "roles %v", roles)
 	a := req.Messages[2]
-	if a.Content != "Two things first." || len(a.ToolCalls) != 2 || a.ToolCalls[0].ID != "call_1" || a.ToolCalls[0].Type != "function" ||
-		a.ToolCalls[0].Function.Name != questions.ToolName || a.ToolCalls[1].ID != "call_2" || a.ToolCalls[1].Function.Arguments != `{}` {
-		t.Fatalf("assistant message %+v", a)
-	}
+	require.Equal(t, "Two things first.", a.Content, "assistant message %+v", a)
+	require.Len(t, a.ToolCalls, 2, "assistant message %+v", a)
+	require.Equal(t, "call_1", a.ToolCalls[0].ID, "assistant message %+v", a)
+	require.Equal(t, "function", a.ToolCalls[0].Type, "assistant message %+v", a)
+	require.Equal(t, questions.ToolName, a.ToolCalls[0].Function.Name, "assistant message %+v", a)
+	require.Equal(t, "call_2", a.ToolCalls[1].ID, "assistant message %+v", a)
+	require.Equal(t, `{}`, a.ToolCalls[1].Function.Arguments, "assistant message %+v", a)
 	tm := req.Messages[3]
 	require.Equal(t, "call_1", tm.ToolCallID, "tool message %+v", tm)
 	require.Equal(t, `{"answers":{"Which colour?":"Red"}}`, tm.Content, "tool message %+v", tm)
@@ -336,10 +343,12 @@ func TestRequestsAreRecorded(t *testing.T) {
 			Arguments string `json:"arguments"`
 		} `json:"function"`
 	}
-	if err := json.Unmarshal(raw.Messages[2]["tool_calls"], &calls); err != nil || len(calls) != 2 ||
-		calls[0].ID != "call_1" || calls[0].Function.Arguments != msgs[2].ToolCalls[0].Arguments || calls[1].Function.Name != "current_time" {
-		t.Fatalf("raw assistant tool_calls %s (%v)", raw.Messages[2]["tool_calls"], err)
-	}
+	err = json.Unmarshal(raw.Messages[2]["tool_calls"], &calls)
+	require.NoError(t, err, "raw assistant tool_calls %s (%v)", raw.Messages[2]["tool_calls"], err)
+	require.Len(t, calls, 2, "raw assistant tool_calls %s", raw.Messages[2]["tool_calls"])
+	require.Equal(t, "call_1", calls[0].ID, "raw assistant tool_calls %s", raw.Messages[2]["tool_calls"])
+	require.Equal(t, msgs[2].ToolCalls[0].Arguments, calls[0].Function.Arguments, "raw assistant tool_calls %s", raw.Messages[2]["tool_calls"])
+	require.Equal(t, "current_time", calls[1].Function.Name, "raw assistant tool_calls %s", raw.Messages[2]["tool_calls"])
 }
 
 func mustJSON(v any) string {
@@ -471,7 +480,7 @@ func TestCancelDuringFirstTokenDelayReturnsPromptly(t *testing.T) {
 	select {
 	case <-received:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the request never reached the server")
+		require.Fail(t, "the request never reached the server")
 	}
 	cancelled := time.Now()
 	cancel()
@@ -482,7 +491,7 @@ func TestCancelDuringFirstTokenDelayReturnsPromptly(t *testing.T) {
 		d := time.Since(cancelled)
 		require.LessOrEqual(t, d, 2*time.Second, "Chat returned %v after cancel", d)
 	case <-time.After(10 * time.Second):
-		t.Fatal("Chat did not return after cancel")
+		require.Fail(t, "Chat did not return after cancel")
 	}
 }
 
@@ -497,7 +506,7 @@ func TestOnToolCallSentHook(t *testing.T) {
 		case <-sent:
 			started++
 		default:
-			t.Error("tool-call chunk arrived before OnToolCallSent ran")
+			assert.Fail(t, "tool-call chunk arrived before OnToolCallSent ran")
 		}
 	}})
 	require.NoError(t, err, "%+v, %v; started %d, extra hook calls %d", resp, err, started, len(sent))
