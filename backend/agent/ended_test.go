@@ -44,7 +44,7 @@ func TestNewRunAcceptedOnceTheFinalStateIsAnnounced(t *testing.T) {
 	select {
 	case <-held:
 	case <-time.After(15 * time.Second):
-		t.Fatalf("the first run never went idle; events %v", h.rec.Names())
+		require.Failf(t, "run not idle", "the first run never went idle; events %v", h.rec.Names())
 	}
 	assert.Equal(t, chat.StateIdle, h.rt.State(conv).State)
 	assert.False(t, h.rt.Active(conv), "the conversation still counts as busy after its run announced idle")

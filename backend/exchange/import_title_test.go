@@ -64,6 +64,6 @@ func mustConversationNamed(t *testing.T, s *store.Store, title string) string {
 			return c.ID
 		}
 	}
-	t.Fatalf("no conversation titled %q", title)
+	require.Failf(t, "conversation not found", "no conversation titled %q", title)
 	return ""
 }

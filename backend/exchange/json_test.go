@@ -2,7 +2,6 @@ package exchange
 
 import (
 	"encoding/json"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,6 +10,8 @@ import (
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/store"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // richConversation stores a conversation with tool calls, a question card
@@ -18,18 +19,14 @@ import (
 func richConversation(t *testing.T, s *store.Store) *chat.Conversation {
 	t.Helper()
 	c := mustConversation(t, s, "Pick a *database*")
-	if err := s.SetPinned(ctx, c.ID, true); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.SetPinned(ctx, c.ID, true))
 	runs := []*chat.Run{
 		{ID: "run-a", ConversationID: c.ID, Status: chat.RunCompleted, StartedAt: at("2026-04-01T10:00:00Z"), EndedAt: ptr(at("2026-04-01T10:05:00Z"))},
 		{ID: "run-b", ConversationID: c.ID, Status: chat.RunFailed, ResumedFrom: "run-a", Error: "model went away",
 			StartedAt: at("2026-04-01T10:06:00Z"), EndedAt: ptr(at("2026-04-01T10:07:00Z"))},
 	}
 	for _, r := range runs {
-		if err := s.SaveRun(ctx, r); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.SaveRun(ctx, r))
 	}
 	msgs := []chat.Message{
 		{Role: chat.RoleUser, Content: "Help me choose a database for my app.", CreatedAt: at("2026-04-01T10:00:00Z")},
@@ -45,9 +42,7 @@ func richConversation(t *testing.T, s *store.Store) *chat.Conversation {
 	}
 	for i := range msgs {
 		msgs[i].ConversationID = c.ID
-		if err := s.AppendMessage(ctx, &msgs[i]); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.AppendMessage(ctx, &msgs[i]))
 	}
 	cards := []*questions.Card{
 		{ID: "card-1", ConversationID: c.ID, RunID: "run-a", ToolCallID: "call-q", Status: questions.StatusAnswered,
@@ -63,9 +58,7 @@ func richConversation(t *testing.T, s *store.Store) *chat.Conversation {
 			CreatedAt: at("2026-04-01T10:03:00Z")},
 	}
 	for _, card := range cards {
-		if err := s.SaveCard(ctx, card); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.SaveCard(ctx, card))
 	}
 	return c
 }
@@ -74,9 +67,7 @@ func TestExportMarkdown(t *testing.T) {
 	s := newStore(t)
 	c := richConversation(t, s)
 	md, err := ExportMarkdown(ctx, s, c.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	inOrder := []string{
 		`# Pick a \*database\*`,
 		"**You** · 2026-04-01 10:00 UTC",
@@ -103,15 +94,11 @@ func TestExportMarkdown(t *testing.T) {
 	rest := md
 	for _, want := range inOrder {
 		i := strings.Index(rest, want)
-		if i < 0 {
-			t.Fatalf("missing or out of order: %q\n--- markdown:\n%s", want, md)
-		}
+		require.GreaterOrEqual(t, i, 0, "missing or out of order: %q\n--- markdown:\n%s", want, md)
 		rest = rest[i+len(want):]
 	}
 	// The ask_user_question tool result is shown as the card, not as raw JSON.
-	if strings.Contains(md, `{"answers"`) {
-		t.Errorf("raw answer JSON in the transcript:\n%s", md)
-	}
+	assert.NotContains(t, md, `{"answers"`, "raw answer JSON in the transcript:\n%s", md)
 	_, err = ExportMarkdown(ctx, s, "missing")
 	wantNotFound(t, err)
 }
@@ -121,9 +108,7 @@ func TestExportMarkdown(t *testing.T) {
 func stripIDs(t *testing.T, data []byte) exportDoc {
 	t.Helper()
 	var doc exportDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(data, &doc))
 	runName := map[string]string{"": ""}
 	for i, r := range doc.Runs {
 		runName[r.ID] = string(rune('A' + i))
@@ -149,109 +134,79 @@ func TestExportImportJSONRoundTrip(t *testing.T) {
 	s := newStore(t)
 	c := richConversation(t, s)
 	exported, err := ExportJSON(ctx, s, c.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var head struct {
 		Format  string `json:"format"`
 		Version int    `json:"version"`
 	}
-	if err := json.Unmarshal(exported, &head); err != nil || head.Format != ExportFormat || head.Version != ExportVersion {
-		t.Fatalf("export header: %+v %v", head, err)
-	}
+	err = json.Unmarshal(exported, &head)
+	require.NoError(t, err, "export header: %+v %v", head, err)
+	require.Equal(t, ExportFormat, head.Format, "export header: %+v %v", head, err)
+	require.Equal(t, ExportVersion, head.Version, "export header: %+v %v", head, err)
 
 	imported, err := ImportJSON(ctx, s, exported)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	again, err := ImportJSON(ctx, s, exported)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if imported.ID == c.ID || again.ID == imported.ID {
-		t.Fatal("import reused an id")
-	}
+	require.NoError(t, err)
+	require.NotEqual(t, c.ID, imported.ID, "import reused an id")
+	require.NotEqual(t, imported.ID, again.ID, "import reused an id")
 	reexported, err := ExportJSON(ctx, s, imported.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want, got := stripIDs(t, exported), stripIDs(t, reexported)
-	if got.Conversation.Title != want.Conversation.Title+" (imported)" {
-		t.Errorf("imported title %q, want the original's marked as imported", got.Conversation.Title)
-	}
+	assert.Equal(t, want.Conversation.Title+" (imported)", got.Conversation.Title, "imported title %q, want the original's marked as imported", got.Conversation.Title)
 	got.Conversation.Title = want.Conversation.Title
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("round trip differs beyond ids:\n got %+v\nwant %+v", got, want)
-	}
+	assert.True(t, reflect.DeepEqual(got, want), "round trip differs beyond ids:\n got %+v\nwant %+v", got, want)
 
 	// Every id is new, and nothing of the original changed.
 	total := countRows(t, s)
-	if n := total.messages; n != 3*7 {
-		t.Errorf("%d messages after two imports, want 21", n)
-	}
-	if n := total.cards; n != 3*2 {
-		t.Errorf("%d distinct cards, want 6", n)
-	}
-	if n := total.runs; n != 3*2 {
-		t.Errorf("%d distinct runs, want 6", n)
-	}
+	n := total.messages
+	assert.Equal(t, 3*7, n, "%d messages after two imports, want 21", n)
+	n = total.cards
+	assert.Equal(t, 3*2, n, "%d distinct cards, want 6", n)
+	n = total.runs
+	assert.Equal(t, 3*2, n, "%d distinct runs, want 6", n)
 	orig, _ := s.Messages(ctx, c.ID)
-	if len(orig) != 7 {
-		t.Errorf("original has %d messages", len(orig))
-	}
+	assert.Len(t, orig, 7, "original has %d messages", len(orig))
 	b, err := s.LatestRun(ctx, imported.ID)
-	if err != nil || b.ResumedFrom == "run-a" || b.ResumedFrom == "" {
-		t.Errorf("imported run link not remapped: %+v %v", b, err)
-	}
-	if _, err := s.Run(ctx, b.ResumedFrom); err != nil {
-		t.Errorf("resumed_from points nowhere: %v", err)
+	if assert.NoError(t, err, "imported run link not remapped: %+v %v", b, err) {
+		assert.NotEqual(t, "run-a", b.ResumedFrom, "imported run link not remapped: %+v %v", b, err)
+		assert.NotEqual(t, "", b.ResumedFrom, "imported run link not remapped: %+v %v", b, err)
+		_, err = s.Run(ctx, b.ResumedFrom)
+		assert.NoError(t, err, "resumed_from points nowhere")
 	}
 	// Imported text is searchable.
-	if page, _, _ := s.ListConversations(ctx, store.ListOptions{Query: "choose database"}); len(page) != 3 {
-		t.Errorf("search finds %d conversations, want 3", len(page))
-	}
+	page, _, _ := s.ListConversations(ctx, store.ListOptions{Query: "choose database"})
+	assert.Len(t, page, 3, "search finds %d conversations, want 3", len(page))
 }
 
 func TestImportEndsLiveWork(t *testing.T) {
 	s := newStore(t)
 	c := mustConversation(t, s, "live")
-	if err := s.SaveRun(ctx, &chat.Run{ID: "r", ConversationID: c.ID, Status: chat.RunAwaiting}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SaveCard(ctx, &questions.Card{ID: "q", ConversationID: c.ID, RunID: "r", Status: questions.StatusPending,
-		Questions: []questions.Question{{Question: "Now?"}}}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.SaveRun(ctx, &chat.Run{ID: "r", ConversationID: c.ID, Status: chat.RunAwaiting}))
+	require.NoError(t, s.SaveCard(ctx, &questions.Card{ID: "q", ConversationID: c.ID, RunID: "r", Status: questions.StatusPending,
+		Questions: []questions.Question{{Question: "Now?"}}}))
 	data, err := ExportJSON(ctx, s, c.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	imported, err := ImportJSON(ctx, s, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cards, _ := s.CardsByConversation(ctx, imported.ID)
 	run, _ := s.LatestRun(ctx, imported.ID)
-	if len(cards) != 1 || cards[0].Status != questions.StatusCancelled || run.Status != chat.RunInterrupted {
-		t.Errorf("imported live work: card %+v run %+v", cards, run)
+	if assert.Len(t, cards, 1, "imported live work: card %+v run %+v", cards, run) {
+		assert.Equal(t, questions.StatusCancelled, cards[0].Status, "imported live work: card %+v run %+v", cards, run)
 	}
-	if pending, _ := s.CardsByStatus(ctx, questions.StatusPending); len(pending) != 1 {
-		t.Errorf("pending cards after import: %d, want only the original", len(pending))
-	}
+	assert.Equal(t, chat.RunInterrupted, run.Status, "imported live work: card %+v run %+v", cards, run)
+	pending, _ := s.CardsByStatus(ctx, questions.StatusPending)
+	assert.Len(t, pending, 1, "pending cards after import: %d, want only the original", len(pending))
 }
 
 func TestImportRefusesBadDataAndWritesNothing(t *testing.T) {
 	s := newStore(t)
 	c := richConversation(t, s)
 	good, err := ExportJSON(ctx, s, c.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	edit := func(f func(doc map[string]any)) []byte {
 		var doc map[string]any
-		if err := json.Unmarshal(good, &doc); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal(good, &doc))
 		f(doc)
 		b, _ := json.Marshal(doc)
 		return b
@@ -279,15 +234,12 @@ func TestImportRefusesBadDataAndWritesNothing(t *testing.T) {
 	before := countRows(t, s)
 	for name, data := range cases {
 		conv, err := ImportJSON(ctx, s, data)
-		if err == nil {
-			t.Errorf("%s: imported as %s", name, conv.ID)
+		if err == nil { // conv is nil when the import fails, so it is named only here
+			assert.Failf(t, "bad data imported", "%s: imported as %s", name, conv.ID)
 			continue
 		}
-		if !errors.Is(err, ErrInvalidImport) {
-			t.Errorf("%s: err = %v, want ErrInvalidImport", name, err)
-		}
+		assert.ErrorIs(t, err, ErrInvalidImport, "%s: err = %v, want ErrInvalidImport", name, err)
 	}
-	if after := countRows(t, s); after != before {
-		t.Errorf("rows after refused imports %+v, had %+v", after, before)
-	}
+	after := countRows(t, s)
+	assert.Equal(t, before, after, "rows after refused imports %+v, had %+v", after, before)
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -110,9 +112,7 @@ func newTestServer(t *testing.T, b Backend) (*Server, *httptest.Server, *events.
 func do(t *testing.T, ts *httptest.Server, method, path, body string, hdr map[string]string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	for k, v := range hdr {
 		if k == "Host" {
@@ -126,9 +126,7 @@ func do(t *testing.T, ts *httptest.Server, method, path, body string, hdr map[st
 		}
 	}
 	res, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	return res.StatusCode, string(b)
@@ -153,11 +151,9 @@ func TestAuthHostAndOrigin(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			code, body := do(t, ts, "GET", "/api/v1/health", "", c.hdr)
-			if code != c.want {
-				t.Fatalf("status %d, want %d (%s)", code, c.want, body)
-			}
-			if code != 200 && !strings.Contains(body, `"error"`) {
-				t.Fatalf("error body %q has no error field", body)
+			require.Equal(t, c.want, code, "status %d, want %d (%s)", code, c.want, body)
+			if code != 200 {
+				require.Contains(t, body, `"error"`, "error body %q has no error field", body)
 			}
 		})
 	}
@@ -168,34 +164,25 @@ func TestLoginCodeSetsStrictHttpOnlyCookieOnce(t *testing.T) {
 	code := s.LoginCode()
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	res, err := client.Get(ts.URL + "/login?code=" + code)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res.Body.Close()
-	if res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("login status %d", res.StatusCode)
-	}
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, "login status %d", res.StatusCode)
 	var cookie *http.Cookie
 	for _, c := range res.Cookies() {
 		if c.Name == CookieName {
 			cookie = c
 		}
 	}
-	if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.Value != testToken {
-		t.Fatalf("cookie = %+v", cookie)
-	}
+	require.NotNil(t, cookie, "cookie = %+v", cookie)
+	require.True(t, cookie.HttpOnly, "cookie = %+v", cookie)
+	require.Equal(t, http.SameSiteStrictMode, cookie.SameSite, "cookie = %+v", cookie)
+	require.Equal(t, testToken, cookie.Value, "cookie = %+v", cookie)
 	code2, _ := do(t, ts, "GET", "/api/v1/health", "", map[string]string{"Authorization": "", "Cookie": CookieName + "=" + cookie.Value})
-	if code2 != 200 {
-		t.Fatalf("cookie auth status %d", code2)
-	}
+	require.Equal(t, 200, code2, "cookie auth status %d", code2)
 	res, err = client.Get(ts.URL + "/login?code=" + code)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res.Body.Close()
-	if res.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("reused login code status %d, want 401", res.StatusCode)
-	}
+	require.Equal(t, http.StatusUnauthorized, res.StatusCode, "reused login code status %d, want 401", res.StatusCode)
 }
 
 func TestStatusCodes(t *testing.T) {
@@ -249,11 +236,9 @@ func TestStatusCodes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			_, ts, _ := newTestServer(t, &fakeBackend{err: c.err})
 			code, body := do(t, ts, c.method, c.path, c.body, map[string]string{"Content-Type": "application/json"})
-			if code != c.want {
-				t.Fatalf("status %d, want %d: %s", code, c.want, body)
-			}
-			if code >= 400 && !strings.HasPrefix(body, `{"error":`) {
-				t.Fatalf("error body = %s", body)
+			require.Equal(t, c.want, code, "status %d, want %d: %s", code, c.want, body)
+			if code >= 400 {
+				require.True(t, strings.HasPrefix(body, `{"error":`), "error body = %s", body)
 			}
 		})
 	}
@@ -264,22 +249,20 @@ func TestRespondPassesAnswersThrough(t *testing.T) {
 	_, ts, _ := newTestServer(t, fb)
 	code, body := do(t, ts, "POST", "/api/v1/conversations/c1/respond",
 		`{"question_id":"q1","action":"submit","answers":{"Which?":{"selected":["A","B"],"custom":"C"}},"comments":"thanks"}`, nil)
-	if code != 200 || !strings.Contains(body, `"status":"answered"`) {
-		t.Fatalf("%d %s", code, body)
-	}
+	require.Equal(t, 200, code, "%d %s", code, body)
+	require.Contains(t, body, `"status":"answered"`, "%d %s", code, body)
 	a := fb.lastReply.Answers["Which?"]
-	if fb.lastReply.QuestionID != "q1" || len(a.Selected) != 2 || a.Custom != "C" || fb.lastReply.Comments != "thanks" {
-		t.Fatalf("backend got %+v", fb.lastReply)
-	}
+	require.Equal(t, "q1", fb.lastReply.QuestionID, "backend got %+v", fb.lastReply)
+	require.Len(t, a.Selected, 2, "backend got %+v", fb.lastReply)
+	require.Equal(t, "C", a.Custom, "backend got %+v", fb.lastReply)
+	require.Equal(t, "thanks", fb.lastReply.Comments, "backend got %+v", fb.lastReply)
 }
 
 func TestPendingQuestionShape(t *testing.T) {
 	_, ts, _ := newTestServer(t, &fakeBackend{})
 	_, body := do(t, ts, "GET", "/api/v1/conversations/c1/pending-question", "", nil)
 	for _, want := range []string{`"has_pending_question":false`, `"question_id":null`, `"questions":[]`, `"expires_at":null`} {
-		if !strings.Contains(body, want) {
-			t.Errorf("body %s lacks %s", body, want)
-		}
+		assert.Contains(t, body, want, "body %s lacks %s", body, want)
 	}
 }
 
@@ -290,17 +273,13 @@ func TestEventsStreamAsSSEWithFilter(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	res, err := ts.Client().Do(req.WithContext(ctx))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer res.Body.Close()
-	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Fatalf("content type %q", ct)
-	}
+	ct := res.Header.Get("Content-Type")
+	require.Equal(t, "text/event-stream", ct, "content type %q", ct)
 	r := bufio.NewReader(res.Body)
-	if line, _ := r.ReadString('\n'); !strings.HasPrefix(line, ": connected") {
-		t.Fatalf("first line %q", line)
-	}
+	line, _ := r.ReadString('\n')
+	require.True(t, strings.HasPrefix(line, ": connected"), "first line %q", line)
 	for broker.Subscribers() == 0 {
 		time.Sleep(time.Millisecond)
 	}
@@ -309,54 +288,37 @@ func TestEventsStreamAsSSEWithFilter(t *testing.T) {
 	var got []string
 	for len(got) < 2 {
 		line, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if line = strings.TrimSpace(line); line != "" {
 			got = append(got, line)
 		}
 	}
-	if got[0] != "event: message:delta" || got[1] != `data: {"conversationId":"c1","delta":"\u003cb\u003ehi\u003c/b\u003e"}` {
-		t.Fatalf("got %q", got)
-	}
+	require.Equal(t, "event: message:delta", got[0], "got %q", got)
+	require.Equal(t, `data: {"conversationId":"c1","delta":"\u003cb\u003ehi\u003c/b\u003e"}`, got[1], "got %q", got)
 }
 
 func TestUIServedWithFallbackAndCSP(t *testing.T) {
 	_, ts, _ := newTestServer(t, &fakeBackend{})
 	for _, path := range []string{"/", "/conversations/abc"} {
 		res, err := http.Get(ts.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
-		if res.StatusCode != 200 || !strings.Contains(string(b), "<title>Parley</title>") {
-			t.Fatalf("%s: %d %s", path, res.StatusCode, b)
-		}
-		if !strings.Contains(res.Header.Get("Content-Security-Policy"), "script-src 'self'") {
-			t.Fatalf("%s: no CSP", path)
-		}
+		require.Equal(t, 200, res.StatusCode, "%s: %d %s", path, res.StatusCode, b)
+		require.Contains(t, string(b), "<title>Parley</title>", "%s: %d %s", path, res.StatusCode, b)
+		require.Contains(t, res.Header.Get("Content-Security-Policy"), "script-src 'self'", "%s: no CSP", path)
 	}
 }
 
 func TestTokenFileIsPrivateAndStable(t *testing.T) {
 	dir := t.TempDir()
 	a, err := LoadOrCreateToken(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := LoadOrCreateToken(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a != b || len(a) < 32 {
-		t.Fatalf("tokens %q %q", a, b)
-	}
+	require.NoError(t, err)
+	require.Equal(t, b, a, "tokens %q %q", a, b)
+	require.GreaterOrEqual(t, len(a), 32, "tokens %q %q", a, b)
 	info, err := os.Stat(filepath.Join(dir, TokenFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.Mode().Perm() != 0o600 {
-		t.Fatalf("token file mode %v", info.Mode().Perm())
-	}
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "token file mode %v", info.Mode().Perm())
 }

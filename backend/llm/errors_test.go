@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/parley-app/parley/backend/modelserver"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The server's own words reach the user whatever shape its error body has;
@@ -36,30 +38,22 @@ func TestHTTPErrorsKeepTheServersMessage(t *testing.T) {
 			defer srv.Close()
 			_, err := newModel(t, srv.URL(), "m").Chat(testCtx(t), Request{Messages: hi()})
 			le := asError(t, err)
-			if le.Kind != c.kind {
-				t.Fatalf("kind %q, want %q (message %q)", le.Kind, c.kind, le.Message)
-			}
+			require.Equal(t, c.kind, le.Kind, "kind %q, want %q (message %q)", le.Kind, c.kind, le.Message)
 			for _, w := range c.want {
-				if !strings.Contains(le.Message, w) {
-					t.Fatalf("message %q lacks %q", le.Message, w)
-				}
+				require.Contains(t, le.Message, w, "message %q lacks %q", le.Message, w)
 			}
-			if strings.ContainsAny(le.Message, "{<") {
-				t.Fatalf("message shows raw markup: %q", le.Message)
-			}
+			require.False(t, strings.ContainsAny(le.Message, "{<"), "message shows raw markup: %q", le.Message)
 		})
 	}
 }
 
 func TestUnreachableOllamaHint(t *testing.T) {
 	_, err := newModel(t, "http://127.0.0.1:1/v1", "m").Chat(testCtx(t), Request{Messages: hi()})
-	if le := asError(t, err); strings.Contains(le.Message, "Ollama") {
-		t.Fatalf("non-Ollama port mentions Ollama: %q", le.Message)
-	}
+	le := asError(t, err)
+	require.NotContains(t, le.Message, "Ollama", "non-Ollama port mentions Ollama: %q", le.Message)
 	m := &openAIModel{cfg: Config{BaseURL: DefaultBaseURL, Model: "m"}}
-	if got := m.unreachable(); got != "Cannot reach the model server at http://127.0.0.1:11434/v1. Is Ollama running? Start the Ollama app, or run ollama serve in a terminal." {
-		t.Fatalf("unreachable message %q", got)
-	}
+	got := m.unreachable()
+	require.Equal(t, "Cannot reach the model server at http://127.0.0.1:11434/v1. Is Ollama running? Start the Ollama app, or run ollama serve in a terminal.", got, "unreachable message %q", got)
 }
 
 func TestServerMessage(t *testing.T) {
@@ -76,9 +70,8 @@ func TestServerMessage(t *testing.T) {
 		`{"error":null,"message":"later"}`: "later",
 	}
 	for in, want := range cases {
-		if got := serverMessage([]byte(in)); got != want {
-			t.Errorf("serverMessage(%q) = %q, want %q", in, got, want)
-		}
+		got := serverMessage([]byte(in))
+		assert.Equal(t, want, got, "serverMessage(%q) = %q, want %q", in, got, want)
 	}
 }
 
@@ -88,13 +81,12 @@ func TestOllamaCapabilities(t *testing.T) {
 	o := NewOllama(srv.URL())
 	for model, want := range map[string]bool{"qwen3:8b": true, "gemma:2b": false} {
 		got, err := o.SupportsTools(testCtx(t), model)
-		if err != nil || got != want {
-			t.Fatalf("SupportsTools(%s) = %v, %v", model, got, err)
-		}
+		require.NoError(t, err, "SupportsTools(%s) = %v, %v", model, got, err)
+		require.Equal(t, want, got, "SupportsTools(%s) = %v, %v", model, got, err)
 	}
-	if _, err := o.Capabilities(testCtx(t), "nope"); err == nil || !strings.Contains(err.Error(), "model 'nope' not found") {
-		t.Fatalf("unknown model: %v", err)
-	}
+	_, err := o.Capabilities(testCtx(t), "nope")
+	require.Error(t, err, "unknown model: %v", err)
+	require.Contains(t, err.Error(), "model 'nope' not found", "unknown model: %v", err)
 }
 
 func TestOverlongStreamLineIsExplained(t *testing.T) {
@@ -102,10 +94,7 @@ func TestOverlongStreamLineIsExplained(t *testing.T) {
 	defer srv.Close()
 	resp, err := newModel(t, srv.URL(), "m").Chat(testCtx(t), Request{Messages: hi()})
 	le := asError(t, err)
-	if le.Kind != KindStream || !strings.Contains(le.Message, "larger than 64 KiB") {
-		t.Fatalf("kind %q, message %q", le.Kind, le.Message)
-	}
-	if resp.Text != "start" {
-		t.Fatalf("partial %q", resp.Text)
-	}
+	require.Equal(t, KindStream, le.Kind, "kind %q, message %q", le.Kind, le.Message)
+	require.Contains(t, le.Message, "larger than 64 KiB", "kind %q, message %q", le.Kind, le.Message)
+	require.Equal(t, "start", resp.Text, "partial %q", resp.Text)
 }

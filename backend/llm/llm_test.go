@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/parley-app/parley/backend/modelserver"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func testCtx(t *testing.T) context.Context {
@@ -23,18 +25,14 @@ func testCtx(t *testing.T) context.Context {
 func newModel(t *testing.T, baseURL, model string) Model {
 	t.Helper()
 	m, err := NewOpenAI(Config{BaseURL: baseURL, Model: model})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return m
 }
 
 func asError(t *testing.T, err error) *Error {
 	t.Helper()
 	var le *Error
-	if !errors.As(err, &le) {
-		t.Fatalf("error %v (%T), want *llm.Error", err, err)
-	}
+	require.True(t, errors.As(err, &le), "error %v (%T), want *llm.Error", err, err)
 	return le
 }
 
@@ -65,9 +63,8 @@ func TestIsToolCallChunk(t *testing.T) {
 		{"- [x] done", false},
 	}
 	for _, c := range cases {
-		if got := isToolCallChunk([]byte(c.chunk)); got != c.tool {
-			t.Errorf("isToolCallChunk(%q) = %v, want %v", c.chunk, got, c.tool)
-		}
+		got := isToolCallChunk([]byte(c.chunk))
+		assert.Equal(t, c.tool, got, "isToolCallChunk(%q) = %v, want %v", c.chunk, got, c.tool)
 	}
 }
 
@@ -75,18 +72,15 @@ func TestUnreachableServer(t *testing.T) {
 	const base = "http://127.0.0.1:9/v1"
 	resp, err := newModel(t, base, "m").Chat(testCtx(t), Request{Messages: hi()})
 	le := asError(t, err)
-	if le.Kind != KindUnreachable || !strings.HasPrefix(le.Message, "Cannot reach the model server at "+base+".") || le.Err == nil {
-		t.Fatalf("kind %q, message %q, cause %v", le.Kind, le.Message, le.Err)
-	}
-	if resp.Text != "" {
-		t.Fatalf("text %q", resp.Text)
-	}
+	require.Equal(t, KindUnreachable, le.Kind, "kind %q, message %q, cause %v", le.Kind, le.Message, le.Err)
+	require.True(t, strings.HasPrefix(le.Message, "Cannot reach the model server at "+base+"."), "kind %q, message %q, cause %v", le.Kind, le.Message, le.Err)
+	require.Error(t, le.Err, "kind %q, message %q, cause %v", le.Kind, le.Message, le.Err)
+	require.Equal(t, "", resp.Text, "text %q", resp.Text)
 
 	_, err = NewOllama(base).Version(testCtx(t))
 	le = asError(t, err)
-	if le.Kind != KindUnreachable || !strings.HasPrefix(le.Message, "Cannot reach the model server at "+base+".") {
-		t.Fatalf("ollama: kind %q, message %q", le.Kind, le.Message)
-	}
+	require.Equal(t, KindUnreachable, le.Kind, "ollama: kind %q, message %q", le.Kind, le.Message)
+	require.True(t, strings.HasPrefix(le.Message, "Cannot reach the model server at "+base+"."), "ollama: kind %q, message %q", le.Kind, le.Message)
 }
 
 func TestModelNotFound(t *testing.T) {
@@ -99,22 +93,19 @@ func TestModelNotFound(t *testing.T) {
 			defer srv.Close()
 			_, err := newModel(t, srv.URL(), "qwen9:70b").Chat(testCtx(t), Request{Messages: hi()})
 			le := asError(t, err)
-			if le.Kind != KindModelNotFound || !strings.Contains(le.Message, "The model qwen9:70b was not found on "+srv.URL()) ||
-				!strings.Contains(le.Message, "ollama pull qwen9:70b") {
-				t.Fatalf("kind %q, message %q", le.Kind, le.Message)
-			}
+			require.Equal(t, KindModelNotFound, le.Kind, "kind %q, message %q", le.Kind, le.Message)
+			require.Contains(t, le.Message, "The model qwen9:70b was not found on "+srv.URL(), "kind %q, message %q", le.Kind, le.Message)
+			require.Contains(t, le.Message, "ollama pull qwen9:70b", "kind %q, message %q", le.Kind, le.Message)
 		})
 	}
 }
 
 func TestNoModelChosen(t *testing.T) {
 	m, err := NewOpenAI(Config{BaseURL: "http://127.0.0.1:9/v1"})
-	if m != nil {
-		t.Fatalf("model %v for an empty name", m)
-	}
-	if le := asError(t, err); le.Kind != KindModelNotFound || !strings.Contains(le.Message, "No model is chosen") {
-		t.Fatalf("kind %q, message %q", le.Kind, le.Message)
-	}
+	require.Nil(t, m, "model %v for an empty name", m)
+	le := asError(t, err)
+	require.Equal(t, KindModelNotFound, le.Kind, "kind %q, message %q", le.Kind, le.Message)
+	require.Contains(t, le.Message, "No model is chosen", "kind %q, message %q", le.Kind, le.Message)
 }
 
 func TestBaseURLNormalised(t *testing.T) {
@@ -126,19 +117,16 @@ func TestBaseURLNormalised(t *testing.T) {
 	}
 	for in, want := range cases {
 		m, err := NewOpenAI(Config{BaseURL: in, Model: "m"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := m.(*openAIModel).cfg.BaseURL; got != want {
-			t.Errorf("base URL %q became %q, want %q", in, got, want)
-		}
+		require.NoError(t, err)
+		got := m.(*openAIModel).cfg.BaseURL
+		assert.Equal(t, want, got, "base URL %q became %q, want %q", in, got, want)
 	}
 	// And a trailing slash still reaches the server.
 	srv := modelserver.New(modelserver.Turns(modelserver.Turn{Text: "ok"}))
 	defer srv.Close()
-	if resp, err := newModel(t, srv.URL()+"/", "m").Chat(testCtx(t), Request{Messages: hi()}); err != nil || resp.Text != "ok" {
-		t.Fatalf("%+v, %v", resp, err)
-	}
+	resp, err := newModel(t, srv.URL()+"/", "m").Chat(testCtx(t), Request{Messages: hi()})
+	require.NoError(t, err, "%+v, %v", resp, err)
+	require.Equal(t, "ok", resp.Text, "%+v, %v", resp, err)
 }
 
 func TestOllamaRootFromBaseURL(t *testing.T) {
@@ -151,16 +139,15 @@ func TestOllamaRootFromBaseURL(t *testing.T) {
 		"http://host/v1beta":             "http://host/v1beta",
 	}
 	for in, want := range cases {
-		if got := NewOllama(in).root; got != want {
-			t.Errorf("NewOllama(%q).root = %q, want %q", in, got, want)
-		}
+		got := NewOllama(in).root
+		assert.Equal(t, want, got, "NewOllama(%q).root = %q, want %q", in, got, want)
 	}
 	srv := modelserver.New(modelserver.Turns())
 	defer srv.Close()
 	for _, base := range []string{srv.URL(), srv.URL() + "/", srv.RootURL()} {
-		if v, err := NewOllama(base).Version(testCtx(t)); err != nil || v == "" {
-			t.Fatalf("Version via %q: %q, %v", base, v, err)
-		}
+		v, err := NewOllama(base).Version(testCtx(t))
+		require.NoError(t, err, "Version via %q: %q, %v", base, v, err)
+		require.NotEqual(t, "", v, "Version via %q: %q, %v", base, v, err)
 	}
 }
 
@@ -169,9 +156,8 @@ func TestOllamaHTTPErrorIsReadable(t *testing.T) {
 	defer srv.Close()
 	err := NewOllama(srv.URL()).getJSON(testCtx(t), http.MethodPost, "/api/show", map[string]string{"model": "nope:1b"}, &struct{}{})
 	le := asError(t, err)
-	if le.Kind != KindHTTP || le.Message != "POST /api/show answered 404: model 'nope:1b' not found" {
-		t.Fatalf("kind %q, message %q", le.Kind, le.Message)
-	}
+	require.Equal(t, KindHTTP, le.Kind, "kind %q, message %q", le.Kind, le.Message)
+	require.Equal(t, "POST /api/show answered 404: model 'nope:1b' not found", le.Message, "kind %q, message %q", le.Kind, le.Message)
 }
 
 // rawMessage is one message of a recorded request body, as sent.
@@ -199,9 +185,7 @@ func (m rawMessage) text(t *testing.T) string {
 		return s
 	}
 	var parts []struct{ Type, Text string }
-	if err := json.Unmarshal(m.Content, &parts); err != nil {
-		t.Fatalf("content %s: %v", m.Content, err)
-	}
+	require.NoError(t, json.Unmarshal(m.Content, &parts), "content %s", m.Content)
 	for _, p := range parts {
 		s += p.Text
 	}
@@ -230,9 +214,8 @@ func TestMessageConversion(t *testing.T) {
 			"properties": map[string]any{"expression": map[string]any{"type": "string"}}}},
 		{Name: "current_time", Description: "now"}, // nil parameters
 	}
-	if _, err := newModel(t, srv.URL(), "m").Chat(testCtx(t), Request{Messages: msgs, Tools: tools}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := newModel(t, srv.URL(), "m").Chat(testCtx(t), Request{Messages: msgs, Tools: tools})
+	require.NoError(t, err)
 	var body struct {
 		Messages []rawMessage `json:"messages"`
 		Tools    []struct {
@@ -243,35 +226,33 @@ func TestMessageConversion(t *testing.T) {
 			} `json:"function"`
 		} `json:"tools"`
 	}
-	if err := json.Unmarshal(srv.RawRequests()[0], &body); err != nil {
-		t.Fatal(err)
-	}
-	if len(body.Messages) != len(msgs) {
-		t.Fatalf("%d messages sent for %d: one message per turn and per tool result expected", len(body.Messages), len(msgs))
-	}
+	require.NoError(t, json.Unmarshal(srv.RawRequests()[0], &body))
+	require.Len(t, body.Messages, len(msgs), "%d messages sent for %d: one message per turn and per tool result expected", len(body.Messages), len(msgs))
 	for i, want := range msgs {
 		got := body.Messages[i]
-		if got.Role != want.Role || got.text(t) != want.Content || got.ToolCallID != want.ToolCallID || len(got.ToolCalls) != len(want.ToolCalls) {
-			t.Fatalf("message %d sent as %+v (content %s), want %+v", i, got, got.Content, want)
-		}
+		require.Equal(t, want.Role, got.Role, "message %d sent as %+v (content %s), want %+v", i, got, got.Content, want)
+		require.Equal(t, want.Content, got.text(t), "message %d sent as %+v (content %s), want %+v", i, got, got.Content, want)
+		require.Equal(t, want.ToolCallID, got.ToolCallID, "message %d sent as %+v (content %s), want %+v", i, got, got.Content, want)
+		require.Len(t, got.ToolCalls, len(want.ToolCalls), "message %d sent as %+v (content %s), want %+v", i, got, got.Content, want)
 		for j, tc := range want.ToolCalls {
 			args := tc.Arguments
 			if args == "" {
 				args = "{}"
 			}
 			g := got.ToolCalls[j]
-			if g.ID != tc.ID || g.Type != "function" || g.Function.Name != tc.Name || g.Function.Arguments != args {
-				t.Fatalf("message %d tool call %d sent as %+v, want %+v", i, j, g, tc)
-			}
+			require.Equal(t, tc.ID, g.ID, "message %d tool call %d sent as %+v, want %+v", i, j, g, tc)
+			require.Equal(t, "function", g.Type, "message %d tool call %d sent as %+v, want %+v", i, j, g, tc)
+			require.Equal(t, tc.Name, g.Function.Name, "message %d tool call %d sent as %+v, want %+v", i, j, g, tc)
+			require.Equal(t, args, g.Function.Arguments, "message %d tool call %d sent as %+v, want %+v", i, j, g, tc)
 		}
 	}
-	if len(body.Tools) != 2 || body.Tools[0].Type != "function" || body.Tools[0].Function.Name != "calculator" ||
-		body.Tools[0].Function.Parameters["required"] == nil {
-		t.Fatalf("tools %+v", body.Tools)
-	}
-	if p := body.Tools[1].Function.Parameters; p["type"] != "object" || p["properties"] == nil {
-		t.Fatalf("nil parameters sent as %v, want an empty object schema", p)
-	}
+	require.Len(t, body.Tools, 2, "tools %+v", body.Tools)
+	require.Equal(t, "function", body.Tools[0].Type, "tools %+v", body.Tools)
+	require.Equal(t, "calculator", body.Tools[0].Function.Name, "tools %+v", body.Tools)
+	require.NotNil(t, body.Tools[0].Function.Parameters["required"], "tools %+v", body.Tools)
+	p := body.Tools[1].Function.Parameters
+	require.Equal(t, "object", p["type"], "nil parameters sent as %v, want an empty object schema", p)
+	require.NotNil(t, p["properties"], "nil parameters sent as %v, want an empty object schema", p)
 }
 
 // sseServer streams the given data payloads as SSE frames, then ends the
@@ -314,15 +295,14 @@ func TestEmptyArgumentDeltasDoNotMakeExtraCalls(t *testing.T) {
 	)
 	starts := 0
 	resp, err := newModel(t, srv.URL+"/v1", "m").Chat(testCtx(t), Request{Messages: hi(),
-		OnDelta:         func(s string) { t.Errorf("text delta %q", s) },
+		OnDelta:         func(s string) { assert.Failf(t, "unexpected text delta", "text delta %q", s) },
 		OnToolCallStart: func() { starts++ }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []ToolCall{{ID: "call_1", Name: "calculator", Arguments: `{"expression":"1+2"}`}, {ID: "call_2", Name: "current_time"}}
-	if len(resp.ToolCalls) != len(want) || resp.ToolCalls[0] != want[0] || resp.ToolCalls[1] != want[1] || starts != 1 {
-		t.Fatalf("tool calls %+v (starts %d), want %+v", resp.ToolCalls, starts, want)
-	}
+	require.Len(t, resp.ToolCalls, len(want), "tool calls %+v (starts %d), want %+v", resp.ToolCalls, starts, want)
+	require.Equal(t, want[0], resp.ToolCalls[0], "tool calls %+v (starts %d), want %+v", resp.ToolCalls, starts, want)
+	require.Equal(t, want[1], resp.ToolCalls[1], "tool calls %+v (starts %d), want %+v", resp.ToolCalls, starts, want)
+	require.Equal(t, 1, starts, "tool calls %+v (starts %d), want %+v", resp.ToolCalls, starts, want)
 }
 
 func TestStreamEndingWithoutFinishIsAnError(t *testing.T) {
@@ -332,29 +312,26 @@ func TestStreamEndingWithoutFinishIsAnError(t *testing.T) {
 		chunk(`{"content":"answer"}`, ""),
 	)
 	resp, err := newModel(t, srv.URL+"/v1", "m").Chat(testCtx(t), Request{Messages: hi()})
-	if le := asError(t, err); le.Kind != KindStream || !strings.Contains(le.Message, "mid-answer") {
-		t.Fatalf("kind %q, message %q", le.Kind, le.Message)
-	}
-	if resp.Text != "Half an answer" {
-		t.Fatalf("partial text %q", resp.Text)
-	}
+	le := asError(t, err)
+	require.Equal(t, KindStream, le.Kind, "kind %q, message %q", le.Kind, le.Message)
+	require.Contains(t, le.Message, "mid-answer", "kind %q, message %q", le.Kind, le.Message)
+	require.Equal(t, "Half an answer", resp.Text, "partial text %q", resp.Text)
 }
 
 func TestFinishReasonWithoutDoneIsComplete(t *testing.T) {
 	srv := sseServer(t, chunk(`{"content":"All "}`, ""), chunk(`{"content":"there."}`, "stop"))
 	resp, err := newModel(t, srv.URL+"/v1", "m").Chat(testCtx(t), Request{Messages: hi()})
-	if err != nil || resp.Text != "All there." {
-		t.Fatalf("%+v, %v", resp, err)
-	}
+	require.NoError(t, err, "%+v, %v", resp, err)
+	require.Equal(t, "All there.", resp.Text, "%+v, %v", resp, err)
 }
 
 func TestErrorFrameAsString(t *testing.T) {
 	srv := sseServer(t, chunk(`{"content":"Par"}`, ""), `{"error":"context length exceeded"}`, "[DONE]")
 	resp, err := newModel(t, srv.URL+"/v1", "m").Chat(testCtx(t), Request{Messages: hi()})
 	le := asError(t, err)
-	if le.Kind != KindStream || le.Message != "The model server reported an error: context length exceeded" || resp.Text != "Par" {
-		t.Fatalf("kind %q, message %q, text %q", le.Kind, le.Message, resp.Text)
-	}
+	require.Equal(t, KindStream, le.Kind, "kind %q, message %q, text %q", le.Kind, le.Message, resp.Text)
+	require.Equal(t, "The model server reported an error: context length exceeded", le.Message, "kind %q, message %q, text %q", le.Kind, le.Message, resp.Text)
+	require.Equal(t, "Par", resp.Text, "kind %q, message %q, text %q", le.Kind, le.Message, resp.Text)
 }
 
 func TestStreamTeeSplitsFramesAcrossReads(t *testing.T) {
@@ -368,13 +345,14 @@ func TestStreamTeeSplitsFramesAcrossReads(t *testing.T) {
 			tee.write([]byte(s[:n]))
 			s = s[n:]
 		}
-		if tee.errorMessage() != "overloaded" || !tee.finished() || !tee.done || !tee.finish || tee.plain {
-			t.Fatalf("reads of %d bytes: error %q, done %v, finish %v, plain %v", size, tee.errorMessage(), tee.done, tee.finish, tee.plain)
-		}
+		require.Equal(t, "overloaded", tee.errorMessage(), "reads of %d bytes: error %q, done %v, finish %v, plain %v", size, tee.errorMessage(), tee.done, tee.finish, tee.plain)
+		require.True(t, tee.finished(), "reads of %d bytes: error %q, done %v, finish %v, plain %v", size, tee.errorMessage(), tee.done, tee.finish, tee.plain)
+		require.True(t, tee.done, "reads of %d bytes: error %q, done %v, finish %v, plain %v", size, tee.errorMessage(), tee.done, tee.finish, tee.plain)
+		require.True(t, tee.finish, "reads of %d bytes: error %q, done %v, finish %v, plain %v", size, tee.errorMessage(), tee.done, tee.finish, tee.plain)
+		require.False(t, tee.plain, "reads of %d bytes: error %q, done %v, finish %v, plain %v", size, tee.errorMessage(), tee.done, tee.finish, tee.plain)
 	}
 	unfinished := &streamTee{}
 	unfinished.write([]byte("data: " + chunk(`{"content":"a"}`, "") + "\n\n: keep-alive\n\n"))
-	if unfinished.finished() || unfinished.errorMessage() != "" {
-		t.Fatal("a stream without finish reason or [DONE] counts as finished")
-	}
+	require.False(t, unfinished.finished(), "a stream without finish reason or [DONE] counts as finished")
+	require.Equal(t, "", unfinished.errorMessage(), "a stream without finish reason or [DONE] counts as finished")
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/parley-app/parley/backend/modelserver"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Only real text reaches OnDelta: not the empty role chunk, not the
@@ -27,27 +29,24 @@ func TestOnDeltaGetsOnlyText(t *testing.T) {
 		Messages: hi(),
 		Tools:    []Tool{{Name: "ask_user_question"}, {Name: "current_time"}},
 		OnDelta: func(s string) {
-			if starts > 0 {
-				t.Errorf("text delta %q after the tool calls started", s)
-			}
+			assert.LessOrEqual(t, starts, 0, "text delta %q after the tool calls started", s)
 			deltas = append(deltas, s)
 		},
 		OnToolCallStart: func() { starts++ },
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, d := range deltas {
-		if d == "" || strings.Contains(d, `"function"`) || strings.Contains(d, "call_1") {
-			t.Errorf("non-text delta %q", d)
-		}
+		assert.NotEqual(t, "", d, "non-text delta %q", d)
+		assert.NotContains(t, d, `"function"`, "non-text delta %q", d)
+		assert.NotContains(t, d, "call_1", "non-text delta %q", d)
 	}
-	if len(deltas) < 3 || strings.Join(deltas, "") != resp.Text || resp.Text != `Let me ask. A list [1, 2] and {"name":"Ada"} stay text.` {
-		t.Fatalf("deltas %q, text %q", deltas, resp.Text)
-	}
-	if starts != 1 || len(resp.ToolCalls) != 2 || resp.ToolCalls[0].ID != "call_1" || resp.ToolCalls[1].Arguments != `{"zone":"UTC"}` {
-		t.Fatalf("starts %d, calls %+v", starts, resp.ToolCalls)
-	}
+	require.GreaterOrEqual(t, len(deltas), 3, "deltas %q, text %q", deltas, resp.Text)
+	require.Equal(t, resp.Text, strings.Join(deltas, ""), "deltas %q, text %q", deltas, resp.Text)
+	require.Equal(t, `Let me ask. A list [1, 2] and {"name":"Ada"} stay text.`, resp.Text, "deltas %q, text %q", deltas, resp.Text)
+	require.Equal(t, 1, starts, "starts %d, calls %+v", starts, resp.ToolCalls)
+	require.Len(t, resp.ToolCalls, 2, "starts %d, calls %+v", starts, resp.ToolCalls)
+	require.Equal(t, "call_1", resp.ToolCalls[0].ID, "starts %d, calls %+v", starts, resp.ToolCalls)
+	require.Equal(t, `{"zone":"UTC"}`, resp.ToolCalls[1].Arguments, "starts %d, calls %+v", starts, resp.ToolCalls)
 }
 
 // Cancelling while the server has not sent its first token returns the
@@ -68,27 +67,26 @@ func TestCancelDuringSlowFirstToken(t *testing.T) {
 	m := newModel(t, srv.URL(), "m")
 	out := make(chan result, 1)
 	go func() {
-		resp, err := m.Chat(ctx, Request{Messages: hi(), OnDelta: func(s string) { t.Errorf("delta %q", s) }})
+		resp, err := m.Chat(ctx, Request{Messages: hi(), OnDelta: func(s string) { assert.Failf(t, "unexpected delta", "delta %q", s) }})
 		out <- result{resp, err}
 	}()
 	select {
 	case <-received:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the request never reached the server")
+		require.Fail(t, "the request never reached the server")
 	}
 	cancel()
 	began := time.Now()
 	select {
 	case r := <-out:
 		var le *Error
-		if !errors.Is(r.err, context.Canceled) || errors.As(r.err, &le) || r.resp.Text != "" {
-			t.Fatalf("after cancel: %+v, %v", r.resp, r.err)
-		}
-		if d := time.Since(began); d > 2*time.Second {
-			t.Fatalf("returned %v after cancel", d)
-		}
+		require.ErrorIs(t, r.err, context.Canceled, "after cancel: %+v, %v", r.resp, r.err)
+		require.False(t, errors.As(r.err, &le), "after cancel: %+v, %v", r.resp, r.err)
+		require.Equal(t, "", r.resp.Text, "after cancel: %+v, %v", r.resp, r.err)
+		d := time.Since(began)
+		require.LessOrEqual(t, d, 2*time.Second, "returned %v after cancel", d)
 	case <-time.After(10 * time.Second):
-		t.Fatal("Chat did not return after cancel")
+		require.Fail(t, "Chat did not return after cancel")
 	}
 }
 
@@ -102,11 +100,10 @@ func TestEmptyAnswerAndSkippedErrorFrame(t *testing.T) {
 	defer srv.Close()
 	m := newModel(t, srv.URL(), "m")
 	_, err := m.Chat(testCtx(t), Request{Messages: hi()})
-	if le := asError(t, err); le.Kind != KindEmpty || !strings.HasPrefix(le.Message, "The model server returned an empty answer") {
-		t.Fatalf("kind %q, message %q", le.Kind, le.Message)
-	}
+	le := asError(t, err)
+	require.Equal(t, KindEmpty, le.Kind, "kind %q, message %q", le.Kind, le.Message)
+	require.True(t, strings.HasPrefix(le.Message, "The model server returned an empty answer"), "kind %q, message %q", le.Kind, le.Message)
 	_, err = m.Chat(testCtx(t), Request{Messages: hi()})
-	if le := asError(t, err); !strings.Contains(le.Message, "out of memory") {
-		t.Fatalf("kind %q, message %q", le.Kind, le.Message)
-	}
+	le = asError(t, err)
+	require.Contains(t, le.Message, "out of memory", "kind %q, message %q", le.Kind, le.Message)
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // newServer starts a scripted server that is closed when the test ends.
@@ -28,9 +30,7 @@ func newServer(t *testing.T, script modelserver.Script, opts ...modelserver.Opti
 func newModel(t *testing.T, srv *modelserver.Server) llm.Model {
 	t.Helper()
 	m, err := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), Model: "test-model"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return m
 }
 
@@ -65,9 +65,9 @@ func chatRecording(t *testing.T, m llm.Model, req llm.Request) (llm.Response, *r
 func checkDeltas(t *testing.T, deltas []string) {
 	t.Helper()
 	for _, d := range deltas {
-		if d == "" || strings.HasPrefix(d, "[{") || strings.HasPrefix(d, "{\"") {
-			t.Fatalf("empty or JSON delta %q among %q", d, deltas)
-		}
+		require.NotEqual(t, "", d, "empty or JSON delta %q among %q", d, deltas)
+		require.False(t, strings.HasPrefix(d, "[{"), "empty or JSON delta %q among %q", d, deltas)
+		require.False(t, strings.HasPrefix(d, "{\""), "empty or JSON delta %q among %q", d, deltas)
 	}
 }
 
@@ -76,13 +76,10 @@ func checkDeltas(t *testing.T, deltas []string) {
 func rawStream(t *testing.T, srv *modelserver.Server, body string) []string {
 	t.Helper()
 	res, err := http.Post(srv.URL()+"/chat/completions", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer res.Body.Close()
-	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		t.Fatalf("status %d, content type %q", res.StatusCode, res.Header.Get("Content-Type"))
-	}
+	require.Equal(t, 200, res.StatusCode, "status %d, content type %q", res.StatusCode, res.Header.Get("Content-Type"))
+	require.True(t, strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream"), "status %d, content type %q", res.StatusCode, res.Header.Get("Content-Type"))
 	var frames []string
 	sc := bufio.NewScanner(res.Body)
 	for sc.Scan() {
@@ -90,9 +87,7 @@ func rawStream(t *testing.T, srv *modelserver.Server, body string) []string {
 			frames = append(frames, data)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, sc.Err())
 	return frames
 }
 
@@ -121,56 +116,45 @@ func TestTextStreamsInSeveralDeltas(t *testing.T) {
 	const text = "The quick brown fox jumps over the lazy dog, twice."
 	srv := newServer(t, modelserver.Turns(modelserver.Turn{Text: text}))
 	resp, rec, err := chatRecording(t, newModel(t, srv), llm.Request{Messages: user("hi"), Tools: []llm.Tool{askTool}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.Text != text || len(resp.ToolCalls) != 0 {
-		t.Fatalf("response %+v", resp)
-	}
-	if len(rec.deltas) < 5 {
-		t.Fatalf("text arrived in %d deltas, want several: %q", len(rec.deltas), rec.deltas)
-	}
+	require.NoError(t, err)
+	require.Equal(t, text, resp.Text, "response %+v", resp)
+	require.Empty(t, resp.ToolCalls, "response %+v", resp)
+	require.GreaterOrEqual(t, len(rec.deltas), 5, "text arrived in %d deltas, want several: %q", len(rec.deltas), rec.deltas)
 	checkDeltas(t, rec.deltas)
-	if got := strings.Join(rec.deltas, ""); got != text {
-		t.Fatalf("deltas join to %q", got)
-	}
-	if rec.toolStarts != 0 {
-		t.Fatalf("OnToolCallStart called %d times for a text answer", rec.toolStarts)
-	}
+	got := strings.Join(rec.deltas, "")
+	require.Equal(t, text, got, "deltas join to %q", got)
+	require.Equal(t, 0, rec.toolStarts, "OnToolCallStart called %d times for a text answer", rec.toolStarts)
 }
 
 func TestStreamFramesLookLikeLlamaCpp(t *testing.T) {
 	srv := newServer(t, modelserver.Turns(modelserver.Turn{Text: "Hi there you",
 		ToolCalls: []modelserver.ToolCall{{ID: "call_x", Name: "calculator", Arguments: `{"expression":"6*7"}`}}}))
 	frames := rawStream(t, srv, `{"model":"m","stream":true,"messages":[{"role":"user","content":"x"}]}`)
-	if len(frames) < 6 || frames[len(frames)-1] != "[DONE]" {
-		t.Fatalf("frames %q", frames)
-	}
+	require.GreaterOrEqual(t, len(frames), 6, "frames %q", frames)
+	require.Equal(t, "[DONE]", frames[len(frames)-1], "frames %q", frames)
 	var chunks []streamChunk
 	for _, f := range frames[:len(frames)-1] {
 		var c streamChunk
-		if err := json.Unmarshal([]byte(f), &c); err != nil {
-			t.Fatalf("frame %q: %v", f, err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(f), &c), "frame %q", f)
 		chunks = append(chunks, c)
 	}
-	if first := chunks[0].Choices[0].Delta.Content; first == nil || *first != "" {
-		t.Fatalf("first chunk is not the empty role chunk: %s", frames[0])
-	}
+	first := chunks[0].Choices[0].Delta.Content
+	require.NotNil(t, first, "first chunk is not the empty role chunk: %s", frames[0])
+	require.Equal(t, "", *first, "first chunk is not the empty role chunk: %s", frames[0])
 	last := chunks[len(chunks)-1]
-	if len(last.Choices) != 0 || last.Usage == nil || last.Usage.TotalTokens == 0 {
-		t.Fatalf("last chunk is not the usage chunk: %s", frames[len(frames)-2])
-	}
+	require.Empty(t, last.Choices, "last chunk is not the usage chunk: %s", frames[len(frames)-2])
+	require.NotNil(t, last.Usage, "last chunk is not the usage chunk: %s", frames[len(frames)-2])
+	require.NotEqual(t, 0, last.Usage.TotalTokens, "last chunk is not the usage chunk: %s", frames[len(frames)-2])
 	finish := chunks[len(chunks)-2].Choices[0].FinishReason
-	if finish == nil || *finish != "tool_calls" {
-		t.Fatalf("finish chunk %s", frames[len(frames)-3])
-	}
+	require.NotNil(t, finish, "finish chunk %s", frames[len(frames)-3])
+	require.Equal(t, "tool_calls", *finish, "finish chunk %s", frames[len(frames)-3])
 	var args []string
 	for _, c := range chunks {
 		for _, choice := range c.Choices {
 			for _, call := range choice.Delta.ToolCalls {
-				if call.ID != "" && (call.Type != "function" || call.Function.Name != "calculator") {
-					t.Fatalf("first tool-call delta %+v", call)
+				if call.ID != "" {
+					require.Equal(t, "function", call.Type, "first tool-call delta %+v", call)
+					require.Equal(t, "calculator", call.Function.Name, "first tool-call delta %+v", call)
 				}
 				if call.ID == "" && call.Function.Arguments != nil {
 					args = append(args, *call.Function.Arguments)
@@ -178,9 +162,8 @@ func TestStreamFramesLookLikeLlamaCpp(t *testing.T) {
 			}
 		}
 	}
-	if len(args) < 2 || strings.Join(args, "") != `{"expression":"6*7"}` {
-		t.Fatalf("arguments not split over chunks: %q", args)
-	}
+	require.GreaterOrEqual(t, len(args), 2, "arguments not split over chunks: %q", args)
+	require.Equal(t, `{"expression":"6*7"}`, strings.Join(args, ""), "arguments not split over chunks: %q", args)
 }
 
 func TestOneToolCallWithSplitArguments(t *testing.T) {
@@ -188,22 +171,16 @@ func TestOneToolCallWithSplitArguments(t *testing.T) {
 	srv := newServer(t, modelserver.Turns(modelserver.Turn{Text: "Let me ask.",
 		ToolCalls: []modelserver.ToolCall{{ID: "call_1", Name: questions.ToolName, Arguments: args}}}))
 	resp, rec, err := chatRecording(t, newModel(t, srv), llm.Request{Messages: user("paint"), Tools: []llm.Tool{askTool}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.Text != "Let me ask." || len(resp.ToolCalls) != 1 {
-		t.Fatalf("response %+v", resp)
-	}
-	if tc := resp.ToolCalls[0]; tc.ID != "call_1" || tc.Name != questions.ToolName || tc.Arguments != args {
-		t.Fatalf("tool call %+v", tc)
-	}
-	if rec.toolStarts != 1 {
-		t.Fatalf("OnToolCallStart called %d times, want 1", rec.toolStarts)
-	}
+	require.NoError(t, err)
+	require.Equal(t, "Let me ask.", resp.Text, "response %+v", resp)
+	require.Len(t, resp.ToolCalls, 1, "response %+v", resp)
+	tc := resp.ToolCalls[0]
+	require.Equal(t, "call_1", tc.ID, "tool call %+v", tc)
+	require.Equal(t, questions.ToolName, tc.Name, "tool call %+v", tc)
+	require.Equal(t, args, tc.Arguments, "tool call %+v", tc)
+	require.Equal(t, 1, rec.toolStarts, "OnToolCallStart called %d times, want 1", rec.toolStarts)
 	checkDeltas(t, rec.deltas)
-	if strings.Join(rec.deltas, "") != "Let me ask." {
-		t.Fatalf("deltas %q", rec.deltas)
-	}
+	require.Equal(t, "Let me ask.", strings.Join(rec.deltas, ""), "deltas %q", rec.deltas)
 }
 
 func TestTwoParallelToolCallsKeepOrderAndFullArguments(t *testing.T) {
@@ -213,21 +190,17 @@ func TestTwoParallelToolCallsKeepOrderAndFullArguments(t *testing.T) {
 	}
 	srv := newServer(t, modelserver.Turns(modelserver.Turn{ToolCalls: calls}))
 	resp, rec, err := chatRecording(t, newModel(t, srv), llm.Request{Messages: user("go"), Tools: []llm.Tool{askTool}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(resp.ToolCalls) != 2 {
-		t.Fatalf("%d tool calls, want 2: %+v", len(resp.ToolCalls), resp.ToolCalls)
-	}
+	require.NoError(t, err)
+	require.Len(t, resp.ToolCalls, 2, "%d tool calls, want 2: %+v", len(resp.ToolCalls), resp.ToolCalls)
 	for i, want := range calls {
 		got := resp.ToolCalls[i]
-		if got.ID != want.ID || got.Name != want.Name || got.Arguments != want.Arguments || !json.Valid([]byte(got.Arguments)) {
-			t.Fatalf("call %d = %+v, want %+v", i, got, want)
-		}
+		require.Equal(t, want.ID, got.ID, "call %d = %+v, want %+v", i, got, want)
+		require.Equal(t, want.Name, got.Name, "call %d = %+v, want %+v", i, got, want)
+		require.Equal(t, want.Arguments, got.Arguments, "call %d = %+v, want %+v", i, got, want)
+		require.True(t, json.Valid([]byte(got.Arguments)), "call %d = %+v, want %+v", i, got, want)
 	}
-	if rec.toolStarts != 1 || len(rec.deltas) != 0 {
-		t.Fatalf("tool starts %d, deltas %q", rec.toolStarts, rec.deltas)
-	}
+	require.Equal(t, 1, rec.toolStarts, "tool starts %d, deltas %q", rec.toolStarts, rec.deltas)
+	require.Empty(t, rec.deltas, "tool starts %d, deltas %q", rec.toolStarts, rec.deltas)
 }
 
 func TestToolCallWithoutArguments(t *testing.T) {
@@ -236,13 +209,12 @@ func TestToolCallWithoutArguments(t *testing.T) {
 		{ID: "call_c", Name: "calculator", Arguments: `{"expression":"1+2"}`},
 	}}))
 	resp, _, err := chatRecording(t, newModel(t, srv), llm.Request{Messages: user("time")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(resp.ToolCalls) != 2 || resp.ToolCalls[0].ID != "call_t" || resp.ToolCalls[0].Arguments != "" ||
-		resp.ToolCalls[1].ID != "call_c" || resp.ToolCalls[1].Arguments != `{"expression":"1+2"}` {
-		t.Fatalf("tool calls %+v", resp.ToolCalls)
-	}
+	require.NoError(t, err)
+	require.Len(t, resp.ToolCalls, 2, "tool calls %+v", resp.ToolCalls)
+	require.Equal(t, "call_t", resp.ToolCalls[0].ID, "tool calls %+v", resp.ToolCalls)
+	require.Equal(t, "", resp.ToolCalls[0].Arguments, "tool calls %+v", resp.ToolCalls)
+	require.Equal(t, "call_c", resp.ToolCalls[1].ID, "tool calls %+v", resp.ToolCalls)
+	require.Equal(t, `{"expression":"1+2"}`, resp.ToolCalls[1].Arguments, "tool calls %+v", resp.ToolCalls)
 }
 
 func TestNonStreamingRequestGetsOneCompletion(t *testing.T) {
@@ -272,37 +244,36 @@ func TestNonStreamingRequestGetsOneCompletion(t *testing.T) {
 	post := func() completion {
 		res, err := http.Post(srv.URL()+"/chat/completions", "application/json",
 			strings.NewReader(`{"model":"m1","stream":false,"messages":[{"role":"user","content":"hi"}]}`))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer res.Body.Close()
-		if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" {
-			t.Fatalf("status %d, content type %q", res.StatusCode, res.Header.Get("Content-Type"))
-		}
+		require.Equal(t, 200, res.StatusCode, "status %d, content type %q", res.StatusCode, res.Header.Get("Content-Type"))
+		require.Equal(t, "application/json", res.Header.Get("Content-Type"), "status %d, content type %q", res.StatusCode, res.Header.Get("Content-Type"))
 		var c completion
-		if err := json.NewDecoder(res.Body).Decode(&c); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.NewDecoder(res.Body).Decode(&c))
 		return c
 	}
 	c := post()
-	if c.Object != "chat.completion" || c.Model != "m1" || len(c.Choices) != 1 {
-		t.Fatalf("completion %+v", c)
-	}
-	if ch := c.Choices[0]; ch.Message.Role != "assistant" || ch.Message.Content != "Plain answer." || ch.FinishReason != "stop" || len(ch.Message.ToolCalls) != 0 {
-		t.Fatalf("choice %+v", ch)
-	}
-	c = post()
+	require.Equal(t, "chat.completion", c.Object, "completion %+v", c)
+	require.Equal(t, "m1", c.Model, "completion %+v", c)
+	require.Len(t, c.Choices, 1, "completion %+v", c)
 	ch := c.Choices[0]
-	if ch.FinishReason != "tool_calls" || ch.Message.Content != "Checking." || len(ch.Message.ToolCalls) != 1 {
-		t.Fatalf("choice %+v", ch)
-	}
-	if tc := ch.Message.ToolCalls[0]; tc.ID != "call_1" || tc.Type != "function" || tc.Function.Name != "calculator" || tc.Function.Arguments != `{"expression":"2+2"}` {
-		t.Fatalf("tool call %+v", tc)
-	}
-	if reqs := srv.Requests(); len(reqs) != 2 || reqs[0].Stream {
-		t.Fatalf("recorded %+v", reqs)
-	}
+	require.Equal(t, "assistant", ch.Message.Role, "choice %+v", ch)
+	require.Equal(t, "Plain answer.", ch.Message.Content, "choice %+v", ch)
+	require.Equal(t, "stop", ch.FinishReason, "choice %+v", ch)
+	require.Empty(t, ch.Message.ToolCalls, "choice %+v", ch)
+	c = post()
+	ch = c.Choices[0]
+	require.Equal(t, "tool_calls", ch.FinishReason, "choice %+v", ch)
+	require.Equal(t, "Checking.", ch.Message.Content, "choice %+v", ch)
+	require.Len(t, ch.Message.ToolCalls, 1, "choice %+v", ch)
+	tc := ch.Message.ToolCalls[0]
+	require.Equal(t, "call_1", tc.ID, "tool call %+v", tc)
+	require.Equal(t, "function", tc.Type, "tool call %+v", tc)
+	require.Equal(t, "calculator", tc.Function.Name, "tool call %+v", tc)
+	require.Equal(t, `{"expression":"2+2"}`, tc.Function.Arguments, "tool call %+v", tc)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2, "recorded %+v", reqs)
+	require.False(t, reqs[0].Stream, "recorded %+v", reqs)
 }
 
 func TestRequestsAreRecorded(t *testing.T) {
@@ -317,47 +288,42 @@ func TestRequestsAreRecorded(t *testing.T) {
 		{Role: "tool", Content: `{"answers":{"Which colour?":"Red"}}`, ToolCallID: "call_1", ToolName: questions.ToolName},
 		{Role: "tool", Content: `{"datetime":"2026-11-22T10:00:00Z"}`, ToolCallID: "call_2", ToolName: "current_time"},
 	}
-	if _, err := newModel(t, srv).Chat(testCtx(t), llm.Request{Messages: msgs, Tools: []llm.Tool{askTool}}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := newModel(t, srv).Chat(testCtx(t), llm.Request{Messages: msgs, Tools: []llm.Tool{askTool}})
+	require.NoError(t, err)
 	reqs := srv.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("%d requests recorded", len(reqs))
-	}
+	require.Len(t, reqs, 1, "%d requests recorded", len(reqs))
 	req := reqs[0]
-	if req.Model != "test-model" || !req.Stream || len(req.Tools) != 1 || req.Tools[0].Function.Name != questions.ToolName ||
-		!json.Valid(req.Tools[0].Function.Parameters) {
-		t.Fatalf("request %+v", req)
-	}
+	require.Equal(t, "test-model", req.Model, "request %+v", req)
+	require.True(t, req.Stream, "request %+v", req)
+	require.Len(t, req.Tools, 1, "request %+v", req)
+	require.Equal(t, questions.ToolName, req.Tools[0].Function.Name, "request %+v", req)
+	require.True(t, json.Valid(req.Tools[0].Function.Parameters), "request %+v", req)
 	var roles []string
 	for _, m := range req.Messages {
 		roles = append(roles, m.Role)
 	}
-	if !slices.Equal(roles, []string{"system", "user", "assistant", "tool", "tool"}) {
-		t.Fatalf("roles %v", roles)
-	}
+	require.True(t, slices.Equal(roles, []string{"system", "user", "assistant", "tool", "tool"}), "roles %v", roles)
 	a := req.Messages[2]
-	if a.Content != "Two things first." || len(a.ToolCalls) != 2 || a.ToolCalls[0].ID != "call_1" || a.ToolCalls[0].Type != "function" ||
-		a.ToolCalls[0].Function.Name != questions.ToolName || a.ToolCalls[1].ID != "call_2" || a.ToolCalls[1].Function.Arguments != `{}` {
-		t.Fatalf("assistant message %+v", a)
-	}
-	if tm := req.Messages[3]; tm.ToolCallID != "call_1" || tm.Content != `{"answers":{"Which colour?":"Red"}}` {
-		t.Fatalf("tool message %+v", tm)
-	}
-	if last := req.LastMessage(); last.ToolCallID != "call_2" || !strings.Contains(last.Content, "2026-11-22") {
-		t.Fatalf("last message %+v", last)
-	}
+	require.Equal(t, "Two things first.", a.Content, "assistant message %+v", a)
+	require.Len(t, a.ToolCalls, 2, "assistant message %+v", a)
+	require.Equal(t, "call_1", a.ToolCalls[0].ID, "assistant message %+v", a)
+	require.Equal(t, "function", a.ToolCalls[0].Type, "assistant message %+v", a)
+	require.Equal(t, questions.ToolName, a.ToolCalls[0].Function.Name, "assistant message %+v", a)
+	require.Equal(t, "call_2", a.ToolCalls[1].ID, "assistant message %+v", a)
+	require.Equal(t, `{}`, a.ToolCalls[1].Function.Arguments, "assistant message %+v", a)
+	tm := req.Messages[3]
+	require.Equal(t, "call_1", tm.ToolCallID, "tool message %+v", tm)
+	require.Equal(t, `{"answers":{"Which colour?":"Red"}}`, tm.Content, "tool message %+v", tm)
+	last := req.LastMessage()
+	require.Equal(t, "call_2", last.ToolCallID, "last message %+v", last)
+	require.Contains(t, last.Content, "2026-11-22", "last message %+v", last)
 
 	raws := srv.RawRequests()
-	if len(raws) != 1 {
-		t.Fatalf("%d raw requests", len(raws))
-	}
+	require.Len(t, raws, 1, "%d raw requests", len(raws))
 	var raw struct {
 		Messages []map[string]json.RawMessage `json:"messages"`
 	}
-	if err := json.Unmarshal(raws[0], &raw); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(raws[0], &raw))
 	// Exactly {"role":"tool","content":"...","tool_call_id":"..."} per result.
 	for i, want := range []struct{ id, content string }{{"call_1", msgs[3].Content}, {"call_2", msgs[4].Content}} {
 		m := raw.Messages[3+i]
@@ -365,9 +331,9 @@ func TestRequestsAreRecorded(t *testing.T) {
 		_ = json.Unmarshal(m["role"], &role)
 		_ = json.Unmarshal(m["content"], &content)
 		_ = json.Unmarshal(m["tool_call_id"], &id)
-		if role != "tool" || content != want.content || id != want.id {
-			t.Fatalf("raw tool message %d: %s", i, mustJSON(m))
-		}
+		require.Equal(t, "tool", role, "raw tool message %d: %s", i, mustJSON(m))
+		require.Equal(t, want.content, content, "raw tool message %d: %s", i, mustJSON(m))
+		require.Equal(t, want.id, id, "raw tool message %d: %s", i, mustJSON(m))
 	}
 	var calls []struct {
 		ID       string `json:"id"`
@@ -377,10 +343,12 @@ func TestRequestsAreRecorded(t *testing.T) {
 			Arguments string `json:"arguments"`
 		} `json:"function"`
 	}
-	if err := json.Unmarshal(raw.Messages[2]["tool_calls"], &calls); err != nil || len(calls) != 2 ||
-		calls[0].ID != "call_1" || calls[0].Function.Arguments != msgs[2].ToolCalls[0].Arguments || calls[1].Function.Name != "current_time" {
-		t.Fatalf("raw assistant tool_calls %s (%v)", raw.Messages[2]["tool_calls"], err)
-	}
+	err = json.Unmarshal(raw.Messages[2]["tool_calls"], &calls)
+	require.NoError(t, err, "raw assistant tool_calls %s (%v)", raw.Messages[2]["tool_calls"], err)
+	require.Len(t, calls, 2, "raw assistant tool_calls %s", raw.Messages[2]["tool_calls"])
+	require.Equal(t, "call_1", calls[0].ID, "raw assistant tool_calls %s", raw.Messages[2]["tool_calls"])
+	require.Equal(t, msgs[2].ToolCalls[0].Arguments, calls[0].Function.Arguments, "raw assistant tool_calls %s", raw.Messages[2]["tool_calls"])
+	require.Equal(t, "current_time", calls[1].Function.Name, "raw assistant tool_calls %s", raw.Messages[2]["tool_calls"])
 }
 
 func mustJSON(v any) string {
@@ -393,17 +361,12 @@ func TestOllamaVersionAndModels(t *testing.T) {
 	o := llm.NewOllama(srv.URL())
 	ctx := testCtx(t)
 	v, err := o.Version(ctx)
-	if err != nil || v != "0.12.0-scripted" {
-		t.Fatalf("version %q, %v", v, err)
-	}
+	require.NoError(t, err, "version %q, %v", v, err)
+	require.Equal(t, "0.12.0-scripted", v, "version %q, %v", v, err)
 	models, err := o.Models(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []llm.ModelInfo{{Name: "qwen3:8b", SupportsTools: true, Size: 4_000_000_000}, {Name: "nontools-model", SupportsTools: false, Size: 4_000_000_000}}
-	if !slices.Equal(models, want) {
-		t.Fatalf("models %+v, want %+v", models, want)
-	}
+	require.True(t, slices.Equal(models, want), "models %+v, want %+v", models, want)
 }
 
 func TestOllamaPull(t *testing.T) {
@@ -411,29 +374,25 @@ func TestOllamaPull(t *testing.T) {
 	o := llm.NewOllama(srv.URL())
 	ctx := testCtx(t)
 	var progress []llm.PullProgress
-	if err := o.Pull(ctx, "gemma3:1b", func(p llm.PullProgress) { progress = append(progress, p) }); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, o.Pull(ctx, "gemma3:1b", func(p llm.PullProgress) { progress = append(progress, p) }))
 	downloading := slices.ContainsFunc(progress, func(p llm.PullProgress) bool {
 		return p.Status == "downloading" && p.Total == 1000 && p.Completed > 0 && p.Completed <= p.Total
 	})
-	if len(progress) < 3 || !downloading || progress[0].Status != "pulling manifest" || progress[len(progress)-1].Status != "success" {
-		t.Fatalf("progress %+v", progress)
-	}
+	require.GreaterOrEqual(t, len(progress), 3, "progress %+v", progress)
+	require.True(t, downloading, "progress %+v", progress)
+	require.Equal(t, "pulling manifest", progress[0].Status, "progress %+v", progress)
+	require.Equal(t, "success", progress[len(progress)-1].Status, "progress %+v", progress)
 	models, err := o.Models(ctx)
-	if err != nil || !slices.ContainsFunc(models, func(m llm.ModelInfo) bool { return m.Name == "gemma3:1b" && m.SupportsTools }) {
-		t.Fatalf("pulled model not listed: %+v, %v", models, err)
-	}
+	require.NoError(t, err, "pulled model not listed: %+v, %v", models, err)
+	require.True(t, slices.ContainsFunc(models, func(m llm.ModelInfo) bool { return m.Name == "gemma3:1b" && m.SupportsTools }), "pulled model not listed: %+v, %v", models, err)
 
 	progress = nil
 	err = o.Pull(ctx, "missing-model:7b", func(p llm.PullProgress) { progress = append(progress, p) })
 	var le *llm.Error
-	if !errors.As(err, &le) || !strings.Contains(le.Message, "missing-model:7b") || !strings.Contains(le.Message, "file does not exist") {
-		t.Fatalf("pull of a missing model: %v", err)
-	}
-	if len(progress) != 0 {
-		t.Fatalf("progress for a missing model: %+v", progress)
-	}
+	require.True(t, errors.As(err, &le), "pull of a missing model: %v", err)
+	require.Contains(t, le.Message, "missing-model:7b", "pull of a missing model: %v", err)
+	require.Contains(t, le.Message, "file does not exist", "pull of a missing model: %v", err)
+	require.Empty(t, progress, "progress for a missing model: %+v", progress)
 }
 
 func TestFaultsBecomeReadableErrors(t *testing.T) {
@@ -463,22 +422,15 @@ func TestFaultsBecomeReadableErrors(t *testing.T) {
 			}
 			resp, rec, err := chatRecording(t, newModel(t, srv), req)
 			var le *llm.Error
-			if !errors.As(err, &le) {
-				t.Fatalf("error %v (%T), want *llm.Error", err, err)
-			}
-			if le.Kind != c.kind || !strings.Contains(le.Message, c.message) {
-				t.Fatalf("error kind %q message %q, want %q containing %q", le.Kind, le.Message, c.kind, c.message)
-			}
-			if strings.Contains(le.Message, "{") {
-				t.Fatalf("message shows raw JSON: %q", le.Message)
-			}
+			require.True(t, errors.As(err, &le), "error %v (%T), want *llm.Error", err, err)
+			require.Equal(t, c.kind, le.Kind, "error kind %q message %q, want %q containing %q", le.Kind, le.Message, c.kind, c.message)
+			require.Contains(t, le.Message, c.message, "error kind %q message %q, want %q containing %q", le.Kind, le.Message, c.kind, c.message)
+			require.NotContains(t, le.Message, "{", "message shows raw JSON: %q", le.Message)
 			if c.partial {
-				if resp.Text == "" || len(resp.Text) >= len(partialText) || !strings.HasPrefix(partialText, resp.Text) {
-					t.Fatalf("partial text %q", resp.Text)
-				}
-				if strings.Join(rec.deltas, "") != resp.Text {
-					t.Fatalf("deltas %q vs partial %q", rec.deltas, resp.Text)
-				}
+				require.NotEqual(t, "", resp.Text, "partial text %q", resp.Text)
+				require.Less(t, len(resp.Text), len(partialText), "partial text %q", resp.Text)
+				require.True(t, strings.HasPrefix(partialText, resp.Text), "partial text %q", resp.Text)
+				require.Equal(t, resp.Text, strings.Join(rec.deltas, ""), "deltas %q vs partial %q", rec.deltas, resp.Text)
 			}
 		})
 	}
@@ -487,9 +439,8 @@ func TestFaultsBecomeReadableErrors(t *testing.T) {
 func TestNoToolSupportOnlyWhenToolsAreSent(t *testing.T) {
 	srv := newServer(t, modelserver.Turns(modelserver.Turn{Fault: modelserver.NoToolSupport, Text: "Plain text works."}))
 	resp, err := newModel(t, srv).Chat(testCtx(t), llm.Request{Messages: user("hi")})
-	if err != nil || resp.Text != "Plain text works." {
-		t.Fatalf("%+v, %v", resp, err)
-	}
+	require.NoError(t, err, "%+v, %v", resp, err)
+	require.Equal(t, "Plain text works.", resp.Text, "%+v, %v", resp, err)
 }
 
 func TestFirstTokenDelayIsHonoured(t *testing.T) {
@@ -503,12 +454,9 @@ func TestFirstTokenDelayIsHonoured(t *testing.T) {
 			first = time.Since(began)
 		}
 	}})
-	if err != nil || resp.Text != "late but here" {
-		t.Fatalf("%+v, %v", resp, err)
-	}
-	if first < delay {
-		t.Fatalf("first delta after %v, want at least %v", first, delay)
-	}
+	require.NoError(t, err, "%+v, %v", resp, err)
+	require.Equal(t, "late but here", resp.Text, "%+v, %v", resp, err)
+	require.GreaterOrEqual(t, first, delay, "first delta after %v, want at least %v", first, delay)
 }
 
 func TestCancelDuringFirstTokenDelayReturnsPromptly(t *testing.T) {
@@ -532,20 +480,18 @@ func TestCancelDuringFirstTokenDelayReturnsPromptly(t *testing.T) {
 	select {
 	case <-received:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the request never reached the server")
+		require.Fail(t, "the request never reached the server")
 	}
 	cancelled := time.Now()
 	cancel()
 	select {
 	case r := <-out:
-		if !errors.Is(r.err, context.Canceled) || r.resp.Text != "" {
-			t.Fatalf("after cancel: %+v, %v", r.resp, r.err)
-		}
-		if d := time.Since(cancelled); d > 2*time.Second {
-			t.Fatalf("Chat returned %v after cancel", d)
-		}
+		require.ErrorIs(t, r.err, context.Canceled, "after cancel: %+v, %v", r.resp, r.err)
+		require.Equal(t, "", r.resp.Text, "after cancel: %+v, %v", r.resp, r.err)
+		d := time.Since(cancelled)
+		require.LessOrEqual(t, d, 2*time.Second, "Chat returned %v after cancel", d)
 	case <-time.After(10 * time.Second):
-		t.Fatal("Chat did not return after cancel")
+		require.Fail(t, "Chat did not return after cancel")
 	}
 }
 
@@ -560,12 +506,13 @@ func TestOnToolCallSentHook(t *testing.T) {
 		case <-sent:
 			started++
 		default:
-			t.Error("tool-call chunk arrived before OnToolCallSent ran")
+			assert.Fail(t, "tool-call chunk arrived before OnToolCallSent ran")
 		}
 	}})
-	if err != nil || len(resp.ToolCalls) != 2 || started != 1 || len(sent) != 0 {
-		t.Fatalf("%+v, %v; started %d, extra hook calls %d", resp, err, started, len(sent))
-	}
+	require.NoError(t, err, "%+v, %v; started %d, extra hook calls %d", resp, err, started, len(sent))
+	require.Len(t, resp.ToolCalls, 2, "%+v, %v; started %d, extra hook calls %d", resp, err, started, len(sent))
+	require.Equal(t, 1, started, "%+v, %v; started %d, extra hook calls %d", resp, err, started, len(sent))
+	require.Empty(t, sent, "%+v, %v; started %d, extra hook calls %d", resp, err, started, len(sent))
 }
 
 // demoChat drives the Demo script as the app does: the real client, the
@@ -580,13 +527,9 @@ func (d *demoChat) send(msg llm.Message) llm.Response {
 	d.t.Helper()
 	d.msgs = append(d.msgs, msg)
 	resp, rec, err := chatRecording(d.t, d.m, llm.Request{Messages: d.msgs, Tools: []llm.Tool{askTool, {Name: "spawn_agents"}}})
-	if err != nil {
-		d.t.Fatalf("demo turn after %+v: %v", msg, err)
-	}
+	require.NoError(d.t, err, "demo turn after %+v", msg)
 	checkDeltas(d.t, rec.deltas)
-	if strings.Join(rec.deltas, "") != resp.Text {
-		d.t.Fatalf("streamed %q, answered %q", rec.deltas, resp.Text)
-	}
+	require.Equal(d.t, resp.Text, strings.Join(rec.deltas, ""), "streamed %q, answered %q", rec.deltas, resp.Text)
 	d.msgs = append(d.msgs, llm.Message{Role: "assistant", Content: resp.Text, ToolCalls: resp.ToolCalls})
 	return resp
 }
@@ -600,19 +543,13 @@ func newDemo(t *testing.T) *demoChat {
 // package accepts, and returns the call and its parsed questions.
 func askCall(t *testing.T, resp llm.Response, n int) (llm.ToolCall, []questions.Question) {
 	t.Helper()
-	if len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Name != questions.ToolName || resp.ToolCalls[0].ID == "" {
-		t.Fatalf("want one %s call: %+v", questions.ToolName, resp)
-	}
+	require.Len(t, resp.ToolCalls, 1, "want one %s call: %+v", questions.ToolName, resp)
+	require.Equal(t, questions.ToolName, resp.ToolCalls[0].Name, "want one %s call: %+v", questions.ToolName, resp)
+	require.NotEqual(t, "", resp.ToolCalls[0].ID, "want one %s call: %+v", questions.ToolName, resp)
 	qs, err := questions.ParseInput([]byte(resp.ToolCalls[0].Arguments))
-	if err != nil {
-		t.Fatalf("ParseInput refused the demo's arguments: %v\n%s", err, resp.ToolCalls[0].Arguments)
-	}
-	if err := questions.ValidateQuestions(qs); err != nil {
-		t.Fatalf("demo questions invalid: %v", err)
-	}
-	if len(qs) != n {
-		t.Fatalf("%d questions, want %d", len(qs), n)
-	}
+	require.NoError(t, err, "ParseInput refused the demo's arguments: %v\n%s", err, resp.ToolCalls[0].Arguments)
+	require.NoError(t, questions.ValidateQuestions(qs), "demo questions invalid")
+	require.Len(t, qs, n, "%d questions, want %d", len(qs), n)
 	return resp.ToolCalls[0], qs
 }
 
@@ -623,26 +560,18 @@ func toolResult(tc llm.ToolCall, content string) llm.Message {
 func TestDemoAnsweredCard(t *testing.T) {
 	d := newDemo(t)
 	resp := d.send(llm.Message{Role: "user", Content: "Write me a welcome note for new colleagues"})
-	if !strings.Contains(resp.Text, "two quick questions") {
-		t.Fatalf("intro %q", resp.Text)
-	}
+	require.Contains(t, resp.Text, "two quick questions", "intro %q", resp.Text)
 	tc, qs := askCall(t, resp, 2)
 	answers, err := questions.ValidateAnswers(qs, map[string]questions.AnswerInput{
 		qs[0].Question: {Selected: []string{"Formal"}},
 		qs[1].Question: {Selected: []string{"Examples", "Next steps"}},
 	}, "keep it short")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	reply := d.send(toolResult(tc, questions.SubmitResult(answers, "keep it short")))
 	for _, want := range []string{"Formal", "Examples, Next steps", "keep it short", qs[0].Question} {
-		if !strings.Contains(reply.Text, want) {
-			t.Fatalf("reply does not use the answer %q:\n%s", want, reply.Text)
-		}
+		require.Contains(t, reply.Text, want, "reply does not use the answer %q:\n%s", want, reply.Text)
 	}
-	if len(reply.ToolCalls) != 0 {
-		t.Fatalf("reply asks again: %+v", reply.ToolCalls)
-	}
+	require.Empty(t, reply.ToolCalls, "reply asks again: %+v", reply.ToolCalls)
 }
 
 func TestDemoDeclinedAndTimedOut(t *testing.T) {
@@ -653,53 +582,49 @@ func TestDemoDeclinedAndTimedOut(t *testing.T) {
 	} {
 		d := newDemo(t)
 		tc, _ := askCall(t, d.send(llm.Message{Role: "user", Content: "help me"}), 2)
-		if reply := d.send(toolResult(tc, c.result)); !strings.Contains(reply.Text, c.want) || len(reply.ToolCalls) != 0 {
-			t.Fatalf("after %q: %+v", c.result, reply)
-		}
+		reply := d.send(toolResult(tc, c.result))
+		require.Contains(t, reply.Text, c.want, "after %q: %+v", c.result, reply)
+		require.Empty(t, reply.ToolCalls, "after %q: %+v", c.result, reply)
 	}
 }
 
 func TestDemoThreeQuestionsAndDirectAnswer(t *testing.T) {
 	d := newDemo(t)
 	_, qs := askCall(t, d.send(llm.Message{Role: "user", Content: "Ask me three questions about my trip"}), 3)
-	if !qs[1].MultiSelect || len(qs[2].Options) != 0 {
-		t.Fatalf("three questions %+v", qs)
-	}
+	require.True(t, qs[1].MultiSelect, "three questions %+v", qs)
+	require.Empty(t, qs[2].Options, "three questions %+v", qs)
 	d = newDemo(t)
-	if resp := d.send(llm.Message{Role: "user", Content: "Just answer, please"}); len(resp.ToolCalls) != 0 || !strings.Contains(resp.Text, "demo model") {
-		t.Fatalf("direct answer %+v", resp)
-	}
+	resp := d.send(llm.Message{Role: "user", Content: "Just answer, please"})
+	require.Empty(t, resp.ToolCalls, "direct answer %+v", resp)
+	require.Contains(t, resp.Text, "demo model", "direct answer %+v", resp)
 }
 
 func TestDemoSubAgentBranch(t *testing.T) {
 	d := newDemo(t)
 	resp := d.send(llm.Message{Role: "user", Content: "Use a sub-agent to research Lisbon"})
-	if len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Name != "spawn_agents" {
-		t.Fatalf("want spawn_agents: %+v", resp)
-	}
+	require.Len(t, resp.ToolCalls, 1, "want spawn_agents: %+v", resp)
+	require.Equal(t, "spawn_agents", resp.ToolCalls[0].Name, "want spawn_agents: %+v", resp)
 	var spawn struct {
 		Agents []struct{ Name, Task string } `json:"agents"`
 	}
-	if err := json.Unmarshal([]byte(resp.ToolCalls[0].Arguments), &spawn); err != nil || len(spawn.Agents) != 1 || spawn.Agents[0].Task == "" {
-		t.Fatalf("spawn arguments %s: %v", resp.ToolCalls[0].Arguments, err)
-	}
+	err := json.Unmarshal([]byte(resp.ToolCalls[0].Arguments), &spawn)
+	require.NoError(t, err, "spawn arguments %s: %v", resp.ToolCalls[0].Arguments, err)
+	require.Len(t, spawn.Agents, 1, "spawn arguments %s: %v", resp.ToolCalls[0].Arguments, err)
+	require.NotEqual(t, "", spawn.Agents[0].Task, "spawn arguments %s: %v", resp.ToolCalls[0].Arguments, err)
 
 	// The sub-agent (its own conversation) tries to ask and gets refused.
 	sub := &demoChat{t: t, m: d.m, msgs: []llm.Message{{Role: "system", Content: "You are a sub-agent of Parley working on one task."}}}
 	tc, _ := askCall(t, sub.send(llm.Message{Role: "user", Content: spawn.Agents[0].Task}), 1)
 	subReply := sub.send(toolResult(tc, questions.SubAgentRefusal))
-	if !strings.Contains(subReply.Text, questions.SubAgentRefusal) || len(subReply.ToolCalls) != 0 {
-		t.Fatalf("sub-agent reply %+v", subReply)
-	}
+	require.Contains(t, subReply.Text, questions.SubAgentRefusal, "sub-agent reply %+v", subReply)
+	require.Empty(t, subReply.ToolCalls, "sub-agent reply %+v", subReply)
 
 	results := mustJSON(map[string]any{"results": []map[string]string{{"name": spawn.Agents[0].Name, "result": subReply.Text}}})
 	final := d.send(toolResult(resp.ToolCalls[0], results))
-	if !strings.Contains(final.Text, "My helper reported back") || !strings.Contains(final.Text, "researcher: I could not ask the user") {
-		t.Fatalf("final %q", final.Text)
-	}
+	require.Contains(t, final.Text, "My helper reported back", "final %q", final.Text)
+	require.Contains(t, final.Text, "researcher: I could not ask the user", "final %q", final.Text)
 	failed := mustJSON(map[string]any{"results": []map[string]string{{"name": "researcher", "error": "model crashed"}}})
 	d.msgs = d.msgs[:len(d.msgs)-2]
-	if again := d.send(toolResult(resp.ToolCalls[0], failed)); !strings.Contains(again.Text, "researcher failed: model crashed") {
-		t.Fatalf("failed helper %q", again.Text)
-	}
+	again := d.send(toolResult(resp.ToolCalls[0], failed))
+	require.Contains(t, again.Text, "researcher failed: model crashed", "failed helper %q", again.Text)
 }

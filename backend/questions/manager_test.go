@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/events"
 )
@@ -20,46 +21,37 @@ func TestCreateSavesThenAsks(t *testing.T) {
 	c := h.create(t, "conv-1")
 
 	id, err := uuid.Parse(c.ID)
-	if err != nil || id.Version() != 4 {
-		t.Fatalf("id %q is not a UUID v4 (%v)", c.ID, err)
-	}
+	require.NoError(t, err, "id %q is not a UUID v4 (%v)", c.ID, err)
+	require.Equal(t, uuid.Version(4), id.Version(), "id %q is not a UUID v4 (%v)", c.ID, err)
 	mustEqual(t, "status", c.Status, StatusPending)
 	mustEqual(t, "conversation", c.ConversationID, "conv-1")
 	mustEqual(t, "created", c.CreatedAt, h.clock.Now())
-	if c.ExpiresAt == nil || !c.ExpiresAt.Equal(h.clock.Now().Add(5*time.Minute)) {
-		t.Fatalf("expires_at = %v, want created+5m", c.ExpiresAt)
-	}
-	if got := h.events.list(); !slices.Equal(got, []string{"save pending", "emit question:ask pending"}) {
-		t.Fatalf("journal = %q, want save before ask", got)
-	}
+	require.NotNil(t, c.ExpiresAt, "expires_at = %v, want created+5m", c.ExpiresAt)
+	require.True(t, c.ExpiresAt.Equal(h.clock.Now().Add(5*time.Minute)), "expires_at = %v, want created+5m", c.ExpiresAt)
+	got := h.events.list()
+	require.True(t, slices.Equal(got, []string{"save pending", "emit question:ask pending"}), "journal = %q, want save before ask", got)
 	ev := h.rec.Events()[0]
 	payload, ok := ev.Payload.(*Card)
-	if !ok || payload.ID != c.ID {
-		t.Fatalf("question:ask payload = %#v, want the card", ev.Payload)
-	}
+	require.True(t, ok, "question:ask payload = %#v, want the card", ev.Payload)
+	require.Equal(t, c.ID, payload.ID, "question:ask payload = %#v, want the card", ev.Payload)
 	raw, _ := json.Marshal(ev.Payload)
 	var top map[string]any
 	_ = json.Unmarshal(raw, &top)
 	for _, key := range []string{"question_id", "conversationId", "status", "questions", "created_at", "expires_at"} {
-		if _, ok := top[key]; !ok {
-			t.Errorf("card JSON lacks %q: %s", key, raw)
-		}
+		_, ok := top[key]
+		assert.True(t, ok, "card JSON lacks %q: %s", key, raw)
 	}
-	if saved := h.store.get(c.ID); saved == nil || saved.Status != StatusPending {
-		t.Fatalf("store has %+v, want the pending card", saved)
-	}
+	saved := h.store.get(c.ID)
+	require.NotNil(t, saved, "store has %+v, want the pending card", saved)
+	require.Equal(t, StatusPending, saved.Status, "store has %+v, want the pending card", saved)
 }
 
 func TestCreateWithoutTimeoutWaitsForever(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.Timeout = 0 })
 	c := h.create(t, "conv-1")
-	if c.ExpiresAt != nil {
-		t.Fatalf("expires_at = %v, want nil", c.ExpiresAt)
-	}
+	require.Nil(t, c.ExpiresAt, "expires_at = %v, want nil", c.ExpiresAt)
 	raw, _ := json.Marshal(c)
-	if !strings.Contains(string(raw), `"expires_at":null`) {
-		t.Fatalf("card JSON %s lacks expires_at null", raw)
-	}
+	require.Contains(t, string(raw), `"expires_at":null`, "card JSON %s lacks expires_at null", raw)
 	mustEqual(t, "active timers", h.clock.Active(), 0)
 	h.clock.Advance(24 * time.Hour)
 	mustEqual(t, "status", statusOf(t, h.m, c.ID), StatusPending)
@@ -73,26 +65,20 @@ func TestSubmitResolvesWait(t *testing.T) {
 	r := submit(c.ID, "SQLite")
 	r.Comments = "  small app "
 	got, err := h.m.Respond(context.Background(), "conv-1", r)
-	if err != nil {
-		t.Fatalf("Respond: %v", err)
-	}
+	require.NoError(t, err, "Respond")
 	mustEqual(t, "status", got.Status, StatusAnswered)
 	mustEqual(t, "answer", got.Answers["Which database?"], "SQLite")
 	mustEqual(t, "comments", got.Comments, "small app")
-	if got.AnsweredAt == nil || !got.AnsweredAt.Equal(h.clock.Now()) {
-		t.Fatalf("answered_at = %v", got.AnsweredAt)
-	}
+	require.NotNil(t, got.AnsweredAt, "answered_at = %v", got.AnsweredAt)
+	require.True(t, got.AnsweredAt.Equal(h.clock.Now()), "answered_at = %v", got.AnsweredAt)
 
 	res := receive(t, waiting)
-	if res.err != nil {
-		t.Fatalf("Wait: %v", res.err)
-	}
+	require.NoError(t, res.err, "Wait: %v", res.err)
 	want := Outcome{Status: StatusAnswered, Result: `{"answers":{"Which database?":"SQLite"},"comments":"small app"}`}
 	mustEqual(t, "outcome", res.out, want)
 	mustEqual(t, "timers left", h.clock.Active(), 0)
-	if j := h.events.list(); !slices.Equal(j[2:], []string{"save answered", "emit question:resolved answered"}) {
-		t.Fatalf("journal = %q, want save before resolved", j)
-	}
+	j := h.events.list()
+	require.True(t, slices.Equal(j[2:], []string{"save answered", "emit question:resolved answered"}), "journal = %q, want save before resolved", j)
 	// Wait after the fact returns the same outcome at once.
 	out, err := h.m.Wait(context.Background(), c.ID)
 	mustEqual(t, "late Wait", out, want)
@@ -113,20 +99,15 @@ func TestDeclineAndCancelActions(t *testing.T) {
 			c := h.create(t, "conv-1")
 			waiting := waitAsync(context.Background(), h.m, c.ID)
 			got, err := h.m.Respond(context.Background(), "conv-1", Response{QuestionID: c.ID, Action: tt.action})
-			if err != nil {
-				t.Fatalf("Respond: %v", err)
-			}
+			require.NoError(t, err, "Respond")
 			mustEqual(t, "status", got.Status, tt.want.Status)
 			res := receive(t, waiting)
 			mustEqual(t, "outcome", res.out, tt.want)
 			mustEqual(t, "stored status", h.store.get(c.ID).Status, tt.want.Status)
-			if names := h.rec.Names(); !slices.Equal(names, []string{events.QuestionAsk, events.QuestionResolved}) {
-				t.Fatalf("events = %q", names)
-			}
+			names := h.rec.Names()
+			require.True(t, slices.Equal(names, []string{events.QuestionAsk, events.QuestionResolved}), "events = %q", names)
 			_, err = h.m.Respond(context.Background(), "conv-1", submit(c.ID, "Postgres"))
-			if !errors.Is(err, ErrConflict) {
-				t.Fatalf("answer after %s: err = %v, want ErrConflict", tt.action, err)
-			}
+			require.ErrorIs(t, err, ErrConflict, "answer after %s: err = %v, want ErrConflict", tt.action, err)
 		})
 	}
 }
@@ -136,9 +117,7 @@ func TestUnknownActionIsValidationError(t *testing.T) {
 	c := h.create(t, "conv-1")
 	_, err := h.m.Respond(context.Background(), "conv-1", Response{QuestionID: c.ID, Action: "explode"})
 	var ve *ValidationError
-	if !errors.As(err, &ve) {
-		t.Fatalf("err = %v, want *ValidationError", err)
-	}
+	require.True(t, errors.As(err, &ve), "err = %v, want *ValidationError", err)
 	mustEqual(t, "status", statusOf(t, h.m, c.ID), StatusPending)
 }
 
@@ -150,15 +129,12 @@ func TestWaitContextCancelledCancelsCard(t *testing.T) {
 	cancel()
 	res := receive(t, waiting)
 	mustEqual(t, "outcome", res.out, Outcome{Status: StatusCancelled, Result: CancelledResult, StopRun: true})
-	if res.err != nil {
-		t.Fatalf("err = %v, want nil (a cancelled card is an outcome, not a failure)", res.err)
-	}
+	require.NoError(t, res.err, "err = %v, want nil (a cancelled card is an outcome, not a failure)", res.err)
 	mustEqual(t, "status", statusOf(t, h.m, c.ID), StatusCancelled)
 	mustEqual(t, "stored", h.store.get(c.ID).Status, StatusCancelled)
 	mustEqual(t, "timers", h.clock.Active(), 0)
-	if _, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "SQLite")); !errors.Is(err, ErrConflict) {
-		t.Fatalf("answer after cancel: %v, want ErrConflict", err)
-	}
+	_, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "SQLite"))
+	require.ErrorIs(t, err, ErrConflict, "answer after cancel: %v, want ErrConflict", err)
 }
 
 func TestTimeoutAndLateAnswer(t *testing.T) {
@@ -174,36 +150,29 @@ func TestTimeoutAndLateAnswer(t *testing.T) {
 
 	res := receive(t, waiting)
 	mustEqual(t, "outcome", res.out, Outcome{Status: StatusTimedOut, Result: TimedOutResult})
-	if !strings.Contains(res.out.Result, "timed out") {
-		t.Fatalf("timeout result %q lacks 'timed out'", res.out.Result)
-	}
+	require.Contains(t, res.out.Result, "timed out", "timeout result %q lacks 'timed out'", res.out.Result)
 	mustEqual(t, "stored", h.store.get(c.ID).Status, StatusTimedOut)
 
 	// Only a submit can revive a timed-out card.
-	if _, err := h.m.Respond(context.Background(), "conv-1", Response{QuestionID: c.ID, Action: ActionDecline}); !errors.Is(err, ErrConflict) {
-		t.Fatalf("decline after timeout: %v, want ErrConflict", err)
-	}
+	_, err := h.m.Respond(context.Background(), "conv-1", Response{QuestionID: c.ID, Action: ActionDecline})
+	require.ErrorIs(t, err, ErrConflict, "decline after timeout: %v, want ErrConflict", err)
 	got, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "Postgres"))
-	if err != nil {
-		t.Fatalf("late answer: %v", err)
-	}
+	require.NoError(t, err, "late answer")
 	mustEqual(t, "late status", got.Status, StatusAnsweredLate)
 	select {
 	case lc := <-late:
 		mustEqual(t, "OnLateAnswer card", lc.ID, c.ID)
 		mustEqual(t, "OnLateAnswer answer", lc.Answers["Which database?"], "Postgres")
 	case <-time.After(5 * time.Second):
-		t.Fatal("OnLateAnswer not called")
+		require.Fail(t, "OnLateAnswer not called")
 	}
 	mustEqual(t, "stored", h.store.get(c.ID).Status, StatusAnsweredLate)
 	wantJournal := []string{"save pending", "emit question:ask pending", "save timed_out", "emit question:resolved timed_out",
 		"save answered_late", "emit question:resolved answered_late"}
-	if j := h.events.list(); !slices.Equal(j, wantJournal) {
-		t.Fatalf("journal = %q\nwant %q", j, wantJournal)
-	}
-	if _, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "SQLite")); !errors.Is(err, ErrConflict) {
-		t.Fatalf("second late answer: %v, want ErrConflict", err)
-	}
+	j := h.events.list()
+	require.True(t, slices.Equal(j, wantJournal), "journal = %q\nwant %q", j, wantJournal)
+	_, err = h.m.Respond(context.Background(), "conv-1", submit(c.ID, "SQLite"))
+	require.ErrorIs(t, err, ErrConflict, "second late answer: %v, want ErrConflict", err)
 	// The run that asked still got the timeout, not the late answer.
 	out, _ := h.m.Wait(context.Background(), c.ID)
 	mustEqual(t, "outcome after late answer", out.Status, StatusTimedOut)
@@ -222,12 +191,9 @@ func TestNewCardSupersedesTimedOutOne(t *testing.T) {
 	mustEqual(t, "other conversation untouched", statusOf(t, h.m, other.ID), StatusTimedOut)
 	j := h.events.list()
 	wantTail := []string{"save pending", "save superseded", "emit question:resolved superseded", "emit question:ask pending"}
-	if !slices.Equal(j[len(j)-4:], wantTail) {
-		t.Fatalf("journal tail = %q, want %q", j[len(j)-4:], wantTail)
-	}
-	if _, err := h.m.Respond(context.Background(), "conv-1", submit(old.ID, "Postgres")); !errors.Is(err, ErrConflict) {
-		t.Fatalf("answer to superseded card: %v, want ErrConflict", err)
-	}
+	require.True(t, slices.Equal(j[len(j)-4:], wantTail), "journal tail = %q, want %q", j[len(j)-4:], wantTail)
+	_, err := h.m.Respond(context.Background(), "conv-1", submit(old.ID, "Postgres"))
+	require.ErrorIs(t, err, ErrConflict, "answer to superseded card: %v, want ErrConflict", err)
 	mustEqual(t, "fresh", statusOf(t, h.m, fresh.ID), StatusPending)
 }
 
@@ -266,15 +232,14 @@ func TestExactlyOneConcurrentAnswerWins(t *testing.T) {
 		case errors.Is(err, ErrConflict):
 			conflicts++
 		default:
-			t.Errorf("unexpected error: %v", err)
+			assert.Failf(t, "unexpected error", "unexpected error: %v", err)
 		}
 	}
 	mustEqual(t, "winners", wins, 1)
 	mustEqual(t, "conflicts", conflicts, n-1)
 	mustEqual(t, "saves (create + one answer)", h.store.count(), 2)
-	if names := h.rec.Names(); !slices.Equal(names, []string{events.QuestionAsk, events.QuestionResolved}) {
-		t.Fatalf("events = %q", names)
-	}
+	names := h.rec.Names()
+	require.True(t, slices.Equal(names, []string{events.QuestionAsk, events.QuestionResolved}), "events = %q", names)
 	final, _ := h.m.Get(c.ID)
 	res := receive(t, waiting)
 	mustEqual(t, "outcome matches the stored winner", res.out, OutcomeFor(final))
@@ -288,9 +253,8 @@ func TestRateLimit(t *testing.T) {
 
 	_, err := h.m.Create(context.Background(), AskRequest{ConversationID: "conv-1", Questions: sampleQuestions()})
 	var rl *RateLimitError
-	if !errors.As(err, &rl) || err.Error() != "rate limited: wait 5.0s before asking again" {
-		t.Fatalf("second card at once: %v", err)
-	}
+	require.True(t, errors.As(err, &rl), "second card at once: %v", err)
+	require.Equal(t, "rate limited: wait 5.0s before asking again", err.Error(), "second card at once: %v", err)
 	h.clock.Advance(1800 * time.Millisecond)
 	_, err = h.m.Create(context.Background(), AskRequest{ConversationID: "conv-1", Questions: sampleQuestions()})
 	mustEqual(t, "error after 1.8s", str(err), "rate limited: wait 3.2s before asking again")
@@ -322,13 +286,10 @@ func TestPendingCap(t *testing.T) {
 	a := h.create(t, "conv-1")
 	h.create(t, "conv-2")
 	_, err := h.m.Create(context.Background(), AskRequest{ConversationID: "conv-3", Questions: sampleQuestions()})
-	if !errors.Is(err, ErrTooManyPending) {
-		t.Fatalf("third card: %v, want ErrTooManyPending", err)
-	}
+	require.ErrorIs(t, err, ErrTooManyPending, "third card: %v, want ErrTooManyPending", err)
 	mustEqual(t, "text", err.Error(), "too many pending questions (2): wait for the user to answer")
-	if _, err := h.m.Respond(context.Background(), "conv-1", submit(a.ID, "SQLite")); err != nil {
-		t.Fatal(err)
-	}
+	_, err = h.m.Respond(context.Background(), "conv-1", submit(a.ID, "SQLite"))
+	require.NoError(t, err)
 	h.create(t, "conv-3") // a slot was freed
 	h.m.UpdateConfig(Config{MaxPending: 0})
 	h.create(t, "conv-4")
@@ -347,16 +308,12 @@ func TestUnknownOrForeignCardRefused(t *testing.T) {
 		"empty id":           {"conv-1", ""},
 	} {
 		_, err := h.m.Respond(context.Background(), tc.conv, submit(tc.id, "SQLite"))
-		if !errors.Is(err, ErrNotFound) {
-			t.Errorf("%s: err = %v, want ErrNotFound", name, err)
-		}
+		assert.ErrorIs(t, err, ErrNotFound, "%s: err = %v, want ErrNotFound", name, err)
 	}
 	mustEqual(t, "status", statusOf(t, h.m, c.ID), StatusPending)
 	mustEqual(t, "saves", h.store.count(), saves)
 	mustEqual(t, "events", len(h.rec.Events()), nEvents)
-	if !strings.Contains(h.logs.String(), "response refused: unknown question card") {
-		t.Fatalf("refusal not logged:\n%s", h.logs.String())
-	}
+	require.Contains(t, h.logs.String(), "response refused: unknown question card", "refusal not logged:\n%s", h.logs.String())
 }
 
 func TestInvalidAnswerLeavesCardPending(t *testing.T) {
@@ -365,31 +322,26 @@ func TestInvalidAnswerLeavesCardPending(t *testing.T) {
 	saves := h.store.count()
 	_, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "MySQL"))
 	var ve *ValidationError
-	if !errors.As(err, &ve) || ve.Question != "Which database?" {
-		t.Fatalf("err = %v, want *ValidationError naming the question", err)
-	}
+	require.True(t, errors.As(err, &ve), "err = %v, want *ValidationError naming the question", err)
+	require.Equal(t, "Which database?", ve.Question, "err = %v, want *ValidationError naming the question", err)
 	mustEqual(t, "status", statusOf(t, h.m, c.ID), StatusPending)
 	mustEqual(t, "saves", h.store.count(), saves)
 	mustEqual(t, "events", len(h.rec.Events()), 1)
-	if _, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "Postgres")); err != nil {
-		t.Fatalf("valid answer afterwards: %v", err)
-	}
+	_, err = h.m.Respond(context.Background(), "conv-1", submit(c.ID, "Postgres"))
+	require.NoError(t, err, "valid answer afterwards")
 }
 
 func TestSaveFailureOnCreate(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.MaxPending = 1 })
 	h.store.setFail(func(*Card) error { return errDiskFull })
 	_, err := h.m.Create(context.Background(), AskRequest{ConversationID: "conv-1", Questions: sampleQuestions()})
-	if !errors.Is(err, errDiskFull) {
-		t.Fatalf("Create: %v, want the store error", err)
-	}
+	require.ErrorIs(t, err, errDiskFull, "Create: %v, want the store error", err)
 	mustEqual(t, "events", len(h.rec.Events()), 0)
 	mustEqual(t, "pending", len(h.m.Pending("")), 0)
 	mustEqual(t, "timers", h.clock.Active(), 0)
 	out := h.m.HandleToolCall(context.Background(), "conv-1", "r", "c", `{"question":"Q","options":["A","B"]}`)
-	if out.Status != "" || !strings.Contains(out.Result, "disk full") {
-		t.Fatalf("HandleToolCall outcome = %+v, want the store error as result", out)
-	}
+	require.Empty(t, out.Status, "HandleToolCall outcome = %+v, want the store error as result", out)
+	require.Contains(t, out.Result, "disk full", "HandleToolCall outcome = %+v, want the store error as result", out)
 	// Neither the cap slot nor the rate token was used up.
 	h.store.setFail(nil)
 	h.create(t, "conv-1")
@@ -406,21 +358,19 @@ func TestSaveFailureOnRespondLeavesPending(t *testing.T) {
 		return nil
 	})
 	for _, r := range []Response{submit(c.ID, "SQLite"), {QuestionID: c.ID, Action: ActionDecline}} {
-		if _, err := h.m.Respond(context.Background(), "conv-1", r); !errors.Is(err, errDiskFull) {
-			t.Fatalf("Respond %s: %v, want the store error", r.Action, err)
-		}
+		_, err := h.m.Respond(context.Background(), "conv-1", r)
+		require.ErrorIs(t, err, errDiskFull, "Respond %s: %v, want the store error", r.Action, err)
 	}
 	mustEqual(t, "status", statusOf(t, h.m, c.ID), StatusPending)
 	mustEqual(t, "events", len(h.rec.Events()), 1)
 	select {
 	case r := <-waiting:
-		t.Fatalf("Wait returned %+v although the answer was not saved", r)
+		require.Failf(t, "Wait returned", "Wait returned %+v although the answer was not saved", r)
 	default:
 	}
 	h.store.setFail(nil)
-	if _, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "SQLite")); err != nil {
-		t.Fatalf("retry: %v", err)
-	}
+	_, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "SQLite"))
+	require.NoError(t, err, "retry")
 	mustEqual(t, "outcome", receive(t, waiting).out.Status, StatusAnswered)
 }
 
@@ -432,9 +382,7 @@ func TestSaveFailureOnTimeoutStillTimesOut(t *testing.T) {
 	h.clock.Advance(5 * time.Minute)
 	mustEqual(t, "outcome", receive(t, waiting).out.Status, StatusTimedOut)
 	mustEqual(t, "event", h.rec.Names()[1], events.QuestionResolved)
-	if !strings.Contains(h.logs.String(), "not saved") {
-		t.Fatalf("failed save not logged:\n%s", h.logs.String())
-	}
+	require.Contains(t, h.logs.String(), "not saved", "failed save not logged:\n%s", h.logs.String())
 }
 
 func TestLatest(t *testing.T) {
@@ -444,25 +392,23 @@ func TestLatest(t *testing.T) {
 	second := h.create(t, "conv-1")
 
 	got, err := h.m.Respond(context.Background(), "conv-1", Response{QuestionID: LatestID, Action: ActionDecline})
-	if err != nil || got.ID != second.ID {
-		t.Fatalf("latest resolved to %v (%v), want the newest card %s", got, err, second.ID)
-	}
+	require.NoError(t, err, "latest resolved to %v (%v), want the newest card %s", got, err, second.ID)
+	require.Equal(t, second.ID, got.ID, "latest resolved to %v (%v), want the newest card %s", got, err, second.ID)
 	h.clock.Advance(5 * time.Minute)
 	mustEqual(t, "first", statusOf(t, h.m, first.ID), StatusTimedOut)
 	// No pending card left: LatestPending falls back to the late-answerable one.
-	if lp, ok := h.m.LatestPending("conv-1"); !ok || lp.ID != first.ID || lp.Status != StatusTimedOut {
-		t.Fatalf("LatestPending after timeout = %+v, %v; want the timed-out card", lp, ok)
-	}
+	lp, ok := h.m.LatestPending("conv-1")
+	require.True(t, ok, "LatestPending after timeout = %+v, %v; want the timed-out card", lp, ok)
+	require.Equal(t, first.ID, lp.ID, "LatestPending after timeout = %+v, %v; want the timed-out card", lp, ok)
+	require.Equal(t, StatusTimedOut, lp.Status, "LatestPending after timeout = %+v, %v; want the timed-out card", lp, ok)
 	got, err = h.m.Respond(context.Background(), "conv-1", submit(LatestID, "SQLite"))
-	if err != nil || got.ID != first.ID || got.Status != StatusAnsweredLate {
-		t.Fatalf("latest late answer = %+v (%v)", got, err)
-	}
-	if _, err := h.m.Respond(context.Background(), "conv-1", submit(LatestID, "SQLite")); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("latest with nothing open: %v, want ErrNotFound", err)
-	}
-	if lp, ok := h.m.LatestPending("conv-1"); ok {
-		t.Fatalf("LatestPending with nothing answerable = %+v", lp)
-	}
+	require.NoError(t, err, "latest late answer = %+v (%v)", got, err)
+	require.Equal(t, first.ID, got.ID, "latest late answer = %+v (%v)", got, err)
+	require.Equal(t, StatusAnsweredLate, got.Status, "latest late answer = %+v (%v)", got, err)
+	_, err = h.m.Respond(context.Background(), "conv-1", submit(LatestID, "SQLite"))
+	require.ErrorIs(t, err, ErrNotFound, "latest with nothing open: %v, want ErrNotFound", err)
+	lp, ok = h.m.LatestPending("conv-1")
+	require.False(t, ok, "LatestPending with nothing answerable = %+v", lp)
 }
 
 func TestPendingListsAndLatestPending(t *testing.T) {
@@ -474,9 +420,8 @@ func TestPendingListsAndLatestPending(t *testing.T) {
 	a2 := h.create(t, "a")
 	h.clock.Advance(time.Second)
 	a3 := h.create(t, "a")
-	if _, err := h.m.Respond(context.Background(), "a", Response{QuestionID: a3.ID, Action: ActionDecline}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := h.m.Respond(context.Background(), "a", Response{QuestionID: a3.ID, Action: ActionDecline})
+	require.NoError(t, err)
 	ids := func(cs []*Card) []string {
 		var out []string
 		for _, c := range cs {
@@ -484,22 +429,17 @@ func TestPendingListsAndLatestPending(t *testing.T) {
 		}
 		return out
 	}
-	if got := ids(h.m.Pending("a")); !slices.Equal(got, []string{a1.ID, a2.ID}) {
-		t.Fatalf("Pending(a) = %v", got)
-	}
-	if got := ids(h.m.Pending("")); !slices.Equal(got, []string{a1.ID, b1.ID, a2.ID}) {
-		t.Fatalf("Pending(all) = %v", got)
-	}
-	if got := ids(h.m.Cards("a")); !slices.Equal(got, []string{a1.ID, a2.ID, a3.ID}) {
-		t.Fatalf("Cards(a) = %v", got)
-	}
+	got := ids(h.m.Pending("a"))
+	require.True(t, slices.Equal(got, []string{a1.ID, a2.ID}), "Pending(a) = %v", got)
+	got = ids(h.m.Pending(""))
+	require.True(t, slices.Equal(got, []string{a1.ID, b1.ID, a2.ID}), "Pending(all) = %v", got)
+	got = ids(h.m.Cards("a"))
+	require.True(t, slices.Equal(got, []string{a1.ID, a2.ID, a3.ID}), "Cards(a) = %v", got)
 	latest, ok := h.m.LatestPending("a")
-	if !ok || latest.ID != a2.ID {
-		t.Fatalf("LatestPending(a) = %v", latest)
-	}
-	if _, ok := h.m.LatestPending("nobody"); ok {
-		t.Fatal("LatestPending of an empty conversation found a card")
-	}
+	require.True(t, ok, "LatestPending(a) = %v", latest)
+	require.Equal(t, a2.ID, latest.ID, "LatestPending(a) = %v", latest)
+	_, ok = h.m.LatestPending("nobody")
+	require.False(t, ok, "LatestPending of an empty conversation found a card")
 }
 
 func TestCancelConversation(t *testing.T) {
@@ -528,13 +468,13 @@ func TestCopiesDoNotLeakState(t *testing.T) {
 	ev.Questions[0].Header = "hacked"
 
 	fresh, _ := h.m.Get(c.ID)
-	if fresh.Status != StatusPending || fresh.Questions[0].Question != "Which database?" ||
-		fresh.Questions[0].Options[0].Label != "Postgres" || fresh.Questions[0].Header != "Database" || fresh.ExpiresAt.IsZero() {
-		t.Fatalf("internal card changed through a copy: %+v", fresh)
-	}
-	if _, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "Postgres")); err != nil {
-		t.Fatal(err)
-	}
+	require.Equal(t, StatusPending, fresh.Status, "internal card changed through a copy: %+v", fresh)
+	require.Equal(t, "Which database?", fresh.Questions[0].Question, "internal card changed through a copy: %+v", fresh)
+	require.Equal(t, "Postgres", fresh.Questions[0].Options[0].Label, "internal card changed through a copy: %+v", fresh)
+	require.Equal(t, "Database", fresh.Questions[0].Header, "internal card changed through a copy: %+v", fresh)
+	require.False(t, fresh.ExpiresAt.IsZero(), "internal card changed through a copy: %+v", fresh)
+	_, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "Postgres"))
+	require.NoError(t, err)
 	done, _ := h.m.Get(c.ID)
 	done.Answers["Which database?"] = "hacked"
 	again, _ := h.m.Get(c.ID)
@@ -554,21 +494,17 @@ func TestHandleToolCall(t *testing.T) {
 	}()
 	<-h.rec.Changed() // question:ask is out
 	card, ok := h.m.LatestPending("conv-1")
-	if !ok {
-		t.Fatal("no pending card")
-	}
+	require.True(t, ok, "no pending card")
 	mustEqual(t, "run id", card.RunID, "run")
 	mustEqual(t, "tool call id", card.ToolCallID, "call-2")
 	_, err := h.m.Respond(context.Background(), "conv-1", Response{QuestionID: LatestID, Action: ActionSubmit,
 		Answers: map[string]AnswerInput{"Pick a language": {Selected: []string{"Go"}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	select {
 	case out := <-done:
 		mustEqual(t, "outcome", out, Outcome{Status: StatusAnswered, Result: `{"answers":{"Pick a language":"Go"}}`})
 	case <-time.After(5 * time.Second):
-		t.Fatal("HandleToolCall did not return")
+		require.Fail(t, "HandleToolCall did not return")
 	}
 }
 
@@ -578,17 +514,14 @@ func TestCloseReleasesWaitersAndKeepsCardsPending(t *testing.T) {
 	waiting := waitAsync(context.Background(), h.m, c.ID)
 	h.m.Close()
 	res := receive(t, waiting)
-	if !errors.Is(res.err, ErrClosed) || !errors.Is(res.err, context.Canceled) {
-		t.Fatalf("Wait after Close: %v, want ErrClosed (a context.Canceled)", res.err)
-	}
+	require.ErrorIs(t, res.err, ErrClosed, "Wait after Close: %v, want ErrClosed (a context.Canceled)", res.err)
+	require.ErrorIs(t, res.err, context.Canceled, "Wait after Close: %v, want ErrClosed (a context.Canceled)", res.err)
 	mustEqual(t, "timers", h.clock.Active(), 0)
 	mustEqual(t, "stored", h.store.get(c.ID).Status, StatusPending)
-	if _, err := h.m.Create(context.Background(), AskRequest{ConversationID: "conv-2", Questions: sampleQuestions()}); !errors.Is(err, ErrClosed) {
-		t.Fatalf("Create after Close: %v", err)
-	}
-	if _, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "SQLite")); !errors.Is(err, ErrClosed) {
-		t.Fatalf("Respond after Close: %v", err)
-	}
+	_, err := h.m.Create(context.Background(), AskRequest{ConversationID: "conv-2", Questions: sampleQuestions()})
+	require.ErrorIs(t, err, ErrClosed, "Create after Close: %v", err)
+	_, err = h.m.Respond(context.Background(), "conv-1", submit(c.ID, "SQLite"))
+	require.ErrorIs(t, err, ErrClosed, "Respond after Close: %v", err)
 	h.m.Close() // idempotent
 }
 
@@ -597,16 +530,13 @@ func TestUpdateConfigTimeoutAppliesToNewCards(t *testing.T) {
 	old := h.create(t, "conv-1")
 	h.m.UpdateConfig(Config{Timeout: time.Minute})
 	fresh := h.create(t, "conv-1")
-	if !fresh.ExpiresAt.Equal(fresh.CreatedAt.Add(time.Minute)) {
-		t.Fatalf("new card expires at %v", fresh.ExpiresAt)
-	}
+	require.True(t, fresh.ExpiresAt.Equal(fresh.CreatedAt.Add(time.Minute)), "new card expires at %v", fresh.ExpiresAt)
 	h.clock.Advance(time.Minute)
 	mustEqual(t, "new card", statusOf(t, h.m, fresh.ID), StatusTimedOut)
 	mustEqual(t, "old card keeps its 5m", statusOf(t, h.m, old.ID), StatusPending)
 	h.m.UpdateConfig(Config{Timeout: 0})
-	if c := h.create(t, "conv-1"); c.ExpiresAt != nil {
-		t.Fatalf("timeout 0 still sets expires_at %v", c.ExpiresAt)
-	}
+	c := h.create(t, "conv-1")
+	require.Nil(t, c.ExpiresAt, "timeout 0 still sets expires_at %v", c.ExpiresAt)
 }
 
 func TestRetentionIsBounded(t *testing.T) {
@@ -614,20 +544,16 @@ func TestRetentionIsBounded(t *testing.T) {
 	var ids []string
 	for range 3 {
 		c := h.create(t, "conv-1")
-		if _, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "SQLite")); err != nil {
-			t.Fatal(err)
-		}
+		_, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "SQLite"))
+		require.NoError(t, err)
 		ids = append(ids, c.ID)
 	}
-	if _, ok := h.m.Get(ids[0]); ok {
-		t.Fatal("oldest resolved card still held beyond RetainResolved")
-	}
-	if _, err := h.m.Respond(context.Background(), "conv-1", submit(ids[0], "SQLite")); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("forgotten card: %v", err)
-	}
-	if _, err := h.m.Respond(context.Background(), "conv-1", submit(ids[2], "SQLite")); !errors.Is(err, ErrConflict) {
-		t.Fatalf("retained card: %v", err)
-	}
+	_, ok := h.m.Get(ids[0])
+	require.False(t, ok, "oldest resolved card still held beyond RetainResolved")
+	_, err := h.m.Respond(context.Background(), "conv-1", submit(ids[0], "SQLite"))
+	require.ErrorIs(t, err, ErrNotFound, "forgotten card: %v", err)
+	_, err = h.m.Respond(context.Background(), "conv-1", submit(ids[2], "SQLite"))
+	require.ErrorIs(t, err, ErrConflict, "retained card: %v", err)
 	mustEqual(t, "forgotten", h.m.ForgetConversation("conv-1"), 2)
 	mustEqual(t, "cards left", len(h.m.Cards("conv-1")), 0)
 }
@@ -635,9 +561,8 @@ func TestRetentionIsBounded(t *testing.T) {
 func TestForgetConversationKeepsPending(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.RateInterval = 0 })
 	done := h.create(t, "conv-1")
-	if _, err := h.m.Respond(context.Background(), "conv-1", Response{QuestionID: done.ID, Action: ActionDecline}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := h.m.Respond(context.Background(), "conv-1", Response{QuestionID: done.ID, Action: ActionDecline})
+	require.NoError(t, err)
 	open := h.create(t, "conv-1")
 	mustEqual(t, "forgotten", h.m.ForgetConversation("conv-1"), 1)
 	mustEqual(t, "pending kept", statusOf(t, h.m, open.ID), StatusPending)

@@ -44,7 +44,7 @@ func (e *env) waitReplyAfter(id string, isTurn func(chat.Message) bool) (*Conver
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	e.t.Fatalf("no reply to the user turn in conversation %s", id)
+	require.Failf(e.t, "no reply", "no reply to the user turn in conversation %s", id)
 	return nil, -1
 }
 

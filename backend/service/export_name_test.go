@@ -1,6 +1,10 @@
 package service
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 func TestExportFileName(t *testing.T) {
 	long := ""
@@ -18,8 +22,7 @@ func TestExportFileName(t *testing.T) {
 		{long, "markdown", long[:200] + ".md"}, // 100 runes of 2 bytes
 	}
 	for _, c := range cases {
-		if got := exportFileName(c.title, c.format); got != c.want {
-			t.Errorf("exportFileName(%q, %q) = %q, want %q", c.title, c.format, got, c.want)
-		}
+		got := exportFileName(c.title, c.format)
+		assert.Equal(t, c.want, got, "exportFileName(%q, %q) = %q, want %q", c.title, c.format, got, c.want)
 	}
 }

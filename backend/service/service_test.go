@@ -15,6 +15,7 @@ import (
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/store"
+	"github.com/stretchr/testify/require"
 )
 
 func TestMain(m *testing.M) {
@@ -45,22 +46,17 @@ func newEnv(t *testing.T, script modelserver.Script, timeout time.Duration) *env
 func (e *env) open() {
 	e.t.Helper()
 	db, err := store.Open(e.dbPath)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	require.NoError(e.t, err)
 	e.db = db
 	e.rec = events.NewRecorder()
 	svc, err := New(context.Background(), Options{Store: db, Events: e.rec, Config: e.cfg, Version: "test"})
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	require.NoError(e.t, err)
 	e.svc = svc
 	// Tests ask several cards quickly.
 	st := svc.GetSettings()
 	st.RateLimitSeconds = 0
-	if _, err := svc.SaveSettings(context.Background(), st); err != nil {
-		e.t.Fatal(err)
-	}
+	_, err = svc.SaveSettings(context.Background(), st)
+	require.NoError(e.t, err)
 }
 
 func (e *env) close() {
@@ -77,9 +73,7 @@ func (e *env) waitState(id string, want ...string) *ConversationDetail {
 	for time.Now().Before(deadline) {
 		active := e.svc.rt.Active(id)
 		d, err := e.svc.GetConversation(context.Background(), id)
-		if err != nil {
-			e.t.Fatal(err)
-		}
+		require.NoError(e.t, err)
 		for _, w := range want {
 			if d.State == w && (w == chat.StateAwaitingUserResponse || !active) {
 				return d
@@ -90,7 +84,7 @@ func (e *env) waitState(id string, want ...string) *ConversationDetail {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	e.t.Fatalf("conversation %s never reached %v", id, want)
+	require.Failf(e.t, "state not reached", "conversation %s never reached %v", id, want)
 	return nil
 }
 
@@ -109,92 +103,73 @@ func TestMessageCardAnswerAndTitle(t *testing.T) {
 	e := newEnv(t, askThenAnswer(), time.Minute)
 	ctx := context.Background()
 	c, err := e.svc.CreateConversation(ctx, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.svc.SendMessage(ctx, c.ID, "  "); err == nil {
-		t.Fatal("empty message accepted")
-	}
-	if _, err := e.svc.SendMessage(ctx, c.ID, "Paint my bedroom please"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	_, err = e.svc.SendMessage(ctx, c.ID, "  ")
+	require.Error(t, err, "empty message accepted")
+	_, err = e.svc.SendMessage(ctx, c.ID, "Paint my bedroom please")
+	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
-	if d.PendingQuestion == nil || d.Title != "Paint my bedroom please" {
-		t.Fatalf("detail %+v", d)
-	}
-	if _, err := e.svc.SendMessage(ctx, c.ID, "again"); err != ErrRunActive {
-		t.Fatalf("second send: %v", err)
-	}
-	if _, err := e.svc.Respond(ctx, "other-conversation", questions.Response{QuestionID: d.PendingQuestion.ID, Action: questions.ActionSubmit}); err == nil {
-		t.Fatal("respond through another conversation accepted")
-	}
-	if _, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
-		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Green"}}}}); err == nil {
-		t.Fatal("spoofed label accepted")
-	}
-	if _, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
-		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}}); err != nil {
-		t.Fatal(err)
-	}
+	require.NotNil(t, d.PendingQuestion, "detail %+v", d)
+	require.Equal(t, "Paint my bedroom please", d.Title, "detail %+v", d)
+	_, err = e.svc.SendMessage(ctx, c.ID, "again")
+	require.Equal(t, ErrRunActive, err, "second send: %v", err)
+	_, err = e.svc.Respond(ctx, "other-conversation", questions.Response{QuestionID: d.PendingQuestion.ID, Action: questions.ActionSubmit})
+	require.Error(t, err, "respond through another conversation accepted")
+	_, err = e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Green"}}}})
+	require.Error(t, err, "spoofed label accepted")
+	_, err = e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
+	require.NoError(t, err)
 	d = e.waitState(c.ID, chat.StateIdle)
 	last := d.Messages[len(d.Messages)-1]
-	if last.Role != "assistant" || last.Content != `You said: {"answers":{"Which colour?":"Blue"}}` {
-		t.Fatalf("last message %+v; state %s %q; %d requests; events %v", last, d.State, d.Error, len(e.model.Requests()), e.rec.Names())
-	}
+	require.Equal(t, "assistant", last.Role, "last message %+v; state %s %q; %d requests; events %v", last, d.State, d.Error, len(e.model.Requests()), e.rec.Names())
+	require.Equal(t, `You said: {"answers":{"Which colour?":"Blue"}}`, last.Content, "last message %+v; state %s %q; %d requests; events %v", last, d.State, d.Error, len(e.model.Requests()), e.rec.Names())
 	cards, err := e.svc.ConversationQuestions(ctx, c.ID)
-	if err != nil || len(cards) != 1 || cards[0].Status != questions.StatusAnswered || cards[0].Answers["Which colour?"] != "Blue" {
-		t.Fatalf("cards %+v %v", cards, err)
-	}
+	require.NoError(t, err, "cards %+v %v", cards, err)
+	require.Len(t, cards, 1, "cards %+v %v", cards, err)
+	require.Equal(t, questions.StatusAnswered, cards[0].Status, "cards %+v %v", cards, err)
+	require.Equal(t, "Blue", cards[0].Answers["Which colour?"], "cards %+v %v", cards, err)
 }
 
 func TestPendingCardSurvivesRestartAndRunContinues(t *testing.T) {
 	e := newEnv(t, askThenAnswer(), time.Minute)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Restart", "")
-	if _, err := e.svc.SendMessage(ctx, c.ID, "paint"); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.svc.SendMessage(ctx, c.ID, "paint")
+	require.NoError(t, err)
 	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
 	e.close() // the app quits with the card pending
 
 	e.open()
 	pending := e.svc.PendingQuestions()
-	if len(pending) != 1 || pending[0].ID != card.ID {
-		t.Fatalf("pending after restart %+v", pending)
-	}
+	require.Len(t, pending, 1, "pending after restart %+v", pending)
+	require.Equal(t, card.ID, pending[0].ID, "pending after restart %+v", pending)
 	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
-	if d.PendingQuestion == nil || d.PendingQuestion.ID != card.ID {
-		t.Fatalf("detail after restart %+v", d)
-	}
-	if _, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
-		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Red"}}}}); err != nil {
-		t.Fatal(err)
-	}
+	require.NotNil(t, d.PendingQuestion, "detail after restart %+v", d)
+	require.Equal(t, card.ID, d.PendingQuestion.ID, "detail after restart %+v", d)
+	_, err = e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Red"}}}})
+	require.NoError(t, err)
 	d = e.waitState(c.ID, chat.StateIdle)
-	if last := d.Messages[len(d.Messages)-1]; !strings.Contains(last.Content, `"Which colour?":"Red"`) {
-		t.Fatalf("run did not continue: %+v", d.Messages)
-	}
-	if n := len(e.model.Requests()); n != 2 {
-		t.Fatalf("%d model requests, want 2 (no repeated question)", n)
-	}
+	last := d.Messages[len(d.Messages)-1]
+	require.Contains(t, last.Content, `"Which colour?":"Red"`, "run did not continue: %+v", d.Messages)
+	n := len(e.model.Requests())
+	require.Equal(t, 2, n, "%d model requests, want 2 (no repeated question)", n)
 }
 
 func TestLateAnswerStartsLinkedRun(t *testing.T) {
 	e := newEnv(t, askThenAnswer(), 30*time.Millisecond)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Late", "")
-	if _, err := e.svc.SendMessage(ctx, c.ID, "paint"); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.svc.SendMessage(ctx, c.ID, "paint")
+	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateIdle)
-	if !strings.Contains(d.Messages[len(d.Messages)-1].Content, "timed out") {
-		t.Fatalf("no timeout reply: %+v", d.Messages)
-	}
+	require.Contains(t, d.Messages[len(d.Messages)-1].Content, "timed out", "no timeout reply: %+v", d.Messages)
 	card, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
 		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Red"}}}})
-	if err != nil || card.Status != questions.StatusAnsweredLate {
-		t.Fatalf("late answer %+v %v", card, err)
-	}
+	require.NoError(t, err, "late answer %+v %v", card, err)
+	require.Equal(t, questions.StatusAnsweredLate, card.Status, "late answer %+v %v", card, err)
 	deadline := time.Now().Add(10 * time.Second)
 	for len(e.model.Requests()) < 3 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -206,13 +181,10 @@ func TestLateAnswerStartsLinkedRun(t *testing.T) {
 			lateTurn = &d.Messages[i]
 		}
 	}
-	if lateTurn == nil {
-		t.Fatalf("no late-answer turn: %+v", d.Messages)
-	}
+	require.NotNil(t, lateTurn, "no late-answer turn: %+v", d.Messages)
 	run, err := e.db.Run(ctx, lateTurn.RunID)
-	if err != nil || run.ResumedFrom != card.RunID {
-		t.Fatalf("run %+v %v, want resumed_from %s", run, err, card.RunID)
-	}
+	require.NoError(t, err, "run %+v %v, want resumed_from %s", run, err, card.RunID)
+	require.Equal(t, card.RunID, run.ResumedFrom, "run %+v %v, want resumed_from %s", run, err, card.RunID)
 }
 
 func TestCancelStopsRunAndCancelsCard(t *testing.T) {
@@ -221,20 +193,14 @@ func TestCancelStopsRunAndCancelsCard(t *testing.T) {
 	c, _ := e.svc.CreateConversation(ctx, "Cancel", "")
 	_, _ = e.svc.SendMessage(ctx, c.ID, "paint")
 	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
-	if err := e.svc.Cancel(ctx, c.ID); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.svc.Cancel(ctx, c.ID))
 	d := e.waitState(c.ID, chat.StateIdle)
-	if d.PendingQuestion != nil {
-		t.Fatal("card still pending")
-	}
+	require.Nil(t, d.PendingQuestion, "card still pending")
 	stored, err := e.db.Card(ctx, card.ID)
-	if err != nil || stored.Status != questions.StatusCancelled {
-		t.Fatalf("stored card %+v %v", stored, err)
-	}
-	if last := d.Messages[len(d.Messages)-1]; last.Content != questions.CancelledResult {
-		t.Fatalf("last message %+v", last)
-	}
+	require.NoError(t, err, "stored card %+v %v", stored, err)
+	require.Equal(t, questions.StatusCancelled, stored.Status, "stored card %+v %v", stored, err)
+	last := d.Messages[len(d.Messages)-1]
+	require.Equal(t, questions.CancelledResult, last.Content, "last message %+v", last)
 }
 
 func TestSettingsValidationAndDemoMode(t *testing.T) {
@@ -243,111 +209,86 @@ func TestSettingsValidationAndDemoMode(t *testing.T) {
 	st := e.svc.GetSettings()
 	bad := st
 	bad.Theme = "neon"
-	if _, err := e.svc.SaveSettings(ctx, bad); err == nil {
-		t.Fatal("bad theme accepted")
-	}
+	_, err := e.svc.SaveSettings(ctx, bad)
+	require.Error(t, err, "bad theme accepted")
 	bad = st
 	bad.BaseURL = "ftp://x"
-	if _, err := e.svc.SaveSettings(ctx, bad); err == nil {
-		t.Fatal("bad URL accepted")
-	}
+	_, err = e.svc.SaveSettings(ctx, bad)
+	require.Error(t, err, "bad URL accepted")
 	status := e.svc.CheckModelServer(ctx)
-	if !status.Reachable || len(status.Models) == 0 || !status.Models[0].SupportsTools {
-		t.Fatalf("model status %+v", status)
-	}
+	require.True(t, status.Reachable, "model status %+v", status)
+	require.NotEmpty(t, status.Models, "model status %+v", status)
+	require.True(t, status.Models[0].SupportsTools, "model status %+v", status)
 	st.DemoMode = true
-	if _, err := e.svc.SaveSettings(ctx, st); err != nil {
-		t.Fatal(err)
-	}
+	_, err = e.svc.SaveSettings(ctx, st)
+	require.NoError(t, err)
 	c, _ := e.svc.CreateConversation(ctx, "Demo", "")
-	if _, err := e.svc.SendMessage(ctx, c.ID, "Write me a poem"); err != nil {
-		t.Fatal(err)
-	}
+	_, err = e.svc.SendMessage(ctx, c.ID, "Write me a poem")
+	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
-	if d.PendingQuestion == nil || len(d.PendingQuestion.Questions) != 2 {
-		t.Fatalf("demo card %+v", d.PendingQuestion)
-	}
-	if n := len(e.model.Requests()); n != 0 {
-		t.Fatalf("demo mode used the configured server (%d requests)", n)
-	}
-	if _, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionDecline}); err != nil {
-		t.Fatal(err)
-	}
+	require.NotNil(t, d.PendingQuestion, "demo card %+v", d.PendingQuestion)
+	require.Len(t, d.PendingQuestion.Questions, 2, "demo card %+v", d.PendingQuestion)
+	n := len(e.model.Requests())
+	require.Equal(t, 0, n, "demo mode used the configured server (%d requests)", n)
+	_, err = e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionDecline})
+	require.NoError(t, err)
 	d = e.waitState(c.ID, chat.StateIdle)
-	if !strings.Contains(d.Messages[len(d.Messages)-1].Content, "sensible defaults") {
-		t.Fatalf("demo reply %+v", d.Messages[len(d.Messages)-1])
-	}
+	require.Contains(t, d.Messages[len(d.Messages)-1].Content, "sensible defaults", "demo reply %+v", d.Messages[len(d.Messages)-1])
 }
 
 func TestProfilesExportAndImport(t *testing.T) {
 	e := newEnv(t, modelserver.Turns(modelserver.Turn{Text: "Plain **answer**."}), time.Minute)
 	ctx := context.Background()
-	if _, err := e.svc.SaveProfile(ctx, Profile{Name: "bad/name"}); err == nil {
-		t.Fatal("bad profile name accepted")
-	}
-	if _, err := e.svc.SaveProfile(ctx, Profile{Name: "writer", Tools: []string{"rm_rf"}}); err == nil {
-		t.Fatal("unknown tool accepted")
-	}
-	if _, err := e.svc.SaveProfile(ctx, Profile{Name: "writer", SystemPrompt: "You write haiku.", Tools: []string{"calculator"}}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.svc.SaveProfile(ctx, Profile{Name: "bad/name"})
+	require.Error(t, err, "bad profile name accepted")
+	_, err = e.svc.SaveProfile(ctx, Profile{Name: "writer", Tools: []string{"rm_rf"}})
+	require.Error(t, err, "unknown tool accepted")
+	_, err = e.svc.SaveProfile(ctx, Profile{Name: "writer", SystemPrompt: "You write haiku.", Tools: []string{"calculator"}})
+	require.NoError(t, err)
 	ps, err := e.svc.Profiles(ctx)
-	if err != nil || len(ps) != 2 || ps[0].Name != "default" || ps[1].Name != "writer" {
-		t.Fatalf("profiles %+v %v", ps, err)
-	}
+	require.NoError(t, err, "profiles %+v %v", ps, err)
+	require.Len(t, ps, 2, "profiles %+v %v", ps, err)
+	require.Equal(t, "default", ps[0].Name, "profiles %+v %v", ps, err)
+	require.Equal(t, "writer", ps[1].Name, "profiles %+v %v", ps, err)
 	c, err := e.svc.CreateConversation(ctx, "", "writer")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.svc.SendMessage(ctx, c.ID, "a poem"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	_, err = e.svc.SendMessage(ctx, c.ID, "a poem")
+	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateIdle)
 	req := e.model.Requests()[0]
-	if req.Messages[0].Content != "You write haiku." || len(req.Tools) != 1 || req.Tools[0].Function.Name != "calculator" {
-		t.Fatalf("the writer profile was not used: %+v", req)
-	}
+	require.Equal(t, "You write haiku.", req.Messages[0].Content, "the writer profile was not used: %+v", req)
+	require.Len(t, req.Tools, 1, "the writer profile was not used: %+v", req)
+	require.Equal(t, "calculator", req.Tools[0].Function.Name, "the writer profile was not used: %+v", req)
 	md, err := e.svc.ExportConversation(ctx, c.ID, "markdown")
-	if err != nil || !strings.Contains(md, "a poem") || !strings.Contains(md, "Plain **answer**.") {
-		t.Fatalf("markdown export %q %v", md, err)
-	}
+	require.NoError(t, err, "markdown export %q %v", md, err)
+	require.Contains(t, md, "a poem", "markdown export %q %v", md, err)
+	require.Contains(t, md, "Plain **answer**.", "markdown export %q %v", md, err)
 	js, err := e.svc.ExportConversation(ctx, c.ID, "json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	imported, err := e.svc.ImportConversation(ctx, []byte(js))
-	if err != nil || imported.ID == c.ID {
-		t.Fatalf("import %+v %v", imported, err)
-	}
+	require.NoError(t, err, "import %+v %v", imported, err)
+	require.NotEqual(t, c.ID, imported.ID, "import %+v %v", imported, err)
 	d, err := e.svc.GetConversation(ctx, imported.ID)
-	if err != nil || len(d.Messages) != 2 {
-		t.Fatalf("imported conversation %+v %v", d, err)
-	}
-	if _, err := e.svc.ImportConversation(ctx, []byte(`{"format":"nope"}`)); err == nil {
-		t.Fatal("bad import accepted")
-	} else if _, ok := err.(*InputError); !ok {
-		t.Fatalf("bad import error %T %v, want *InputError", err, err)
-	}
+	require.NoError(t, err, "imported conversation %+v %v", d, err)
+	require.Len(t, d.Messages, 2, "imported conversation %+v %v", d, err)
+	_, err = e.svc.ImportConversation(ctx, []byte(`{"format":"nope"}`))
+	require.Error(t, err, "bad import accepted")
+	require.IsType(t, &InputError{}, err, "bad import error %T %v, want *InputError", err, err)
 }
 
 func TestPicksAnInstalledToolModelWhenNoneIsSet(t *testing.T) {
 	srv := modelserver.New(modelserver.Turns(modelserver.Turn{Text: "hi"}), modelserver.WithModels([]string{"tiny:1b", "qwen3:8b"}, "tiny:1b"))
 	defer srv.Close()
 	db, err := store.Open(filepath.Join(t.TempDir(), "parley.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer db.Close()
 	svc, err := New(context.Background(), Options{Store: db, Config: config.Config{BaseURL: srv.URL(), Set: map[string]bool{"base-url": true}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer svc.Close()
 	ctx := context.Background()
 	c, _ := svc.CreateConversation(ctx, "", "")
-	if _, err := svc.SendMessage(ctx, c.ID, "hello"); err != nil {
-		t.Fatal(err)
-	}
+	_, err = svc.SendMessage(ctx, c.ID, "hello")
+	require.NoError(t, err)
 	deadline := time.Now().Add(10 * time.Second)
 	for len(srv.Requests()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -355,9 +296,9 @@ func TestPicksAnInstalledToolModelWhenNoneIsSet(t *testing.T) {
 	for svc.rt.Active(c.ID) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Model != "qwen3:8b" {
-		t.Fatalf("requests %+v, want one to qwen3:8b (the installed model with tools)", reqs)
-	}
+	reqs := srv.Requests()
+	require.Len(t, reqs, 1, "requests %+v, want one to qwen3:8b (the installed model with tools)", reqs)
+	require.Equal(t, "qwen3:8b", reqs[0].Model, "requests %+v, want one to qwen3:8b (the installed model with tools)", reqs)
 }
 
 // crashAfterAnswer asks a card, stops the app, stores the answer as a
@@ -368,9 +309,8 @@ func crashAfterAnswer(t *testing.T, runStatus string) (*env, *chat.Conversation)
 	e := newEnv(t, askThenAnswer(), time.Minute)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Crash", "")
-	if _, err := e.svc.SendMessage(ctx, c.ID, "paint"); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.svc.SendMessage(ctx, c.ID, "paint")
+	require.NoError(t, err)
 	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
 	e.close()
 	answerInStore(t, e, card.ID, runStatus)
@@ -385,27 +325,17 @@ func answerInStore(t *testing.T, e *env, cardID, runStatus string) {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(e.dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer db.Close()
 	c, err := db.Card(ctx, cardID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	now := time.Now().UTC()
 	c.Status, c.Answers, c.AnsweredAt = questions.StatusAnswered, map[string]string{"Which colour?": "Red"}, &now
-	if err := db.SaveCard(ctx, c); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, db.SaveCard(ctx, c))
 	run, err := db.Run(ctx, c.RunID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	run.Status = runStatus
-	if err := db.SaveRun(ctx, run); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, db.SaveRun(ctx, run))
 }
 
 // The answer was stored while the run awaited it, then the process died:
@@ -415,16 +345,13 @@ func TestAnswerGivenBeforeCrashReachesTheModel(t *testing.T) {
 	ctx := context.Background()
 	d := e.waitState(c.ID, chat.StateIdle)
 	last := d.Messages[len(d.Messages)-1]
-	if last.Role != "assistant" || last.Content != `You said: {"answers":{"Which colour?":"Red"}}` {
-		t.Fatalf("the stored answer did not reach the model: %+v (state %s %q)", d.Messages, d.State, d.Error)
-	}
+	require.Equal(t, "assistant", last.Role, "the stored answer did not reach the model: %+v (state %s %q)", d.Messages, d.State, d.Error)
+	require.Equal(t, `You said: {"answers":{"Which colour?":"Red"}}`, last.Content, "the stored answer did not reach the model: %+v (state %s %q)", d.Messages, d.State, d.Error)
 	cards, err := e.svc.ConversationQuestions(ctx, c.ID)
-	if err != nil || len(cards) != 1 {
-		t.Fatalf("cards after restart %+v %v (asked again?)", cards, err)
-	}
-	if n := len(e.model.Requests()); n != 2 {
-		t.Fatalf("%d model requests, want 2", n)
-	}
+	require.NoError(t, err, "cards after restart %+v %v (asked again?)", cards, err)
+	require.Len(t, cards, 1, "cards after restart %+v %v (asked again?)", cards, err)
+	n := len(e.model.Requests())
+	require.Equal(t, 2, n, "%d model requests, want 2", n)
 }
 
 // The process died while the run was already going on with the answer:
@@ -433,19 +360,15 @@ func TestRetryAfterCrashUsesTheStoredAnswer(t *testing.T) {
 	e, c := crashAfterAnswer(t, chat.RunRunning)
 	ctx := context.Background()
 	d := e.waitState(c.ID, chat.StateError)
-	if d.Error == "" || len(e.svc.PendingQuestions()) != 0 {
-		t.Fatalf("after restart: state %s %q, pending %v", d.State, d.Error, e.svc.PendingQuestions())
-	}
-	if _, err := e.svc.Retry(ctx, c.ID); err != nil {
-		t.Fatal(err)
-	}
+	require.NotEqual(t, "", d.Error, "after restart: state %s %q, pending %v", d.State, d.Error, e.svc.PendingQuestions())
+	require.Empty(t, e.svc.PendingQuestions(), "after restart: state %s %q, pending %v", d.State, d.Error, e.svc.PendingQuestions())
+	_, err := e.svc.Retry(ctx, c.ID)
+	require.NoError(t, err)
 	d = e.waitState(c.ID, chat.StateIdle)
-	if last := d.Messages[len(d.Messages)-1]; last.Content != `You said: {"answers":{"Which colour?":"Red"}}` {
-		t.Fatalf("retry did not use the stored answer: %+v", d.Messages)
-	}
-	if cards, _ := e.svc.ConversationQuestions(ctx, c.ID); len(cards) != 1 {
-		t.Fatalf("the card was asked again: %+v", cards)
-	}
+	last := d.Messages[len(d.Messages)-1]
+	require.Equal(t, `You said: {"answers":{"Which colour?":"Red"}}`, last.Content, "retry did not use the stored answer: %+v", d.Messages)
+	cards, _ := e.svc.ConversationQuestions(ctx, c.ID)
+	require.Len(t, cards, 1, "the card was asked again: %+v", cards)
 }
 
 // Closing the app while the model is answering leaves the run interrupted,
@@ -457,9 +380,8 @@ func TestCloseDuringRequestLeavesRunInterrupted(t *testing.T) {
 	e := newEnv(t, slow, time.Minute)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Slow", "")
-	if _, err := e.svc.SendMessage(ctx, c.ID, "hello"); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.svc.SendMessage(ctx, c.ID, "hello")
+	require.NoError(t, err)
 	deadline := time.Now().Add(10 * time.Second)
 	for len(e.model.Requests()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -467,12 +389,9 @@ func TestCloseDuringRequestLeavesRunInterrupted(t *testing.T) {
 	e.close()
 	e.open()
 	d := e.waitState(c.ID, chat.StateError)
-	if d.Error == "" {
-		t.Fatalf("state %s without an error message", d.State)
-	}
-	if _, err := e.svc.Retry(ctx, c.ID); err != nil {
-		t.Fatalf("retry: %v", err)
-	}
+	require.NotEqual(t, "", d.Error, "state %s without an error message", d.State)
+	_, err = e.svc.Retry(ctx, c.ID)
+	require.NoError(t, err, "retry")
 }
 
 // A late answer stored just before the process died still becomes the
@@ -481,25 +400,20 @@ func TestLateAnswerStoredBeforeCrashIsDeliveredOnce(t *testing.T) {
 	e := newEnv(t, askThenAnswer(), 30*time.Millisecond)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Late crash", "")
-	if _, err := e.svc.SendMessage(ctx, c.ID, "paint"); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.svc.SendMessage(ctx, c.ID, "paint")
+	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateIdle)
 	cards, err := e.svc.ConversationQuestions(ctx, c.ID)
-	if err != nil || len(cards) != 1 || cards[0].Status != questions.StatusTimedOut {
-		t.Fatalf("cards %+v %v", cards, err)
-	}
+	require.NoError(t, err, "cards %+v %v", cards, err)
+	require.Len(t, cards, 1, "cards %+v %v", cards, err)
+	require.Equal(t, questions.StatusTimedOut, cards[0].Status, "cards %+v %v", cards, err)
 	e.close()
 	db, err := store.Open(e.dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	card := cards[0]
 	now := time.Now().UTC()
 	card.Status, card.Answers, card.AnsweredAt = questions.StatusAnsweredLate, map[string]string{"Which colour?": "Blue"}, &now
-	if err := db.SaveCard(ctx, card); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, db.SaveCard(ctx, card))
 	db.Close()
 
 	lateTurns := func() int {
@@ -517,14 +431,12 @@ func TestLateAnswerStoredBeforeCrashIsDeliveredOnce(t *testing.T) {
 	for len(e.model.Requests()) < 3 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := lateTurns(); n != 1 {
-		t.Fatalf("%d late-answer turns after the restart, want 1", n)
-	}
+	n := lateTurns()
+	require.Equal(t, 1, n, "%d late-answer turns after the restart, want 1", n)
 	e.close()
 	e.open()
-	if n := lateTurns(); n != 1 {
-		t.Fatalf("%d late-answer turns after a second restart, want 1", n)
-	}
+	n = lateTurns()
+	require.Equal(t, 1, n, "%d late-answer turns after a second restart, want 1", n)
 }
 
 // Switching a conversation's assistant: the next run uses the new profile;
@@ -532,33 +444,19 @@ func TestLateAnswerStoredBeforeCrashIsDeliveredOnce(t *testing.T) {
 func TestSetAssistantSwitchesTheNextRun(t *testing.T) {
 	e := newEnv(t, modelserver.Turns(modelserver.Turn{Text: "one"}, modelserver.Turn{Text: "two"}), time.Minute)
 	ctx := context.Background()
-	if _, err := e.svc.SaveProfile(ctx, Profile{Name: "writer", SystemPrompt: "You write haiku.", Tools: []string{"calculator"}}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := e.svc.SaveProfile(ctx, Profile{Name: "writer", SystemPrompt: "You write haiku.", Tools: []string{"calculator"}})
+	require.NoError(t, err)
 	c, err := e.svc.CreateConversation(ctx, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.svc.SetAssistant(ctx, c.ID, "nobody"); err == nil {
-		t.Fatal("unknown assistant accepted")
-	}
-	if err := e.svc.SetAssistant(ctx, "missing", "writer"); err == nil {
-		t.Fatal("assistant set on a missing conversation")
-	}
-	if d, _ := e.svc.GetConversation(ctx, c.ID); d.Assistant != "default" {
-		t.Fatalf("assistant changed by a refused call: %q", d.Assistant)
-	}
-	if err := e.svc.SetAssistant(ctx, c.ID, "writer"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.svc.SendMessage(ctx, c.ID, "a poem"); err != nil {
-		t.Fatal(err)
-	}
-	d := e.waitState(c.ID, chat.StateIdle)
-	if d.Assistant != "writer" {
-		t.Fatalf("assistant %q after the switch", d.Assistant)
-	}
-	if req := e.model.Requests()[0]; req.Messages[0].Content != "You write haiku." {
-		t.Fatalf("the new profile was not used: %+v", req.Messages)
-	}
+	require.NoError(t, err)
+	require.Error(t, e.svc.SetAssistant(ctx, c.ID, "nobody"), "unknown assistant accepted")
+	require.Error(t, e.svc.SetAssistant(ctx, "missing", "writer"), "assistant set on a missing conversation")
+	d, _ := e.svc.GetConversation(ctx, c.ID)
+	require.Equal(t, "default", d.Assistant, "assistant changed by a refused call: %q", d.Assistant)
+	require.NoError(t, e.svc.SetAssistant(ctx, c.ID, "writer"))
+	_, err = e.svc.SendMessage(ctx, c.ID, "a poem")
+	require.NoError(t, err)
+	d = e.waitState(c.ID, chat.StateIdle)
+	require.Equal(t, "writer", d.Assistant, "assistant %q after the switch", d.Assistant)
+	req := e.model.Requests()[0]
+	require.Equal(t, "You write haiku.", req.Messages[0].Content, "the new profile was not used: %+v", req.Messages)
 }

@@ -44,6 +44,8 @@ import (
 	_ "modernc.org/sqlite" // integrity check of the crashed database (a copy)
 
 	"github.com/parley-app/parley/backend/modelserver"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const (
@@ -717,9 +719,9 @@ func (h *harness) fail(round int, key, format string, args ...any) {
 	h.mu.Unlock()
 	switch {
 	case n <= maxReportsPerKind:
-		h.t.Errorf("round %d (seed %d): %s", round, h.seed, msg)
+		assert.Failf(h.t, "crash recovery problem", "round %d (seed %d): %s", round, h.seed, msg)
 	case n == maxReportsPerKind+1:
-		h.t.Errorf("round %d (seed %d): %s\n(further %q problems are only counted)", round, h.seed, msg, kind)
+		assert.Failf(h.t, "crash recovery problem", "round %d (seed %d): %s\n(further %q problems are only counted)", round, h.seed, msg, kind)
 	default:
 		h.t.Logf("round %d: again (%s #%d): %s", round, kind, n, clip(msg))
 	}
@@ -770,9 +772,7 @@ func TestCrashRecovery(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("PARLEY_CRASH_SEED"); s != "" {
 		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("PARLEY_CRASH_SEED=%q: %v", s, err)
-		}
+		require.NoError(t, err, "PARLEY_CRASH_SEED=%q", s)
 		seed = v
 	}
 	rounds := 40
@@ -781,9 +781,8 @@ func TestCrashRecovery(t *testing.T) {
 	}
 	if s := os.Getenv("PARLEY_CRASH_ROUNDS"); s != "" {
 		v, err := strconv.Atoi(s)
-		if err != nil || v < 1 {
-			t.Fatalf("PARLEY_CRASH_ROUNDS=%q: want a positive number", s)
-		}
+		require.NoError(t, err, "PARLEY_CRASH_ROUNDS=%q: want a positive number", s)
+		require.GreaterOrEqual(t, v, 1, "PARLEY_CRASH_ROUNDS=%q: want a positive number", s)
 		rounds = v
 	}
 	t.Logf("seed %d, %d rounds (reproduce the choices with PARLEY_CRASH_SEED=%d); parley built with tags %q", seed, rounds, seed, buildTags())
@@ -791,9 +790,7 @@ func TestCrashRecovery(t *testing.T) {
 	h := &harness{t: t, seed: seed, dataDir: t.TempDir(), logDir: t.TempDir(), rec: newRecorder(), reported: map[string]bool{}, kinds: map[string]int{}}
 	start := time.Now()
 	for r := 1; r <= rounds; r++ {
-		if !h.round(r) {
-			t.Fatalf("round %d (seed %d): cannot go on", r, seed)
-		}
+		require.True(t, h.round(r), "round %d (seed %d): cannot go on", r, seed)
 	}
 	h.finale(rounds + 1)
 	h.mu.Lock()
@@ -803,7 +800,7 @@ func TestCrashRecovery(t *testing.T) {
 			kinds = append(kinds, fmt.Sprintf("%s x%d", k, n))
 		}
 		sort.Strings(kinds)
-		t.Errorf("problems found (seed %d): %s", seed, strings.Join(kinds, ", "))
+		assert.Failf(t, "problems found", "problems found (seed %d): %s", seed, strings.Join(kinds, ", "))
 	}
 	h.mu.Unlock()
 	msgs, cards := h.rec.snapshot()
