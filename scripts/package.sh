@@ -83,7 +83,7 @@ rm -rf "$STAGE"
 mkdir -p "$STAGE"
 tar -C "$ROOT" --exclude-vcs --exclude=./dist --exclude=./test-artifacts --exclude=./build/bin \
   --exclude=./parley --exclude=node_modules --exclude=./build/windows/installer/tmp \
-  --exclude=./frontend/dist --exclude=./frontend/wailsjs -cf - . \
+  --exclude=./frontend/dist -cf - . \
   | tar -C "$STAGE" -xf -
 node packaging/set-product-version.cjs "$STAGE/wails.json" "$NUM_VERSION"
 
