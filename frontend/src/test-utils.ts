@@ -1,6 +1,7 @@
 // Shared helpers for the unit tests (not a test file itself).
 import { createPinia, setActivePinia, type Pinia } from 'pinia'
-import { flushPromises } from '@vue/test-utils'
+import { flushPromises, mount, type VueWrapper } from '@vue/test-utils'
+import type { Component } from 'vue'
 import { FakeTransport } from './transport/fake'
 import { setTransport } from './transport'
 import type { Card, Question } from './types'
@@ -17,6 +18,31 @@ export function setupEnv(): TestEnv {
   const fake = new FakeTransport()
   setTransport(fake)
   return { pinia, fake }
+}
+
+const mounted: VueWrapper[] = []
+const resets: (() => void)[] = []
+
+/** Mounts a component into document.body with the env's Pinia and lets it settle; resetDom unmounts it. */
+export async function mountInBody(component: Component, env: TestEnv): Promise<VueWrapper> {
+  const w = mount(component, { global: { plugins: [env.pinia] }, attachTo: document.body })
+  mounted.push(w)
+  await settle()
+  return w
+}
+
+/** Runs fn at the next resetDom (an event subscription's unsubscribe, say). */
+export function onReset(fn: () => void): void {
+  resets.push(fn)
+}
+
+/** Unmounts what mountInBody mounted, runs the onReset callbacks, and clears the page, the theme and localStorage. */
+export function resetDom(): void {
+  for (const w of mounted.splice(0)) w.unmount()
+  for (const fn of resets.splice(0)) fn()
+  document.body.innerHTML = ''
+  document.documentElement.removeAttribute('data-theme')
+  localStorage.clear()
 }
 
 export function q(partial: Partial<Question> & Pick<Question, 'question'>): Question {

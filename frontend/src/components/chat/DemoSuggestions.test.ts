@@ -1,27 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { mount, type VueWrapper } from '@vue/test-utils'
+import type { VueWrapper } from '@vue/test-utils'
 import App from '../../App.vue'
-import { setupEnv, settle, type TestEnv } from '../../test-utils'
+import { mountInBody, resetDom, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { DEMO_PROMPTS } from '../../lib/demoPrompts'
 import { useSettingsStore } from '../../stores/settings'
 
 let env: TestEnv
-let w: VueWrapper | null = null
 beforeEach(() => {
   env = setupEnv()
 })
-afterEach(() => {
-  w?.unmount()
-  w = null
-  document.body.innerHTML = ''
-  document.documentElement.removeAttribute('data-theme')
-  localStorage.clear()
-})
+afterEach(resetDom)
 
 async function mountApp() {
-  w = mount(App, { global: { plugins: [env.pinia] }, attachTo: document.body })
-  await settle()
-  return w
+  return mountInBody(App, env)
 }
 
 const suggestions = (v: VueWrapper) => v.findAll('[data-testid="demo-suggestion"]')

@@ -3,26 +3,17 @@
 // review step inside a card an h3. Checked on the whole window (sidebar,
 // chat, card), in document order, as a screen reader lists them.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { mount, type VueWrapper } from '@vue/test-utils'
 import ChatShell from '../layout/ChatShell.vue'
-import { makeCard, q, setupEnv, settle, type TestEnv } from '../../test-utils'
+import { makeCard, q, mountInBody, onReset, resetDom, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
 import { useConversationsStore } from '../../stores/conversations'
 import { useSettingsStore } from '../../stores/settings'
 
 let env: TestEnv
-let w: VueWrapper | null = null
-let off: (() => void) | null = null
 beforeEach(() => {
   env = setupEnv()
 })
-afterEach(() => {
-  w?.unmount()
-  w = null
-  off?.()
-  off = null
-  document.body.innerHTML = ''
-})
+afterEach(resetDom)
 
 /** The headings of the page in document order: level and text. */
 function outline(): { level: number; text: string }[] {
@@ -40,13 +31,12 @@ function skips(list: { level: number; text: string }[]): string[] {
 describe('QuestionCard headings', () => {
   it('a card in the chat is an h2 under the chat title, its review an h3, with no level skipped', async () => {
     env.fake.addConversation({ id: 'c1', title: 'Groceries' })
-    off = connectEvents()
+    onReset(connectEvents())
     await useSettingsStore().init()
     const conversations = useConversationsStore()
     await conversations.load()
     await conversations.select('c1')
-    w = mount(ChatShell, { global: { plugins: [env.pinia] }, attachTo: document.body })
-    await settle()
+    const w = await mountInBody(ChatShell, env)
     env.fake.addCard(
       {
         question_id: 'h1',

@@ -2,37 +2,26 @@
 // "name:latest" for a name given without a tag, llama.cpp's file paths, and
 // servers that do not say whether a model calls tools.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { mount, type VueWrapper } from '@vue/test-utils'
+import type { VueWrapper } from '@vue/test-utils'
 import SettingsPanel from './SettingsPanel.vue'
-import { setupEnv, settle, type TestEnv } from '../../test-utils'
+import { mountInBody, onReset, resetDom, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
 import { useSettingsStore } from '../../stores/settings'
 import { modelChoices, sameModel } from '../../lib/settings'
 
 let env: TestEnv
-let w: VueWrapper | null = null
-let off: (() => void) | null = null
 
 beforeEach(() => {
   env = setupEnv()
 })
-afterEach(() => {
-  w?.unmount()
-  w = null
-  off?.()
-  off = null
-  document.body.innerHTML = ''
-  localStorage.clear()
-})
+afterEach(resetDom)
 
 async function mountPanel() {
-  off = connectEvents()
+  onReset(connectEvents())
   const settings = useSettingsStore()
   await settings.init()
   settings.openPanel()
-  w = mount(SettingsPanel, { global: { plugins: [env.pinia] }, attachTo: document.body })
-  await settle()
-  return w
+  return mountInBody(SettingsPanel, env)
 }
 
 const options = (v: VueWrapper) => v.findAll('[data-testid="model-option"]')
