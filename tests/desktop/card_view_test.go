@@ -7,8 +7,6 @@ import (
 	"image/png"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -32,22 +30,7 @@ func TestDesktopSecondCardInView(t *testing.T) {
 	srv := modelserver.New(modelserver.Demo())
 	defer srv.Close()
 
-	logFile, err := os.Create(filepath.Join(artifactsDir(t), "desktop-card-view.log"))
-	require.NoError(t, err)
-	defer logFile.Close()
-	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--model", "scripted")
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-		}
-	}()
+	defer launchApp(t, bin, srv.URL(), "desktop-card-view.log")()
 
 	waitForWindow(t, "Parley", 60*time.Second)
 	waitForUI(t, "desktop-card-view-0-start.png")

@@ -54,22 +54,7 @@ func TestDesktopQuestionFlow(t *testing.T) {
 	srv := modelserver.New(modelserver.Demo())
 	defer srv.Close()
 
-	logFile, err := os.Create(filepath.Join(artifactsDir(t), "desktop-flow.log"))
-	require.NoError(t, err)
-	defer logFile.Close()
-	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--model", "scripted")
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-		}
-	}()
+	defer launchApp(t, bin, srv.URL(), "desktop-flow.log")()
 
 	win := waitForWindow(t, "Parley", 60*time.Second)
 	time.Sleep(2 * time.Second)                                     // let the page load its first data
@@ -112,4 +97,27 @@ func TestDesktopQuestionFlow(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(last.Content), &got), "second request ends with %+v, want the card's tool result", last)
 	require.Equal(t, "Friendly", got.Answers["What tone should the answer have?"], "answers %v", got.Answers)
 	require.Equal(t, "Examples", got.Answers["What should it include?"], "answers %v", got.Answers)
+}
+
+// launchApp starts the built app on a fresh data folder against the model
+// server at baseURL, its output in the artifacts' logName. The returned stop
+// sends SIGTERM and waits for the exit (killing it after 10 s).
+func launchApp(t *testing.T, bin, baseURL, logName string) (stop func()) {
+	t.Helper()
+	logFile, err := os.Create(filepath.Join(artifactsDir(t), logName))
+	require.NoError(t, err)
+	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", baseURL, "--model", "scripted")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	return func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+		logFile.Close()
+	}
 }
