@@ -18,11 +18,14 @@ const (
 	ConversationDeleted = "conversation:deleted"
 	// ModelPull reports the progress of downloading an Ollama model.
 	ModelPull = "model:pull"
+	// MCPServer reports an MCP server's state (SPEC §6); the payload is
+	// api.MCPServer.
+	MCPServer = "mcp:server"
 )
 
 // Names lists every event Go emits, in the order of SPEC §3 and then the
 // list's and the download's.
-var Names = []string{ConversationState, MessageDelta, MessageDone, QuestionAsk, QuestionResolved, RunError, ConversationUpdated, ConversationDeleted, ModelPull}
+var Names = []string{ConversationState, MessageDelta, MessageDone, QuestionAsk, QuestionResolved, RunError, ConversationUpdated, ConversationDeleted, ModelPull, MCPServer}
 
 // Emitter sends one event to every client (the window, SSE subscribers).
 // Payloads are JSON-marshalable objects with "conversationId" at the top level.

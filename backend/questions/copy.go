@@ -2,6 +2,7 @@ package questions
 
 import (
 	"maps"
+	"slices"
 	"time"
 )
 
@@ -18,6 +19,19 @@ func cloneCard(c *Card) *Card {
 	if c.Answers != nil {
 		cp.Answers = maps.Clone(c.Answers)
 	}
+	if c.Source != nil {
+		src := *c.Source
+		cp.Source = &src
+	}
+	if c.Tool != nil {
+		tool := *c.Tool
+		tool.Arguments = slices.Clone(c.Tool.Arguments)
+		tool.InputSchema = slices.Clone(c.Tool.InputSchema)
+		cp.Tool = &tool
+	}
+	cp.ApprovedArguments = slices.Clone(c.ApprovedArguments)
+	cp.Schema = slices.Clone(c.Schema)
+	cp.Content = slices.Clone(c.Content)
 	return &cp
 }
 

@@ -78,6 +78,7 @@ func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
 		Questions:      qs,
 		CreatedAt:      now,
 	}
+	card.FillKind()
 	if cfg.Timeout > 0 {
 		expires := now.Add(cfg.Timeout)
 		card.ExpiresAt = &expires

@@ -6,6 +6,7 @@ package questions
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -39,6 +40,50 @@ const (
 	StatusTimedOut     Status = "timed_out"
 	StatusAnsweredLate Status = "answered_late"
 	StatusSuperseded   Status = "superseded"
+	// Approval cards (SPEC §6).
+	StatusApproved Status = "approved"
+	StatusRejected Status = "rejected"
+	// Elicitation cards (SPEC §6); declined, cancelled and timed_out are shared.
+	StatusAccepted Status = "accepted"
+)
+
+// Kind says which human decision a card asks for (SPEC §6).
+type Kind string
+
+const (
+	KindQuestion    Kind = "question"
+	KindApproval    Kind = "approval"
+	KindElicitation Kind = "elicitation"
+)
+
+// Source types of a card (SPEC §6).
+const (
+	SourceModel = "model"
+	SourceMCP   = "mcp"
+)
+
+// Source says who asks: the model itself, or an MCP server's tool.
+type Source struct {
+	Type   string `json:"type"`
+	Server string `json:"server,omitempty"`
+	// Tool is the MCP tool's own name (e.g. "echo"), not the name the model sees.
+	Tool string `json:"tool,omitempty"`
+}
+
+// ApprovalTool is the tool call an approval card asks about (SPEC §6).
+// Arguments and InputSchema are kept as sent, so their key order survives.
+type ApprovalTool struct {
+	Server      string          `json:"server"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Arguments   json.RawMessage `json:"arguments"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// Elicitation modes (SPEC §6).
+const (
+	ElicitForm = "form"
+	ElicitURL  = "url"
 )
 
 // Card is one ask_user_question call: 1..4 questions shown together.
@@ -55,6 +100,29 @@ type Card struct {
 	Answers        map[string]string `json:"answers,omitempty"`
 	Comments       string            `json:"comments,omitempty"`
 	AnsweredAt     *time.Time        `json:"answered_at,omitempty"`
+
+	// Kind is "question" unless said otherwise; Source is {"type":"model"}
+	// for the model's own questions.
+	Kind   Kind    `json:"kind"`
+	Source *Source `json:"source"`
+
+	// Approval cards: the tool call to approve, and once resolved the
+	// arguments it ran with (when edited), the reject reason, and whether
+	// "Approve always" was chosen.
+	Tool              *ApprovalTool   `json:"tool,omitempty"`
+	ApprovedArguments json.RawMessage `json:"approved_arguments,omitempty"`
+	Reason            string          `json:"reason,omitempty"`
+	Always            bool            `json:"always,omitempty"`
+
+	// Elicitation cards: the server asking, its message, the mode, the
+	// requested schema as sent (form) or the URL (url); once accepted, the
+	// content sent to the server (schema defaults filled in).
+	Server  string          `json:"server,omitempty"`
+	Message string          `json:"message,omitempty"`
+	Mode    string          `json:"mode,omitempty"`
+	Schema  json.RawMessage `json:"schema,omitempty"`
+	URL     string          `json:"url,omitempty"`
+	Content json.RawMessage `json:"content,omitempty"`
 }
 
 // Action is what the user did with a card.
@@ -67,6 +135,11 @@ const (
 	// ActionSkip is another name for ActionDecline: "Skip" is what the card's
 	// button and the README call it.
 	ActionSkip Action = "skip"
+	// Approval cards (SPEC §6).
+	ActionApprove Action = "approve"
+	ActionReject  Action = "reject"
+	// Elicitation cards (SPEC §6); decline and cancel are shared.
+	ActionAccept Action = "accept"
 )
 
 // Canonical returns the action with aliases resolved (skip is decline).
@@ -90,6 +163,14 @@ type Response struct {
 	Action     Action                 `json:"action"`
 	Answers    map[string]AnswerInput `json:"answers,omitempty"`
 	Comments   string                 `json:"comments,omitempty"`
+
+	// Approval: edited arguments (validated against the tool's input
+	// schema), "approve always", or the reject reason.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Always    bool            `json:"always,omitempty"`
+	Reason    string          `json:"reason,omitempty"`
+	// Elicitation: the accepted content (validated against the schema).
+	Content json.RawMessage `json:"content,omitempty"`
 }
 
 // Outcome is how a card ended for the run that asked it.
@@ -118,4 +199,15 @@ type Clock interface {
 // Timer is the handle returned by Clock.AfterFunc.
 type Timer interface {
 	Stop() bool
+}
+
+// FillKind sets a card's kind and source to the model's own question when
+// they are unset (cards stored before SPEC §6, and cards made by ask_user_question).
+func (c *Card) FillKind() {
+	if c.Kind == "" {
+		c.Kind = KindQuestion
+	}
+	if c.Source == nil {
+		c.Source = &Source{Type: SourceModel}
+	}
 }

@@ -15,7 +15,7 @@ import (
 const cardColumns = "id, conversation_id, run_id, tool_call_id, status, questions, answers, comments, created_at, expires_at, answered_at"
 
 // SaveCard inserts a question card or updates it (status, answers,
-// comments, times). CreatedAt is filled when zero. A card never moves to
+// comments, times). CreatedAt, Kind and Source are filled when zero. A card never moves to
 // another conversation.
 func (s *Store) SaveCard(ctx context.Context, c *questions.Card) error {
 	switch {
@@ -29,6 +29,7 @@ func (s *Store) SaveCard(ctx context.Context, c *questions.Card) error {
 	if c.CreatedAt.IsZero() {
 		c.CreatedAt = now()
 	}
+	c.FillKind()
 	err := s.withTx(ctx, func(tx *sql.Tx) error { return upsertCard(ctx, tx, c) })
 	if err != nil {
 		return fmt.Errorf("save question card %s: %w", c.ID, err)
@@ -163,5 +164,6 @@ func scanCard(sc scanner) (*questions.Card, error) {
 	if c.AnsweredAt, err = parseNullTime(answered); err != nil {
 		return nil, err
 	}
+	c.FillKind()
 	return &c, nil
 }

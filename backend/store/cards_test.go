@@ -26,6 +26,8 @@ func fullCard(id, convID string) *questions.Card {
 		CreatedAt:  at("2026-02-03T04:05:06.123456789Z"),
 		ExpiresAt:  ptr(at("2026-02-03T04:10:06.123456789Z")),
 		AnsweredAt: ptr(at("2026-02-03T04:12:00Z")),
+		Kind:       questions.KindQuestion,
+		Source:     &questions.Source{Type: questions.SourceModel},
 	}
 }
 

@@ -19,8 +19,12 @@ func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 var Wire = Registry{
 	Enums: []Enum{
 		{Name: "RunState", Values: []string{chat.StateIdle, chat.StateRequesting, chat.StateStreaming, chat.StateToolExecuting, chat.StateAwaitingUserResponse, chat.StateError}, List: "RUN_STATES"},
-		{Name: "CardStatus", Go: typeOf[questions.Status](), Values: strs(questions.StatusPending, questions.StatusAnswered, questions.StatusDeclined, questions.StatusCancelled, questions.StatusTimedOut, questions.StatusAnsweredLate, questions.StatusSuperseded), List: "CARD_STATUSES"},
-		{Name: "RespondAction", Go: typeOf[questions.Action](), Values: strs(questions.ActionSubmit, questions.ActionDecline, questions.ActionCancel, questions.ActionSkip)},
+		{Name: "CardStatus", Go: typeOf[questions.Status](), Values: strs(questions.StatusPending, questions.StatusAnswered, questions.StatusDeclined, questions.StatusCancelled, questions.StatusTimedOut, questions.StatusAnsweredLate, questions.StatusSuperseded, questions.StatusApproved, questions.StatusRejected, questions.StatusAccepted), List: "CARD_STATUSES"},
+		{Name: "CardKind", Go: typeOf[questions.Kind](), Values: strs(questions.KindQuestion, questions.KindApproval, questions.KindElicitation), List: "CARD_KINDS"},
+		{Name: "RespondAction", Go: typeOf[questions.Action](), Values: strs(questions.ActionSubmit, questions.ActionDecline, questions.ActionCancel, questions.ActionSkip, questions.ActionApprove, questions.ActionReject, questions.ActionAccept)},
+		{Name: "MCPPolicy", Values: []string{api.PolicyAllow, api.PolicyAsk, api.PolicyBlock}, List: "MCP_POLICIES"},
+		{Name: "MCPTransport", Values: []string{api.TransportStdio, api.TransportHTTP}},
+		{Name: "MCPStatus", Values: []string{api.MCPConnecting, api.MCPConnected, api.MCPError, api.MCPDisabled}},
 		{Name: "Role", Values: []string{chat.RoleSystem, chat.RoleUser, chat.RoleAssistant, chat.RoleTool}, List: "ROLES"},
 		// The values service.Settings.Validate accepts.
 		{Name: "ThemeSetting", Values: []string{"system", "light", "dark"}},
@@ -31,6 +35,8 @@ var Wire = Registry{
 		// Cards (SPEC §1, §3).
 		{Name: "QuestionOption", Go: typeOf[questions.Option]()},
 		{Name: "Question", Go: typeOf[questions.Question]()},
+		{Name: "CardSource", Go: typeOf[questions.Source]()},
+		{Name: "ApprovalTool", Go: typeOf[questions.ApprovalTool]()},
 		{Name: "Card", Go: typeOf[questions.Card]()},
 		{Name: "AnswerInput", Go: typeOf[questions.AnswerInput]()},
 		{Name: "RespondRequest", Go: typeOf[questions.Response]()},
@@ -48,6 +54,12 @@ var Wire = Registry{
 		{Name: "ModelStatus", Go: typeOf[service.ModelStatus]()},
 		{Name: "Settings", Go: typeOf[service.Settings](), Fields: map[string]string{"theme": "ThemeSetting"}},
 		{Name: "Health", Go: typeOf[api.Health]()},
+		// MCP host (SPEC §6).
+		{Name: "MCPTool", Go: typeOf[api.MCPTool](), Fields: map[string]string{"policy": "MCPPolicy"}},
+		{Name: "MCPServer", Go: typeOf[api.MCPServer](), Fields: map[string]string{"transport": "MCPTransport", "status": "MCPStatus"}},
+		{Name: "MCPServerConfig", Go: typeOf[api.MCPServerConfig]()},
+		{Name: "MCPToolPolicy", Go: typeOf[api.MCPToolPolicy](), Fields: map[string]string{"policy": "MCPPolicy"}},
+		{Name: "MCPImportResult", Go: typeOf[api.MCPImportResult]()},
 		{Name: "AppInfo", Go: typeOf[api.AppInfo]()},
 		// Event payloads (SPEC §3).
 		{Name: "ConversationStateEvent", Go: typeOf[agent.StateInfo](), Fields: map[string]string{"state": "RunState"}},
@@ -68,6 +80,7 @@ var Wire = Registry{
 		{Name: events.QuestionResolved, Payload: typeOf[*questions.Card]()},
 		{Name: events.RunError, Payload: typeOf[events.RunErrorPayload]()},
 		{Name: events.ModelPull, Payload: typeOf[events.ModelPullPayload]()},
+		{Name: events.MCPServer, Payload: typeOf[api.MCPServer]()},
 	},
 	Consts: []Const{
 		{Name: "ASK_TOOL", Value: questions.ToolName},

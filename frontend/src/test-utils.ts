@@ -67,6 +67,8 @@ export function makeCard(partial: Partial<Card> = {}): Card {
     ],
     created_at: '2026-01-01T10:00:00.000Z',
     expires_at: null,
+    kind: 'question',
+    source: { type: 'model' },
     ...partial,
   }
 }

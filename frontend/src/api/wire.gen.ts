@@ -5,11 +5,23 @@ export type RunState = 'idle' | 'requesting' | 'streaming' | 'tool_executing' | 
 
 export const RUN_STATES: readonly RunState[] = ['idle', 'requesting', 'streaming', 'tool_executing', 'awaiting_user_response', 'error']
 
-export type CardStatus = 'pending' | 'answered' | 'declined' | 'cancelled' | 'timed_out' | 'answered_late' | 'superseded'
+export type CardStatus = 'pending' | 'answered' | 'declined' | 'cancelled' | 'timed_out' | 'answered_late' | 'superseded' | 'approved' | 'rejected' | 'accepted'
 
-export const CARD_STATUSES: readonly CardStatus[] = ['pending', 'answered', 'declined', 'cancelled', 'timed_out', 'answered_late', 'superseded']
+export const CARD_STATUSES: readonly CardStatus[] = ['pending', 'answered', 'declined', 'cancelled', 'timed_out', 'answered_late', 'superseded', 'approved', 'rejected', 'accepted']
 
-export type RespondAction = 'submit' | 'decline' | 'cancel' | 'skip'
+export type CardKind = 'question' | 'approval' | 'elicitation'
+
+export const CARD_KINDS: readonly CardKind[] = ['question', 'approval', 'elicitation']
+
+export type RespondAction = 'submit' | 'decline' | 'cancel' | 'skip' | 'approve' | 'reject' | 'accept'
+
+export type MCPPolicy = 'allow' | 'ask' | 'block'
+
+export const MCP_POLICIES: readonly MCPPolicy[] = ['allow', 'ask', 'block']
+
+export type MCPTransport = 'stdio' | 'http'
+
+export type MCPStatus = 'connecting' | 'connected' | 'error' | 'disabled'
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool'
 
@@ -33,6 +45,20 @@ export interface Question {
   placeholder?: string
 }
 
+export interface CardSource {
+  type: string
+  server?: string
+  tool?: string
+}
+
+export interface ApprovalTool {
+  server: string
+  name: string
+  description: string
+  arguments: unknown
+  input_schema: unknown
+}
+
 export interface Card {
   question_id: string
   conversationId: string
@@ -45,6 +71,18 @@ export interface Card {
   answers?: Record<string, string>
   comments?: string
   answered_at?: string
+  kind: CardKind
+  source: CardSource | null
+  tool?: ApprovalTool
+  approved_arguments?: unknown
+  reason?: string
+  always?: boolean
+  server?: string
+  message?: string
+  mode?: string
+  schema?: unknown
+  url?: string
+  content?: unknown
 }
 
 export interface AnswerInput {
@@ -57,6 +95,10 @@ export interface RespondRequest {
   action: RespondAction
   answers?: Record<string, AnswerInput>
   comments?: string
+  arguments?: unknown
+  always?: boolean
+  reason?: string
+  content?: unknown
 }
 
 export interface ToolCall {
@@ -154,6 +196,45 @@ export interface Health {
   version: string
 }
 
+export interface MCPTool {
+  name: string
+  description: string
+  policy: MCPPolicy
+  model_name: string
+}
+
+export interface MCPServer {
+  name: string
+  transport: MCPTransport
+  command?: string
+  args: string[]
+  url?: string
+  env_keys: string[]
+  header_keys: string[]
+  enabled: boolean
+  status: MCPStatus
+  error?: string
+  tools: MCPTool[]
+}
+
+export interface MCPServerConfig {
+  command?: string
+  args?: string[]
+  env?: Record<string, string>
+  url?: string
+  headers?: Record<string, string>
+  enabled?: boolean
+}
+
+export interface MCPToolPolicy {
+  policy: MCPPolicy
+}
+
+export interface MCPImportResult {
+  added: string[]
+  skipped: Record<string, string>
+}
+
 export interface AppInfo {
   version: string
   dataDir: string
@@ -217,11 +298,12 @@ export interface EventPayloads {
   'question:resolved': Card
   'run:error': RunErrorEvent
   'model:pull': ModelPullEvent
+  'mcp:server': MCPServer
 }
 
 export type ServerEventName = keyof EventPayloads
 
-export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull']
+export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server']
 
 export const ASK_TOOL = 'ask_user_question'
 

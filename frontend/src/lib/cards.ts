@@ -124,6 +124,9 @@ export const STATUS_LABELS: Record<CardStatus, string> = {
   timed_out: 'Timed out',
   answered_late: 'Answered late',
   superseded: 'Superseded',
+  approved: 'Approved',
+  rejected: 'Rejected',
+  accepted: 'Accepted',
 }
 
 /** One stored answer as display text. */
@@ -223,6 +226,8 @@ export function cardFromToolResult(msg: Message, questions: Question[], conversa
     created_at: msg.created_at,
     expires_at: null,
     tool_call_id: msg.tool_call_id,
+    kind: 'question',
+    source: { type: 'model' },
     ...(answers ? { answers } : {}),
     ...(comments ? { comments } : {}),
   }
