@@ -35,6 +35,18 @@ type Message struct {
 	ToolCallID     string     `json:"tool_call_id,omitempty"`
 	ToolName       string     `json:"tool_name,omitempty"`
 	CreatedAt      time.Time  `json:"created_at"`
+	// Attachments are files the user attached (SPEC §7) or images an MCP
+	// tool returned (SPEC §6).
+	Attachments []Attachment `json:"attachments,omitempty"`
+}
+
+// Attachment is a file stored with a message: a text file or an image.
+type Attachment struct {
+	Name     string `json:"name"`
+	MIMEType string `json:"mime_type"`
+	Size     int64  `json:"size"`
+	// Data is the file's content (base64 in JSON).
+	Data []byte `json:"data,omitempty"`
 }
 
 // Run states (SPEC §2) shown to clients.

@@ -42,6 +42,7 @@ var Wire = Registry{
 		{Name: "RespondRequest", Go: typeOf[questions.Response]()},
 		// Conversations and messages.
 		{Name: "ToolCall", Go: typeOf[chat.ToolCall]()},
+		{Name: "Attachment", Go: typeOf[chat.Attachment]()},
 		{Name: "Message", Go: typeOf[chat.Message](), Fields: map[string]string{"role": "Role"}},
 		{Name: "Conversation", Go: typeOf[chat.Conversation]()},
 		{Name: "ConversationDetail", Go: typeOf[service.ConversationDetail](), Fields: map[string]string{"state": "RunState"}},

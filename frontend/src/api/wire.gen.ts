@@ -107,6 +107,13 @@ export interface ToolCall {
   arguments: string
 }
 
+export interface Attachment {
+  name: string
+  mime_type: string
+  size: number
+  data?: string
+}
+
 export interface Message {
   id: string
   conversationId: string
@@ -117,6 +124,7 @@ export interface Message {
   tool_call_id?: string
   tool_name?: string
   created_at: string
+  attachments?: Attachment[]
 }
 
 export interface Conversation {
