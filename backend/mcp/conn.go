@@ -87,7 +87,12 @@ func (h *Host) ended(s *server) {
 	defer h.mu.Unlock()
 	s.session = nil
 	s.stop = nil
-	if h.stopped {
+	if h.stopped || h.servers[s.name] != s {
+		// Closing, or replaced or removed (the new entry is announced
+		// itself): only wake whoever waits on this one.
+		s.status = api.MCPDisabled
+		close(s.changed)
+		s.changed = make(chan struct{})
 		return
 	}
 	h.setStateLocked(s, api.MCPDisabled, "")

@@ -358,14 +358,10 @@ func (h *Host) DeleteServer(name string) error {
 		h.mu.Unlock()
 		return err
 	}
-	h.mu.Unlock()
-	h.stopServer(s)
-	h.mu.Lock()
-	if h.servers[name] == s {
-		delete(h.servers, name)
-	}
+	delete(h.servers, name)
 	h.renameToolsLocked()
 	h.mu.Unlock()
+	h.stopServer(s)
 	h.log.Info("MCP server removed", "server", name)
 	return nil
 }

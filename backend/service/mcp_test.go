@@ -14,6 +14,7 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/mcp"
 	"github.com/parley-app/parley/backend/mcp/mcptest"
 	"github.com/parley-app/parley/backend/modelserver"
@@ -371,4 +372,37 @@ func TestMCPPendingElicitationIsCancelledAtRestart(t *testing.T) {
 	assert.Equal(t, questions.ElicitationEndedAtCloseReason, toolMessage(t, d).Content)
 	_, err = e.svc.Respond(context.Background(), id, questions.Response{QuestionID: cardID, Action: questions.ActionAccept})
 	assert.Equal(t, KindConflict, KindOf(err))
+}
+
+// Images an MCP tool returns travel with the tool message (shown live; the
+// model gets a note), and a tool error reaches the model as a tool result.
+func TestMCPImagesAndToolErrorsReachTheChat(t *testing.T) {
+	bin := mcptest.BuildTestServer(t)
+	e := newMCPEnv(t, func(req modelserver.ChatRequest) modelserver.Turn {
+		last := req.LastMessage()
+		switch {
+		case last.Role == "user":
+			return modelserver.Turn{ToolCalls: []modelserver.ToolCall{{ID: "call_1", Name: "local__image", Arguments: `{}`}}}
+		case last.ToolCallID == "call_1":
+			return modelserver.Turn{ToolCalls: []modelserver.ToolCall{{ID: "call_2", Name: "local__fail", Arguments: `{}`}}}
+		}
+		return modelserver.Turn{Text: "Tool said: " + last.Content}
+	}, map[string]mcp.ServerConfig{"local": {Command: bin}})
+	e.waitConnected("local")
+	for _, tool := range []string{"image", "fail"} {
+		_, err := e.svc.SetMCPToolPolicy("local", tool, api.PolicyAllow)
+		require.NoError(t, err)
+	}
+	_, d := e.send("Show me", chat.StateIdle)
+	assert.Equal(t, "Tool said: error: disk quota exceeded", lastMessage(d).Content)
+	var atts []chat.Attachment
+	for _, ev := range e.rec.Events() {
+		if p, ok := ev.Payload.(events.MessageDonePayload); ok && p.Message.Role == chat.RoleTool && p.Message.ToolCallID == "call_1" {
+			atts = p.Message.Attachments
+			assert.Contains(t, p.Message.Content, "shown to the user")
+		}
+	}
+	require.Len(t, atts, 1)
+	assert.Equal(t, "image/png", atts[0].MIMEType)
+	assert.Equal(t, "\x89PNG", string(atts[0].Data[:4]))
 }
