@@ -25,15 +25,17 @@ func (h *Host) supervise(ctx context.Context, s *server, done chan struct{}) {
 		h.setStateLocked(s, api.MCPConnecting, "")
 		h.mu.Unlock()
 
-		session, proc, err := h.connect(ctx, s)
+		session, proc, release, err := h.connect(ctx, s)
 		if ctx.Err() != nil {
 			if session != nil {
 				_ = session.Close()
 			}
+			release()
 			h.ended(s)
 			return
 		}
 		if err != nil {
+			release()
 			msg := h.describe(s, proc, err)
 			h.log.Warn("MCP server failed to start", "server", s.name, "err", msg, "retry_in", backoff)
 			h.mu.Lock()
@@ -55,10 +57,12 @@ func (h *Host) supervise(ctx context.Context, s *server, done chan struct{}) {
 		case <-ctx.Done():
 			_ = session.Close()
 			<-waitErr
+			release()
 			h.ended(s)
 			return
 		case err := <-waitErr:
 			_ = session.Close()
+			release()
 			if err == nil {
 				err = errors.New("the connection closed")
 			}
@@ -128,17 +132,22 @@ func sleep(ctx context.Context, d time.Duration) bool {
 }
 
 // connect starts the transport, runs the MCP handshake and lists the tools.
-func (h *Host) connect(ctx context.Context, s *server) (*sdk.ClientSession, *process, error) {
+// release frees what the transport holds beyond the session (an HTTP
+// server's idle connections); call it once the session has ended.
+func (h *Host) connect(ctx context.Context, s *server) (_ *sdk.ClientSession, _ *process, release func(), _ error) {
 	h.mu.Lock()
 	cfg := s.cfg.clone()
 	h.mu.Unlock()
 
+	release = func() {}
 	var transport sdk.Transport
 	var proc *process
 	if cfg.Transport() == api.TransportHTTP {
+		base := http.DefaultTransport.(*http.Transport).Clone()
+		release = base.CloseIdleConnections
 		transport = &sdk.StreamableClientTransport{
 			Endpoint:   cfg.URL,
-			HTTPClient: &http.Client{Transport: headerTransport{headers: cfg.Headers, base: http.DefaultTransport}},
+			HTTPClient: &http.Client{Transport: headerTransport{headers: cfg.Headers, base: base}},
 			// Parley calls; it does not listen for server-initiated messages
 			// outside calls.
 			DisableStandaloneSSE: true,
@@ -147,7 +156,7 @@ func (h *Host) connect(ctx context.Context, s *server) (*sdk.ClientSession, *pro
 		st := &stdioTransport{cfg: cfg, terminate: h.opt.Terminate, stderr: s.stderr}
 		t, p, err := st.start()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, release, err
 		}
 		transport, proc = t, p
 	}
@@ -173,12 +182,12 @@ func (h *Host) connect(ctx context.Context, s *server) (*sdk.ClientSession, *pro
 		if proc != nil {
 			_ = proc.Close()
 		}
-		return nil, proc, fmt.Errorf("connect: %w", err)
+		return nil, proc, release, fmt.Errorf("connect: %w", err)
 	}
 	tools, err := listTools(cctx, session)
 	if err != nil {
 		_ = session.Close()
-		return nil, proc, fmt.Errorf("list tools: %w", err)
+		return nil, proc, release, fmt.Errorf("list tools: %w", err)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -186,7 +195,7 @@ func (h *Host) connect(ctx context.Context, s *server) (*sdk.ClientSession, *pro
 	s.tools = tools
 	h.renameToolsLocked()
 	h.setStateLocked(s, api.MCPConnected, "")
-	return session, proc, nil
+	return session, proc, release, nil
 }
 
 func listTools(ctx context.Context, session *sdk.ClientSession) ([]*sdk.Tool, error) {

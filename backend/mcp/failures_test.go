@@ -85,10 +85,9 @@ func TestStopCancelsARunningCallThroughTheSDK(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan Result, 1)
 	go func() { done <- h.Call(ctx, Call{Server: "slow", Tool: "hang"}) }()
-	waitFor(t, "the call to be in flight", func() bool {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		return len(h.servers["slow"].calls) == 1
+	waitFor(t, "the call to reach the server", func() bool {
+		_, err := os.Stat(filepath.Join(marker, "started"))
+		return err == nil
 	})
 	cancel()
 	res := <-done

@@ -406,3 +406,35 @@ func TestMCPImagesAndToolErrorsReachTheChat(t *testing.T) {
 	assert.Equal(t, "image/png", atts[0].MIMEType)
 	assert.Equal(t, "\x89PNG", string(atts[0].Data[:4]))
 }
+
+// Stop during a running MCP call cancels it on the server (through the
+// SDK), and the conversation goes idle with the call closed in the history.
+func TestMCPStopCancelsARunningCall(t *testing.T) {
+	bin := mcptest.BuildTestServer(t)
+	marker := t.TempDir()
+	e := newMCPEnv(t, callTool("local__hang", `{}`), map[string]mcp.ServerConfig{"local": {Command: bin, Args: []string{"-marker", marker}}})
+	e.waitConnected("local")
+	_, err := e.svc.SetMCPToolPolicy("local", "hang", api.PolicyAllow)
+	require.NoError(t, err)
+	c, err := e.svc.CreateConversation(context.Background(), "", "")
+	require.NoError(t, err)
+	id := c.ID
+	_, err = e.svc.SendMessage(context.Background(), id, "Wait forever")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		_, err := os.Stat(filepath.Join(marker, "started"))
+		return err == nil
+	}, 15*time.Second, 10*time.Millisecond, "the call never reached the server")
+	d, err := e.svc.GetConversation(context.Background(), id)
+	require.NoError(t, err)
+	assert.Equal(t, chat.StateToolExecuting, d.State)
+	require.NoError(t, e.svc.Cancel(context.Background(), id))
+	d = e.waitState(id, chat.StateIdle)
+	assert.Equal(t, interruptedToolResultText, toolMessage(t, d).Content)
+	require.Eventually(t, func() bool {
+		_, err := os.Stat(filepath.Join(marker, "cancelled"))
+		return err == nil
+	}, 10*time.Second, 10*time.Millisecond, "the server never saw the cancellation")
+}
+
+const interruptedToolResultText = "Cancelled by the user while this tool was running."

@@ -25,7 +25,7 @@ var tinyPNG = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, '
 func main() {
 	startup := flag.String("startup", "ok", "ok, crash (exit at once, saying why on stderr) or garbage (print non-JSON on stdout)")
 	starts := flag.String("starts", "", "append a line to this file at every start")
-	marker := flag.String("marker", "", "folder where the hang tool writes \"cancelled\" when its call is cancelled")
+	marker := flag.String("marker", "", "folder where the hang tool writes \"started\", then \"cancelled\" when its call is cancelled")
 	flag.Parse()
 
 	if *starts != "" {
@@ -75,6 +75,9 @@ func main() {
 		})
 	add("hang", "Never answers (until cancelled)", obj(""),
 		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if *marker != "" {
+				_ = os.WriteFile(filepath.Join(*marker, "started"), []byte("started"), 0o600)
+			}
 			<-ctx.Done()
 			if *marker != "" {
 				_ = os.WriteFile(filepath.Join(*marker, "cancelled"), []byte("cancelled"), 0o600)
