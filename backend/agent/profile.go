@@ -6,6 +6,9 @@ type Profile struct {
 	SystemPrompt string   `json:"system_prompt"`
 	Model        string   `json:"model"` // empty = the app's default model
 	Tools        []string `json:"tools"`
+	// ToolCalling is how the model gets its tools: auto (the default, also
+	// when empty), native, text or off (SPEC §8).
+	ToolCalling string `json:"tool_calling"`
 }
 
 // DefaultProfileName names the profile new conversations use.
