@@ -30,11 +30,19 @@ func (l *runLoop) record(d StatDelta) {
 	if l.rt.opt.Stats == nil {
 		return
 	}
-	model := l.text.id.Model
-	if model == "" {
-		return
+	if l.model == nil {
+		// A run resumed after a restart waits on its card before the model
+		// is needed: the statistics still belong to the profile's model.
+		m, err := l.rt.opt.Model(l.profile.Model)
+		if err != nil {
+			return
+		}
+		l.model = m
 	}
-	l.rt.opt.Stats(model, d)
+	l.chooseForm()
+	if model := l.text.modelName(); model != "" {
+		l.rt.opt.Stats(model, d)
+	}
 }
 
 // recordAsked counts a card shown to the user.

@@ -90,6 +90,12 @@ func (l *runLoop) chooseForm() {
 	}
 }
 
+func (f *textForm) modelName() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.id.Model
+}
+
 func (f *textForm) current() (mode string, toolRole bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -265,7 +265,7 @@ func (m *openAIModel) httpError(status int, serverMsg string, cause error) *Erro
 	}
 	switch {
 	case strings.Contains(lower, "does not support tools"), strings.Contains(lower, "tools are not supported"),
-		strings.Contains(lower, "tool calling is not supported"):
+		strings.Contains(lower, "tool calling is not supported"), strings.Contains(lower, "tools param requires --jinja"):
 		return &Error{Kind: KindNoTools, Err: cause, Message: fmt.Sprintf(
 			"The model %s does not support tool calling. Choose a model with tool support in Settings (with Ollama, one that Settings marks as supporting tools, such as qwen3).", m.cfg.Model)}
 	case toolRoleRefused(lower):

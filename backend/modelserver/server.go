@@ -200,6 +200,7 @@ type handler struct {
 	llamaCppTags   bool                 // but GET /api/tags as llama.cpp answers it
 	apiKey         string               // required on /v1/* when set
 	pullFaults     map[string]PullFault // by model name
+	vision         map[string]bool      // models whose /api/show lists "vision"
 	refuseTools    bool                 // 400 "does not support tools" whenever tools are offered
 	refuseToolRole bool                 // 400 whenever a `tool` message is sent
 

@@ -29,6 +29,16 @@ func WithoutToolRole() Option {
 	return func(h *handler) { h.refuseToolRole = true }
 }
 
+// WithVision makes /api/show list the "vision" capability for models.
+func WithVision(models ...string) Option {
+	return func(h *handler) {
+		h.vision = map[string]bool{}
+		for _, m := range models {
+			h.vision[m] = true
+		}
+	}
+}
+
 // refuse answers a request the server's options refuse; false when none does.
 func (h *handler) refuse(w http.ResponseWriter, req ChatRequest) bool {
 	if h.refuseTools && len(req.Tools) > 0 {

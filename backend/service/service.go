@@ -69,6 +69,9 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 		Profile: s.profile,
 		Tools:   agent.BuiltinTools(nil),
 		Logger:  s.log,
+		// SPEC §8: how each model takes tools, and how well it asks.
+		Capabilities: s.capabilities(ctx),
+		Stats:        s.recordModelStats,
 	})
 	if err := s.recover(ctx); err != nil {
 		s.Close()

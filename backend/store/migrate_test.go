@@ -83,7 +83,10 @@ func fillVersion(t *testing.T, s *Store, v int) (convID string) {
 	require.NoError(t, s.SaveCard(ctx, card))
 	if v >= 2 {
 		require.NoError(t, s.SetSetting(ctx, "theme", "dark"))
-		require.NoError(t, s.SaveProfile(ctx, Profile{Name: "coder", Tools: []string{"calculator"}}))
+		// As version 2 stores a profile (later versions add columns).
+		_, err := s.writer.ExecContext(ctx, `INSERT INTO profiles (name, system_prompt, model, tools, created_at, updated_at)
+			VALUES ('coder', '', '', '["calculator"]', ?, ?)`, formatTime(now()), formatTime(now()))
+		require.NoError(t, err)
 	}
 	return c.ID
 }
@@ -124,6 +127,7 @@ func TestMigrateFromEveryEarlierVersion(t *testing.T) {
 				p, err := s.Profile(ctx, "coder")
 				if assert.NoError(t, err, "profile after migration") {
 					assert.Equal(t, "calculator", p.Tools[0], "profile after migration: %+v", p)
+					assert.Empty(t, p.ToolCalling, "tool calling after migration: automatic")
 				}
 			}
 			// Rows stored before the search index existed are searchable.
@@ -152,7 +156,11 @@ func TestMigrateFromEveryEarlierVersion(t *testing.T) {
 			assert.Equal(t, v, bVersion, "backup: version")
 			assert.Equal(t, 1, bConvs, "backup: conversations")
 			assert.Equal(t, 3, bMsgs, "backup: messages")
-			assert.Equal(t, 0, bSearch, "backup: search tables")
+			wantSearch := 0
+			if v >= 3 { // the search index came with version 3
+				wantSearch = 1
+			}
+			assert.Equal(t, wantSearch, bSearch, "backup: search tables")
 			require.NoError(t, s.Close()) // checkpoints the WAL into the file
 			assert.NotEqual(t, oldHash, fileHash(t, path), "database file unchanged by a migration")
 		})

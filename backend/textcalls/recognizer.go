@@ -59,7 +59,7 @@ type Recognizer struct {
 	calls   []Call
 	// lineStart: buf begins at the start of a line.
 	lineStart bool
-	prev      byte // the byte before buf (0 after a call or at the start)
+	prev      byte   // the byte before buf (0 after a call or at the start)
 	fenceLine string // the opening line of the held json fence
 }
 

@@ -5,6 +5,7 @@ export namespace agent {
 	    system_prompt: string;
 	    model: string;
 	    tools: string[];
+	    tool_calling?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Profile(source);
@@ -16,6 +17,7 @@ export namespace agent {
 	        this.system_prompt = source["system_prompt"];
 	        this.model = source["model"];
 	        this.tools = source["tools"];
+	        this.tool_calling = source["tool_calling"];
 	    }
 	}
 
@@ -42,6 +44,24 @@ export namespace api {
 
 export namespace chat {
 	
+	export class Attachment {
+	    name: string;
+	    mime_type: string;
+	    size: number;
+	    data?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Attachment(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.mime_type = source["mime_type"];
+	        this.size = source["size"];
+	        this.data = source["data"];
+	    }
+	}
 	export class Conversation {
 	    id: string;
 	    title: string;
@@ -111,6 +131,7 @@ export namespace chat {
 	    tool_name?: string;
 	    // Go type: time
 	    created_at: any;
+	    attachments?: Attachment[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Message(source);
@@ -127,6 +148,7 @@ export namespace chat {
 	        this.tool_call_id = source["tool_call_id"];
 	        this.tool_name = source["tool_name"];
 	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.attachments = this.convertValues(source["attachments"], Attachment);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -164,6 +186,42 @@ export namespace questions {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.selected = source["selected"];
 	        this.custom = source["custom"];
+	    }
+	}
+	export class ApprovalTool {
+	    server: string;
+	    name: string;
+	    description: string;
+	    arguments: number[];
+	    input_schema: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ApprovalTool(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.arguments = source["arguments"];
+	        this.input_schema = source["input_schema"];
+	    }
+	}
+	export class Source {
+	    type: string;
+	    server?: string;
+	    tool?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Source(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.server = source["server"];
+	        this.tool = source["tool"];
 	    }
 	}
 	export class Option {
@@ -235,6 +293,18 @@ export namespace questions {
 	    comments?: string;
 	    // Go type: time
 	    answered_at?: any;
+	    kind: string;
+	    source?: Source;
+	    tool?: ApprovalTool;
+	    approved_arguments?: number[];
+	    reason?: string;
+	    always?: boolean;
+	    server?: string;
+	    message?: string;
+	    mode?: string;
+	    schema?: number[];
+	    url?: string;
+	    content?: number[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Card(source);
@@ -253,6 +323,18 @@ export namespace questions {
 	        this.answers = source["answers"];
 	        this.comments = source["comments"];
 	        this.answered_at = this.convertValues(source["answered_at"], null);
+	        this.kind = source["kind"];
+	        this.source = this.convertValues(source["source"], Source);
+	        this.tool = this.convertValues(source["tool"], ApprovalTool);
+	        this.approved_arguments = source["approved_arguments"];
+	        this.reason = source["reason"];
+	        this.always = source["always"];
+	        this.server = source["server"];
+	        this.message = source["message"];
+	        this.mode = source["mode"];
+	        this.schema = source["schema"];
+	        this.url = source["url"];
+	        this.content = source["content"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -280,6 +362,10 @@ export namespace questions {
 	    action: string;
 	    answers?: Record<string, AnswerInput>;
 	    comments?: string;
+	    arguments?: number[];
+	    always?: boolean;
+	    reason?: string;
+	    content?: number[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Response(source);
@@ -291,6 +377,10 @@ export namespace questions {
 	        this.action = source["action"];
 	        this.answers = this.convertValues(source["answers"], AnswerInput, true);
 	        this.comments = source["comments"];
+	        this.arguments = source["arguments"];
+	        this.always = source["always"];
+	        this.reason = source["reason"];
+	        this.content = source["content"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -401,6 +491,7 @@ export namespace service {
 	export class ModelInfo {
 	    name: string;
 	    supports_tools: boolean;
+	    supports_vision?: boolean;
 	    tools_unknown?: boolean;
 	
 	    static createFrom(source: any = {}) {
@@ -411,6 +502,7 @@ export namespace service {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.name = source["name"];
 	        this.supports_tools = source["supports_tools"];
+	        this.supports_vision = source["supports_vision"];
 	        this.tools_unknown = source["tools_unknown"];
 	    }
 	}
@@ -486,6 +578,46 @@ export namespace service {
 	        this.onboarded = source["onboarded"];
 	    }
 	}
+	export class SettingsExport {
+	    format: string;
+	    version: number;
+	    exported_at: string;
+	    settings: Settings;
+	    profiles: agent.Profile[];
+	    model_stats: store.ModelStats[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingsExport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.format = source["format"];
+	        this.version = source["version"];
+	        this.exported_at = source["exported_at"];
+	        this.settings = this.convertValues(source["settings"], Settings);
+	        this.profiles = this.convertValues(source["profiles"], agent.Profile);
+	        this.model_stats = this.convertValues(source["model_stats"], store.ModelStats);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ToolInfo {
 	    name: string;
 	    description: string;
@@ -498,6 +630,43 @@ export namespace service {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.name = source["name"];
 	        this.description = source["description"];
+	    }
+	}
+
+}
+
+export namespace store {
+	
+	export class ModelStats {
+	    model: string;
+	    cards_asked: number;
+	    answered: number;
+	    declined: number;
+	    cancelled: number;
+	    timed_out: number;
+	    median_answer_ms: number;
+	    repaired: number;
+	    refused: number;
+	    corrected: number;
+	    updated_at: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelStats(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.cards_asked = source["cards_asked"];
+	        this.answered = source["answered"];
+	        this.declined = source["declined"];
+	        this.cancelled = source["cancelled"];
+	        this.timed_out = source["timed_out"];
+	        this.median_answer_ms = source["median_answer_ms"];
+	        this.repaired = source["repaired"];
+	        this.refused = source["refused"];
+	        this.corrected = source["corrected"];
+	        this.updated_at = source["updated_at"];
 	    }
 	}
 
