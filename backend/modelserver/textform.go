@@ -102,6 +102,9 @@ var (
 	textResponse = regexp.MustCompile(`(?s)<tool_response name="([^"]*)">\n(.*?)\n</tool_response>`)
 )
 
+// toolSection starts the tools Parley describes in the system prompt.
+const toolSection = "\n\n# Tools\n"
+
 // nativeView reads a text-form history as native tool calling would have
 // sent it.
 func nativeView(req ChatRequest) ChatRequest {
@@ -110,6 +113,12 @@ func nativeView(req ChatRequest) ChatRequest {
 	var pending []string // ids of calls still without a result
 	for _, m := range req.Messages {
 		switch {
+		case m.Role == "system":
+			// The tools described in text would have come natively.
+			if i := strings.Index(m.Content, toolSection); i >= 0 {
+				m.Content = m.Content[:i]
+			}
+			out.Messages = append(out.Messages, m)
 		case m.Role == "assistant" && len(m.ToolCalls) == 0 && textCall.MatchString(m.Content):
 			nm := Message{Role: "assistant", Content: strings.TrimSpace(textCall.ReplaceAllString(m.Content, ""))}
 			pending = nil
