@@ -172,3 +172,16 @@ func TestSettingsExportCarriesStatsButNoAPIKey(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, stats)
 }
+
+func TestOllamaCapabilitiesSayToolsAndVision(t *testing.T) {
+	srv := modelserver.New(modelserver.Turns(), modelserver.WithModels([]string{"qwen3:8b", "gemma3:4b", "tinyllama"}, "gemma3:4b", "tinyllama"),
+		modelserver.WithVision("gemma3:4b"))
+	e := envWithServer(t, srv, "qwen3:8b")
+	st := e.svc.CheckModelServer(context.Background())
+	require.True(t, st.Reachable, st.Message)
+	got := map[string][2]bool{}
+	for _, m := range st.Models {
+		got[m.Name] = [2]bool{m.SupportsTools, m.SupportsVision}
+	}
+	assert.Equal(t, map[string][2]bool{"qwen3:8b": {true, false}, "gemma3:4b": {false, true}, "tinyllama": {false, false}}, got)
+}
