@@ -87,3 +87,26 @@ func BenchmarkRecognizerHeldBack(b *testing.B) {
 	}
 	b.ReportMetric(float64(maxHeld), "max-held-bytes")
 }
+
+// BenchmarkRecognizerLongHeldBlock feeds a 100 KB call and a 100 KB json
+// block in 4-byte pieces: a held block is not searched again from its
+// start for every piece.
+func BenchmarkRecognizerLongHeldBlock(b *testing.B) {
+	body := strings.Repeat(`{"k":"some long value"},`, 4000)
+	inputs := []string{
+		"<tool_call>{\"name\":\"calculator\",\"arguments\":{\"expression\":\"1\",\"pad\":[" + body + "{}]}}</tool_call>",
+		"```json\n{\"name\":\"calculator\",\"arguments\":{\"pad\":[\n" + strings.ReplaceAll(body, ",", ",\n") + "{}]}}\n```\n",
+	}
+	for b.Loop() {
+		for _, in := range inputs {
+			r := NewRecognizer([]string{"calculator"}, nil)
+			for i := 0; i < len(in); i += 4 {
+				r.Write(in[i:min(i+4, len(in))])
+			}
+			r.Close()
+			if len(r.Calls()) != 1 {
+				b.Fatalf("calls: %d", len(r.Calls()))
+			}
+		}
+	}
+}

@@ -41,6 +41,13 @@ func FuzzRecognizer(f *testing.F) {
 				t.Fatalf("call %d depends on the cuts %d,%d: whole %+v, cut %+v", k, i, j, whole.Calls()[k], cut.Calls()[k])
 			}
 		}
+		bytes := make([]string, 0, len(s))
+		for k := 0; k < len(s); k++ {
+			bytes = append(bytes, s[k:k+1])
+		}
+		if _, bytewise := feed(bytes); bytewise.Text() != whole.Text() || len(bytewise.Calls()) != len(whole.Calls()) {
+			t.Fatalf("byte by byte: %q %+v, whole: %q %+v", bytewise.Text(), bytewise.Calls(), whole.Text(), whole.Calls())
+		}
 		if len(whole.Calls()) == 0 && whole.Text() != s {
 			t.Fatalf("nothing was a call, but the visible text %q is not the input %q", whole.Text(), s)
 		}

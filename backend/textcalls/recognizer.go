@@ -61,6 +61,14 @@ type Recognizer struct {
 	lineStart bool
 	prev      byte   // the byte before buf (0 after a call or at the start)
 	fenceLine string // the opening line of the held json fence
+	// scanned: how much of a held tag or fence was already searched for
+	// its end, so that a long one is not searched again for every piece.
+	scanned int
+	// tail: pieces of a held tag or fence that cannot have ended it, kept
+	// apart from buf (appending to a long string copies it every time).
+	tail []byte
+	// fenceSure: the held json block's first key was one a call starts with.
+	fenceSure bool
 }
 
 // NewRecognizer returns a recognizer for the given tool names (a fenced
@@ -82,13 +90,56 @@ func (r *Recognizer) Write(chunk string) {
 	if chunk == "" {
 		return
 	}
+	if r.quiet(chunk) {
+		r.tail = append(r.tail, chunk...)
+		return
+	}
+	r.flushTail()
 	r.buf += chunk
 	r.process(false)
+}
+
+// quiet reports whether chunk, inside a held tag or call-like json block,
+// cannot end it (nor start the next tag), so that it needs no look yet.
+func (r *Recognizer) quiet(chunk string) bool {
+	var markers []string
+	switch {
+	case r.state == stTag:
+		markers = []string{closeTag, openTag}
+	case r.state == stFence && r.fenceSure:
+		markers = []string{fence}
+	default:
+		return false
+	}
+	look := r.lastBytes(len(closeTag)-1) + chunk
+	for _, m := range markers {
+		if strings.Contains(look, m) {
+			return false
+		}
+	}
+	return true
+}
+
+// lastBytes returns up to n of the last bytes received (buf and tail).
+func (r *Recognizer) lastBytes(n int) string {
+	if len(r.tail) >= n {
+		return string(r.tail[len(r.tail)-n:])
+	}
+	rest := n - len(r.tail)
+	return r.buf[max(0, len(r.buf)-rest):] + string(r.tail)
+}
+
+func (r *Recognizer) flushTail() {
+	if len(r.tail) > 0 {
+		r.buf += string(r.tail)
+		r.tail = r.tail[:0]
+	}
 }
 
 // Close ends the stream: held text that turned out not to be a call is
 // shown, an unterminated <tool_call> is read as a call.
 func (r *Recognizer) Close() {
+	r.flushTail()
 	r.process(true)
 }
 
@@ -111,6 +162,7 @@ func (r *Recognizer) show(s string) {
 // consume drops n bytes of buf that were a call (never shown).
 func (r *Recognizer) consume(n int) {
 	r.buf = r.buf[n:]
+	r.scanned = 0
 	r.lineStart = true
 	r.prev = 0
 }
@@ -162,6 +214,7 @@ func (r *Recognizer) text(final bool) bool {
 		if jsonInfo(info) && !exampleContext(r.visible.String()+before) {
 			r.show(before)
 			r.fenceLine = line
+			r.fenceSure = false
 			r.consume(end)
 			r.state = stFence
 			return true
@@ -285,8 +338,9 @@ func exampleContext(before string) bool {
 // tag collects a <tool_call> until its end tag (or the next one, or the
 // end of the stream).
 func (r *Recognizer) tag(final bool) bool {
-	end := strings.Index(r.buf, closeTag)
-	next := strings.Index(r.buf, openTag)
+	from := max(0, r.scanned-len(closeTag)+1)
+	end := indexFrom(r.buf, closeTag, from)
+	next := indexFrom(r.buf, openTag, from)
 	switch {
 	case next >= 0 && (end < 0 || next < end):
 		r.calls = append(r.calls, tagCall(r.buf[:next]))
@@ -298,7 +352,9 @@ func (r *Recognizer) tag(final bool) bool {
 		r.consume(end + len(closeTag))
 		r.state = stText
 		return true
-	case final:
+	case !final:
+		r.scanned = len(r.buf)
+	default:
 		if strings.TrimSpace(r.buf) == "" { // a bare tag at the very end: text
 			r.show(openTag + r.buf)
 			r.buf = ""
@@ -315,7 +371,14 @@ func (r *Recognizer) tag(final bool) bool {
 // when it closes as an object naming a known tool with arguments, and is
 // shown as soon as it cannot be one.
 func (r *Recognizer) jsonFence(final bool) bool {
-	if end := closingFence(r.buf, true, final); end >= 0 {
+	// Search from the start of the last line already searched.
+	from := strings.LastIndexByte(r.buf[:r.scanned], '\n') + 1
+	end := closingFence(r.buf[from:], true, final)
+	if end >= 0 {
+		end += from
+	}
+	r.scanned = len(r.buf)
+	if end >= 0 {
 		body := r.buf[:end]
 		stop := end + strings.Index(r.buf[end:], fence) + len(fence)
 		if c, ok := r.fenceCall(body); ok {
@@ -325,6 +388,7 @@ func (r *Recognizer) jsonFence(final bool) bool {
 			r.show(r.fenceLine + r.buf[:stop])
 			r.buf = r.buf[stop:]
 		}
+		r.scanned = 0
 		r.state = stText
 		return true
 	}
@@ -336,11 +400,15 @@ func (r *Recognizer) jsonFence(final bool) bool {
 			r.show(r.fenceLine + r.buf)
 			r.buf = ""
 		}
+		r.scanned = 0
 		r.state = stText
 		return false
 	}
-	if !mayBeCall(r.buf) {
+	possible, decided := mayBeCall(r.buf)
+	r.fenceSure = possible && decided
+	if !possible {
 		r.show(r.fenceLine)
+		r.scanned = 0
 		r.state = stCode
 		return true
 	}
@@ -410,22 +478,23 @@ var callKeys = map[string]bool{"name": true, "arguments": true, "parameters": tr
 
 var firstKey = regexp.MustCompile(`^\{\s*(?:"([^"]*)"|'([^']*)'|([A-Za-z_][A-Za-z0-9_]*)\s*:)`)
 
-// mayBeCall reports whether the start of a json block can still be a call.
-func mayBeCall(body string) bool {
+// mayBeCall reports whether the start of a json block can still be a call,
+// and whether that is decided (its first key is complete).
+func mayBeCall(body string) (possible, decided bool) {
 	t := strings.TrimLeft(body, " \t\r\n")
 	if t == "" {
-		return true
+		return true, false
 	}
 	if t[0] != '{' {
-		return false
+		return false, true
 	}
 	m := firstKey.FindStringSubmatch(t)
 	if m == nil {
 		rest := strings.TrimLeft(t[1:], " \t\r\n")
 		// An empty object, or a key that does not start like one, is no call.
-		return rest == "" || rest[0] == '"' || rest[0] == '\'' || isIdentStart(rest[0])
+		return rest == "" || rest[0] == '"' || rest[0] == '\'' || isIdentStart(rest[0]), false
 	}
-	return callKeys[m[1]+m[2]+m[3]]
+	return callKeys[m[1]+m[2]+m[3]], true
 }
 
 func isIdentStart(c byte) bool {
@@ -529,4 +598,15 @@ func compact(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return b.String()
+}
+
+// indexFrom is strings.Index of sub in s from byte from on.
+func indexFrom(s, sub string, from int) int {
+	if from >= len(s) {
+		return -1
+	}
+	if i := strings.Index(s[from:], sub); i >= 0 {
+		return from + i
+	}
+	return -1
 }
