@@ -25,5 +25,11 @@ func (s *SettingsService) SaveProfile(p service.Profile) (service.Profile, error
 // DeleteProfile removes a profile; the default one resets to its defaults.
 func (s *SettingsService) DeleteProfile(name string) error { return s.svc.DeleteProfile(s.ctx, name) }
 
+// ExportSettings gathers settings, profiles and model statistics (without
+// the API key) to save as a file.
+func (s *SettingsService) ExportSettings() (service.SettingsExport, error) {
+	return s.svc.ExportSettings(s.ctx)
+}
+
 // AvailableTools lists the tools profiles may opt in to.
 func (s *SettingsService) AvailableTools() []service.ToolInfo { return s.svc.AvailableTools() }

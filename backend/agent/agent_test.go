@@ -477,11 +477,15 @@ func TestModelServerFaultsEndWithReadableRunError(t *testing.T) {
 		{"error frame after text", modelserver.Turn{Text: "Half of an answer before it", Fault: modelserver.ErrorFrame, Body: "KV cache full"}, "KV cache full", "Half"},
 		{"http 503 plain text", modelserver.Turn{Fault: modelserver.HTTPError, Status: 503, Body: "server busy"}, "HTTP 503): server busy", ""},
 		{"model not found", modelserver.Turn{Fault: modelserver.HTTPError, Status: 404, Body: `{"error":{"message":"model \"test-model\" not found"}}`}, "ollama pull test-model", ""},
+		// Only with native tool calling chosen in the profile; otherwise the
+		// run goes on in text form (textform_test.go).
 		{"no tool support", modelserver.Turn{Fault: modelserver.NoToolSupport}, "does not support tool", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := newHarness(t, modelserver.Turns(c.turn))
+			h := newHarness(t, modelserver.Turns(c.turn), func(o *Options, _ *questions.Config) {
+				o.Profile = func(string) Profile { p := DefaultProfile(); p.ToolCalling = ToolCallingNative; return p }
+			})
 			h.start("hi")
 			st := h.waitDone()
 			require.Equal(t, chat.StateError, st.State, "state %+v, want error containing %q", st, c.want)

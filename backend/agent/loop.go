@@ -36,6 +36,8 @@ type runLoop struct {
 	resuming bool
 	// attachments of the tool result being made (images an MCP tool returned).
 	attachments []chat.Attachment
+	// text is the run's tool form (native or in text, SPEC §8).
+	text textForm
 }
 
 // tools lists the definitions the profile opted in to, in a stable order.
@@ -110,16 +112,12 @@ func (l *runLoop) step() (more, stop bool, err error) {
 	l.state(chat.StateRequesting)
 	messageID := uuid.NewString()
 	streaming := false
-	resp, err := l.model.Chat(l.ctx, llm.Request{
-		Messages: msgs,
-		Tools:    l.tools(false),
-		OnDelta: func(text string) {
-			if !streaming {
-				streaming = true
-				l.state(chat.StateStreaming)
-			}
-			l.rt.emit(events.MessageDelta, events.MessageDeltaPayload{ConversationID: conv, RunID: runID, MessageID: messageID, Delta: text})
-		},
+	resp, preset, err := l.chat(msgs, l.tools(false), func(text string) {
+		if !streaming {
+			streaming = true
+			l.state(chat.StateStreaming)
+		}
+		l.rt.emit(events.MessageDelta, events.MessageDeltaPayload{ConversationID: conv, RunID: runID, MessageID: messageID, Delta: text})
 	})
 	if err == nil {
 		err = l.ctx.Err()
@@ -146,7 +144,11 @@ func (l *runLoop) step() (more, stop bool, err error) {
 	if len(am.ToolCalls) == 0 {
 		return false, false, nil
 	}
+	l.text.preset = preset
 	stop, err = l.runToolCalls(am.ToolCalls, nil)
+	if err == nil && !stop {
+		err = l.tooManyInvalid()
+	}
 	return !stop && err == nil, stop, err
 }
 
@@ -160,7 +162,12 @@ func (l *runLoop) runToolCalls(calls []chat.ToolCall, known map[string]*question
 		if !stop && l.ctx.Err() == nil {
 			l.state(chat.StateToolExecuting)
 			var halt bool
-			result, halt = l.executeTool(tc, known[tc.ID])
+			if preset, ok := l.text.takePreset(tc.ID); ok {
+				result = preset
+			} else {
+				result, halt = l.executeTool(tc, known[tc.ID])
+			}
+			l.noteResult(result)
 			if l.shutdown {
 				return true, nil
 			}
@@ -318,6 +325,7 @@ func (l *runLoop) askUser(tc chat.ToolCall, asked *questions.Card) (string, bool
 			return err.Error(), false // invalid input, rate limit...: the model may retry
 		}
 		l.afterUserTurn = false
+		l.recordAsked()
 	}
 	l.run.Status = chat.RunAwaiting
 	_ = l.rt.opt.History.SaveRun(context.WithoutCancel(l.ctx), l.run)
@@ -332,6 +340,7 @@ func (l *runLoop) askUser(tc chat.ToolCall, asked *questions.Card) (string, bool
 	if err != nil {
 		return "error: " + err.Error(), false
 	}
+	l.recordOutcome(card, out)
 	if !out.StopRun && l.ctx.Err() == nil {
 		l.state(chat.StateToolExecuting)
 	}

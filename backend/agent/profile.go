@@ -6,6 +6,9 @@ type Profile struct {
 	SystemPrompt string   `json:"system_prompt"`
 	Model        string   `json:"model"` // empty = the app's default model
 	Tools        []string `json:"tools"`
+	// ToolCalling is how the model gets its tools: auto (the default, also
+	// when empty), native, text or off (SPEC §8).
+	ToolCalling string `json:"tool_calling,omitempty"`
 }
 
 // DefaultProfileName names the profile new conversations use.
@@ -20,7 +23,8 @@ func DefaultProfile() Profile {
 			"When a request is ambiguous, or several reasonable approaches exist and the user's preference matters, " +
 			"call ask_user_question instead of guessing; otherwise just answer. " +
 			"Use the calculator for arithmetic and current_time for today's date.",
-		Tools: []string{ToolAskUser, ToolSpawnAgents, ToolCurrentTime, ToolCalculator, MCPAllTools},
+		Tools:       []string{ToolAskUser, ToolSpawnAgents, ToolCurrentTime, ToolCalculator, MCPAllTools},
+		ToolCalling: ToolCallingAuto,
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/questions"
+	"github.com/parley-app/parley/backend/textcalls"
 )
 
 // Asker is the part of the QuestionManager the loop uses.
@@ -39,6 +40,12 @@ type Options struct {
 	// so that a run continued after a crash finds the answer given before
 	// it; nil = none are looked up.
 	Cards func(ctx context.Context, conversationID string) ([]*questions.Card, error)
+	// Capabilities tells how each model takes tools (SPEC §8); nil = native
+	// until a server refuses, remembered for this process only.
+	Capabilities Capabilities
+	// Stats, when set, receives what each run adds to its model's
+	// statistics (how well the model asks).
+	Stats    func(model string, d StatDelta)
 	Tools []Tool // tools profiles may opt in to, besides ask_user_question and spawn_agents
 	// MCP offers the MCP servers' tools (SPEC §6) and Approver makes their
 	// approval and elicitation cards; nil = no MCP tools.
@@ -63,6 +70,7 @@ var ErrRunActive = errors.New("a run is already active in this conversation")
 // Runtime owns the active runs, one per conversation at most.
 type Runtime struct {
 	opt    Options
+	caps   Capabilities
 	log    *slog.Logger
 	tools  map[string]Tool
 	mu     sync.Mutex
@@ -102,7 +110,10 @@ func New(opt Options) *Runtime {
 	for _, t := range opt.Tools {
 		tools[t.Name] = t
 	}
-	return &Runtime{opt: opt, log: opt.Logger, tools: tools, active: map[string]*activeRun{}, states: map[string]StateInfo{}}
+	if opt.Capabilities == nil {
+		opt.Capabilities = textcalls.NewCapabilities(nil, nil, nil)
+	}
+	return &Runtime{opt: opt, caps: opt.Capabilities, log: opt.Logger, tools: tools, active: map[string]*activeRun{}, states: map[string]StateInfo{}}
 }
 
 // StartRequest starts a run.
@@ -373,6 +384,7 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 		return
 	}
 	loop.model = model
+	loop.begin(req.UserText)
 	for step := 0; ; step++ {
 		if step >= r.opt.MaxSteps {
 			finish(chat.RunFailed, fmt.Sprintf("The assistant stopped after %d model calls without finishing. Send a message to let it continue, or rephrase the request.", r.opt.MaxSteps))

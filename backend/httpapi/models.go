@@ -31,3 +31,22 @@ func (s *Server) pullModel(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "success"})
 	return nil
 }
+
+// modelStats lists how well each model asks.
+func (s *Server) modelStats(w http.ResponseWriter, r *http.Request) error {
+	stats, err := s.opts.Backend.ModelStats(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, stats)
+	return nil
+}
+
+// resetModelStats forgets every model's statistics.
+func (s *Server) resetModelStats(w http.ResponseWriter, r *http.Request) error {
+	if err := s.opts.Backend.ResetModelStats(r.Context()); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"reset": true})
+	return nil
+}

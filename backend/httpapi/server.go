@@ -40,6 +40,9 @@ type Backend interface {
 	SaveSettings(ctx context.Context, s service.Settings) (service.Settings, error)
 	CheckModelServer(ctx context.Context) service.ModelStatus
 	PullModel(ctx context.Context, name string) error
+	ModelStats(ctx context.Context) ([]service.ModelStats, error)
+	ResetModelStats(ctx context.Context) error
+	ExportSettings(ctx context.Context) (service.SettingsExport, error)
 	Profiles(ctx context.Context) ([]service.Profile, error)
 	SaveProfile(ctx context.Context, p service.Profile) (service.Profile, error)
 	DeleteProfile(ctx context.Context, name string) error
@@ -116,6 +119,9 @@ func (s *Server) routes() {
 	api("GET /api/v1/models", s.models)
 	api("GET /api/v1/models/status", s.modelStatus)
 	api("POST /api/v1/models/pull", s.pullModel)
+	api("GET /api/v1/models/stats", s.modelStats)
+	api("DELETE /api/v1/models/stats", s.resetModelStats)
+	api("GET /api/v1/settings/export", s.exportSettings)
 	api("GET /api/v1/profiles", s.profiles)
 	api("PUT /api/v1/profiles/{name}", s.saveProfile)
 	api("DELETE /api/v1/profiles/{name}", s.deleteProfile)

@@ -82,6 +82,13 @@ func (f *fakeBackend) ListModels(context.Context) ([]service.ModelInfo, error) {
 	return []service.ModelInfo{{Name: "qwen3", SupportsTools: true}}, nil
 }
 func (f *fakeBackend) PullModel(context.Context, string) error { return f.err }
+func (f *fakeBackend) ModelStats(context.Context) ([]service.ModelStats, error) {
+	return []service.ModelStats{}, f.err
+}
+func (f *fakeBackend) ResetModelStats(context.Context) error { return f.err }
+func (f *fakeBackend) ExportSettings(context.Context) (service.SettingsExport, error) {
+	return service.SettingsExport{}, f.err
+}
 func (f *fakeBackend) Profiles(context.Context) ([]service.Profile, error) {
 	return []service.Profile{{Name: "default"}}, f.err
 }

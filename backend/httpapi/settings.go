@@ -59,3 +59,15 @@ func (s *Server) tools(w http.ResponseWriter, _ *http.Request) error {
 	writeJSON(w, http.StatusOK, s.opts.Backend.AvailableTools())
 	return nil
 }
+
+// exportSettings downloads the settings, profiles and model statistics
+// (without the API key) as a JSON file.
+func (s *Server) exportSettings(w http.ResponseWriter, r *http.Request) error {
+	out, err := s.opts.Backend.ExportSettings(r.Context())
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Disposition", `attachment; filename="parley-settings.json"`)
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}

@@ -92,3 +92,22 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// KindNoToolRole: the server refused a message with the `tool` role
+// (some chat templates know only system, user and assistant).
+const KindNoToolRole = "no_tool_role"
+
+// Identity names the server and the model a Model talks to (what
+// capabilities and statistics are kept by).
+type Identity struct {
+	BaseURL string `json:"base_url"`
+	Model   string `json:"model"`
+}
+
+// IdentityOf returns the identity of m (zero when m does not say).
+func IdentityOf(m Model) Identity {
+	if n, ok := m.(interface{ Identity() Identity }); ok {
+		return n.Identity()
+	}
+	return Identity{}
+}

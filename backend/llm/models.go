@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 )
 
 // ServerModels is what a model server offers.
@@ -66,7 +67,9 @@ func (o *Ollama) nativeModels(ctx context.Context) (models []ModelInfo, native b
 	for _, m := range *tags.Models {
 		info := ModelInfo{Name: m.Name, Size: m.Size}
 		// A model /api/show cannot describe is listed as without tools.
-		info.SupportsTools, _ = o.SupportsTools(ctx, m.Name)
+		caps, _ := o.Capabilities(ctx, m.Name)
+		info.SupportsTools = slices.Contains(caps, "tools")
+		info.SupportsVision = slices.Contains(caps, "vision")
 		out = append(out, info)
 	}
 	if err := ctx.Err(); err != nil {

@@ -25,7 +25,9 @@ type Ollama struct {
 type ModelInfo struct {
 	Name          string `json:"name"`
 	SupportsTools bool   `json:"supports_tools"`
-	Size          int64  `json:"size"`
+	// SupportsVision: the model takes images (Ollama's "vision" capability).
+	SupportsVision bool  `json:"supports_vision"`
+	Size           int64 `json:"size"`
 }
 
 // PullProgress is one line of a pull's progress.

@@ -37,6 +37,11 @@ func NewOpenAI(cfg Config) (Model, error) {
 	return &openAIModel{cfg: cfg, transport: sharedTransport}, nil
 }
 
+// Identity implements the identity IdentityOf reads.
+func (m *openAIModel) Identity() Identity {
+	return Identity{BaseURL: m.cfg.BaseURL, Model: m.cfg.Model}
+}
+
 // sharedTransport keeps connections to the local server alive across calls.
 var sharedTransport = &http.Transport{
 	Proxy:               nil, // local servers: never through a proxy
@@ -260,9 +265,12 @@ func (m *openAIModel) httpError(status int, serverMsg string, cause error) *Erro
 	}
 	switch {
 	case strings.Contains(lower, "does not support tools"), strings.Contains(lower, "tools are not supported"),
-		strings.Contains(lower, "tool calling is not supported"):
+		strings.Contains(lower, "tool calling is not supported"), strings.Contains(lower, "tools param requires --jinja"):
 		return &Error{Kind: KindNoTools, Err: cause, Message: fmt.Sprintf(
 			"The model %s does not support tool calling. Choose a model with tool support in Settings (with Ollama, one that Settings marks as supporting tools, such as qwen3).", m.cfg.Model)}
+	case toolRoleRefused(lower):
+		return &Error{Kind: KindNoToolRole, Err: cause, Message: fmt.Sprintf(
+			"The model server refused a tool result message (HTTP %d%s).", status, detail)}
 	case status == http.StatusNotFound && (serverMsg == "" || strings.Contains(lower, "model")):
 		return &Error{Kind: KindModelNotFound, Err: cause, Message: fmt.Sprintf(
 			"The model %s was not found on %s. Pull it first (ollama pull %s) or pick another in Settings.", m.cfg.Model, m.cfg.BaseURL, m.cfg.Model)}
@@ -277,6 +285,18 @@ func (m *openAIModel) httpError(status int, serverMsg string, cause error) *Erro
 		serverMsg = http.StatusText(status)
 	}
 	return &Error{Kind: KindHTTP, Err: cause, Message: fmt.Sprintf("The model server answered with an error (HTTP %d): %s", status, serverMsg)}
+}
+
+// toolRoleRefused tells a server's refusal of the `tool` role: llama.cpp's
+// and vLLM's template errors ("Conversation roles must alternate
+// user/assistant/...", "Unknown role: tool"), LM Studio's "unsupported
+// role".
+func toolRoleRefused(lower string) bool {
+	if !strings.Contains(lower, "role") {
+		return false
+	}
+	return strings.Contains(lower, "alternate") || strings.Contains(lower, "role: tool") ||
+		strings.Contains(lower, "role 'tool'") || strings.Contains(lower, `role "tool"`) || strings.Contains(lower, "tool role")
 }
 
 // serverMessage extracts the message of an error body: OpenAI's

@@ -123,6 +123,9 @@ func (h *handler) show(w http.ResponseWriter, r *http.Request) {
 	if h.noTools[installed] {
 		caps = []string{"completion"}
 	}
+	if h.vision[installed] {
+		caps = append(caps, "vision")
+	}
 	writeJSON(w, 200, map[string]any{"capabilities": caps, "details": map[string]string{"family": "scripted"}})
 }
 

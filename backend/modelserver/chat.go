@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 const created = 1_700_000_000
@@ -34,6 +35,9 @@ func (h *handler) chat(w http.ResponseWriter, r *http.Request) {
 	h.arrived = make(chan struct{})
 	h.mu.Unlock()
 
+	if h.refuse(w, req) {
+		return
+	}
 	turn := h.script(req)
 	if turn.FirstTokenDelay > 0 {
 		select {
@@ -119,6 +123,9 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, req ChatRequest
 		return
 	}
 	pieces := splitText(turn.Text)
+	if turn.ChunkSize > 0 {
+		pieces = splitBytes(turn.Text, turn.ChunkSize)
+	}
 	midStream := turn.Fault == DropMidStream || turn.Fault == ErrorFrame || turn.Fault == StallMidStream
 	if midStream {
 		pieces = pieces[:(len(pieces)+1)/2]
@@ -204,6 +211,21 @@ func splitN(s string, n int) []string {
 	var out []string
 	for len(s) > 0 {
 		k := min(size, len(s))
+		out = append(out, s[:k])
+		s = s[k:]
+	}
+	return out
+}
+
+// splitBytes cuts s into pieces of n bytes (the last may be shorter),
+// keeping UTF-8 sequences whole.
+func splitBytes(s string, n int) []string {
+	var out []string
+	for len(s) > 0 {
+		k := min(n, len(s))
+		for k < len(s) && !utf8.RuneStart(s[k]) {
+			k++
+		}
 		out = append(out, s[:k])
 		s = s[k:]
 	}

@@ -44,6 +44,9 @@ type Turn struct {
 	Status          int    // HTTPError
 	Body            string // HTTPError body, or ErrorFrame message
 	FirstTokenDelay time.Duration
+	// ChunkSize, when > 0, streams Text in pieces of that many bytes
+	// (instead of word by word), cutting tags and fences anywhere.
+	ChunkSize int
 	// OnToolCallSent, when set, is called once, right before the first
 	// tool-call chunk of a streamed answer is written and flushed
 	// (benchmarks time the way from there to the question card).
@@ -190,13 +193,16 @@ func NewHandler(script Script, opts ...Option) http.Handler {
 const recentRequests = 64
 
 type handler struct {
-	script       Script
-	models       []string
-	noTools      map[string]bool
-	openAIOnly   bool                 // no Ollama API (llama.cpp, LM Studio, vLLM)
-	llamaCppTags bool                 // but GET /api/tags as llama.cpp answers it
-	apiKey       string               // required on /v1/* when set
-	pullFaults   map[string]PullFault // by model name
+	script         Script
+	models         []string
+	noTools        map[string]bool
+	openAIOnly     bool                 // no Ollama API (llama.cpp, LM Studio, vLLM)
+	llamaCppTags   bool                 // but GET /api/tags as llama.cpp answers it
+	apiKey         string               // required on /v1/* when set
+	pullFaults     map[string]PullFault // by model name
+	vision         map[string]bool      // models whose /api/show lists "vision"
+	refuseTools    bool                 // 400 "does not support tools" whenever tools are offered
+	refuseToolRole bool                 // 400 whenever a `tool` message is sent
 
 	mu       sync.Mutex
 	requests []ChatRequest

@@ -67,6 +67,8 @@ func (s *Service) pickInstalledModel(base, apiKey string) (string, error) {
 type ModelInfo struct {
 	Name          string `json:"name"`
 	SupportsTools bool   `json:"supports_tools"`
+	// SupportsVision: the model takes images (known for Ollama only).
+	SupportsVision bool `json:"supports_vision,omitempty"`
 	// ToolsUnknown: the server does not say whether the model can call
 	// tools (OpenAI-compatible servers other than Ollama).
 	ToolsUnknown bool `json:"tools_unknown,omitempty"`
@@ -101,7 +103,7 @@ func (s *Service) CheckModelServer(ctx context.Context) ModelStatus {
 	}
 	out.Reachable, out.Ollama = true, server.Ollama
 	for _, m := range server.Models {
-		out.Models = append(out.Models, ModelInfo{Name: m.Name, SupportsTools: m.SupportsTools, ToolsUnknown: !server.Ollama})
+		out.Models = append(out.Models, ModelInfo{Name: m.Name, SupportsTools: m.SupportsTools, SupportsVision: m.SupportsVision, ToolsUnknown: !server.Ollama})
 	}
 	return out
 }

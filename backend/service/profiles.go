@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -90,7 +91,13 @@ func (s *Service) SaveProfile(ctx context.Context, p Profile) (Profile, error) {
 	}
 	p.Tools = tools
 	p.Model = strings.TrimSpace(p.Model)
-	if err := s.store.SaveProfile(ctx, store.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools}); err != nil {
+	if p.ToolCalling == "" {
+		p.ToolCalling = agent.ToolCallingAuto
+	}
+	if !slices.Contains(agent.ToolCallingModes, p.ToolCalling) {
+		return Profile{}, inputErrorf(`tool calling must be "auto", "native", "text" or "off"`)
+	}
+	if err := s.store.SaveProfile(ctx, store.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools, ToolCalling: p.ToolCalling}); err != nil {
 		return Profile{}, err
 	}
 	return p, nil
@@ -121,5 +128,9 @@ func (s *Service) profile(name string) agent.Profile {
 }
 
 func fromStoreProfile(p store.Profile) agent.Profile {
-	return agent.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools}
+	toolCalling := p.ToolCalling
+	if toolCalling == "" {
+		toolCalling = agent.ToolCallingAuto
+	}
+	return agent.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools, ToolCalling: toolCalling}
 }

@@ -82,6 +82,9 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 		MCP:      s.mcp,
 		Approver: s.qm,
 		Logger:   s.log,
+		// SPEC §8: how each model takes tools, and how well it asks.
+		Capabilities: s.capabilities(ctx),
+		Stats:        s.recordModelStats,
 	})
 	if err := s.recover(ctx); err != nil {
 		s.Close()

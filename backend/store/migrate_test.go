@@ -89,7 +89,10 @@ func fillVersion(t *testing.T, s *Store, v int) (convID string) {
 	}
 	if v >= 2 {
 		require.NoError(t, s.SetSetting(ctx, "theme", "dark"))
-		require.NoError(t, s.SaveProfile(ctx, Profile{Name: "coder", Tools: []string{"calculator"}}))
+		// As version 2 stores a profile (later versions add columns).
+		_, err := s.writer.ExecContext(ctx, `INSERT INTO profiles (name, system_prompt, model, tools, created_at, updated_at)
+			VALUES ('coder', '', '', '["calculator"]', ?, ?)`, formatTime(now()), formatTime(now()))
+		require.NoError(t, err)
 	}
 	return c.ID
 }
@@ -132,6 +135,7 @@ func TestMigrateFromEveryEarlierVersion(t *testing.T) {
 				p, err := s.Profile(ctx, "coder")
 				if assert.NoError(t, err, "profile after migration") {
 					assert.Equal(t, "calculator", p.Tools[0], "profile after migration: %+v", p)
+					assert.Empty(t, p.ToolCalling, "tool calling after migration: automatic")
 				}
 			}
 			// Rows stored before the search index existed are searchable.

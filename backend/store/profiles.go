@@ -18,9 +18,10 @@ type Profile struct {
 	SystemPrompt string   `json:"system_prompt"`
 	Model        string   `json:"model"`
 	Tools        []string `json:"tools"`
+	ToolCalling  string   `json:"tool_calling"` // auto, native, text or off ("" = auto)
 }
 
-const profileColumns = "name, system_prompt, model, tools"
+const profileColumns = "name, system_prompt, model, tools, tool_calling"
 
 // SaveProfile inserts or replaces the profile named p.Name.
 func (s *Store) SaveProfile(ctx context.Context, p Profile) error {
@@ -37,11 +38,11 @@ func (s *Store) SaveProfile(ctx context.Context, p Profile) error {
 	}
 	t := formatTime(now())
 	_, err = s.writer.ExecContext(ctx,
-		`INSERT INTO profiles (name, system_prompt, model, tools, created_at, updated_at)
-		 VALUES (?, ?, ?, ?, ?, ?)
+		`INSERT INTO profiles (name, system_prompt, model, tools, tool_calling, created_at, updated_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?)
 		 ON CONFLICT (name) DO UPDATE SET system_prompt = excluded.system_prompt, model = excluded.model,
-		     tools = excluded.tools, updated_at = excluded.updated_at`,
-		p.Name, p.SystemPrompt, p.Model, string(b), t, t)
+		     tools = excluded.tools, tool_calling = excluded.tool_calling, updated_at = excluded.updated_at`,
+		p.Name, p.SystemPrompt, p.Model, string(b), p.ToolCalling, t, t)
 	if err != nil {
 		return fmt.Errorf("save assistant profile %s: %w", p.Name, err)
 	}
@@ -92,7 +93,7 @@ func (s *Store) DeleteProfile(ctx context.Context, name string) error {
 func scanProfile(sc scanner) (Profile, error) {
 	var p Profile
 	var tools string
-	if err := sc.Scan(&p.Name, &p.SystemPrompt, &p.Model, &tools); err != nil {
+	if err := sc.Scan(&p.Name, &p.SystemPrompt, &p.Model, &tools, &p.ToolCalling); err != nil {
 		return p, err
 	}
 	if err := json.Unmarshal([]byte(tools), &p.Tools); err != nil {

@@ -28,6 +28,8 @@ var Wire = Registry{
 		{Name: "Role", Values: []string{chat.RoleSystem, chat.RoleUser, chat.RoleAssistant, chat.RoleTool}, List: "ROLES"},
 		// The values service.Settings.Validate accepts.
 		{Name: "ThemeSetting", Values: []string{"system", "light", "dark"}},
+		// How a profile's model gets its tools (SPEC §8).
+		{Name: "ToolCalling", Values: agent.ToolCallingModes, List: "TOOL_CALLING_MODES"},
 		// The formats service.ExportConversation writes.
 		{Name: "ExportFormat", Values: []string{"markdown", "json"}},
 	},
@@ -49,10 +51,12 @@ var Wire = Registry{
 		{Name: "ConversationPage", Go: typeOf[service.ConversationPage]()},
 		{Name: "RunStarted", Go: typeOf[api.RunStarted]()},
 		// Assistants, models and settings.
-		{Name: "Profile", Go: typeOf[agent.Profile]()},
+		{Name: "Profile", Go: typeOf[agent.Profile](), Fields: map[string]string{"tool_calling": "ToolCalling"}},
 		{Name: "ToolInfo", Go: typeOf[service.ToolInfo]()},
 		{Name: "ModelInfo", Go: typeOf[service.ModelInfo]()},
 		{Name: "ModelStatus", Go: typeOf[service.ModelStatus]()},
+		{Name: "ModelStats", Go: typeOf[service.ModelStats]()},
+		{Name: "SettingsExport", Go: typeOf[service.SettingsExport]()},
 		{Name: "Settings", Go: typeOf[service.Settings](), Fields: map[string]string{"theme": "ThemeSetting"}},
 		{Name: "Health", Go: typeOf[api.Health]()},
 		// MCP host (SPEC §6).

@@ -74,6 +74,7 @@ test('a profile created in Settings is saved, still there after a reload, and ne
       system_prompt: 'You review code. Point out risks first, then style.',
       model: 'qwen3:14b',
       tools: ['ask_user_question', 'current_time', 'calculator'],
+      tool_calling: 'auto',
     })
     assert.equal(saved.body.length, 2, JSON.stringify(saved.body))
 

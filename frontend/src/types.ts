@@ -25,6 +25,7 @@ export type {
   MessageDoneEvent,
   ModelInfo,
   ModelPullEvent,
+  ModelStats,
   ModelStatus,
   Profile,
   Question,
@@ -37,11 +38,13 @@ export type {
   RunState,
   ServerEventName,
   Settings,
+  SettingsExport,
   ThemeSetting,
   ToolCall,
+  ToolCalling,
   ToolInfo,
 } from './api/wire.gen'
-export { ASK_TOOL, CARD_STATUSES, DEFAULT_PROFILE, LIMITS, ROLES, RUN_STATES, SERVER_EVENTS } from './api/wire.gen'
+export { ASK_TOOL, CARD_STATUSES, DEFAULT_PROFILE, LIMITS, ROLES, RUN_STATES, SERVER_EVENTS, TOOL_CALLING_MODES } from './api/wire.gen'
 
 /** True while a run is active (a new message would get a 409). */
 export function isRunActive(state: RunState | undefined): boolean {

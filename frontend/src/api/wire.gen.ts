@@ -29,6 +29,10 @@ export const ROLES: readonly Role[] = ['system', 'user', 'assistant', 'tool']
 
 export type ThemeSetting = 'system' | 'light' | 'dark'
 
+export type ToolCalling = 'auto' | 'native' | 'text' | 'off'
+
+export const TOOL_CALLING_MODES: readonly ToolCalling[] = ['auto', 'native', 'text', 'off']
+
 export type ExportFormat = 'markdown' | 'json'
 
 export interface QuestionOption {
@@ -163,6 +167,7 @@ export interface Profile {
   system_prompt: string
   model: string
   tools: string[]
+  tool_calling?: ToolCalling
 }
 
 export interface ToolInfo {
@@ -173,6 +178,7 @@ export interface ToolInfo {
 export interface ModelInfo {
   name: string
   supports_tools: boolean
+  supports_vision?: boolean
   tools_unknown?: boolean
 }
 
@@ -184,6 +190,29 @@ export interface ModelStatus {
   ollama: boolean
   message?: string
   models: ModelInfo[]
+}
+
+export interface ModelStats {
+  model: string
+  cards_asked: number
+  answered: number
+  declined: number
+  cancelled: number
+  timed_out: number
+  median_answer_ms: number
+  repaired: number
+  refused: number
+  corrected: number
+  updated_at: string
+}
+
+export interface SettingsExport {
+  format: string
+  version: number
+  exported_at: string
+  settings: Settings
+  profiles: Profile[]
+  model_stats: ModelStats[]
 }
 
 export interface Settings {

@@ -18,12 +18,14 @@ import type {
   Message,
   ModelInfo,
   ModelPullEvent,
+  ModelStats,
   ModelStatus,
   Profile,
   RespondRequest,
   Role,
   RunState,
   Settings,
+  SettingsExport,
   ToolInfo,
 } from '../types'
 import { DEFAULT_PROFILE, isRunActive } from '../types'
@@ -54,6 +56,8 @@ export class FakeTransport implements Transport {
   settings: Settings = { ...DEFAULT_SETTINGS, model: 'qwen3', onboarded: true }
   /** Whether checkModelServer finds the server (demo mode always does). */
   reachable = true
+  /** How well each model asks, as modelStats returns it. */
+  stats: ModelStats[] = []
   /** Whether the status says the server has Ollama's API (undefined: the base URL's port is Ollama's). */
   ollama?: boolean
   /** The technical reason checkModelServer gives when not reachable. */
@@ -383,6 +387,22 @@ export class FakeTransport implements Transport {
     })
   }
 
+  async modelStats(): Promise<ModelStats[]> {
+    await this.enter('modelStats', [])
+    return clone(this.stats)
+  }
+
+  async resetModelStats(): Promise<void> {
+    await this.enter('resetModelStats', [])
+    this.stats = []
+  }
+
+  async exportSettings(): Promise<SettingsExport> {
+    await this.enter('exportSettings', [])
+    return clone({ format: 'parley-settings', version: 1, exported_at: new Date(0).toISOString(), settings: { ...this.settings, api_key: '' },
+      profiles: await this.listProfiles(), model_stats: this.stats })
+  }
+
   async appInfo(): Promise<AppInfo> {
     await this.enter('appInfo', [])
     return clone(this.info)
@@ -412,6 +432,9 @@ export class FakeTransport implements Transport {
     }
     p.tools = tools
     p.model = p.model.trim()
+    if (!['auto', 'native', 'text', 'off'].includes(p.tool_calling ?? 'auto')) {
+      throw new TransportError('tool calling must be "auto", "native", "text" or "off"', 400)
+    }
     this.profiles.set(p.name, p)
     return clone(p)
   }

@@ -168,6 +168,22 @@ describe('HttpTransport settings, models and retry', () => {
   })
 })
 
+describe('HttpTransport model statistics and the settings export', () => {
+  it('uses GET|DELETE /models/stats and GET /settings/export', async () => {
+    const stats = [{ model: 'qwen3', cards_asked: 2, answered: 1, declined: 1, cancelled: 0, timed_out: 0, median_answer_ms: 4000, repaired: 1, refused: 0, corrected: 0, updated_at: '' }]
+    const { fn, calls } = fakeFetch((url, init) => {
+      if (url.endsWith('/models/stats') && init.method === 'GET') return { body: stats }
+      if (url.endsWith('/models/stats')) return { body: { reset: true } }
+      return { body: { format: 'parley-settings', version: 1, exported_at: '', settings: {}, profiles: [], model_stats: stats } }
+    })
+    const t = new HttpTransport({ fetch: fn })
+    expect(await t.modelStats()).toEqual(stats)
+    await t.resetModelStats()
+    expect((await t.exportSettings()).model_stats).toEqual(stats)
+    expect(calls.map((c) => `${c.init.method} ${c.url}`)).toEqual(['GET /api/v1/models/stats', 'DELETE /api/v1/models/stats', 'GET /api/v1/settings/export'])
+  })
+})
+
 describe('HttpTransport profiles, tools, export and import', () => {
   it('uses GET /profiles, PUT|DELETE /profiles/{name} and GET /tools', async () => {
     const { fn, calls } = fakeFetch((url, init) => {

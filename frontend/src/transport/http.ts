@@ -16,10 +16,12 @@ import {
   type Health,
   type ListConversationsParams,
   type ModelInfo,
+  type ModelStats,
   type ModelStatus,
   type Profile,
   type RespondRequest,
   type Settings,
+  type SettingsExport,
   type ToolInfo,
 } from '../types'
 import { normalizeSettings } from '../lib/settings'
@@ -209,6 +211,20 @@ export class HttpTransport implements Transport {
   /** Resolves when the pull finished (progress comes as model:pull events). */
   async pullModel(name: string): Promise<void> {
     await this.request('POST', '/models/pull', { model: name })
+  }
+
+  // Not in SPEC §4: how well each model asks, and the settings export.
+  async modelStats(): Promise<ModelStats[]> {
+    const res = await this.request<ModelStats[] | null>('GET', '/models/stats')
+    return Array.isArray(res) ? res : []
+  }
+
+  async resetModelStats(): Promise<void> {
+    await this.request('DELETE', '/models/stats')
+  }
+
+  async exportSettings(): Promise<SettingsExport> {
+    return this.request<SettingsExport>('GET', '/settings/export')
   }
 
   // Not in SPEC §4: GET /profiles, PUT|DELETE /profiles/{name}, GET /tools.

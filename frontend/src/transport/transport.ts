@@ -15,10 +15,12 @@ import type {
   Health,
   ListConversationsParams,
   ModelInfo,
+  ModelStats,
   ModelStatus,
   Profile,
   RespondRequest,
   Settings,
+  SettingsExport,
   ToolInfo,
 } from '../types'
 
@@ -64,6 +66,12 @@ export interface Transport {
   checkModelServer(): Promise<ModelStatus>
   /** Downloads an Ollama model; progress arrives as `model:pull` events. */
   pullModel(name: string): Promise<void>
+  /** How well each model asks (cards, outcomes, invalid calls, corrections). */
+  modelStats(): Promise<ModelStats[]>
+  /** Forgets every model's statistics. */
+  resetModelStats(): Promise<void>
+  /** Settings, profiles and model statistics, without the API key. */
+  exportSettings(): Promise<SettingsExport>
   /** Version and data folder (the data folder is empty over HTTP). */
   appInfo(): Promise<AppInfo>
 
@@ -157,6 +165,8 @@ export function normalizeProfile(p: Partial<Profile> | null | undefined): Profil
     system_prompt: p?.system_prompt ?? '',
     model: p?.model ?? '',
     tools: Array.isArray(p?.tools) ? [...p.tools] : [],
+    // Left out when not given: the Go side reads it as "auto".
+    ...(p?.tool_calling ? { tool_calling: p.tool_calling } : {}),
   }
 }
 

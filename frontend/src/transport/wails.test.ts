@@ -32,6 +32,9 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
     Retry: method('Retry', { run_id: 'run-2' }),
     CheckModelServer: method('CheckModelServer', { reachable: false, base_url: 'http://127.0.0.1:11434/v1', model: '', demo: false, message: 'refused', models: null }),
     PullModel: method('PullModel'),
+    ModelStats: method('ModelStats', null),
+    ResetModelStats: method('ResetModelStats'),
+    ExportSettings: method('ExportSettings', { format: 'parley-settings', version: 1, exported_at: '', settings: {}, profiles: [], model_stats: [] }),
     Profiles: method('Profiles', [{ name: 'default', system_prompt: 'Hi', model: '', tools: null }]),
     SaveProfile: method('SaveProfile', { name: 'Reviewer', system_prompt: 'Be brief.', model: 'qwen3', tools: ['calculator'] }),
     DeleteProfile: method('DeleteProfile'),
@@ -65,8 +68,8 @@ const GO_SERVICES: Record<string, string[]> = {
   ConversationService: ['ListConversations', 'CreateConversation', 'GetConversation', 'RenameConversation', 'SetPinned',
     'SetAssistant', 'DeleteConversation', 'SendMessage', 'Retry', 'Cancel', 'ExportConversation', 'ImportConversation'],
   QuestionService: ['Respond', 'PendingQuestions', 'ConversationQuestions'],
-  ModelService: ['ListModels', 'CheckModelServer', 'PullModel'],
-  SettingsService: ['GetSettings', 'SaveSettings', 'Profiles', 'SaveProfile', 'DeleteProfile', 'AvailableTools'],
+  ModelService: ['ListModels', 'CheckModelServer', 'PullModel', 'ModelStats', 'ResetModelStats'],
+  SettingsService: ['GetSettings', 'SaveSettings', 'Profiles', 'SaveProfile', 'DeleteProfile', 'AvailableTools', 'ExportSettings'],
 }
 
 /** Spreads the fake methods over the bound services the way Go binds them. */
@@ -198,6 +201,19 @@ describe('WailsTransport', () => {
     const err = await new WailsTransport(win).sendMessage('a', 'x').catch((e: unknown) => e)
     expect(err).toBeInstanceOf(TransportError)
     expect((err as Error).message).toBe('a run is already active in this conversation')
+  })
+
+  it('reads and resets model statistics and exports settings through the bindings', async () => {
+    const { win, calls } = fakeWindow()
+    const t = new WailsTransport(win)
+    expect(await t.modelStats()).toEqual([])
+    await t.resetModelStats()
+    expect((await t.exportSettings()).format).toBe('parley-settings')
+    expect(calls).toEqual([
+      ['ModelStats', []],
+      ['ResetModelStats', []],
+      ['ExportSettings', []],
+    ])
   })
 
   it('maps every method to the Go service that binds it', () => {

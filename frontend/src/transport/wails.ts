@@ -19,10 +19,12 @@ import type {
   Health,
   ListConversationsParams,
   ModelInfo,
+  ModelStats,
   ModelStatus,
   Profile,
   RespondRequest,
   Settings,
+  SettingsExport,
   ToolInfo,
 } from '../types'
 import { normalizeSettings } from '../lib/settings'
@@ -49,6 +51,9 @@ export interface WailsChatService {
   ListModels(): Promise<ModelInfo[] | null>
   CheckModelServer(): Promise<ModelStatus>
   PullModel(name: string): Promise<void>
+  ModelStats(): Promise<ModelStats[] | null>
+  ResetModelStats(): Promise<void>
+  ExportSettings(): Promise<SettingsExport>
   Profiles(): Promise<Profile[] | null>
   SaveProfile(profile: Profile): Promise<Profile>
   DeleteProfile(name: string): Promise<void>
@@ -83,6 +88,9 @@ export const WAILS_SERVICE = {
   ListModels: 'ModelService',
   CheckModelServer: 'ModelService',
   PullModel: 'ModelService',
+  ModelStats: 'ModelService',
+  ResetModelStats: 'ModelService',
+  ExportSettings: 'SettingsService',
   GetSettings: 'SettingsService',
   SaveSettings: 'SettingsService',
   Profiles: 'SettingsService',
@@ -227,6 +235,18 @@ export class WailsTransport implements Transport {
 
   async pullModel(name: string): Promise<void> {
     await this.call('PullModel', name)
+  }
+
+  async modelStats(): Promise<ModelStats[]> {
+    return (await this.call('ModelStats')) ?? []
+  }
+
+  async resetModelStats(): Promise<void> {
+    await this.call('ResetModelStats')
+  }
+
+  async exportSettings(): Promise<SettingsExport> {
+    return this.call('ExportSettings')
   }
 
   async listProfiles(): Promise<Profile[]> {

@@ -5,6 +5,7 @@ export namespace agent {
 	    system_prompt: string;
 	    model: string;
 	    tools: string[];
+	    tool_calling?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Profile(source);
@@ -16,6 +17,7 @@ export namespace agent {
 	        this.system_prompt = source["system_prompt"];
 	        this.model = source["model"];
 	        this.tools = source["tools"];
+	        this.tool_calling = source["tool_calling"];
 	    }
 	}
 
@@ -593,6 +595,7 @@ export namespace service {
 	export class ModelInfo {
 	    name: string;
 	    supports_tools: boolean;
+	    supports_vision?: boolean;
 	    tools_unknown?: boolean;
 	
 	    static createFrom(source: any = {}) {
@@ -603,6 +606,7 @@ export namespace service {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.name = source["name"];
 	        this.supports_tools = source["supports_tools"];
+	        this.supports_vision = source["supports_vision"];
 	        this.tools_unknown = source["tools_unknown"];
 	    }
 	}
@@ -678,6 +682,46 @@ export namespace service {
 	        this.onboarded = source["onboarded"];
 	    }
 	}
+	export class SettingsExport {
+	    format: string;
+	    version: number;
+	    exported_at: string;
+	    settings: Settings;
+	    profiles: agent.Profile[];
+	    model_stats: store.ModelStats[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingsExport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.format = source["format"];
+	        this.version = source["version"];
+	        this.exported_at = source["exported_at"];
+	        this.settings = this.convertValues(source["settings"], Settings);
+	        this.profiles = this.convertValues(source["profiles"], agent.Profile);
+	        this.model_stats = this.convertValues(source["model_stats"], store.ModelStats);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ToolInfo {
 	    name: string;
 	    description: string;
@@ -690,6 +734,43 @@ export namespace service {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.name = source["name"];
 	        this.description = source["description"];
+	    }
+	}
+
+}
+
+export namespace store {
+	
+	export class ModelStats {
+	    model: string;
+	    cards_asked: number;
+	    answered: number;
+	    declined: number;
+	    cancelled: number;
+	    timed_out: number;
+	    median_answer_ms: number;
+	    repaired: number;
+	    refused: number;
+	    corrected: number;
+	    updated_at: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelStats(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.cards_asked = source["cards_asked"];
+	        this.answered = source["answered"];
+	        this.declined = source["declined"];
+	        this.cancelled = source["cancelled"];
+	        this.timed_out = source["timed_out"];
+	        this.median_answer_ms = source["median_answer_ms"];
+	        this.repaired = source["repaired"];
+	        this.refused = source["refused"];
+	        this.corrected = source["corrected"];
+	        this.updated_at = source["updated_at"];
 	    }
 	}
 

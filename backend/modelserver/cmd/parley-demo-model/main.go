@@ -28,24 +28,39 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:11435", "address to listen on (port 0 picks a free one)")
 	model := flag.String("model", "demo", "model name the server lists")
 	openAIOnly := flag.Bool("openai-only", false, "no Ollama API: models only at GET /v1/models, as llama.cpp's server or LM Studio")
+	textTools := flag.String("text-tools", "", `a model without native tool calling: "tag" writes calls as <tool_call>{...}</tool_call>, "fence" as a json code block (streamed in small pieces; tools offered natively are refused with a 400)`)
+	noToolRole := flag.Bool("no-tool-role", false, "refuse requests with a tool message (as a chat template without that role)")
 	flag.Parse()
+	script := modelserver.Demo()
 	opts := []modelserver.Option{modelserver.WithModels([]string{*model})}
+	switch *textTools {
+	case "":
+	case modelserver.FormTag, modelserver.FormFence:
+		script = modelserver.TextTools(script, *textTools, 5)
+		opts = []modelserver.Option{modelserver.WithModels([]string{*model}, *model), modelserver.WithoutTools()}
+	default:
+		fmt.Fprintf(os.Stderr, "-text-tools must be tag or fence, not %q\n", *textTools)
+		os.Exit(2)
+	}
 	if *openAIOnly {
 		opts = append(opts, modelserver.WithoutOllamaAPI())
 	}
-	if err := run(*addr, *model, opts); err != nil {
+	if *noToolRole {
+		opts = append(opts, modelserver.WithoutToolRole())
+	}
+	if err := run(*addr, *model, script, opts); err != nil {
 		slog.Error("demo model server", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, model string, opts []modelserver.Option) error {
+func run(addr, model string, script modelserver.Script, opts []modelserver.Option) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	srv := &http.Server{
-		Handler:           modelserver.NewHandler(modelserver.Demo(), opts...),
+		Handler:           modelserver.NewHandler(script, opts...),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	// The URL line is what scripts wait for.

@@ -46,6 +46,17 @@ describe('model names', () => {
 })
 
 describe('Settings model picker', () => {
+  it('marks a model that reads images', async () => {
+    env.fake.models = [
+      { name: 'gemma3', supports_tools: false, supports_vision: true },
+      { name: 'qwen3', supports_tools: true },
+    ]
+    const v = await mountPanel()
+    const [gemma, qwen] = options(v)
+    expect(gemma!.find('[data-testid="supports-vision"]').text()).toBe('· sees images')
+    expect(qwen!.find('[data-testid="supports-vision"]').exists()).toBe(false)
+  })
+
   it('shows a model chosen without a tag once, as the server lists it, checked and with its tools mark', async () => {
     env.fake.settings = { ...env.fake.settings, model: 'parley-fixture' }
     env.fake.models = [

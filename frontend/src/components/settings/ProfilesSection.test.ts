@@ -69,11 +69,15 @@ describe('Settings → Assistant profiles', () => {
     await select.setValue('llama3.2')
     await v.find(`[data-testid="profile-tool-spawn_agents"]`).setValue(false)
     await v.find(`[data-testid="profile-tool-current_time"]`).setValue(false)
+    const toolCalling = v.find('[data-testid="profile-tool-calling"]')
+    expect((toolCalling.element as HTMLSelectElement).value).toBe('auto')
+    expect(toolCalling.findAll('option').map((o) => o.text())).toEqual(['Automatic', 'Native', 'In text', 'Off'])
+    await toolCalling.setValue('text')
     await v.find('[data-testid="profile-save"]').trigger('click')
     await settle()
 
     expect(env.fake.callsOf('saveProfile')).toEqual([
-      [{ name: 'Code review', system_prompt: 'You review code. Point out risks first.', model: 'llama3.2', tools: [ASK_TOOL, 'calculator'] }],
+      [{ name: 'Code review', system_prompt: 'You review code. Point out risks first.', model: 'llama3.2', tools: [ASK_TOOL, 'calculator'], tool_calling: 'text' }],
     ])
     expect(env.fake.callsOf('saveSettings')).toEqual([]) // the settings form was not submitted
     expect(editor(v).exists()).toBe(false)
@@ -119,8 +123,8 @@ describe('Settings → Assistant profiles', () => {
     await v.find(`[data-testid="profile-tool-${ASK_TOOL}"]`).setValue(true)
     await v.find('[data-testid="profile-save"]').trigger('click')
     await settle()
-    expect(env.fake.callsOf('saveProfile')).toEqual([[{ name: 'Reviewer', system_prompt: 'Review, briefly.', model: '', tools: ['calculator', ASK_TOOL] }]])
-    expect(env.fake.profiles.get('Reviewer')).toEqual({ name: 'Reviewer', system_prompt: 'Review, briefly.', model: '', tools: ['calculator', ASK_TOOL] })
+    expect(env.fake.callsOf('saveProfile')).toEqual([[{ name: 'Reviewer', system_prompt: 'Review, briefly.', model: '', tools: ['calculator', ASK_TOOL], tool_calling: 'auto' }]])
+    expect(env.fake.profiles.get('Reviewer')).toEqual({ name: 'Reviewer', system_prompt: 'Review, briefly.', model: '', tools: ['calculator', ASK_TOOL], tool_calling: 'auto' })
     expect(item(v, 'Reviewer').text()).toContain("the app's model · 2 tools")
   })
 

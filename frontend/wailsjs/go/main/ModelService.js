@@ -10,6 +10,14 @@ export function ListModels() {
   return window['go']['main']['ModelService']['ListModels']();
 }
 
+export function ModelStats() {
+  return window['go']['main']['ModelService']['ModelStats']();
+}
+
 export function PullModel(arg1) {
   return window['go']['main']['ModelService']['PullModel'](arg1);
+}
+
+export function ResetModelStats() {
+  return window['go']['main']['ModelService']['ResetModelStats']();
 }

@@ -7,6 +7,8 @@ export function AvailableTools():Promise<Array<service.ToolInfo>>;
 
 export function DeleteProfile(arg1:string):Promise<void>;
 
+export function ExportSettings():Promise<service.SettingsExport>;
+
 export function GetSettings():Promise<service.Settings>;
 
 export function Profiles():Promise<Array<agent.Profile>>;

@@ -10,6 +10,10 @@ export function DeleteProfile(arg1) {
   return window['go']['main']['SettingsService']['DeleteProfile'](arg1);
 }
 
+export function ExportSettings() {
+  return window['go']['main']['SettingsService']['ExportSettings']();
+}
+
 export function GetSettings() {
   return window['go']['main']['SettingsService']['GetSettings']();
 }
