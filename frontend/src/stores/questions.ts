@@ -82,7 +82,7 @@ export const useQuestionsStore = defineStore('questions', {
         this.cards[card.question_id] = card
       }
       const now = this.cards[card.question_id]!
-      if (!isAnswerable(now.status)) {
+      if (!isAnswerable(now.status, now.kind)) {
         delete this.drafts[now.question_id]
         delete this.respondErrors[now.question_id]
       }
@@ -119,7 +119,7 @@ export const useQuestionsStore = defineStore('questions', {
           const card = normalizeCard({ ...c, conversationId: c.conversationId || conversationId })
           // The server is the truth for a conversation's own list.
           this.cards[card.question_id] = this.cards[card.question_id] ? { ...this.cards[card.question_id]!, ...card } : card
-          if (!isAnswerable(card.status)) delete this.drafts[card.question_id]
+          if (!isAnswerable(card.status, card.kind)) delete this.drafts[card.question_id]
         }
       } catch (err) {
         this.loadError = toError(err).message
