@@ -389,7 +389,7 @@ export function fromLocalDateTime(local: string): string {
 }
 
 /** The input type and a hint for a text-like field. */
-export function inputFor(f: SchemaField): { type: string; hint: string; inputmode?: string } {
+export function inputFor(f: SchemaField): { type: string; hint: string; inputmode?: 'numeric' | 'decimal' } {
   if (f.kind === 'number' || f.kind === 'integer') {
     const range =
       f.minimum !== undefined && f.maximum !== undefined
