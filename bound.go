@@ -28,6 +28,7 @@ type bindings struct {
 	questions     *QuestionService
 	models        *ModelService
 	settings      *SettingsService
+	mcp           *MCPService
 }
 
 func newBindings(svc *service.Service) *bindings {
@@ -37,6 +38,7 @@ func newBindings(svc *service.Service) *bindings {
 		questions:     &QuestionService{b},
 		models:        &ModelService{b},
 		settings:      &SettingsService{b},
+		mcp:           &MCPService{b},
 	}
 }
 
@@ -46,11 +48,12 @@ func (b *bindings) startup(ctx context.Context) {
 	b.questions.ctx = ctx
 	b.models.ctx = ctx
 	b.settings.ctx = ctx
+	b.mcp.ctx = ctx
 }
 
 // all lists the services for Wails' Bind option.
 func (b *bindings) all() []any {
-	return []any{b.conversations, b.questions, b.models, b.settings}
+	return []any{b.conversations, b.questions, b.models, b.settings, b.mcp}
 }
 
 // wailsEmitter sends events to the window once it exists.

@@ -9,6 +9,11 @@ const (
 	PolicyBlock = "block"
 )
 
+// MCPSecretMask stands for a secret env or header value in a PUT body: the
+// API never returns secret values (only their names), so a client that
+// edits a server sends the mask for a value it leaves unchanged.
+const MCPSecretMask = "********"
+
 // MCP server transports.
 const (
 	TransportStdio = "stdio"

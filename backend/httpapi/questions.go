@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/parley-app/parley/backend/questions"
@@ -17,9 +18,17 @@ func (s *Server) pendingQuestion(w http.ResponseWriter, r *http.Request) error {
 			"questions": []any{}, "created_at": nil, "expires_at": nil})
 		return nil
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"has_pending_question": true, "question_id": c.ID,
-		"conversationId": c.ConversationID, "status": c.Status, "questions": c.Questions,
-		"created_at": c.CreatedAt, "expires_at": c.ExpiresAt})
+	// The whole card (every kind's fields, SPEC §6) plus the flag.
+	body, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	var out map[string]any
+	if err := json.Unmarshal(body, &out); err != nil {
+		return err
+	}
+	out["has_pending_question"] = true
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 

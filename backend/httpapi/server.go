@@ -46,6 +46,12 @@ type Backend interface {
 	AvailableTools() []service.ToolInfo
 	ExportConversation(ctx context.Context, id, format string) (string, error)
 	ImportConversation(ctx context.Context, data []byte) (*chat.Conversation, error)
+	// MCP servers (SPEC §6).
+	MCPServers() []api.MCPServer
+	PutMCPServer(name string, cfg api.MCPServerConfig) (api.MCPServer, error)
+	DeleteMCPServer(name string) error
+	SetMCPToolPolicy(server, tool, policy string) (api.MCPTool, error)
+	ImportMCPConfig(content []byte) (api.MCPImportResult, error)
 }
 
 // MaxImportBytes bounds an imported conversation (the service's limit).
@@ -115,6 +121,11 @@ func (s *Server) routes() {
 	api("DELETE /api/v1/profiles/{name}", s.deleteProfile)
 	api("GET /api/v1/tools", s.tools)
 	api("GET /api/v1/conversations/{id}/export", s.export)
+	api("GET /api/v1/mcp/servers", s.mcpServers)
+	api("PUT /api/v1/mcp/servers/{name}", s.putMCPServer)
+	api("DELETE /api/v1/mcp/servers/{name}", s.deleteMCPServer)
+	api("PUT /api/v1/mcp/servers/{name}/tools/{tool}", s.setMCPToolPolicy)
+	api("POST /api/v1/mcp/import", s.importMCPConfig)
 	s.mux.Handle("POST /api/v1/conversations/import", s.protectSized(MaxImportBytes, s.importConversation))
 	s.mux.Handle("/api/", s.protect(func(http.ResponseWriter, *http.Request) error {
 		return httpError{http.StatusNotFound, "no such endpoint"}

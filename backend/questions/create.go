@@ -37,7 +37,20 @@ func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
 	if err := ValidateQuestions(qs); err != nil {
 		return nil, err
 	}
+	return m.createCard(ctx, &Card{
+		ConversationID: req.ConversationID,
+		RunID:          req.RunID,
+		ToolCallID:     req.ToolCallID,
+		Questions:      qs,
+	}, true, req.AfterUserTurn)
+}
 
+// createCard is the one lifecycle of every kind of card: the pending cap
+// (counting every kind), the conversation's rate limit when rateLimited
+// (sparing an afterUserTurn card), the id, the timeout, the save before the
+// question:ask event, and the superseding of older late-answerable cards.
+func (m *Manager) createCard(ctx context.Context, card *Card, rateLimited, afterUserTurn bool) (*Card, error) {
+	conv := card.ConversationID
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -49,34 +62,36 @@ func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
 		return nil, fmt.Errorf("%w (%d): wait for the user to answer", ErrTooManyPending, cfg.MaxPending)
 	}
 	now := m.now()
-	lim := m.limiterLocked(req.ConversationID, now)
+	var reservation *rate.Reservation
 	undoRate := func() {}
-	if req.AfterUserTurn {
-		// Spared by the limit, yet counted: a fresh limiter lets this card
-		// through and makes the next one wait a full interval after it.
-		prev := lim
-		lim = rate.NewLimiter(rate.Every(cfg.RateInterval), 1)
-		m.limiters[req.ConversationID] = lim
-		undoRate = func() {
-			if m.limiters[req.ConversationID] == lim {
-				m.limiters[req.ConversationID] = prev
+	if rateLimited {
+		lim := m.limiterLocked(conv, now)
+		if afterUserTurn {
+			// Spared by the limit, yet counted: a fresh limiter lets this card
+			// through and makes the next one wait a full interval after it.
+			prev := lim
+			fresh := rate.NewLimiter(rate.Every(cfg.RateInterval), 1)
+			lim = fresh
+			m.limiters[conv] = fresh
+			undoRate = func() {
+				if m.limiters[conv] == fresh {
+					m.limiters[conv] = prev
+				}
 			}
 		}
+		reservation = lim.ReserveN(now, 1)
+		if wait := reservation.DelayFrom(now); wait > 0 {
+			reservation.CancelAt(now)
+			m.mu.Unlock()
+			return nil, &RateLimitError{Wait: wait}
+		}
 	}
-	reservation := lim.ReserveN(now, 1)
-	if wait := reservation.DelayFrom(now); wait > 0 {
-		reservation.CancelAt(now)
-		m.mu.Unlock()
-		return nil, &RateLimitError{Wait: wait}
-	}
-	card := &Card{
-		ID:             uuid.NewString(),
-		ConversationID: req.ConversationID,
-		RunID:          req.RunID,
-		ToolCallID:     req.ToolCallID,
-		Status:         StatusPending,
-		Questions:      qs,
-		CreatedAt:      now,
+	card = cloneCard(card)
+	card.ID = uuid.NewString()
+	card.Status = StatusPending
+	card.CreatedAt = now
+	if card.Questions == nil {
+		card.Questions = []Question{}
 	}
 	card.FillKind()
 	if cfg.Timeout > 0 {
@@ -90,10 +105,12 @@ func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
 		m.mu.Lock()
 		m.pendingCount--
 		// A card that was never shown does not count against the rate.
-		reservation.CancelAt(now)
+		if reservation != nil {
+			reservation.CancelAt(now)
+		}
 		undoRate()
 		m.mu.Unlock()
-		m.log().Error("question card not created", "conversation", req.ConversationID, "err", err)
+		m.log().Error("question card not created", "conversation", conv, "err", err)
 		return nil, err
 	}
 
@@ -113,8 +130,8 @@ func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
 		e.timer = m.clock.AfterFunc(card.ExpiresAt.Sub(m.now()), func() { m.onTimer(id) })
 	}
 	var superseded []string
-	for _, old := range m.byConv[req.ConversationID] {
-		if old.card.Status == StatusTimedOut {
+	for _, old := range m.byConv[conv] {
+		if old.card.Status == StatusTimedOut && old.card.Kind == KindQuestion {
 			superseded = append(superseded, old.card.ID)
 		}
 	}
@@ -124,7 +141,7 @@ func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
 		m.supersede(ctx, id)
 	}
 	m.log().Info("question card created", "conversation", card.ConversationID, "question_id", card.ID,
-		"questions", len(card.Questions), "run", card.RunID)
+		"kind", card.Kind, "questions", len(card.Questions), "run", card.RunID)
 	m.emit(events.QuestionAsk, card)
 
 	m.mu.Lock()

@@ -209,12 +209,17 @@ func (m *Manager) LatestPending(conversationID string) (*Card, bool) {
 }
 
 // latestAnswerableLocked is the conversation's newest pending card, else its
-// newest late-answerable (timed_out) card, else nil.
+// newest late-answerable (timed_out question) card, else nil. Approvals and
+// elicitations that timed out are over: their tool went on without them.
 func (m *Manager) latestAnswerableLocked(conversationID string) *entry {
 	if e := m.latestLocked(conversationID, StatusPending); e != nil {
 		return e
 	}
-	return m.latestLocked(conversationID, StatusTimedOut)
+	e := m.latestLocked(conversationID, StatusTimedOut)
+	if e != nil && e.card.Kind != KindQuestion {
+		return nil
+	}
+	return e
 }
 
 func (m *Manager) list(conversationID string, keep func(*entry) bool) []*Card {

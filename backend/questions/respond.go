@@ -20,20 +20,14 @@ const LatestID = "latest"
 // error (the card stays pending). A timed-out card accepts only a submit,
 // which makes it answered_late and calls Config.OnLateAnswer.
 func (m *Manager) Respond(ctx context.Context, conversationID string, r Response) (*Card, error) {
-	id, err := m.resolveID(conversationID, r.QuestionID)
+	id, kind, err := m.resolveID(conversationID, r.QuestionID)
 	if err != nil {
 		return nil, err
 	}
-	var ch change
-	switch r.Action.Canonical() {
-	case ActionSubmit:
-		ch = submitChange(r, m.now)
-	case ActionDecline:
-		ch = change{from: []Status{StatusPending}, apply: func(c *Card) { c.Status = StatusDeclined }}
-	case ActionCancel:
-		ch = change{from: []Status{StatusPending}, apply: func(c *Card) { c.Status = StatusCancelled }}
-	default:
-		return nil, answerErr("", "unknown action %q (want %q, %q (or %q) or %q)", r.Action, ActionSubmit, ActionDecline, ActionSkip, ActionCancel)
+	ch, err := m.changeFor(kind, r)
+	if err != nil {
+		m.log().Info("response to question card refused", "conversation", conversationID, "question_id", id, "err", err)
+		return nil, err
 	}
 
 	card, err := m.transition(ctx, id, ch)
@@ -83,24 +77,24 @@ func submitChange(r Response, now func() time.Time) change {
 
 // resolveID finds the card a response is for, refusing cards of other
 // conversations as if they did not exist.
-func (m *Manager) resolveID(conversationID, questionID string) (string, error) {
+func (m *Manager) resolveID(conversationID, questionID string) (string, Kind, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if questionID == LatestID {
 		e := m.latestAnswerableLocked(conversationID)
 		if e == nil {
 			m.log().Warn("response refused: no pending question card", "conversation", conversationID)
-			return "", fmt.Errorf("%w: conversation %s has no pending question", ErrNotFound, conversationID)
+			return "", "", fmt.Errorf("%w: conversation %s has no pending question", ErrNotFound, conversationID)
 		}
-		return e.card.ID, nil
+		return e.card.ID, e.card.Kind, nil
 	}
 	e, ok := m.cards[questionID]
 	if !ok || e.card.ConversationID != conversationID {
 		m.log().Warn("response refused: unknown question card", "conversation", conversationID, "question_id", questionID,
 			"other_conversation", ok)
-		return "", fmt.Errorf("%w: %q", ErrNotFound, questionID)
+		return "", "", fmt.Errorf("%w: %q", ErrNotFound, questionID)
 	}
-	return questionID, nil
+	return questionID, e.card.Kind, nil
 }
 
 // CancelConversation cancels the conversation's pending cards because its run

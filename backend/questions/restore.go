@@ -71,13 +71,30 @@ func restorable(c *Card) error {
 		return errors.New("no question_id")
 	case c.ConversationID == "":
 		return errors.New("no conversationId")
-	case len(c.Questions) == 0:
-		return errors.New("no questions")
 	}
-	switch c.Status {
-	case StatusPending, StatusAnswered, StatusDeclined, StatusCancelled,
-		StatusTimedOut, StatusAnsweredLate, StatusSuperseded:
-		return nil
+	switch c.Kind {
+	case KindApproval:
+		if c.Tool == nil {
+			return errors.New("approval card without its tool")
+		}
+		switch c.Status {
+		case StatusPending, StatusApproved, StatusRejected, StatusCancelled, StatusTimedOut:
+			return nil
+		}
+	case KindElicitation:
+		switch c.Status {
+		case StatusPending, StatusAccepted, StatusDeclined, StatusCancelled, StatusTimedOut:
+			return nil
+		}
+	default:
+		if len(c.Questions) == 0 {
+			return errors.New("no questions")
+		}
+		switch c.Status {
+		case StatusPending, StatusAnswered, StatusDeclined, StatusCancelled,
+			StatusTimedOut, StatusAnsweredLate, StatusSuperseded:
+			return nil
+		}
 	}
 	return fmt.Errorf("unknown status %q", c.Status)
 }

@@ -23,6 +23,9 @@ const (
 // also how a run continued after a crash gets the answer that was stored
 // before its tool result was.
 func OutcomeFor(c *Card) Outcome {
+	if c.Kind == KindApproval || c.Kind == KindElicitation {
+		return outcomeForKind(c)
+	}
 	switch c.Status {
 	case StatusAnswered:
 		return Outcome{Status: StatusAnswered, Result: SubmitResult(c.Answers, c.Comments)}

@@ -181,6 +181,13 @@ type Outcome struct {
 	// StopRun is true when the user cancelled: the run stops and the
 	// conversation goes idle.
 	StopRun bool
+	// Approval cards: the arguments to run the tool with (JSON, edited or
+	// the model's) and whether "Approve always" was chosen. (Strings keep
+	// Outcome comparable.)
+	Arguments string
+	Always    bool
+	// Elicitation cards: the accepted content (JSON, defaults filled in).
+	Content string
 }
 
 // Store persists cards; the storage package implements it. Every card is

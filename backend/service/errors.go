@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/mcp"
 	"github.com/parley-app/parley/backend/questions"
 )
 
@@ -60,6 +61,7 @@ func KindOf(err error) Kind {
 	var ve *questions.ValidationError
 	var ie *InputError
 	var ue *UpstreamError
+	var me *mcp.InputError
 	switch {
 	case err == nil:
 		return ""
@@ -67,11 +69,11 @@ func KindOf(err error) Kind {
 		return KindTooLarge
 	case errors.As(err, &ve):
 		return KindValidation
-	case errors.As(err, &ie):
+	case errors.As(err, &ie), errors.As(err, &me):
 		return KindInput
 	case errors.As(err, &ue):
 		return KindUpstream
-	case errors.Is(err, chat.ErrNotFound), errors.Is(err, questions.ErrNotFound):
+	case errors.Is(err, chat.ErrNotFound), errors.Is(err, questions.ErrNotFound), errors.Is(err, mcp.ErrNotFound):
 		return KindNotFound
 	case errors.Is(err, questions.ErrConflict), errors.Is(err, ErrRunActive):
 		return KindConflict

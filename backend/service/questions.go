@@ -40,7 +40,8 @@ func (s *Service) Questions(ctx context.Context, status string) ([]*questions.Ca
 	for _, st := range strings.Split(status, ",") {
 		switch questions.Status(st) {
 		case questions.StatusPending, questions.StatusAnswered, questions.StatusDeclined, questions.StatusCancelled,
-			questions.StatusTimedOut, questions.StatusAnsweredLate, questions.StatusSuperseded:
+			questions.StatusTimedOut, questions.StatusAnsweredLate, questions.StatusSuperseded,
+			questions.StatusApproved, questions.StatusRejected, questions.StatusAccepted:
 			sts = append(sts, questions.Status(st))
 		default:
 			return nil, inputErrorf(fmt.Sprintf("unknown status %q", st))
@@ -81,12 +82,14 @@ func (s *Service) onLateAnswer(c *questions.Card) {
 // checkResponse refuses a response without a known action or a card id,
 // before anything is looked up.
 func checkResponse(r questions.Response) error {
+	const actions = "submit, decline (or skip) or cancel for a question; approve, reject or cancel for an approval; accept, decline or cancel for an elicitation"
 	switch r.Action.Canonical() {
-	case questions.ActionSubmit, questions.ActionDecline, questions.ActionCancel:
+	case questions.ActionSubmit, questions.ActionDecline, questions.ActionCancel,
+		questions.ActionApprove, questions.ActionReject, questions.ActionAccept:
 	case "":
-		return inputErrorf(`"action" is required: submit, decline (or skip) or cancel`)
+		return inputErrorf(`"action" is required: ` + actions)
 	default:
-		return inputErrorf(`"action" must be submit, decline (or skip) or cancel`)
+		return inputErrorf(`"action" must be ` + actions)
 	}
 	if strings.TrimSpace(r.QuestionID) == "" {
 		return inputErrorf(`"question_id" is required (a card id or "latest")`)

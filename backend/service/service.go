@@ -9,6 +9,7 @@ import (
 	"github.com/parley-app/parley/backend/agent"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/mcp"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/store"
 )
@@ -25,6 +26,11 @@ type Options struct {
 	// OnSettingsChanged is called after settings were saved (e.g. to turn
 	// the desktop app's local API on or off).
 	OnSettingsChanged func(Settings)
+	// MCPConfigPath is the MCP servers' file; "" = mcp.json in
+	// Config.DataDir (in memory when that is empty too).
+	MCPConfigPath string
+	// MCPOptions tunes the MCP host (tests: timeouts, backoff).
+	MCPOptions func(*mcp.Options)
 }
 
 // Service is the domain façade behind the Wails bindings and the HTTP API.
@@ -34,6 +40,7 @@ type Service struct {
 	ev    events.Emitter
 	qm    *questions.Manager
 	rt    *agent.Runtime
+	mcp   *mcp.Host
 	log   *slog.Logger
 
 	mu       sync.Mutex
@@ -56,6 +63,10 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 		return nil, fmt.Errorf("load settings: %w", err)
 	}
 	s.settings = applyOverrides(saved, opt.Config)
+
+	// MCP servers connect in the background: they never delay the start.
+	s.mcp = s.newMCPHost()
+	s.mcp.Start()
 
 	qcfg := s.questionConfig()
 	qcfg.OnLateAnswer = s.onLateAnswer
@@ -83,6 +94,7 @@ func (s *Service) Close() {
 	// cards, which stay pending for the next start.
 	s.qm.Close()
 	s.rt.Close()
+	s.mcp.Stop()
 	s.mu.Lock()
 	if s.demo != nil {
 		s.demo.close()

@@ -12,7 +12,32 @@ import (
 	"github.com/parley-app/parley/backend/questions"
 )
 
-const cardColumns = "id, conversation_id, run_id, tool_call_id, status, questions, answers, comments, created_at, expires_at, answered_at"
+const cardColumns = "id, conversation_id, run_id, tool_call_id, status, questions, answers, comments, created_at, expires_at, answered_at, kind, source, details"
+
+// cardDetails are the kind-specific fields of a card (SPEC §6), stored as
+// JSON in the details column.
+type cardDetails struct {
+	Tool              *questions.ApprovalTool `json:"tool,omitempty"`
+	ApprovedArguments json.RawMessage         `json:"approved_arguments,omitempty"`
+	Reason            string                  `json:"reason,omitempty"`
+	Always            bool                    `json:"always,omitempty"`
+	Server            string                  `json:"server,omitempty"`
+	Message           string                  `json:"message,omitempty"`
+	Mode              string                  `json:"mode,omitempty"`
+	Schema            json.RawMessage         `json:"schema,omitempty"`
+	URL               string                  `json:"url,omitempty"`
+	Content           json.RawMessage         `json:"content,omitempty"`
+}
+
+func detailsOf(c *questions.Card) cardDetails {
+	return cardDetails{Tool: c.Tool, ApprovedArguments: c.ApprovedArguments, Reason: c.Reason, Always: c.Always,
+		Server: c.Server, Message: c.Message, Mode: c.Mode, Schema: c.Schema, URL: c.URL, Content: c.Content}
+}
+
+func (d cardDetails) apply(c *questions.Card) {
+	c.Tool, c.ApprovedArguments, c.Reason, c.Always = d.Tool, d.ApprovedArguments, d.Reason, d.Always
+	c.Server, c.Message, c.Mode, c.Schema, c.URL, c.Content = d.Server, d.Message, d.Mode, d.Schema, d.URL, d.Content
+}
 
 // SaveCard inserts a question card or updates it (status, answers,
 // comments, times). CreatedAt, Kind and Source are filled when zero. A card never moves to
@@ -54,16 +79,28 @@ func upsertCard(ctx context.Context, tx *sql.Tx, c *questions.Card) error {
 		}
 		answersJSON = string(b)
 	}
+	sourceJSON, err := json.Marshal(c.Source)
+	if err != nil {
+		return fmt.Errorf("encode source: %w", err)
+	}
+	var detailsJSON any
+	if b, err := json.Marshal(detailsOf(c)); err != nil {
+		return fmt.Errorf("encode card details: %w", err)
+	} else if string(b) != "{}" {
+		detailsJSON = string(b)
+	}
 	res, err := tx.ExecContext(ctx,
-		`INSERT INTO cards (`+cardColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		`INSERT INTO cards (`+cardColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		 ON CONFLICT (id) DO UPDATE SET
 		     run_id = excluded.run_id, tool_call_id = excluded.tool_call_id, status = excluded.status,
 		     questions = excluded.questions, answers = excluded.answers, comments = excluded.comments,
-		     created_at = excluded.created_at, expires_at = excluded.expires_at, answered_at = excluded.answered_at
+		     created_at = excluded.created_at, expires_at = excluded.expires_at, answered_at = excluded.answered_at,
+		     kind = excluded.kind, source = excluded.source, details = excluded.details
 		 WHERE cards.conversation_id = excluded.conversation_id`,
 		c.ID, c.ConversationID, nullString(c.RunID), nullString(c.ToolCallID), string(c.Status),
 		string(questionsJSON), answersJSON, nullString(c.Comments),
-		formatTime(c.CreatedAt), nullTime(c.ExpiresAt), nullTime(c.AnsweredAt))
+		formatTime(c.CreatedAt), nullTime(c.ExpiresAt), nullTime(c.AnsweredAt),
+		string(c.Kind), string(sourceJSON), detailsJSON)
 	if isForeignKeyError(err) {
 		return fmt.Errorf("conversation %s: %w", c.ConversationID, chat.ErrNotFound)
 	}
@@ -139,11 +176,24 @@ func queryCards(ctx context.Context, q querier, query string, args ...any) ([]*q
 
 func scanCard(sc scanner) (*questions.Card, error) {
 	var c questions.Card
-	var runID, toolCallID, answers, comments, expires, answered sql.NullString
-	var status, questionsJSON, created string
+	var runID, toolCallID, answers, comments, expires, answered, source, details sql.NullString
+	var status, questionsJSON, created, kind string
 	if err := sc.Scan(&c.ID, &c.ConversationID, &runID, &toolCallID, &status, &questionsJSON,
-		&answers, &comments, &created, &expires, &answered); err != nil {
+		&answers, &comments, &created, &expires, &answered, &kind, &source, &details); err != nil {
 		return nil, err
+	}
+	c.Kind = questions.Kind(kind)
+	if source.Valid {
+		if err := json.Unmarshal([]byte(source.String), &c.Source); err != nil {
+			return nil, fmt.Errorf("card %s: decode source: %w", c.ID, err)
+		}
+	}
+	if details.Valid {
+		var d cardDetails
+		if err := json.Unmarshal([]byte(details.String), &d); err != nil {
+			return nil, fmt.Errorf("card %s: decode details: %w", c.ID, err)
+		}
+		d.apply(&c)
 	}
 	c.RunID, c.ToolCallID, c.Comments, c.Status = runID.String, toolCallID.String, comments.String, questions.Status(status)
 	if err := json.Unmarshal([]byte(questionsJSON), &c.Questions); err != nil {

@@ -78,9 +78,15 @@ func fillVersion(t *testing.T, s *Store, v int) (convID string) {
 	mustAppend(t, s, c.ID, chat.RoleAssistant, "Use vulcanised rubber patches.")
 	mustAppend(t, s, c.ID, chat.RoleTool, "toolnoise output")
 	require.NoError(t, s.SaveRun(ctx, &chat.Run{ID: "run-1", ConversationID: c.ID, Status: chat.RunCompleted}))
-	card := &questions.Card{ID: "card-1", ConversationID: c.ID, RunID: "run-1", Status: questions.StatusAnswered,
-		Questions: []questions.Question{{Question: "Which cell?"}}, Answers: map[string]string{"Which cell?": "3"}}
-	require.NoError(t, s.SaveCard(ctx, card))
+	if v < 4 { // before card kinds: the columns of 0001
+		_, err := s.writer.ExecContext(ctx, `INSERT INTO cards (id, conversation_id, run_id, status, questions, answers, created_at)
+			VALUES ('card-1', ?, 'run-1', 'answered', '[{"question":"Which cell?"}]', '{"Which cell?":"3"}', '2026-01-02T03:04:05.000000000Z')`, c.ID)
+		require.NoError(t, err)
+	} else {
+		card := &questions.Card{ID: "card-1", ConversationID: c.ID, RunID: "run-1", Status: questions.StatusAnswered,
+			Questions: []questions.Question{{Question: "Which cell?"}}, Answers: map[string]string{"Which cell?": "3"}}
+		require.NoError(t, s.SaveCard(ctx, card))
+	}
 	if v >= 2 {
 		require.NoError(t, s.SetSetting(ctx, "theme", "dark"))
 		require.NoError(t, s.SaveProfile(ctx, Profile{Name: "coder", Tools: []string{"calculator"}}))
@@ -114,6 +120,8 @@ func TestMigrateFromEveryEarlierVersion(t *testing.T) {
 			c, err := s.Card(ctx, "card-1")
 			if assert.NoError(t, err, "card after migration") {
 				assert.Equal(t, "3", c.Answers["Which cell?"], "card after migration: %+v", c)
+				assert.Equal(t, questions.KindQuestion, c.Kind, "kind after migration")
+				assert.Equal(t, &questions.Source{Type: questions.SourceModel}, c.Source, "source after migration")
 			}
 			if v >= 2 {
 				var theme string
@@ -152,7 +160,11 @@ func TestMigrateFromEveryEarlierVersion(t *testing.T) {
 			assert.Equal(t, v, bVersion, "backup: version")
 			assert.Equal(t, 1, bConvs, "backup: conversations")
 			assert.Equal(t, 3, bMsgs, "backup: messages")
-			assert.Equal(t, 0, bSearch, "backup: search tables")
+			wantSearch := 0
+			if v >= 3 { // 0003 made the search tables
+				wantSearch = 1
+			}
+			assert.Equal(t, wantSearch, bSearch, "backup: search tables")
 			require.NoError(t, s.Close()) // checkpoints the WAL into the file
 			assert.NotEqual(t, oldHash, fileHash(t, path), "database file unchanged by a migration")
 		})

@@ -87,6 +87,8 @@ var Wire = Registry{
 		{Name: "ASK_TOOL", Value: questions.ToolName},
 		// The profile new conversations use; deleting it resets it to its defaults.
 		{Name: "DEFAULT_PROFILE", Value: agent.DefaultProfileName},
+		// Sent back for a secret env/header value of an MCP server that is left unchanged.
+		{Name: "MCP_SECRET_MASK", Value: api.MCPSecretMask},
 	},
 	LimitsName: "LIMITS",
 	Limits: []Limit{

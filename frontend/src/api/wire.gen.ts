@@ -317,6 +317,8 @@ export const ASK_TOOL = 'ask_user_question'
 
 export const DEFAULT_PROFILE = 'default'
 
+export const MCP_SECRET_MASK = '********'
+
 export const LIMITS = {
   defaultPageSize: 50,
   maxPageSize: 200,

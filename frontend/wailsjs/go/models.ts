@@ -37,11 +37,133 @@ export namespace api {
 	        this.dataDir = source["dataDir"];
 	    }
 	}
+	export class MCPImportResult {
+	    added: string[];
+	    skipped: Record<string, string>;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPImportResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.added = source["added"];
+	        this.skipped = source["skipped"];
+	    }
+	}
+	export class MCPTool {
+	    name: string;
+	    description: string;
+	    policy: string;
+	    model_name: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPTool(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.policy = source["policy"];
+	        this.model_name = source["model_name"];
+	    }
+	}
+	export class MCPServer {
+	    name: string;
+	    transport: string;
+	    command?: string;
+	    args: string[];
+	    url?: string;
+	    env_keys: string[];
+	    header_keys: string[];
+	    enabled: boolean;
+	    status: string;
+	    error?: string;
+	    tools: MCPTool[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPServer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.transport = source["transport"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.url = source["url"];
+	        this.env_keys = source["env_keys"];
+	        this.header_keys = source["header_keys"];
+	        this.enabled = source["enabled"];
+	        this.status = source["status"];
+	        this.error = source["error"];
+	        this.tools = this.convertValues(source["tools"], MCPTool);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MCPServerConfig {
+	    command?: string;
+	    args?: string[];
+	    env?: Record<string, string>;
+	    url?: string;
+	    headers?: Record<string, string>;
+	    enabled?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPServerConfig(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.env = source["env"];
+	        this.url = source["url"];
+	        this.headers = source["headers"];
+	        this.enabled = source["enabled"];
+	    }
+	}
 
 }
 
 export namespace chat {
 	
+	export class Attachment {
+	    name: string;
+	    mime_type: string;
+	    size: number;
+	    data?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Attachment(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.mime_type = source["mime_type"];
+	        this.size = source["size"];
+	        this.data = source["data"];
+	    }
+	}
 	export class Conversation {
 	    id: string;
 	    title: string;
@@ -111,6 +233,7 @@ export namespace chat {
 	    tool_name?: string;
 	    // Go type: time
 	    created_at: any;
+	    attachments?: Attachment[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Message(source);
@@ -127,6 +250,7 @@ export namespace chat {
 	        this.tool_call_id = source["tool_call_id"];
 	        this.tool_name = source["tool_name"];
 	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.attachments = this.convertValues(source["attachments"], Attachment);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -164,6 +288,42 @@ export namespace questions {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.selected = source["selected"];
 	        this.custom = source["custom"];
+	    }
+	}
+	export class ApprovalTool {
+	    server: string;
+	    name: string;
+	    description: string;
+	    arguments: number[];
+	    input_schema: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ApprovalTool(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.arguments = source["arguments"];
+	        this.input_schema = source["input_schema"];
+	    }
+	}
+	export class Source {
+	    type: string;
+	    server?: string;
+	    tool?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Source(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.server = source["server"];
+	        this.tool = source["tool"];
 	    }
 	}
 	export class Option {
@@ -235,6 +395,18 @@ export namespace questions {
 	    comments?: string;
 	    // Go type: time
 	    answered_at?: any;
+	    kind: string;
+	    source?: Source;
+	    tool?: ApprovalTool;
+	    approved_arguments?: number[];
+	    reason?: string;
+	    always?: boolean;
+	    server?: string;
+	    message?: string;
+	    mode?: string;
+	    schema?: number[];
+	    url?: string;
+	    content?: number[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Card(source);
@@ -253,6 +425,18 @@ export namespace questions {
 	        this.answers = source["answers"];
 	        this.comments = source["comments"];
 	        this.answered_at = this.convertValues(source["answered_at"], null);
+	        this.kind = source["kind"];
+	        this.source = this.convertValues(source["source"], Source);
+	        this.tool = this.convertValues(source["tool"], ApprovalTool);
+	        this.approved_arguments = source["approved_arguments"];
+	        this.reason = source["reason"];
+	        this.always = source["always"];
+	        this.server = source["server"];
+	        this.message = source["message"];
+	        this.mode = source["mode"];
+	        this.schema = source["schema"];
+	        this.url = source["url"];
+	        this.content = source["content"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -280,6 +464,10 @@ export namespace questions {
 	    action: string;
 	    answers?: Record<string, AnswerInput>;
 	    comments?: string;
+	    arguments?: number[];
+	    always?: boolean;
+	    reason?: string;
+	    content?: number[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Response(source);
@@ -291,6 +479,10 @@ export namespace questions {
 	        this.action = source["action"];
 	        this.answers = this.convertValues(source["answers"], AnswerInput, true);
 	        this.comments = source["comments"];
+	        this.arguments = source["arguments"];
+	        this.always = source["always"];
+	        this.reason = source["reason"];
+	        this.content = source["content"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -1,0 +1,121 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/mcp"
+	"github.com/parley-app/parley/backend/mcp/mcptest"
+	"github.com/parley-app/parley/backend/service"
+	"github.com/parley-app/parley/backend/store"
+)
+
+func (f *fakeBackend) MCPServers() []api.MCPServer { return nil }
+func (f *fakeBackend) PutMCPServer(string, api.MCPServerConfig) (api.MCPServer, error) {
+	return api.MCPServer{}, f.err
+}
+func (f *fakeBackend) DeleteMCPServer(string) error { return f.err }
+func (f *fakeBackend) SetMCPToolPolicy(string, string, string) (api.MCPTool, error) {
+	return api.MCPTool{}, f.err
+}
+func (f *fakeBackend) ImportMCPConfig([]byte) (api.MCPImportResult, error) {
+	return api.MCPImportResult{}, f.err
+}
+
+// mcpService is the real service on a temporary data folder.
+func mcpService(t *testing.T) (*service.Service, string) {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := store.Open(filepath.Join(dir, "parley.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	svc, err := service.New(context.Background(), service.Options{Store: db, Events: events.NewRecorder(),
+		Config: config.Config{DataDir: dir}, Version: "test",
+		MCPOptions: func(o *mcp.Options) { o.MinBackoff, o.Terminate = 20*time.Millisecond, 300*time.Millisecond }})
+	require.NoError(t, err)
+	t.Cleanup(svc.Close)
+	return svc, dir
+}
+
+func TestMCPServerEndpoints(t *testing.T) {
+	bin := mcptest.BuildTestServer(t)
+	svc, dir := mcpService(t)
+	_, ts, _ := newTestServer(t, svc)
+
+	code, body := do(t, ts, "GET", "/api/v1/mcp/servers", "", nil)
+	require.Equal(t, 200, code, body)
+	assert.JSONEq(t, `[]`, body)
+
+	put := `{"command":` + jsonStr(bin) + `,"args":[],"env":{"API_KEY":"very-secret-key"}}`
+	code, body = do(t, ts, "PUT", "/api/v1/mcp/servers/local", put, nil)
+	require.Equal(t, 200, code, body)
+	assert.NotContains(t, body, "very-secret-key")
+	var srv api.MCPServer
+	require.NoError(t, json.Unmarshal([]byte(body), &srv))
+	assert.Equal(t, "local", srv.Name)
+	assert.Equal(t, []string{"API_KEY"}, srv.EnvKeys)
+	assert.True(t, srv.Enabled)
+
+	require.Eventually(t, func() bool {
+		_, body := do(t, ts, "GET", "/api/v1/mcp/servers", "", nil)
+		return strings.Contains(body, `"status":"connected"`) && strings.Contains(body, `"model_name":"local__echo"`)
+	}, 20*time.Second, 20*time.Millisecond)
+	_, body = do(t, ts, "GET", "/api/v1/mcp/servers", "", nil)
+	assert.NotContains(t, body, "very-secret-key")
+	assert.Contains(t, body, `{"name":"echo","description":"Echoes back the message","policy":"ask","model_name":"local__echo"}`)
+
+	code, body = do(t, ts, "PUT", "/api/v1/mcp/servers/local/tools/echo", `{"policy":"allow"}`, nil)
+	require.Equal(t, 200, code, body)
+	assert.JSONEq(t, `{"name":"echo","description":"Echoes back the message","policy":"allow","model_name":"local__echo"}`, body)
+
+	for _, c := range []struct {
+		method, path, body string
+		want               int
+	}{
+		{"PUT", "/api/v1/mcp/servers/local/tools/echo", `{"policy":"maybe"}`, 400},
+		{"PUT", "/api/v1/mcp/servers/local/tools/nope", `{"policy":"allow"}`, 404},
+		{"PUT", "/api/v1/mcp/servers/nope/tools/echo", `{"policy":"allow"}`, 404},
+		{"PUT", "/api/v1/mcp/servers/bad%20name", `{"command":"x"}`, 400},
+		{"PUT", "/api/v1/mcp/servers/both", `{"command":"x","url":"http://127.0.0.1:1/"}`, 400},
+		{"PUT", "/api/v1/mcp/servers/none", `{"args":["x"]}`, 400},
+		{"PUT", "/api/v1/mcp/servers/junk", `{"command":`, 400},
+		{"DELETE", "/api/v1/mcp/servers/nope", ``, 404},
+		{"POST", "/api/v1/mcp/import", `not json`, 400},
+	} {
+		code, body := do(t, ts, c.method, c.path, c.body, nil)
+		assert.Equal(t, c.want, code, "%s %s: %s", c.method, c.path, body)
+		assert.Contains(t, body, `"error":`)
+	}
+
+	code, body = do(t, ts, "POST", "/api/v1/mcp/import",
+		`{"mcpServers":{"local":{"command":"x"},"web":{"url":"http://127.0.0.1:1/mcp","headers":{"X-Key":"hdr-secret"},"disabled":true},"bad!":{"command":"y"}}}`, nil)
+	require.Equal(t, 200, code, body)
+	var imp api.MCPImportResult
+	require.NoError(t, json.Unmarshal([]byte(body), &imp))
+	assert.Equal(t, []string{"web"}, imp.Added)
+	assert.Len(t, imp.Skipped, 2)
+	_, body = do(t, ts, "GET", "/api/v1/mcp/servers", "", nil)
+	assert.Contains(t, body, `"header_keys":["X-Key"]`)
+	assert.NotContains(t, body, "hdr-secret")
+
+	code, body = do(t, ts, "DELETE", "/api/v1/mcp/servers/local", "", nil)
+	require.Equal(t, 200, code, body)
+	_, body = do(t, ts, "GET", "/api/v1/mcp/servers", "", nil)
+	assert.NotContains(t, body, `"name":"local"`)
+	assert.FileExists(t, filepath.Join(dir, mcp.ConfigFile))
+}
+
+func jsonStr(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
