@@ -51,7 +51,7 @@ export type {
   ToolCall,
   ToolInfo,
 } from './api/wire.gen'
-export { ASK_TOOL, CARD_KINDS, CARD_STATUSES, MCP_POLICIES, DEFAULT_PROFILE, LIMITS, ROLES, RUN_STATES, SERVER_EVENTS } from './api/wire.gen'
+export { ASK_TOOL, CARD_KINDS, CARD_STATUSES, MCP_POLICIES, MCP_SECRET_MASK, DEFAULT_PROFILE, LIMITS, ROLES, RUN_STATES, SERVER_EVENTS } from './api/wire.gen'
 
 /** True while a run is active (a new message would get a 409). */
 export function isRunActive(state: RunState | undefined): boolean {

@@ -1,6 +1,7 @@
 // Fills what Go may leave null in the MCP wire types (SPEC §6), so the UI
 // can rely on arrays and maps being there.
 import type { MCPImportResult, MCPServer } from '../types'
+import { MCP_SECRET_MASK } from '../types'
 
 export function normalizeMCPServer(s: Partial<MCPServer> | null | undefined): MCPServer {
   return {
@@ -27,6 +28,6 @@ export function normalizeImportResult(r: Partial<MCPImportResult> | null | undef
 
 /**
  * The value sent for an env or header key whose stored secret stays as it
- * is: the API never returns secret values, so an edit sends this instead.
+ * is: the API never returns secret values, so an edit sends the mask.
  */
-export const KEEP_SECRET = ''
+export const KEEP_SECRET = MCP_SECRET_MASK

@@ -3,7 +3,7 @@
 // back, a value left out keeping the stored secret, tool policies, and an
 // import of another host's config that reports what it skipped and why.
 import type { MCPImportResult, MCPPolicy, MCPServer, MCPServerConfig, MCPTool } from '../types'
-import { MCP_POLICIES } from '../types'
+import { MCP_POLICIES, MCP_SECRET_MASK } from '../types'
 import { TransportError } from './transport'
 
 export const MCP_NAME = /^[A-Za-z0-9_-]{1,32}$/
@@ -53,9 +53,9 @@ export class FakeMcp {
     if (command && url) throw new TransportError('a server has either a command or a url, not both', 400)
     if (url && !/^https?:\/\//.test(url)) throw new TransportError(`url "${url}" must be an http(s) URL`, 400)
     const prev = this.servers.get(name)
-    // A key sent with an empty value keeps the stored secret.
+    // A key sent with the mask keeps the stored secret.
     const keep = (sent: Record<string, string> | undefined, stored: Record<string, string> | undefined) =>
-      Object.fromEntries(Object.entries(sent ?? {}).map(([k, v]) => [k, v === '' ? (stored?.[k] ?? '') : v]))
+      Object.fromEntries(Object.entries(sent ?? {}).map(([k, v]) => [k, v === MCP_SECRET_MASK ? (stored?.[k] ?? '') : v]))
     const env = keep(cfg.env, prev?.env)
     const headers = keep(cfg.headers, prev?.headers)
     const enabled = cfg.enabled ?? prev?.server.enabled ?? true

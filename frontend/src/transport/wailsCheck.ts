@@ -9,6 +9,7 @@ import type * as ConversationService from '../../wailsjs/go/main/ConversationSer
 import type * as QuestionService from '../../wailsjs/go/main/QuestionService'
 import type * as ModelService from '../../wailsjs/go/main/ModelService'
 import type * as SettingsService from '../../wailsjs/go/main/SettingsService'
+import type * as MCPService from '../../wailsjs/go/main/MCPService'
 import type { WAILS_SERVICE, WailsApp, WailsChatService, WailsServiceName } from './wails'
 
 type Shape<T> = [T] extends [string] ? 'string' : [T] extends [number] ? 'number' : [T] extends [boolean] ? 'boolean' : 'object'
@@ -36,3 +37,4 @@ export const conversationServiceMatches: Check<typeof ConversationService, Used<
 export const questionServiceMatches: Check<typeof QuestionService, Used<'QuestionService'>> = true
 export const modelServiceMatches: Check<typeof ModelService, Used<'ModelService'>> = true
 export const settingsServiceMatches: Check<typeof SettingsService, Used<'SettingsService'>> = true
+export const mcpServiceMatches: Check<typeof MCPService, Used<'MCPService'>> = true

@@ -125,7 +125,7 @@ describe('McpSection', () => {
     await settle()
     expect(env.fake.callsOf('putMCPServer')[0]).toEqual([
       'everything',
-      { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'], enabled: true, env: { API_TOKEN: '' } },
+      { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'], enabled: true, env: { API_TOKEN: '********' } },
     ])
     expect(env.fake.mcp.servers.get('everything')!.env).toEqual({ API_TOKEN: 'tok-SECRET-123' })
 
@@ -151,7 +151,7 @@ describe('McpSection', () => {
     await w.find('[data-testid="mcp-save"]').trigger('click')
     await settle()
     expect(env.fake.callsOf('putMCPServer')).toEqual([
-      ['remote', { url: 'https://mcp.example.com/mcp', enabled: true, headers: { Authorization: '', 'X-Team': 'blue' } }],
+      ['remote', { url: 'https://mcp.example.com/mcp', enabled: true, headers: { Authorization: '********', 'X-Team': 'blue' } }],
     ])
     expect(env.fake.mcp.servers.get('remote')!.headers).toEqual({ Authorization: 'Bearer SECRET-h', 'X-Team': 'blue' })
   })
@@ -231,6 +231,6 @@ describe('mcpConfig', () => {
       { key: 'B', value: '', stored: true },
     ])
     d.env.splice(1, 1)
-    expect(configFromDraft(d).cfg).toEqual({ command: 'c', args: [], enabled: true, env: { A: '' } })
+    expect(configFromDraft(d).cfg).toEqual({ command: 'c', args: [], enabled: true, env: { A: '********' } })
   })
 })
