@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Parley needs to build, run and test, and is quick when all of
 # it is already there: Debian packages (GTK/WebKitGTK, SQLite's headers, Xvfb,
-# Chromium, the WebKit WebDriver, NSIS), the pinned Wails CLI and the
-# frontend's npm packages.
+# Chromium, the WebKit WebDriver, NSIS), the pinned Wails CLI, the
+# frontend's npm packages and the MCP servers the Go tests run (tests/mcp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -40,15 +40,23 @@ install_wails() {
   go install "github.com/wailsapp/wails/v2/cmd/wails@${WAILS_VERSION}"
 }
 
-install_npm_packages() {
-  local stamp=frontend/node_modules/.parley-lock-hash want
-  want=$(sha256sum frontend/package-lock.json | cut -d' ' -f1)
+# npm_ci_cached DIR WHAT runs npm ci in DIR unless its lockfile is unchanged
+# since the last run.
+npm_ci_cached() {
+  local dir=$1 what=$2 stamp="$1/node_modules/.parley-lock-hash" want
+  want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     return 0
   fi
-  step "installing frontend packages (npm ci)"
-  (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+  step "installing $what (npm ci)"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
   echo "$want" > "$stamp"
+}
+
+install_npm_packages() {
+  npm_ci_cached frontend "frontend packages"
+  # The real MCP servers (pinned) of the Go integration tests of backend/mcp.
+  npm_ci_cached tests/mcp "the MCP test servers"
 }
 
 if [ "$(uname -s)" = "Linux" ]; then

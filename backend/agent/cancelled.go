@@ -32,7 +32,7 @@ func (r *Runtime) EndCancelledRun(ctx context.Context, run chat.Run) (bool, erro
 	}
 	var cancelled *questions.Card
 	for _, c := range cards {
-		if c.RunID == run.ID && c.Status == questions.StatusCancelled {
+		if c.RunID == run.ID && c.Status == questions.StatusCancelled && stopsRun(c) {
 			cancelled = c
 		}
 	}
@@ -97,4 +97,11 @@ func unansweredToolCalls(history []chat.Message) (*chat.Message, []chat.ToolCall
 		}
 	}
 	return &history[last], open
+}
+
+// stopsRun tells whether a cancelled card stopped its run: a question's or
+// an approval's cancel does; an elicitation's goes to its server and the
+// run goes on, unless the elicitation ended because Parley closed.
+func stopsRun(c *questions.Card) bool {
+	return c.Kind != questions.KindElicitation || c.Reason == questions.ElicitationEndedAtCloseReason
 }

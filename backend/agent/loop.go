@@ -31,6 +31,11 @@ type runLoop struct {
 	// was started by a new user message or a late answer: the rate limit
 	// spares that card (SPEC §1).
 	afterUserTurn bool
+	// resuming is set while tool calls an earlier process left without a
+	// result are completed.
+	resuming bool
+	// attachments of the tool result being made (images an MCP tool returned).
+	attachments []chat.Attachment
 }
 
 // tools lists the definitions the profile opted in to, in a stable order.
@@ -51,6 +56,9 @@ func (l *runLoop) tools(sub bool) []llm.Tool {
 				defs = append(defs, t.definition())
 			}
 		}
+	}
+	for _, t := range l.mcpTools(sub) {
+		defs = append(defs, mcpDefinition(t))
 	}
 	return defs
 }
@@ -165,7 +173,9 @@ func (l *runLoop) runToolCalls(calls []chat.ToolCall, known map[string]*question
 		} else {
 			stop = true
 		}
-		if err := l.save(&chat.Message{Role: chat.RoleTool, Content: result, ToolCallID: tc.ID, ToolName: tc.Name}); err != nil {
+		atts := l.attachments
+		l.attachments = nil
+		if err := l.save(&chat.Message{Role: chat.RoleTool, Content: result, ToolCallID: tc.ID, ToolName: tc.Name, Attachments: atts}); err != nil {
 			return true, err
 		}
 	}
@@ -196,29 +206,41 @@ func (l *runLoop) completePendingToolCalls(restored *questions.Card) (stop bool,
 	if restored != nil {
 		known[restored.ToolCallID] = restored
 	}
+	l.resuming = true
+	defer func() { l.resuming = false }()
 	return l.runToolCalls(pending, known)
 }
 
-// askedCards finds the cards already asked for the pending ask_user_question
-// calls of the assistant message am. A card belongs to a call when it has the
-// call's id and was asked by am's run or after am (a retry runs under a new
-// run id); models may reuse call ids across turns, so older cards of other
-// runs with the same id are not it. The newest match wins.
+// askedCards finds the cards already asked for the pending calls of the
+// assistant message am: question cards of ask_user_question calls, approval
+// cards of MCP calls. A card belongs to a call when it has the call's id and
+// was asked by am's run or after am (a retry runs under a new run id);
+// models may reuse call ids across turns, so older cards of other runs with
+// the same id are not it. The newest match wins.
 func (l *runLoop) askedCards(am chat.Message, pending []chat.ToolCall) (map[string]*questions.Card, error) {
 	known := map[string]*questions.Card{}
-	if l.rt.opt.Cards == nil || !slices.ContainsFunc(pending, func(tc chat.ToolCall) bool { return tc.Name == ToolAskUser }) {
+	kindOf := func(tc chat.ToolCall) questions.Kind {
+		switch {
+		case tc.Name == ToolAskUser:
+			return questions.KindQuestion
+		case l.rt.opt.MCP != nil && looksLikeMCP(tc.Name):
+			return questions.KindApproval
+		}
+		return ""
+	}
+	if l.rt.opt.Cards == nil || !slices.ContainsFunc(pending, func(tc chat.ToolCall) bool { return kindOf(tc) != "" }) {
 		return known, nil
 	}
 	cards, err := l.rt.opt.Cards(l.ctx, l.run.ConversationID)
 	if err != nil {
 		return nil, fmt.Errorf("load question cards of %s: %w", l.run.ConversationID, err)
 	}
-	open := map[string]bool{}
+	open := map[string]questions.Kind{}
 	for _, tc := range pending {
-		open[tc.ID] = tc.Name == ToolAskUser
+		open[tc.ID] = kindOf(tc)
 	}
 	for _, c := range cards {
-		if !open[c.ToolCallID] || c.RunID != am.RunID && c.CreatedAt.Before(am.CreatedAt) {
+		if k := open[c.ToolCallID]; k == "" || c.Kind != k || c.RunID != am.RunID && c.CreatedAt.Before(am.CreatedAt) {
 			continue
 		}
 		if prev := known[c.ToolCallID]; prev == nil || !c.CreatedAt.Before(prev.CreatedAt) {
@@ -242,6 +264,10 @@ func (l *runLoop) save(m *chat.Message) error {
 // executeTool runs one call and returns the tool result text; halt is true
 // when the run must stop (the user cancelled a card).
 func (l *runLoop) executeTool(tc chat.ToolCall, asked *questions.Card) (result string, halt bool) {
+	if l.isMCP(tc.Name) || asked != nil && asked.Kind == questions.KindApproval {
+		result, l.attachments, halt = l.runMCP(tc, asked)
+		return result, halt
+	}
 	if !l.profile.hasTool(tc.Name) {
 		return fmt.Sprintf("unknown tool %q", tc.Name), false
 	}

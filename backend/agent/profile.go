@@ -20,7 +20,7 @@ func DefaultProfile() Profile {
 			"When a request is ambiguous, or several reasonable approaches exist and the user's preference matters, " +
 			"call ask_user_question instead of guessing; otherwise just answer. " +
 			"Use the calculator for arithmetic and current_time for today's date.",
-		Tools: []string{ToolAskUser, ToolSpawnAgents, ToolCurrentTime, ToolCalculator},
+		Tools: []string{ToolAskUser, ToolSpawnAgents, ToolCurrentTime, ToolCalculator, MCPAllTools},
 	}
 }
 

@@ -38,9 +38,13 @@ type Options struct {
 	// Cards lists a conversation's question cards, oldest first (the store),
 	// so that a run continued after a crash finds the answer given before
 	// it; nil = none are looked up.
-	Cards    func(ctx context.Context, conversationID string) ([]*questions.Card, error)
-	Tools    []Tool // tools profiles may opt in to, besides ask_user_question and spawn_agents
-	MaxSteps int    // model calls per run; default 12
+	Cards func(ctx context.Context, conversationID string) ([]*questions.Card, error)
+	Tools []Tool // tools profiles may opt in to, besides ask_user_question and spawn_agents
+	// MCP offers the MCP servers' tools (SPEC §6) and Approver makes their
+	// approval and elicitation cards; nil = no MCP tools.
+	MCP      MCPHost
+	Approver Approver
+	MaxSteps int // model calls per run; default 12
 	Logger   *slog.Logger
 }
 
@@ -87,6 +91,9 @@ func New(opt Options) *Runtime {
 	}
 	if opt.MaxSteps <= 0 {
 		opt.MaxSteps = 12
+	}
+	if opt.Approver == nil {
+		opt.MCP = nil // without cards, no MCP tool could be approved or elicit
 	}
 	if opt.Profile == nil {
 		opt.Profile = func(string) Profile { return DefaultProfile() }

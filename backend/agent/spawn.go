@@ -130,6 +130,11 @@ func (l *runLoop) runSubAgent(task string) (string, error) {
 			switch {
 			case tc.Name == ToolAskUser || tc.Name == ToolSpawnAgents:
 				out = subAgentRefusal(tc.Name)
+			case l.isMCP(tc.Name):
+				var ok bool
+				if out, ok = l.runMCPForSubAgent(tc); !ok {
+					out = fmt.Sprintf("unknown tool %q", tc.Name)
+				}
 			case !l.profile.hasTool(tc.Name):
 				out = fmt.Sprintf("unknown tool %q", tc.Name)
 			default:

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/mcp"
 	"github.com/parley-app/parley/backend/mcp/mcptest"
+	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/service"
 	"github.com/parley-app/parley/backend/store"
 )
@@ -118,4 +120,91 @@ func TestMCPServerEndpoints(t *testing.T) {
 func jsonStr(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// The respond endpoint with approval cards: 404 unknown or of another
+// conversation, 422 edited arguments that fail the tool's schema (nothing
+// changes), 200 with the whole card, then 409.
+func TestRespondToAnApprovalCard(t *testing.T) {
+	bin := mcptest.BuildTestServer(t)
+	model := modelserver.New(func(req modelserver.ChatRequest) modelserver.Turn {
+		if last := req.LastMessage(); last.Role == "tool" {
+			return modelserver.Turn{Text: "Tool said: " + last.Content}
+		}
+		return modelserver.Turn{ToolCalls: []modelserver.ToolCall{{ID: "call_1", Name: "local__echo", Arguments: `{"message":"hi"}`}}}
+	})
+	t.Cleanup(model.Close)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, mcp.ConfigFile), []byte(`{"mcpServers":{"local":{"command":`+jsonStr(bin)+`}}}`), 0o600))
+	db, err := store.Open(filepath.Join(dir, "parley.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	cfg := config.Config{DataDir: dir, BaseURL: model.URL(), Model: "scripted", QuestionTimeout: time.Minute,
+		Set: map[string]bool{"base-url": true, "model": true, "question-timeout": true}}
+	svc, err := service.New(context.Background(), service.Options{Store: db, Events: events.NewRecorder(), Config: cfg, Version: "test"})
+	require.NoError(t, err)
+	t.Cleanup(svc.Close)
+	_, ts, _ := newTestServer(t, svc)
+	require.Eventually(t, func() bool {
+		_, body := do(t, ts, "GET", "/api/v1/mcp/servers", "", nil)
+		return strings.Contains(body, `"status":"connected"`)
+	}, 20*time.Second, 20*time.Millisecond)
+
+	newConv := func() string {
+		code, body := do(t, ts, "POST", "/api/v1/conversations", `{}`, nil)
+		require.Equal(t, 201, code, body)
+		var conv struct{ ID string }
+		require.NoError(t, json.Unmarshal([]byte(body), &conv))
+		return conv.ID
+	}
+	conv, other := newConv(), newConv()
+	code, body := do(t, ts, "POST", "/api/v1/conversations/"+conv+"/messages", `{"content":"echo hi"}`, nil)
+	require.Equal(t, 202, code, body)
+	var pending map[string]any
+	require.Eventually(t, func() bool {
+		_, body := do(t, ts, "GET", "/api/v1/conversations/"+conv+"/pending-question", "", nil)
+		pending = nil
+		_ = json.Unmarshal([]byte(body), &pending)
+		return pending["has_pending_question"] == true
+	}, 15*time.Second, 10*time.Millisecond)
+	// The whole card: kind, source and the tool call.
+	assert.Equal(t, "approval", pending["kind"])
+	assert.Equal(t, map[string]any{"type": "mcp", "server": "local", "tool": "echo"}, pending["source"])
+	tool := pending["tool"].(map[string]any)
+	assert.Equal(t, map[string]any{"message": "hi"}, tool["arguments"])
+	assert.Equal(t, "echo", tool["name"])
+	id := pending["question_id"].(string)
+
+	respond := func(conv, body string) (int, string) {
+		return do(t, ts, "POST", "/api/v1/conversations/"+conv+"/respond", body, nil)
+	}
+	code, body = respond(conv, `{"question_id":"00000000-0000-4000-8000-000000000000","action":"approve"}`)
+	assert.Equal(t, 404, code, body)
+	code, body = respond(other, `{"question_id":"`+id+`","action":"approve"}`)
+	assert.Equal(t, 404, code, body)
+	code, body = respond(conv, `{"question_id":"`+id+`","action":"approve","arguments":{"message":5}}`)
+	assert.Equal(t, 422, code, body)
+	assert.Contains(t, body, "/message")
+	code, body = respond(conv, `{"question_id":"`+id+`","action":"accept"}`)
+	assert.Equal(t, 422, code, body)
+	code, body = respond(conv, `{"question_id":"`+id+`","action":"telepathy"}`)
+	assert.Equal(t, 400, code, body)
+	_, body = do(t, ts, "GET", "/api/v1/conversations/"+conv+"/pending-question", "", nil)
+	assert.Contains(t, body, `"status":"pending"`, "a refused answer changed the card")
+
+	code, body = respond(conv, `{"question_id":"`+id+`","action":"approve","arguments":{"message":"edited"}}`)
+	require.Equal(t, 200, code, body)
+	var card map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &card))
+	assert.Equal(t, "approved", card["status"])
+	assert.Equal(t, map[string]any{"message": "edited"}, card["approved_arguments"])
+	code, body = respond(conv, `{"question_id":"`+id+`","action":"reject"}`)
+	assert.Equal(t, 409, code, body)
+	require.Eventually(t, func() bool {
+		_, body := do(t, ts, "GET", "/api/v1/conversations/"+conv, "", nil)
+		return strings.Contains(body, `"state":"idle"`) && strings.Contains(body, "Tool said: Echo: edited")
+	}, 15*time.Second, 10*time.Millisecond)
+	code, body = do(t, ts, "GET", "/api/v1/questions?status=approved", "", nil)
+	require.Equal(t, 200, code, body)
+	assert.Contains(t, body, id)
 }

@@ -113,6 +113,9 @@ func (m *Manager) changeFor(kind Kind, r Response) (change, error) {
 		return change{from: []Status{StatusPending}, apply: func(c *Card) { c.Status = st }}
 	}
 	a := r.Action.Canonical()
+	if kind == "" {
+		kind = KindQuestion
+	}
 	switch {
 	case a == ActionCancel:
 		return pendingTo(StatusCancelled), nil

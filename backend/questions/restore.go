@@ -17,7 +17,9 @@ func (m *Manager) Restore(cards []*Card) error {
 	sorted := make([]*Card, 0, len(cards))
 	for _, c := range cards {
 		if c != nil {
-			sorted = append(sorted, cloneCard(c))
+			cp := cloneCard(c)
+			cp.FillKind()
+			sorted = append(sorted, cp)
 		}
 	}
 	slices.SortStableFunc(sorted, func(a, b *Card) int { return a.CreatedAt.Compare(b.CreatedAt) })

@@ -107,3 +107,17 @@ func fillDefaults(schema, content json.RawMessage) (json.RawMessage, error) {
 	}
 	return json.Marshal(c)
 }
+
+// ValidateJSON checks a value against a JSON schema (formats included). A
+// schema that does not compile checks nothing: the value's receiver (an
+// MCP server) checks it then.
+func ValidateJSON(schema, value json.RawMessage) error {
+	if len(schema) == 0 {
+		return nil
+	}
+	sch, err := compileSchema(schema)
+	if err != nil {
+		return nil
+	}
+	return validateValue(sch, value)
+}

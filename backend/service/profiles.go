@@ -24,7 +24,9 @@ type ToolInfo struct {
 
 var profileName = regexp.MustCompile(`^[\p{L}\p{N} _.-]{1,40}$`)
 
-// AvailableTools lists the tools profiles may opt in to.
+// AvailableTools lists the tools profiles may opt in to: the built-in ones,
+// then the MCP entries: every enabled server's tools (mcp:*), each
+// server's (mcp:<server>) and each listed tool (<server>__<tool>).
 func (s *Service) AvailableTools() []ToolInfo {
 	out := []ToolInfo{
 		{Name: agent.ToolAskUser, Description: "Ask you questions (a card in the chat) before guessing"},
@@ -33,8 +35,19 @@ func (s *Service) AvailableTools() []ToolInfo {
 	for _, t := range agent.BuiltinTools(nil) {
 		out = append(out, ToolInfo{Name: t.Name, Description: t.Description})
 	}
+	out = append(out, ToolInfo{Name: agent.MCPAllTools, Description: "The tools of every enabled MCP server (by their policies)"})
+	for _, srv := range s.mcp.Servers() {
+		out = append(out, ToolInfo{Name: agent.MCPPrefix + srv.Name, Description: "The tools of the MCP server " + srv.Name})
+		for _, t := range srv.Tools {
+			out = append(out, ToolInfo{Name: t.ModelName, Description: t.Description})
+		}
+	}
 	return out
 }
+
+// mcpProfileEntry matches profile entries for MCP tools that may not be
+// listed right now (a server still connecting, or removed for a while).
+var mcpProfileEntry = regexp.MustCompile(`^(mcp:(\*|[A-Za-z0-9_-]{1,32})|[A-Za-z0-9_-]{1,32}__[A-Za-z0-9_-]{1,60})$`)
 
 // Profiles lists assistant profiles; the default one is always there.
 func (s *Service) Profiles(ctx context.Context) ([]Profile, error) {
@@ -67,7 +80,7 @@ func (s *Service) SaveProfile(ctx context.Context, p Profile) (Profile, error) {
 	seen := map[string]bool{}
 	tools := []string{}
 	for _, t := range p.Tools {
-		if !known[t] {
+		if !known[t] && !mcpProfileEntry.MatchString(t) {
 			return Profile{}, inputErrorf(fmt.Sprintf("unknown tool %q", t))
 		}
 		if !seen[t] {

@@ -20,7 +20,15 @@ func (s *Service) Respond(ctx context.Context, id string, r questions.Response) 
 	if _, err := s.store.GetConversation(ctx, id); err != nil {
 		return nil, fmt.Errorf("%w: %v", questions.ErrNotFound, err)
 	}
-	return s.qm.Respond(ctx, id, r)
+	card, err := s.qm.Respond(ctx, id, r)
+	if errors.Is(err, questions.ErrNotFound) && r.QuestionID != questions.LatestID {
+		// A card resolved before a restart is no longer in memory: it is
+		// not pending (409), not unknown.
+		if c, serr := s.store.Card(ctx, r.QuestionID); serr == nil && c.ConversationID == id {
+			return nil, fmt.Errorf("%w: card %s is %s", questions.ErrConflict, c.ID, c.Status)
+		}
+	}
+	return card, err
 }
 
 // ConversationQuestions lists the conversation's cards, oldest first.

@@ -15,6 +15,9 @@ import (
 // interrupted ones are marked, pending cards resume their runs, answered
 // ones continue, and late answers are delivered again.
 func (s *Service) recover(ctx context.Context) error {
+	if err := s.endElicitations(ctx); err != nil {
+		return err
+	}
 	if err := s.endCancelledRuns(ctx); err != nil {
 		return err
 	}
@@ -50,6 +53,29 @@ func (s *Service) recover(ctx context.Context) error {
 		return err
 	}
 	return s.redeliverLateAnswers(ctx)
+}
+
+// endElicitations cancels the elicitation cards still pending from the last
+// process: the MCP server's request ended with its session, so they cannot
+// be answered. Each says so; its run then ends like a cancelled one (its
+// tool call gets that line as result), so nothing is silently dropped.
+func (s *Service) endElicitations(ctx context.Context) error {
+	cards, err := s.store.CardsByStatus(ctx, questions.StatusPending)
+	if err != nil {
+		return fmt.Errorf("load pending questions: %w", err)
+	}
+	for _, c := range cards {
+		if c.Kind != questions.KindElicitation {
+			continue
+		}
+		c.Status = questions.StatusCancelled
+		c.Reason = questions.ElicitationEndedAtCloseReason
+		if err := s.store.SaveCard(ctx, c); err != nil {
+			return fmt.Errorf("end elicitation card %s: %w", c.ID, err)
+		}
+		s.log.Info("elicitation card ended: its server's request ended when Parley closed", "question", c.ID, "server", c.Server)
+	}
+	return nil
 }
 
 // endCancelledRuns ends the runs the user had stopped by cancelling a card

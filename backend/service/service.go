@@ -72,14 +72,16 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 	qcfg.OnLateAnswer = s.onLateAnswer
 	s.qm = questions.NewManager(qcfg, s.store, s.ev)
 	s.rt = agent.New(agent.Options{
-		History: s.store,
-		Events:  s.ev,
-		Asker:   s.qm,
-		Cards:   s.store.CardsByConversation,
-		Model:   s.model,
-		Profile: s.profile,
-		Tools:   agent.BuiltinTools(nil),
-		Logger:  s.log,
+		History:  s.store,
+		Events:   s.ev,
+		Asker:    s.qm,
+		Cards:    s.store.CardsByConversation,
+		Model:    s.model,
+		Profile:  s.profile,
+		Tools:    agent.BuiltinTools(nil),
+		MCP:      s.mcp,
+		Approver: s.qm,
+		Logger:   s.log,
 	})
 	if err := s.recover(ctx); err != nil {
 		s.Close()

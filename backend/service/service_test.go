@@ -30,6 +30,8 @@ type env struct {
 	db     *store.Store
 	svc    *Service
 	rec    *events.Recorder
+	// mcpPath is the MCP servers' file ("" = none, in memory).
+	mcpPath string
 }
 
 func newEnv(t *testing.T, script modelserver.Script, timeout time.Duration) *env {
@@ -49,7 +51,8 @@ func (e *env) open() {
 	require.NoError(e.t, err)
 	e.db = db
 	e.rec = events.NewRecorder()
-	svc, err := New(context.Background(), Options{Store: db, Events: e.rec, Config: e.cfg, Version: "test"})
+	svc, err := New(context.Background(), Options{Store: db, Events: e.rec, Config: e.cfg, Version: "test",
+		MCPConfigPath: e.mcpPath, MCPOptions: fastMCP})
 	require.NoError(e.t, err)
 	e.svc = svc
 	// Tests ask several cards quickly.

@@ -63,6 +63,7 @@ func (s *Store) SaveCard(ctx context.Context, c *questions.Card) error {
 }
 
 func upsertCard(ctx context.Context, tx *sql.Tx, c *questions.Card) error {
+	c.FillKind()
 	qs := c.Questions
 	if qs == nil {
 		qs = []questions.Question{}
