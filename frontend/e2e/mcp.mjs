@@ -85,13 +85,13 @@ export function startToolModel() {
  * `parley serve` against the tool model with "everything" configured and
  * connected; `policies` sets tool policies (default: every tool "ask").
  */
-export async function startMcpServe({ policies = {}, extraArgs = [] } = {}) {
+export async function startMcpServe({ policies = {}, extraArgs = [], command = process.execPath, args = [everythingBin, 'stdio'] } = {}) {
   if (!existsSync(everythingBin)) throw new Error(`${everythingBin} is missing: run npm ci in tests/mcp`)
   const model = await startToolModel()
   const server = await startTempServe({ extraArgs: ['--base-url', `http://127.0.0.1:${model.port}/v1`, '--model', 'mcp', '--question-timeout', '0', ...extraArgs] })
   const { body: settings } = await server.api('GET', '/api/v1/settings')
   await server.api('PUT', '/api/v1/settings', { ...settings, onboarded: true, rate_limit_seconds: 0 })
-  const put = await server.api('PUT', '/api/v1/mcp/servers/everything', { command: process.execPath, args: [everythingBin, 'stdio'] })
+  const put = await server.api('PUT', '/api/v1/mcp/servers/everything', { command, args })
   if (put.status !== 200) throw new Error('add the MCP server: ' + JSON.stringify(put.body))
   const connected = await waitUntil(
     async () => {
