@@ -68,6 +68,7 @@ func runDesktop(cfg config.Config, ui fs.FS) error {
 		OnStartup: func(ctx context.Context) {
 			app.ctx = ctx
 			bound.startup(ctx)
+			desktop.ctx = ctx
 			emitter.ctx.Store(&ctx)
 		},
 		OnDomReady: func(ctx context.Context) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	goruntime "runtime"
@@ -15,6 +16,8 @@ import (
 // WebKitGTK may refuse Web Notifications and Wails v2 has none of its own.
 type DesktopService struct {
 	notifier *notify.Notifier
+	// ctx is the window's context (set when the window starts), for OpenURL.
+	ctx context.Context
 }
 
 func newDesktopService() *DesktopService {

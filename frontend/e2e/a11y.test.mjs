@@ -1,7 +1,9 @@
 // Accessibility in Chromium against the real `parley serve` (demo model):
 // axe-core finds no serious or critical violation on the first screen, an
 // open conversation, a question card, Settings, the inbox and the narrow
-// window's drawer, in the light and the dark theme; a finished reply is
+// window's drawer, in the light and the dark theme, and the MCP cards
+// (approval, its edit form, elicitation steps and review, URL mode) and the
+// MCP servers in Settings against the real server-everything; a finished reply is
 // announced once, politely, as a whole; the keyboard reaches the message box
 // at once (it has focus on a new chat, and a skip link is the first Tab stop).
 import { test, before, after } from 'node:test'
@@ -10,6 +12,7 @@ import { createRequire } from 'node:module'
 import { launchChromium } from './helpers.mjs'
 import { enableDemo, login } from './serve.mjs'
 import { waitUntil, startTempServe } from './util.mjs'
+import { startMcpServe } from './mcp.mjs'
 
 const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
 
@@ -214,5 +217,77 @@ test('keyboard: a new chat has the cursor in the message box; a skip link is the
     assert.deepEqual(errors, [])
   } finally {
     await close()
+  }
+})
+
+test('axe (light and dark): approval and elicitation cards and the MCP servers in Settings', async () => {
+  const mcp = await startMcpServe({ policies: { echo: 'ask', 'trigger-elicitation-request': 'allow', 'trigger-url-elicitation': 'allow' } })
+  const context = await browser.newContext({ viewport: { width: 1200, height: 860 }, bypassCSP: true })
+  const page = await context.newPage()
+  const errors = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  try {
+    await login(page, mcp.server)
+    const ask = async (text) => {
+      await page.getByTestId('new-chat').click()
+      const composer = page.getByRole('textbox', { name: 'Message' })
+      await composer.fill(text)
+      await composer.press('Enter')
+    }
+    const both = async (where) => {
+      for (const theme of ['dark', 'light']) {
+        await useTheme(page, theme)
+        await assertNoSeriousViolations(page, `${where} (${theme})`)
+      }
+    }
+    await ask('call echo {"message":"a11y"}')
+    const approval = page.getByTestId('approval-card')
+    await approval.waitFor()
+    await both('an approval card')
+    await approval.getByTestId('approval-edit').click()
+    await both('an approval card being edited')
+    await approval.getByTestId('approval-reject').click()
+    await both('an approval card with the reject reason')
+    await approval.getByTestId('reject-confirm').click()
+    await approval.getByTestId('approval-outcome').waitFor()
+    await both('a rejected approval card')
+
+    await ask('call trigger-elicitation-request {}')
+    const form = page.getByTestId('elicitation-card')
+    await form.waitFor()
+    await both('an elicitation card (text step)')
+    await form.locator('[data-field="name"] input').fill('A11y')
+    for (let i = 0; i < 8; i++) await form.getByTestId('primary').click()
+    await form.locator('[data-field="untitledSingleSelectEnum"]').waitFor()
+    await both('an elicitation card (an enum step)')
+    for (let i = 0; i < 5; i++) await form.getByTestId('primary').click()
+    await form.getByTestId('elicitation-review').waitFor()
+    await both('an elicitation card (review)')
+    await form.getByTestId('primary').click()
+    await form.getByTestId('elicitation-outcome').waitFor()
+    await both('an accepted elicitation card')
+
+    await ask('call trigger-url-elicitation {"url":"https://xn--80ak6aa92e.com/a11y"}')
+    const url = page.locator('[data-testid="elicitation-card"][data-mode="url"]')
+    await url.waitFor()
+    await both('a URL elicitation card')
+    await url.getByTestId('decline').click()
+
+    // The theme switch is under Settings' overlay: switch first, then open.
+    for (const theme of ['dark', 'light']) {
+      await useTheme(page, theme)
+      await page.getByTestId('settings-button').click()
+      await page.getByTestId('mcp-section').locator('[data-status="connected"]').waitFor()
+      await page.getByTestId('mcp-tools').locator('summary').click()
+      await assertNoSeriousViolations(page, `the MCP servers in Settings (${theme})`)
+      await page.getByTestId('mcp-edit').click()
+      await assertNoSeriousViolations(page, `an MCP server being edited (${theme})`)
+      await page.getByTestId('settings-close').click()
+    }
+    assert.deepEqual(errors, [])
+  } finally {
+    await useTheme(page, 'light').catch(() => {})
+    await context.close()
+    await mcp.stop()
   }
 })

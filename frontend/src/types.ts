@@ -11,7 +11,11 @@ import type { AnswerInput, EventPayloads, Message as WireMessage, RunState } fro
 export type {
   AnswerInput,
   AppInfo,
+  ApprovalTool,
+  Attachment,
   Card,
+  CardKind,
+  CardSource,
   CardStatus,
   Conversation,
   ConversationDeletedEvent,
@@ -21,6 +25,12 @@ export type {
   ConversationUpdatedEvent,
   ExportFormat,
   Health,
+  MCPImportResult,
+  MCPPolicy,
+  MCPServer,
+  MCPServerConfig,
+  MCPStatus,
+  MCPTool,
   MessageDeltaEvent,
   MessageDoneEvent,
   ModelInfo,
@@ -44,7 +54,7 @@ export type {
   ToolCalling,
   ToolInfo,
 } from './api/wire.gen'
-export { ASK_TOOL, CARD_STATUSES, DEFAULT_PROFILE, LIMITS, ROLES, RUN_STATES, SERVER_EVENTS, TOOL_CALLING_MODES } from './api/wire.gen'
+export { ASK_TOOL, CARD_KINDS, CARD_STATUSES, MCP_POLICIES, MCP_SECRET_MASK, DEFAULT_PROFILE, LIMITS, ROLES, RUN_STATES, SERVER_EVENTS, TOOL_CALLING_MODES } from './api/wire.gen'
 
 /** True while a run is active (a new message would get a 409). */
 export function isRunActive(state: RunState | undefined): boolean {

@@ -6,6 +6,7 @@
 // raised or focused on its own (no WindowShow): only a click on the
 // notification brings it forward.
 import type { Card } from '../types'
+import { cardSummary } from './cards'
 
 export const NOTIFICATION_TITLE = 'Parley has a question'
 /** Longest notification body; longer questions are cut with an ellipsis. */
@@ -113,9 +114,9 @@ function defaultEnv(): AttentionEnv {
   }
 }
 
-/** The first question as a short plain-text notification body. */
+/** What the card asks (the first question) as a short plain-text notification body. */
 export function notificationBody(card: Card): string {
-  const text = (card.questions?.[0]?.question ?? '').replace(/\s+/g, ' ').trim()
+  const text = cardSummary(card).replace(/\s+/g, ' ').trim()
   if (!text) return 'The assistant is waiting for your answer.'
   return text.length > BODY_MAX ? text.slice(0, BODY_MAX - 1).trimEnd() + '…' : text
 }

@@ -1,7 +1,8 @@
 // Card helpers shared by the questions store, QuestionCard and the fake
 // transport: normalizing cards from the wire, drafts, client-side validation
 // mirroring SPEC §1, and building the exact respond body of SPEC §4.
-import type { AnswerInput, Answers, Card, CardStatus, Message, Question, QuestionEvent, QuestionOption } from '../types'
+import type { AnswerInput, Answers, Card, CardKind, CardStatus, Message, Question, QuestionEvent, QuestionOption } from '../types'
+import { CARD_KINDS, CARD_STATUSES } from '../types'
 
 export const CUSTOM_MAX = 1000
 export const COMMENTS_MAX = 2000
@@ -36,7 +37,6 @@ export function emptyDraft(questionCount: number): CardDraft {
   }
 }
 
-const STATUSES: CardStatus[] = ['pending', 'answered', 'declined', 'cancelled', 'timed_out', 'answered_late', 'superseded']
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : v == null ? '' : String(v)
@@ -89,10 +89,13 @@ export function questionsFromArguments(args: unknown): Question[] {
 
 /** A card from the wire, with every field the UI relies on present. */
 export function normalizeCard(raw: Card): Card {
-  const status = STATUSES.includes(raw.status) ? raw.status : 'pending'
+  const status = CARD_STATUSES.includes(raw.status) ? raw.status : 'pending'
+  const kind: CardKind = CARD_KINDS.includes(raw.kind) ? raw.kind : 'question'
   return {
     ...raw,
     status,
+    kind,
+    source: raw.source ?? (kind === 'question' ? { type: 'model' } : null),
     questions: (raw.questions ?? []).map(normalizeQuestion),
     created_at: raw.created_at ?? new Date().toISOString(),
     expires_at: raw.expires_at ?? null,
@@ -111,9 +114,29 @@ export function cardFromEvent(payload: QuestionEvent | { conversationId: string;
   return null
 }
 
-/** Whether the card can still take an answer (pending, or late after a timeout). */
-export function isAnswerable(status: CardStatus): boolean {
-  return status === 'pending' || status === 'timed_out'
+/**
+ * Whether the card can still take an answer: pending, or (a model's question
+ * only) late after a timeout. A timed-out approval or elicitation is over:
+ * the tool did not run, the server got `cancel`.
+ */
+export function isAnswerable(status: CardStatus, kind: CardKind = 'question'): boolean {
+  return status === 'pending' || (status === 'timed_out' && kind === 'question')
+}
+
+/** One line saying what a card asks (the inbox, notifications). */
+export function cardSummary(card: Card): string {
+  if (card.kind === 'approval') {
+    const server = card.tool?.server || card.source?.server || 'A server'
+    const tool = card.tool?.name || card.source?.tool || 'a tool'
+    return `Allow ${server} to run ${tool}?`
+  }
+  if (card.kind === 'elicitation') {
+    const server = card.server || card.source?.server || 'A server'
+    const msg = (card.message ?? '').trim()
+    if (card.mode === 'url') return msg ? `${server} asks you to open a link: ${msg}` : `${server} asks you to open a link`
+    return msg ? `${server} asks: ${msg}` : `${server} asks for information`
+  }
+  return card.questions?.[0]?.question ?? ''
 }
 
 export const STATUS_LABELS: Record<CardStatus, string> = {

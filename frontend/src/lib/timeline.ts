@@ -90,6 +90,10 @@ export function buildTimeline(messages: Message[], cards: Card[], streaming: boo
       for (const tc of m.tool_calls ?? []) {
         if (tc.name !== ASK_TOOL) {
           askCalls.delete(tc.id)
+          // An MCP tool's approval and the elicitations it asked for (SPEC §6) go with its call.
+          for (const c of byCall.get(tc.id) ?? []) {
+            if (c.kind !== 'question' && !placed.has(c.question_id) && (!m.run_id || !c.run_id || c.run_id === m.run_id)) placeCard(c)
+          }
           continue
         }
         const card = findCard(tc.id, m.run_id)

@@ -9,6 +9,7 @@ import { useChatStore } from './chat'
 import { useConversationsStore } from './conversations'
 import { useQuestionsStore } from './questions'
 import { useSettingsStore } from './settings'
+import { useMcpStore } from './mcp'
 import { cardFromEvent } from '../lib/cards'
 import { createAttention, type AttentionEnv } from '../lib/attention'
 import type { Card } from '../types'
@@ -71,6 +72,7 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
     }),
     t.on('run:error', (p) => chat.onRunError(p)),
     t.on('model:pull', (p) => settings.onPull(p)),
+    t.on('mcp:server', (p) => useMcpStore().onServerEvent(p)),
     t.on('transport:connection', (p) => {
       app.connected = p.connected
       if (p.reconnected) void resync()
@@ -87,6 +89,8 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
 export async function resync(): Promise<void> {
   const conversations = useConversationsStore()
   const jobs: Promise<unknown>[] = [conversations.load(), useQuestionsStore().loadPending(), useSettingsStore().check()]
+  const mcp = useMcpStore()
+  if (mcp.loaded) jobs.push(mcp.load())
   if (conversations.currentId) jobs.push(conversations.reload(conversations.currentId))
   await Promise.all(jobs)
 }

@@ -3,9 +3,10 @@
 // conversations) and the respond actions. Updated by question:ask and
 // question:resolved.
 import { defineStore } from 'pinia'
-import type { Answers, Card, QuestionEvent, RespondRequest } from '../types'
+import type { Answers, Card, CardStatus, QuestionEvent, RespondRequest } from '../types'
 import { useTransport, toError } from '../transport'
 import { answerText, cardFromEvent, emptyDraft, isAnswerable, normalizeCard, type CardDraft } from '../lib/cards'
+import type { McpCardDraft } from '../lib/mcpCards'
 
 /** The answers as Go stores them: one text per question. */
 function answerTexts(answers: Answers): Record<string, string> {
@@ -15,6 +16,8 @@ function answerTexts(answers: Answers): Record<string, string> {
 interface State {
   cards: Record<string, Card>
   drafts: Record<string, CardDraft>
+  /** Drafts of approval and elicitation cards (SPEC §6), by question_id. */
+  mcpDrafts: Record<string, McpCardDraft>
   /** Last respond error per card (shown on the card). */
   respondErrors: Record<string, string | null>
   /** A respond call is on its way. */
@@ -26,6 +29,25 @@ interface State {
   forgotten: Record<string, true>
 }
 
+/** The status a card takes when the backend accepted `req` (before its event says so). */
+export function statusAfter(card: Card, req: RespondRequest): CardStatus {
+  switch (req.action) {
+    case 'submit':
+      return card.status === 'timed_out' ? 'answered_late' : 'answered'
+    case 'approve':
+      return 'approved'
+    case 'reject':
+      return 'rejected'
+    case 'accept':
+      return 'accepted'
+    case 'decline':
+    case 'skip':
+      return 'declined'
+    default:
+      return 'cancelled'
+  }
+}
+
 function byCreated(a: Card, b: Card): number {
   return (a.created_at ?? '').localeCompare(b.created_at ?? '')
 }
@@ -34,6 +56,7 @@ export const useQuestionsStore = defineStore('questions', {
   state: (): State => ({
     cards: {},
     drafts: {},
+    mcpDrafts: {},
     respondErrors: {},
     sending: {},
     loadError: null,
@@ -82,8 +105,9 @@ export const useQuestionsStore = defineStore('questions', {
         this.cards[card.question_id] = card
       }
       const now = this.cards[card.question_id]!
-      if (!isAnswerable(now.status)) {
+      if (!isAnswerable(now.status, now.kind)) {
         delete this.drafts[now.question_id]
+        delete this.mcpDrafts[now.question_id]
         delete this.respondErrors[now.question_id]
       }
       return now
@@ -119,7 +143,10 @@ export const useQuestionsStore = defineStore('questions', {
           const card = normalizeCard({ ...c, conversationId: c.conversationId || conversationId })
           // The server is the truth for a conversation's own list.
           this.cards[card.question_id] = this.cards[card.question_id] ? { ...this.cards[card.question_id]!, ...card } : card
-          if (!isAnswerable(card.status)) delete this.drafts[card.question_id]
+          if (!isAnswerable(card.status, card.kind)) {
+            delete this.drafts[card.question_id]
+            delete this.mcpDrafts[card.question_id]
+          }
         }
       } catch (err) {
         this.loadError = toError(err).message
@@ -133,6 +160,7 @@ export const useQuestionsStore = defineStore('questions', {
         if (c.conversationId === conversationId) {
           delete this.cards[c.question_id]
           delete this.drafts[c.question_id]
+          delete this.mcpDrafts[c.question_id]
           delete this.respondErrors[c.question_id]
           delete this.sending[c.question_id]
         }
@@ -147,6 +175,12 @@ export const useQuestionsStore = defineStore('questions', {
         this.drafts[questionId] = d
       }
       return this.drafts[questionId]!
+    },
+
+    /** The draft of an approval or elicitation card, made by `init` on first use. */
+    ensureMcpDraft(questionId: string, init: () => McpCardDraft): McpCardDraft {
+      if (!this.mcpDrafts[questionId]) this.mcpDrafts[questionId] = init()
+      return this.mcpDrafts[questionId]!
     },
 
     clearDraft(questionId: string): void {
@@ -164,10 +198,18 @@ export const useQuestionsStore = defineStore('questions', {
           this.upsert(card)
         } else if (this.cards[id]) {
           const prev = this.cards[id]!
-          const status =
-            req.action === 'submit' ? (prev.status === 'timed_out' ? 'answered_late' : 'answered') : req.action === 'decline' ? 'declined' : 'cancelled'
+          const status = statusAfter(prev, req)
           // Until question:resolved brings the stored answers, keep what was sent.
-          this.upsert({ ...prev, status, ...(req.answers ? { answers: answerTexts(req.answers) } : {}), ...(req.comments ? { comments: req.comments } : {}) })
+          this.upsert({
+            ...prev,
+            status,
+            ...(req.answers ? { answers: answerTexts(req.answers) } : {}),
+            ...(req.comments ? { comments: req.comments } : {}),
+            ...(req.arguments !== undefined ? { approved_arguments: req.arguments } : {}),
+            ...(req.reason ? { reason: req.reason } : {}),
+            ...(req.always ? { always: true } : {}),
+            ...(req.content !== undefined ? { content: req.content } : {}),
+          })
         }
         return true
       } catch (err) {

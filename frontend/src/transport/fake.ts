@@ -15,6 +15,11 @@ import type {
   ExportResult,
   Health,
   ListConversationsParams,
+  MCPImportResult,
+  MCPPolicy,
+  MCPServer,
+  MCPServerConfig,
+  MCPTool,
   Message,
   ModelInfo,
   ModelPullEvent,
@@ -29,12 +34,13 @@ import type {
   ToolInfo,
 } from '../types'
 import { DEFAULT_PROFILE, isRunActive } from '../types'
-import { normalizeCard } from '../lib/cards'
+import { isAnswerable, normalizeCard } from '../lib/cards'
 import { DEFAULT_SETTINGS } from '../lib/settings'
 import { Emitter, normalizeProfile, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
 import { autoTitle, clone, defaultProfile, FAKE_TOOLS, fakeId, PROFILE_NAME, type FakeCall, type PendingPull } from './fakeData'
 import { resolveCard } from './fakeCards'
 import { exportText, importTitle, parseExport } from './fakeExport'
+import { FakeMcp } from './fakeMcp'
 
 export { autoTitle, defaultProfile, FAKE_TOOLS, fakeId, type FakeCall, type PendingPull } from './fakeData'
 
@@ -81,6 +87,8 @@ export class FakeTransport implements Transport {
   /** Called after retry started a new run (the demo scripts a reply). */
   onRetry?: (conversationId: string, lastUserContent: string) => void
   private failures = new Map<string, TransportError[]>()
+  /** MCP servers (SPEC §6); changes are sent as mcp:server events. */
+  readonly mcp = new FakeMcp((s) => this.emit('mcp:server', s))
 
   /** Makes the next call of `method` reject with `message` (and `status`). */
   failNext(method: keyof Transport, message: string, status?: number): void {
@@ -293,7 +301,7 @@ export class FakeTransport implements Transport {
     const d = this.mustGet(id)
     let card = req.question_id === 'latest' ? d.pending_question && this.cards.get(d.pending_question.question_id) : this.cards.get(req.question_id)
     if (!card || card.conversationId !== id) throw new TransportError('unknown question', 404)
-    if (card.status !== 'pending' && card.status !== 'timed_out') throw new TransportError('question is no longer pending', 409)
+    if (!isAnswerable(card.status, card.kind)) throw new TransportError('question is no longer pending', 409)
     const late = card.status === 'timed_out'
     resolveCard(card, req, late)
     if (d.pending_question?.question_id === card.question_id) d.pending_question = null
@@ -477,6 +485,31 @@ export class FakeTransport implements Transport {
     for (const m of msgs) this.addMessage(d.id, { ...m, id: fakeId('msg'), role: m.role as Role, content: m.content ?? '', created_at: m.created_at || now })
     this.emit('conversation:updated', { conversationId: d.id, title: d.title })
     return clone(this.summary(d))
+  }
+
+  async mcpServers(): Promise<MCPServer[]> {
+    await this.enter('mcpServers', [])
+    return this.mcp.list()
+  }
+
+  async putMCPServer(name: string, cfg: MCPServerConfig): Promise<MCPServer> {
+    await this.enter('putMCPServer', [name, cfg])
+    return this.mcp.put(name, cfg)
+  }
+
+  async deleteMCPServer(name: string): Promise<void> {
+    await this.enter('deleteMCPServer', [name])
+    this.mcp.remove(name)
+  }
+
+  async setMCPToolPolicy(server: string, tool: string, policy: MCPPolicy): Promise<MCPTool> {
+    await this.enter('setMCPToolPolicy', [server, tool, policy])
+    return this.mcp.setPolicy(server, tool, policy)
+  }
+
+  async importMCPConfig(content: string): Promise<MCPImportResult> {
+    await this.enter('importMCPConfig', [content])
+    return this.mcp.importConfig(content)
   }
 
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe {

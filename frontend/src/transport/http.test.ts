@@ -61,6 +61,42 @@ afterEach(() => {
   vi.useRealTimers()
 })
 
+describe('HttpTransport MCP servers (SPEC §6)', () => {
+  it('lists, saves, removes, sets a policy and imports with the documented paths and bodies', async () => {
+    const { fn, calls } = fakeFetch((url, init) => {
+      if (url.endsWith('/mcp/import')) return { body: { added: ['a'], skipped: { b: 'a server with this name exists' } } }
+      if (url.includes('/tools/')) return { body: { name: 'get file', description: '', policy: 'block', model_name: 'my_files__get_file' } }
+      if (init.method === 'DELETE') return { status: 200 }
+      if (init.method === 'PUT') return { body: { name: 'my files', transport: 'stdio', command: 'npx', args: ['-y'], env_keys: ['TOKEN'], header_keys: null, enabled: true, status: 'connecting', tools: null } }
+      return { body: null }
+    })
+    const t = new HttpTransport({ fetch: fn, EventSource: FakeEventSource as unknown as typeof EventSource })
+    expect(await t.mcpServers()).toEqual([])
+    const saved = await t.putMCPServer('my files', { command: 'npx', args: ['-y'], env: { TOKEN: 's3cret' } })
+    expect(saved).toMatchObject({ env_keys: ['TOKEN'], header_keys: [], tools: [] })
+    await t.deleteMCPServer('my files')
+    expect(await t.setMCPToolPolicy('my files', 'get file', 'block')).toMatchObject({ policy: 'block' })
+    const file = '{"mcpServers":{"a":{"command":"x"}}}'
+    expect(await t.importMCPConfig(file)).toEqual({ added: ['a'], skipped: { b: 'a server with this name exists' } })
+    expect(calls.map((c) => [c.init.method, c.url, c.init.body])).toEqual([
+      ['GET', '/api/v1/mcp/servers', undefined],
+      ['PUT', '/api/v1/mcp/servers/my%20files', JSON.stringify({ command: 'npx', args: ['-y'], env: { TOKEN: 's3cret' } })],
+      ['DELETE', '/api/v1/mcp/servers/my%20files', undefined],
+      ['PUT', '/api/v1/mcp/servers/my%20files/tools/get%20file', JSON.stringify({ policy: 'block' })],
+      ['POST', '/api/v1/mcp/import', file],
+    ])
+  })
+
+  it('delivers mcp:server events from the stream', () => {
+    const { fn } = fakeFetch(() => ({ body: null }))
+    const t = new HttpTransport({ fetch: fn, EventSource: FakeEventSource as unknown as typeof EventSource })
+    const got: unknown[] = []
+    t.on('mcp:server', (p) => got.push(p))
+    FakeEventSource.instances[0]!.send('mcp:server', '{"name":"files","status":"error","error":"exited"}')
+    expect(got).toEqual([{ name: 'files', status: 'error', error: 'exited' }])
+  })
+})
+
 describe('HttpTransport requests (SPEC §4)', () => {
   it('calls each endpoint with the right method, path, body and same-origin credentials', async () => {
     const { fn, calls } = fakeFetch((url) => {

@@ -15,6 +15,11 @@ import {
   type EventName,
   type Health,
   type ListConversationsParams,
+  type MCPImportResult,
+  type MCPPolicy,
+  type MCPServer,
+  type MCPServerConfig,
+  type MCPTool,
   type ModelInfo,
   type ModelStats,
   type ModelStatus,
@@ -25,6 +30,7 @@ import {
   type ToolInfo,
 } from '../types'
 import { normalizeSettings } from '../lib/settings'
+import { normalizeImportResult, normalizeMCPServer } from '../lib/mcp'
 import { browserCopy, Emitter, isSafeExternalUrl, normalizeProfile, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
 
 export interface HttpTransportOptions {
@@ -260,6 +266,35 @@ export class HttpTransport implements Transport {
   async importConversation(json?: string): Promise<Conversation | null> {
     if (json === undefined) throw new TransportError('Choose a file to import', 400)
     return this.request<Conversation>('POST', '/conversations/import', json, true)
+  }
+
+  // ---- MCP servers (SPEC §6) ------------------------------------------------------
+
+  private mcp(name: string, rest = ''): string {
+    return `/mcp/servers/${encodeURIComponent(name)}${rest}`
+  }
+
+  async mcpServers(): Promise<MCPServer[]> {
+    const res = await this.request<MCPServer[] | null>('GET', '/mcp/servers')
+    return (Array.isArray(res) ? res : []).map(normalizeMCPServer)
+  }
+
+  async putMCPServer(name: string, cfg: MCPServerConfig): Promise<MCPServer> {
+    return normalizeMCPServer(await this.request<MCPServer>('PUT', this.mcp(name), cfg))
+  }
+
+  async deleteMCPServer(name: string): Promise<void> {
+    await this.request('DELETE', this.mcp(name))
+  }
+
+  async setMCPToolPolicy(server: string, tool: string, policy: MCPPolicy): Promise<MCPTool | void> {
+    const res = await this.request<MCPTool | undefined>('PUT', this.mcp(server, `/tools/${encodeURIComponent(tool)}`), { policy })
+    return res && typeof res === 'object' ? res : undefined
+  }
+
+  /** POST /mcp/import with the file's text as the body, as is. */
+  async importMCPConfig(content: string): Promise<MCPImportResult> {
+    return normalizeImportResult(await this.request<MCPImportResult>('POST', '/mcp/import', content, true))
   }
 
   // ---- events ----------------------------------------------------------------

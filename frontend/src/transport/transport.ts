@@ -14,6 +14,11 @@ import type {
   EventName,
   Health,
   ListConversationsParams,
+  MCPImportResult,
+  MCPPolicy,
+  MCPServer,
+  MCPServerConfig,
+  MCPTool,
   ModelInfo,
   ModelStats,
   ModelStatus,
@@ -91,6 +96,18 @@ export interface Transport {
    * file. Resolves null when the user cancelled that dialog.
    */
   importConversation(json?: string): Promise<Conversation | null>
+
+  /** MCP servers with their state and tools (SPEC §6); secrets come back as key names only. */
+  mcpServers(): Promise<MCPServer[]>
+  /**
+   * Adds or replaces a server. An env or header value left out (or sent back
+   * as the masked value) keeps the stored secret.
+   */
+  putMCPServer(name: string, cfg: MCPServerConfig): Promise<MCPServer>
+  deleteMCPServer(name: string): Promise<void>
+  setMCPToolPolicy(server: string, tool: string, policy: MCPPolicy): Promise<MCPTool | void>
+  /** Adds the servers of another host's mcp.json / claude_desktop_config.json (the file's text). */
+  importMCPConfig(content: string): Promise<MCPImportResult>
 
   /** Subscribes to a SPEC §3 event (or the local `transport:connection`). */
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe

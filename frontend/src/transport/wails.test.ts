@@ -41,6 +41,12 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
     AvailableTools: method('AvailableTools', [{ name: 'ask_user_question', description: 'Ask you' }]),
     ExportConversation: method('ExportConversation', '/home/me/conversation.md'),
     ImportConversation: method('ImportConversation', { id: 'imported', title: 'Trip', assistant: 'default' }),
+    Servers: method('Servers', [{ name: 'files', transport: 'stdio', command: 'npx', args: null, env_keys: null, header_keys: ['X'], enabled: true, status: 'connected', tools: null }]),
+    PutServer: method('PutServer', { name: 'files', transport: 'http', url: 'http://127.0.0.1:9/mcp', args: [], env_keys: [], header_keys: ['Authorization'], enabled: false, status: 'disabled', tools: [] }),
+    DeleteServer: method('DeleteServer'),
+    SetToolPolicy: method('SetToolPolicy', { name: 'echo', description: 'Echo', policy: 'allow', model_name: 'files__echo' }),
+    ImportConfig: method('ImportConfig', { added: ['a'], skipped: null }),
+    OpenURL: method('OpenURL'),
     ...overrides,
   }
   const app = { Info: method('App.Info', { version: '1.2.3', dataDir: '/home/me/.config/parley' }) }
@@ -70,6 +76,8 @@ const GO_SERVICES: Record<string, string[]> = {
   QuestionService: ['Respond', 'PendingQuestions', 'ConversationQuestions'],
   ModelService: ['ListModels', 'CheckModelServer', 'PullModel', 'ModelStats', 'ResetModelStats'],
   SettingsService: ['GetSettings', 'SaveSettings', 'Profiles', 'SaveProfile', 'DeleteProfile', 'AvailableTools', 'ExportSettings'],
+  MCPService: ['Servers', 'PutServer', 'DeleteServer', 'SetToolPolicy', 'ImportConfig'],
+  DesktopService: ['OpenURL'],
 }
 
 /** Spreads the fake methods over the bound services the way Go binds them. */
@@ -237,8 +245,38 @@ describe('WailsTransport', () => {
     expect(off).toHaveBeenCalledOnce()
   })
 
-  it('opens only safe links, through the runtime', () => {
-    const { win } = fakeWindow()
+  it('manages MCP servers through the bound MCPService, filling what Go leaves null', async () => {
+    const { win, calls } = fakeWindow()
+    const t = new WailsTransport(win)
+    const [files] = await t.mcpServers()
+    expect(files).toMatchObject({ name: 'files', args: [], env_keys: [], header_keys: ['X'], tools: [] })
+    const cfg = { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: '' }, enabled: false }
+    expect((await t.putMCPServer('files', cfg)).status).toBe('disabled')
+    await t.deleteMCPServer('files')
+    expect(await t.setMCPToolPolicy('files', 'echo', 'allow')).toMatchObject({ policy: 'allow' })
+    expect(await t.importMCPConfig('{"mcpServers":{}}')).toEqual({ added: ['a'], skipped: {} })
+    expect(calls).toEqual([
+      ['Servers', []],
+      ['PutServer', ['files', cfg]],
+      ['DeleteServer', ['files']],
+      ['SetToolPolicy', ['files', 'echo', 'allow']],
+      ['ImportConfig', ['{"mcpServers":{}}']],
+    ])
+  })
+
+  it('opens only safe links, through DesktopService.OpenURL', async () => {
+    const { win, calls } = fakeWindow()
+    const t = new WailsTransport(win)
+    t.openExternal('javascript:alert(1)')
+    t.openExternal('https://example.com/a?b')
+    await Promise.resolve()
+    expect(calls).toEqual([['OpenURL', ['https://example.com/a?b']]])
+    expect(win.runtime!.BrowserOpenURL).not.toHaveBeenCalled()
+  })
+
+  it('opens only safe links through the runtime when OpenURL is not bound', () => {
+    const { win } = fakeWindow({ OpenURL: undefined })
+    delete (win.go!.main as Record<string, unknown>).DesktopService
     const t = new WailsTransport(win)
     t.openExternal('javascript:alert(1)')
     t.openExternal('https://wails.io')

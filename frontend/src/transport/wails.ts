@@ -18,6 +18,11 @@ import type {
   ExportResult,
   Health,
   ListConversationsParams,
+  MCPImportResult,
+  MCPPolicy,
+  MCPServer,
+  MCPServerConfig,
+  MCPTool,
   ModelInfo,
   ModelStats,
   ModelStatus,
@@ -28,6 +33,7 @@ import type {
   ToolInfo,
 } from '../types'
 import { normalizeSettings } from '../lib/settings'
+import { normalizeImportResult, normalizeMCPServer } from '../lib/mcp'
 import { browserCopy, isSafeExternalUrl, normalizeProfile, toError, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
 
 /** The Go methods the Wails transport calls, with their argument order. */
@@ -62,10 +68,17 @@ export interface WailsChatService {
   ExportConversation(id: string, format: string): Promise<string>
   /** Asks for an exported JSON file and adds it; null when cancelled. */
   ImportConversation(): Promise<Conversation | null>
+  Servers(): Promise<MCPServer[] | null>
+  PutServer(name: string, cfg: MCPServerConfig): Promise<MCPServer>
+  DeleteServer(name: string): Promise<void>
+  SetToolPolicy(server: string, tool: string, policy: string): Promise<MCPTool | null | void>
+  ImportConfig(content: string): Promise<MCPImportResult>
+  /** Opens an http(s)/mailto link in the system browser (Go refuses other schemes). */
+  OpenURL(url: string): Promise<void>
 }
 
 /** The bound Go services (`window.go.main.<name>`), one per area. */
-export type WailsServiceName = 'App' | 'ConversationService' | 'QuestionService' | 'ModelService' | 'SettingsService'
+export type WailsServiceName = 'App' | 'ConversationService' | 'QuestionService' | 'ModelService' | 'SettingsService' | 'MCPService' | 'DesktopService'
 
 /** Which bound Go service has each method. */
 export const WAILS_SERVICE = {
@@ -97,6 +110,12 @@ export const WAILS_SERVICE = {
   SaveProfile: 'SettingsService',
   DeleteProfile: 'SettingsService',
   AvailableTools: 'SettingsService',
+  Servers: 'MCPService',
+  PutServer: 'MCPService',
+  DeleteServer: 'MCPService',
+  SetToolPolicy: 'MCPService',
+  ImportConfig: 'MCPService',
+  OpenURL: 'DesktopService',
 } as const satisfies Record<keyof WailsChatService, WailsServiceName>
 
 /** `window.go.main.App`: the window's own methods. */
@@ -277,6 +296,26 @@ export class WailsTransport implements Transport {
     return (await this.call('ImportConversation')) || null
   }
 
+  async mcpServers(): Promise<MCPServer[]> {
+    return ((await this.call('Servers')) ?? []).map(normalizeMCPServer)
+  }
+
+  async putMCPServer(name: string, cfg: MCPServerConfig): Promise<MCPServer> {
+    return normalizeMCPServer(await this.call('PutServer', name, cfg))
+  }
+
+  async deleteMCPServer(name: string): Promise<void> {
+    await this.call('DeleteServer', name)
+  }
+
+  async setMCPToolPolicy(server: string, tool: string, policy: MCPPolicy): Promise<MCPTool | void> {
+    return (await this.call('SetToolPolicy', server, tool, policy)) ?? undefined
+  }
+
+  async importMCPConfig(content: string): Promise<MCPImportResult> {
+    return normalizeImportResult(await this.call('ImportConfig', content))
+  }
+
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe {
     const rt = this.win.runtime
     if (event === 'transport:connection' || typeof rt?.EventsOn !== 'function') return () => {}
@@ -284,9 +323,12 @@ export class WailsTransport implements Transport {
     return typeof off === 'function' ? off : () => {}
   }
 
+  /** Through DesktopService.OpenURL (Go checks the scheme again), else Wails' runtime. */
   openExternal(url: string): void {
     if (!isSafeExternalUrl(url)) return
-    if (typeof this.win.runtime?.BrowserOpenURL === 'function') this.win.runtime.BrowserOpenURL(url)
+    if (typeof this.win.go?.main?.DesktopService?.OpenURL === 'function') {
+      this.call('OpenURL', url).catch((err: unknown) => console.warn('parley: open link', toError(err).message))
+    } else if (typeof this.win.runtime?.BrowserOpenURL === 'function') this.win.runtime.BrowserOpenURL(url)
     else this.win.open(url, '_blank', 'noopener,noreferrer')
   }
 

@@ -9,6 +9,8 @@ import type * as ConversationService from '../../wailsjs/go/main/ConversationSer
 import type * as QuestionService from '../../wailsjs/go/main/QuestionService'
 import type * as ModelService from '../../wailsjs/go/main/ModelService'
 import type * as SettingsService from '../../wailsjs/go/main/SettingsService'
+import type * as MCPService from '../../wailsjs/go/main/MCPService'
+import type * as DesktopService from '../../wailsjs/go/main/DesktopService'
 import type { WAILS_SERVICE, WailsApp, WailsChatService, WailsServiceName } from './wails'
 
 type Shape<T> = [T] extends [string] ? 'string' : [T] extends [number] ? 'number' : [T] extends [boolean] ? 'boolean' : 'object'
@@ -29,6 +31,10 @@ type Mismatches<Generated, Used> = { [M in keyof Matches<Generated, Used>]: Matc
 type MethodsOf<S extends WailsServiceName> = { [K in keyof typeof WAILS_SERVICE]: (typeof WAILS_SERVICE)[K] extends S ? K : never }[keyof typeof WAILS_SERVICE]
 type Used<S extends WailsServiceName> = Pick<WailsChatService, MethodsOf<S>>
 type Check<Generated, U> = [Mismatches<Generated, U>] extends [never] ? true : Mismatches<Generated, U>
+/** One way only: every method the transport calls is bound (the service has others, e.g. lib/attention's). */
+type CheckUsed<Generated, U> = [Exclude<Mismatches<Generated, U>, Exclude<keyof Generated, keyof U>>] extends [never]
+  ? true
+  : Exclude<Mismatches<Generated, U>, Exclude<keyof Generated, keyof U>>
 
 // A method name here (a type error) is missing on one side or takes other arguments.
 export const appMatches: Check<typeof App, Used<'App'> & WailsApp> = true
@@ -36,3 +42,5 @@ export const conversationServiceMatches: Check<typeof ConversationService, Used<
 export const questionServiceMatches: Check<typeof QuestionService, Used<'QuestionService'>> = true
 export const modelServiceMatches: Check<typeof ModelService, Used<'ModelService'>> = true
 export const settingsServiceMatches: Check<typeof SettingsService, Used<'SettingsService'>> = true
+export const mcpServiceMatches: Check<typeof MCPService, Used<'MCPService'>> = true
+export const desktopServiceMatches: CheckUsed<typeof DesktopService, Used<'DesktopService'>> = true

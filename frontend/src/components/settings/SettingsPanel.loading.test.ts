@@ -43,10 +43,12 @@ describe('SettingsPanel while the backend is slow', () => {
     env.fake.appInfo = () => never()
     env.fake.listProfiles = () => never()
     env.fake.availableTools = () => never()
+    env.fake.mcpServers = () => never()
     const v = await open()
 
     expect(v.find('[role="dialog"]').exists()).toBe(true)
-    expect(legends(v)).toEqual(['Model server', 'Model', 'How well each model asks', 'Assistant profiles', 'Questions', 'Theme', 'Modes', 'About'])
+    expect(legends(v)).toEqual(['Model server', 'Model', 'How well each model asks', 'Assistant profiles', 'Tools', 'Questions', 'Theme', 'Modes', 'About'])
+    expect(v.find('[data-testid="mcp-section"]').text()).toContain('Loading MCP servers…')
     expect(v.find('[data-testid="settings-loading"]').text()).toBe('Loading your saved settings…')
     expect(v.find('[data-testid="server-status"]').text()).toBe('Checking the model server…')
     expect(v.find('[data-testid="models-loading"]').text()).toBe("Loading the server's models…")

@@ -5,4 +5,6 @@ export function ClearAttention():Promise<void>;
 
 export function Notify(arg1:string,arg2:string):Promise<void>;
 
+export function OpenURL(arg1:string):Promise<void>;
+
 export function RequestAttention():Promise<void>;

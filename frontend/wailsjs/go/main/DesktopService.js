@@ -10,6 +10,10 @@ export function Notify(arg1, arg2) {
   return window['go']['main']['DesktopService']['Notify'](arg1, arg2);
 }
 
+export function OpenURL(arg1) {
+  return window['go']['main']['DesktopService']['OpenURL'](arg1);
+}
+
 export function RequestAttention() {
   return window['go']['main']['DesktopService']['RequestAttention']();
 }

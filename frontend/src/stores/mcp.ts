@@ -1,0 +1,124 @@
+// MCP servers (SPEC §6): the list with each server's state and tools, kept
+// live by `mcp:server` events, and the actions of Settings → Tools → MCP
+// servers. Secret values never reach the UI: only env/header key names.
+import { defineStore } from 'pinia'
+import type { MCPImportResult, MCPPolicy, MCPServer, MCPServerConfig } from '../types'
+import { useTransport, toError } from '../transport'
+import { normalizeMCPServer } from '../lib/mcp'
+import { keepAllSecrets } from '../lib/mcpConfig'
+
+interface State {
+  servers: Record<string, MCPServer>
+  loaded: boolean
+  loading: boolean
+  loadError: string | null
+  /** Last error per server name (a failed save, remove or policy change). */
+  errors: Record<string, string | null>
+  /** Calls under way per server name. */
+  busy: Record<string, boolean>
+  /** Names removed here: a late event about them is ignored. */
+  removed: Record<string, true>
+}
+
+export const useMcpStore = defineStore('mcp', {
+  state: (): State => ({ servers: {}, loaded: false, loading: false, loadError: null, errors: {}, busy: {}, removed: {} }),
+
+  getters: {
+    /** Servers by name. */
+    list(state): MCPServer[] {
+      return Object.values(state.servers).sort((a, b) => a.name.localeCompare(b.name))
+    },
+  },
+
+  actions: {
+    async load(): Promise<void> {
+      this.loading = true
+      try {
+        const list = await useTransport().mcpServers()
+        const next: Record<string, MCPServer> = {}
+        for (const s of list) next[s.name] = s
+        this.servers = next
+        this.loaded = true
+        this.loadError = null
+      } catch (err) {
+        this.loadError = toError(err).message
+      } finally {
+        this.loading = false
+      }
+    },
+
+    /** An `mcp:server` event: the server's new state. */
+    onServerEvent(payload: MCPServer | null | undefined): void {
+      if (!payload || typeof payload !== 'object' || !payload.name) return
+      if (this.removed[payload.name]) return
+      this.servers[payload.name] = normalizeMCPServer(payload)
+    },
+
+    /** Adds or replaces a server; resolves true when saved (else the error is in `errors`). */
+    async save(name: string, cfg: MCPServerConfig): Promise<boolean> {
+      this.busy[name] = true
+      this.errors[name] = null
+      try {
+        const saved = await useTransport().putMCPServer(name, cfg)
+        delete this.removed[name]
+        this.servers[name] = { ...saved, name: saved.name || name }
+        return true
+      } catch (err) {
+        this.errors[name] = toError(err).message
+        return false
+      } finally {
+        this.busy[name] = false
+      }
+    },
+
+    async setEnabled(server: MCPServer, enabled: boolean): Promise<boolean> {
+      // Every env and header key is sent as "keep": the stored secrets stay.
+      return this.save(server.name, keepAllSecrets(server, enabled))
+    },
+
+    async remove(name: string): Promise<boolean> {
+      this.busy[name] = true
+      this.errors[name] = null
+      try {
+        await useTransport().deleteMCPServer(name)
+        this.removed[name] = true
+        delete this.servers[name]
+        return true
+      } catch (err) {
+        this.errors[name] = toError(err).message
+        return false
+      } finally {
+        this.busy[name] = false
+      }
+    },
+
+    async setPolicy(server: string, tool: string, policy: MCPPolicy): Promise<boolean> {
+      const s = this.servers[server]
+      const t = s?.tools.find((x) => x.name === tool)
+      const before = t?.policy
+      if (t) t.policy = policy
+      this.errors[server] = null
+      try {
+        const saved = await useTransport().setMCPToolPolicy(server, tool, policy)
+        if (saved && t) t.policy = saved.policy
+        return true
+      } catch (err) {
+        if (t && before) t.policy = before
+        this.errors[server] = toError(err).message
+        return false
+      }
+    },
+
+    /** Imports another host's config (the file's text); the list is reloaded. */
+    async importConfig(content: string): Promise<{ result?: MCPImportResult; error?: string }> {
+      try {
+        const result = await useTransport().importMCPConfig(content)
+        for (const name of result.added) delete this.removed[name]
+        await this.load()
+        return { result }
+      } catch (err) {
+        return { error: toError(err).message }
+      }
+    },
+  },
+})
