@@ -1,6 +1,14 @@
 package main
 
-import "github.com/parley-app/parley/backend/service"
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/parley-app/parley/backend/service"
+)
 
 // SettingsService is window.go.main.SettingsService: settings, assistant
 // profiles and the tools they may use.
@@ -29,6 +37,31 @@ func (s *SettingsService) DeleteProfile(name string) error { return s.svc.Delete
 // the API key) to save as a file.
 func (s *SettingsService) ExportSettings() (service.SettingsExport, error) {
 	return s.svc.ExportSettings(s.ctx)
+}
+
+// SaveSettingsExport asks where to save and writes the settings export as
+// JSON. It returns the path, or "" when the user cancelled. (A download link
+// does not save a file in the desktop window's WebKitGTK.)
+func (s *SettingsService) SaveSettingsExport() (string, error) {
+	out, err := s.svc.ExportSettings(s.ctx)
+	if err != nil {
+		return "", err
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("encode settings export: %w", err)
+	}
+	path, err := runtime.SaveFileDialog(s.ctx, runtime.SaveDialogOptions{
+		Title: "Export settings", DefaultFilename: "parley-settings.json",
+		Filters: []runtime.FileFilter{{DisplayName: "JSON files", Pattern: "*.json"}},
+	})
+	if err != nil || path == "" {
+		return "", err
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o600); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return path, nil
 }
 
 // AvailableTools lists the tools profiles may opt in to.

@@ -45,7 +45,7 @@ type Options struct {
 	Capabilities Capabilities
 	// Stats, when set, receives what each run adds to its model's
 	// statistics (how well the model asks).
-	Stats    func(model string, d StatDelta)
+	Stats func(model string, d StatDelta)
 	Tools []Tool // tools profiles may opt in to, besides ask_user_question and spawn_agents
 	// MCP offers the MCP servers' tools (SPEC §6) and Approver makes their
 	// approval and elicitation cards; nil = no MCP tools.

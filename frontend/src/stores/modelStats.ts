@@ -1,7 +1,7 @@
 // How well each model asks (Settings → Models): the statistics the Go side
 // keeps per model, resetting them, and exporting settings with them.
 import { defineStore } from 'pinia'
-import type { ModelStats, SettingsExport } from '../types'
+import type { ExportResult, ModelStats, SettingsExport } from '../types'
 import { toError, useTransport } from '../transport'
 
 interface State {
@@ -42,6 +42,15 @@ export const useModelStatsStore = defineStore('modelStats', {
     async exportSettings(): Promise<SettingsExport | string> {
       try {
         return await useTransport().exportSettings()
+      } catch (err) {
+        return toError(err).message
+      }
+    },
+
+    /** Saves the export as a file (see Transport.saveSettingsExport), or the error message. */
+    async saveSettingsExport(): Promise<ExportResult | string> {
+      try {
+        return await useTransport().saveSettingsExport()
       } catch (err) {
         return toError(err).message
       }

@@ -405,6 +405,10 @@ export class FakeTransport implements Transport {
     this.stats = []
   }
 
+  async saveSettingsExport(): Promise<ExportResult> {
+    return { kind: 'content', content: JSON.stringify(await this.exportSettings(), null, 2) + '\n', mimeType: 'application/json' }
+  }
+
   async exportSettings(): Promise<SettingsExport> {
     await this.enter('exportSettings', [])
     return clone({ format: 'parley-settings', version: 1, exported_at: new Date(0).toISOString(), settings: { ...this.settings, api_key: '' },

@@ -233,6 +233,11 @@ export class HttpTransport implements Transport {
     return this.request<SettingsExport>('GET', '/settings/export')
   }
 
+  /** The export as JSON text, for the page to download. */
+  async saveSettingsExport(): Promise<ExportResult> {
+    return { kind: 'content', content: JSON.stringify(await this.exportSettings(), null, 2) + '\n', mimeType: 'application/json' }
+  }
+
   // Not in SPEC §4: GET /profiles, PUT|DELETE /profiles/{name}, GET /tools.
   async listProfiles(): Promise<Profile[]> {
     const res = await this.request<Profile[] | null>('GET', '/profiles')

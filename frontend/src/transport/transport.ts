@@ -77,6 +77,12 @@ export interface Transport {
   resetModelStats(): Promise<void>
   /** Settings, profiles and model statistics, without the API key. */
   exportSettings(): Promise<SettingsExport>
+  /**
+   * Saves the settings export as a file: the desktop app shows a save
+   * dialog ("saved" / "cancelled"); otherwise the JSON text comes back
+   * ("content") for the page to download.
+   */
+  saveSettingsExport(): Promise<ExportResult>
   /** Version and data folder (the data folder is empty over HTTP). */
   appInfo(): Promise<AppInfo>
 

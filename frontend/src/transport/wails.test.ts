@@ -35,6 +35,7 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
     ModelStats: method('ModelStats', null),
     ResetModelStats: method('ResetModelStats'),
     ExportSettings: method('ExportSettings', { format: 'parley-settings', version: 1, exported_at: '', settings: {}, profiles: [], model_stats: [] }),
+    SaveSettingsExport: method('SaveSettingsExport', '/tmp/parley-settings.json'),
     Profiles: method('Profiles', [{ name: 'default', system_prompt: 'Hi', model: '', tools: null }]),
     SaveProfile: method('SaveProfile', { name: 'Reviewer', system_prompt: 'Be brief.', model: 'qwen3', tools: ['calculator'] }),
     DeleteProfile: method('DeleteProfile'),
@@ -75,7 +76,7 @@ const GO_SERVICES: Record<string, string[]> = {
     'SetAssistant', 'DeleteConversation', 'SendMessage', 'Retry', 'Cancel', 'ExportConversation', 'ImportConversation'],
   QuestionService: ['Respond', 'PendingQuestions', 'ConversationQuestions'],
   ModelService: ['ListModels', 'CheckModelServer', 'PullModel', 'ModelStats', 'ResetModelStats'],
-  SettingsService: ['GetSettings', 'SaveSettings', 'Profiles', 'SaveProfile', 'DeleteProfile', 'AvailableTools', 'ExportSettings'],
+  SettingsService: ['GetSettings', 'SaveSettings', 'Profiles', 'SaveProfile', 'DeleteProfile', 'AvailableTools', 'ExportSettings', 'SaveSettingsExport'],
   MCPService: ['Servers', 'PutServer', 'DeleteServer', 'SetToolPolicy', 'ImportConfig'],
   DesktopService: ['OpenURL'],
 }
@@ -217,10 +218,13 @@ describe('WailsTransport', () => {
     expect(await t.modelStats()).toEqual([])
     await t.resetModelStats()
     expect((await t.exportSettings()).format).toBe('parley-settings')
+    // The desktop window saves the file through Go's save dialog.
+    expect(await t.saveSettingsExport()).toEqual({ kind: 'saved', path: '/tmp/parley-settings.json' })
     expect(calls).toEqual([
       ['ModelStats', []],
       ['ResetModelStats', []],
       ['ExportSettings', []],
+      ['SaveSettingsExport', []],
     ])
   })
 

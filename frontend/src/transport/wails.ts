@@ -60,6 +60,7 @@ export interface WailsChatService {
   ModelStats(): Promise<ModelStats[] | null>
   ResetModelStats(): Promise<void>
   ExportSettings(): Promise<SettingsExport>
+  SaveSettingsExport(): Promise<string>
   Profiles(): Promise<Profile[] | null>
   SaveProfile(profile: Profile): Promise<Profile>
   DeleteProfile(name: string): Promise<void>
@@ -104,6 +105,7 @@ export const WAILS_SERVICE = {
   ModelStats: 'ModelService',
   ResetModelStats: 'ModelService',
   ExportSettings: 'SettingsService',
+  SaveSettingsExport: 'SettingsService',
   GetSettings: 'SettingsService',
   SaveSettings: 'SettingsService',
   Profiles: 'SettingsService',
@@ -266,6 +268,12 @@ export class WailsTransport implements Transport {
 
   async exportSettings(): Promise<SettingsExport> {
     return this.call('ExportSettings')
+  }
+
+  /** The Go side shows a save dialog and writes the file. */
+  async saveSettingsExport(): Promise<ExportResult> {
+    const path = await this.call('SaveSettingsExport')
+    return path ? { kind: 'saved', path } : { kind: 'cancelled' }
   }
 
   async listProfiles(): Promise<Profile[]> {

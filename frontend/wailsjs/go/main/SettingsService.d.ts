@@ -16,3 +16,5 @@ export function Profiles():Promise<Array<agent.Profile>>;
 export function SaveProfile(arg1:agent.Profile):Promise<agent.Profile>;
 
 export function SaveSettings(arg1:service.Settings):Promise<service.Settings>;
+
+export function SaveSettingsExport():Promise<string>;

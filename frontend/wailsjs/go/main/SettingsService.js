@@ -29,3 +29,7 @@ export function SaveProfile(arg1) {
 export function SaveSettings(arg1) {
   return window['go']['main']['SettingsService']['SaveSettings'](arg1);
 }
+
+export function SaveSettingsExport() {
+  return window['go']['main']['SettingsService']['SaveSettingsExport']();
+}
