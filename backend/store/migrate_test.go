@@ -74,9 +74,9 @@ func TestReopenLatestMakesNoBackup(t *testing.T) {
 func fillVersion(t *testing.T, s *Store, v int) (convID string) {
 	t.Helper()
 	c := mustConversation(t, s, "Zeppelin restoration notes")
-	mustAppend(t, s, c.ID, chat.RoleUser, "How do I patch a hydrogen cell?")
-	mustAppend(t, s, c.ID, chat.RoleAssistant, "Use vulcanised rubber patches.")
-	mustAppend(t, s, c.ID, chat.RoleTool, "toolnoise output")
+	insertOldMessage(t, s, c.ID, oldMessage{Role: chat.RoleUser, Content: "How do I patch a hydrogen cell?"})
+	insertOldMessage(t, s, c.ID, oldMessage{Role: chat.RoleAssistant, Content: "Use vulcanised rubber patches."})
+	insertOldMessage(t, s, c.ID, oldMessage{Role: chat.RoleTool, Content: "toolnoise output"})
 	require.NoError(t, s.SaveRun(ctx, &chat.Run{ID: "run-1", ConversationID: c.ID, Status: chat.RunCompleted}))
 	card := &questions.Card{ID: "card-1", ConversationID: c.ID, RunID: "run-1", Status: questions.StatusAnswered,
 		Questions: []questions.Question{{Question: "Which cell?"}}, Answers: map[string]string{"Which cell?": "3"}}
@@ -152,7 +152,11 @@ func TestMigrateFromEveryEarlierVersion(t *testing.T) {
 			assert.Equal(t, v, bVersion, "backup: version")
 			assert.Equal(t, 1, bConvs, "backup: conversations")
 			assert.Equal(t, 3, bMsgs, "backup: messages")
-			assert.Equal(t, 0, bSearch, "backup: search tables")
+			wantSearch := 0
+			if v >= 3 {
+				wantSearch = 1 // 0003 made it
+			}
+			assert.Equal(t, wantSearch, bSearch, "backup: search tables")
 			require.NoError(t, s.Close()) // checkpoints the WAL into the file
 			assert.NotEqual(t, oldHash, fileHash(t, path), "database file unchanged by a migration")
 		})

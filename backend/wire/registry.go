@@ -43,6 +43,8 @@ var Wire = Registry{
 		// Conversations and messages.
 		{Name: "ToolCall", Go: typeOf[chat.ToolCall]()},
 		{Name: "Attachment", Go: typeOf[chat.Attachment]()},
+		{Name: "MessageStats", Go: typeOf[chat.MessageStats]()},
+		{Name: "SearchMatch", Go: typeOf[chat.SearchMatch]()},
 		{Name: "Message", Go: typeOf[chat.Message](), Fields: map[string]string{"role": "Role"}},
 		{Name: "Conversation", Go: typeOf[chat.Conversation]()},
 		{Name: "ConversationDetail", Go: typeOf[service.ConversationDetail](), Fields: map[string]string{"state": "RunState"}},
@@ -85,6 +87,9 @@ var Wire = Registry{
 	},
 	Consts: []Const{
 		{Name: "ASK_TOOL", Value: questions.ToolName},
+		// The marks around the matched words of a search snippet.
+		{Name: "SNIPPET_OPEN", Value: chat.SnippetOpen},
+		{Name: "SNIPPET_CLOSE", Value: chat.SnippetClose},
 		// The profile new conversations use; deleting it resets it to its defaults.
 		{Name: "DEFAULT_PROFILE", Value: agent.DefaultProfileName},
 	},

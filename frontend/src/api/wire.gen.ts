@@ -114,6 +114,22 @@ export interface Attachment {
   data?: string
 }
 
+export interface MessageStats {
+  model?: string
+  time_to_first_token_ms: number
+  duration_ms: number
+  tokens_per_second: number
+  prompt_tokens: number
+  completion_tokens: number
+  estimated?: boolean
+  context_length?: number
+}
+
+export interface SearchMatch {
+  message_id?: string
+  snippet: string
+}
+
 export interface Message {
   id: string
   conversationId: string
@@ -125,6 +141,10 @@ export interface Message {
   tool_name?: string
   created_at: string
   attachments?: Attachment[]
+  parent_id: string
+  siblings: number
+  sibling_index: number
+  stats?: MessageStats
 }
 
 export interface Conversation {
@@ -134,6 +154,7 @@ export interface Conversation {
   pinned: boolean
   created_at: string
   updated_at: string
+  match?: SearchMatch
 }
 
 export interface ConversationDetail {
@@ -143,6 +164,7 @@ export interface ConversationDetail {
   pinned: boolean
   created_at: string
   updated_at: string
+  match?: SearchMatch
   state: RunState
   error?: string
   messages: Message[]
@@ -314,6 +336,10 @@ export type ServerEventName = keyof EventPayloads
 export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server']
 
 export const ASK_TOOL = 'ask_user_question'
+
+export const SNIPPET_OPEN = '[['
+
+export const SNIPPET_CLOSE = ']]'
 
 export const DEFAULT_PROFILE = 'default'
 
