@@ -123,7 +123,16 @@ func (h *handler) show(w http.ResponseWriter, r *http.Request) {
 	if h.noTools[installed] {
 		caps = []string{"completion"}
 	}
-	writeJSON(w, 200, map[string]any{"capabilities": caps, "details": map[string]string{"family": "scripted"}})
+	body := map[string]any{"capabilities": caps, "details": map[string]string{"family": "scripted"}}
+	if d, ok := h.details[installed]; ok {
+		if d.vision {
+			body["capabilities"] = append(caps, "vision")
+		}
+		if d.contextLength > 0 {
+			body["model_info"] = map[string]any{"general.architecture": "scripted", "scripted.context_length": d.contextLength}
+		}
+	}
+	writeJSON(w, 200, body)
 }
 
 // ollamaName is roughly the name grammar of Ollama's ParseName:

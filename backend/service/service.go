@@ -39,6 +39,8 @@ type Service struct {
 	mu       sync.Mutex
 	settings Settings // effective: saved + overrides
 	demo     *demoServer
+	// contextLengths caches the models' context windows (server + model -> tokens, 0 = unknown).
+	contextLengths map[string]int
 }
 
 // New opens the services and restores what a previous session left:
@@ -68,7 +70,9 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 		Model:   s.model,
 		Profile: s.profile,
 		Tools:   agent.BuiltinTools(nil),
-		Logger:  s.log,
+		// The reply figures show context use where the server tells the window.
+		ContextLength: s.contextLength,
+		Logger:        s.log,
 	})
 	if err := s.recover(ctx); err != nil {
 		s.Close()

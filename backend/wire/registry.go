@@ -50,6 +50,11 @@ var Wire = Registry{
 		{Name: "ConversationDetail", Go: typeOf[service.ConversationDetail](), Fields: map[string]string{"state": "RunState"}},
 		{Name: "ConversationPage", Go: typeOf[service.ConversationPage]()},
 		{Name: "RunStarted", Go: typeOf[api.RunStarted]()},
+		// Conversation control (SPEC §7).
+		{Name: "SendMessageRequest", Go: typeOf[service.SendRequest]()},
+		{Name: "RegenerateRequest", Go: typeOf[api.RegenerateRequest]()},
+		{Name: "BranchRequest", Go: typeOf[api.BranchRequest]()},
+		{Name: "ForkRequest", Go: typeOf[service.ForkRequest]()},
 		// Assistants, models and settings.
 		{Name: "Profile", Go: typeOf[agent.Profile]()},
 		{Name: "ToolInfo", Go: typeOf[service.ToolInfo]()},
@@ -99,6 +104,11 @@ var Wire = Registry{
 		{"maxPageSize", api.MaxPageSize},
 		{"maxBodyBytes", api.MaxBodyBytes},
 		{"maxImportBytes", api.MaxImportBytes},
+		{"maxAttachments", api.MaxAttachments},
+		{"maxTextFileBytes", api.MaxTextFileBytes},
+		{"maxImageBytes", api.MaxImageBytes},
+		{"maxAttachmentsBytes", api.MaxAttachmentsBytes},
+		{"maxMessageBodyBytes", api.MaxMessageBodyBytes},
 		{"maxQuestions", questions.MaxQuestions},
 		{"maxQuestionLen", questions.MaxQuestionLen},
 		{"maxHeaderLen", questions.MaxHeaderLen},

@@ -180,6 +180,26 @@ export interface RunStarted {
   run_id: string
 }
 
+export interface SendMessageRequest {
+  content: string
+  parent_id?: string
+  attachments?: Attachment[]
+}
+
+export interface RegenerateRequest {
+  message_id: string
+  model?: string
+}
+
+export interface BranchRequest {
+  message_id: string
+}
+
+export interface ForkRequest {
+  answers: Record<string, AnswerInput>
+  comments?: string
+}
+
 export interface Profile {
   name: string
   system_prompt: string
@@ -196,6 +216,7 @@ export interface ModelInfo {
   name: string
   supports_tools: boolean
   tools_unknown?: boolean
+  supports_vision?: boolean
 }
 
 export interface ModelStatus {
@@ -348,6 +369,11 @@ export const LIMITS = {
   maxPageSize: 200,
   maxBodyBytes: 1048576,
   maxImportBytes: 67108864,
+  maxAttachments: 8,
+  maxTextFileBytes: 1048576,
+  maxImageBytes: 5242880,
+  maxAttachmentsBytes: 10485760,
+  maxMessageBodyBytes: 15029588,
   maxQuestions: 4,
   maxQuestionLen: 500,
   maxHeaderLen: 12,
