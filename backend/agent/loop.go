@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -89,6 +90,9 @@ func (l *runLoop) messages() ([]llm.Message, error) {
 			closeOpen()
 		}
 		lm := llm.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
+		if m.Role == chat.RoleUser && len(m.Attachments) > 0 {
+			lm = withAttachments(lm, m.Attachments)
+		}
 		for _, tc := range m.ToolCalls {
 			lm.ToolCalls = append(lm.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
 		}
@@ -112,7 +116,9 @@ func (l *runLoop) step() (more, stop bool, err error) {
 	l.state(chat.StateRequesting)
 	messageID := uuid.NewString()
 	streaming := false
-	resp, preset, err := l.chat(msgs, l.tools(false), func(text string) {
+	clock := &replyClock{start: time.Now()}
+	resp, preset, err := l.chat(msgs, l.tools(false), clock.token, func(text string) {
+		clock.token()
 		if !streaming {
 			streaming = true
 			l.state(chat.StateStreaming)
@@ -130,7 +136,8 @@ func (l *runLoop) step() (more, stop bool, err error) {
 		}
 		return false, false, err
 	}
-	am := &chat.Message{ID: messageID, Role: chat.RoleAssistant, Content: resp.Text}
+	am := &chat.Message{ID: messageID, Role: chat.RoleAssistant, Content: resp.Text,
+		Stats: clock.stats(l.ctx, l.rt, l.model, msgs, resp)}
 	for _, tc := range resp.ToolCalls {
 		id := tc.ID
 		if id == "" {

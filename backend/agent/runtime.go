@@ -46,7 +46,10 @@ type Options struct {
 	// Stats, when set, receives what each run adds to its model's
 	// statistics (how well the model asks).
 	Stats func(model string, d StatDelta)
-	Tools []Tool // tools profiles may opt in to, besides ask_user_question and spawn_agents
+	// ContextLength returns a model's context window where the server
+	// tells it (0 = unknown), for the reply figures; nil = unknown.
+	ContextLength func(ctx context.Context, model string) int
+	Tools         []Tool // tools profiles may opt in to, besides ask_user_question and spawn_agents
 	// MCP offers the MCP servers' tools (SPEC §6) and Approver makes their
 	// approval and elicitation cards; nil = no MCP tools.
 	MCP      MCPHost
@@ -130,7 +133,20 @@ type StartRequest struct {
 	// AwaitCard, when set, is a restored pending card of this conversation:
 	// the run waits for its answer before calling the model.
 	AwaitCard *questions.Card
+	// UserAttachments are stored with the user turn (text files, images).
+	UserAttachments []chat.Attachment
+	// Model, when set, answers this run instead of the profile's model
+	// (regenerate with another model).
+	Model string
+	// Prepare, when set, runs once the conversation's run slot is taken and
+	// before anything is stored: it moves the visible path for an edit, a
+	// regenerated reply or a changed answer (SPEC §7). Its error ends the
+	// start with nothing stored.
+	Prepare func(ctx context.Context, runID string) error
 }
+
+// hasUserTurn tells whether the start stores a user turn.
+func (req StartRequest) hasUserTurn() bool { return req.UserText != "" || len(req.UserAttachments) > 0 }
 
 // Start begins a run in the background and returns its id. A previous run
 // that has announced its final state does not refuse it: Start waits for
@@ -170,14 +186,21 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 	r.wg.Add(1)
 	r.mu.Unlock()
 
+	if req.Prepare != nil {
+		if err := req.Prepare(ctx, run.ID); err != nil {
+			r.release(ar)
+			return "", err
+		}
+	}
 	// Write before show: the run and the user's turn are stored before the
 	// run is announced; a failure here leaves nothing half-started.
 	if err := r.opt.History.SaveRun(ctx, &run); err != nil {
 		r.release(ar)
 		return "", fmt.Errorf("start run in conversation %s: %w", req.ConversationID, err)
 	}
-	if req.UserText != "" {
-		m := &chat.Message{ConversationID: req.ConversationID, RunID: run.ID, Role: chat.RoleUser, Content: req.UserText}
+	if req.hasUserTurn() {
+		m := &chat.Message{ConversationID: req.ConversationID, RunID: run.ID, Role: chat.RoleUser, Content: req.UserText,
+			Attachments: req.UserAttachments}
 		if err := r.opt.History.AppendMessage(ctx, m); err != nil {
 			run.Status = chat.RunFailed
 			_ = r.opt.History.SaveRun(context.Background(), &run)
@@ -370,7 +393,7 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 		}
 	}
 
-	loop := &runLoop{rt: r, ctx: ctx, run: run, profile: profile, state: state, afterUserTurn: req.UserText != ""}
+	loop := &runLoop{rt: r, ctx: ctx, run: run, profile: profile, state: state, afterUserTurn: req.hasUserTurn()}
 
 	// A restored card, or tool calls a crash left without results, are
 	// completed before the model is called again (and before it is needed).
@@ -378,7 +401,11 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 		loop.end(stop, err, finish)
 		return
 	}
-	model, err := r.opt.Model(profile.Model)
+	modelName := profile.Model
+	if req.Model != "" {
+		modelName = req.Model
+	}
+	model, err := r.opt.Model(modelName)
 	if err != nil {
 		finish(chat.RunFailed, userMessage(err))
 		return

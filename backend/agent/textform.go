@@ -110,11 +110,11 @@ func (f *textForm) current() (mode string, toolRole bool) {
 // native tools (in auto mode) or `tool` messages is remembered and asked
 // again in the form it takes. preset holds the results of calls that could
 // not be read at all, by call id.
-func (l *runLoop) chat(msgs []llm.Message, tools []llm.Tool, onDelta func(string)) (resp llm.Response, preset map[string]string, err error) {
+func (l *runLoop) chat(msgs []llm.Message, tools []llm.Tool, onToolCallStart func(), onDelta func(string)) (resp llm.Response, preset map[string]string, err error) {
 	l.chooseForm()
 	for attempt := 0; ; attempt++ {
 		mode, toolRole := l.text.current()
-		req := llm.Request{Messages: msgs, Tools: tools}
+		req := llm.Request{Messages: msgs, Tools: tools, OnToolCallStart: onToolCallStart}
 		names := make([]string, 0, len(tools))
 		for _, t := range tools {
 			names = append(names, t.Name)

@@ -32,7 +32,30 @@ const (
 	MaxBodyBytes = 1 << 20
 	// MaxImportBytes bounds an imported conversation file.
 	MaxImportBytes = 64 << 20
+	// MaxAttachments bounds the files of one message.
+	MaxAttachments = 8
+	// MaxTextFileBytes bounds one attached text file (code, Markdown, CSV, JSON, logs).
+	MaxTextFileBytes = 1 << 20
+	// MaxImageBytes bounds one attached image.
+	MaxImageBytes = 5 << 20
+	// MaxAttachmentsBytes bounds all the files of one message together.
+	MaxAttachmentsBytes = 10 << 20
+	// MaxMessageBodyBytes bounds a request that sends a message: its files
+	// arrive base64-encoded (4 bytes for 3) beside the text.
+	MaxMessageBodyBytes = MaxAttachmentsBytes/3*4 + MaxBodyBytes
 )
+
+// RegenerateRequest asks for a new reply beside an assistant message's reply.
+type RegenerateRequest struct {
+	MessageID string `json:"message_id"`
+	// Model answers instead of the conversation's model ("" = its own).
+	Model string `json:"model,omitempty"`
+}
+
+// BranchRequest makes the path through a message the visible one.
+type BranchRequest struct {
+	MessageID string `json:"message_id"`
+}
 
 // GeneratedPath is where cmd/wiregen writes the TypeScript, from the
 // repository root.

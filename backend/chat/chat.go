@@ -38,6 +38,34 @@ type Message struct {
 	// Attachments are files the user attached (SPEC §7) or images an MCP
 	// tool returned (SPEC §6).
 	Attachments []Attachment `json:"attachments,omitempty"`
+	// ParentID is the message before this one on its branch ("" for a
+	// first message): conversations are trees (SPEC §7).
+	ParentID string `json:"parent_id"`
+	// Siblings counts the messages sharing the parent (1 when none);
+	// SiblingIndex is this one's place among them, 0-based in creation order.
+	Siblings     int `json:"siblings"`
+	SiblingIndex int `json:"sibling_index"`
+	// Stats are the figures of an assistant reply (nil for other messages).
+	Stats *MessageStats `json:"stats,omitempty"`
+}
+
+// MessageStats are the figures of one model answer.
+type MessageStats struct {
+	// Model is the model that answered.
+	Model string `json:"model,omitempty"`
+	// TimeToFirstTokenMs is from sending the request to the first streamed text or tool call.
+	TimeToFirstTokenMs int64 `json:"time_to_first_token_ms"`
+	// DurationMs is from sending the request to the end of the answer.
+	DurationMs int64 `json:"duration_ms"`
+	// TokensPerSecond is the output tokens over the time after the first token (0 when unknown).
+	TokensPerSecond float64 `json:"tokens_per_second"`
+	// PromptTokens and CompletionTokens are the tokens in and out.
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	// Estimated: the server sent no usage, so Parley counted the tokens (roughly).
+	Estimated bool `json:"estimated,omitempty"`
+	// ContextLength is the model's context window where the server tells it (0 = unknown).
+	ContextLength int `json:"context_length,omitempty"`
 }
 
 // Attachment is a file stored with a message: a text file or an image.
@@ -88,6 +116,24 @@ type Conversation struct {
 	Pinned    bool      `json:"pinned"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// Match is set in search results: where the words were found.
+	Match *SearchMatch `json:"match,omitempty"`
+}
+
+// The marks around the matched words in a SearchMatch snippet.
+const (
+	SnippetOpen  = "[["
+	SnippetClose = "]]"
+)
+
+// SearchMatch says where a search found a conversation: in a message (on
+// any branch; PUT /branch with MessageID shows it) or in the title.
+type SearchMatch struct {
+	// MessageID is the matching message ("" when only the title matched).
+	MessageID string `json:"message_id,omitempty"`
+	// Snippet is the text around the match, the matched words between
+	// SnippetOpen and SnippetClose.
+	Snippet string `json:"snippet"`
 }
 
 // ErrNotFound is returned when a conversation, message or run does not exist.

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/parley-app/parley/backend/chat"
@@ -19,9 +21,14 @@ import (
 // The JSON export format. Its field names are its own (not the API's), so
 // the API can change without breaking files people keep. Bump ExportVersion
 // on any change an older Parley could misread.
+//
+// Version 2 (conversations are trees, SPEC §7) adds each message's
+// parent_id, attachments and stats, and the visible path (leaf_id and the
+// branch choices). A version 1 file is a list: each message's parent is the
+// one before it.
 const (
 	ExportFormat  = "parley.conversation"
-	ExportVersion = 1
+	ExportVersion = 2
 )
 
 // ErrInvalidImport is wrapped by ImportJSON for data it refuses.
@@ -33,8 +40,12 @@ type exportDoc struct {
 	ExportedAt   time.Time           `json:"exported_at"`
 	Conversation *exportConversation `json:"conversation"`
 	Messages     []exportMessage     `json:"messages"`
-	Runs         []exportRun         `json:"runs"`
-	Cards        []exportCard        `json:"cards"`
+	// LeafID ends the visible path; Branches are the children last shown at
+	// branch points (version 2).
+	LeafID   string         `json:"leaf_id,omitempty"`
+	Branches []exportBranch `json:"branches,omitempty"`
+	Runs     []exportRun    `json:"runs"`
+	Cards    []exportCard   `json:"cards"`
 }
 
 type exportConversation struct {
@@ -55,6 +66,21 @@ type exportMessage struct {
 	ToolCallID string          `json:"tool_call_id,omitempty"`
 	ToolName   string          `json:"tool_name,omitempty"`
 	CreatedAt  time.Time       `json:"created_at"`
+	// Version 2.
+	ParentID    string             `json:"parent_id,omitempty"`
+	Attachments []exportAttachment `json:"attachments,omitempty"`
+	Stats       *chat.MessageStats `json:"stats,omitempty"`
+}
+
+type exportAttachment struct {
+	Name     string `json:"name"`
+	MIMEType string `json:"mime_type"`
+	Data     []byte `json:"data"` // base64
+}
+
+type exportBranch struct {
+	ParentID string `json:"parent_id"` // "" for the first messages
+	ChildID  string `json:"child_id"`
 }
 
 type exportRun struct {
@@ -95,8 +121,17 @@ func ExportJSON(ctx context.Context, s *store.Store, conversationID string) ([]b
 		Cards:    make([]exportCard, 0, len(t.Cards)),
 	}
 	for _, m := range t.Messages {
-		doc.Messages = append(doc.Messages, exportMessage{ID: m.ID, RunID: m.RunID, Role: m.Role, Content: m.Content,
-			ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName, CreatedAt: m.CreatedAt})
+		em := exportMessage{ID: m.ID, RunID: m.RunID, Role: m.Role, Content: m.Content,
+			ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName, CreatedAt: m.CreatedAt,
+			ParentID: m.ParentID, Stats: m.Stats}
+		for _, a := range m.Attachments {
+			em.Attachments = append(em.Attachments, exportAttachment{Name: a.Name, MIMEType: a.MIMEType, Data: a.Data})
+		}
+		doc.Messages = append(doc.Messages, em)
+	}
+	doc.LeafID = t.LeafID
+	for _, parent := range slices.Sorted(maps.Keys(t.Choices)) {
+		doc.Branches = append(doc.Branches, exportBranch{ParentID: parent, ChildID: t.Choices[parent]})
 	}
 	for _, r := range t.Runs {
 		doc.Runs = append(doc.Runs, exportRun{ID: r.ID, Status: r.Status, ResumedFrom: r.ResumedFrom, Error: r.Error,
@@ -149,9 +184,27 @@ func (doc *exportDoc) transcript() *store.Transcript {
 		Conversation: chat.Conversation{ID: src.ID, Title: src.Title, Assistant: src.Assistant, Pinned: src.Pinned,
 			CreatedAt: src.CreatedAt, UpdatedAt: src.UpdatedAt},
 	}
-	for _, m := range doc.Messages {
-		t.Messages = append(t.Messages, chat.Message{ID: m.ID, RunID: m.RunID, Role: m.Role, Content: m.Content,
-			ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName, CreatedAt: m.CreatedAt})
+	for i, m := range doc.Messages {
+		msg := chat.Message{ID: m.ID, RunID: m.RunID, Role: m.Role, Content: m.Content,
+			ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName, CreatedAt: m.CreatedAt,
+			ParentID: m.ParentID, Stats: m.Stats}
+		if msg.ID == "" {
+			msg.ID = fmt.Sprintf("message-%d", i) // the store gives it a real id; links need one
+		}
+		if doc.Version < 2 && i > 0 {
+			msg.ParentID = t.Messages[i-1].ID // a list: each after the one before
+		}
+		for _, a := range m.Attachments {
+			msg.Attachments = append(msg.Attachments, chat.Attachment{Name: a.Name, MIMEType: a.MIMEType, Size: int64(len(a.Data)), Data: a.Data})
+		}
+		t.Messages = append(t.Messages, msg)
+	}
+	t.LeafID = doc.LeafID
+	if len(doc.Branches) > 0 {
+		t.Choices = map[string]string{}
+		for _, b := range doc.Branches {
+			t.Choices[b.ParentID] = b.ChildID
+		}
 	}
 	for _, r := range doc.Runs {
 		t.Runs = append(t.Runs, chat.Run{ID: r.ID, Status: r.Status, ResumedFrom: r.ResumedFrom, Error: r.Error,

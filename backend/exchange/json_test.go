@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -115,7 +116,16 @@ func stripIDs(t *testing.T, data []byte) exportDoc {
 	}
 	doc.ExportedAt = time.Time{}
 	doc.Conversation.ID = ""
+	msgName := map[string]string{"": ""} // message id -> its place in the file
+	for i, m := range doc.Messages {
+		msgName[m.ID] = fmt.Sprint(i)
+	}
+	doc.LeafID = msgName[doc.LeafID]
+	for i := range doc.Branches {
+		doc.Branches[i] = exportBranch{ParentID: msgName[doc.Branches[i].ParentID], ChildID: msgName[doc.Branches[i].ChildID]}
+	}
 	for i := range doc.Messages {
+		doc.Messages[i].ParentID = msgName[doc.Messages[i].ParentID]
 		doc.Messages[i].ID = ""
 		doc.Messages[i].RunID = runName[doc.Messages[i].RunID]
 	}

@@ -35,16 +35,28 @@ func renderMarkdown(t *store.Transcript) string {
 	fmt.Fprintf(&b, "*Exported from Parley. Assistant: %s. Started %s.*\n",
 		escapeInline(orDefault(t.Conversation.Assistant, "default")), mdTime(t.Conversation.CreatedAt))
 
-	p := placeCards(t.Messages, t.Cards)
-	loose := p.loose
-	for i, m := range t.Messages {
+	// The visible path only (SPEC §7); cards asked on other branches are
+	// left out with them.
+	path := t.VisiblePath()
+	p := placeCards(path, t.Cards)
+	elsewhere := map[*questions.Card]bool{}
+	for _, c := range placeCards(t.Messages, t.Cards).loose {
+		elsewhere[c] = true
+	}
+	loose := slices.DeleteFunc(p.loose, func(c *questions.Card) bool { return !elsewhere[c] })
+	for i, m := range path {
 		for len(loose) > 0 && loose[0].CreatedAt.Before(m.CreatedAt) {
 			writeCard(&b, loose[0])
 			loose = loose[1:]
 		}
 		switch {
-		case p.answered[i]:
+		case p.answered[i] && !p.changed[i]:
 			continue // the card shown at the call tells the outcome
+		case p.answered[i]:
+			// The answer was changed on this branch: the card keeps its
+			// first answer, the result says what the model got here.
+			fmt.Fprintf(&b, "\n**Changed answer** · %s\n\n", mdTime(m.CreatedAt))
+			writeFenced(&b, m.Content)
 		case p.atResult[i] != nil:
 			writeCard(&b, p.atResult[i])
 		default:
@@ -62,6 +74,7 @@ type cardPlacement struct {
 	atCall   map[int][]*questions.Card // message index -> the card of each of its tool calls (nil: none)
 	atResult map[int]*questions.Card   // tool result shown as its card (the call was not found)
 	answered map[int]bool              // tool results left out: their card is shown at the call
+	changed  map[int]bool              // of those, results of a changed answer (not the card's own)
 	loose    []*questions.Card         // cards of no message, oldest first
 }
 
@@ -73,7 +86,7 @@ type cardPlacement struct {
 // (older data), the oldest card of that call id not placed yet is taken.
 // Cards of no message go in by time.
 func placeCards(messages []chat.Message, cards []*questions.Card) cardPlacement {
-	p := cardPlacement{atCall: map[int][]*questions.Card{}, atResult: map[int]*questions.Card{}, answered: map[int]bool{}}
+	p := cardPlacement{atCall: map[int][]*questions.Card{}, atResult: map[int]*questions.Card{}, answered: map[int]bool{}, changed: map[int]bool{}}
 	sorted := slices.Clone(cards)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].CreatedAt.Before(sorted[j].CreatedAt) })
 	byCall := map[string][]*questions.Card{}
@@ -129,6 +142,8 @@ func placeCards(messages []chat.Message, cards []*questions.Card) cardPlacement 
 			delete(lastCall, m.ToolCallID)
 			if c != nil {
 				p.answered[i] = true
+				// A later sibling of the first result: the answer was changed (a fork).
+				p.changed[i] = m.SiblingIndex > 0
 			} else if !called {
 				if c = find(m.ToolCallID, m.RunID); c != nil {
 					placed[c] = true
@@ -164,6 +179,13 @@ func writeMessage(b *strings.Builder, m chat.Message, cards []*questions.Card) {
 	if strings.TrimSpace(m.Content) != "" {
 		b.WriteString(strings.TrimRight(m.Content, "\n"))
 		b.WriteString("\n")
+		gap = "\n"
+	}
+	for _, a := range m.Attachments {
+		fmt.Fprintf(b, "%s> Attached %s (%s, %s)\n", gap, codeSpan(a.Name), escapeInline(a.MIMEType), sizeText(a.Size))
+		gap = ""
+	}
+	if len(m.Attachments) > 0 {
 		gap = "\n"
 	}
 	for j, tc := range m.ToolCalls {
@@ -266,4 +288,15 @@ func longestRun(s string, r rune) int {
 		}
 	}
 	return best
+}
+
+// sizeText is a file size as people read it.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

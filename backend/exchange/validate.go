@@ -25,7 +25,22 @@ func validateExport(doc *exportDoc) error {
 	case doc.Conversation.UpdatedAt.IsZero():
 		return errors.New("conversation.updated_at is missing")
 	}
+	msgIDs := map[string]bool{}
 	for i, m := range doc.Messages {
+		if m.ID != "" && msgIDs[m.ID] {
+			return fmt.Errorf("messages[%d].id %q is repeated", i, m.ID)
+		}
+		if m.ParentID != "" && !msgIDs[m.ParentID] {
+			return fmt.Errorf("messages[%d].parent_id %q is not the id of an earlier message", i, m.ParentID)
+		}
+		for j, a := range m.Attachments {
+			if a.Name == "" {
+				return fmt.Errorf("messages[%d].attachments[%d].name is missing", i, j)
+			}
+		}
+		if m.ID != "" {
+			msgIDs[m.ID] = true
+		}
 		switch m.Role {
 		case chat.RoleSystem, chat.RoleUser, chat.RoleAssistant, chat.RoleTool:
 		default:
@@ -33,6 +48,14 @@ func validateExport(doc *exportDoc) error {
 		}
 		if m.CreatedAt.IsZero() {
 			return fmt.Errorf("messages[%d].created_at is missing", i)
+		}
+	}
+	if doc.LeafID != "" && !msgIDs[doc.LeafID] {
+		return fmt.Errorf("leaf_id %q is not the id of a message", doc.LeafID)
+	}
+	for i, b := range doc.Branches {
+		if !msgIDs[b.ChildID] || b.ParentID != "" && !msgIDs[b.ParentID] {
+			return fmt.Errorf("branches[%d] names a message that is not in the file", i)
 		}
 	}
 	runIDs := map[string]bool{}

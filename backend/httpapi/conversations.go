@@ -70,15 +70,63 @@ func (s *Server) deleteConversation(w http.ResponseWriter, r *http.Request) erro
 
 func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request) error {
 	var req struct {
-		Content *string `json:"content"`
+		Content     *string           `json:"content"`
+		ParentID    *string           `json:"parent_id"`
+		Attachments []chat.Attachment `json:"attachments"`
 	}
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if req.Content == nil {
+	if req.Content == nil && len(req.Attachments) == 0 {
 		return httpError{http.StatusBadRequest, `"content" is required`}
 	}
-	runID, err := s.opts.Backend.SendMessage(r.Context(), r.PathValue("id"), *req.Content)
+	send := service.SendRequest{ParentID: req.ParentID, Attachments: req.Attachments}
+	if req.Content != nil {
+		send.Content = *req.Content
+	}
+	runID, err := s.opts.Backend.Send(r.Context(), r.PathValue("id"), send)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, api.RunStarted{RunID: runID})
+	return nil
+}
+
+func (s *Server) regenerate(w http.ResponseWriter, r *http.Request) error {
+	var req api.RegenerateRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	runID, err := s.opts.Backend.Regenerate(r.Context(), r.PathValue("id"), req.MessageID, req.Model)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, api.RunStarted{RunID: runID})
+	return nil
+}
+
+func (s *Server) selectBranch(w http.ResponseWriter, r *http.Request) error {
+	var req api.BranchRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	d, err := s.opts.Backend.SelectBranch(r.Context(), r.PathValue("id"), req.MessageID)
+	if err != nil {
+		return err
+	}
+	if d.Messages == nil {
+		d.Messages = []chat.Message{}
+	}
+	writeJSON(w, http.StatusOK, d)
+	return nil
+}
+
+func (s *Server) forkQuestion(w http.ResponseWriter, r *http.Request) error {
+	var req service.ForkRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	runID, err := s.opts.Backend.ForkQuestion(r.Context(), r.PathValue("id"), r.PathValue("question_id"), req)
 	if err != nil {
 		return err
 	}

@@ -19,13 +19,20 @@ import (
 // MaxBodyBytes bounds every request body.
 const MaxBodyBytes = api.MaxBodyBytes
 
+// MaxMessageBodyBytes bounds a sent message, whose files come base64-encoded.
+const MaxMessageBodyBytes = api.MaxMessageBodyBytes
+
 // Backend is the domain service the handlers call.
 type Backend interface {
 	ListConversations(ctx context.Context, limit int, cursor, query string) (service.ConversationPage, error)
 	CreateConversation(ctx context.Context, title, assistant string) (*chat.Conversation, error)
 	GetConversation(ctx context.Context, id string) (*service.ConversationDetail, error)
 	DeleteConversation(ctx context.Context, id string) error
-	SendMessage(ctx context.Context, id, content string) (runID string, err error)
+	// Send sends a message, also under an earlier one (SPEC §4, §7).
+	Send(ctx context.Context, id string, req service.SendRequest) (runID string, err error)
+	Regenerate(ctx context.Context, id, messageID, model string) (runID string, err error)
+	SelectBranch(ctx context.Context, id, messageID string) (*service.ConversationDetail, error)
+	ForkQuestion(ctx context.Context, id, questionID string, req service.ForkRequest) (runID string, err error)
 	Cancel(ctx context.Context, id string) error
 	Respond(ctx context.Context, id string, r questions.Response) (*questions.Card, error)
 	ConversationQuestions(ctx context.Context, id string) ([]*questions.Card, error)
@@ -105,7 +112,10 @@ func (s *Server) routes() {
 	api("POST /api/v1/conversations", s.createConversation)
 	api("GET /api/v1/conversations/{id}", s.getConversation)
 	api("DELETE /api/v1/conversations/{id}", s.deleteConversation)
-	api("POST /api/v1/conversations/{id}/messages", s.sendMessage)
+	s.mux.Handle("POST /api/v1/conversations/{id}/messages", s.protectSized(MaxMessageBodyBytes, s.sendMessage))
+	api("POST /api/v1/conversations/{id}/regenerate", s.regenerate)
+	api("PUT /api/v1/conversations/{id}/branch", s.selectBranch)
+	api("POST /api/v1/conversations/{id}/questions/{question_id}/fork", s.forkQuestion)
 	api("POST /api/v1/conversations/{id}/cancel", s.cancel)
 	api("GET /api/v1/conversations/{id}/pending-question", s.pendingQuestion)
 	api("POST /api/v1/conversations/{id}/respond", s.respond)

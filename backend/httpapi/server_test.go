@@ -49,6 +49,19 @@ func (f *fakeBackend) SendMessage(_ context.Context, _, content string) (string,
 	f.lastSent = content
 	return "r1", f.err
 }
+func (f *fakeBackend) Send(_ context.Context, _ string, req service.SendRequest) (string, error) {
+	f.lastSent = req.Content
+	return "r1", f.err
+}
+func (f *fakeBackend) Regenerate(context.Context, string, string, string) (string, error) {
+	return "r1", f.err
+}
+func (f *fakeBackend) SelectBranch(_ context.Context, id, _ string) (*service.ConversationDetail, error) {
+	return &service.ConversationDetail{Conversation: chat.Conversation{ID: id}}, f.err
+}
+func (f *fakeBackend) ForkQuestion(context.Context, string, string, service.ForkRequest) (string, error) {
+	return "r1", f.err
+}
 func (f *fakeBackend) Cancel(context.Context, string) error { return f.err }
 func (f *fakeBackend) Respond(_ context.Context, _ string, r questions.Response) (*questions.Card, error) {
 	f.lastReply = r
@@ -216,7 +229,8 @@ func TestStatusCodes(t *testing.T) {
 		{"respond invalid", &questions.ValidationError{}, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"submit"}`, 422},
 		{"respond bad action", &service.InputError{Msg: "bad action"}, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"maybe"}`, 400},
 		{"respond no id", &service.InputError{Msg: "no id"}, "POST", "/api/v1/conversations/c1/respond", `{"action":"submit"}`, 400},
-		{"oversized", nil, "POST", "/api/v1/conversations/c1/messages", `{"content":"` + strings.Repeat("a", MaxBodyBytes) + `"}`, 413},
+		{"oversized", nil, "POST", "/api/v1/conversations/c1/respond", `{"comments":"` + strings.Repeat("a", MaxBodyBytes) + `"}`, 413},
+		{"oversized message", nil, "POST", "/api/v1/conversations/c1/messages", `{"content":"` + strings.Repeat("a", MaxMessageBodyBytes) + `"}`, 413},
 		{"pending none", nil, "GET", "/api/v1/conversations/c1/pending-question", "", 200},
 		{"questions", nil, "GET", "/api/v1/questions?status=pending", "", 200},
 		{"unknown endpoint", nil, "GET", "/api/v1/nope", "", 404},

@@ -34,6 +34,15 @@ type Message struct {
 	ToolCalls  []ToolCall // assistant only
 	ToolCallID string     // tool only
 	ToolName   string     // tool only
+	// Images go with a user message as OpenAI image_url content parts
+	// (vision models only).
+	Images []Image
+}
+
+// Image is a picture sent to a vision model.
+type Image struct {
+	MIMEType string
+	Data     []byte
 }
 
 // Tool is a function the model may call.
@@ -57,6 +66,14 @@ type Request struct {
 type Response struct {
 	Text      string
 	ToolCalls []ToolCall
+	// Usage is the server's token count (nil when it sent none).
+	Usage *Usage
+}
+
+// Usage is what the server counted for one call.
+type Usage struct {
+	PromptTokens     int
+	CompletionTokens int
 }
 
 // Model is a chat model.

@@ -67,9 +67,9 @@ func (o *Ollama) nativeModels(ctx context.Context) (models []ModelInfo, native b
 	for _, m := range *tags.Models {
 		info := ModelInfo{Name: m.Name, Size: m.Size}
 		// A model /api/show cannot describe is listed as without tools.
-		caps, _ := o.Capabilities(ctx, m.Name)
-		info.SupportsTools = slices.Contains(caps, "tools")
-		info.SupportsVision = slices.Contains(caps, "vision")
+		d, _ := o.Details(ctx, m.Name)
+		info.SupportsTools = slices.Contains(d.Capabilities, "tools")
+		info.SupportsVision = slices.Contains(d.Capabilities, "vision")
 		out = append(out, info)
 	}
 	if err := ctx.Err(); err != nil {
@@ -113,17 +113,31 @@ func openAIModels(ctx context.Context, client *http.Client, baseURL, apiKey stri
 	}
 	var list struct {
 		Data *[]struct {
-			ID string `json:"id"`
+			ID           string   `json:"id"`
+			Capabilities []string `json:"capabilities"`
 		} `json:"data"`
+		// llama.cpp adds an Ollama-style list with capabilities.
+		Models []struct {
+			Model        string   `json:"model"`
+			Capabilities []string `json:"capabilities"`
+		} `json:"models"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil || list.Data == nil {
 		return nil, &Error{Kind: KindHTTP, Err: err, Message: fmt.Sprintf(
 			"The server at %s does not look like an OpenAI-compatible model server (GET /models gave no model list). Check the server URL in Settings.", baseURL)}
 	}
+	// No vision unless the listing says so.
+	sees := func(caps []string) bool {
+		return slices.Contains(caps, "vision") || slices.Contains(caps, "multimodal")
+	}
+	vision := map[string]bool{}
+	for _, m := range list.Models {
+		vision[m.Model] = sees(m.Capabilities)
+	}
 	out := make([]ModelInfo, 0, len(*list.Data))
 	for _, m := range *list.Data {
 		if m.ID != "" {
-			out = append(out, ModelInfo{Name: m.ID})
+			out = append(out, ModelInfo{Name: m.ID, SupportsVision: sees(m.Capabilities) || vision[m.ID]})
 		}
 	}
 	return out, nil

@@ -25,9 +25,10 @@ type Ollama struct {
 type ModelInfo struct {
 	Name          string `json:"name"`
 	SupportsTools bool   `json:"supports_tools"`
-	// SupportsVision: the model takes images (Ollama's "vision" capability).
-	SupportsVision bool  `json:"supports_vision"`
-	Size           int64 `json:"size"`
+	Size          int64  `json:"size"`
+	// SupportsVision: the model reads images (Ollama's "vision"
+	// capability, or a listing that says so).
+	SupportsVision bool `json:"supports_vision"`
 }
 
 // PullProgress is one line of a pull's progress.
@@ -122,13 +123,33 @@ func (o *Ollama) Version(ctx context.Context) (string, error) {
 // Capabilities returns what an installed model can do, as /api/show lists
 // it ("completion", "tools", "vision", "thinking", ...).
 func (o *Ollama) Capabilities(ctx context.Context, model string) ([]string, error) {
+	d, err := o.Details(ctx, model)
+	return d.Capabilities, err
+}
+
+// ModelDetails is what /api/show tells about a model.
+type ModelDetails struct {
+	Capabilities  []string // "completion", "tools", "vision", ...
+	ContextLength int      // 0 when not told
+}
+
+// Details returns what an installed model can do and its context length
+// (model_info's "<architecture>.context_length").
+func (o *Ollama) Details(ctx context.Context, model string) (ModelDetails, error) {
 	var show struct {
-		Capabilities []string `json:"capabilities"`
+		Capabilities []string       `json:"capabilities"`
+		ModelInfo    map[string]any `json:"model_info"`
 	}
 	if err := o.getJSON(ctx, http.MethodPost, "/api/show", map[string]string{"model": model}, &show); err != nil {
-		return nil, fmt.Errorf("show model %s: %w", model, err)
+		return ModelDetails{}, fmt.Errorf("show model %s: %w", model, err)
 	}
-	return show.Capabilities, nil
+	d := ModelDetails{Capabilities: show.Capabilities}
+	for k, v := range show.ModelInfo {
+		if n, ok := v.(float64); ok && strings.HasSuffix(k, ".context_length") && n > 0 {
+			d.ContextLength = int(n)
+		}
+	}
+	return d, nil
 }
 
 // SupportsTools reports whether an installed model can call tools (which

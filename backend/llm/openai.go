@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,6 +50,9 @@ var sharedTransport = &http.Transport{
 	MaxIdleConnsPerHost: 4,
 	IdleConnTimeout:     90 * time.Second,
 }
+
+// Name is the model's name (for the reply figures).
+func (m *openAIModel) Name() string { return m.cfg.Model }
 
 // Chat implements Model.
 func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
@@ -127,6 +131,9 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 			out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.FunctionCall.Name, Arguments: tc.FunctionCall.Arguments})
 		}
 	}
+	if len(resp.Choices) > 0 {
+		out.Usage = usageOf(resp.Choices[0].GenerationInfo)
+	}
 	if out.Text == "" && streamed.Len() > 0 {
 		out.Text = streamed.String()
 	}
@@ -134,6 +141,17 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 		return out, &Error{Kind: KindEmpty, Message: "The model server returned an empty answer. Try again, or choose another model."}
 	}
 	return out, nil
+}
+
+// usageOf reads the token counts langchaingo copies into GenerationInfo
+// (nil when the server sent no usage).
+func usageOf(info map[string]any) *Usage {
+	in, _ := info["PromptTokens"].(int)
+	out, _ := info["CompletionTokens"].(int)
+	if in == 0 && out == 0 {
+		return nil
+	}
+	return &Usage{PromptTokens: in, CompletionTokens: out}
 }
 
 func tokenOrNone(key string) string {
@@ -191,7 +209,12 @@ func toLangchainMessages(msgs []Message) []llms.MessageContent {
 		case "system":
 			out = append(out, llms.TextParts(llms.ChatMessageTypeSystem, m.Content))
 		case "user":
-			out = append(out, llms.TextParts(llms.ChatMessageTypeHuman, m.Content))
+			mc := llms.TextParts(llms.ChatMessageTypeHuman, m.Content)
+			for _, img := range m.Images {
+				// A data URL: local servers cannot fetch anything else from us.
+				mc.Parts = append(mc.Parts, llms.ImageURLContent{URL: "data:" + img.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)})
+			}
+			out = append(out, mc)
 		case "assistant":
 			mc := llms.MessageContent{Role: llms.ChatMessageTypeAI}
 			if m.Content != "" || len(m.ToolCalls) == 0 {

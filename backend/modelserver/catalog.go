@@ -126,7 +126,16 @@ func (h *handler) show(w http.ResponseWriter, r *http.Request) {
 	if h.vision[installed] {
 		caps = append(caps, "vision")
 	}
-	writeJSON(w, 200, map[string]any{"capabilities": caps, "details": map[string]string{"family": "scripted"}})
+	body := map[string]any{"capabilities": caps, "details": map[string]string{"family": "scripted"}}
+	if d, ok := h.details[installed]; ok {
+		if d.vision && !h.vision[installed] {
+			body["capabilities"] = append(caps, "vision")
+		}
+		if d.contextLength > 0 {
+			body["model_info"] = map[string]any{"general.architecture": "scripted", "scripted.context_length": d.contextLength}
+		}
+	}
+	writeJSON(w, 200, body)
 }
 
 // ollamaName is roughly the name grammar of Ollama's ParseName:

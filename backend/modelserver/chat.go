@@ -179,8 +179,10 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, req ChatRequest
 		finish = "tool_calls"
 	}
 	send(chunk(map[string]any{}, finish))
-	send(map[string]any{"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": created, "model": req.Model,
-		"choices": []any{}, "usage": map[string]int{"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12}})
+	if !turn.NoUsage {
+		send(map[string]any{"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": created, "model": req.Model,
+			"choices": []any{}, "usage": map[string]int{"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12}})
+	}
 	_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	if flusher != nil {
 		flusher.Flush()

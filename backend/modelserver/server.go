@@ -47,6 +47,8 @@ type Turn struct {
 	// ChunkSize, when > 0, streams Text in pieces of that many bytes
 	// (instead of word by word), cutting tags and fences anywhere.
 	ChunkSize int
+	// NoUsage leaves out the usage chunk (servers that send none).
+	NoUsage bool
 	// OnToolCallSent, when set, is called once, right before the first
 	// tool-call chunk of a streamed answer is written and flushed
 	// (benchmarks time the way from there to the question card).
@@ -58,7 +60,9 @@ type Message struct {
 	Role       string `json:"role"`
 	Content    string `json:"content"`
 	ToolCallID string `json:"tool_call_id,omitempty"`
-	ToolCalls  []struct {
+	// ImageURLs are the image_url parts of the content, in order.
+	ImageURLs []string `json:"-"`
+	ToolCalls []struct {
 		ID       string `json:"id"`
 		Type     string `json:"type"`
 		Function struct {
@@ -86,14 +90,20 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
 	}
 	if err := json.Unmarshal(raw.Content, &parts); err != nil {
 		return fmt.Errorf("content: %w", err)
 	}
 	for _, p := range parts {
 		m.Content += p.Text
+		if p.Type == "image_url" {
+			m.ImageURLs = append(m.ImageURLs, p.ImageURL.URL)
+		}
 	}
 	return nil
 }
@@ -157,6 +167,23 @@ func WithModels(models []string, noTools ...string) Option {
 	}
 }
 
+// WithModelDetails makes /api/show describe model as Ollama does a vision
+// model ("vision" among its capabilities) and with a context length
+// (model_info["scripted.context_length"]; 0 leaves it out).
+func WithModelDetails(model string, vision bool, contextLength int) Option {
+	return func(h *handler) {
+		if h.details == nil {
+			h.details = map[string]modelDetails{}
+		}
+		h.details[model] = modelDetails{vision: vision, contextLength: contextLength}
+	}
+}
+
+type modelDetails struct {
+	vision        bool
+	contextLength int
+}
+
 // Server is a running scripted model server.
 type Server struct {
 	*handler
@@ -196,13 +223,14 @@ type handler struct {
 	script         Script
 	models         []string
 	noTools        map[string]bool
-	openAIOnly     bool                 // no Ollama API (llama.cpp, LM Studio, vLLM)
-	llamaCppTags   bool                 // but GET /api/tags as llama.cpp answers it
-	apiKey         string               // required on /v1/* when set
-	pullFaults     map[string]PullFault // by model name
-	vision         map[string]bool      // models whose /api/show lists "vision"
-	refuseTools    bool                 // 400 "does not support tools" whenever tools are offered
-	refuseToolRole bool                 // 400 whenever a `tool` message is sent
+	details        map[string]modelDetails // by model name
+	openAIOnly     bool                    // no Ollama API (llama.cpp, LM Studio, vLLM)
+	llamaCppTags   bool                    // but GET /api/tags as llama.cpp answers it
+	apiKey         string                  // required on /v1/* when set
+	pullFaults     map[string]PullFault    // by model name
+	vision         map[string]bool         // models whose /api/show lists "vision"
+	refuseTools    bool                    // 400 "does not support tools" whenever tools are offered
+	refuseToolRole bool                    // 400 whenever a `tool` message is sent
 
 	mu       sync.Mutex
 	requests []ChatRequest

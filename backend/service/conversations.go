@@ -131,38 +131,6 @@ func (s *Service) DeleteConversation(ctx context.Context, id string) error {
 	return nil
 }
 
-// SendMessage stores the user's message and starts a run.
-func (s *Service) SendMessage(ctx context.Context, id, content string) (string, error) {
-	content = strings.TrimSpace(content)
-	if content == "" {
-		return "", inputErrorf(`"content" must not be empty`)
-	}
-	if utf8.RuneCountInString(content) > MaxMessageChars {
-		return "", inputErrorf(fmt.Sprintf("message is longer than %d characters", MaxMessageChars))
-	}
-	c, err := s.store.GetConversation(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	if s.rt.Active(id) {
-		return "", ErrRunActive
-	}
-	runID, err := s.rt.Start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, UserText: content})
-	if errors.Is(err, agent.ErrRunActive) {
-		return "", ErrRunActive
-	}
-	if err != nil {
-		return "", err
-	}
-	if c.Title == "" {
-		title := store.AutoTitle(content)
-		if err := s.store.RenameConversation(ctx, id, title); err == nil {
-			s.ev.Emit(events.ConversationUpdated, events.TitleChanged(id, title))
-		}
-	}
-	return runID, nil
-}
-
 // Retry runs the model again on the saved history (after an error or an
 // interrupted run).
 func (s *Service) Retry(ctx context.Context, id string) (string, error) {

@@ -62,9 +62,14 @@ func KindOf(err error) Kind {
 	var ie *InputError
 	var ue *UpstreamError
 	var me *mcp.InputError
+	var ae *AttachmentError
 	switch {
 	case err == nil:
 		return ""
+	case errors.As(err, &ae) && ae.TooLarge:
+		return KindTooLarge
+	case errors.As(err, &ae):
+		return KindValidation
 	case errors.Is(err, ErrTooLarge):
 		return KindTooLarge
 	case errors.As(err, &ve):

@@ -74,8 +74,8 @@ func (e *env) waitConnected(name string) api.MCPServer {
 	return last
 }
 
-// send starts a conversation with a message and waits for it to settle.
-func (e *env) send(text string, want ...string) (string, *ConversationDetail) {
+// startWith starts a conversation with a message and waits for it to settle.
+func (e *env) startWith(text string, want ...string) (string, *ConversationDetail) {
 	e.t.Helper()
 	c, err := e.svc.CreateConversation(context.Background(), "", "")
 	require.NoError(e.t, err)
@@ -108,7 +108,7 @@ func TestMCPEchoThroughTheAgentLoop(t *testing.T) {
 	_, err := e.svc.SetMCPToolPolicy("everything", "echo", api.PolicyAllow)
 	require.NoError(t, err)
 
-	id, d := e.send("Echo something", chat.StateIdle)
+	id, d := e.startWith("Echo something", chat.StateIdle)
 	assert.Equal(t, "Echo: hello from the model", toolMessage(t, d).Content)
 	assert.Equal(t, "Tool said: Echo: hello from the model", lastMessage(d).Content)
 	// The model was offered the server's tools under their model names.
@@ -165,7 +165,7 @@ func TestMCPFormElicitationThroughACard(t *testing.T) {
 	_, err := e.svc.SetMCPToolPolicy("everything", "trigger-elicitation-request", api.PolicyAllow)
 	require.NoError(t, err)
 
-	id, d := e.send("Ask me for my details", chat.StateAwaitingUserResponse)
+	id, d := e.startWith("Ask me for my details", chat.StateAwaitingUserResponse)
 	card := d.PendingQuestion
 	require.NotNil(t, card)
 	assert.Equal(t, questions.KindElicitation, card.Kind)
@@ -214,7 +214,7 @@ func TestMCPElicitationDeclineAndURLMode(t *testing.T) {
 		action questions.Action
 		want   string
 	}{{questions.ActionAccept, "User completed the URL elicitation flow"}, {questions.ActionDecline, "User declined to open the URL"}} {
-		id, d := e.send("Log me in", chat.StateAwaitingUserResponse)
+		id, d := e.startWith("Log me in", chat.StateAwaitingUserResponse)
 		card := d.PendingQuestion
 		require.NotNil(t, card)
 		assert.Equal(t, questions.ElicitURL, card.Mode)
@@ -244,7 +244,7 @@ func TestMCPApprovalOfFilesystemWrites(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("rejected: nothing written", func(t *testing.T) {
-		id, d := e.send("Write a note", chat.StateAwaitingUserResponse)
+		id, d := e.startWith("Write a note", chat.StateAwaitingUserResponse)
 		card := d.PendingQuestion
 		require.NotNil(t, card)
 		assert.Equal(t, questions.KindApproval, card.Kind)
@@ -263,7 +263,7 @@ func TestMCPApprovalOfFilesystemWrites(t *testing.T) {
 		assert.NoFileExists(t, target)
 	})
 	t.Run("edited arguments that fail the schema: 422, nothing written", func(t *testing.T) {
-		id, d := e.send("Write a note", chat.StateAwaitingUserResponse)
+		id, d := e.startWith("Write a note", chat.StateAwaitingUserResponse)
 		card := d.PendingQuestion
 		_, err := e.svc.Respond(ctx, id, questions.Response{QuestionID: card.ID, Action: questions.ActionApprove,
 			Arguments: json.RawMessage(`{"path":5,"content":"hello"}`)})
@@ -283,7 +283,7 @@ func TestMCPApprovalOfFilesystemWrites(t *testing.T) {
 		assert.NoFileExists(t, target)
 	})
 	t.Run("approved with an edited path: written there", func(t *testing.T) {
-		id, d := e.send("Write a note", chat.StateAwaitingUserResponse)
+		id, d := e.startWith("Write a note", chat.StateAwaitingUserResponse)
 		card := d.PendingQuestion
 		_, err := e.svc.Respond(ctx, id, questions.Response{QuestionID: card.ID, Action: questions.ActionApprove,
 			Arguments: json.RawMessage(`{"path":` + jsonStr(edited) + `,"content":"hello"}`)})
@@ -296,7 +296,7 @@ func TestMCPApprovalOfFilesystemWrites(t *testing.T) {
 		assert.Contains(t, toolMessage(t, d).Content, "Successfully wrote")
 	})
 	t.Run("approve always: the next call runs without a card", func(t *testing.T) {
-		id, d := e.send("Write a note", chat.StateAwaitingUserResponse)
+		id, d := e.startWith("Write a note", chat.StateAwaitingUserResponse)
 		_, err := e.svc.Respond(ctx, id, questions.Response{QuestionID: d.PendingQuestion.ID, Action: questions.ActionApprove, Always: true})
 		require.NoError(t, err)
 		e.waitState(id, chat.StateIdle)
@@ -309,7 +309,7 @@ func TestMCPApprovalOfFilesystemWrites(t *testing.T) {
 				}
 			}
 		}
-		_, d = e.send("Write a note", chat.StateIdle)
+		_, d = e.startWith("Write a note", chat.StateIdle)
 		assert.FileExists(t, target)
 		assert.Nil(t, d.PendingQuestion)
 	})
@@ -326,7 +326,7 @@ func TestMCPPendingApprovalSurvivesARestart(t *testing.T) {
 	e := newMCPEnv(t, callTool("filesystem__write_file", `{"path":`+jsonStr(target)+`,"content":"survived"}`),
 		map[string]mcp.ServerConfig{"filesystem": nodeServer(t, "filesystem", dir)})
 	e.waitConnected("filesystem")
-	id, d := e.send("Write it", chat.StateAwaitingUserResponse)
+	id, d := e.startWith("Write it", chat.StateAwaitingUserResponse)
 	cardID := d.PendingQuestion.ID
 
 	e.close()
@@ -355,7 +355,7 @@ func TestMCPPendingElicitationIsCancelledAtRestart(t *testing.T) {
 	e.waitConnected("everything")
 	_, err := e.svc.SetMCPToolPolicy("everything", "trigger-elicitation-request", api.PolicyAllow)
 	require.NoError(t, err)
-	id, d := e.send("Ask me", chat.StateAwaitingUserResponse)
+	id, d := e.startWith("Ask me", chat.StateAwaitingUserResponse)
 	cardID := d.PendingQuestion.ID
 
 	e.close()
@@ -393,7 +393,7 @@ func TestMCPImagesAndToolErrorsReachTheChat(t *testing.T) {
 		_, err := e.svc.SetMCPToolPolicy("local", tool, api.PolicyAllow)
 		require.NoError(t, err)
 	}
-	_, d := e.send("Show me", chat.StateIdle)
+	_, d := e.startWith("Show me", chat.StateIdle)
 	assert.Equal(t, "Tool said: error: disk quota exceeded", lastMessage(d).Content)
 	var atts []chat.Attachment
 	for _, ev := range e.rec.Events() {

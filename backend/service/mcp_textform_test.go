@@ -37,7 +37,7 @@ func TestMCPToolThroughATextFormCall(t *testing.T) {
 			t.Cleanup(e.close)
 			e.waitConnected("everything")
 
-			id, d := e.send("Echo something", chat.StateAwaitingUserResponse)
+			id, d := e.startWith("Echo something", chat.StateAwaitingUserResponse)
 			require.NotNil(t, d.PendingQuestion, "no approval card: %+v", d)
 			card := d.PendingQuestion
 			assert.Equal(t, questions.KindApproval, card.Kind)

@@ -13,28 +13,38 @@ import (
 
 // model returns the chat model for a profile's model name.
 func (s *Service) model(name string) (llm.Model, error) {
+	base, name, apiKey, err := s.modelTarget(name)
+	if err != nil {
+		return nil, err
+	}
+	return llm.NewOpenAI(llm.Config{BaseURL: base, Model: name, APIKey: apiKey})
+}
+
+// modelTarget resolves a profile's model name ("" = the default) to the
+// server and model that answer.
+func (s *Service) modelTarget(name string) (base, model, apiKey string, err error) {
 	s.mu.Lock()
 	st := s.settings
 	s.mu.Unlock()
 	if name == "" {
 		name = st.Model
 	}
-	base := st.BaseURL
+	base = st.BaseURL
 	if st.DemoMode {
 		d, err := s.demoServer()
 		if err != nil {
-			return nil, err
+			return "", "", "", err
 		}
 		base, name = d.url, "parley-demo"
 	}
 	if name == "" {
 		picked, err := s.pickInstalledModel(base, st.APIKey)
 		if err != nil {
-			return nil, err
+			return "", "", "", err
 		}
 		name = picked
 	}
-	return llm.NewOpenAI(llm.Config{BaseURL: base, Model: name, APIKey: st.APIKey})
+	return base, name, st.APIKey, nil
 }
 
 // pickInstalledModel chooses a model when none is set: the first installed
@@ -67,11 +77,12 @@ func (s *Service) pickInstalledModel(base, apiKey string) (string, error) {
 type ModelInfo struct {
 	Name          string `json:"name"`
 	SupportsTools bool   `json:"supports_tools"`
-	// SupportsVision: the model takes images (known for Ollama only).
-	SupportsVision bool `json:"supports_vision,omitempty"`
 	// ToolsUnknown: the server does not say whether the model can call
 	// tools (OpenAI-compatible servers other than Ollama).
 	ToolsUnknown bool `json:"tools_unknown,omitempty"`
+	// SupportsVision: the model reads images (Ollama's "vision"
+	// capability, or a listing that says so).
+	SupportsVision bool `json:"supports_vision,omitempty"`
 }
 
 // ModelStatus says whether the model server answers, for onboarding.

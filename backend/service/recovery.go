@@ -107,7 +107,8 @@ func (s *Service) redeliverLateAnswers(ctx context.Context) error {
 		return fmt.Errorf("load late answers: %w", err)
 	}
 	for _, c := range cards {
-		msgs, err := s.store.Messages(ctx, c.ConversationID)
+		// Every branch: a turn the user has switched away from was delivered.
+		msgs, err := s.store.AllMessages(ctx, c.ConversationID)
 		if err != nil {
 			return fmt.Errorf("load conversation %s: %w", c.ConversationID, err)
 		}

@@ -46,6 +46,8 @@ type Service struct {
 	mu       sync.Mutex
 	settings Settings // effective: saved + overrides
 	demo     *demoServer
+	// contextLengths caches the models' context windows (server + model -> tokens, 0 = unknown).
+	contextLengths map[string]int
 }
 
 // New opens the services and restores what a previous session left:
@@ -82,6 +84,8 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 		MCP:      s.mcp,
 		Approver: s.qm,
 		Logger:   s.log,
+		// The reply figures show context use where the server tells the window.
+		ContextLength: s.contextLength,
 		// SPEC §8: how each model takes tools, and how well it asks.
 		Capabilities: s.capabilities(ctx),
 		Stats:        s.recordModelStats,

@@ -23,3 +23,20 @@ type ConversationDetail struct {
 	Messages        []chat.Message  `json:"messages"`
 	PendingQuestion *questions.Card `json:"pending_question"`
 }
+
+// SendRequest sends a user message (SPEC §7). ParentID absent (nil) puts it
+// at the end of the visible path; set, it goes under that message ("" = a
+// new first message): an edit is sent under the edited message's
+// parent_id, as a new sibling of it.
+type SendRequest struct {
+	Content     string            `json:"content"`
+	ParentID    *string           `json:"parent_id,omitempty"`
+	Attachments []chat.Attachment `json:"attachments,omitempty"`
+}
+
+// ForkRequest changes the answer of an answered card (SPEC §7): the new
+// answer goes to the model on a new branch.
+type ForkRequest struct {
+	Answers  map[string]questions.AnswerInput `json:"answers"`
+	Comments string                           `json:"comments,omitempty"`
+}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/chat"
@@ -94,3 +95,32 @@ func at(s string) time.Time {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// oldMessage is a message row as schema versions 1 to 3 stored it (before
+// conversations were trees): what an older Parley wrote.
+type oldMessage struct {
+	ID, RunID, Role, Content, ToolCalls, ToolCallID, ToolName string
+}
+
+// insertOldMessage writes m into a database still at version 1 to 3, as
+// that version's AppendMessage did, and bumps the conversation.
+func insertOldMessage(t testing.TB, s *Store, convID string, m oldMessage) {
+	t.Helper()
+	if m.ID == "" {
+		m.ID = uuid.NewString()
+	}
+	null := func(v string) any {
+		if v == "" {
+			return nil
+		}
+		return v
+	}
+	ts := formatTime(now())
+	_, err := s.writer.ExecContext(ctx,
+		`INSERT INTO messages (id, conversation_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.ID, convID, null(m.RunID), m.Role, m.Content, null(m.ToolCalls), null(m.ToolCallID), null(m.ToolName), ts)
+	require.NoError(t, err)
+	_, err = s.writer.ExecContext(ctx, `UPDATE conversations SET updated_at = max(updated_at, ?) WHERE id = ?`, ts, convID)
+	require.NoError(t, err)
+}

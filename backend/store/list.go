@@ -119,10 +119,16 @@ func (s *Store) ListConversations(ctx context.Context, opt ListOptions) ([]chat.
 	if err := rows.Err(); err != nil {
 		return nil, "", fmt.Errorf("list conversations: %w", err)
 	}
-	if len(page) <= limit {
-		return page, "", nil
+	next := ""
+	if len(page) > limit {
+		page = page[:limit]
+		last := page[limit-1]
+		next = listCursor{Pinned: last.Pinned, UpdatedAt: formatTime(last.UpdatedAt), ID: last.ID}.encode()
 	}
-	page = page[:limit]
-	last := page[limit-1]
-	return page, listCursor{Pinned: last.Pinned, UpdatedAt: formatTime(last.UpdatedAt), ID: last.ID}.encode(), nil
+	if strings.TrimSpace(opt.Query) != "" {
+		if err := s.fillMatches(ctx, page, matchExpression(opt.Query)); err != nil {
+			return nil, "", fmt.Errorf("list conversations: %w", err)
+		}
+	}
+	return page, next, nil
 }

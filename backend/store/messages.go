@@ -12,31 +12,103 @@ import (
 	"github.com/parley-app/parley/backend/chat"
 )
 
-const messageColumns = "id, conversation_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at"
+const messageColumns = "id, conversation_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at, parent_id, attachment_count, stats"
 
-// Messages returns the conversation's messages in the order they were
-// appended; chat.ErrNotFound when the conversation does not exist.
+// Messages returns the conversation's visible path (SPEC §7): from a first
+// message down to the conversation's leaf, each message with its parent,
+// its number of siblings and its place among them, and its attachments.
+// chat.ErrNotFound when the conversation does not exist.
 func (s *Store) Messages(ctx context.Context, conversationID string) ([]chat.Message, error) {
-	rows, err := s.readers.QueryContext(ctx,
-		`SELECT `+messageColumns+` FROM messages WHERE conversation_id = ? ORDER BY seq`, conversationID)
+	tx, err := s.readers.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("load messages of %s: %w", conversationID, err)
 	}
-	msgs, err := scanMessages(rows)
+	defer tx.Rollback() //nolint:errcheck // read-only
+	t, err := loadTree(ctx, tx, conversationID)
 	if err != nil {
 		return nil, fmt.Errorf("load messages of %s: %w", conversationID, err)
 	}
-	if len(msgs) == 0 {
-		// Tell "no messages yet" from "no such conversation".
-		if _, err := s.GetConversation(ctx, conversationID); err != nil {
-			return nil, fmt.Errorf("load messages: %w", err)
-		}
+	path := t.path(t.leaf)
+	if err := loadAttachments(ctx, tx, path, t.attachmentCounts); err != nil {
+		return nil, fmt.Errorf("load messages of %s: %w", conversationID, err)
+	}
+	return path, nil
+}
+
+// AllMessages returns every message of the conversation, on every branch,
+// in the order they were stored (a parent always before its children),
+// with their attachments.
+func (s *Store) AllMessages(ctx context.Context, conversationID string) ([]chat.Message, error) {
+	tx, err := s.readers.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("load messages of %s: %w", conversationID, err)
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only
+	msgs, err := allMessages(ctx, tx, conversationID)
+	if err != nil {
+		return nil, fmt.Errorf("load messages of %s: %w", conversationID, err)
 	}
 	return msgs, nil
 }
 
-// AppendMessage stores m at the end of its conversation, filling ID and
-// CreatedAt when empty, and bumps the conversation's updated_at.
+func allMessages(ctx context.Context, q querier, conversationID string) ([]chat.Message, error) {
+	t, err := loadTree(ctx, q, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	for i := range t.msgs {
+		t.fillSiblings(&t.msgs[i])
+	}
+	if err := loadAttachments(ctx, q, t.msgs, t.attachmentCounts); err != nil {
+		return nil, err
+	}
+	return t.msgs, nil
+}
+
+// Message loads one message of a conversation (without attachments);
+// chat.ErrNotFound when the conversation has no such message.
+func (s *Store) Message(ctx context.Context, conversationID, id string) (*chat.Message, error) {
+	rows, err := s.readers.QueryContext(ctx,
+		`SELECT `+messageColumns+` FROM messages WHERE id = ? AND conversation_id = ?`, id, conversationID)
+	if err != nil {
+		return nil, fmt.Errorf("load message %s: %w", id, err)
+	}
+	msgs, _, err := scanMessages(rows)
+	if err != nil {
+		return nil, fmt.Errorf("load message %s: %w", id, err)
+	}
+	if len(msgs) == 0 {
+		return nil, fmt.Errorf("load message %s of conversation %s: %w", id, conversationID, chat.ErrNotFound)
+	}
+	return &msgs[0], nil
+}
+
+// PathTo returns the branch that ends at the message id: its ancestors
+// from a first message down to it, with their attachments.
+func (s *Store) PathTo(ctx context.Context, conversationID, id string) ([]chat.Message, error) {
+	tx, err := s.readers.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("load branch of %s: %w", id, err)
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only
+	t, err := loadTree(ctx, tx, conversationID)
+	if err != nil {
+		return nil, fmt.Errorf("load branch of %s: %w", id, err)
+	}
+	if _, ok := t.byID[id]; !ok {
+		return nil, fmt.Errorf("load branch of message %s: %w", id, chat.ErrNotFound)
+	}
+	path := t.path(id)
+	if err := loadAttachments(ctx, tx, path, t.attachmentCounts); err != nil {
+		return nil, fmt.Errorf("load branch of %s: %w", id, err)
+	}
+	return path, nil
+}
+
+// AppendMessage stores m at the end of its conversation's visible path (its
+// parent is the leaf, or none when the path is empty) and makes it the new
+// leaf, with its attachments. It fills ID, CreatedAt, ParentID, Siblings and
+// SiblingIndex, and bumps the conversation's updated_at.
 func (s *Store) AppendMessage(ctx context.Context, m *chat.Message) error {
 	if err := validateMessage(m); err != nil {
 		return fmt.Errorf("append message: %w", err)
@@ -49,17 +121,101 @@ func (s *Store) AppendMessage(ctx context.Context, m *chat.Message) error {
 		m.CreatedAt = ts
 	}
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx,
-			`UPDATE conversations SET updated_at = max(updated_at, ?) WHERE id = ?`, formatTime(ts), m.ConversationID)
-		if err := checkUpdated(res, err, "conversation", m.ConversationID); err != nil {
+		var leaf sql.NullString
+		err := tx.QueryRowContext(ctx, `SELECT leaf_id FROM conversations WHERE id = ?`, m.ConversationID).Scan(&leaf)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("conversation %s: %w", m.ConversationID, chat.ErrNotFound)
+		}
+		if err != nil {
 			return err
 		}
-		return insertMessage(ctx, tx, m)
+		m.ParentID = leaf.String
+		var older int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE conversation_id = ? AND parent_id IS ?`,
+			m.ConversationID, nullString(m.ParentID)).Scan(&older); err != nil {
+			return err
+		}
+		m.Siblings, m.SiblingIndex = older+1, older
+		if err := insertMessage(ctx, tx, m); err != nil {
+			return err
+		}
+		if older > 0 {
+			// A new branch: it is the one shown under its parent from now on.
+			if err := chooseChild(ctx, tx, m.ConversationID, m.ParentID, m.ID); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE conversations SET leaf_id = ?, updated_at = max(updated_at, ?) WHERE id = ?`,
+			m.ID, formatTime(ts), m.ConversationID)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("append message to %s: %w", m.ConversationID, err)
 	}
 	return nil
+}
+
+// SetLeaf makes the visible path end at the message id ("" = an empty
+// path), so that the next message appended becomes its child: a new branch
+// beside the children it already has (an edit, a regenerated reply, a
+// changed answer). The branch points above it remember the choice.
+func (s *Store) SetLeaf(ctx context.Context, conversationID, id string) error {
+	return s.moveLeaf(ctx, conversationID, id, false)
+}
+
+// SelectBranch makes the path through the message id the visible one: the
+// branch points above it choose it, and below it the path goes on as it was
+// last shown (else by the newest child) to a leaf.
+func (s *Store) SelectBranch(ctx context.Context, conversationID, id string) error {
+	if id == "" {
+		return fmt.Errorf("select branch in %s: empty message id", conversationID)
+	}
+	return s.moveLeaf(ctx, conversationID, id, true)
+}
+
+func (s *Store) moveLeaf(ctx context.Context, conversationID, id string, descend bool) error {
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		sk, err := loadSkeleton(ctx, tx, conversationID)
+		if err != nil {
+			return err
+		}
+		leaf := id
+		if id != "" {
+			if _, ok := sk.parent[id]; !ok {
+				return fmt.Errorf("message %s: %w", id, chat.ErrNotFound)
+			}
+			// Every branch point above chooses the way down to id.
+			for child := id; ; {
+				parent := sk.parent[child]
+				if len(sk.children[parent]) > 1 && sk.choices[parent] != child {
+					if err := chooseChild(ctx, tx, conversationID, parent, child); err != nil {
+						return err
+					}
+				}
+				if parent == "" {
+					break
+				}
+				child = parent
+			}
+			if descend {
+				leaf = sk.descend(id)
+			}
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE conversations SET leaf_id = ? WHERE id = ?`, nullString(leaf), conversationID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("select branch %q in %s: %w", id, conversationID, err)
+	}
+	return nil
+}
+
+func chooseChild(ctx context.Context, tx *sql.Tx, conversationID, parentID, childID string) error {
+	_, err := tx.ExecContext(ctx,
+		`INSERT INTO branch_choices (conversation_id, parent_id, child_id) VALUES (?, ?, ?)
+		 ON CONFLICT (conversation_id, parent_id) DO UPDATE SET child_id = excluded.child_id`,
+		conversationID, parentID, childID)
+	return err
 }
 
 func validateMessage(m *chat.Message) error {
@@ -73,8 +229,9 @@ func validateMessage(m *chat.Message) error {
 	return fmt.Errorf("unknown role %q", m.Role)
 }
 
+// insertMessage stores m with m.ParentID as it is, and its attachments.
 func insertMessage(ctx context.Context, tx *sql.Tx, m *chat.Message) error {
-	var toolCalls any
+	var toolCalls, stats any
 	if len(m.ToolCalls) > 0 {
 		b, err := json.Marshal(m.ToolCalls)
 		if err != nil {
@@ -82,36 +239,72 @@ func insertMessage(ctx context.Context, tx *sql.Tx, m *chat.Message) error {
 		}
 		toolCalls = string(b)
 	}
+	if m.Stats != nil {
+		b, err := json.Marshal(m.Stats)
+		if err != nil {
+			return fmt.Errorf("encode stats: %w", err)
+		}
+		stats = string(b)
+	}
 	_, err := tx.ExecContext(ctx,
-		`INSERT INTO messages (id, conversation_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		`INSERT INTO messages (id, conversation_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at,
+		     parent_id, attachment_count, stats)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		m.ID, m.ConversationID, nullString(m.RunID), m.Role, m.Content, toolCalls,
-		nullString(m.ToolCallID), nullString(m.ToolName), formatTime(m.CreatedAt))
-	return err
+		nullString(m.ToolCallID), nullString(m.ToolName), formatTime(m.CreatedAt),
+		nullString(m.ParentID), len(m.Attachments), stats)
+	if err != nil {
+		return err
+	}
+	for i, a := range m.Attachments {
+		data := a.Data
+		if data == nil {
+			data = []byte{}
+		}
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO attachments (message_id, position, name, mime_type, size, data) VALUES (?, ?, ?, ?, ?, ?)`,
+			m.ID, i, a.Name, a.MIMEType, len(data), data); err != nil {
+			return fmt.Errorf("attachment %d (%s): %w", i, a.Name, err)
+		}
+	}
+	return nil
 }
 
-func scanMessages(rows *sql.Rows) ([]chat.Message, error) {
+// scanMessages reads message rows and how many attachments each has (by id).
+func scanMessages(rows *sql.Rows) ([]chat.Message, map[string]int, error) {
 	defer rows.Close()
 	msgs := []chat.Message{}
+	counts := map[string]int{}
 	for rows.Next() {
 		var m chat.Message
-		var runID, toolCalls, toolCallID, toolName sql.NullString
+		var runID, toolCalls, toolCallID, toolName, parentID, stats sql.NullString
 		var created string
+		var attachments int
 		if err := rows.Scan(&m.ID, &m.ConversationID, &runID, &m.Role, &m.Content,
-			&toolCalls, &toolCallID, &toolName, &created); err != nil {
-			return nil, err
+			&toolCalls, &toolCallID, &toolName, &created, &parentID, &attachments, &stats); err != nil {
+			return nil, nil, err
 		}
-		m.RunID, m.ToolCallID, m.ToolName = runID.String, toolCallID.String, toolName.String
+		m.RunID, m.ToolCallID, m.ToolName, m.ParentID = runID.String, toolCallID.String, toolName.String, parentID.String
+		m.Siblings = 1
 		if toolCalls.Valid {
 			if err := json.Unmarshal([]byte(toolCalls.String), &m.ToolCalls); err != nil {
-				return nil, fmt.Errorf("message %s: decode tool calls: %w", m.ID, err)
+				return nil, nil, fmt.Errorf("message %s: decode tool calls: %w", m.ID, err)
+			}
+		}
+		if stats.Valid {
+			m.Stats = &chat.MessageStats{}
+			if err := json.Unmarshal([]byte(stats.String), m.Stats); err != nil {
+				return nil, nil, fmt.Errorf("message %s: decode stats: %w", m.ID, err)
 			}
 		}
 		var err error
 		if m.CreatedAt, err = parseTime(created); err != nil {
-			return nil, fmt.Errorf("message %s: %w", m.ID, err)
+			return nil, nil, fmt.Errorf("message %s: %w", m.ID, err)
+		}
+		if attachments > 0 {
+			counts[m.ID] = attachments
 		}
 		msgs = append(msgs, m)
 	}
-	return msgs, rows.Err()
+	return msgs, counts, rows.Err()
 }

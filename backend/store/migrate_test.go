@@ -74,9 +74,9 @@ func TestReopenLatestMakesNoBackup(t *testing.T) {
 func fillVersion(t *testing.T, s *Store, v int) (convID string) {
 	t.Helper()
 	c := mustConversation(t, s, "Zeppelin restoration notes")
-	mustAppend(t, s, c.ID, chat.RoleUser, "How do I patch a hydrogen cell?")
-	mustAppend(t, s, c.ID, chat.RoleAssistant, "Use vulcanised rubber patches.")
-	mustAppend(t, s, c.ID, chat.RoleTool, "toolnoise output")
+	insertOldMessage(t, s, c.ID, oldMessage{Role: chat.RoleUser, Content: "How do I patch a hydrogen cell?"})
+	insertOldMessage(t, s, c.ID, oldMessage{Role: chat.RoleAssistant, Content: "Use vulcanised rubber patches."})
+	insertOldMessage(t, s, c.ID, oldMessage{Role: chat.RoleTool, Content: "toolnoise output"})
 	require.NoError(t, s.SaveRun(ctx, &chat.Run{ID: "run-1", ConversationID: c.ID, Status: chat.RunCompleted}))
 	if v < 4 { // before card kinds: the columns of 0001
 		_, err := s.writer.ExecContext(ctx, `INSERT INTO cards (id, conversation_id, run_id, status, questions, answers, created_at)

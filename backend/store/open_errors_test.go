@@ -24,7 +24,12 @@ func parleyFile(t *testing.T, version, messages int) string {
 	s := openAt(t, path, version)
 	c := mustConversation(t, s, "a conversation")
 	for i := range messages {
-		mustAppend(t, s, c.ID, chat.RoleUser, fmt.Sprintf("message %d %s", i, strings.Repeat("x", 200)))
+		text := fmt.Sprintf("message %d %s", i, strings.Repeat("x", 200))
+		if version > 0 && version < latestVersion() {
+			insertOldMessage(t, s, c.ID, oldMessage{Role: chat.RoleUser, Content: text})
+		} else {
+			mustAppend(t, s, c.ID, chat.RoleUser, text)
+		}
 	}
 	require.NoError(t, s.Close())
 	return path

@@ -185,4 +185,5 @@ func scanRun(sc scanner) (chat.Run, error) {
 // querier is *sql.DB or *sql.Tx.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }

@@ -15,9 +15,40 @@ import (
 // is made of and an import stores.
 type Transcript struct {
 	Conversation chat.Conversation
-	Messages     []chat.Message
-	Runs         []chat.Run
-	Cards        []*questions.Card
+	// Messages is the whole tree, in stored order (a parent before its
+	// children), with attachments.
+	Messages []chat.Message
+	// LeafID ends the visible path ("" with messages: the last one).
+	LeafID string
+	// Choices are the children last shown at branch points, by parent id
+	// ("" for the first messages).
+	Choices map[string]string
+	Runs    []chat.Run
+	Cards   []*questions.Card
+}
+
+// VisiblePath returns the messages of the transcript's visible path.
+func (t *Transcript) VisiblePath() []chat.Message {
+	byID := make(map[string]int, len(t.Messages))
+	for i, m := range t.Messages {
+		byID[m.ID] = i
+	}
+	var rev []chat.Message
+	seen := map[string]bool{}
+	for id := t.LeafID; id != "" && !seen[id]; {
+		seen[id] = true
+		i, ok := byID[id]
+		if !ok {
+			break
+		}
+		rev = append(rev, t.Messages[i])
+		id = t.Messages[i].ParentID
+	}
+	path := make([]chat.Message, len(rev))
+	for i, m := range rev {
+		path[len(rev)-1-i] = m
+	}
+	return path
 }
 
 // Transcript reads a conversation and its rows in one read transaction.
@@ -35,13 +66,19 @@ func (s *Store) Transcript(ctx context.Context, id string) (*Transcript, error) 
 	if err != nil {
 		return nil, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages WHERE conversation_id = ? ORDER BY seq`, id)
+	if t.Messages, err = allMessages(ctx, tx, id); err != nil {
+		return nil, err
+	}
+	var leaf sql.NullString
+	if err := tx.QueryRowContext(ctx, `SELECT leaf_id FROM conversations WHERE id = ?`, id).Scan(&leaf); err != nil {
+		return nil, err
+	}
+	t.LeafID = leaf.String
+	sk, err := loadSkeleton(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}
-	if t.Messages, err = scanMessages(rows); err != nil {
-		return nil, err
-	}
+	t.Choices = sk.choices
 	if t.Runs, err = runsOf(ctx, tx, id); err != nil {
 		return nil, err
 	}
@@ -86,12 +123,27 @@ func (s *Store) ImportTranscript(ctx context.Context, t *Transcript) (*chat.Conv
 			conv.ID, conv.Title, conv.Assistant, conv.Pinned, formatTime(conv.CreatedAt), formatTime(conv.UpdatedAt)); err != nil {
 			return fmt.Errorf("conversation: %w", err)
 		}
+		msgIDs := map[string]string{} // old id -> new id
 		for i, m := range t.Messages {
+			parent := ""
+			if m.ParentID != "" {
+				var ok bool
+				if parent, ok = msgIDs[m.ParentID]; !ok {
+					return fmt.Errorf("messages[%d]: parent %q is not an earlier message", i, m.ParentID)
+				}
+			}
 			msg := &chat.Message{ID: uuid.NewString(), ConversationID: conv.ID, RunID: newRunID(m.RunID), Role: m.Role,
-				Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName, CreatedAt: m.CreatedAt}
+				Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName, CreatedAt: m.CreatedAt,
+				ParentID: parent, Attachments: m.Attachments, Stats: m.Stats}
 			if err := insertMessage(ctx, tx, msg); err != nil {
 				return fmt.Errorf("messages[%d]: %w", i, err)
 			}
+			if m.ID != "" {
+				msgIDs[m.ID] = msg.ID
+			}
+		}
+		if err := importBranches(ctx, tx, conv.ID, t, msgIDs); err != nil {
+			return err
 		}
 		for i, r := range t.Runs {
 			run := &chat.Run{ID: newRunID(r.ID), ConversationID: conv.ID, Status: r.Status, ResumedFrom: newRunID(r.ResumedFrom),
@@ -120,6 +172,31 @@ func (s *Store) ImportTranscript(ctx context.Context, t *Transcript) (*chat.Conv
 		return nil, fmt.Errorf("import conversation: %w", err)
 	}
 	return conv, nil
+}
+
+// importBranches stores the imported tree's branch choices and leaf (the
+// last message when the transcript names none).
+func importBranches(ctx context.Context, tx *sql.Tx, convID string, t *Transcript, msgIDs map[string]string) error {
+	for parent, child := range t.Choices {
+		newParent, newChild := "", msgIDs[child]
+		if parent != "" {
+			newParent = msgIDs[parent]
+		}
+		if newChild == "" || parent != "" && newParent == "" {
+			continue // a choice of messages not in the file means nothing
+		}
+		if err := chooseChild(ctx, tx, convID, newParent, newChild); err != nil {
+			return fmt.Errorf("branch choice: %w", err)
+		}
+	}
+	leaf := msgIDs[t.LeafID]
+	if leaf == "" && len(t.Messages) > 0 {
+		leaf = msgIDs[t.Messages[len(t.Messages)-1].ID]
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE conversations SET leaf_id = ? WHERE id = ?`, nullString(leaf), convID); err != nil {
+		return fmt.Errorf("leaf: %w", err)
+	}
+	return nil
 }
 
 func isLiveRunStatus(status string) bool {

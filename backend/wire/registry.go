@@ -45,11 +45,18 @@ var Wire = Registry{
 		// Conversations and messages.
 		{Name: "ToolCall", Go: typeOf[chat.ToolCall]()},
 		{Name: "Attachment", Go: typeOf[chat.Attachment]()},
+		{Name: "MessageStats", Go: typeOf[chat.MessageStats]()},
+		{Name: "SearchMatch", Go: typeOf[chat.SearchMatch]()},
 		{Name: "Message", Go: typeOf[chat.Message](), Fields: map[string]string{"role": "Role"}},
 		{Name: "Conversation", Go: typeOf[chat.Conversation]()},
 		{Name: "ConversationDetail", Go: typeOf[service.ConversationDetail](), Fields: map[string]string{"state": "RunState"}},
 		{Name: "ConversationPage", Go: typeOf[service.ConversationPage]()},
 		{Name: "RunStarted", Go: typeOf[api.RunStarted]()},
+		// Conversation control (SPEC §7).
+		{Name: "SendMessageRequest", Go: typeOf[service.SendRequest]()},
+		{Name: "RegenerateRequest", Go: typeOf[api.RegenerateRequest]()},
+		{Name: "BranchRequest", Go: typeOf[api.BranchRequest]()},
+		{Name: "ForkRequest", Go: typeOf[service.ForkRequest]()},
 		// Assistants, models and settings.
 		{Name: "Profile", Go: typeOf[agent.Profile](), Fields: map[string]string{"tool_calling": "ToolCalling"}},
 		{Name: "ToolInfo", Go: typeOf[service.ToolInfo]()},
@@ -89,6 +96,9 @@ var Wire = Registry{
 	},
 	Consts: []Const{
 		{Name: "ASK_TOOL", Value: questions.ToolName},
+		// The marks around the matched words of a search snippet.
+		{Name: "SNIPPET_OPEN", Value: chat.SnippetOpen},
+		{Name: "SNIPPET_CLOSE", Value: chat.SnippetClose},
 		// The profile new conversations use; deleting it resets it to its defaults.
 		{Name: "DEFAULT_PROFILE", Value: agent.DefaultProfileName},
 		// Sent back for a secret env/header value of an MCP server that is left unchanged.
@@ -100,6 +110,11 @@ var Wire = Registry{
 		{"maxPageSize", api.MaxPageSize},
 		{"maxBodyBytes", api.MaxBodyBytes},
 		{"maxImportBytes", api.MaxImportBytes},
+		{"maxAttachments", api.MaxAttachments},
+		{"maxTextFileBytes", api.MaxTextFileBytes},
+		{"maxImageBytes", api.MaxImageBytes},
+		{"maxAttachmentsBytes", api.MaxAttachmentsBytes},
+		{"maxMessageBodyBytes", api.MaxMessageBodyBytes},
 		{"maxQuestions", questions.MaxQuestions},
 		{"maxQuestionLen", questions.MaxQuestionLen},
 		{"maxHeaderLen", questions.MaxHeaderLen},

@@ -118,6 +118,22 @@ export interface Attachment {
   data?: string
 }
 
+export interface MessageStats {
+  model?: string
+  time_to_first_token_ms: number
+  duration_ms: number
+  tokens_per_second: number
+  prompt_tokens: number
+  completion_tokens: number
+  estimated?: boolean
+  context_length?: number
+}
+
+export interface SearchMatch {
+  message_id?: string
+  snippet: string
+}
+
 export interface Message {
   id: string
   conversationId: string
@@ -129,6 +145,10 @@ export interface Message {
   tool_name?: string
   created_at: string
   attachments?: Attachment[]
+  parent_id: string
+  siblings: number
+  sibling_index: number
+  stats?: MessageStats
 }
 
 export interface Conversation {
@@ -138,6 +158,7 @@ export interface Conversation {
   pinned: boolean
   created_at: string
   updated_at: string
+  match?: SearchMatch
 }
 
 export interface ConversationDetail {
@@ -147,6 +168,7 @@ export interface ConversationDetail {
   pinned: boolean
   created_at: string
   updated_at: string
+  match?: SearchMatch
   state: RunState
   error?: string
   messages: Message[]
@@ -160,6 +182,26 @@ export interface ConversationPage {
 
 export interface RunStarted {
   run_id: string
+}
+
+export interface SendMessageRequest {
+  content: string
+  parent_id?: string
+  attachments?: Attachment[]
+}
+
+export interface RegenerateRequest {
+  message_id: string
+  model?: string
+}
+
+export interface BranchRequest {
+  message_id: string
+}
+
+export interface ForkRequest {
+  answers: Record<string, AnswerInput>
+  comments?: string
 }
 
 export interface Profile {
@@ -178,8 +220,8 @@ export interface ToolInfo {
 export interface ModelInfo {
   name: string
   supports_tools: boolean
-  supports_vision?: boolean
   tools_unknown?: boolean
+  supports_vision?: boolean
 }
 
 export interface ModelStatus {
@@ -344,6 +386,10 @@ export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 
 
 export const ASK_TOOL = 'ask_user_question'
 
+export const SNIPPET_OPEN = '[['
+
+export const SNIPPET_CLOSE = ']]'
+
 export const DEFAULT_PROFILE = 'default'
 
 export const MCP_SECRET_MASK = '********'
@@ -353,6 +399,11 @@ export const LIMITS = {
   maxPageSize: 200,
   maxBodyBytes: 1048576,
   maxImportBytes: 67108864,
+  maxAttachments: 8,
+  maxTextFileBytes: 1048576,
+  maxImageBytes: 5242880,
+  maxAttachmentsBytes: 10485760,
+  maxMessageBodyBytes: 15029588,
   maxQuestions: 4,
   maxQuestionLen: 500,
   maxHeaderLen: 12,

@@ -79,17 +79,17 @@ describe('renderMarkdown', () => {
 describe('assistant and user messages in the DOM', () => {
   it('the assistant text is sanitized Markdown; the user text is plain text', () => {
     const text = ATTACKS.join('\n\n')
-    const a = mount(MessageItem, { props: { message: { id: '1', conversationId: 'c1', role: 'assistant', content: `# Title\n\n${text}`, created_at: '' } }, global: { plugins: [env.pinia] } })
+    const a = mount(MessageItem, { props: { message: { id: '1', conversationId: 'c1', role: 'assistant', content: `# Title\n\n${text}`, created_at: '', parent_id: '', siblings: 1, sibling_index: 0 } }, global: { plugins: [env.pinia] } })
     expect(a.find('h1').text()).toBe('Title')
     inert(a.element)
-    const u = mount(MessageItem, { props: { message: { id: '2', conversationId: 'c1', role: 'user', content: `**not bold** ${text}`, created_at: '' } }, global: { plugins: [env.pinia] } })
+    const u = mount(MessageItem, { props: { message: { id: '2', conversationId: 'c1', role: 'user', content: `**not bold** ${text}`, created_at: '', parent_id: '', siblings: 1, sibling_index: 0 } }, global: { plugins: [env.pinia] } })
     expect(u.find('strong').exists()).toBe(false)
     expect(u.text()).toContain('**not bold** <img src=x onerror=alert(1)>')
     inert(u.element)
   })
 
   it('collapses other tool results', () => {
-    const w = mount(MessageItem, { props: { message: { id: '3', conversationId: 'c1', role: 'tool', tool_name: 'web_search', content: '<img src=x onerror=alert(1)> result', created_at: '' } }, global: { plugins: [env.pinia] } })
+    const w = mount(MessageItem, { props: { message: { id: '3', conversationId: 'c1', role: 'tool', tool_name: 'web_search', content: '<img src=x onerror=alert(1)> result', created_at: '', parent_id: '', siblings: 1, sibling_index: 0 } }, global: { plugins: [env.pinia] } })
     const details = w.find('details')
     expect(details.exists()).toBe(true)
     expect((details.element as HTMLDetailsElement).open).toBe(false)

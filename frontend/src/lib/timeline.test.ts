@@ -4,7 +4,7 @@ import { cardFromEvent, normalizeQuestion, questionsFromArguments } from './card
 import { makeCard } from '../test-utils'
 import type { Message } from '../types'
 
-const msg = (m: Partial<Message> & Pick<Message, 'id' | 'role'>): Message => ({ content: '', created_at: '', ...m })
+const msg = (m: Partial<Message> & Pick<Message, 'id' | 'role'>): Message => ({ content: '', created_at: '', parent_id: '', siblings: 1, sibling_index: 0, ...m })
 const askArgs = JSON.stringify({ questions: [{ question: 'Size?', options: ['S', 'M'] }] })
 
 describe('buildTimeline', () => {

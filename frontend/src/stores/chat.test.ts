@@ -56,7 +56,7 @@ describe('chat store', () => {
     const chat = useChatStore()
     await chat.open('c1')
     chat.onDelta({ conversationId: 'c1', delta: 'Hi', messageId: 'm3' })
-    chat.onDone({ conversationId: 'c1', message: { id: 'm3', conversationId: 'c1', role: 'assistant', content: 'Hi!', created_at: 'x' } })
+    chat.onDone({ conversationId: 'c1', message: { id: 'm3', conversationId: 'c1', role: 'assistant', content: 'Hi!', created_at: 'x', parent_id: '', siblings: 1, sibling_index: 0 } })
     expect(chat.streams.c1).toBeUndefined()
     expect(chat.messagesFor('c1').at(-1)).toMatchObject({ id: 'm3', role: 'assistant', content: 'Hi!' })
     // the same message again is not duplicated
@@ -219,7 +219,7 @@ describe('chat store', () => {
     expect(chat.streams.c1).toEqual({ text: 'second', messageId: 'a2' })
     expect(chat.messagesFor('c1').at(-1)).toMatchObject({ id: 'a1', content: 'first step' })
     // its message:done replaces it in place, and a retry does not drop it as a broken partial
-    chat.onDone({ conversationId: 'c1', message: { id: 'a1', conversationId: 'c1', role: 'assistant', content: 'first step, done', created_at: 'x' } })
+    chat.onDone({ conversationId: 'c1', message: { id: 'a1', conversationId: 'c1', role: 'assistant', content: 'first step, done', created_at: 'x', parent_id: '', siblings: 1, sibling_index: 0 } })
     expect(chat.messagesFor('c1').filter((m) => m.id === 'a1').map((m) => m.content)).toEqual(['first step, done'])
     chat.onState({ conversationId: 'c1', state: 'error' })
     await chat.retry('c1')

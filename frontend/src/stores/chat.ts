@@ -67,6 +67,11 @@ export function messageFromDone(p: MessageDoneEvent | (Partial<Message> & { conv
     role,
     content: typeof raw.content === 'string' ? raw.content : '',
     created_at: raw.created_at || new Date().toISOString(),
+    parent_id: raw.parent_id ?? '',
+    siblings: raw.siblings ?? 1,
+    sibling_index: raw.sibling_index ?? 0,
+    ...(raw.stats ? { stats: raw.stats } : {}),
+    ...(raw.attachments?.length ? { attachments: raw.attachments } : {}),
     ...(raw.run_id ? { run_id: raw.run_id } : {}),
     ...(raw.tool_calls?.length ? { tool_calls: raw.tool_calls } : {}),
     ...(raw.tool_call_id ? { tool_call_id: raw.tool_call_id } : {}),
@@ -156,6 +161,9 @@ export const useChatStore = defineStore('chat', {
         role: 'user',
         content: text,
         created_at: new Date().toISOString(),
+        parent_id: this.listOf(id).at(-1)?.id ?? '',
+        siblings: 1,
+        sibling_index: 0,
         local: 'sending',
       }
       this.listOf(id).push(local)
@@ -348,6 +356,9 @@ export const useChatStore = defineStore('chat', {
         role: 'assistant',
         content: buf.text,
         created_at: new Date().toISOString(),
+        parent_id: list.at(-1)?.id ?? '',
+        siblings: 1,
+        sibling_index: 0,
       })
     },
   },

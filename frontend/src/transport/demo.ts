@@ -49,7 +49,7 @@ class DemoTransport extends FakeTransport {
     }
   }
 
-  private finish(conversationId: string, partial: Omit<Message, 'id' | 'created_at' | 'conversationId'>): Message {
+  private finish(conversationId: string, partial: Omit<Message, 'id' | 'created_at' | 'conversationId' | 'parent_id' | 'siblings' | 'sibling_index'>): Message {
     const m = this.addMessage(conversationId, partial)
     this.emit('message:done', { conversationId, message: { ...m, conversationId } })
     return m

@@ -149,6 +149,9 @@ export class FakeTransport implements Transport {
       id: partial.id ?? fakeId('msg'),
       content: '',
       created_at: new Date().toISOString(),
+      parent_id: this.mustGet(conversationId).messages.at(-1)?.id ?? '',
+      siblings: 1,
+      sibling_index: 0,
       ...partial,
       conversationId,
     }

@@ -36,7 +36,7 @@ const log = () => document.querySelector<HTMLElement>('[role="log"]')!
 const occurrences = (text: string) => (document.body.textContent ?? '').split(text).length - 1
 
 const reply = (conversationId: string, id: string, content: string) =>
-  env.fake.emit('message:done', { conversationId, message: { id, conversationId, role: 'assistant', content, created_at: '2025-01-01T00:00:00Z' } })
+  env.fake.emit('message:done', { conversationId, message: { id, conversationId, role: 'assistant', content, created_at: '2025-01-01T00:00:00Z', parent_id: '', siblings: 1, sibling_index: 0 } })
 
 describe('announcing finished replies to screen readers (the log pattern)', () => {
   it('the log is polite for additions, busy while a reply streams, and the finished reply is in the document once', async () => {

@@ -52,7 +52,7 @@ describe('MessageList', () => {
 
     env.fake.emit('message:done', {
       conversationId: 'c1',
-      message: { id: 'a1', conversationId: 'c1', role: 'assistant', content: 'Let me ask. More text arrives', created_at: '', tool_calls: [{ id: 'call-1', name: 'ask_user_question', arguments: '{}' }] },
+      message: { id: 'a1', conversationId: 'c1', role: 'assistant', content: 'Let me ask. More text arrives', created_at: '', parent_id: '', siblings: 1, sibling_index: 0, tool_calls: [{ id: 'call-1', name: 'ask_user_question', arguments: '{}' }] },
     })
     env.fake.emit('conversation:state', { conversationId: 'c1', state: 'awaiting_user_response' })
     await settle()
