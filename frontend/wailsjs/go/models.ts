@@ -42,6 +42,38 @@ export namespace api {
 
 export namespace chat {
 	
+	export class Attachment {
+	    name: string;
+	    mime_type: string;
+	    size: number;
+	    data?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Attachment(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.mime_type = source["mime_type"];
+	        this.size = source["size"];
+	        this.data = source["data"];
+	    }
+	}
+	export class SearchMatch {
+	    message_id?: string;
+	    snippet: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchMatch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.message_id = source["message_id"];
+	        this.snippet = source["snippet"];
+	    }
+	}
 	export class Conversation {
 	    id: string;
 	    title: string;
@@ -51,6 +83,7 @@ export namespace chat {
 	    created_at: any;
 	    // Go type: time
 	    updated_at: any;
+	    match?: SearchMatch;
 	
 	    static createFrom(source: any = {}) {
 	        return new Conversation(source);
@@ -64,6 +97,7 @@ export namespace chat {
 	        this.pinned = source["pinned"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.match = this.convertValues(source["match"], SearchMatch);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -83,6 +117,32 @@ export namespace chat {
 		    }
 		    return a;
 		}
+	}
+	export class MessageStats {
+	    model?: string;
+	    time_to_first_token_ms: number;
+	    duration_ms: number;
+	    tokens_per_second: number;
+	    prompt_tokens: number;
+	    completion_tokens: number;
+	    estimated?: boolean;
+	    context_length?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new MessageStats(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.time_to_first_token_ms = source["time_to_first_token_ms"];
+	        this.duration_ms = source["duration_ms"];
+	        this.tokens_per_second = source["tokens_per_second"];
+	        this.prompt_tokens = source["prompt_tokens"];
+	        this.completion_tokens = source["completion_tokens"];
+	        this.estimated = source["estimated"];
+	        this.context_length = source["context_length"];
+	    }
 	}
 	export class ToolCall {
 	    id: string;
@@ -111,6 +171,11 @@ export namespace chat {
 	    tool_name?: string;
 	    // Go type: time
 	    created_at: any;
+	    attachments?: Attachment[];
+	    parent_id: string;
+	    siblings: number;
+	    sibling_index: number;
+	    stats?: MessageStats;
 	
 	    static createFrom(source: any = {}) {
 	        return new Message(source);
@@ -127,6 +192,11 @@ export namespace chat {
 	        this.tool_call_id = source["tool_call_id"];
 	        this.tool_name = source["tool_name"];
 	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.attachments = this.convertValues(source["attachments"], Attachment);
+	        this.parent_id = source["parent_id"];
+	        this.siblings = source["siblings"];
+	        this.sibling_index = source["sibling_index"];
+	        this.stats = this.convertValues(source["stats"], MessageStats);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -147,6 +217,8 @@ export namespace chat {
 		    return a;
 		}
 	}
+	
+	
 
 }
 
@@ -164,6 +236,42 @@ export namespace questions {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.selected = source["selected"];
 	        this.custom = source["custom"];
+	    }
+	}
+	export class ApprovalTool {
+	    server: string;
+	    name: string;
+	    description: string;
+	    arguments: number[];
+	    input_schema: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ApprovalTool(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.arguments = source["arguments"];
+	        this.input_schema = source["input_schema"];
+	    }
+	}
+	export class Source {
+	    type: string;
+	    server?: string;
+	    tool?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Source(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.server = source["server"];
+	        this.tool = source["tool"];
 	    }
 	}
 	export class Option {
@@ -235,6 +343,18 @@ export namespace questions {
 	    comments?: string;
 	    // Go type: time
 	    answered_at?: any;
+	    kind: string;
+	    source?: Source;
+	    tool?: ApprovalTool;
+	    approved_arguments?: number[];
+	    reason?: string;
+	    always?: boolean;
+	    server?: string;
+	    message?: string;
+	    mode?: string;
+	    schema?: number[];
+	    url?: string;
+	    content?: number[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Card(source);
@@ -253,6 +373,18 @@ export namespace questions {
 	        this.answers = source["answers"];
 	        this.comments = source["comments"];
 	        this.answered_at = this.convertValues(source["answered_at"], null);
+	        this.kind = source["kind"];
+	        this.source = this.convertValues(source["source"], Source);
+	        this.tool = this.convertValues(source["tool"], ApprovalTool);
+	        this.approved_arguments = source["approved_arguments"];
+	        this.reason = source["reason"];
+	        this.always = source["always"];
+	        this.server = source["server"];
+	        this.message = source["message"];
+	        this.mode = source["mode"];
+	        this.schema = source["schema"];
+	        this.url = source["url"];
+	        this.content = source["content"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -280,6 +412,10 @@ export namespace questions {
 	    action: string;
 	    answers?: Record<string, AnswerInput>;
 	    comments?: string;
+	    arguments?: number[];
+	    always?: boolean;
+	    reason?: string;
+	    content?: number[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Response(source);
@@ -291,6 +427,10 @@ export namespace questions {
 	        this.action = source["action"];
 	        this.answers = this.convertValues(source["answers"], AnswerInput, true);
 	        this.comments = source["comments"];
+	        this.arguments = source["arguments"];
+	        this.always = source["always"];
+	        this.reason = source["reason"];
+	        this.content = source["content"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -325,6 +465,7 @@ export namespace service {
 	    created_at: any;
 	    // Go type: time
 	    updated_at: any;
+	    match?: chat.SearchMatch;
 	    state: string;
 	    error?: string;
 	    messages: chat.Message[];
@@ -342,6 +483,7 @@ export namespace service {
 	        this.pinned = source["pinned"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.match = this.convertValues(source["match"], chat.SearchMatch);
 	        this.state = source["state"];
 	        this.error = source["error"];
 	        this.messages = this.convertValues(source["messages"], chat.Message);
@@ -398,10 +540,43 @@ export namespace service {
 		    return a;
 		}
 	}
+	export class ForkRequest {
+	    answers: Record<string, questions.AnswerInput>;
+	    comments?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ForkRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.answers = this.convertValues(source["answers"], questions.AnswerInput, true);
+	        this.comments = source["comments"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ModelInfo {
 	    name: string;
 	    supports_tools: boolean;
 	    tools_unknown?: boolean;
+	    supports_vision?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new ModelInfo(source);
@@ -412,6 +587,7 @@ export namespace service {
 	        this.name = source["name"];
 	        this.supports_tools = source["supports_tools"];
 	        this.tools_unknown = source["tools_unknown"];
+	        this.supports_vision = source["supports_vision"];
 	    }
 	}
 	export class ModelStatus {
@@ -436,6 +612,40 @@ export namespace service {
 	        this.ollama = source["ollama"];
 	        this.message = source["message"];
 	        this.models = this.convertValues(source["models"], ModelInfo);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SendRequest {
+	    content: string;
+	    parent_id?: string;
+	    attachments?: chat.Attachment[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SendRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.content = source["content"];
+	        this.parent_id = source["parent_id"];
+	        this.attachments = this.convertValues(source["attachments"], chat.Attachment);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
