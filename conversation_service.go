@@ -63,6 +63,38 @@ func (c *ConversationService) SendMessage(id, content string) (map[string]string
 	return map[string]string{"run_id": runID}, nil
 }
 
+// Send stores a user message, with its files and optionally under an
+// earlier message (an edit: SPEC §7), and starts a run; it returns
+// {"run_id": ...}.
+func (c *ConversationService) Send(id string, req service.SendRequest) (map[string]string, error) {
+	return runStarted(c.svc.Send(c.ctx, id, req))
+}
+
+// Regenerate asks for a new reply beside the reply of messageID, by model
+// when given (else the conversation's); it returns {"run_id": ...}.
+func (c *ConversationService) Regenerate(id, messageID, model string) (map[string]string, error) {
+	return runStarted(c.svc.Regenerate(c.ctx, id, messageID, model))
+}
+
+// SelectBranch makes the path through messageID the visible one and returns
+// the conversation.
+func (c *ConversationService) SelectBranch(id, messageID string) (*service.ConversationDetail, error) {
+	return c.svc.SelectBranch(c.ctx, id, messageID)
+}
+
+// ForkQuestion changes the answer of an answered card on a new branch; it
+// returns {"run_id": ...}.
+func (c *ConversationService) ForkQuestion(id, questionID string, req service.ForkRequest) (map[string]string, error) {
+	return runStarted(c.svc.ForkQuestion(c.ctx, id, questionID, req))
+}
+
+func runStarted(runID string, err error) (map[string]string, error) {
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"run_id": runID}, nil
+}
+
 // Retry runs the model again on the saved history; it returns
 // {"run_id": ...}.
 func (c *ConversationService) Retry(id string) (map[string]string, error) {

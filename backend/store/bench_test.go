@@ -29,7 +29,7 @@ func bulkConversations(b *testing.B, s *Store, n, msgsEach int) {
 		if err != nil {
 			return err
 		}
-		msgStmt, err := tx.Prepare(`INSERT INTO messages (id, conversation_id, role, content, created_at) VALUES (?, ?, ?, ?, ?)`)
+		msgStmt, err := tx.Prepare(`INSERT INTO messages (id, conversation_id, role, content, created_at, parent_id) VALUES (?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -40,6 +40,7 @@ func bulkConversations(b *testing.B, s *Store, n, msgsEach int) {
 			if _, err := convStmt.Exec(id, title, i%97 == 0, ts, ts); err != nil {
 				return err
 			}
+			parent := ""
 			for j := range msgsEach {
 				role, text := chat.RoleUser, fmt.Sprintf("Could you help with my %s and %s? Message %d.",
 					benchWords[(i+j)%len(benchWords)], benchWords[(i*3+j)%len(benchWords)], j)
@@ -51,9 +52,14 @@ func bulkConversations(b *testing.B, s *Store, n, msgsEach int) {
 				if i%100 == 0 && j == 0 {
 					text += " Also, how do I run this on kubernetes?"
 				}
-				if _, err := msgStmt.Exec(uuid.NewString(), id, role, text, ts); err != nil {
+				msgID := uuid.NewString()
+				if _, err := msgStmt.Exec(msgID, id, role, text, ts, nullString(parent)); err != nil {
 					return err
 				}
+				parent = msgID
+			}
+			if _, err := tx.Exec(`UPDATE conversations SET leaf_id = ? WHERE id = ?`, nullString(parent), id); err != nil {
+				return err
 			}
 		}
 		return nil

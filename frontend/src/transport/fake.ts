@@ -33,6 +33,7 @@ import type {
   SettingsExport,
   ToolInfo,
 } from '../types'
+import type { ForkRequest, SendMessageRequest } from '../api/wire.gen'
 import { DEFAULT_PROFILE, isRunActive } from '../types'
 import { isAnswerable, normalizeCard } from '../lib/cards'
 import { DEFAULT_SETTINGS } from '../lib/settings'
@@ -273,6 +274,81 @@ export class FakeTransport implements Transport {
     this.setState(id, 'requesting')
     this.onSend?.(id, content)
     return { run_id: runId }
+  }
+
+  async sendWith(id: string, req: SendMessageRequest): Promise<{ run_id: string }> {
+    if (req.parent_id === undefined && !req.attachments?.length) return this.sendMessage(id, req.content)
+    await this.enter('sendWith', [id, req])
+    const d = this.mustGet(id)
+    if (isRunActive(d.state)) throw new TransportError('a run is already active in this conversation', 409)
+    if (!req.content.trim() && !req.attachments?.length) throw new TransportError('content must not be empty', 400)
+    // The fake keeps the visible path only: a new branch replaces what follows its parent.
+    const sibling = req.parent_id === undefined ? undefined : this.branchAt(d, req.parent_id)
+    this.addMessage(id, {
+      role: 'user',
+      content: req.content,
+      ...(req.attachments?.length ? { attachments: req.attachments } : {}),
+      ...(sibling ? { parent_id: req.parent_id, siblings: sibling.siblings + 1, sibling_index: sibling.siblings } : {}),
+    })
+    this.setState(id, 'requesting')
+    this.onSend?.(id, req.content)
+    return { run_id: fakeId('run') }
+  }
+
+  async regenerate(id: string, messageId: string, model = ''): Promise<{ run_id: string }> {
+    await this.enter('regenerate', [id, messageId, model])
+    const d = this.mustGet(id)
+    if (isRunActive(d.state)) throw new TransportError('a run is already active in this conversation', 409)
+    const at = d.messages.findIndex((m) => m.id === messageId)
+    if (at < 0) throw new TransportError(`message ${messageId} not found`, 404)
+    if (d.messages[at].role === 'user') throw new TransportError('regenerate takes a reply of the assistant', 400)
+    const user = d.messages.slice(0, at).map((m) => m.role).lastIndexOf('user')
+    if (user < 0) throw new TransportError('this reply answers no message of yours', 400)
+    this.branchAt(d, d.messages[user].id)
+    this.setState(id, 'requesting')
+    this.onRetry?.(id, d.messages[user].content)
+    return { run_id: fakeId('run') }
+  }
+
+  async selectBranch(id: string, messageId: string): Promise<ConversationDetail> {
+    await this.enter('selectBranch', [id, messageId])
+    const d = this.mustGet(id)
+    if (isRunActive(d.state)) throw new TransportError('a run is already active in this conversation', 409)
+    if (!d.messages.some((m) => m.id === messageId)) throw new TransportError(`message ${messageId} not found`, 404)
+    return structuredClone(d)
+  }
+
+  async forkQuestion(id: string, questionId: string, req: ForkRequest): Promise<{ run_id: string }> {
+    await this.enter('forkQuestion', [id, questionId, req])
+    const d = this.mustGet(id)
+    const card = this.cards.get(questionId)
+    if (!card || card.conversationId !== id) throw new TransportError(`question ${questionId} not found`, 404)
+    if (isRunActive(d.state) || card.status === 'pending') throw new TransportError('a run is already active in this conversation', 409)
+    const result = d.messages.find((m) => m.role === 'tool' && m.tool_call_id === card.tool_call_id)
+    if (!result) throw new TransportError('this card has no answer to change', 409)
+    const answers: Record<string, string> = {}
+    for (const [q, a] of Object.entries(req.answers)) answers[q] = [...(a.selected ?? []), ...(a.custom ? [a.custom] : [])].join(', ')
+    const sibling = this.branchAt(d, result.parent_id)
+    this.addMessage(id, {
+      role: 'tool',
+      tool_call_id: result.tool_call_id,
+      tool_name: result.tool_name,
+      content: JSON.stringify({ answers, ...(req.comments ? { comments: req.comments } : {}) }),
+      parent_id: result.parent_id,
+      siblings: sibling.siblings + 1,
+      sibling_index: sibling.siblings,
+    })
+    this.setState(id, 'requesting')
+    return { run_id: fakeId('run') }
+  }
+
+  /** Cuts the visible path after parentId ("" = before the first message); returns how many children it had. */
+  private branchAt(d: ConversationDetail, parentId: string): { siblings: number } {
+    const at = parentId === '' ? -1 : d.messages.findIndex((m) => m.id === parentId)
+    if (parentId !== '' && at < 0) throw new TransportError(`message ${parentId} not found`, 404)
+    const next = d.messages[at + 1]
+    d.messages.splice(at + 1)
+    return { siblings: next ? next.siblings : 0 }
   }
 
   async retry(id: string): Promise<{ run_id: string }> {

@@ -29,6 +29,7 @@ import {
   type SettingsExport,
   type ToolInfo,
 } from '../types'
+import type { ForkRequest, SendMessageRequest } from '../api/wire.gen'
 import { normalizeSettings } from '../lib/settings'
 import { normalizeImportResult, normalizeMCPServer } from '../lib/mcp'
 import { browserCopy, Emitter, isSafeExternalUrl, normalizeProfile, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
@@ -168,6 +169,25 @@ export class HttpTransport implements Transport {
 
   async sendMessage(id: string, content: string): Promise<{ run_id: string }> {
     const res = await this.request<{ run_id?: string }>('POST', this.conv(id, '/messages'), { content })
+    return { run_id: res?.run_id ?? '' }
+  }
+
+  async sendWith(id: string, req: SendMessageRequest): Promise<{ run_id: string }> {
+    const res = await this.request<{ run_id?: string }>('POST', this.conv(id, '/messages'), req)
+    return { run_id: res?.run_id ?? '' }
+  }
+
+  async regenerate(id: string, messageId: string, model = ''): Promise<{ run_id: string }> {
+    const res = await this.request<{ run_id?: string }>('POST', this.conv(id, '/regenerate'), { message_id: messageId, ...(model ? { model } : {}) })
+    return { run_id: res?.run_id ?? '' }
+  }
+
+  async selectBranch(id: string, messageId: string): Promise<ConversationDetail> {
+    return this.request<ConversationDetail>('PUT', this.conv(id, '/branch'), { message_id: messageId })
+  }
+
+  async forkQuestion(id: string, questionId: string, req: ForkRequest): Promise<{ run_id: string }> {
+    const res = await this.request<{ run_id?: string }>('POST', this.conv(id, `/questions/${encodeURIComponent(questionId)}/fork`), req)
     return { run_id: res?.run_id ?? '' }
   }
 

@@ -28,6 +28,7 @@ import type {
   SettingsExport,
   ToolInfo,
 } from '../types'
+import type { ForkRequest, SendMessageRequest } from '../api/wire.gen'
 
 export type Unsubscribe = () => void
 export type EventHandler<E extends EventName> = (payload: EventMap[E]) => void
@@ -51,6 +52,17 @@ export interface Transport {
   setAssistant(id: string, assistant: string): Promise<Conversation | void>
   deleteConversation(id: string): Promise<void>
   sendMessage(id: string, content: string): Promise<{ run_id: string }>
+  /**
+   * Sends a message with files, or under an earlier message (SPEC §7:
+   * `parent_id` set = an edit, "" = a new first message).
+   */
+  sendWith(id: string, req: SendMessageRequest): Promise<{ run_id: string }>
+  /** A new reply beside the reply of messageId, by model when given. */
+  regenerate(id: string, messageId: string, model?: string): Promise<{ run_id: string }>
+  /** Makes the path through messageId the visible one (the `< 2/3 >` switch, a search hit). */
+  selectBranch(id: string, messageId: string): Promise<ConversationDetail>
+  /** Changes an answered card's answer on a new branch, which then runs. */
+  forkQuestion(id: string, questionId: string, req: ForkRequest): Promise<{ run_id: string }>
   /**
    * Runs the assistant again on the saved history (after a run error, or a
    * run interrupted by closing the app) without adding a user message.

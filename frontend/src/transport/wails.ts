@@ -32,6 +32,7 @@ import type {
   SettingsExport,
   ToolInfo,
 } from '../types'
+import type { ForkRequest, SendMessageRequest } from '../api/wire.gen'
 import { normalizeSettings } from '../lib/settings'
 import { normalizeImportResult, normalizeMCPServer } from '../lib/mcp'
 import { browserCopy, isSafeExternalUrl, normalizeProfile, toError, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
@@ -48,6 +49,10 @@ export interface WailsChatService {
   DeleteConversation(id: string): Promise<void>
   SendMessage(id: string, content: string): Promise<string | { run_id: string }>
   Retry(id: string): Promise<string | { run_id: string }>
+  Send(id: string, req: SendMessageRequest): Promise<string | { run_id: string }>
+  Regenerate(id: string, messageId: string, model: string): Promise<string | { run_id: string }>
+  SelectBranch(id: string, messageId: string): Promise<ConversationDetail>
+  ForkQuestion(id: string, questionId: string, req: ForkRequest): Promise<string | { run_id: string }>
   Cancel(id: string): Promise<void>
   Respond(id: string, req: RespondRequest): Promise<Card | null | void>
   PendingQuestions(): Promise<Card[] | null>
@@ -93,6 +98,10 @@ export const WAILS_SERVICE = {
   DeleteConversation: 'ConversationService',
   SendMessage: 'ConversationService',
   Retry: 'ConversationService',
+  Send: 'ConversationService',
+  Regenerate: 'ConversationService',
+  SelectBranch: 'ConversationService',
+  ForkQuestion: 'ConversationService',
   Cancel: 'ConversationService',
   ExportConversation: 'ConversationService',
   ImportConversation: 'ConversationService',
@@ -213,6 +222,22 @@ export class WailsTransport implements Transport {
   async sendMessage(id: string, content: string): Promise<{ run_id: string }> {
     const res = await this.call('SendMessage', id, content)
     return typeof res === 'string' ? { run_id: res } : { run_id: res?.run_id ?? '' }
+  }
+
+  async sendWith(id: string, req: SendMessageRequest): Promise<{ run_id: string }> {
+    return runStarted(await this.call('Send', id, req))
+  }
+
+  async regenerate(id: string, messageId: string, model = ''): Promise<{ run_id: string }> {
+    return runStarted(await this.call('Regenerate', id, messageId, model))
+  }
+
+  async selectBranch(id: string, messageId: string): Promise<ConversationDetail> {
+    return this.call('SelectBranch', id, messageId)
+  }
+
+  async forkQuestion(id: string, questionId: string, req: ForkRequest): Promise<{ run_id: string }> {
+    return runStarted(await this.call('ForkQuestion', id, questionId, req))
   }
 
   async retry(id: string): Promise<{ run_id: string }> {
@@ -350,4 +375,8 @@ export class WailsTransport implements Transport {
     }
     return browserCopy(text)
   }
+}
+
+function runStarted(res: string | { run_id: string } | null | undefined): { run_id: string } {
+  return typeof res === 'string' ? { run_id: res } : { run_id: res?.run_id ?? '' }
 }

@@ -166,6 +166,20 @@ export namespace chat {
 	        this.data = source["data"];
 	    }
 	}
+	export class SearchMatch {
+	    message_id?: string;
+	    snippet: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchMatch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.message_id = source["message_id"];
+	        this.snippet = source["snippet"];
+	    }
+	}
 	export class Conversation {
 	    id: string;
 	    title: string;
@@ -175,6 +189,7 @@ export namespace chat {
 	    created_at: any;
 	    // Go type: time
 	    updated_at: any;
+	    match?: SearchMatch;
 	
 	    static createFrom(source: any = {}) {
 	        return new Conversation(source);
@@ -188,6 +203,7 @@ export namespace chat {
 	        this.pinned = source["pinned"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.match = this.convertValues(source["match"], SearchMatch);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -207,6 +223,32 @@ export namespace chat {
 		    }
 		    return a;
 		}
+	}
+	export class MessageStats {
+	    model?: string;
+	    time_to_first_token_ms: number;
+	    duration_ms: number;
+	    tokens_per_second: number;
+	    prompt_tokens: number;
+	    completion_tokens: number;
+	    estimated?: boolean;
+	    context_length?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new MessageStats(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.time_to_first_token_ms = source["time_to_first_token_ms"];
+	        this.duration_ms = source["duration_ms"];
+	        this.tokens_per_second = source["tokens_per_second"];
+	        this.prompt_tokens = source["prompt_tokens"];
+	        this.completion_tokens = source["completion_tokens"];
+	        this.estimated = source["estimated"];
+	        this.context_length = source["context_length"];
+	    }
 	}
 	export class ToolCall {
 	    id: string;
@@ -236,6 +278,10 @@ export namespace chat {
 	    // Go type: time
 	    created_at: any;
 	    attachments?: Attachment[];
+	    parent_id: string;
+	    siblings: number;
+	    sibling_index: number;
+	    stats?: MessageStats;
 	
 	    static createFrom(source: any = {}) {
 	        return new Message(source);
@@ -253,6 +299,10 @@ export namespace chat {
 	        this.tool_name = source["tool_name"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.attachments = this.convertValues(source["attachments"], Attachment);
+	        this.parent_id = source["parent_id"];
+	        this.siblings = source["siblings"];
+	        this.sibling_index = source["sibling_index"];
+	        this.stats = this.convertValues(source["stats"], MessageStats);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -273,6 +323,8 @@ export namespace chat {
 		    return a;
 		}
 	}
+	
+	
 
 }
 
@@ -519,6 +571,7 @@ export namespace service {
 	    created_at: any;
 	    // Go type: time
 	    updated_at: any;
+	    match?: chat.SearchMatch;
 	    state: string;
 	    error?: string;
 	    messages: chat.Message[];
@@ -536,6 +589,7 @@ export namespace service {
 	        this.pinned = source["pinned"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.match = this.convertValues(source["match"], chat.SearchMatch);
 	        this.state = source["state"];
 	        this.error = source["error"];
 	        this.messages = this.convertValues(source["messages"], chat.Message);
@@ -592,11 +646,44 @@ export namespace service {
 		    return a;
 		}
 	}
+	export class ForkRequest {
+	    answers: Record<string, questions.AnswerInput>;
+	    comments?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ForkRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.answers = this.convertValues(source["answers"], questions.AnswerInput, true);
+	        this.comments = source["comments"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ModelInfo {
 	    name: string;
 	    supports_tools: boolean;
 	    supports_vision?: boolean;
 	    tools_unknown?: boolean;
+	    supports_vision?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new ModelInfo(source);
@@ -608,6 +695,7 @@ export namespace service {
 	        this.supports_tools = source["supports_tools"];
 	        this.supports_vision = source["supports_vision"];
 	        this.tools_unknown = source["tools_unknown"];
+	        this.supports_vision = source["supports_vision"];
 	    }
 	}
 	export class ModelStatus {
@@ -632,6 +720,40 @@ export namespace service {
 	        this.ollama = source["ollama"];
 	        this.message = source["message"];
 	        this.models = this.convertValues(source["models"], ModelInfo);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SendRequest {
+	    content: string;
+	    parent_id?: string;
+	    attachments?: chat.Attachment[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SendRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.content = source["content"];
+	        this.parent_id = source["parent_id"];
+	        this.attachments = this.convertValues(source["attachments"], chat.Attachment);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

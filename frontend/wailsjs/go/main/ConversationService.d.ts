@@ -11,15 +11,23 @@ export function DeleteConversation(arg1:string):Promise<void>;
 
 export function ExportConversation(arg1:string,arg2:string):Promise<string>;
 
+export function ForkQuestion(arg1:string,arg2:string,arg3:service.ForkRequest):Promise<Record<string, string>>;
+
 export function GetConversation(arg1:string):Promise<service.ConversationDetail>;
 
 export function ImportConversation():Promise<chat.Conversation>;
 
 export function ListConversations(arg1:number,arg2:string,arg3:string):Promise<service.ConversationPage>;
 
+export function Regenerate(arg1:string,arg2:string,arg3:string):Promise<Record<string, string>>;
+
 export function RenameConversation(arg1:string,arg2:string):Promise<void>;
 
 export function Retry(arg1:string):Promise<Record<string, string>>;
+
+export function SelectBranch(arg1:string,arg2:string):Promise<service.ConversationDetail>;
+
+export function Send(arg1:string,arg2:service.SendRequest):Promise<Record<string, string>>;
 
 export function SendMessage(arg1:string,arg2:string):Promise<Record<string, string>>;
 

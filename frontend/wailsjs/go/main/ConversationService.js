@@ -18,6 +18,10 @@ export function ExportConversation(arg1, arg2) {
   return window['go']['main']['ConversationService']['ExportConversation'](arg1, arg2);
 }
 
+export function ForkQuestion(arg1, arg2, arg3) {
+  return window['go']['main']['ConversationService']['ForkQuestion'](arg1, arg2, arg3);
+}
+
 export function GetConversation(arg1) {
   return window['go']['main']['ConversationService']['GetConversation'](arg1);
 }
@@ -30,12 +34,24 @@ export function ListConversations(arg1, arg2, arg3) {
   return window['go']['main']['ConversationService']['ListConversations'](arg1, arg2, arg3);
 }
 
+export function Regenerate(arg1, arg2, arg3) {
+  return window['go']['main']['ConversationService']['Regenerate'](arg1, arg2, arg3);
+}
+
 export function RenameConversation(arg1, arg2) {
   return window['go']['main']['ConversationService']['RenameConversation'](arg1, arg2);
 }
 
 export function Retry(arg1) {
   return window['go']['main']['ConversationService']['Retry'](arg1);
+}
+
+export function SelectBranch(arg1, arg2) {
+  return window['go']['main']['ConversationService']['SelectBranch'](arg1, arg2);
+}
+
+export function Send(arg1, arg2) {
+  return window['go']['main']['ConversationService']['Send'](arg1, arg2);
 }
 
 export function SendMessage(arg1, arg2) {
