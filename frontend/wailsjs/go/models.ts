@@ -681,7 +681,6 @@ export namespace service {
 	export class ModelInfo {
 	    name: string;
 	    supports_tools: boolean;
-	    supports_vision?: boolean;
 	    tools_unknown?: boolean;
 	    supports_vision?: boolean;
 	
@@ -693,7 +692,6 @@ export namespace service {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.name = source["name"];
 	        this.supports_tools = source["supports_tools"];
-	        this.supports_vision = source["supports_vision"];
 	        this.tools_unknown = source["tools_unknown"];
 	        this.supports_vision = source["supports_vision"];
 	    }
