@@ -405,6 +405,25 @@ func TestMCPImagesAndToolErrorsReachTheChat(t *testing.T) {
 	require.Len(t, atts, 1)
 	assert.Equal(t, "image/png", atts[0].MIMEType)
 	assert.Equal(t, "\x89PNG", string(atts[0].Data[:4]))
+
+	// The image is stored with the tool message: it comes back with the
+	// conversation, also after a restart.
+	for _, reopen := range []bool{false, true} {
+		if reopen {
+			e.close()
+			e.open()
+		}
+		d, err := e.svc.GetConversation(context.Background(), d.ID)
+		require.NoError(t, err)
+		var stored []chat.Attachment
+		for _, m := range d.Messages {
+			if m.Role == chat.RoleTool && m.ToolCallID == "call_1" {
+				stored = m.Attachments
+			}
+		}
+		require.Len(t, stored, 1, "reopened %v", reopen)
+		assert.Equal(t, atts[0].Data, stored[0].Data, "reopened %v", reopen)
+	}
 }
 
 // Stop during a running MCP call cancels it on the server (through the
