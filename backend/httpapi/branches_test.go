@@ -87,15 +87,22 @@ func newConversation(t *testing.T, ts *httptest.Server) string {
 	return conv.ID
 }
 
-// settle waits until the conversation is idle (or awaiting a card) and returns it.
-func settle(t *testing.T, ts *httptest.Server, id string) wireDetail {
+// settle waits until the conversation is idle with a reply last (or, with
+// card, awaiting a card) and returns it.
+func settle(t *testing.T, ts *httptest.Server, id string, card ...bool) wireDetail {
 	t.Helper()
 	var d wireDetail
 	require.Eventually(t, func() bool {
 		_, body := do(t, ts, "GET", "/api/v1/conversations/"+id, "", nil)
 		d = wireDetail{}
-		return json.Unmarshal([]byte(body), &d) == nil && (d.State == "idle" || d.State == "awaiting_user_response") &&
-			len(d.Messages) > 0 && d.Messages[len(d.Messages)-1].Role != "user"
+		if json.Unmarshal([]byte(body), &d) != nil || len(d.Messages) == 0 {
+			return false
+		}
+		if len(card) > 0 {
+			return d.State == "awaiting_user_response" && d.PendingQuestion != nil
+		}
+		last := d.Messages[len(d.Messages)-1]
+		return d.State == "idle" && last.Role == "assistant" && last.Content != ""
 	}, 15*time.Second, 10*time.Millisecond)
 	return d
 }
@@ -184,7 +191,7 @@ func TestForkEndpoint(t *testing.T) {
 	base := "/api/v1/conversations/" + id
 	code, body := do(t, ts, "POST", base+"/messages", `{"content":"ask me"}`, nil)
 	require.Equal(t, 202, code, body)
-	d := settle(t, ts, id)
+	d := settle(t, ts, id, true)
 	require.NotNil(t, d.PendingQuestion)
 	card := d.PendingQuestion.ID
 	blue := `{"answers":{"Which colour?":{"selected":["Blue"]}}}`

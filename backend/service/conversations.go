@@ -58,6 +58,7 @@ func (s *Service) GetConversation(ctx context.Context, id string) (*Conversation
 	// state never comes with a missing final answer.
 	st := s.rt.State(id)
 	active := s.rt.Active(id)
+	before, _ := s.qm.LatestPending(id)
 	c, err := s.store.GetConversation(ctx, id)
 	if err != nil {
 		return nil, err
@@ -66,8 +67,16 @@ func (s *Service) GetConversation(ctx context.Context, id string) (*Conversation
 	if err != nil {
 		return nil, err
 	}
+	card, ok := s.qm.LatestPending(id)
+	if ok && card.Status == questions.StatusPending && (before == nil || before.ID != card.ID) {
+		// The card came while the messages were read: read them again, so
+		// that the message that asked it (stored before it) is there.
+		if msgs, err = s.store.Messages(ctx, id); err != nil {
+			return nil, err
+		}
+	}
 	d := &ConversationDetail{Conversation: *c, State: st.State, Error: st.Error, Messages: msgs}
-	if card, ok := s.qm.LatestPending(id); ok && card.Status == questions.StatusPending {
+	if ok && card.Status == questions.StatusPending {
 		d.PendingQuestion = card
 		d.State = chat.StateAwaitingUserResponse
 	}
