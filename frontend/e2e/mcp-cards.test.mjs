@@ -14,7 +14,7 @@ import { idle, startMcpServe } from './mcp.mjs'
 let browser, env
 before(async () => {
   browser = await launchChromium()
-  env = await startMcpServe({ policies: { echo: 'ask', 'trigger-elicitation-request': 'allow', 'trigger-url-elicitation': 'allow' } })
+  env = await startMcpServe({ policies: { echo: 'ask', 'trigger-elicitation-request': 'allow', 'trigger-url-elicitation': 'allow', 'get-tiny-image': 'allow' } })
 })
 after(async () => {
   await env?.stop()
@@ -51,6 +51,26 @@ test('approve an echo call: the card names server, tool and arguments, and the r
   const conv = await idle(env.server, id)
   assert.match(toolResult(conv), /hello from e2e/, transcript(conv))
   assert.equal(await card.getAttribute('data-status'), 'approved')
+  assert.deepEqual(errors, [])
+  await page.close()
+})
+
+test('an image an MCP tool returns is shown in the chat, live and after a reload', async () => {
+  const { page, id, errors } = await startChat('call get-tiny-image {}')
+  await page.getByTestId('assistant-message').filter({ hasText: 'Tool said:' }).waitFor()
+  await idle(env.server, id)
+  for (const when of ['live', 'after a reload']) {
+    if (when !== 'live') {
+      await page.reload()
+      await page.getByTestId('conversation-item').first().click()
+    }
+    const thumb = page.getByTestId('attachment-image').first()
+    await thumb.waitFor()
+    await thumb.scrollIntoViewIfNeeded()
+    const img = thumb.locator('img')
+    assert.match(await img.getAttribute('src'), /^data:image\/png;base64,/, when)
+    await waitUntil(() => img.evaluate((el) => el.complete && el.naturalWidth > 0), { what: `the image decoded (${when})` })
+  }
   assert.deepEqual(errors, [])
   await page.close()
 })
