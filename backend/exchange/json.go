@@ -103,6 +103,37 @@ type exportCard struct {
 	CreatedAt  time.Time            `json:"created_at"`
 	ExpiresAt  *time.Time           `json:"expires_at,omitempty"`
 	AnsweredAt *time.Time           `json:"answered_at,omitempty"`
+	exportCardKind
+}
+
+// exportCardKind is what approval and elicitation cards carry besides a
+// question card's fields (SPEC §6); absent for the model's own questions.
+type exportCardKind struct {
+	Kind              questions.Kind          `json:"kind,omitempty"`
+	Source            *questions.Source       `json:"source,omitempty"`
+	Tool              *questions.ApprovalTool `json:"tool,omitempty"`
+	ApprovedArguments json.RawMessage         `json:"approved_arguments,omitempty"`
+	Reason            string                  `json:"reason,omitempty"`
+	Always            bool                    `json:"always,omitempty"`
+	Server            string                  `json:"server,omitempty"`
+	Message           string                  `json:"message,omitempty"`
+	Mode              string                  `json:"mode,omitempty"`
+	Schema            json.RawMessage         `json:"schema,omitempty"`
+	URL               string                  `json:"url,omitempty"`
+	Content           json.RawMessage         `json:"content,omitempty"`
+}
+
+func cardKindOf(c *questions.Card) exportCardKind {
+	return exportCardKind{Kind: c.Kind, Source: c.Source, Tool: c.Tool, ApprovedArguments: c.ApprovedArguments,
+		Reason: c.Reason, Always: c.Always, Server: c.Server, Message: c.Message, Mode: c.Mode, Schema: c.Schema,
+		URL: c.URL, Content: c.Content}
+}
+
+func (k exportCardKind) fill(c *questions.Card) {
+	c.Kind, c.Source, c.Tool, c.ApprovedArguments = k.Kind, k.Source, k.Tool, k.ApprovedArguments
+	c.Reason, c.Always, c.Server, c.Message, c.Mode = k.Reason, k.Always, k.Server, k.Message, k.Mode
+	c.Schema, c.URL, c.Content = k.Schema, k.URL, k.Content
+	c.FillKind()
 }
 
 // ExportJSON writes the conversation with its messages, runs and cards in
@@ -140,7 +171,7 @@ func ExportJSON(ctx context.Context, s *store.Store, conversationID string) ([]b
 	for _, c := range t.Cards {
 		doc.Cards = append(doc.Cards, exportCard{ID: c.ID, RunID: c.RunID, ToolCallID: c.ToolCallID, Status: c.Status,
 			Questions: c.Questions, Answers: c.Answers, Comments: c.Comments, CreatedAt: c.CreatedAt,
-			ExpiresAt: c.ExpiresAt, AnsweredAt: c.AnsweredAt})
+			ExpiresAt: c.ExpiresAt, AnsweredAt: c.AnsweredAt, exportCardKind: cardKindOf(c)})
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
@@ -211,9 +242,11 @@ func (doc *exportDoc) transcript() *store.Transcript {
 			StartedAt: r.StartedAt, EndedAt: r.EndedAt})
 	}
 	for _, c := range doc.Cards {
-		t.Cards = append(t.Cards, &questions.Card{ID: c.ID, RunID: c.RunID, ToolCallID: c.ToolCallID, Status: c.Status,
+		card := &questions.Card{ID: c.ID, RunID: c.RunID, ToolCallID: c.ToolCallID, Status: c.Status,
 			Questions: c.Questions, Answers: c.Answers, Comments: c.Comments, CreatedAt: c.CreatedAt,
-			ExpiresAt: c.ExpiresAt, AnsweredAt: c.AnsweredAt})
+			ExpiresAt: c.ExpiresAt, AnsweredAt: c.AnsweredAt}
+		c.fill(card)
+		t.Cards = append(t.Cards, card)
 	}
 	return t
 }

@@ -1,7 +1,9 @@
 package exchange
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -199,6 +201,14 @@ func writeMessage(b *strings.Builder, m chat.Message, cards []*questions.Card) {
 }
 
 func writeCard(b *strings.Builder, c *questions.Card) {
+	switch c.Kind {
+	case questions.KindApproval:
+		writeApproval(b, c)
+		return
+	case questions.KindElicitation:
+		writeElicitation(b, c)
+		return
+	}
 	fmt.Fprintf(b, "\n**Questions from the assistant** (%s) · %s\n\n", cardStatusText(c.Status), mdTime(c.CreatedAt))
 	for i, q := range c.Questions {
 		fmt.Fprintf(b, "%d. **%s**\n", i+1, escapeInline(q.Question))
@@ -224,6 +234,51 @@ func writeCard(b *strings.Builder, c *questions.Card) {
 	}
 }
 
+// writeApproval writes an approval card (SPEC §6): which tool of which
+// server, with which arguments, and what the user decided.
+func writeApproval(b *strings.Builder, c *questions.Card) {
+	server, tool := "", ""
+	if c.Tool != nil {
+		server, tool = c.Tool.Server, c.Tool.Name
+	}
+	fmt.Fprintf(b, "\n**Tool approval**: %s of %s (%s) · %s\n", codeSpan(tool), escapeInline(server), cardStatusText(c.Status), mdTime(c.CreatedAt))
+	if c.Tool != nil && len(c.Tool.Arguments) > 0 {
+		b.WriteString("\nArguments:\n")
+		writeFenced(b, prettyJSON(c.Tool.Arguments))
+	}
+	if len(c.ApprovedArguments) > 0 {
+		b.WriteString("\nRan with edited arguments:\n")
+		writeFenced(b, prettyJSON(c.ApprovedArguments))
+	}
+	if c.Reason != "" {
+		fmt.Fprintf(b, "\nReason: %s\n", escapeInline(c.Reason))
+	}
+}
+
+// writeElicitation writes an elicitation card (SPEC §6): the server's
+// request and what the user sent back.
+func writeElicitation(b *strings.Builder, c *questions.Card) {
+	fmt.Fprintf(b, "\n**Request from %s** (%s) · %s\n\n%s\n", escapeInline(c.Server), cardStatusText(c.Status), mdTime(c.CreatedAt), escapeInline(c.Message))
+	if c.Mode == questions.ElicitURL && c.URL != "" {
+		fmt.Fprintf(b, "\nLink: %s\n", codeSpan(c.URL))
+	}
+	if len(c.Content) > 0 {
+		b.WriteString("\nAnswer:\n")
+		writeFenced(b, prettyJSON(c.Content))
+	}
+	if c.Reason != "" {
+		fmt.Fprintf(b, "\n%s\n", escapeInline(c.Reason))
+	}
+}
+
+func prettyJSON(raw []byte) string {
+	var out bytes.Buffer
+	if json.Indent(&out, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return out.String()
+}
+
 func cardStatusText(s questions.Status) string {
 	switch s {
 	case questions.StatusPending:
@@ -240,6 +295,12 @@ func cardStatusText(s questions.Status) string {
 		return "answered after timing out"
 	case questions.StatusSuperseded:
 		return "superseded by newer questions"
+	case questions.StatusApproved:
+		return "approved"
+	case questions.StatusRejected:
+		return "rejected"
+	case questions.StatusAccepted:
+		return "accepted"
 	}
 	return string(s)
 }

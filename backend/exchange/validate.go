@@ -81,8 +81,14 @@ func validateExport(doc *exportDoc) error {
 			return fmt.Errorf("cards[%d].id %q is repeated", i, c.ID)
 		case !knownCardStatus(c.Status):
 			return fmt.Errorf("cards[%d].status %q is not a card status", i, c.Status)
-		case len(c.Questions) == 0:
+		case !knownCardKind(c.Kind):
+			return fmt.Errorf("cards[%d].kind %q is not a card kind", i, c.Kind)
+		case (c.Kind == "" || c.Kind == questions.KindQuestion) && len(c.Questions) == 0:
 			return fmt.Errorf("cards[%d].questions is empty", i)
+		case c.Kind == questions.KindApproval && c.Tool == nil:
+			return fmt.Errorf("cards[%d].tool is missing", i)
+		case c.Kind == questions.KindElicitation && c.Mode != questions.ElicitForm && c.Mode != questions.ElicitURL:
+			return fmt.Errorf("cards[%d].mode %q is not form or url", i, c.Mode)
 		case c.CreatedAt.IsZero():
 			return fmt.Errorf("cards[%d].created_at is missing", i)
 		}
@@ -99,7 +105,18 @@ func validateExport(doc *exportDoc) error {
 func knownCardStatus(s questions.Status) bool {
 	switch s {
 	case questions.StatusPending, questions.StatusAnswered, questions.StatusDeclined, questions.StatusCancelled,
-		questions.StatusTimedOut, questions.StatusAnsweredLate, questions.StatusSuperseded:
+		questions.StatusTimedOut, questions.StatusAnsweredLate, questions.StatusSuperseded,
+		questions.StatusApproved, questions.StatusRejected, questions.StatusAccepted:
+		return true
+	}
+	return false
+}
+
+// knownCardKind accepts the kinds of SPEC §6; none means a question card
+// (exports made before card kinds).
+func knownCardKind(k questions.Kind) bool {
+	switch k {
+	case "", questions.KindQuestion, questions.KindApproval, questions.KindElicitation:
 		return true
 	}
 	return false

@@ -156,9 +156,11 @@ func (s *Store) ImportTranscript(ctx context.Context, t *Transcript) (*chat.Conv
 			}
 		}
 		for i, c := range t.Cards {
-			card := &questions.Card{ID: uuid.NewString(), ConversationID: conv.ID, RunID: newRunID(c.RunID),
-				ToolCallID: c.ToolCallID, Status: c.Status, Questions: c.Questions, Answers: c.Answers,
-				Comments: c.Comments, CreatedAt: c.CreatedAt, ExpiresAt: c.ExpiresAt, AnsweredAt: c.AnsweredAt}
+			// Every field travels (approval and elicitation ones too); ids are new.
+			cp := *c
+			card := &cp
+			card.ID, card.ConversationID, card.RunID = uuid.NewString(), conv.ID, newRunID(c.RunID)
+			card.FillKind()
 			if card.Status == questions.StatusPending {
 				card.Status = questions.StatusCancelled
 			}
