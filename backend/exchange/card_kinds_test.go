@@ -24,7 +24,7 @@ func TestApprovalAndElicitationCardsRoundTrip(t *testing.T) {
 	elicitation := &questions.Card{ID: "e", ConversationID: c.ID, Status: questions.StatusAccepted, CreatedAt: at("2026-03-01T10:02:00Z"),
 		Kind: questions.KindElicitation, Source: &questions.Source{Type: questions.SourceMCP, Server: "everything", Tool: "trigger-elicitation-request"},
 		Server: "everything", Message: "Your details", Mode: questions.ElicitForm,
-		Schema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
+		Schema:  json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
 		Content: json.RawMessage(`{"name":"Ada"}`), AnsweredAt: ptr(at("2026-03-01T10:03:00Z"))}
 	for _, card := range []*questions.Card{approval, elicitation} {
 		require.NoError(t, s.SaveCard(ctx, card))
