@@ -122,7 +122,9 @@ export class FakeTransport implements Transport {
   }
 
   private summary(d: ConversationDetail): Conversation {
-    return { id: d.id, title: d.title, assistant: d.assistant, pinned: d.pinned, created_at: d.created_at, updated_at: d.updated_at }
+    const c: Conversation = { id: d.id, title: d.title, assistant: d.assistant, pinned: d.pinned, created_at: d.created_at, updated_at: d.updated_at }
+    if (d.model) c.model = d.model
+    return c
   }
 
   // ---- seeding helpers for tests --------------------------------------------
@@ -246,6 +248,17 @@ export class FakeTransport implements Transport {
     if (name !== DEFAULT_PROFILE && !this.profiles.has(name)) throw new TransportError(`unknown assistant "${name}"`, 400)
     d.assistant = name
     this.emit('conversation:updated', { conversationId: id, assistant: name })
+    return clone(this.summary(d))
+  }
+
+  async setModel(id: string, model: string): Promise<Conversation> {
+    await this.enter('setModel', [id, model])
+    const d = this.mustGet(id)
+    const name = model.trim()
+    if (name.length > 200) throw new TransportError('a model name can be at most 200 characters', 400)
+    if (name) d.model = name
+    else delete d.model
+    this.emit('conversation:updated', { conversationId: id, model: name })
     return clone(this.summary(d))
   }
 
