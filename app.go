@@ -65,6 +65,11 @@ func runDesktop(cfg config.Config, ui fs.FS) error {
 		MinHeight:        480,
 		AssetServer:      &assetserver.Options{Assets: ui},
 		BackgroundColour: &options.RGBA{R: 255, G: 255, B: 255, A: 255},
+		Menu: appMenu(func(event string, data ...any) {
+			if app.ctx != nil {
+				runtime.EventsEmit(app.ctx, event, data...)
+			}
+		}),
 		OnStartup: func(ctx context.Context) {
 			app.ctx = ctx
 			bound.startup(ctx)

@@ -43,6 +43,11 @@ func (c *ConversationService) SetPinned(id string, pinned bool) error {
 	return c.svc.SetPinned(c.ctx, id, pinned)
 }
 
+// SetModel chooses the conversation's model ("" = its profile's or the default).
+func (c *ConversationService) SetModel(id, model string) error {
+	return c.svc.SetModel(c.ctx, id, model)
+}
+
 // SetAssistant switches the conversation's assistant profile.
 func (c *ConversationService) SetAssistant(id, assistant string) error {
 	return c.svc.SetAssistant(c.ctx, id, assistant)

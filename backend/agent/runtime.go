@@ -136,7 +136,7 @@ type StartRequest struct {
 	// UserAttachments are stored with the user turn (text files, images).
 	UserAttachments []chat.Attachment
 	// Model, when set, answers this run instead of the profile's model
-	// (regenerate with another model).
+	// (the conversation's chosen model, or regenerate with another model).
 	Model string
 	// Prepare, when set, runs once the conversation's run slot is taken and
 	// before anything is stored: it moves the visible path for an edit, a
@@ -393,6 +393,10 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 		}
 	}
 
+	if req.Model != "" {
+		// The whole run (sub-agents, statistics) uses the chosen model.
+		profile.Model = req.Model
+	}
 	loop := &runLoop{rt: r, ctx: ctx, run: run, profile: profile, state: state, afterUserTurn: req.hasUserTurn()}
 
 	// A restored card, or tool calls a crash left without results, are
@@ -401,11 +405,7 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 		loop.end(stop, err, finish)
 		return
 	}
-	modelName := profile.Model
-	if req.Model != "" {
-		modelName = req.Model
-	}
-	model, err := r.opt.Model(modelName)
+	model, err := r.opt.Model(profile.Model)
 	if err != nil {
 		finish(chat.RunFailed, userMessage(err))
 		return

@@ -110,9 +110,12 @@ type Run struct {
 
 // Conversation is one chat.
 type Conversation struct {
-	ID        string    `json:"id"`
-	Title     string    `json:"title"`
-	Assistant string    `json:"assistant"`
+	ID        string `json:"id"`
+	Title     string `json:"title"`
+	Assistant string `json:"assistant"`
+	// Model, when set, answers this conversation instead of its profile's
+	// model (the chat header's model picker).
+	Model     string    `json:"model,omitempty"`
 	Pinned    bool      `json:"pinned"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`

@@ -38,6 +38,7 @@ type RunErrorPayload struct {
 type ConversationUpdatedPayload struct {
 	Assistant      *string `json:"assistant,omitempty"`
 	ConversationID string  `json:"conversationId"`
+	Model          *string `json:"model,omitempty"`
 	Pinned         *bool   `json:"pinned,omitempty"`
 	Title          *string `json:"title,omitempty"`
 }
@@ -55,6 +56,12 @@ func PinnedChanged(conversationID string, pinned bool) ConversationUpdatedPayloa
 // AssistantChanged is the conversation:updated payload of a new assistant profile.
 func AssistantChanged(conversationID, assistant string) ConversationUpdatedPayload {
 	return ConversationUpdatedPayload{ConversationID: conversationID, Assistant: &assistant}
+}
+
+// ModelChanged is the conversation:updated payload of a newly chosen model
+// ("" = the profile's model or the default again).
+func ModelChanged(conversationID, model string) ConversationUpdatedPayload {
+	return ConversationUpdatedPayload{ConversationID: conversationID, Model: &model}
 }
 
 // ConversationDeletedPayload names the deleted conversation.

@@ -147,17 +147,23 @@ func (s *Server) patchConversation(w http.ResponseWriter, r *http.Request) error
 		Title     *string `json:"title"`
 		Pinned    *bool   `json:"pinned"`
 		Assistant *string `json:"assistant"`
+		Model     *string `json:"model"`
 	}
 	if err := decode(r, &req); err != nil {
 		return err
 	}
 	id := r.PathValue("id")
-	if req.Title == nil && req.Pinned == nil && req.Assistant == nil {
-		return httpError{http.StatusBadRequest, `give "title", "pinned" and/or "assistant"`}
+	if req.Title == nil && req.Pinned == nil && req.Assistant == nil && req.Model == nil {
+		return httpError{http.StatusBadRequest, `give "title", "pinned", "assistant" and/or "model"`}
 	}
 	if req.Assistant != nil {
 		// First: an unknown profile is refused before anything changes.
 		if err := s.opts.Backend.SetAssistant(r.Context(), id, *req.Assistant); err != nil {
+			return err
+		}
+	}
+	if req.Model != nil {
+		if err := s.opts.Backend.SetModel(r.Context(), id, *req.Model); err != nil {
 			return err
 		}
 	}

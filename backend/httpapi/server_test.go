@@ -80,6 +80,7 @@ func (f *fakeBackend) Questions(context.Context, string) ([]*questions.Card, err
 func (f *fakeBackend) RenameConversation(context.Context, string, string) error { return f.err }
 func (f *fakeBackend) SetPinned(context.Context, string, bool) error            { return f.err }
 func (f *fakeBackend) SetAssistant(context.Context, string, string) error       { return f.err }
+func (f *fakeBackend) SetModel(context.Context, string, string) error           { return f.err }
 func (f *fakeBackend) Retry(context.Context, string) (string, error)            { return "r2", f.err }
 func (f *fakeBackend) GetSettings() service.Settings                            { return service.DefaultSettings() }
 func (f *fakeBackend) SaveSettings(_ context.Context, s service.Settings) (service.Settings, error) {
@@ -237,6 +238,7 @@ func TestStatusCodes(t *testing.T) {
 		{"rename", nil, "PATCH", "/api/v1/conversations/c1", `{"title":"New"}`, 200},
 		{"patch nothing", nil, "PATCH", "/api/v1/conversations/c1", `{}`, 400},
 		{"set assistant", nil, "PATCH", "/api/v1/conversations/c1", `{"assistant":"coder"}`, 200},
+		{"set model", nil, "PATCH", "/api/v1/conversations/c1", `{"model":"llava"}`, 200},
 		{"set unknown assistant", &service.InputError{Msg: "unknown assistant"}, "PATCH", "/api/v1/conversations/c1", `{"assistant":"nope","title":"x"}`, 400},
 		{"retry", nil, "POST", "/api/v1/conversations/c1/retry", ``, 202},
 		{"settings", nil, "GET", "/api/v1/settings", ``, 200},

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,11 +57,11 @@ func (s *Service) Send(ctx context.Context, id string, req SendRequest) (string,
 		prepare = func(ctx context.Context, _ string) error { return s.store.SetLeaf(ctx, id, parent) }
 	}
 	if hasImages(atts) {
-		if err := s.checkVision(ctx, c.Assistant, ""); err != nil {
+		if err := s.checkVision(ctx, c.Assistant, c.Model); err != nil {
 			return "", err
 		}
 	}
-	runID, err := s.start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, UserText: content,
+	runID, err := s.start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: c.Model, UserText: content,
 		UserAttachments: atts, Prepare: prepare})
 	if err != nil {
 		return "", err
@@ -123,12 +124,12 @@ func (s *Service) Regenerate(ctx context.Context, id, messageID, model string) (
 		images = append(images, m.Attachments...)
 	}
 	if hasImages(images) {
-		if err := s.checkVision(ctx, c.Assistant, strings.TrimSpace(model)); err != nil {
+		if err := s.checkVision(ctx, c.Assistant, cmp.Or(strings.TrimSpace(model), c.Model)); err != nil {
 			return "", err
 		}
 	}
 	userID := path[user].ID
-	return s.start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: strings.TrimSpace(model),
+	return s.start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: cmp.Or(strings.TrimSpace(model), c.Model),
 		Prepare: func(ctx context.Context, _ string) error { return s.store.SetLeaf(ctx, id, userID) }})
 }
 
@@ -181,7 +182,7 @@ func (s *Service) ForkQuestion(ctx context.Context, id, questionID string, req F
 		return "", err
 	}
 	content := questions.SubmitResult(answers, req.Comments)
-	return s.start(agent.StartRequest{ConversationID: id, Profile: c.Assistant,
+	return s.start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: c.Model,
 		Prepare: func(ctx context.Context, runID string) error {
 			if err := s.store.SetLeaf(ctx, id, result.ParentID); err != nil {
 				return err

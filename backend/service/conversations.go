@@ -125,6 +125,23 @@ func (s *Service) SetAssistant(ctx context.Context, id, assistant string) error 
 	return nil
 }
 
+// SetModel chooses the model of the conversation's next runs (the chat
+// header's picker); "" goes back to its profile's model or the default.
+func (s *Service) SetModel(ctx context.Context, id, model string) error {
+	model = strings.TrimSpace(model)
+	if utf8.RuneCountInString(model) > maxModelNameChars {
+		return inputErrorf(fmt.Sprintf("a model name can be at most %d characters", maxModelNameChars))
+	}
+	if err := s.store.SetModel(ctx, id, model); err != nil {
+		return err
+	}
+	s.ev.Emit(events.ConversationUpdated, events.ModelChanged(id, model))
+	return nil
+}
+
+// maxModelNameChars bounds a chosen model's name (servers use short ones).
+const maxModelNameChars = 200
+
 // DeleteConversation stops its run, cancels its cards and deletes it.
 func (s *Service) DeleteConversation(ctx context.Context, id string) error {
 	if _, err := s.store.GetConversation(ctx, id); err != nil {
@@ -147,7 +164,7 @@ func (s *Service) Retry(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	runID, err := s.rt.Start(agent.StartRequest{ConversationID: id, Profile: c.Assistant})
+	runID, err := s.rt.Start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: c.Model})
 	if errors.Is(err, agent.ErrRunActive) {
 		return "", ErrRunActive
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/store"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -462,4 +463,50 @@ func TestSetAssistantSwitchesTheNextRun(t *testing.T) {
 	require.Equal(t, "writer", d.Assistant, "assistant %q after the switch", d.Assistant)
 	req := e.model.Requests()[0]
 	require.Equal(t, "You write haiku.", req.Messages[0].Content, "the new profile was not used: %+v", req.Messages)
+}
+
+// The chat header's model picker: the conversation's chosen model answers
+// its next runs (send, retry, regenerate), other conversations keep the
+// default, regenerate with a model still wins, and "" goes back.
+func TestSetModelChoosesTheConversationsModel(t *testing.T) {
+	e := newEnv(t, modelserver.Turns(modelserver.Turn{Text: "one"}, modelserver.Turn{Text: "two"},
+		modelserver.Turn{Text: "three"}, modelserver.Turn{Text: "four"}, modelserver.Turn{Text: "five"}), time.Minute)
+	ctx := context.Background()
+	c, err := e.svc.CreateConversation(ctx, "", "")
+	require.NoError(t, err)
+	other, err := e.svc.CreateConversation(ctx, "", "")
+	require.NoError(t, err)
+	require.Error(t, e.svc.SetModel(ctx, "missing", "llava"), "model set on a missing conversation")
+	require.Error(t, e.svc.SetModel(ctx, c.ID, strings.Repeat("m", 201)), "an overlong model name accepted")
+	d, err := e.svc.GetConversation(ctx, c.ID)
+	require.NoError(t, err)
+	require.Empty(t, d.Model, "a refused call changed the model")
+
+	require.NoError(t, e.svc.SetModel(ctx, c.ID, "  llava  "))
+	d, err = e.svc.GetConversation(ctx, c.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "llava", d.Model)
+	_, err = e.svc.SendMessage(ctx, c.ID, "hello")
+	require.NoError(t, err)
+	d = e.waitState(c.ID, chat.StateIdle)
+	_, err = e.svc.SendMessage(ctx, other.ID, "hello")
+	require.NoError(t, err)
+	e.waitState(other.ID, chat.StateIdle)
+	reply := d.Messages[len(d.Messages)-1]
+	_, err = e.svc.Regenerate(ctx, c.ID, reply.ID, "")
+	require.NoError(t, err)
+	e.waitState(c.ID, chat.StateIdle)
+	_, err = e.svc.Regenerate(ctx, c.ID, reply.ID, "qwen3")
+	require.NoError(t, err)
+	e.waitState(c.ID, chat.StateIdle)
+	require.NoError(t, e.svc.SetModel(ctx, c.ID, ""))
+	_, err = e.svc.SendMessage(ctx, c.ID, "again")
+	require.NoError(t, err)
+	e.waitState(c.ID, chat.StateIdle)
+
+	var models []string
+	for _, r := range e.model.Requests() {
+		models = append(models, r.Model)
+	}
+	assert.Equal(t, []string{"llava", "scripted", "llava", "qwen3", "scripted"}, models)
 }

@@ -74,9 +74,15 @@ func TestReopenLatestMakesNoBackup(t *testing.T) {
 func fillVersion(t *testing.T, s *Store, v int) (convID string) {
 	t.Helper()
 	c := mustConversation(t, s, "Zeppelin restoration notes")
-	insertOldMessage(t, s, c.ID, oldMessage{Role: chat.RoleUser, Content: "How do I patch a hydrogen cell?"})
-	insertOldMessage(t, s, c.ID, oldMessage{Role: chat.RoleAssistant, Content: "Use vulcanised rubber patches."})
-	insertOldMessage(t, s, c.ID, oldMessage{Role: chat.RoleTool, Content: "toolnoise output"})
+	for _, m := range []chat.Message{{Role: chat.RoleUser, Content: "How do I patch a hydrogen cell?"},
+		{Role: chat.RoleAssistant, Content: "Use vulcanised rubber patches."}, {Role: chat.RoleTool, Content: "toolnoise output"}} {
+		if v >= 6 { // conversations are trees: the store links each message to the one before
+			m.ConversationID = c.ID
+			require.NoError(t, s.AppendMessage(ctx, &m))
+		} else {
+			insertOldMessage(t, s, c.ID, oldMessage{Role: m.Role, Content: m.Content})
+		}
+	}
 	require.NoError(t, s.SaveRun(ctx, &chat.Run{ID: "run-1", ConversationID: c.ID, Status: chat.RunCompleted}))
 	if v < 4 { // before card kinds: the columns of 0001
 		_, err := s.writer.ExecContext(ctx, `INSERT INTO cards (id, conversation_id, run_id, status, questions, answers, created_at)

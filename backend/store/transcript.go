@@ -110,7 +110,7 @@ func (s *Store) ImportTranscript(ctx context.Context, t *Transcript) (*chat.Conv
 		return runIDs[old]
 	}
 	src := t.Conversation
-	conv := &chat.Conversation{ID: uuid.NewString(), Title: src.Title, Assistant: src.Assistant, Pinned: src.Pinned,
+	conv := &chat.Conversation{ID: uuid.NewString(), Title: src.Title, Assistant: src.Assistant, Model: src.Model, Pinned: src.Pinned,
 		CreatedAt: src.CreatedAt.UTC(), UpdatedAt: src.UpdatedAt.UTC()}
 
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
@@ -119,8 +119,8 @@ func (s *Store) ImportTranscript(ctx context.Context, t *Transcript) (*chat.Conv
 			return fmt.Errorf("conversation: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO conversations (id, title, assistant, pinned, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			conv.ID, conv.Title, conv.Assistant, conv.Pinned, formatTime(conv.CreatedAt), formatTime(conv.UpdatedAt)); err != nil {
+			`INSERT INTO conversations (id, title, assistant, model, pinned, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			conv.ID, conv.Title, conv.Assistant, conv.Model, conv.Pinned, formatTime(conv.CreatedAt), formatTime(conv.UpdatedAt)); err != nil {
 			return fmt.Errorf("conversation: %w", err)
 		}
 		msgIDs := map[string]string{} // old id -> new id

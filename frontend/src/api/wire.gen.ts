@@ -155,6 +155,7 @@ export interface Conversation {
   id: string
   title: string
   assistant: string
+  model?: string
   pinned: boolean
   created_at: string
   updated_at: string
@@ -165,6 +166,7 @@ export interface ConversationDetail {
   id: string
   title: string
   assistant: string
+  model?: string
   pinned: boolean
   created_at: string
   updated_at: string
@@ -349,6 +351,7 @@ export interface RunErrorEvent {
 export interface ConversationUpdatedEvent {
   assistant?: string
   conversationId: string
+  model?: string
   pinned?: boolean
   title?: string
 }

@@ -13,6 +13,7 @@
 import { defineStore } from 'pinia'
 import { isShallow, shallowReactive } from 'vue'
 import type {
+  Attachment,
   ConversationDetail,
   ConversationStateEvent,
   Message,
@@ -49,6 +50,8 @@ interface State {
   stopping: Record<string, boolean>
   /** Unsent composer text per conversation ('' key: the new-chat screen). */
   composerDrafts: Record<string, string>
+  /** The message the composer's text replaces when sent (Up in an empty composer). */
+  composerEdits: Record<string, { messageId: string; parentId: string }>
 }
 
 let localSeq = 0
@@ -90,6 +93,7 @@ export const useChatStore = defineStore('chat', {
     lastUserText: {},
     stopping: {},
     composerDrafts: {},
+    composerEdits: {},
   }),
 
   getters: {
@@ -148,9 +152,9 @@ export const useChatStore = defineStore('chat', {
      * Sends a user message to a conversation. Resolves true once the backend
      * took it (conversations.send also creates the conversation if need be).
      */
-    async send(content: string, id: string): Promise<boolean> {
+    async send(content: string, id: string, attachments: Attachment[] = [], parentId?: string): Promise<boolean> {
       const text = content.trim()
-      if (!text) return false
+      if (!text && !attachments.length) return false
       if (this.isBusy(id)) {
         this.errors[id] = 'The assistant is still working on this conversation. Stop it first, or wait.'
         return false
@@ -161,10 +165,11 @@ export const useChatStore = defineStore('chat', {
         role: 'user',
         content: text,
         created_at: new Date().toISOString(),
-        parent_id: this.listOf(id).at(-1)?.id ?? '',
+        parent_id: parentId ?? this.listOf(id).at(-1)?.id ?? '',
         siblings: 1,
         sibling_index: 0,
         local: 'sending',
+        ...(attachments.length ? { attachments } : {}),
       }
       this.listOf(id).push(local)
       this.lastUserText[id] = text
@@ -172,7 +177,17 @@ export const useChatStore = defineStore('chat', {
       const before = this.runStates[id] ?? 'idle'
       this.runStates[id] = 'requesting'
       try {
-        await useTransport().sendMessage(id, text)
+        const t = useTransport()
+        if (parentId !== undefined) {
+          // An edit: the new message is a sibling of the old one, whose
+          // branch leaves the visible path.
+          await t.sendWith(id, { content: text, parent_id: parentId, ...(attachments.length ? { attachments } : {}) })
+          this.updateMessage(id, local.id, { local: 'sent' })
+          this.applyDetail(await t.getConversation(id))
+          return true
+        }
+        if (attachments.length) await t.sendWith(id, { content: text, attachments })
+        else await t.sendMessage(id, text)
         this.updateMessage(id, local.id, { local: 'sent' })
         return true
       } catch (err) {
@@ -194,9 +209,9 @@ export const useChatStore = defineStore('chat', {
       const list = this.messages[id] ?? []
       const failed = list.filter((m) => m.role === 'user' && m.local === 'failed')
       if (failed.length) {
-        const text = failed[failed.length - 1]!.content
+        const last = failed[failed.length - 1]!
         this.messages[id] = messageList(list.filter((m) => m.local !== 'failed'))
-        return this.send(text, id)
+        return this.send(last.content, id, last.attachments ?? [])
       }
       if (this.isBusy(id)) {
         this.errors[id] = 'The assistant is still working on this conversation. Stop it first, or wait.'
@@ -217,6 +232,44 @@ export const useChatStore = defineStore('chat', {
         if (this.runStates[id] === 'requesting') this.runStates[id] = before
         this.errors[id] =
           e.status === 409 ? 'The assistant is still working on this conversation. Stop it first, or wait.' : `Couldn't retry: ${e.message}`
+        return false
+      }
+    },
+
+    /**
+     * Edit the last message (Up in an empty composer): its text goes into
+     * the composer, and sending it adds a sibling (SPEC §7). False when the
+     * conversation has no message of the user.
+     */
+    editLastUserMessage(conversationId: string): boolean {
+      const last = [...(this.messages[conversationId] ?? [])].reverse().find((m) => m.role === 'user' && !m.local)
+      if (!last) return false
+      this.composerDrafts[conversationId] = last.content
+      this.composerEdits[conversationId] = { messageId: last.id, parentId: last.parent_id ?? '' }
+      return true
+    },
+
+    /** A new reply beside the last one (Ctrl/Cmd+Shift+R), by its model. */
+    async regenerateLast(conversationId: string): Promise<boolean> {
+      const id = conversationId
+      const last = [...(this.messages[id] ?? [])].reverse().find((m) => m.role === 'assistant' && !partialIds.has(m.id))
+      if (!last) return false
+      if (this.isBusy(id)) {
+        this.errors[id] = 'The assistant is still working on this conversation. Stop it first, or wait.'
+        return false
+      }
+      const before = this.runStates[id] ?? 'idle'
+      this.errors[id] = null
+      this.runStates[id] = 'requesting'
+      try {
+        const t = useTransport()
+        await t.regenerate(id, last.id)
+        this.applyDetail(await t.getConversation(id))
+        return true
+      } catch (err) {
+        const e = toError(err)
+        if (this.runStates[id] === 'requesting') this.runStates[id] = before
+        this.errors[id] = e.status === 409 ? 'The assistant is still working on this conversation. Stop it first, or wait.' : `Couldn't regenerate: ${e.message}`
         return false
       }
     },
@@ -262,6 +315,7 @@ export const useChatStore = defineStore('chat', {
       delete this.stopping[conversationId]
       delete this.loading[conversationId]
       delete this.composerDrafts[conversationId]
+      delete this.composerEdits[conversationId]
     },
 
     // ---- events --------------------------------------------------------------

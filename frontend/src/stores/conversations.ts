@@ -5,6 +5,7 @@
 // deleting a conversation reach into them; they never call back.
 import { defineStore } from 'pinia'
 import type {
+  Attachment,
   Conversation,
   ConversationDeletedEvent,
   ConversationStateEvent,
@@ -54,6 +55,8 @@ function newer(a: Conversation, b: Conversation): number {
 
 function summaryOf(c: Conversation): Conversation {
   const out: Conversation = { id: c.id, title: c.title ?? '', assistant: c.assistant, pinned: c.pinned, created_at: c.created_at, updated_at: c.updated_at }
+  if (c.model) out.model = c.model
+  if (c.match) out.match = c.match
   return out
 }
 
@@ -178,15 +181,18 @@ export const useConversationsStore = defineStore('conversations', {
      * Sends a user message to a conversation: the given one, else the open
      * one, else a new one (the new-chat screen). Resolves true once sent.
      */
-    async send(content: string, conversationId?: string | null): Promise<boolean> {
-      if (!content.trim()) return false
+    async send(content: string, conversationId?: string | null, attachments: Attachment[] = []): Promise<boolean> {
+      if (!content.trim() && !attachments.length) return false
       let id = conversationId ?? this.currentId
       if (!id) {
         const created = await this.create()
         if (!created) return false
         id = created.id
       }
-      const sent = await useChatStore().send(content, id)
+      const chat = useChatStore()
+      const editing = chat.composerEdits[id]
+      delete chat.composerEdits[id]
+      const sent = await chat.send(content, id, attachments, editing?.parentId)
       if (sent) this.touch(id)
       return sent
     },
@@ -249,6 +255,38 @@ export const useConversationsStore = defineStore('conversations', {
         this.actionError = `Couldn't switch the assistant: ${toError(err).message}`
         return false
       }
+    },
+
+    /** Chooses the conversation's model ('' = its profile's or the default); its next run uses it. */
+    async setModel(id: string, model: string): Promise<boolean> {
+      const item = this.byId(id)
+      if (!item || (item.model ?? '') === model) return false
+      const before = item.model
+      item.model = model
+      try {
+        const res = await useTransport().setModel(id, model)
+        if (res && res.id) Object.assign(item, summaryOf(res))
+        this.actionError = null
+        return true
+      } catch (err) {
+        item.model = before
+        this.actionError = `Couldn't switch the model: ${toError(err).message}`
+        return false
+      }
+    },
+
+    /** Opens a search result on the branch of its matching message (SPEC §7). */
+    async openMatch(c: Conversation): Promise<void> {
+      const messageId = c.match?.message_id
+      this.currentId = c.id
+      if (messageId) {
+        try {
+          useChatStore().applyDetail(await useTransport().selectBranch(c.id, messageId))
+        } catch {
+          // a running reply keeps its branch: open it as it is
+        }
+      }
+      await this.reload(c.id)
     },
 
     async remove(id: string): Promise<boolean> {
@@ -363,6 +401,7 @@ export const useConversationsStore = defineStore('conversations', {
       if (typeof p.title === 'string') patch.title = p.title
       if (typeof p.pinned === 'boolean') patch.pinned = p.pinned
       if (typeof p.assistant === 'string') patch.assistant = p.assistant
+      if (typeof p.model === 'string') patch.model = p.model
       const targets = new Set([this.items.find((c) => c.id === id), this.known[id]].filter((c): c is Conversation => !!c))
       for (const c of targets) Object.assign(c, patch)
       // Not listed yet (e.g. imported, or created by another client).

@@ -33,7 +33,8 @@ import type {
   SettingsExport,
   ToolInfo,
 } from '../types'
-import type { ForkRequest, SendMessageRequest } from '../api/wire.gen'
+import type { ForkRequest, SearchMatch, SendMessageRequest } from '../api/wire.gen'
+import { SNIPPET_CLOSE, SNIPPET_OPEN } from '../api/wire.gen'
 import { DEFAULT_PROFILE, isRunActive } from '../types'
 import { isAnswerable, normalizeCard } from '../lib/cards'
 import { DEFAULT_SETTINGS } from '../lib/settings'
@@ -44,6 +45,17 @@ import { exportText, importTitle, parseExport } from './fakeExport'
 import { FakeMcp } from './fakeMcp'
 
 export { autoTitle, defaultProfile, FAKE_TOOLS, fakeId, type FakeCall, type PendingPull } from './fakeData'
+
+/** Where a search found its words, as Go's store marks it: the newest matching message, else the title. */
+function fakeMatch(d: ConversationDetail, q: string): SearchMatch {
+  const mark = (text: string) => {
+    const at = text.toLowerCase().indexOf(q)
+    const from = Math.max(0, at - 30)
+    return (from ? '…' : '') + text.slice(from, at) + SNIPPET_OPEN + text.slice(at, at + q.length) + SNIPPET_CLOSE + text.slice(at + q.length, at + q.length + 40)
+  }
+  const m = [...d.messages].reverse().find((x) => (x.role === 'user' || x.role === 'assistant') && x.content.toLowerCase().includes(q))
+  return m ? { message_id: m.id, snippet: mark(m.content) } : { snippet: mark(d.title) }
+}
 
 export class FakeTransport implements Transport {
   readonly kind = 'fake' as const
@@ -122,7 +134,9 @@ export class FakeTransport implements Transport {
   }
 
   private summary(d: ConversationDetail): Conversation {
-    return { id: d.id, title: d.title, assistant: d.assistant, pinned: d.pinned, created_at: d.created_at, updated_at: d.updated_at }
+    const c: Conversation = { id: d.id, title: d.title, assistant: d.assistant, pinned: d.pinned, created_at: d.created_at, updated_at: d.updated_at }
+    if (d.model) c.model = d.model
+    return c
   }
 
   // ---- seeding helpers for tests --------------------------------------------
@@ -140,6 +154,7 @@ export class FakeTransport implements Transport {
       error: partial.error,
       messages: partial.messages ?? [],
       pending_question: partial.pending_question ?? null,
+      ...(partial.model ? { model: partial.model } : {}),
     }
     this.conversations.set(d.id, d)
     return d
@@ -206,7 +221,7 @@ export class FakeTransport implements Transport {
       .sort((a, b) => (b.updated_at ?? '').localeCompare(a.updated_at ?? ''))
     const start = params.cursor ? Number(params.cursor) : 0
     const limit = params.limit ?? 50
-    const items = all.slice(start, start + limit).map((d) => this.summary(d))
+    const items = all.slice(start, start + limit).map((d) => ({ ...this.summary(d), ...(q ? { match: fakeMatch(d, q) } : {}) }))
     const next = start + limit < all.length ? String(start + limit) : null
     return clone({ items, ...(next ? { next_cursor: next } : {}) })
   }
@@ -246,6 +261,17 @@ export class FakeTransport implements Transport {
     if (name !== DEFAULT_PROFILE && !this.profiles.has(name)) throw new TransportError(`unknown assistant "${name}"`, 400)
     d.assistant = name
     this.emit('conversation:updated', { conversationId: id, assistant: name })
+    return clone(this.summary(d))
+  }
+
+  async setModel(id: string, model: string): Promise<Conversation> {
+    await this.enter('setModel', [id, model])
+    const d = this.mustGet(id)
+    const name = model.trim()
+    if (name.length > 200) throw new TransportError('a model name can be at most 200 characters', 400)
+    if (name) d.model = name
+    else delete d.model
+    this.emit('conversation:updated', { conversationId: id, model: name })
     return clone(this.summary(d))
   }
 

@@ -163,6 +163,10 @@ export class HttpTransport implements Transport {
     return (await this.request<Conversation | undefined>('PATCH', this.conv(id), { assistant })) ?? undefined
   }
 
+  async setModel(id: string, model: string): Promise<Conversation | void> {
+    return (await this.request<Conversation | undefined>('PATCH', this.conv(id), { model })) ?? undefined
+  }
+
   async deleteConversation(id: string): Promise<void> {
     await this.request('DELETE', this.conv(id))
   }

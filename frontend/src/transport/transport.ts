@@ -50,6 +50,8 @@ export interface Transport {
   setPinned(id: string, pinned: boolean): Promise<Conversation | void>
   /** Switches the conversation to another assistant profile (its next runs). */
   setAssistant(id: string, assistant: string): Promise<Conversation | void>
+  /** Chooses the conversation's model for its next runs ("" = its profile's model or the default). */
+  setModel(id: string, model: string): Promise<Conversation | void>
   deleteConversation(id: string): Promise<void>
   sendMessage(id: string, content: string): Promise<{ run_id: string }>
   /**

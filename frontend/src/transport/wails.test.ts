@@ -73,7 +73,7 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
 const GO_SERVICES: Record<string, string[]> = {
   App: ['Health'],
   ConversationService: ['ListConversations', 'CreateConversation', 'GetConversation', 'RenameConversation', 'SetPinned',
-    'SetAssistant', 'DeleteConversation', 'SendMessage', 'Retry', 'Cancel', 'ExportConversation', 'ImportConversation',
+    'SetAssistant', 'SetModel', 'DeleteConversation', 'SendMessage', 'Retry', 'Cancel', 'ExportConversation', 'ImportConversation',
     'Send', 'Regenerate', 'SelectBranch', 'ForkQuestion'],
   QuestionService: ['Respond', 'PendingQuestions', 'ConversationQuestions'],
   ModelService: ['ListModels', 'CheckModelServer', 'PullModel', 'ModelStats', 'ResetModelStats'],

@@ -46,6 +46,7 @@ export interface WailsChatService {
   RenameConversation(id: string, title: string): Promise<Conversation | null | void>
   SetPinned(id: string, pinned: boolean): Promise<Conversation | null | void>
   SetAssistant(id: string, assistant: string): Promise<Conversation | null | void>
+  SetModel(id: string, model: string): Promise<Conversation | null | void>
   DeleteConversation(id: string): Promise<void>
   SendMessage(id: string, content: string): Promise<string | { run_id: string }>
   Retry(id: string): Promise<string | { run_id: string }>
@@ -95,6 +96,7 @@ export const WAILS_SERVICE = {
   RenameConversation: 'ConversationService',
   SetPinned: 'ConversationService',
   SetAssistant: 'ConversationService',
+  SetModel: 'ConversationService',
   DeleteConversation: 'ConversationService',
   SendMessage: 'ConversationService',
   Retry: 'ConversationService',
@@ -213,6 +215,10 @@ export class WailsTransport implements Transport {
 
   async setAssistant(id: string, assistant: string): Promise<Conversation | void> {
     return (await this.call('SetAssistant', id, assistant)) ?? undefined
+  }
+
+  async setModel(id: string, model: string): Promise<Conversation | void> {
+    return (await this.call('SetModel', id, model)) ?? undefined
   }
 
   async deleteConversation(id: string): Promise<void> {

@@ -184,6 +184,7 @@ export namespace chat {
 	    id: string;
 	    title: string;
 	    assistant: string;
+	    model?: string;
 	    pinned: boolean;
 	    // Go type: time
 	    created_at: any;
@@ -200,6 +201,7 @@ export namespace chat {
 	        this.id = source["id"];
 	        this.title = source["title"];
 	        this.assistant = source["assistant"];
+	        this.model = source["model"];
 	        this.pinned = source["pinned"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
@@ -566,6 +568,7 @@ export namespace service {
 	    id: string;
 	    title: string;
 	    assistant: string;
+	    model?: string;
 	    pinned: boolean;
 	    // Go type: time
 	    created_at: any;
@@ -586,6 +589,7 @@ export namespace service {
 	        this.id = source["id"];
 	        this.title = source["title"];
 	        this.assistant = source["assistant"];
+	        this.model = source["model"];
 	        this.pinned = source["pinned"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -30,14 +31,27 @@ func main() {
 	openAIOnly := flag.Bool("openai-only", false, "no Ollama API: models only at GET /v1/models, as llama.cpp's server or LM Studio")
 	textTools := flag.String("text-tools", "", `a model without native tool calling: "tag" writes calls as <tool_call>{...}</tool_call>, "fence" as a json code block (streamed in small pieces; tools offered natively are refused with a 400)`)
 	noToolRole := flag.Bool("no-tool-role", false, "refuse requests with a tool message (as a chat template without that role)")
+	extra := flag.String("more-models", "", "comma-separated models listed besides -model")
+	vision := flag.String("vision", "", "comma-separated models whose details list the \"vision\" capability")
+	echo := flag.Bool("echo", false, "answer with what the model received (model, last user message, image count) instead of the demo script")
 	flag.Parse()
 	script := modelserver.Demo()
-	opts := []modelserver.Option{modelserver.WithModels([]string{*model})}
+	if *echo {
+		script = modelserver.Echo()
+	}
+	models := []string{*model}
+	if *extra != "" {
+		models = append(models, strings.Split(*extra, ",")...)
+	}
+	opts := []modelserver.Option{modelserver.WithModels(models)}
+	if *vision != "" {
+		opts = append(opts, modelserver.WithVision(strings.Split(*vision, ",")...))
+	}
 	switch *textTools {
 	case "":
 	case modelserver.FormTag, modelserver.FormFence:
 		script = modelserver.TextTools(script, *textTools, 5)
-		opts = []modelserver.Option{modelserver.WithModels([]string{*model}, *model), modelserver.WithoutTools()}
+		opts = []modelserver.Option{modelserver.WithModels(models, *model), modelserver.WithoutTools()}
 	default:
 		fmt.Fprintf(os.Stderr, "-text-tools must be tag or fence, not %q\n", *textTools)
 		os.Exit(2)

@@ -33,4 +33,6 @@ export function SendMessage(arg1:string,arg2:string):Promise<Record<string, stri
 
 export function SetAssistant(arg1:string,arg2:string):Promise<void>;
 
+export function SetModel(arg1:string,arg2:string):Promise<void>;
+
 export function SetPinned(arg1:string,arg2:boolean):Promise<void>;

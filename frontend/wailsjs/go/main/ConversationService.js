@@ -62,6 +62,10 @@ export function SetAssistant(arg1, arg2) {
   return window['go']['main']['ConversationService']['SetAssistant'](arg1, arg2);
 }
 
+export function SetModel(arg1, arg2) {
+  return window['go']['main']['ConversationService']['SetModel'](arg1, arg2);
+}
+
 export function SetPinned(arg1, arg2) {
   return window['go']['main']['ConversationService']['SetPinned'](arg1, arg2);
 }
