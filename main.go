@@ -29,6 +29,17 @@ func main() {
 		os.Exit(2)
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	if generatingBindings {
+		// wails build runs this binary only to list the bound methods: it
+		// must never open (and migrate) the user's real database.
+		dir, err := os.MkdirTemp("", "parley-bindings-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "parley:", err)
+			os.Exit(1)
+		}
+		defer os.RemoveAll(dir)
+		cfg.DataDir = dir
+	}
 
 	switch cfg.Command {
 	case config.CommandVersion:
