@@ -25,6 +25,7 @@ import type {
 import { isRunActive, RUN_STATES } from '../types'
 import { toError, useTransport } from '../transport'
 import { useQuestionsStore } from './questions'
+import { branchActions, branchState, type BranchState } from './chatBranches'
 
 /** A message list as the store keeps it: reactive itself, its messages plain. */
 function messageList(list: Message[]): Message[] {
@@ -36,7 +37,7 @@ export interface StreamBuffer {
   messageId?: string
 }
 
-interface State {
+interface State extends BranchState {
   messages: Record<string, Message[]>
   loading: Record<string, boolean>
   loadErrors: Record<string, string | null>
@@ -70,6 +71,7 @@ export function messageFromDone(p: MessageDoneEvent | (Partial<Message> & { conv
     parent_id: raw.parent_id ?? '',
     siblings: raw.siblings ?? 1,
     sibling_index: raw.sibling_index ?? 0,
+    ...(raw.sibling_ids?.length ? { sibling_ids: raw.sibling_ids } : {}),
     ...(raw.stats ? { stats: raw.stats } : {}),
     ...(raw.attachments?.length ? { attachments: raw.attachments } : {}),
     ...(raw.run_id ? { run_id: raw.run_id } : {}),
@@ -90,6 +92,7 @@ export const useChatStore = defineStore('chat', {
     lastUserText: {},
     stopping: {},
     composerDrafts: {},
+    ...branchState(),
   }),
 
   getters: {
@@ -248,6 +251,8 @@ export const useChatStore = defineStore('chat', {
       if (i >= 0) list[i] = { ...list[i]!, ...patch }
     },
 
+    ...branchActions,
+
     dismissError(conversationId: string): void {
       this.errors[conversationId] = null
     },
@@ -262,6 +267,7 @@ export const useChatStore = defineStore('chat', {
       delete this.stopping[conversationId]
       delete this.loading[conversationId]
       delete this.composerDrafts[conversationId]
+      delete this.editing[conversationId]
     },
 
     // ---- events --------------------------------------------------------------
