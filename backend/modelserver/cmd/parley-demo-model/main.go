@@ -30,8 +30,12 @@ func main() {
 	openAIOnly := flag.Bool("openai-only", false, "no Ollama API: models only at GET /v1/models, as llama.cpp's server or LM Studio")
 	textTools := flag.String("text-tools", "", `a model without native tool calling: "tag" writes calls as <tool_call>{...}</tool_call>, "fence" as a json code block (streamed in small pieces; tools offered natively are refused with a 400)`)
 	noToolRole := flag.Bool("no-tool-role", false, "refuse requests with a tool message (as a chat template without that role)")
+	echo := flag.Bool("echo-history", false, `answer a message starting with "echo" with the history the request carried (for tests of branches)`)
 	flag.Parse()
 	script := modelserver.Demo()
+	if *echo {
+		script = modelserver.EchoHistory(script)
+	}
 	opts := []modelserver.Option{modelserver.WithModels([]string{*model})}
 	switch *textTools {
 	case "":
