@@ -45,6 +45,9 @@ type Message struct {
 	// SiblingIndex is this one's place among them, 0-based in creation order.
 	Siblings     int `json:"siblings"`
 	SiblingIndex int `json:"sibling_index"`
+	// SiblingIDs are the ids of those messages in the same order, when
+	// there are more than one: what the UI's < 2/3 > switches to.
+	SiblingIDs []string `json:"sibling_ids,omitempty"`
 	// Stats are the figures of an assistant reply (nil for other messages).
 	Stats *MessageStats `json:"stats,omitempty"`
 }

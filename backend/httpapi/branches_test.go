@@ -24,12 +24,13 @@ import (
 )
 
 type wireMessage struct {
-	ID           string `json:"id"`
-	ParentID     string `json:"parent_id"`
-	Role         string `json:"role"`
-	Content      string `json:"content"`
-	Siblings     int    `json:"siblings"`
-	SiblingIndex int    `json:"sibling_index"`
+	ID           string   `json:"id"`
+	ParentID     string   `json:"parent_id"`
+	Role         string   `json:"role"`
+	Content      string   `json:"content"`
+	Siblings     int      `json:"siblings"`
+	SiblingIndex int      `json:"sibling_index"`
+	SiblingIDs   []string `json:"sibling_ids"`
 	Attachments  []struct {
 		Name string `json:"name"`
 		Size int    `json:"size"`
@@ -149,6 +150,12 @@ func TestMessagesRegenerateAndBranchEndpoints(t *testing.T) {
 	require.Len(t, d.Messages, 2)
 	assert.Equal(t, []string{"hello", "re: hello"}, []string{d.Messages[0].Content, d.Messages[1].Content})
 	assert.Equal(t, 0, d.Messages[0].SiblingIndex)
+	// The switcher's ids: both first messages, in sibling_index order.
+	var switched wireDetail
+	require.NoError(t, json.Unmarshal([]byte(body), &switched))
+	require.Len(t, switched.Messages[0].SiblingIDs, 2)
+	assert.Equal(t, hello.ID, switched.Messages[0].SiblingIDs[0])
+	assert.Nil(t, switched.Messages[1].SiblingIDs, "no siblings, no ids")
 
 	// Files: stored, returned, and base64 on the wire.
 	png, _ := base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
@@ -208,8 +215,11 @@ func TestForkEndpoint(t *testing.T) {
 
 	code, body = do(t, ts, "POST", base+"/respond", `{"question_id":"latest","action":"submit","answers":{"Which colour?":{"selected":["Red"]}}}`, nil)
 	require.Equal(t, 200, code, body)
-	d = settle(t, ts, id)
-	require.Equal(t, `said: {"answers":{"Which colour?":"Red"}}`, d.Messages[len(d.Messages)-1].Content)
+	// Wait for the reply: just after respond the state may still read "awaiting_user_response".
+	require.Eventually(t, func() bool {
+		d = settle(t, ts, id)
+		return d.Messages[len(d.Messages)-1].Content == `said: {"answers":{"Which colour?":"Red"}}`
+	}, 15*time.Second, 10*time.Millisecond)
 
 	code, body = do(t, ts, "POST", base+"/questions/"+card+"/fork", `{"answers":{"Which colour?":{"selected":["Green"]}}}`, nil)
 	assert.Equal(t, 422, code, body)

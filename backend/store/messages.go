@@ -139,9 +139,13 @@ func (s *Store) AppendMessage(ctx context.Context, m *chat.Message) error {
 		if err := insertMessage(ctx, tx, m); err != nil {
 			return err
 		}
+		m.SiblingIDs = nil
 		if older > 0 {
 			// A new branch: it is the one shown under its parent from now on.
 			if err := chooseChild(ctx, tx, m.ConversationID, m.ParentID, m.ID); err != nil {
+				return err
+			}
+			if m.SiblingIDs, err = siblingIDs(ctx, tx, m.ConversationID, m.ParentID); err != nil {
 				return err
 			}
 		}
@@ -307,4 +311,23 @@ func scanMessages(rows *sql.Rows) ([]chat.Message, map[string]int, error) {
 		msgs = append(msgs, m)
 	}
 	return msgs, counts, rows.Err()
+}
+
+// siblingIDs lists the children of parent ("" = the first messages), oldest first.
+func siblingIDs(ctx context.Context, q querier, conversationID, parent string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id FROM messages WHERE conversation_id = ? AND parent_id IS ? ORDER BY seq`,
+		conversationID, nullString(parent))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }

@@ -57,9 +57,16 @@ func (t *tree) fillSiblings(m *chat.Message) {
 	sibs := t.children[m.ParentID]
 	m.Siblings = max(len(sibs), 1)
 	m.SiblingIndex = 0
+	m.SiblingIDs = nil
+	if len(sibs) > 1 {
+		m.SiblingIDs = make([]string, len(sibs))
+	}
 	for i, idx := range sibs {
 		if t.msgs[idx].ID == m.ID {
 			m.SiblingIndex = i
+		}
+		if m.SiblingIDs != nil {
+			m.SiblingIDs[i] = t.msgs[idx].ID
 		}
 	}
 }

@@ -223,3 +223,31 @@ func TestTranscriptImportKeepsTheTree(t *testing.T) {
 	assert.Contains(t, err.Error(), "not an earlier message")
 	assert.Equal(t, before, count(t, s, `SELECT count(*) FROM conversations`))
 }
+
+// The UI's < 2/3 > switches to a sibling by its id, so each message of a
+// branch point names its siblings, in the order sibling_index counts.
+func TestBranchedMessagesNameTheirSiblings(t *testing.T) {
+	s := newStore(t)
+	c := mustConversation(t, s, "siblings")
+	u1 := mustAppend(t, s, c.ID, chat.RoleUser, "u1")
+	a1 := mustAppend(t, s, c.ID, chat.RoleAssistant, "a1")
+	assert.Nil(t, a1.SiblingIDs, "a message without siblings names none")
+	require.NoError(t, s.SetLeaf(ctx, c.ID, u1.ID))
+	a2 := mustAppend(t, s, c.ID, chat.RoleAssistant, "a2")
+	assert.Equal(t, []string{a1.ID, a2.ID}, a2.SiblingIDs, "the appended message names its siblings (for message:done)")
+	require.NoError(t, s.SetLeaf(ctx, c.ID, u1.ID))
+	a3 := mustAppend(t, s, c.ID, chat.RoleAssistant, "a3")
+	assert.Equal(t, []string{a1.ID, a2.ID, a3.ID}, a3.SiblingIDs)
+
+	msgs := visible(t, s, c.ID)
+	require.Len(t, msgs, 2)
+	assert.Nil(t, msgs[0].SiblingIDs)
+	assert.Equal(t, []string{a1.ID, a2.ID, a3.ID}, msgs[1].SiblingIDs)
+	assert.Equal(t, 2, msgs[1].SiblingIndex)
+
+	// Switching to the id at index 0 shows that sibling.
+	require.NoError(t, s.SelectBranch(ctx, c.ID, msgs[1].SiblingIDs[0]))
+	msgs = visible(t, s, c.ID)
+	assert.Equal(t, []branchShape{{"u1", 1, 0}, {"a1", 3, 0}}, shape(msgs))
+	assert.Equal(t, []string{a1.ID, a2.ID, a3.ID}, msgs[1].SiblingIDs)
+}

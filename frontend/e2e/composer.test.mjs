@@ -146,12 +146,15 @@ test('shortcuts: Ctrl+K search, Ctrl+N new chat, Ctrl+, settings, ? help, Up edi
     await composer.press('Enter')
     await lastReply(page).getByText('first try').waitFor({ timeout: 15000 })
 
-    // Up in the empty composer puts the last message back for editing; Enter sends the new version.
+    // Up in the empty composer opens the last message for editing in place; Enter sends the new version.
     await composer.focus()
     await page.keyboard.press('ArrowUp')
-    assert.equal(await composer.inputValue(), 'first try')
-    await composer.fill('second try')
-    await composer.press('Enter')
+    const editor = page.getByTestId('edit-text')
+    await editor.waitFor()
+    assert.equal(await editor.inputValue(), 'first try')
+    assert.equal(await composer.inputValue(), '', 'the composer stays empty')
+    await editor.fill('second try')
+    await editor.press('Enter')
     await lastReply(page).getByText('second try').waitFor({ timeout: 15000 })
     const users = await page.getByTestId('user-message').allTextContents()
     assert.deepEqual(users.map((t) => t.trim()), ['second try'], 'the edited branch shows the new message only')

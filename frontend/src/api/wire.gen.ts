@@ -148,6 +148,7 @@ export interface Message {
   parent_id: string
   siblings: number
   sibling_index: number
+  sibling_ids?: string[]
   stats?: MessageStats
 }
 

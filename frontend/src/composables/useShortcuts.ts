@@ -43,7 +43,7 @@ export function useShortcuts(hooks: ShortcutHooks) {
         if (id && chat.isBusy(id)) void chat.stop(id)
         break
       case 'edit-last':
-        if (id && chat.editLastUserMessage(id)) document.getElementById('composer-input')?.focus()
+        if (id) chat.editLastUserMessage(id)
         break
     }
   }

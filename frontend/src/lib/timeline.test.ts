@@ -95,8 +95,11 @@ describe('buildTimeline with call ids reused across runs', () => {
     // r1's messages are not loaded; its card must not take r2's call.
     const old = makeCard({ question_id: 'q1', run_id: 'r1', tool_call_id: 'call_demo_1', status: 'declined', created_at: '2026-01-01T10:00:00Z' })
     const items = buildTimeline([msg({ id: 'u2', role: 'user', content: 'menu', run_id: 'r2' }), ask('a2', 'r2'), result('t2', 'r2')], [old], false)
-    // r2's result is shown as r2's own (rebuilt, read-only) card; r1's card goes last
-    expect(keys(items)).toEqual(['m:u2', 'm:a2', 't:t2', 'q:q1'])
+    // r2's result is shown as r2's own (rebuilt, read-only) card; r1's closed
+    // card is of a branch not shown (SPEC §7), so it is left out
+    expect(keys(items)).toEqual(['m:u2', 'm:a2', 't:t2'])
+    // while it can still be answered it is shown, last
+    expect(keys(buildTimeline([msg({ id: 'u2', role: 'user', content: 'menu', run_id: 'r2' })], [{ ...old, status: 'pending' }], false))).toEqual(['m:u2', 'q:q1'])
   })
 
   it('without run ids, each call takes the oldest card of its id not placed yet', () => {
@@ -148,5 +151,47 @@ describe('card normalization', () => {
     expect(cardFromEvent(makeCard())!.question_id).toBe('card-1')
     expect(cardFromEvent({ conversationId: 'c', card: { ...makeCard(), conversationId: '' } })!.conversationId).toBe('c')
     expect(cardFromEvent({ conversationId: 'c' } as never)).toBeNull()
+  })
+})
+
+describe('buildTimeline on a branched conversation (SPEC §7)', () => {
+  const branched = (m: Partial<Message> & Pick<Message, 'id' | 'role'>, ids: string[]): Message =>
+    msg({ ...m, siblings: ids.length, sibling_index: ids.indexOf(m.id), sibling_ids: ids })
+
+  it('gives each item the branch points it switches: its own, or a hidden message before it', () => {
+    const items = buildTimeline(
+      [
+        branched({ id: 'u1b', role: 'user', content: 'edited' }, ['u1', 'u1b']),
+        // A reply that starts with a bare tool call: its switcher goes with what shows next.
+        branched({ id: 'a1b', role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'web_search', arguments: '{}' }] }, ['a1', 'a1b']),
+        msg({ id: 't1', role: 'tool', tool_name: 'web_search', tool_call_id: 'c1', content: 'found' }),
+        msg({ id: 'a2', role: 'assistant', content: 'done' }),
+      ],
+      [],
+      false,
+    )
+    expect(items.map((i) => [i.key, i.kind === 'stream' ? [] : (i.branches ?? []).map((m) => m.id)])).toEqual([
+      ['m:u1b', ['u1b']],
+      ['m:t1', ['a1b']],
+      ['m:a2', []],
+    ])
+  })
+
+  it('a card gets the tool result of the path: a changed answer switches on it', () => {
+    const card = makeCard({ question_id: 'q1', run_id: 'r1', tool_call_id: 'call-1', status: 'answered', answers: { 'Which database?': 'SQLite' } })
+    const items = buildTimeline(
+      [
+        msg({ id: 'u', role: 'user', content: 'hi', run_id: 'r1' }),
+        msg({ id: 'a', role: 'assistant', content: 'one question', run_id: 'r1', tool_calls: [{ id: 'call-1', name: 'ask_user_question', arguments: askArgs }] }),
+        branched({ id: 't2', role: 'tool', tool_name: 'ask_user_question', tool_call_id: 'call-1', run_id: 'r1', content: '{"answers":{"Which database?":"Postgres"}}' }, ['t1', 't2']),
+        msg({ id: 'a2', role: 'assistant', content: 'Postgres then', run_id: 'r2' }),
+      ],
+      [card],
+      false,
+    )
+    expect(items.map((i) => i.key)).toEqual(['m:u', 'm:a', 'q:q1', 'm:a2'])
+    const cardItem = items[2]!
+    expect(cardItem.kind === 'card' && cardItem.result?.id).toBe('t2')
+    expect(cardItem.kind === 'card' && cardItem.branches?.map((m) => m.id)).toEqual(['t2'])
   })
 })

@@ -11,13 +11,17 @@
 // message of its run, or else at the end; such cards keep their created order.
 import type { Card, Message } from '../types'
 import { ASK_TOOL } from '../types'
-import { cardFromToolResult, questionsFromArguments } from './cards'
+import { cardFromToolResult, isAnswerable, questionsFromArguments } from './cards'
 
+// `branches`: the messages at branch points (siblings > 1) that the item
+// shows the `< 2/3 >` switcher of: its own message, a message before it that
+// shows nothing (an assistant message with only tool calls), and for a card
+// the tool result on the path (`result`, a changed answer is its sibling).
 export type TimelineItem =
-  | { kind: 'user'; key: string; message: Message }
-  | { kind: 'assistant'; key: string; message: Message }
-  | { kind: 'tool'; key: string; message: Message }
-  | { kind: 'card'; key: string; card: Card; readonly: boolean }
+  | { kind: 'user'; key: string; message: Message; branches?: Message[] }
+  | { kind: 'assistant'; key: string; message: Message; branches?: Message[] }
+  | { kind: 'tool'; key: string; message: Message; branches?: Message[] }
+  | { kind: 'card'; key: string; card: Card; readonly: boolean; branches?: Message[]; result?: Message }
   | { kind: 'stream'; key: string }
 
 export const STREAM_KEY = 'stream'
@@ -78,15 +82,28 @@ export function buildTimeline(messages: Message[], cards: Card[], streaming: boo
   const placeCard = (card: Card) => {
     if (placed.has(card.question_id)) return
     placed.add(card.question_id)
-    items.push({ kind: 'card', key: cardKey(card.question_id), card, readonly: false })
+    push({ kind: 'card', key: cardKey(card.question_id), card, readonly: false })
+  }
+
+  // Branch points not shown yet: they go with the next item.
+  let carried: Message[] = []
+  const cardItems = new Map<string, TimelineItem & { kind: 'card' }>()
+  const push = (item: TimelineItem) => {
+    if (item.kind !== 'stream' && carried.length) {
+      item.branches = [...(item.branches ?? []), ...carried]
+      carried = []
+    }
+    if (item.kind === 'card') cardItems.set(item.card.question_id, item)
+    items.push(item)
   }
 
   for (const m of messages) {
     if (m.role === 'system') continue
+    if (m.siblings > 1) carried.push(m)
     if (m.role === 'user') {
-      items.push({ kind: 'user', key: `m:${m.id}`, message: m })
+      push({ kind: 'user', key: `m:${m.id}`, message: m })
     } else if (m.role === 'assistant') {
-      if (m.content && m.content.trim()) items.push({ kind: 'assistant', key: `m:${m.id}`, message: m })
+      if (m.content && m.content.trim()) push({ kind: 'assistant', key: `m:${m.id}`, message: m })
       for (const tc of m.tool_calls ?? []) {
         if (tc.name !== ASK_TOOL) {
           askCalls.delete(tc.id)
@@ -109,17 +126,26 @@ export function buildTimeline(messages: Message[], cards: Card[], streaming: boo
         const card = call?.card ?? (m.tool_call_id ? findCard(m.tool_call_id, m.run_id) : undefined)
         if (card) {
           placeCard(card)
+          const item = cardItems.get(card.question_id)
+          if (item) {
+            // The card shows its answer on this branch (a changed answer is a sibling result).
+            item.result = m
+            if (carried.includes(m)) {
+              item.branches = [...(item.branches ?? []), m]
+              carried = carried.filter((x) => x !== m)
+            }
+          }
           shown = true
         } else {
           const rebuilt = cardFromToolResult(m, questionsFromArguments(call?.arguments), m.conversationId ?? '')
           if (rebuilt) {
-            items.push({ kind: 'card', key: `t:${m.id}`, card: rebuilt, readonly: true })
+            push({ kind: 'card', key: `t:${m.id}`, card: rebuilt, readonly: true, result: m })
             shown = true
           }
         }
         if (m.tool_call_id) askCalls.delete(m.tool_call_id)
       }
-      if (!shown) items.push({ kind: 'tool', key: `m:${m.id}`, message: m })
+      if (!shown) push({ kind: 'tool', key: `m:${m.id}`, message: m })
     }
     if (m.run_id) runEnd.set(m.run_id, items.length)
   }
@@ -129,7 +155,10 @@ export function buildTimeline(messages: Message[], cards: Card[], streaming: boo
   // Cards not tied to a message (asked before their message arrived, asked by
   // a helper agent, or without a tool_call_id): after the last message of
   // their run, or else last; oldest first either way.
-  const rest = sorted.filter((c) => !placed.has(c.question_id))
+  // A closed card of a run that is not on the shown path belongs to another
+  // branch (an edited message, a regenerated reply): it is not shown here.
+  const otherBranch = (c: Card) => !!c.run_id && runEnd.size > 0 && !runEnd.has(c.run_id) && !isAnswerable(c.status, c.kind)
+  const rest = sorted.filter((c) => !placed.has(c.question_id) && !otherBranch(c))
   if (!rest.length) return items
   const after = new Map<number, Card[]>()
   const tail: Card[] = []

@@ -26,6 +26,7 @@ import type {
 import { isRunActive, RUN_STATES } from '../types'
 import { toError, useTransport } from '../transport'
 import { useQuestionsStore } from './questions'
+import { branchActions, branchState, type BranchState } from './chatBranches'
 
 /** A message list as the store keeps it: reactive itself, its messages plain. */
 function messageList(list: Message[]): Message[] {
@@ -37,7 +38,7 @@ export interface StreamBuffer {
   messageId?: string
 }
 
-interface State {
+interface State extends BranchState {
   messages: Record<string, Message[]>
   loading: Record<string, boolean>
   loadErrors: Record<string, string | null>
@@ -51,7 +52,6 @@ interface State {
   /** Unsent composer text per conversation ('' key: the new-chat screen). */
   composerDrafts: Record<string, string>
   /** The message the composer's text replaces when sent (Up in an empty composer). */
-  composerEdits: Record<string, { messageId: string; parentId: string }>
 }
 
 let localSeq = 0
@@ -73,6 +73,7 @@ export function messageFromDone(p: MessageDoneEvent | (Partial<Message> & { conv
     parent_id: raw.parent_id ?? '',
     siblings: raw.siblings ?? 1,
     sibling_index: raw.sibling_index ?? 0,
+    ...(raw.sibling_ids?.length ? { sibling_ids: raw.sibling_ids } : {}),
     ...(raw.stats ? { stats: raw.stats } : {}),
     ...(raw.attachments?.length ? { attachments: raw.attachments } : {}),
     ...(raw.run_id ? { run_id: raw.run_id } : {}),
@@ -93,7 +94,7 @@ export const useChatStore = defineStore('chat', {
     lastUserText: {},
     stopping: {},
     composerDrafts: {},
-    composerEdits: {},
+    ...branchState(),
   }),
 
   getters: {
@@ -236,43 +237,6 @@ export const useChatStore = defineStore('chat', {
       }
     },
 
-    /**
-     * Edit the last message (Up in an empty composer): its text goes into
-     * the composer, and sending it adds a sibling (SPEC §7). False when the
-     * conversation has no message of the user.
-     */
-    editLastUserMessage(conversationId: string): boolean {
-      const last = [...(this.messages[conversationId] ?? [])].reverse().find((m) => m.role === 'user' && !m.local)
-      if (!last) return false
-      this.composerDrafts[conversationId] = last.content
-      this.composerEdits[conversationId] = { messageId: last.id, parentId: last.parent_id ?? '' }
-      return true
-    },
-
-    /** A new reply beside the last one (Ctrl/Cmd+Shift+R), by its model. */
-    async regenerateLast(conversationId: string): Promise<boolean> {
-      const id = conversationId
-      const last = [...(this.messages[id] ?? [])].reverse().find((m) => m.role === 'assistant' && !partialIds.has(m.id))
-      if (!last) return false
-      if (this.isBusy(id)) {
-        this.errors[id] = 'The assistant is still working on this conversation. Stop it first, or wait.'
-        return false
-      }
-      const before = this.runStates[id] ?? 'idle'
-      this.errors[id] = null
-      this.runStates[id] = 'requesting'
-      try {
-        const t = useTransport()
-        await t.regenerate(id, last.id)
-        this.applyDetail(await t.getConversation(id))
-        return true
-      } catch (err) {
-        const e = toError(err)
-        if (this.runStates[id] === 'requesting') this.runStates[id] = before
-        this.errors[id] = e.status === 409 ? 'The assistant is still working on this conversation. Stop it first, or wait.' : `Couldn't regenerate: ${e.message}`
-        return false
-      }
-    },
 
     /** Stops the active run (a pending card is cancelled by the backend). */
     async stop(conversationId: string): Promise<void> {
@@ -301,6 +265,8 @@ export const useChatStore = defineStore('chat', {
       if (i >= 0) list[i] = { ...list[i]!, ...patch }
     },
 
+    ...branchActions,
+
     dismissError(conversationId: string): void {
       this.errors[conversationId] = null
     },
@@ -315,7 +281,7 @@ export const useChatStore = defineStore('chat', {
       delete this.stopping[conversationId]
       delete this.loading[conversationId]
       delete this.composerDrafts[conversationId]
-      delete this.composerEdits[conversationId]
+      delete this.editing[conversationId]
     },
 
     // ---- events --------------------------------------------------------------

@@ -190,9 +190,7 @@ export const useConversationsStore = defineStore('conversations', {
         id = created.id
       }
       const chat = useChatStore()
-      const editing = chat.composerEdits[id]
-      delete chat.composerEdits[id]
-      const sent = await chat.send(content, id, attachments, editing?.parentId)
+      const sent = await chat.send(content, id, attachments)
       if (sent) this.touch(id)
       return sent
     },

@@ -283,6 +283,7 @@ export namespace chat {
 	    parent_id: string;
 	    siblings: number;
 	    sibling_index: number;
+	    sibling_ids?: string[];
 	    stats?: MessageStats;
 	
 	    static createFrom(source: any = {}) {
@@ -304,6 +305,7 @@ export namespace chat {
 	        this.parent_id = source["parent_id"];
 	        this.siblings = source["siblings"];
 	        this.sibling_index = source["sibling_index"];
+	        this.sibling_ids = source["sibling_ids"];
 	        this.stats = this.convertValues(source["stats"], MessageStats);
 	    }
 	

@@ -34,10 +34,14 @@ func main() {
 	extra := flag.String("more-models", "", "comma-separated models listed besides -model")
 	vision := flag.String("vision", "", "comma-separated models whose details list the \"vision\" capability")
 	echo := flag.Bool("echo", false, "answer with what the model received (model, last user message, image count) instead of the demo script")
+	echoHistory := flag.Bool("echo-history", false, `answer a message starting with "echo" with the history the request carried (for tests of branches)`)
 	flag.Parse()
 	script := modelserver.Demo()
 	if *echo {
 		script = modelserver.Echo()
+	}
+	if *echoHistory {
+		script = modelserver.EchoHistory(script)
 	}
 	models := []string{*model}
 	if *extra != "" {

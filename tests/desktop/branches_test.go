@@ -1,0 +1,92 @@
+//go:build desktop
+
+package desktop
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parley-app/parley/backend/modelserver"
+)
+
+// seenHistory is the user and assistant texts of a request to the model.
+func seenHistory(req modelserver.ChatRequest) []string {
+	var out []string
+	for _, m := range req.Messages {
+		if m.Role == "user" || m.Role == "assistant" {
+			out = append(out, m.Role+": "+m.Content)
+		}
+	}
+	return out
+}
+
+// TestDesktopEditAndSwitchBranch drives conversation control (SPEC §7) in
+// the real window with the keyboard: edit a sent message in place (the
+// model then gets only the edited branch), switch back to the first
+// version with "Previous version", and send: the model gets the first
+// branch again. The page cannot be inspected from outside the window, so
+// the model's requests show what each step did.
+func TestDesktopEditAndSwitchBranch(t *testing.T) {
+	bin := os.Getenv("PARLEY_BIN")
+	require.True(t, bin != "" && os.Getenv("DISPLAY") != "", "PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
+	srv := modelserver.New(modelserver.EchoHistory(modelserver.Demo()))
+	defer srv.Close()
+
+	defer launchApp(t, bin, srv.URL(), "desktop-branches.log")()
+
+	waitForWindow(t, "Parley", 60*time.Second)
+	waitForUI(t, "desktop-branches-0-start.png")
+	win := waitForWindow(t, "Parley", 10*time.Second)
+	time.Sleep(time.Second) // the page loads its first data
+	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
+	x, y, w, h := parseGeometry(t, xdotool(t, "getwindowgeometry", "--shell", win))
+	composer := func() { xdotool(t, "mousemove", "--sync", fmt.Sprint(x+w*3/5), fmt.Sprint(y+h-65), "click", "1") }
+	keys := func(ks ...string) {
+		for _, k := range ks {
+			xdotool(t, "key", k)
+			time.Sleep(250 * time.Millisecond)
+		}
+	}
+
+	composer()
+	xdotool(t, "type", "--delay", "20", "echo one")
+	xdotool(t, "key", "Return")
+	waitRequests(t, srv, 1, "after sending")
+	time.Sleep(1500 * time.Millisecond) // the reply lands and the run ends
+
+	// Back from the composer: the reply's "Regenerate with…", Regenerate and
+	// Copy, then the message's Edit.
+	composer()
+	keys("shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "Return")
+	time.Sleep(500 * time.Millisecond) // the editor opens with the text, focused
+	shoot(t, "desktop-branches-1-editing.png")
+	keys("ctrl+a")
+	xdotool(t, "type", "--delay", "20", "echo uno")
+	xdotool(t, "key", "Return")
+	waitRequests(t, srv, 2, "after the edit")
+	assert.Equal(t, []string{"user: echo uno"}, seenHistory(srv.Requests()[1]), "the edited branch has neither the old message nor its reply")
+	time.Sleep(1500 * time.Millisecond)
+	shoot(t, "desktop-branches-2-edited.png")
+
+	// Back from the composer again: past the reply's three buttons and the
+	// message's Edit and Copy (the disabled "Next version" takes no focus)
+	// to "Previous version".
+	composer()
+	keys("shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "Return")
+	time.Sleep(time.Second) // the first version is shown
+	shoot(t, "desktop-branches-3-switched.png")
+	composer()
+	xdotool(t, "type", "--delay", "20", "echo again")
+	xdotool(t, "key", "Return")
+	waitRequests(t, srv, 3, "after sending on the first version")
+	assert.Equal(t, []string{"user: echo one", "assistant: Reply 1. I received: [user: echo one]", "user: echo again"},
+		seenHistory(srv.Requests()[2]), "after the switch the conversation goes on from the first version")
+	time.Sleep(time.Second)
+	shoot(t, "desktop-branches-4-continued.png")
+}
