@@ -77,7 +77,7 @@ test('a text file reaches the model with its name; the reply shows its figures',
   try {
     await page.getByTestId('attach-input').setInputFiles({ name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from('# Launch\nThe rocket flies on Tuesday.\n') })
     await page.getByTestId('pending-attachment').getByText('notes.md').waitFor()
-    const composer = page.getByRole('textbox', { name: 'Message' })
+    const composer = page.getByRole('textbox', { name: 'Message', exact: true })
     await composer.fill('What day is the launch?')
     await composer.press('Enter')
     await lastReply(page).getByText('echo model=small images=0').waitFor({ timeout: 15000 })
@@ -97,7 +97,7 @@ test('a text file reaches the model with its name; the reply shows its figures',
 test('an image is refused for a model without vision; after switching the header to a vision model it reaches the model', async () => {
   const { page, errors } = await openPage()
   try {
-    const composer = page.getByRole('textbox', { name: 'Message' })
+    const composer = page.getByRole('textbox', { name: 'Message', exact: true })
     await composer.fill('hello')
     await composer.press('Enter')
     await lastReply(page).getByText('echo model=small').waitFor({ timeout: 15000 })
@@ -141,7 +141,7 @@ test('an image is refused for a model without vision; after switching the header
 test('shortcuts: Ctrl+K search, Ctrl+N new chat, Ctrl+, settings, ? help, Up edits the last message', async () => {
   const { page, errors } = await openPage()
   try {
-    const composer = page.getByRole('textbox', { name: 'Message' })
+    const composer = page.getByRole('textbox', { name: 'Message', exact: true })
     await composer.fill('first try')
     await composer.press('Enter')
     await lastReply(page).getByText('first try').waitFor({ timeout: 15000 })
