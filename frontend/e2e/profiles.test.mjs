@@ -73,7 +73,8 @@ test('a profile created in Settings is saved, still there after a reload, and ne
       name: 'Code reviewer',
       system_prompt: 'You review code. Point out risks first, then style.',
       model: 'qwen3:14b',
-      tools: ['ask_user_question', 'current_time', 'calculator'],
+      // A new profile starts from the default's tools: MCP servers' tools too (mcp:*).
+      tools: ['ask_user_question', 'current_time', 'calculator', 'mcp:*'],
       tool_calling: 'auto',
     })
     assert.equal(saved.body.length, 2, JSON.stringify(saved.body))
