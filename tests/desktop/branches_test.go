@@ -60,10 +60,9 @@ func TestDesktopEditAndSwitchBranch(t *testing.T) {
 	waitRequests(t, srv, 1, "after sending")
 	time.Sleep(1500 * time.Millisecond) // the reply lands and the run ends
 
-	// Back from the composer: the reply's "Regenerate with…", Regenerate and
-	// Copy, then the message's Edit.
+	// Up in the empty composer opens the last message for editing.
 	composer()
-	keys("shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "Return")
+	keys("Up")
 	time.Sleep(500 * time.Millisecond) // the editor opens with the text, focused
 	shoot(t, "desktop-branches-1-editing.png")
 	keys("ctrl+a")
@@ -74,11 +73,11 @@ func TestDesktopEditAndSwitchBranch(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	shoot(t, "desktop-branches-2-edited.png")
 
-	// Back from the composer again: past the reply's three buttons and the
-	// message's Edit and Copy (the disabled "Next version" takes no focus)
-	// to "Previous version".
+	// Back from the composer: past the attach button, the reply's three
+	// buttons and the message's Edit and Copy (the disabled "Next version"
+	// takes no focus) to "Previous version".
 	composer()
-	keys("shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "Return")
+	keys("shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "Return")
 	time.Sleep(time.Second) // the first version is shown
 	shoot(t, "desktop-branches-3-switched.png")
 	composer()
