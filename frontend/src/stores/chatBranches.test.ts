@@ -27,6 +27,17 @@ async function seed() {
 const ids = (chat: ReturnType<typeof useChatStore>) => chat.messagesFor('c1').map((m) => m.id)
 
 describe('editing a sent message', () => {
+  it('keeps the files of the message it replaces', async () => {
+    env.fake.addConversation({ id: 'c1', title: 'Files' })
+    const file = { name: 'notes.md', mime_type: 'text/markdown', size: 5, data: btoa('hello') }
+    env.fake.addMessage('c1', { id: 'u1', role: 'user', content: 'summarise this', attachments: [file] })
+    env.fake.addMessage('c1', { id: 'a1', role: 'assistant', content: 'ok' })
+    const chat = useChatStore()
+    await chat.open('c1')
+    expect(await chat.editMessage('c1', 'u1', 'summarise this in French')).toBe(true)
+    expect(env.fake.callsOf('sendWith')).toEqual([['c1', { content: 'summarise this in French', parent_id: '', attachments: [file] }]])
+  })
+
   it('sends under the message parent, shows the new branch and takes the confirmed message from its event', async () => {
     const chat = await seed()
     connectEvents()

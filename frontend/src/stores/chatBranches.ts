@@ -92,11 +92,13 @@ export const branchActions = {
       siblings: old.siblings + 1,
       sibling_index: old.siblings,
       local: 'sending',
+      // The new version keeps the files of the one it replaces.
+      ...(old.attachments?.length ? { attachments: old.attachments } : {}),
     }
     const restore = this.beginBranch(id, [...pathBefore(list, messageId), local])
     this.editing[id] = null
     try {
-      await useTransport().sendWith(id, { content: text, parent_id: old.parent_id })
+      await useTransport().sendWith(id, { content: text, parent_id: old.parent_id, ...(old.attachments?.length ? { attachments: old.attachments } : {}) })
       this.updateMessage(id, local.id, { local: 'sent' })
       delete this.editDrafts[messageId]
       this.lastUserText[id] = text
