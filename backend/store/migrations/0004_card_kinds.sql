@@ -7,3 +7,9 @@
 ALTER TABLE cards ADD COLUMN kind TEXT NOT NULL DEFAULT 'question' CHECK (kind IN ('question', 'approval', 'elicitation'));
 ALTER TABLE cards ADD COLUMN source TEXT CHECK (source IS NULL OR json_valid(source));
 ALTER TABLE cards ADD COLUMN details TEXT CHECK (details IS NULL OR json_valid(details));
+
+-- A default profile saved before MCP servers existed gets their tools
+-- ("mcp:*"), as a new default profile has them; other profiles opt in.
+UPDATE profiles SET tools = json_insert(tools, '$[#]', 'mcp:*')
+WHERE name = 'default'
+  AND NOT EXISTS (SELECT 1 FROM json_each(profiles.tools) WHERE value LIKE 'mcp:%' OR value LIKE '%\_\_%' ESCAPE '\');
