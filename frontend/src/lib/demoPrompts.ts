@@ -17,3 +17,14 @@ export const DEMO_PROMPTS: readonly DemoPrompt[] = [
   { prompt: 'Use a sub-agent to research Lisbon', shows: 'A helper agent tries to ask you, and may not' },
   { prompt: 'Just answer, no questions this time', shows: 'A direct reply, no card' },
 ]
+
+/**
+ * Prompts the empty chat suggests with a real model: everyday requests
+ * where a good assistant asks before it guesses.
+ */
+export const STARTER_PROMPTS: readonly DemoPrompt[] = [
+  { prompt: 'Help me write an email to my landlord about a broken heater', shows: 'It may ask about tone and what you want done' },
+  { prompt: 'Plan a week of dinners for two', shows: 'Expect questions about diet, budget and time' },
+  { prompt: 'Suggest a name for my new side project', shows: 'It should ask what the project is first' },
+  { prompt: 'Review the file I attach and tell me what to fix', shows: 'Attach it with the paperclip, then send' },
+]

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { VueWrapper } from '@vue/test-utils'
 import App from '../../App.vue'
 import { mountInBody, resetDom, setupEnv, settle, type TestEnv } from '../../test-utils'
-import { DEMO_PROMPTS } from '../../lib/demoPrompts'
+import { DEMO_PROMPTS, STARTER_PROMPTS } from '../../lib/demoPrompts'
 import { useSettingsStore } from '../../stores/settings'
 
 let env: TestEnv
@@ -17,7 +17,7 @@ async function mountApp() {
 
 const suggestions = (v: VueWrapper) => v.findAll('[data-testid="demo-suggestion"]')
 
-describe('Demo suggestions on the empty chat', () => {
+describe('Suggested prompts on the empty chat', () => {
   it("offer the demo's scenarios in demo mode; clicking one starts a chat with it", async () => {
     env.fake.settings.demo_mode = true
     const v = await mountApp()
@@ -51,17 +51,29 @@ describe('Demo suggestions on the empty chat', () => {
     expect(env.fake.callsOf('sendMessage')).toEqual([[conv.id, DEMO_PROMPTS[0]!.prompt]])
   })
 
-  it('are not shown without demo mode, and go away when it is turned off', async () => {
+  it("without demo mode offer everyday prompts, and the demo's when it is turned on", async () => {
     const v = await mountApp()
     expect(v.find('.empty h2').exists()).toBe(true)
     expect(v.find('[data-testid="demo-suggestions"]').exists()).toBe(false)
+    const starters = v.findAll('[data-testid="suggestion"]')
+    expect(starters.map((s) => s.find('.demo-suggestion-prompt').text())).toEqual(STARTER_PROMPTS.map((p) => p.prompt))
 
     const settings = useSettingsStore()
     await settings.save({ ...settings.settings!, demo_mode: true })
     await settle()
     expect(suggestions(v)).toHaveLength(DEMO_PROMPTS.length)
+    expect(v.findAll('[data-testid="suggestion"]')).toHaveLength(0)
     await settings.save({ ...settings.settings!, demo_mode: false })
     await settle()
     expect(v.find('[data-testid="demo-suggestions"]').exists()).toBe(false)
+    expect(v.findAll('[data-testid="suggestion"]')).toHaveLength(STARTER_PROMPTS.length)
+  })
+
+  it('send an everyday prompt to the model', async () => {
+    const v = await mountApp()
+    await v.findAll('[data-testid="suggestion"]')[1]!.trigger('click')
+    await settle()
+    const [[, content]] = env.fake.callsOf('sendMessage') as [[string, string]]
+    expect(content).toBe(STARTER_PROMPTS[1]!.prompt)
   })
 })
