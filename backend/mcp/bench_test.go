@@ -9,6 +9,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/api"
 )
@@ -21,27 +22,17 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 	h := New(Options{Terminate: 500 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	defer h.Stop()
 	h.Start()
-	if _, err := h.PutServer("bench", api.MCPServerConfig{Command: testServerBin}); err != nil {
-		b.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	_, err := h.PutServer("bench", api.MCPServerConfig{Command: testServerBin})
+	require.NoError(b, err)
+	require.Eventually(b, func() bool {
 		s, _ := h.Server("bench")
-		if s.Status == api.MCPConnected {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("server not connected: %+v", s)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return s.Status == api.MCPConnected
+	}, 30*time.Second, 10*time.Millisecond, "server not connected")
 
 	ctx := context.Background()
 	client := sdk.NewClient(&sdk.Implementation{Name: "bare", Version: "1"}, nil)
 	session, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(testServerBin)}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	defer session.Close()
 
 	args := json.RawMessage(`{"message":"ping"}`)
@@ -51,15 +42,13 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 		start := time.Now()
 		res := h.Call(ctx, Call{Server: "bench", Tool: "echo", Arguments: args})
 		host += time.Since(start)
-		if res.IsError || res.Text != "Echo: ping" {
-			b.Fatalf("host call: %+v", res)
-		}
+		require.False(b, res.IsError, "host call: %+v", res)
+		require.Equal(b, "Echo: ping", res.Text)
 		start = time.Now()
 		out, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: args})
 		bare += time.Since(start)
-		if err != nil || out.IsError {
-			b.Fatalf("bare call: %v %+v", err, out)
-		}
+		require.NoError(b, err)
+		require.False(b, out.IsError, "bare call: %+v", out)
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(host.Nanoseconds())/float64(b.N), "host-ns/call")

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // streamTokens is a 30 s reply at 500 tokens/s: 15,000 token-sized pieces
@@ -59,9 +61,7 @@ func BenchmarkRecognizerOverhead(b *testing.B) {
 		r.Close()
 		recognized += time.Since(start)
 		firstDelay += first.Sub(start)
-		if len(r.Calls()) != 1 {
-			b.Fatalf("calls: %+v", r.Calls())
-		}
+		require.Len(b, r.Calls(), 1)
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(recognized)/float64(plain), "x-plain")
@@ -104,9 +104,7 @@ func BenchmarkRecognizerLongHeldBlock(b *testing.B) {
 				r.Write(in[i:min(i+4, len(in))])
 			}
 			r.Close()
-			if len(r.Calls()) != 1 {
-				b.Fatalf("calls: %d", len(r.Calls()))
-			}
+			require.Len(b, r.Calls(), 1)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package textcalls
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzRecognizer: any stream, cut anywhere, never panics; where nothing is
@@ -27,29 +29,18 @@ func FuzzRecognizer(f *testing.F) {
 			i, j = j, i
 		}
 		emitted, cut := feed([]string{s[:i], s[i:j], s[j:]})
-		if got := strings.Join(emitted, ""); got != cut.Text() {
-			t.Fatalf("emitted %q, but Text() is %q", got, cut.Text())
-		}
-		if whole.Text() != cut.Text() {
-			t.Fatalf("visible text depends on the cuts %d,%d: whole %q, cut %q", i, j, whole.Text(), cut.Text())
-		}
-		if len(whole.Calls()) != len(cut.Calls()) {
-			t.Fatalf("calls depend on the cuts %d,%d: whole %+v, cut %+v", i, j, whole.Calls(), cut.Calls())
-		}
-		for k := range whole.Calls() {
-			if whole.Calls()[k] != cut.Calls()[k] {
-				t.Fatalf("call %d depends on the cuts %d,%d: whole %+v, cut %+v", k, i, j, whole.Calls()[k], cut.Calls()[k])
-			}
-		}
+		require.Equal(t, cut.Text(), strings.Join(emitted, ""), "what was emitted is Text()")
+		require.Equal(t, whole.Text(), cut.Text(), "visible text depends on the cuts %d,%d", i, j)
+		require.Equal(t, whole.Calls(), cut.Calls(), "calls depend on the cuts %d,%d", i, j)
 		bytes := make([]string, 0, len(s))
 		for k := 0; k < len(s); k++ {
 			bytes = append(bytes, s[k:k+1])
 		}
-		if _, bytewise := feed(bytes); bytewise.Text() != whole.Text() || len(bytewise.Calls()) != len(whole.Calls()) {
-			t.Fatalf("byte by byte: %q %+v, whole: %q %+v", bytewise.Text(), bytewise.Calls(), whole.Text(), whole.Calls())
-		}
-		if len(whole.Calls()) == 0 && whole.Text() != s {
-			t.Fatalf("nothing was a call, but the visible text %q is not the input %q", whole.Text(), s)
+		_, bytewise := feed(bytes)
+		require.Equal(t, whole.Text(), bytewise.Text(), "byte by byte: visible text")
+		require.Len(t, bytewise.Calls(), len(whole.Calls()), "byte by byte: calls")
+		if len(whole.Calls()) == 0 {
+			require.Equal(t, s, whole.Text(), "nothing was a call, so the visible text is the input")
 		}
 	})
 }
