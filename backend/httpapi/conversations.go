@@ -50,14 +50,7 @@ func (s *Server) createConversation(w http.ResponseWriter, r *http.Request) erro
 
 func (s *Server) getConversation(w http.ResponseWriter, r *http.Request) error {
 	d, err := s.opts.Backend.GetConversation(r.Context(), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	if d.Messages == nil {
-		d.Messages = []chat.Message{}
-	}
-	writeJSON(w, http.StatusOK, d)
-	return nil
+	return writeConversation(w, d, err)
 }
 
 func (s *Server) deleteConversation(w http.ResponseWriter, r *http.Request) error {
@@ -85,11 +78,7 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request) error {
 		send.Content = *req.Content
 	}
 	runID, err := s.opts.Backend.Send(r.Context(), r.PathValue("id"), send)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusAccepted, api.RunStarted{RunID: runID})
-	return nil
+	return writeRunStarted(w, runID, err)
 }
 
 func (s *Server) regenerate(w http.ResponseWriter, r *http.Request) error {
@@ -98,11 +87,7 @@ func (s *Server) regenerate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	runID, err := s.opts.Backend.Regenerate(r.Context(), r.PathValue("id"), req.MessageID, req.Model)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusAccepted, api.RunStarted{RunID: runID})
-	return nil
+	return writeRunStarted(w, runID, err)
 }
 
 func (s *Server) selectBranch(w http.ResponseWriter, r *http.Request) error {
@@ -111,14 +96,7 @@ func (s *Server) selectBranch(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d, err := s.opts.Backend.SelectBranch(r.Context(), r.PathValue("id"), req.MessageID)
-	if err != nil {
-		return err
-	}
-	if d.Messages == nil {
-		d.Messages = []chat.Message{}
-	}
-	writeJSON(w, http.StatusOK, d)
-	return nil
+	return writeConversation(w, d, err)
 }
 
 func (s *Server) forkQuestion(w http.ResponseWriter, r *http.Request) error {
@@ -127,11 +105,7 @@ func (s *Server) forkQuestion(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	runID, err := s.opts.Backend.ForkQuestion(r.Context(), r.PathValue("id"), r.PathValue("question_id"), req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusAccepted, api.RunStarted{RunID: runID})
-	return nil
+	return writeRunStarted(w, runID, err)
 }
 
 func (s *Server) cancel(w http.ResponseWriter, r *http.Request) error {
@@ -182,9 +156,26 @@ func (s *Server) patchConversation(w http.ResponseWriter, r *http.Request) error
 
 func (s *Server) retry(w http.ResponseWriter, r *http.Request) error {
 	runID, err := s.opts.Backend.Retry(r.Context(), r.PathValue("id"))
+	return writeRunStarted(w, runID, err)
+}
+
+// writeRunStarted answers a request that started a run: 202 with its id.
+func writeRunStarted(w http.ResponseWriter, runID string, err error) error {
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, api.RunStarted{RunID: runID})
+	return nil
+}
+
+// writeConversation answers with a conversation (its messages a list, never null).
+func writeConversation(w http.ResponseWriter, d *service.ConversationDetail, err error) error {
+	if err != nil {
+		return err
+	}
+	if d.Messages == nil {
+		d.Messages = []chat.Message{}
+	}
+	writeJSON(w, http.StatusOK, d)
 	return nil
 }
