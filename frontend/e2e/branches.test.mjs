@@ -6,54 +6,23 @@
 // the menu), copy a reply, and change a card's answer.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile, spawn } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { launchChromium, screenshot } from './helpers.mjs'
 import { startServe, newDataDir, login } from './serve.mjs'
+import { buildModelServer, startModelServer as runModelServer } from './modelServer.mjs'
 
-const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..')
-let browser, binDir, model
+let browser, built, model
 
 before(async () => {
-  binDir = await mkdtemp(join(tmpdir(), 'parley-e2e-branches-'))
-  const modelBin = join(binDir, 'parley-demo-model')
-  await promisify(execFile)('go', ['build', '-o', modelBin, './backend/modelserver/cmd/parley-demo-model'], { cwd: repo })
-  model = await startModelServer(modelBin)
+  built = await buildModelServer()
+  model = await runModelServer(built.bin, '-model', 'demo', '-echo-history')
   browser = await launchChromium()
 })
 after(async () => {
   await browser?.close()
   await model?.stop()
-  if (binDir) await rm(binDir, { recursive: true, force: true })
+  await built?.remove()
 })
 
-async function startModelServer(bin) {
-  const child = spawn(bin, ['-addr', '127.0.0.1:0', '-model', 'demo', '-echo-history'], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  const url = await new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error('model server did not start:\n' + out)), 20000)
-    child.stdout.on('data', (d) => {
-      out += d
-      const m = /base URL (http:\/\/\S+\/v1)/.exec(out)
-      if (m) {
-        clearTimeout(timer)
-        ok(m[1])
-      }
-    })
-    child.stderr.on('data', (d) => { out += d })
-    child.on('exit', (code) => fail(new Error(`model server exited with ${code}:\n${out}`)))
-  })
-  const stop = () => new Promise((ok) => {
-    if (child.exitCode !== null) return ok()
-    child.once('exit', () => ok())
-    child.kill('SIGTERM')
-  })
-  return { url, stop }
-}
 
 async function open(t) {
   const server = await startServe(await newDataDir(), { extraArgs: ['--base-url', model.url, '--model', 'demo'] })

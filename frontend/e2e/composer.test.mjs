@@ -8,48 +8,18 @@
 // groups and a search snippet with <mark>.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile, spawn } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { launchChromium, screenshot } from './helpers.mjs'
 import { startServe, newDataDir, login } from './serve.mjs'
+import { buildModelServer, startModelServer as runModelServer } from './modelServer.mjs'
 
-const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..')
 // A 1×1 PNG.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64')
-let browser, binDir, model, server
+let browser, built, model, server
 
-async function startModelServer(...flags) {
-  const child = spawn(join(binDir, 'parley-demo-model'), ['-addr', '127.0.0.1:0', ...flags], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  const url = await new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error('model server did not start:\n' + out)), 20000)
-    child.stdout.on('data', (d) => {
-      out += d
-      const m = /base URL (http:\/\/\S+\/v1)/.exec(out)
-      if (m) {
-        clearTimeout(timer)
-        ok(m[1])
-      }
-    })
-    child.stderr.on('data', (d) => { out += d })
-    child.on('exit', (code) => fail(new Error(`model server exited with ${code}:\n${out}`)))
-  })
-  const stop = () => new Promise((ok) => {
-    if (child.exitCode !== null) return ok()
-    child.once('exit', () => ok())
-    child.kill('SIGTERM')
-  })
-  return { url, stop }
-}
 
 before(async () => {
-  binDir = await mkdtemp(join(tmpdir(), 'parley-e2e-composer-'))
-  await promisify(execFile)('go', ['build', '-o', join(binDir, 'parley-demo-model'), './backend/modelserver/cmd/parley-demo-model'], { cwd: repo })
-  model = await startModelServer('-model', 'small', '-more-models', 'seer', '-vision', 'seer', '-echo')
+  built = await buildModelServer()
+  model = await runModelServer(built.bin, '-model', 'small', '-more-models', 'seer', '-vision', 'seer', '-echo')
   server = await startServe(await newDataDir(), { extraArgs: ['--base-url', model.url, '--model', 'small'] })
   const { body: st } = await server.api('GET', '/api/v1/settings')
   await server.api('PUT', '/api/v1/settings', { ...st, onboarded: true, rate_limit_seconds: 0 })
@@ -59,7 +29,7 @@ after(async () => {
   await browser?.close()
   await server?.stop()
   await model?.stop()
-  if (binDir) await rm(binDir, { recursive: true, force: true })
+  await built?.remove()
 })
 
 async function openPage() {

@@ -4,56 +4,26 @@
 // Chromium.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile, spawn } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { launchChromium, screenshot } from './helpers.mjs'
 import { startServe, newDataDir, login } from './serve.mjs'
 import { freePort } from './util.mjs'
+import { buildModelServer, startModelServer as runModelServer } from './modelServer.mjs'
 
-const repo = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..')
-let browser, binDir, modelBin
+let browser, built, modelBin
 
 before(async () => {
   // The scripted model server as its own process, as a real one would be.
-  binDir = await mkdtemp(join(tmpdir(), 'parley-e2e-model-'))
-  modelBin = join(binDir, 'parley-demo-model')
-  await promisify(execFile)('go', ['build', '-o', modelBin, './backend/modelserver/cmd/parley-demo-model'], { cwd: repo })
+  built = await buildModelServer()
+  modelBin = built.bin
   browser = await launchChromium()
 })
 after(async () => {
   await browser?.close()
-  if (binDir) await rm(binDir, { recursive: true, force: true })
+  await built?.remove()
 })
 
-// startModelServer runs the scripted server listing one model; resolves with
-// its base URL once it prints it.
-async function startModelServer(model, ...flags) {
-  const child = spawn(modelBin, ['-addr', '127.0.0.1:0', '-model', model, ...flags], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  const url = await new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error('model server did not start:\n' + out)), 20000)
-    child.stdout.on('data', (d) => {
-      out += d
-      const m = /base URL (http:\/\/\S+\/v1)/.exec(out)
-      if (m) {
-        clearTimeout(timer)
-        ok(m[1])
-      }
-    })
-    child.stderr.on('data', (d) => { out += d })
-    child.on('exit', (code) => fail(new Error(`model server exited with ${code}:\n${out}`)))
-  })
-  const stop = () => new Promise((ok) => {
-    if (child.exitCode !== null) return ok()
-    child.once('exit', () => ok())
-    child.kill('SIGTERM')
-  })
-  return { url, stop }
-}
+/** The scripted server listing `model`, with more flags. */
+const startModelServer = (model, ...flags) => runModelServer(modelBin, '-model', model, ...flags)
 
 async function openSettings(page) {
   await page.getByTestId('settings-button').click()
