@@ -31,10 +31,18 @@ export async function checkControlLooks(assert, ui, theme, artifact) {
   let count = 0
   async function measure(css, where) {
     await ui.rects(css) // scrolls them into view
-    await ui.settled()
-    const boxes = await ui.rects(css)
+    // A new card may still be scrolling into view (smooth scrolling is no
+    // animation the page can wait for): measure until the boxes stood still
+    // from before the screenshot to after it.
+    let boxes, png
+    for (let attempt = 0; ; attempt++) {
+      await ui.settled()
+      boxes = await ui.rects(css)
+      png = decodePng(await ui.screenshot())
+      const after = await ui.rects(css)
+      if (JSON.stringify(after) === JSON.stringify(boxes) || attempt >= 20) break
+    }
     assert.ok(boxes.length > 0, `no controls ${css} in ${where}`)
-    const png = decodePng(await ui.screenshot())
     const scale = png.width / ui.viewportWidth
     const onScreen = boxes.filter((b) => b.x >= 3 && b.y >= 0 && (b.x + b.width) * scale <= png.width && (b.y + b.height) * scale <= png.height)
     assert.ok(onScreen.length > 0, `no controls ${css} on screen in ${where}: ${JSON.stringify(boxes)}`)
