@@ -51,6 +51,8 @@ done
 
 step "frontend type-check and unit tests"
 (cd frontend && npm run --silent typecheck && npx vitest run)
+step "bench summary (node --test bench/)"
+node --test bench/
 
 build_app
 # wails build regenerates its bindings; the checked-in ones must match.

@@ -1,0 +1,148 @@
+// The summary `make bench` ends with: every figure issue #17 asks for, its
+// target beside it, and whether it was reached.
+//
+// Figures come from two places:
+//   - $PARLEY_ARTIFACTS/bench-figures.jsonl, written by the bench scripts
+//     (bench/figures.mjs) and the Go desktop benches;
+//   - $PARLEY_ARTIFACTS/go-bench.txt, the `go test -bench` output, read
+//     through GO_FIGURES below (benchmark name, metric unit, scale).
+// A figure asked for but not measured is printed as such, never guessed.
+//
+//   node bench/summary.mjs [figures.jsonl] [go-bench.txt]
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+const dir = process.env.PARLEY_ARTIFACTS || join(process.cwd(), 'test-artifacts')
+const figuresPath = process.argv[2] || join(dir, 'bench-figures.jsonl')
+const goPath = process.argv[3] || join(dir, 'go-bench.txt')
+
+// Figures read from Go benchmark output. bench: the benchmark's full name
+// without the -GOMAXPROCS suffix; unit: the metric's unit as printed.
+export const GO_FIGURES = [
+  { id: 'go.loop.bare.ratio', label: 'agent loop / bare langchaingo call, same server', bench: 'BenchmarkLoopVsBareLangchaingo', unit: 'ratio', scale: 1, shown: '×', target: 1.05, cmp: '<=' },
+  { id: 'go.cards10k.resolve', label: 'resolve 10,000 pending cards', bench: 'BenchmarkTenThousandPending', unit: 'ns-to-resolve-all', scale: 1e-6, shown: 'ms', target: 100, cmp: '<=' },
+  { id: 'go.append.batch', label: 'append messages in batches', bench: 'BenchmarkAppendMessages/batch', unit: 'msgs/s', scale: 1, shown: 'msg/s', target: 10000, cmp: '>=' },
+  { id: 'go.append.single', label: 'append one message per transaction', bench: 'BenchmarkAppendMessage/sequential', unit: 'msgs/s', scale: 1, shown: 'msg/s' },
+  { id: 'go.respond.next.p95', label: 'Go: respond -> next model request, p95 (no browser)', bench: 'BenchmarkRespondToNextModelRequest', unit: 'p95-µs', scale: 1e-3, shown: 'ms', target: 10, cmp: '<=' },
+  { id: 'go.toolcall.card.p50', label: 'Go: tool call -> card asked, p50', bench: 'BenchmarkToolCallToQuestionAsk', unit: 'p50_µs', scale: 1e-3, shown: 'ms' },
+]
+
+// The figures the issue asks for, in the order printed, with their targets
+// (the summary's targets win over a recorded one). window.* are the same
+// figures in the Wails window (WebKitGTK under Xvfb).
+export const EXPECTED = [
+  { id: 'card.dom.p95', label: 'tool-call chunk -> card in the DOM, p95 (Chromium)', unit: 'ms', target: 16 },
+  { id: 'card.paint.p95', label: 'tool-call chunk -> card painted, p95 (Chromium)', unit: 'ms', target: 33 },
+  { id: 'submit.next.p95', label: 'Submit click -> next model request, p95 (Chromium)', unit: 'ms', target: 10 },
+  { id: 'open5000.first', label: 'first open of 5,000 messages, click -> painted', unit: 'ms', target: 200 },
+  { id: 'open5000.longtask.max', label: 'first open of 5,000 messages: longest task', unit: 'ms', target: 50 },
+  { id: 'stream500.longtask.max', label: '500 tokens/s for 30 s: longest task', unit: 'ms', target: 50 },
+  { id: 'stream500.longtasks', label: '500 tokens/s for 30 s: long tasks (> 50 ms)', unit: '', target: 0 },
+  { id: 'go.loop.bare.ratio', label: 'agent loop / bare langchaingo call, same server', unit: '×', target: 1.05 },
+  { id: 'go.cards10k.resolve', label: 'resolve 10,000 pending cards', unit: 'ms', target: 100 },
+  { id: 'go.append.batch', label: 'append messages in batches', unit: 'msg/s', target: 10000, cmp: '>=' },
+  { id: 'go.append.single', label: 'append one message per transaction', unit: 'msg/s' },
+  { id: 'go.respond.next.p95', label: 'Go: respond -> next model request, p95 (no browser)', unit: 'ms', target: 10 },
+  { id: 'window.card.dom.p95', label: 'Wails window: chunk -> card in the DOM, p95', unit: 'ms', target: 16 },
+  { id: 'window.card.paint.p95', label: 'Wails window: chunk -> card painted, p95', unit: 'ms', target: 33 },
+  { id: 'window.submit.next.p95', label: 'Wails window: Submit -> next model request, p95', unit: 'ms', target: 10 },
+  { id: 'soak.startup.rss', label: 'desktop window at start: RSS, all processes', unit: 'MB' },
+  { id: 'soak.startup.pss', label: 'desktop window at start: PSS, all processes', unit: 'MB' },
+  { id: 'soak.end.rss', label: 'desktop window after the soak: RSS', unit: 'MB' },
+  { id: 'soak.end.pss', label: 'desktop window after the soak: PSS', unit: 'MB' },
+  { id: 'soak.growth.rss', label: 'soak: RSS growth after warm-up', unit: '%', target: 10 },
+  { id: 'soak.growth.pss', label: 'soak: PSS growth after warm-up', unit: '%', target: 10 },
+  { id: 'startup.rss.ratio', label: 'startup RSS: Parley / Wails template window', unit: '×' },
+  { id: 'startup.pss.ratio', label: 'startup PSS: Parley / Wails template window', unit: '×' },
+]
+
+export function parseGoBench(text) {
+  const out = new Map() // name -> Map(unit -> value)
+  for (const line of text.split('\n')) {
+    const m = /^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+(.*)$/.exec(line.trim())
+    if (!m) continue
+    const metrics = out.get(m[1]) ?? new Map()
+    const fields = m[2].trim().split(/\s+/)
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const v = Number(fields[i])
+      if (!Number.isNaN(v)) metrics.set(fields[i + 1], v)
+    }
+    out.set(m[1], metrics)
+  }
+  return out
+}
+
+export function goFigures(text) {
+  const parsed = parseGoBench(text)
+  const figs = []
+  for (const g of GO_FIGURES) {
+    // A benchmark named as a prefix (e.g. …/batch) matches its first sub-benchmark with that metric.
+    const name = [...parsed.keys()].find((k) => (k === g.bench || k.startsWith(g.bench)) && parsed.get(k).has(g.unit))
+    if (!name) continue
+    const f = { id: g.id, label: g.label, value: parsed.get(name).get(g.unit) * g.scale, unit: g.shown, note: name }
+    if (g.target !== undefined) Object.assign(f, { target: g.target, cmp: g.cmp })
+    figs.push(f)
+  }
+  return figs
+}
+
+export function readFigures(jsonl) {
+  const byId = new Map()
+  for (const line of jsonl.split('\n')) {
+    if (!line.trim()) continue
+    try {
+      const f = JSON.parse(line)
+      byId.set(f.id, f) // the last one recorded wins
+    } catch {
+      // a torn line from a killed script: skip it
+    }
+  }
+  return byId
+}
+
+const fmt = (v, unit) => {
+  if (v === null || v === undefined || Number.isNaN(v)) return '-'
+  const n = Number.isInteger(v) && Math.abs(v) < 1000 ? String(v) : Math.abs(v) >= 1000 ? Math.round(v).toLocaleString('en') : Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2)
+  return unit === '×' ? `${n}×` : `${n} ${unit}`.trim()
+}
+
+export function verdict(f) {
+  if (f.value === null || f.value === undefined) return 'not measured'
+  if (f.target === undefined) return ''
+  const ok = f.cmp === '>=' ? f.value >= f.target : f.value <= f.target
+  return ok ? 'met' : 'MISSED'
+}
+
+export function summarize(figs) {
+  const lines = ['', 'Parley bench summary (issue #17 targets)', '']
+  const head = `${'figure'.padEnd(62)} ${'measured'.padStart(14)} ${'target'.padStart(14)}  result`
+  lines.push(head, '-'.repeat(head.length))
+  const row = (f) => {
+    const target = f.target === undefined || f.target === null ? '' : `${f.cmp ?? '<='} ${fmt(f.target, f.unit)}`
+    const label = f.label.length > 62 ? f.label.slice(0, 61) + '…' : f.label
+    return `${label.padEnd(62)} ${fmt(f.value, f.unit).padStart(14)} ${target.padStart(14)}  ${verdict(f)}${f.note ? `  (${f.note})` : ''}`
+  }
+  for (const e of EXPECTED) {
+    const f = figs.get(e.id)
+    const merged = { ...e, cmp: e.cmp ?? (e.target === undefined ? undefined : '<='), value: f?.value, note: f?.note, unit: f?.unit || e.unit }
+    if (e.target === undefined) delete merged.target
+    lines.push(row(merged))
+  }
+  const known = new Set(EXPECTED.map((e) => e.id))
+  const others = [...figs.values()].filter((f) => !known.has(f.id))
+  if (others.length) {
+    lines.push('', 'Other figures')
+    for (const f of others) lines.push(row(f))
+  }
+  const judged = EXPECTED.map((e) => ({ ...e, cmp: e.cmp ?? '<=', value: figs.get(e.id)?.value }))
+  const missed = judged.filter((f) => verdict(f) === 'MISSED').length + others.filter((f) => verdict(f) === 'MISSED').length
+  const absent = EXPECTED.filter((e) => figs.get(e.id)?.value === undefined || figs.get(e.id)?.value === null).length
+  lines.push('', `${missed} missed, ${absent} not measured (see each script's output above for the detail and the card trace)`, '')
+  return lines.join('\n')
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const figs = existsSync(figuresPath) ? readFigures(readFileSync(figuresPath, 'utf8')) : new Map()
+  if (existsSync(goPath)) for (const f of goFigures(readFileSync(goPath, 'utf8'))) if (!figs.has(f.id)) figs.set(f.id, f)
+  console.log(summarize(figs))
+}

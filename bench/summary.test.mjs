@@ -1,0 +1,40 @@
+// node --test bench/: the bench summary reads the figures it is given and
+// judges them against their targets (it never invents a figure).
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { goFigures, parseGoBench, readFigures, summarize, verdict } from './summary.mjs'
+
+const goOut = `goos: linux
+BenchmarkLoopVsBareLangchaingo-2   	      50	  2300000 ns/op	   2400000 loop-ns/op	   2300000 bare-ns/op	         1.04 ratio	  120 B/op
+BenchmarkTenThousandPending-2      	       1	 900000000 ns/op	      1234 bytes/card	 140000000 ns-to-resolve-all
+BenchmarkAppendMessages/batch=100-2 	     10	 1000 ns/op	     25000 msgs/s
+PASS`
+
+test('Go benchmark lines give their metrics by unit', () => {
+  const m = parseGoBench(goOut)
+  assert.equal(m.get('BenchmarkLoopVsBareLangchaingo').get('ratio'), 1.04)
+  assert.equal(m.get('BenchmarkAppendMessages/batch=100').get('msgs/s'), 25000)
+})
+
+test('Go figures are scaled and judged against their targets', () => {
+  const figs = new Map(goFigures(goOut).map((f) => [f.id, f]))
+  assert.equal(verdict(figs.get('go.loop.bare.ratio')), 'met')
+  assert.equal(figs.get('go.cards10k.resolve').value, 140)
+  assert.equal(verdict(figs.get('go.cards10k.resolve')), 'MISSED')
+  assert.equal(verdict(figs.get('go.append.batch')), 'met')
+  assert.equal(figs.has('go.respond.next.p95'), false, 'absent from the output: not invented')
+})
+
+test('recorded figures: the last one wins, torn lines are skipped, absent ones say so', () => {
+  const figs = readFigures([
+    JSON.stringify({ id: 'card.dom.p95', label: 'card in the DOM p95', value: 20, unit: 'ms', target: 16, cmp: '<=' }),
+    '{"id":"torn',
+    JSON.stringify({ id: 'card.dom.p95', label: 'card in the DOM p95', value: 12, unit: 'ms', target: 16, cmp: '<=' }),
+    JSON.stringify({ id: 'soak.growth.rss', label: 'RSS growth', value: 12.5, unit: '%', target: 10, cmp: '<=' }),
+  ].join('\n'))
+  assert.equal(figs.get('card.dom.p95').value, 12)
+  const text = summarize(figs)
+  assert.match(text, /card in the DOM, p95 \(Chromium\)\s+12 ms\s+<= 16 ms\s+met/)
+  assert.match(text, /soak: RSS growth after warm-up\s+12\.5 %\s+<= 10 %\s+MISSED/)
+  assert.match(text, /first open of 5,000 messages, click -> painted\s+-\s+<= 200 ms\s+not measured/)
+})
