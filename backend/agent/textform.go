@@ -11,6 +11,7 @@ import (
 
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/textcalls"
+	"github.com/parley-app/parley/backend/trace"
 )
 
 // How a profile's model gets its tools (Profile.ToolCalling, SPEC §8).
@@ -133,7 +134,8 @@ func (l *runLoop) chat(msgs []llm.Message, tools []llm.Tool, onToolCallStart fun
 		} else {
 			req.OnDelta = onDelta
 		}
-		resp, err = l.model.Chat(l.ctx, req)
+		resp, err = l.model.Chat(trace.WithKey(l.ctx, l.traceAfter), req)
+		l.traceAfter = ""
 		if err == nil {
 			err = l.ctx.Err()
 		}
