@@ -121,7 +121,10 @@ func (l *runLoop) step() (more, stop bool, err error) {
 	messageID := uuid.NewString()
 	streaming := false
 	clock := &replyClock{start: time.Now()}
-	resp, preset, err := l.chat(msgs, l.tools(false), clock.token, func(text string) {
+	early := l.newEarlyAsk()
+	call := &mainCall{early: early, traceKey: l.traceAfter}
+	l.traceAfter = ""
+	resp, preset, err := l.chat(msgs, l.tools(false), clock.token, call, func(text string) {
 		clock.token()
 		if !streaming {
 			streaming = true
@@ -133,6 +136,7 @@ func (l *runLoop) step() (more, stop bool, err error) {
 		err = l.ctx.Err()
 	}
 	if err != nil {
+		early.settle(nil, true)
 		// Keep what the user already saw: the partial text is saved as the
 		// assistant's message (without tool calls, which never ran).
 		if resp.Text != "" {
@@ -150,6 +154,7 @@ func (l *runLoop) step() (more, stop bool, err error) {
 		am.ToolCalls = append(am.ToolCalls, chat.ToolCall{ID: id, Name: tc.Name, Arguments: tc.Arguments})
 		trace.Mark(id, trace.HopParsed)
 	}
+	known := early.settle(am.ToolCalls, false)
 	if err := l.save(am); err != nil {
 		return false, false, err
 	}
@@ -157,7 +162,7 @@ func (l *runLoop) step() (more, stop bool, err error) {
 		return false, false, nil
 	}
 	l.text.preset = preset
-	stop, err = l.runToolCalls(am.ToolCalls, nil)
+	stop, err = l.runToolCalls(am.ToolCalls, known)
 	if err == nil && !stop {
 		err = l.tooManyInvalid()
 	}

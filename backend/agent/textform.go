@@ -14,6 +14,14 @@ import (
 	"github.com/parley-app/parley/backend/trace"
 )
 
+// mainCall is what a model call of the run's own loop (not a sub-agent's)
+// adds: the early card (see earlyAsk) and the card just answered, whose
+// trace marks the request (backend/trace).
+type mainCall struct {
+	early    *earlyAsk
+	traceKey string
+}
+
 // How a profile's model gets its tools (Profile.ToolCalling, SPEC §8).
 const (
 	ToolCallingAuto   = "auto"   // native when the model supports it, else in text
@@ -111,7 +119,7 @@ func (f *textForm) current() (mode string, toolRole bool) {
 // native tools (in auto mode) or `tool` messages is remembered and asked
 // again in the form it takes. preset holds the results of calls that could
 // not be read at all, by call id.
-func (l *runLoop) chat(msgs []llm.Message, tools []llm.Tool, onToolCallStart func(), onDelta func(string)) (resp llm.Response, preset map[string]string, err error) {
+func (l *runLoop) chat(msgs []llm.Message, tools []llm.Tool, onToolCallStart func(), main *mainCall, onDelta func(string)) (resp llm.Response, preset map[string]string, err error) {
 	l.chooseForm()
 	for attempt := 0; ; attempt++ {
 		mode, toolRole := l.text.current()
@@ -126,6 +134,8 @@ func (l *runLoop) chat(msgs []llm.Message, tools []llm.Tool, onToolCallStart fun
 		case mode == ToolCallingText:
 			req.Messages = textcalls.Render(msgs, tools, toolRole)
 			req.Tools = nil
+		case main != nil && main.early != nil:
+			req.OnToolCall = main.early.onCall
 		}
 		var rec *textcalls.Recognizer
 		if len(names) > 0 {
@@ -134,8 +144,11 @@ func (l *runLoop) chat(msgs []llm.Message, tools []llm.Tool, onToolCallStart fun
 		} else {
 			req.OnDelta = onDelta
 		}
-		resp, err = l.model.Chat(trace.WithKey(l.ctx, l.traceAfter), req)
-		l.traceAfter = ""
+		ctx := l.ctx
+		if main != nil {
+			ctx = trace.WithKey(ctx, main.traceKey)
+		}
+		resp, err = l.model.Chat(ctx, req)
 		if err == nil {
 			err = l.ctx.Err()
 		}
