@@ -3,11 +3,8 @@
 // since the path's start. Records come from GET /api/v1/debug/trace (or the
 // desktop app's PARLEY_TRACE_FILE); hops no record has are left out.
 
-// As backend/trace: the card is made once its call is complete, while the
-// stream ends (STREAM_HOPS, beside the path).
-export const CARD_HOPS = ['chunk', 'call_complete', 'validated', 'stored', 'emitted', 'sse_written', 'wails_sent',
+export const CARD_HOPS = ['chunk', 'call_complete', 'stream_end', 'parsed', 'validated', 'stored', 'emitted', 'sse_written', 'wails_sent',
   'page_received', 'page_store', 'page_dom', 'page_paint']
-export const STREAM_HOPS = ['chunk', 'call_complete', 'stream_end', 'parsed']
 export const SUBMIT_HOPS = ['page_submit', 'answer_received', 'resumed', 'next_request']
 
 const quantile = (xs, p) => {

@@ -20,7 +20,7 @@ import { launchChromium } from '../frontend/e2e/helpers.mjs'
 import { token, login } from '../frontend/e2e/serve.mjs'
 import { waitUntil, sleep, saveArtifact, startTempServe } from '../frontend/e2e/util.mjs'
 import { recordFigure } from './figures.mjs'
-import { CARD_HOPS, STREAM_HOPS, SUBMIT_HOPS, formatHopTable, hopTable, recordsOf } from './trace-table.mjs'
+import { CARD_HOPS, SUBMIT_HOPS, formatHopTable, hopTable, recordsOf } from './trace-table.mjs'
 
 const env = (k, d) => (process.env[k] ? Number(process.env[k]) : d)
 const ROUNDS = env('BENCH_ROUNDS', 50)
@@ -491,7 +491,6 @@ async function traceTables(server, measured) {
   })
   return {
     card: hopTable(withServer, ['server_write', ...CARD_HOPS]),
-    stream: hopTable(withServer, ['server_write', ...STREAM_HOPS]),
     submit: hopTable(withServer, [...SUBMIT_HOPS, 'server_request']),
     records: withServer,
   }
@@ -570,7 +569,6 @@ async function main() {
   }
   if (results.trace) {
     lines.push('', formatHopTable('(a) the card trace, hop by hop (+ = since the hop before, cum = since the model server wrote the first tool-call chunk):', results.trace.card),
-      '', formatHopTable('    beside the path: the end of the stream and the agent\'s parse (cum = since the model server wrote the chunk):', results.trace.stream),
       '', formatHopTable('(b) Submit -> next model request, hop by hop (cum = since the Submit click in the page):', results.trace.submit))
   }
   lines.push('')

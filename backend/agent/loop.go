@@ -121,8 +121,7 @@ func (l *runLoop) step() (more, stop bool, err error) {
 	messageID := uuid.NewString()
 	streaming := false
 	clock := &replyClock{start: time.Now()}
-	early := l.newEarlyAsk()
-	call := &mainCall{early: early, traceKey: l.traceAfter}
+	call := &mainCall{traceKey: l.traceAfter}
 	l.traceAfter = ""
 	resp, preset, err := l.chat(msgs, l.tools(false), clock.token, call, func(text string) {
 		clock.token()
@@ -136,7 +135,6 @@ func (l *runLoop) step() (more, stop bool, err error) {
 		err = l.ctx.Err()
 	}
 	if err != nil {
-		early.settle(nil, true)
 		// Keep what the user already saw: the partial text is saved as the
 		// assistant's message (without tool calls, which never ran).
 		if resp.Text != "" {
@@ -154,7 +152,6 @@ func (l *runLoop) step() (more, stop bool, err error) {
 		am.ToolCalls = append(am.ToolCalls, chat.ToolCall{ID: id, Name: tc.Name, Arguments: tc.Arguments})
 		trace.Mark(id, trace.HopParsed)
 	}
-	known := early.settle(am.ToolCalls, false)
 	if err := l.save(am); err != nil {
 		return false, false, err
 	}
@@ -162,7 +159,7 @@ func (l *runLoop) step() (more, stop bool, err error) {
 		return false, false, nil
 	}
 	l.text.preset = preset
-	stop, err = l.runToolCalls(am.ToolCalls, known)
+	stop, err = l.runToolCalls(am.ToolCalls, nil)
 	if err == nil && !stop {
 		err = l.tooManyInvalid()
 	}

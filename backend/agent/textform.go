@@ -15,10 +15,8 @@ import (
 )
 
 // mainCall is what a model call of the run's own loop (not a sub-agent's)
-// adds: the early card (see earlyAsk) and the card just answered, whose
-// trace marks the request (backend/trace).
+// adds: the card just answered, whose trace marks the request (backend/trace).
 type mainCall struct {
-	early    *earlyAsk
 	traceKey string
 }
 
@@ -134,8 +132,6 @@ func (l *runLoop) chat(msgs []llm.Message, tools []llm.Tool, onToolCallStart fun
 		case mode == ToolCallingText:
 			req.Messages = textcalls.Render(msgs, tools, toolRole)
 			req.Tools = nil
-		case main != nil && main.early != nil:
-			req.OnToolCall = main.early.onCall
 		}
 		var rec *textcalls.Recognizer
 		if len(names) > 0 {

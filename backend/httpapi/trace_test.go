@@ -144,7 +144,7 @@ func TestTraceMarksEveryHopOfARealCard(t *testing.T) {
 	}
 	require.NotNil(t, rec, "no record of card %s in %s", cardID, body)
 	assert.ElementsMatch(t, []string{"call_trace", cardID}, rec.Keys)
-	for _, hops := range [][]string{trace.CardHops, trace.StreamHops, trace.SubmitHops} {
+	for _, hops := range [][]string{trace.CardHops, trace.SubmitHops} {
 		for _, hop := range hops {
 			if hop != trace.HopWailsSent {
 				assert.Contains(t, rec.Marks, hop)
@@ -153,7 +153,7 @@ func TestTraceMarksEveryHopOfARealCard(t *testing.T) {
 	}
 	assert.NotContains(t, rec.Marks, trace.HopWailsSent, "no window here")
 	// Each Go hop comes after the one before it on its path (the order, not the speed).
-	for _, path := range [][]string{trace.CardHops[:6], trace.StreamHops, trace.SubmitHops} {
+	for _, path := range [][]string{trace.CardHops[:8], trace.SubmitHops} {
 		for i := 1; i < len(path); i++ {
 			assert.LessOrEqual(t, rec.Marks[path[i-1]], rec.Marks[path[i]], "%s before %s", path[i-1], path[i])
 		}

@@ -179,13 +179,6 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, req ChatRequest
 		finish = "tool_calls"
 	}
 	send(chunk(map[string]any{}, finish))
-	if turn.HoldBeforeUsage != nil {
-		select { // the calls are finished; the stream is not
-		case <-turn.HoldBeforeUsage:
-		case <-r.Context().Done():
-			return
-		}
-	}
 	if !turn.NoUsage {
 		send(map[string]any{"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": created, "model": req.Model,
 			"choices": []any{}, "usage": map[string]int{"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12}})

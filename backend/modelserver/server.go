@@ -53,10 +53,6 @@ type Turn struct {
 	// tool-call chunk of a streamed answer is written and flushed
 	// (benchmarks time the way from there to the question card).
 	OnToolCallSent func()
-	// HoldBeforeUsage, when set, holds the stream after finish_reason (and
-	// before the usage chunk and [DONE]) until it is closed: the answer is
-	// complete, the stream is not (a server still counting tokens).
-	HoldBeforeUsage chan struct{}
 }
 
 // Message is one message of a recorded request.

@@ -49,12 +49,9 @@ const (
 	HopNextRequest = "next_request"    // the next model request is being sent
 )
 
-// CardHops and SubmitHops list the hops in path order (for tables). A card
-// is made as soon as its call is complete, while the stream ends: the end of
-// the stream and the agent's parse are beside the path (StreamHops).
+// CardHops and SubmitHops list the hops in path order (for tables).
 var (
-	CardHops   = []string{HopChunk, HopCallComplete, HopValidated, HopStored, HopEmitted, HopSSEWritten, HopWailsSent, HopPageReceived, HopPageStore, HopPageDOM, HopPagePaint}
-	StreamHops = []string{HopChunk, HopCallComplete, HopStreamEnd, HopParsed}
+	CardHops   = []string{HopChunk, HopCallComplete, HopStreamEnd, HopParsed, HopValidated, HopStored, HopEmitted, HopSSEWritten, HopWailsSent, HopPageReceived, HopPageStore, HopPageDOM, HopPagePaint}
 	SubmitHops = []string{HopPageSubmit, HopAnswered, HopResumed, HopNextRequest}
 )
 
