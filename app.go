@@ -16,6 +16,7 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/trace"
 )
 
 // App holds the window's lifecycle; domain services are bound beside it.
@@ -32,9 +33,10 @@ func (a *App) Info() AppInfo {
 	return AppInfo{Version: version, DataDir: a.cfg.DataDir}
 }
 
-// Health says the backend is up, with its version.
-func (a *App) Health() map[string]string {
-	return map[string]string{"status": "ok", "version": version}
+// Health says the backend is up, with its version (and whether the card
+// trace is on).
+func (a *App) Health() api.Health {
+	return api.Health{Status: "ok", Version: version, Trace: trace.Enabled()}
 }
 
 // runDesktop opens the Parley window and blocks until it closes. Wails turns
@@ -101,7 +103,7 @@ func runDesktop(cfg config.Config, ui fs.FS) error {
 			},
 		},
 		Linux: &linux.Options{ProgramName: "parley"},
-		Bind:  append([]any{app, desktop}, bound.all()...),
+		Bind:  append([]any{app, desktop, &DebugService{}}, bound.all()...),
 	})
 	if err != nil {
 		return fmt.Errorf("run window: %w", err)

@@ -6,7 +6,9 @@ import (
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/service"
+	"github.com/parley-app/parley/backend/trace"
 )
 
 // The window's frontend calls one bound service per area
@@ -65,5 +67,8 @@ type wailsEmitter struct {
 func (w *wailsEmitter) Emit(name string, payload any) {
 	if ctx := w.ctx.Load(); ctx != nil {
 		runtime.EventsEmit(*ctx, name, payload)
+		if trace.Enabled() {
+			trace.Mark(events.TraceKey(name, payload), trace.HopWailsSent)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/trace"
 )
 
 //go:embed all:frontend/dist
@@ -41,6 +42,9 @@ func main() {
 		cfg.DataDir = dir
 	}
 
+	if trace.FromEnv() {
+		slog.Info("card trace on", "file", os.Getenv(trace.FileEnvVar))
+	}
 	switch cfg.Command {
 	case config.CommandVersion:
 		fmt.Println("parley", version)

@@ -19,6 +19,8 @@ import { randomBytes } from 'node:crypto'
 import { launchChromium } from '../frontend/e2e/helpers.mjs'
 import { token, login } from '../frontend/e2e/serve.mjs'
 import { waitUntil, sleep, saveArtifact, startTempServe } from '../frontend/e2e/util.mjs'
+import { recordFigure } from './figures.mjs'
+import { CARD_HOPS, SUBMIT_HOPS, formatHopTable, hopTable, recordsOf } from './trace-table.mjs'
 
 const env = (k, d) => (process.env[k] ? Number(process.env[k]) : d)
 const ROUNDS = env('BENCH_ROUNDS', 50)
@@ -229,6 +231,7 @@ async function cardRounds(browser, server, model) {
   const a = []
   const aDom = []
   const bLat = []
+  const measured = [] // { id, serverWrite, serverRequest } of the rounds after the warm-up
   let convId = null
   for (let i = 0; i < WARMUP + ROUNDS; i++) {
     await composer.fill(`card ${i}`)
@@ -254,10 +257,11 @@ async function cardRounds(browser, server, model) {
       a.push(rec.paint - tTool)
       aDom.push(rec.dom - tTool)
       bLat.push(tNext - tClick)
+      measured.push({ id: qid, serverWrite: tTool, serverRequest: tNext })
     }
   }
   await page.close()
-  return { a: stats(a), aDom: stats(aDom), b: stats(bLat), rawA: a, rawB: bLat }
+  return { a: stats(a), aDom: stats(aDom), b: stats(bLat), rawA: a, rawB: bLat, measured }
 }
 
 // (c)
@@ -473,8 +477,28 @@ async function bigConversation(browser, server) {
 
 // ---------------------------------------------------------------------------
 
+// The card trace of the measured rounds (parley serve runs with PARLEY_TRACE=1):
+// the hop tables of card -> page and Submit -> next request, with the model
+// server's own times as the first and last hops.
+async function traceTables(server, measured) {
+  const res = await server.api('GET', '/api/v1/debug/trace')
+  if (res.status !== 200) throw new Error('trace: ' + JSON.stringify(res))
+  const recs = recordsOf(res.body.records, measured.map((m) => m.id))
+  const byId = new Map(measured.map((m) => [m.id, m]))
+  const withServer = recs.map((r) => {
+    const m = byId.get(r.keys.find((k) => byId.has(k)))
+    return { keys: r.keys, marks: { ...r.marks, server_write: m.serverWrite, server_request: m.serverRequest } }
+  })
+  return {
+    card: hopTable(withServer, ['server_write', ...CARD_HOPS]),
+    submit: hopTable(withServer, [...SUBMIT_HOPS, 'server_request']),
+    records: withServer,
+  }
+}
+
 async function main() {
   const model = await startModel()
+  if (process.env.BENCH_TRACE !== '0') process.env.PARLEY_TRACE = '1' // inherited by parley serve
   const server = await startTempServe({
     extraArgs: ['--base-url', `http://127.0.0.1:${model.port}/v1`, '--model', 'bench', '--question-timeout', '0'],
   })
@@ -490,6 +514,7 @@ async function main() {
     if (ONLY.includes('a')) {
       log(`(a)+(b) ${WARMUP} warm-up + ${ROUNDS} card rounds`)
       results.cards = await cardRounds(browser, server, model)
+      if (process.env.PARLEY_TRACE === '1') results.trace = await traceTables(server, results.cards.measured)
     }
     if (ONLY.includes('c')) {
       log(`(c) SSE fan-out to ${CLIENTS} clients, ${FANOUT_CHUNKS} chunks`)
@@ -542,8 +567,18 @@ async function main() {
       `(DOM ${ms(big.first.dom)}), again p50 ${ms(big.again.p50)} / max ${ms(big.again.max)} (n=${big.again.n}); ` +
       `${big.rendered} messages rendered (windowed); longest task while opening ${ms(big.longMax)}`)
   }
+  if (results.trace) {
+    lines.push('', formatHopTable('(a) the card trace, hop by hop (+ = since the hop before, cum = since the model server wrote the first tool-call chunk):', results.trace.card),
+      '', formatHopTable('(b) Submit -> next model request, hop by hop (cum = since the Submit click in the page):', results.trace.submit))
+  }
   lines.push('')
   console.log(lines.join('\n'))
+  if (cards) {
+    const note = (st) => `p50 ${st.p50.toFixed(1)} ms, n=${st.n}; Chromium ${results.chromium}`
+    recordFigure({ id: 'card.dom.p95', label: 'tool-call chunk -> card in the DOM, p95 (Chromium)', value: cards.aDom.p95, unit: 'ms', target: 16, cmp: '<=', note: note(cards.aDom) })
+    recordFigure({ id: 'card.paint.p95', label: 'tool-call chunk -> card painted, p95 (Chromium)', value: cards.a.p95, unit: 'ms', target: 33, cmp: '<=', note: note(cards.a) })
+    recordFigure({ id: 'submit.next.p95', label: 'Submit click -> next model request, p95 (Chromium)', value: cards.b.p95, unit: 'ms', target: 10, cmp: '<=', note: note(cards.b) })
+  }
   const path = await saveArtifact('bench-ui-latency.json', JSON.stringify(results, null, 2))
   log('results saved to', path)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/questions"
+	"github.com/parley-app/parley/backend/trace"
 )
 
 // runLoop is the state of one run while it executes.
@@ -39,6 +40,9 @@ type runLoop struct {
 	attachments []chat.Attachment
 	// text is the run's tool form (native or in text, SPEC §8).
 	text textForm
+	// traceAfter is the card just answered while tracing: the next model
+	// request marks its hop (backend/trace).
+	traceAfter string
 }
 
 // tools lists the definitions the profile opted in to, in a stable order.
@@ -117,7 +121,9 @@ func (l *runLoop) step() (more, stop bool, err error) {
 	messageID := uuid.NewString()
 	streaming := false
 	clock := &replyClock{start: time.Now()}
-	resp, preset, err := l.chat(msgs, l.tools(false), clock.token, func(text string) {
+	call := &mainCall{traceKey: l.traceAfter}
+	l.traceAfter = ""
+	resp, preset, err := l.chat(msgs, l.tools(false), clock.token, call, func(text string) {
 		clock.token()
 		if !streaming {
 			streaming = true
@@ -144,6 +150,7 @@ func (l *runLoop) step() (more, stop bool, err error) {
 			id = "call_" + uuid.NewString()[:8]
 		}
 		am.ToolCalls = append(am.ToolCalls, chat.ToolCall{ID: id, Name: tc.Name, Arguments: tc.Arguments})
+		trace.Mark(id, trace.HopParsed)
 	}
 	if err := l.save(am); err != nil {
 		return false, false, err
@@ -338,6 +345,10 @@ func (l *runLoop) askUser(tc chat.ToolCall, asked *questions.Card) (string, bool
 	_ = l.rt.opt.History.SaveRun(context.WithoutCancel(l.ctx), l.run)
 	l.rt.setState(StateInfo{ConversationID: conv, RunID: l.run.ID, State: chat.StateAwaitingUserResponse, PendingQuestion: card})
 	out, err := l.rt.opt.Asker.Wait(l.ctx, card.ID)
+	if trace.Enabled() {
+		trace.Mark(card.ID, trace.HopResumed)
+		l.traceAfter = card.ID
+	}
 	if errors.Is(err, questions.ErrClosed) {
 		l.shutdown = true
 		return "", true

@@ -114,7 +114,7 @@ func (l *runLoop) runSubAgent(task string) (string, error) {
 	}
 	tools := l.tools(true)
 	for step := 0; step < l.rt.opt.MaxSteps; step++ {
-		resp, _, err := l.chat(msgs, tools, nil, nil)
+		resp, _, err := l.chat(msgs, tools, nil, nil, nil)
 		if err == nil {
 			err = l.ctx.Err()
 		}

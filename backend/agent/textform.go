@@ -11,7 +11,14 @@ import (
 
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/textcalls"
+	"github.com/parley-app/parley/backend/trace"
 )
+
+// mainCall is what a model call of the run's own loop (not a sub-agent's)
+// adds: the card just answered, whose trace marks the request (backend/trace).
+type mainCall struct {
+	traceKey string
+}
 
 // How a profile's model gets its tools (Profile.ToolCalling, SPEC §8).
 const (
@@ -110,7 +117,7 @@ func (f *textForm) current() (mode string, toolRole bool) {
 // native tools (in auto mode) or `tool` messages is remembered and asked
 // again in the form it takes. preset holds the results of calls that could
 // not be read at all, by call id.
-func (l *runLoop) chat(msgs []llm.Message, tools []llm.Tool, onToolCallStart func(), onDelta func(string)) (resp llm.Response, preset map[string]string, err error) {
+func (l *runLoop) chat(msgs []llm.Message, tools []llm.Tool, onToolCallStart func(), main *mainCall, onDelta func(string)) (resp llm.Response, preset map[string]string, err error) {
 	l.chooseForm()
 	for attempt := 0; ; attempt++ {
 		mode, toolRole := l.text.current()
@@ -133,7 +140,11 @@ func (l *runLoop) chat(msgs []llm.Message, tools []llm.Tool, onToolCallStart fun
 		} else {
 			req.OnDelta = onDelta
 		}
-		resp, err = l.model.Chat(l.ctx, req)
+		ctx := l.ctx
+		if main != nil {
+			ctx = trace.WithKey(ctx, main.traceKey)
+		}
+		resp, err = l.model.Chat(ctx, req)
 		if err == nil {
 			err = l.ctx.Err()
 		}

@@ -8,6 +8,9 @@ package api
 type Health struct {
 	Status  string `json:"status"`
 	Version string `json:"version"`
+	// Trace is set while the card trace is on (PARLEY_TRACE=1): the page
+	// then reports its marks (see backend/trace).
+	Trace bool `json:"trace,omitempty"`
 }
 
 // RunStarted answers a sent message or a retry: the run now under way.

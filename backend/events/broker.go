@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sync"
+
+	"github.com/parley-app/parley/backend/trace"
 )
 
 // Broker fans events out to any number of subscribers (SSE clients). It
@@ -22,6 +24,9 @@ type Message struct {
 	Data []byte
 	// ConversationID is the payload's conversationId, for filtering.
 	ConversationID string
+	// TraceKey is the card's id of a question:ask while tracing (see
+	// backend/trace), so that the SSE writer marks its hop.
+	TraceKey string
 }
 
 // Subscription receives events until Close or until it is dropped (then C is closed).
@@ -67,6 +72,11 @@ func (b *Broker) Subscribers() int {
 
 // Emit implements Emitter.
 func (b *Broker) Emit(name string, payload any) {
+	var traceKey string
+	if trace.Enabled() {
+		traceKey = TraceKey(name, payload)
+		trace.Mark(traceKey, trace.HopEmitted)
+	}
 	data, err := json.Marshal(payload)
 	if err != nil {
 		slog.Error("marshal event", "event", name, "err", err)
@@ -76,7 +86,7 @@ func (b *Broker) Emit(name string, payload any) {
 		ConversationID string `json:"conversationId"`
 	}
 	_ = json.Unmarshal(data, &head)
-	msg := Message{Name: name, Data: data, ConversationID: head.ConversationID}
+	msg := Message{Name: name, Data: data, ConversationID: head.ConversationID, TraceKey: traceKey}
 
 	b.mu.Lock()
 	defer b.mu.Unlock()

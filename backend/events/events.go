@@ -3,7 +3,11 @@
 // runtime, so every package can be tested without a window.
 package events
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/parley-app/parley/backend/trace"
+)
 
 // Event names shared by Wails events and the SSE stream.
 const (
@@ -96,7 +100,22 @@ type Multi []Emitter
 
 // Emit sends the event to each emitter.
 func (m Multi) Emit(name string, payload any) {
+	if trace.Enabled() {
+		trace.Mark(TraceKey(name, payload), trace.HopEmitted)
+	}
 	for _, e := range m {
 		e.Emit(name, payload)
 	}
+}
+
+// TraceKey is the key of a question:ask event in the card trace (the card's
+// id), "" for other events.
+func TraceKey(name string, payload any) string {
+	if name != QuestionAsk {
+		return ""
+	}
+	if k, ok := payload.(interface{ TraceKey() string }); ok {
+		return k.TraceKey()
+	}
+	return ""
 }

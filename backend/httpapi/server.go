@@ -14,6 +14,7 @@ import (
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
+	"github.com/parley-app/parley/backend/trace"
 )
 
 // MaxBodyBytes bounds every request body.
@@ -143,6 +144,8 @@ func (s *Server) routes() {
 	api("DELETE /api/v1/mcp/servers/{name}", s.deleteMCPServer)
 	api("PUT /api/v1/mcp/servers/{name}/tools/{tool}", s.setMCPToolPolicy)
 	api("POST /api/v1/mcp/import", s.importMCPConfig)
+	api("GET /api/v1/debug/trace", s.getTrace)
+	api("POST /api/v1/debug/trace", s.postTrace)
 	s.mux.Handle("POST /api/v1/conversations/import", s.protectSized(MaxImportBytes, s.importConversation))
 	s.mux.Handle("/api/", s.protect(func(http.ResponseWriter, *http.Request) error {
 		return httpError{http.StatusNotFound, "no such endpoint"}
@@ -169,6 +172,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) error {
-	writeJSON(w, http.StatusOK, api.Health{Status: "ok", Version: s.opts.Version})
+	writeJSON(w, http.StatusOK, api.Health{Status: "ok", Version: s.opts.Version, Trace: trace.Enabled()})
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/parley-app/parley/backend/trace"
 )
 
 // events streams SPEC §3 events as SSE; ?conversationId= narrows it.
@@ -44,6 +46,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 				return nil
 			}
 			flusher.Flush()
+			if m.TraceKey != "" {
+				trace.Mark(m.TraceKey, trace.HopSSEWritten)
+			}
 		}
 	}
 }

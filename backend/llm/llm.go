@@ -60,6 +60,14 @@ type Request struct {
 	OnDelta func(text string)
 	// OnToolCallStart is called once, when the first tool-call chunk arrives.
 	OnToolCallStart func()
+	// OnToolCall, when set, receives each native tool call as soon as the
+	// server has finished it (a later call started or finish_reason came),
+	// before the stream ends and Chat returns, from the goroutine reading
+	// the stream: it must not block. The Response's ToolCalls are still the
+	// authority (a call is only final if Chat succeeds with it). Nothing
+	// uses it yet: showing the card then would show it before the assistant
+	// message that asks it is stored (see the trace's call_complete hop).
+	OnToolCall func(ToolCall)
 }
 
 // Response is what the model answered.

@@ -18,6 +18,8 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
+
+	"github.com/parley-app/parley/backend/trace"
 )
 
 // openAIModel talks to any OpenAI-compatible chat endpoint.
@@ -58,7 +60,7 @@ func (m *openAIModel) Name() string { return m.cfg.Model }
 func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 	// A fresh tee per call sees the raw SSE frames langchaingo hides
 	// (error frames, whether [DONE] arrived).
-	tee := &streamTee{}
+	tee := &streamTee{onCall: req.OnToolCall}
 	client, err := openai.New(
 		openai.WithBaseURL(m.cfg.BaseURL),
 		openai.WithToken(tokenOrNone(m.cfg.APIKey)),
@@ -96,6 +98,11 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 		opts = append(opts, llms.WithTools(toLangchainTools(req.Tools)))
 	}
 	resp, err := client.GenerateContent(ctx, toLangchainMessages(req.Messages), opts...)
+	if trace.Enabled() && err == nil && len(resp.Choices) > 0 {
+		for _, tc := range resp.Choices[0].ToolCalls {
+			trace.Mark(tc.ID, trace.HopStreamEnd)
+		}
+	}
 	partial := Response{Text: streamed.String()}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return partial, ctxErr
@@ -398,6 +405,9 @@ type teeTransport struct {
 }
 
 func (t *teeTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if key := trace.KeyFrom(r.Context()); key != "" {
+		trace.Mark(key, trace.HopNextRequest)
+	}
 	res, err := t.base.RoundTrip(r)
 	if err != nil {
 		// langchaingo hides network errors behind a generic text; keep the real one.
@@ -435,6 +445,11 @@ func (b *teeBody) Read(p []byte) (int, error) {
 // JSON body for non-streamed calls).
 type streamTee struct {
 	mu       sync.Mutex
+	calls    []teeCall // the tool calls seen in the stream, in order
+	complete []ToolCall
+	started  []string // ids of calls started since the last write (for the trace)
+	// onCall receives each tool call once the server has finished it.
+	onCall   func(ToolCall)
 	partial  []byte
 	done     bool
 	finish   bool
@@ -471,7 +486,6 @@ func (t *streamTee) transportErr() error {
 
 func (t *streamTee) write(p []byte) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.partial = append(t.partial, p...)
 	for {
 		i := bytes.IndexByte(t.partial, '\n')
@@ -483,6 +497,76 @@ func (t *streamTee) write(p []byte) {
 	}
 	if len(t.partial) > 0 && t.partial[0] == '{' {
 		t.plain = true
+	}
+	complete, onCall, started := t.complete, t.onCall, t.started
+	t.complete, t.started = nil, nil
+	t.mu.Unlock()
+	for _, id := range started {
+		trace.Begin(id, trace.HopChunk)
+	}
+	for _, tc := range complete {
+		trace.Mark(tc.ID, trace.HopCallComplete)
+		if onCall != nil {
+			onCall(tc)
+		}
+	}
+}
+
+// teeCall is a tool call as the stream's deltas build it.
+type teeCall struct {
+	index int
+	call  ToolCall
+	done  bool
+}
+
+// toolDelta is one tool-call delta of a chunk (OpenAI streaming).
+type toolDelta struct {
+	Index    *int   `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// addToolDeltas follows the calls: a delta with another index or another
+// id starts a new call, which completes the one before it.
+func (t *streamTee) addToolDeltas(deltas []toolDelta) {
+	for _, d := range deltas {
+		n := len(t.calls)
+		var last *teeCall
+		if n > 0 {
+			last = &t.calls[n-1]
+		}
+		idx := n
+		if d.Index != nil {
+			idx = *d.Index
+		} else if last != nil && d.ID == "" {
+			idx = last.index
+		}
+		if last == nil || idx != last.index || d.ID != "" && last.call.ID != "" && d.ID != last.call.ID {
+			t.completeLast()
+			t.calls = append(t.calls, teeCall{index: idx, call: ToolCall{ID: d.ID, Name: d.Function.Name, Arguments: d.Function.Arguments}})
+			if d.ID != "" && trace.Enabled() {
+				t.started = append(t.started, d.ID)
+			}
+			continue
+		}
+		if last.call.ID == "" {
+			last.call.ID = d.ID
+		}
+		if last.call.Name == "" {
+			last.call.Name = d.Function.Name
+		}
+		last.call.Arguments += d.Function.Arguments
+	}
+}
+
+// completeLast hands the last call on as finished (once).
+func (t *streamTee) completeLast() {
+	if n := len(t.calls); n > 0 && !t.calls[n-1].done {
+		t.calls[n-1].done = true
+		t.complete = append(t.complete, t.calls[n-1].call)
 	}
 }
 
@@ -504,6 +588,9 @@ func (t *streamTee) line(line string) {
 		Error   json.RawMessage `json:"error"`
 		Choices []struct {
 			FinishReason *string `json:"finish_reason"`
+			Delta        struct {
+				ToolCalls []toolDelta `json:"tool_calls"`
+			} `json:"delta"`
 		} `json:"choices"`
 	}
 	if json.Unmarshal([]byte(data), &frame) != nil {
@@ -515,9 +602,13 @@ func (t *streamTee) line(line string) {
 			t.errorMsg = "an error without a message"
 		}
 	}
-	for _, c := range frame.Choices {
+	for i, c := range frame.Choices {
+		if i == 0 {
+			t.addToolDeltas(c.Delta.ToolCalls)
+		}
 		if c.FinishReason != nil && *c.FinishReason != "" {
 			t.finish = true
+			t.completeLast()
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/trace"
 )
 
 // AskRequest is one ask_user_question call of a run.
@@ -37,6 +38,7 @@ func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
 	if err := ValidateQuestions(qs); err != nil {
 		return nil, err
 	}
+	trace.Mark(req.ToolCallID, trace.HopValidated)
 	return m.createCard(ctx, &Card{
 		ConversationID: req.ConversationID,
 		RunID:          req.RunID,
@@ -112,6 +114,10 @@ func (m *Manager) createCard(ctx context.Context, card *Card, rateLimited, after
 		m.mu.Unlock()
 		m.log().Error("question card not created", "conversation", conv, "err", err)
 		return nil, err
+	}
+	if trace.Enabled() {
+		trace.Link(card.ToolCallID, card.ID)
+		trace.Mark(card.ID, trace.HopStored)
 	}
 
 	m.mu.Lock()

@@ -208,6 +208,9 @@ type Timer interface {
 	Stop() bool
 }
 
+// TraceKey is the card's key in the card trace (backend/trace).
+func (c *Card) TraceKey() string { return c.ID }
+
 // FillKind sets a card's kind and source to the model's own question when
 // they are unset (cards stored before SPEC §6, and cards made by ask_user_question).
 func (c *Card) FillKind() {

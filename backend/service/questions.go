@@ -10,10 +10,12 @@ import (
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/questions"
+	"github.com/parley-app/parley/backend/trace"
 )
 
 // Respond answers, skips or cancels a card of the conversation.
 func (s *Service) Respond(ctx context.Context, id string, r questions.Response) (*questions.Card, error) {
+	trace.Mark(r.QuestionID, trace.HopAnswered)
 	if err := checkResponse(r); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
+	"github.com/parley-app/parley/backend/trace"
 )
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
@@ -73,6 +74,8 @@ var Wire = Registry{
 		{Name: "MCPToolPolicy", Go: typeOf[api.MCPToolPolicy](), Fields: map[string]string{"policy": "MCPPolicy"}},
 		{Name: "MCPImportResult", Go: typeOf[api.MCPImportResult]()},
 		{Name: "AppInfo", Go: typeOf[api.AppInfo]()},
+		// The page's marks of the card trace (backend/trace, the latency bench).
+		{Name: "TraceMark", Go: typeOf[trace.PageMark]()},
 		// Event payloads (SPEC §3).
 		{Name: "ConversationStateEvent", Go: typeOf[agent.StateInfo](), Fields: map[string]string{"state": "RunState"}},
 		{Name: "MessageDeltaEvent", Go: typeOf[events.MessageDeltaPayload]()},

@@ -276,6 +276,7 @@ export interface Settings {
 export interface Health {
   status: string
   version: string
+  trace?: boolean
 }
 
 export interface MCPTool {
@@ -320,6 +321,12 @@ export interface MCPImportResult {
 export interface AppInfo {
   version: string
   dataDir: string
+}
+
+export interface TraceMark {
+  key: string
+  hop: string
+  at: number
 }
 
 export interface ConversationStateEvent {

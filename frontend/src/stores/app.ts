@@ -1,6 +1,8 @@
 // App-wide UI state: theme, connection to the backend, version.
 import { defineStore } from 'pinia'
+import { nextTick } from 'vue'
 import { toError, useTransport } from '../transport'
+import { enableCardTrace } from '../lib/cardTrace'
 
 export type Theme = 'system' | 'light' | 'dark'
 const THEME_KEY = 'parley.theme'
@@ -69,6 +71,7 @@ export const useAppStore = defineStore('app', {
       try {
         const h = await useTransport().health()
         this.version = h.version ?? ''
+        if (h.trace) enableCardTrace((marks) => useTransport().reportTrace(marks), nextTick)
         this.healthError = null
       } catch (err) {
         this.healthError = toError(err).message

@@ -11,6 +11,7 @@ import { useQuestionsStore } from './questions'
 import { useSettingsStore } from './settings'
 import { useMcpStore } from './mcp'
 import { cardFromEvent } from '../lib/cards'
+import { cardTrace } from '../lib/cardTrace'
 import { createAttention, type AttentionEnv } from '../lib/attention'
 import type { Card } from '../types'
 
@@ -57,9 +58,12 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
       if (p?.conversationId) conversations.touch(p.conversationId)
     }),
     t.on('question:ask', (p) => {
-      questions.onQuestionEvent(p)
+      const trace = cardTrace()
       const card = cardFromEvent(p)
+      if (trace.enabled && card) trace.received(card.question_id)
+      questions.onQuestionEvent(p)
       if (!card) return
+      if (trace.enabled) trace.stored(card.question_id)
       void conversations.ensureKnown(card.conversationId)
       // The stored card: one already resolved (or of a deleted conversation) does not notify.
       const stored = questions.cards[card.question_id]

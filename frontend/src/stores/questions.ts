@@ -7,6 +7,7 @@ import type { Answers, Card, CardStatus, QuestionEvent, RespondRequest } from '.
 import { useTransport, toError } from '../transport'
 import { answerText, cardFromEvent, emptyDraft, isAnswerable, normalizeCard, type CardDraft } from '../lib/cards'
 import type { McpCardDraft } from '../lib/mcpCards'
+import { cardTrace } from '../lib/cardTrace'
 
 /** The answers as Go stores them: one text per question. */
 function answerTexts(answers: Answers): Record<string, string> {
@@ -190,6 +191,7 @@ export const useQuestionsStore = defineStore('questions', {
     /** Sends the user's response; resolves true when the backend took it. */
     async respond(conversationId: string, req: RespondRequest): Promise<boolean> {
       const id = req.question_id
+      cardTrace().submitted(id)
       this.sending[id] = true
       this.respondErrors[id] = null
       try {

@@ -33,7 +33,7 @@ import type {
   SettingsExport,
   ToolInfo,
 } from '../types'
-import type { ForkRequest, SearchMatch, SendMessageRequest } from '../api/wire.gen'
+import type { ForkRequest, SearchMatch, SendMessageRequest, TraceMark } from '../api/wire.gen'
 import { SNIPPET_CLOSE, SNIPPET_OPEN } from '../api/wire.gen'
 import { DEFAULT_PROFILE, isRunActive } from '../types'
 import { isAnswerable, normalizeCard } from '../lib/cards'
@@ -210,7 +210,17 @@ export class FakeTransport implements Transport {
 
   async health(): Promise<Health> {
     await this.enter('health', [])
-    return { status: 'ok', version: 'fake' }
+    return { status: 'ok', version: 'fake', ...(this.traceOn ? { trace: true } : {}) }
+  }
+
+  /** Card trace: on makes health say so and reportTrace keep the marks. */
+  traceOn = false
+  readonly traceMarks: TraceMark[] = []
+
+  async reportTrace(marks: TraceMark[]): Promise<void> {
+    await this.enter('reportTrace', [marks])
+    if (!this.traceOn) throw new TransportError('no such endpoint')
+    this.traceMarks.push(...marks.map((m) => ({ ...m })))
   }
 
   async listConversations(params: ListConversationsParams = {}): Promise<ConversationPage> {

@@ -29,7 +29,7 @@ import {
   type SettingsExport,
   type ToolInfo,
 } from '../types'
-import type { ForkRequest, SendMessageRequest } from '../api/wire.gen'
+import type { ForkRequest, SendMessageRequest, TraceMark } from '../api/wire.gen'
 import { normalizeSettings } from '../lib/settings'
 import { normalizeImportResult, normalizeMCPServer } from '../lib/mcp'
 import { browserCopy, Emitter, isSafeExternalUrl, normalizeProfile, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
@@ -120,6 +120,11 @@ export class HttpTransport implements Transport {
 
   health(): Promise<Health> {
     return this.request('GET', '/health')
+  }
+
+  /** POST /debug/trace (404 while tracing is off). */
+  async reportTrace(marks: TraceMark[]): Promise<void> {
+    await this.request('POST', '/debug/trace', marks)
   }
 
   /** GET /health: the version; the data folder is not shown to browsers. */

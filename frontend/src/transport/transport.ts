@@ -28,7 +28,7 @@ import type {
   SettingsExport,
   ToolInfo,
 } from '../types'
-import type { ForkRequest, SendMessageRequest } from '../api/wire.gen'
+import type { ForkRequest, SendMessageRequest, TraceMark } from '../api/wire.gen'
 
 export type Unsubscribe = () => void
 export type EventHandler<E extends EventName> = (payload: EventMap[E]) => void
@@ -43,6 +43,8 @@ export interface Transport {
   readonly nativeFileDialogs: boolean
 
   health(): Promise<Health>
+  /** The page's marks of the card trace (only while health().trace; refused otherwise). */
+  reportTrace(marks: TraceMark[]): Promise<void>
   listConversations(params?: ListConversationsParams): Promise<ConversationPage>
   createConversation(params?: CreateConversationParams): Promise<Conversation>
   getConversation(id: string): Promise<ConversationDetail>

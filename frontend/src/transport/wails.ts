@@ -32,7 +32,7 @@ import type {
   SettingsExport,
   ToolInfo,
 } from '../types'
-import type { ForkRequest, SendMessageRequest } from '../api/wire.gen'
+import type { ForkRequest, SendMessageRequest, TraceMark } from '../api/wire.gen'
 import { normalizeSettings } from '../lib/settings'
 import { normalizeImportResult, normalizeMCPServer } from '../lib/mcp'
 import { browserCopy, isSafeExternalUrl, normalizeProfile, toError, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
@@ -40,6 +40,7 @@ import { browserCopy, isSafeExternalUrl, normalizeProfile, toError, TransportErr
 /** The Go methods the Wails transport calls, with their argument order. */
 export interface WailsChatService {
   Health(): Promise<Health>
+  ReportTrace(marks: TraceMark[]): Promise<void>
   ListConversations(limit: number, cursor: string, q: string): Promise<ConversationPage>
   CreateConversation(title: string, assistant: string): Promise<Conversation>
   GetConversation(id: string): Promise<ConversationDetail>
@@ -85,11 +86,12 @@ export interface WailsChatService {
 }
 
 /** The bound Go services (`window.go.main.<name>`), one per area. */
-export type WailsServiceName = 'App' | 'ConversationService' | 'QuestionService' | 'ModelService' | 'SettingsService' | 'MCPService' | 'DesktopService'
+export type WailsServiceName = 'App' | 'ConversationService' | 'QuestionService' | 'ModelService' | 'SettingsService' | 'MCPService' | 'DesktopService' | 'DebugService'
 
 /** Which bound Go service has each method. */
 export const WAILS_SERVICE = {
   Health: 'App',
+  ReportTrace: 'DebugService',
   ListConversations: 'ConversationService',
   CreateConversation: 'ConversationService',
   GetConversation: 'ConversationService',
@@ -178,6 +180,10 @@ export class WailsTransport implements Transport {
 
   health(): Promise<Health> {
     return this.call('Health')
+  }
+
+  async reportTrace(marks: TraceMark[]): Promise<void> {
+    await this.call('ReportTrace', marks)
   }
 
   async appInfo(): Promise<AppInfo> {

@@ -11,6 +11,7 @@ import type * as ModelService from '../../wailsjs/go/main/ModelService'
 import type * as SettingsService from '../../wailsjs/go/main/SettingsService'
 import type * as MCPService from '../../wailsjs/go/main/MCPService'
 import type * as DesktopService from '../../wailsjs/go/main/DesktopService'
+import type * as DebugService from '../../wailsjs/go/main/DebugService'
 import type { WAILS_SERVICE, WailsApp, WailsChatService, WailsServiceName } from './wails'
 
 type Shape<T> = [T] extends [string] ? 'string' : [T] extends [number] ? 'number' : [T] extends [boolean] ? 'boolean' : 'object'
@@ -44,3 +45,4 @@ export const modelServiceMatches: Check<typeof ModelService, Used<'ModelService'
 export const settingsServiceMatches: Check<typeof SettingsService, Used<'SettingsService'>> = true
 export const mcpServiceMatches: Check<typeof MCPService, Used<'MCPService'>> = true
 export const desktopServiceMatches: CheckUsed<typeof DesktopService, Used<'DesktopService'>> = true
+export const debugServiceMatches: Check<typeof DebugService, Used<'DebugService'>> = true

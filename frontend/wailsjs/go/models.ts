@@ -39,6 +39,22 @@ export namespace api {
 	        this.dataDir = source["dataDir"];
 	    }
 	}
+	export class Health {
+	    status: string;
+	    version: string;
+	    trace?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Health(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.status = source["status"];
+	        this.version = source["version"];
+	        this.trace = source["trace"];
+	    }
+	}
 	export class MCPImportResult {
 	    added: string[];
 	    skipped: Record<string, string>;
@@ -897,6 +913,27 @@ export namespace store {
 	        this.refused = source["refused"];
 	        this.corrected = source["corrected"];
 	        this.updated_at = source["updated_at"];
+	    }
+	}
+
+}
+
+export namespace trace {
+	
+	export class PageMark {
+	    key: string;
+	    hop: string;
+	    at: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new PageMark(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.key = source["key"];
+	        this.hop = source["hop"];
+	        this.at = source["at"];
 	    }
 	}
 

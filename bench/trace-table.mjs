@@ -1,0 +1,56 @@
+// The hop table of the card trace (backend/trace): for each hop of a card's
+// path, the p50/p95 of its increment over the hop before it and of the time
+// since the path's start. Records come from GET /api/v1/debug/trace (or the
+// desktop app's PARLEY_TRACE_FILE); hops no record has are left out.
+
+export const CARD_HOPS = ['chunk', 'call_complete', 'stream_end', 'parsed', 'validated', 'stored', 'emitted', 'sse_written', 'wails_sent',
+  'page_received', 'page_store', 'page_dom', 'page_paint']
+export const SUBMIT_HOPS = ['page_submit', 'answer_received', 'resumed', 'next_request']
+
+const quantile = (xs, p) => {
+  if (!xs.length) return undefined
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))]
+}
+
+/**
+ * rows for records (each { marks: {hop: epochMs} }) along hops; `extra`
+ * (optional) adds per record the marks the bench measured itself (e.g. the
+ * model server's write time as 'server_write', placed first).
+ */
+export function hopTable(records, hops) {
+  const present = hops.filter((h) => records.some((r) => r.marks[h] !== undefined))
+  return present.map((hop, i) => {
+    const inc = []
+    const cum = []
+    for (const r of records) {
+      const at = r.marks[hop]
+      if (at === undefined) continue
+      const start = r.marks[present[0]]
+      let prev
+      for (let j = i - 1; j >= 0; j--) {
+        if (r.marks[present[j]] !== undefined) { prev = r.marks[present[j]]; break }
+      }
+      if (prev !== undefined) inc.push(at - prev)
+      if (start !== undefined) cum.push(at - start)
+    }
+    return { hop, n: cum.length, inc: { p50: quantile(inc, 0.5), p95: quantile(inc, 0.95) }, cum: { p50: quantile(cum, 0.5), p95: quantile(cum, 0.95) } }
+  })
+}
+
+const fmt = (x) => (x === undefined ? '-' : x >= 100 ? `${x.toFixed(0)} ms` : `${x.toFixed(2)} ms`)
+
+export function formatHopTable(title, rows) {
+  const lines = [title, `${'hop'.padEnd(18)} ${'n'.padStart(4)} ${'+p50'.padStart(10)} ${'+p95'.padStart(10)} ${'cum p50'.padStart(10)} ${'cum p95'.padStart(10)}`]
+  for (const r of rows) {
+    lines.push(`${r.hop.padEnd(18)} ${String(r.n).padStart(4)} ${fmt(r.inc.p50).padStart(10)} ${fmt(r.inc.p95).padStart(10)} ${fmt(r.cum.p50).padStart(10)} ${fmt(r.cum.p95).padStart(10)}`)
+  }
+  return lines.join('\n')
+}
+
+/** The records of the given card ids (a record is keyed by its tool call's and its card's ids). */
+export function recordsOf(records, cardIds) {
+  const byKey = new Map()
+  for (const r of records) for (const k of r.keys) byKey.set(k, r)
+  return cardIds.map((id) => byKey.get(id)).filter(Boolean)
+}

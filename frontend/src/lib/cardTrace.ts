@@ -1,0 +1,132 @@
+// The page's side of the card trace (backend/trace, the latency bench of
+// issue 17): when the backend says tracing is on (health.trace), the page
+// marks when each question card was received, held by the store, put in the
+// DOM and painted, and when the user submitted it, and reports the marks to
+// Go through the transport. Off, every hook returns at once.
+//
+// Times are epoch ms (performance.timeOrigin + performance.now()), the clock
+// Go's marks use too.
+import type { TraceMark } from '../api/wire.gen'
+
+export type PageHop = 'page_received' | 'page_store' | 'page_dom' | 'page_paint' | 'page_submit'
+
+export interface TraceEnv {
+  now(): number
+  /** Runs after Vue has patched the DOM (nextTick). */
+  afterRender(fn: () => void): void
+  /** Runs once the next frame has been painted (rAF, then a task). */
+  afterPaint(fn: () => void): void
+  /** Whether the card's element is in the document. */
+  inDOM(cardId: string): boolean
+  /** Listens to the page's input (capture phase): returns the card an input event was in. */
+  onInput?(fn: (cardId: string, at: number) => void): () => void
+}
+
+export interface CardTrace {
+  readonly enabled: boolean
+  /** question:ask reached the page's handler. */
+  received(cardId: string): void
+  /** The store holds the card: marks page_store, then the DOM and paint when the card is shown. */
+  stored(cardId: string): void
+  /** The user submitted the card (the store's respond): marks the last keydown/click in it, or now. */
+  submitted(cardId: string): void
+  dispose(): void
+}
+
+/** Input older than this before the respond call is not its Submit. */
+const INPUT_WINDOW_MS = 1000
+
+function browserEnv(nextTick: (fn: () => void) => void): TraceEnv {
+  return {
+    now: () => performance.timeOrigin + performance.now(),
+    afterRender: nextTick,
+    afterPaint: (fn) => requestAnimationFrame(() => setTimeout(fn, 0)),
+    inDOM: (id) => document.querySelector(`[data-question-id="${id.replace(/["\\]/g, '\\$&')}"]`) !== null,
+    onInput: (fn) => {
+      const handler = (e: Event) => {
+        if (e instanceof KeyboardEvent && e.key !== 'Enter') return
+        const el = e.target instanceof Element ? e.target.closest('[data-question-id]') : null
+        const id = el?.getAttribute('data-question-id')
+        if (id) fn(id, performance.timeOrigin + performance.now())
+      }
+      document.addEventListener('keydown', handler, true)
+      document.addEventListener('click', handler, true)
+      return () => {
+        document.removeEventListener('keydown', handler, true)
+        document.removeEventListener('click', handler, true)
+      }
+    },
+  }
+}
+
+const off: CardTrace = { enabled: false, received() {}, stored() {}, submitted() {}, dispose() {} }
+
+/**
+ * A recorder that sends its marks with report (the transport's reportTrace),
+ * one batch per card once it is painted (or not shown) and one per Submit.
+ */
+export function createCardTrace(report: (marks: TraceMark[]) => Promise<void>, env: TraceEnv): CardTrace {
+  const pending = new Map<string, TraceMark[]>()
+  const lastInput = new Map<string, number>()
+  const send = (marks: TraceMark[]) => {
+    if (marks.length) report(marks).catch(() => {}) // best effort: the bench notices missing hops
+  }
+  const mark = (key: string, hop: PageHop, at = env.now()) => {
+    let list = pending.get(key)
+    if (!list) pending.set(key, (list = []))
+    list.push({ key, hop, at })
+  }
+  const flush = (key: string) => {
+    const list = pending.get(key)
+    pending.delete(key)
+    if (list) send(list)
+  }
+  const stopInput = env.onInput?.((id, at) => lastInput.set(id, at))
+  return {
+    enabled: true,
+    received(id) {
+      mark(id, 'page_received')
+    },
+    stored(id) {
+      if (!pending.has(id)) return // not a card this page received (a reload, say)
+      mark(id, 'page_store')
+      env.afterRender(() => {
+        if (!env.inDOM(id)) return flush(id) // another conversation is open
+        mark(id, 'page_dom')
+        env.afterPaint(() => {
+          mark(id, 'page_paint')
+          flush(id)
+        })
+      })
+    },
+    submitted(id) {
+      const now = env.now()
+      const at = lastInput.get(id)
+      lastInput.delete(id)
+      send([{ key: id, hop: 'page_submit', at: at !== undefined && now - at <= INPUT_WINDOW_MS ? at : now }])
+    },
+    dispose() {
+      stopInput?.()
+      pending.clear()
+    },
+  }
+}
+
+let current: CardTrace = off
+
+/** The page's recorder (a no-op until enableCardTrace). */
+export function cardTrace(): CardTrace {
+  return current
+}
+
+/** Turns the page's recorder on (once; health.trace said so). */
+export function enableCardTrace(report: (marks: TraceMark[]) => Promise<void>, nextTick: (fn: () => void) => void, env?: TraceEnv): CardTrace {
+  if (!current.enabled) current = createCardTrace(report, env ?? browserEnv(nextTick))
+  return current
+}
+
+/** Turns it off again (tests). */
+export function disableCardTrace(): void {
+  current.dispose()
+  current = off
+}
