@@ -28,7 +28,7 @@ describe('MessageList windowing', () => {
     w = mount(MessageList, { props: { conversationId: 'long' }, global: { plugins: [env.pinia] }, attachTo: document.body })
     const rendered = () => w!.findAll('[data-testid="user-message"], [data-testid="assistant-message"]').length
     // Opening renders what fills the window; the rest of the newest 150 follows a chunk per frame.
-    expect(rendered()).toBe(30)
+    expect(rendered()).toBe(20)
     expect(w.text()).toContain('message 4999')
     // Each DOM update (one per frame) adds at most a chunk.
     const steps: number[] = []
@@ -39,7 +39,7 @@ describe('MessageList windowing', () => {
       await settle()
     }
     mo.disconnect()
-    expect(steps.filter((n, i) => n !== steps[i - 1])).toEqual([60, 90, 120, 150])
+    expect(steps.filter((n, i) => n !== steps[i - 1])).toEqual([50, 80, 110, 140, 150])
     expect(rendered()).toBe(150)
     expect(w.text()).toContain('message 4999')
     expect(w.text()).not.toContain('message 4849')
