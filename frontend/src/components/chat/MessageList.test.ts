@@ -6,6 +6,7 @@ import { connectEvents } from '../../stores/events'
 import { useChatStore } from '../../stores/chat'
 import { flushFrame } from '../../lib/frame'
 import QuestionCard from '../questions/QuestionCard.vue'
+import ChangeAnswer from './ChangeAnswer.vue'
 
 let env: TestEnv
 let w: VueWrapper | null = null
@@ -109,10 +110,16 @@ describe('MessageList', () => {
     const answered = w.findAllComponents(QuestionCard).find((c) => c.props('card').question_id === 'q1')!
     const before = answered.props('card')
     expect(before.answers).toEqual({ 'Colour?': 'Blue' })
+    const change = w.findAllComponents(ChangeAnswer).find((c) => c.props('card').question_id === 'q1')!
+    const branchesBefore = change.props('branches')
+    const treeBefore = answered.vm.$.subTree
     env.fake.emit('question:ask', makeCard({ question_id: 'q2', conversationId: 'c1', run_id: 'r2', tool_call_id: 'call_2' }))
     await settle()
     expect(w.findAll('[data-testid="question-card"]')).toHaveLength(2)
     // The same props object: Vue does not render the answered card again.
     expect(answered.props('card')).toBe(before)
+    expect(change.props('card')).toBe(before)
+    expect(change.props('branches')).toBe(branchesBefore)
+    expect(answered.vm.$.subTree).toBe(treeBefore)
   })
 })
