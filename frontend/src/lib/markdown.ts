@@ -193,6 +193,16 @@ export function renderMarkdownParts(parts: string[], streaming = false): string[
   return parts.map((p, i) => renderBlock(p, !streaming || i < parts.length - 1))
 }
 
+// A sample with what model text commonly has: rendering it once, when the
+// page is idle, compiles the renderer's and the sanitizer's code paths before
+// the first conversation is opened (its first messages would pay for that).
+const WARM_UP_SAMPLE = 'Warm **up** with `code`, a [link](https://example.com) and\n\n- a list\n- of items\n\n```js\nlet x = 1\n```\n'
+
+/** Renders a sample once without keeping it (see WARM_UP_SAMPLE). */
+export function warmUpMarkdown(): void {
+  renderMarkdown(WARM_UP_SAMPLE)
+}
+
 /** Drops the cached block HTML (tests). */
 export function clearMarkdownCache(): void {
   blockCache.clear()

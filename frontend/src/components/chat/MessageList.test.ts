@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mount, type VueWrapper } from '@vue/test-utils'
 import MessageList from './MessageList.vue'
-import { makeCard, setupEnv, settle, type TestEnv } from '../../test-utils'
+import { makeCard, q, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
 import { useChatStore } from '../../stores/chat'
 import { flushFrame } from '../../lib/frame'
+import QuestionCard from '../questions/QuestionCard.vue'
+import ChangeAnswer from './ChangeAnswer.vue'
 
 let env: TestEnv
 let w: VueWrapper | null = null
@@ -87,5 +89,37 @@ describe('MessageList', () => {
     await settle()
     expect(list.find('[data-testid="respond-error"]').text()).toBe('answers[0]: every question needs an answer')
     expect(list.find('form').exists()).toBe(true)
+  })
+
+  it('does not render an answered card again when a new card arrives', async () => {
+    env.fake.addConversation({ id: 'c1' })
+    env.fake.addCard(
+      makeCard({ question_id: 'q1', conversationId: 'c1', status: 'answered', run_id: 'r1', tool_call_id: 'call_1', answers: { 'Colour?': 'Blue' }, questions: [q({ question: 'Colour?' })] }),
+    )
+    for (const m of [
+      { id: 'u1', role: 'user' as const, content: 'ask me', run_id: 'r1' },
+      { id: 'a1', role: 'assistant' as const, content: '', run_id: 'r1', tool_calls: [{ id: 'call_1', name: 'ask_user_question', arguments: '{}' }] },
+      { id: 't1', role: 'tool' as const, run_id: 'r1', tool_call_id: 'call_1', tool_name: 'ask_user_question', content: '{"answers":{"Colour?":"Blue"}}' },
+      { id: 'u2', role: 'user' as const, content: 'again', run_id: 'r2' },
+    ])
+      env.fake.addMessage('c1', m)
+    connectEvents()
+    await useChatStore().open('c1')
+    w = mount(MessageList, { props: { conversationId: 'c1' }, global: { plugins: [env.pinia] }, attachTo: document.body })
+    await settle()
+    const answered = w.findAllComponents(QuestionCard).find((c) => c.props('card').question_id === 'q1')!
+    const before = answered.props('card')
+    expect(before.answers).toEqual({ 'Colour?': 'Blue' })
+    const change = w.findAllComponents(ChangeAnswer).find((c) => c.props('card').question_id === 'q1')!
+    const branchesBefore = change.props('branches')
+    const treeBefore = answered.vm.$.subTree
+    env.fake.emit('question:ask', makeCard({ question_id: 'q2', conversationId: 'c1', run_id: 'r2', tool_call_id: 'call_2' }))
+    await settle()
+    expect(w.findAll('[data-testid="question-card"]')).toHaveLength(2)
+    // The same props object: Vue does not render the answered card again.
+    expect(answered.props('card')).toBe(before)
+    expect(change.props('card')).toBe(before)
+    expect(change.props('branches')).toBe(branchesBefore)
+    expect(answered.vm.$.subTree).toBe(treeBefore)
   })
 })
