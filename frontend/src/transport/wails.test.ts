@@ -80,6 +80,7 @@ const GO_SERVICES: Record<string, string[]> = {
   SettingsService: ['GetSettings', 'SaveSettings', 'Profiles', 'SaveProfile', 'DeleteProfile', 'AvailableTools', 'ExportSettings', 'SaveSettingsExport'],
   MCPService: ['Servers', 'PutServer', 'DeleteServer', 'SetToolPolicy', 'ImportConfig'],
   DesktopService: ['OpenURL'],
+  DebugService: ['ReportTrace'],
 }
 
 /** Spreads the fake methods over the bound services the way Go binds them. */
