@@ -100,14 +100,18 @@ func TestDesktopQuestionFlow(t *testing.T) {
 }
 
 // launchApp starts the built app on a fresh data folder against the model
-// server at baseURL, its output in the artifacts' logName. The returned stop
-// sends SIGTERM and waits for the exit (killing it after 10 s).
-func launchApp(t *testing.T, bin, baseURL, logName string) (stop func()) {
+// server at baseURL, its output in the artifacts' logName, with env added
+// to the environment ("KEY=value"). The returned stop sends SIGTERM and
+// waits for the exit (killing it after 10 s).
+func launchApp(t *testing.T, bin, baseURL, logName string, env ...string) (stop func()) {
 	t.Helper()
 	logFile, err := os.Create(filepath.Join(artifactsDir(t), logName))
 	require.NoError(t, err)
 	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", baseURL, "--model", "scripted")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	require.NoError(t, cmd.Start())
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
