@@ -173,9 +173,7 @@ func TestWindowCardLatency(t *testing.T) {
 	for i := 1; i <= warmup+rounds; i++ {
 		id := fmt.Sprintf("call_win_%d", i)
 		start := time.Now()
-		// The composer; one pixel off the last round's spot, as mousemove
-		// --sync to where the pointer already is waits for a move (~17 s).
-		xdotool(t, "mousemove", "--sync", itoa(x+w*3/5+i%2), itoa(y+h-65), "click", "1")
+		click(t, x+w*3/5, y+h-65) // the composer
 		xdotool(t, "type", "--delay", "5", fmt.Sprintf("Chart round %d", i))
 		xdotool(t, "key", "Return")
 		waitTrace(t, tracePath, id, fmt.Sprintf("round %d: the card painted", i), "page_paint")
