@@ -3,7 +3,6 @@
 package desktop
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -46,7 +45,7 @@ func TestDesktopEditAndSwitchBranch(t *testing.T) {
 	time.Sleep(time.Second) // the page loads its first data
 	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
 	x, y, w, h := parseGeometry(t, xdotool(t, "getwindowgeometry", "--shell", win))
-	composer := func() { xdotool(t, "mousemove", "--sync", fmt.Sprint(x+w*3/5), fmt.Sprint(y+h-65), "click", "1") }
+	composer := func() { click(t, x+w*3/5, y+h-65) }
 	keys := func(ks ...string) {
 		for _, k := range ks {
 			xdotool(t, "key", k)

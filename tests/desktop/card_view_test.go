@@ -40,7 +40,7 @@ func TestDesktopSecondCardInView(t *testing.T) {
 	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
 	x, y, w, h := parseGeometry(t, xdotool(t, "getwindowgeometry", "--shell", win))
 	require.Equal(t, 700, h, "window height")
-	composer := func() { xdotool(t, "mousemove", "--sync", itoa(x+w*3/5), itoa(y+h-65), "click", "1") }
+	composer := func() { click(t, x+w*3/5, y+h-65) }
 
 	// The first card: answer both questions with the keyboard.
 	composer()

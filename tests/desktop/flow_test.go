@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,6 +24,14 @@ func xdotool(t *testing.T, args ...string) string {
 	out, err := exec.Command("xdotool", args...).CombinedOutput()
 	require.NoError(t, err, "xdotool %v: %s", args, out)
 	return strings.TrimSpace(string(out))
+}
+
+// click clicks at (x, y) on the screen. The pointer first leaves for the
+// corner: mousemove --sync to where the pointer already is waits for a move
+// that never comes (about 17 s) before it clicks.
+func click(t *testing.T, x, y int) {
+	t.Helper()
+	xdotool(t, "mousemove", "0", "0", "mousemove", "--sync", strconv.Itoa(x), strconv.Itoa(y), "click", "1")
 }
 
 func shoot(t *testing.T, name string) string {
@@ -70,7 +79,7 @@ func TestDesktopQuestionFlow(t *testing.T) {
 	require.NotZero(t, w, "window geometry %q", geo)
 	require.NotZero(t, h, "window geometry %q", geo)
 	// The composer sits at the bottom of the chat column, right of the sidebar.
-	xdotool(t, "mousemove", "--sync", fmt.Sprint(x+w*3/5), fmt.Sprint(y+h-65), "click", "1")
+	click(t, x+w*3/5, y+h-65)
 	xdotool(t, "type", "--delay", "20", "Plan a team lunch")
 	shoot(t, "desktop-flow-1-typed.png")
 	xdotool(t, "key", "Return")
@@ -100,14 +109,18 @@ func TestDesktopQuestionFlow(t *testing.T) {
 }
 
 // launchApp starts the built app on a fresh data folder against the model
-// server at baseURL, its output in the artifacts' logName. The returned stop
-// sends SIGTERM and waits for the exit (killing it after 10 s).
-func launchApp(t *testing.T, bin, baseURL, logName string) (stop func()) {
+// server at baseURL, its output in the artifacts' logName, with env added
+// to the environment ("KEY=value"). The returned stop sends SIGTERM and
+// waits for the exit (killing it after 10 s).
+func launchApp(t *testing.T, bin, baseURL, logName string, env ...string) (stop func()) {
 	t.Helper()
 	logFile, err := os.Create(filepath.Join(artifactsDir(t), logName))
 	require.NoError(t, err)
 	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", baseURL, "--model", "scripted")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	require.NoError(t, cmd.Start())
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()

@@ -65,7 +65,7 @@ func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
 	geo := xdotool(t, "getwindowgeometry", "--shell", win)
 	x, y, w, h := parseGeometry(t, geo)
-	xdotool(t, "mousemove", "--sync", itoa(x+w*3/5), itoa(y+h-65), "click", "1")
+	click(t, x+w*3/5, y+h-65)
 	xdotool(t, "type", "--delay", "20", "Plan a trip")
 	xdotool(t, "key", "Return")
 	waitRequests(t, srv, 1, "after sending")

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Card latency in the real desktop window (WebKitGTK under Xvfb): model chunk
+# -> card in the DOM / painted, Submit -> next model request, and the card
+# trace's hop table (tests/desktop/latency_bench_test.go). Prints figures;
+# asserts no timings. Knobs: BENCH_WINDOW_ROUNDS (30), BENCH_WINDOW_WARMUP (3).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+export PARLEY_ARTIFACTS="${PARLEY_ARTIFACTS:-$PWD/test-artifacts}"
+mkdir -p "$PARLEY_ARTIFACTS"
+if [ ! -x "${PARLEY_BIN:-build/bin/parley}" ]; then
+  [ -d frontend/node_modules ] || (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+  build_app
+fi
+bin="$(realpath "${PARLEY_BIN:-build/bin/parley}")"
+XVFB_PID=""
+trap '[ -n "$XVFB_PID" ] && kill "$XVFB_PID" 2>/dev/null || true' EXIT
+start_xvfb
+rm -f "$PARLEY_ARTIFACTS/bench-window-trace.json"
+PARLEY_BIN="$bin" go test -count=1 -timeout 30m -tags desktop,bench -run '^TestWindowCardLatency$' -v ./tests/desktop/
+node bench/window-trace-table.mjs "$PARLEY_ARTIFACTS/bench-window-trace.json"

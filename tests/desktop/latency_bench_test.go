@@ -1,0 +1,310 @@
+//go:build desktop && bench
+
+// The card latency of the real desktop window (issue 17): the figures
+// bench/ui-latency.mjs measures in Chromium, here in WebKitGTK under Xvfb.
+// bench/desktop-latency.sh runs it (the tag bench keeps it out of the
+// desktop test run); it asserts that it got its samples, never timings.
+package desktop
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/parley-app/parley/backend/modelserver"
+	"github.com/parley-app/parley/backend/questions"
+)
+
+const windowCardArgs = `{"questions":[{"question":"Which colour should the chart use?","options":["Blue","Green","Orange"]}]}`
+
+// epochMs is the wall clock in epoch milliseconds, the clock of the app's
+// trace marks (Go's and the page's).
+func epochMs() float64 { return float64(time.Now().UnixNano()) / 1e6 }
+
+func envInt(t *testing.T, key string, def int) int {
+	v := os.Getenv(key)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	require.NoError(t, err, "%s=%q", key, v)
+	require.Positive(t, n, "%s", key)
+	return n
+}
+
+// windowModel scripts a card per user message (call ids call_win_1, 2, …)
+// and a short reply to each answer, and notes when it wrote each call's
+// first chunk and when the answer's request arrived.
+type windowModel struct {
+	mu       sync.Mutex
+	asked    int
+	written  map[string]float64 // call id -> first tool-call chunk written
+	answered map[string]float64 // call id -> the request carrying its result arrived
+	other    int                // requests that were neither
+}
+
+func (m *windowModel) script(req modelserver.ChatRequest) modelserver.Turn {
+	at := epochMs()
+	last := req.LastMessage()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case last.Role == "tool":
+		m.answered[last.ToolCallID] = at
+		return modelserver.Turn{Text: "Noted, thanks."}
+	case last.Role == "user" && req.Stream && len(req.Tools) > 0:
+		m.asked++
+		id := fmt.Sprintf("call_win_%d", m.asked)
+		return modelserver.Turn{
+			ToolCalls: []modelserver.ToolCall{{ID: id, Name: questions.ToolName, Arguments: windowCardArgs}},
+			OnToolCallSent: func() {
+				m.mu.Lock()
+				m.written[id] = epochMs()
+				m.mu.Unlock()
+			},
+		}
+	}
+	m.other++
+	return modelserver.Turn{Text: "Fine."}
+}
+
+func (m *windowModel) times(id string) (written, answered float64, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	w, okW := m.written[id]
+	a, okA := m.answered[id]
+	return w, a, okW && okA
+}
+
+func (m *windowModel) askedCount() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.asked
+}
+
+// send types round n's message in the composer and waits for its model
+// request. While the last run is still ending (slow under load) the
+// composer is disabled and drops what is typed: type it again (over what
+// got through) every 3 s until the request comes.
+func send(t *testing.T, m *windowModel, n int, composer func()) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for try := 0; ; try++ {
+		if try > 0 {
+			t.Logf("round %d: no model request yet, typing the message again", n)
+		}
+		composer()
+		xdotool(t, "key", "ctrl+a")
+		xdotool(t, "type", "--delay", "5", fmt.Sprintf("Chart round %d", n))
+		xdotool(t, "key", "Return")
+		retry := time.Now().Add(3 * time.Second)
+		for m.askedCount() < n && time.Now().Before(retry) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if m.askedCount() >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			shot := shoot(t, "desktop-latency-unsent.png")
+			require.FailNow(t, fmt.Sprintf("round %d: the message did not reach the model within 30 s; see %s", n, shot))
+		}
+	}
+}
+
+// answer picks the card's first option and submits it with Enter, again
+// every 3 s until the answer reaches the model (under load the card may
+// take its focus after the keys were sent).
+func answer(t *testing.T, m *windowModel, n int, id string) {
+	t.Helper()
+	time.Sleep(200 * time.Millisecond) // the card takes focus
+	deadline := time.Now().Add(30 * time.Second)
+	for try := 0; ; try++ {
+		if try > 0 {
+			t.Logf("round %d: no answer at the model yet, answering again", n)
+		}
+		xdotool(t, "key", "1")
+		time.Sleep(150 * time.Millisecond)
+		xdotool(t, "key", "Return")
+		retry := time.Now().Add(3 * time.Second)
+		for !m.wasAnswered(id) && time.Now().Before(retry) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if m.wasAnswered(id) {
+			return
+		}
+		if time.Now().After(deadline) {
+			shot := shoot(t, "desktop-latency-unanswered.png")
+			require.FailNow(t, fmt.Sprintf("round %d: the answer did not reach the model within 30 s; see %s", n, shot))
+		}
+	}
+}
+
+func (m *windowModel) wasAnswered(id string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.answered[id]
+	return ok
+}
+
+type traceRecord struct {
+	Keys  []string           `json:"keys"`
+	Marks map[string]float64 `json:"marks"`
+}
+
+// readTrace returns the record known by key in the app's trace file (nil
+// while there is none: the app rewrites the file 50 ms after each mark).
+func readTrace(path, key string) *traceRecord {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var recs []traceRecord
+	if json.Unmarshal(data, &recs) != nil {
+		return nil
+	}
+	for i := len(recs) - 1; i >= 0; i-- {
+		if slices.Contains(recs[i].Keys, key) {
+			return &recs[i]
+		}
+	}
+	return nil
+}
+
+// waitTrace waits until key's record has every hop, and returns it.
+func waitTrace(t *testing.T, path, key, what string, hops ...string) traceRecord {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := readTrace(path, key)
+		if r != nil && hasAll(r.Marks, hops) {
+			return *r
+		}
+		if time.Now().After(deadline) {
+			require.FailNow(t, what, "no trace record of %s with %v in %s within 30 s; last seen %+v", key, hops, path, r)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func hasAll(marks map[string]float64, hops []string) bool {
+	for _, h := range hops {
+		if _, ok := marks[h]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// quantile is the nearest-rank quantile (as bench/trace-table.mjs).
+func quantile(xs []float64, p float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	i := int(math.Ceil(p*float64(len(s)))) - 1
+	return s[min(len(s)-1, max(0, i))]
+}
+
+// TestWindowCardLatency: BENCH_WINDOW_WARMUP (3) + BENCH_WINDOW_ROUNDS (30)
+// rounds of: type a message in the window, the model's card is painted (the
+// page's page_paint mark in PARLEY_TRACE_FILE), answer it with 1 and Enter,
+// the answer reaches the model. Prints p50/p95 of model chunk -> card in the
+// DOM / painted and Submit -> next model request, records them in
+// bench-figures.jsonl and writes the measured rounds' trace records (with
+// the model server's times as server_write and server_request) to
+// bench-window-trace.json for bench/window-trace-table.mjs.
+func TestWindowCardLatency(t *testing.T) {
+	bin := os.Getenv("PARLEY_BIN")
+	require.True(t, bin != "" && os.Getenv("DISPLAY") != "", "PARLEY_BIN and DISPLAY must be set (run bench/desktop-latency.sh)")
+	warmup := envInt(t, "BENCH_WINDOW_WARMUP", 3)
+	rounds := envInt(t, "BENCH_WINDOW_ROUNDS", 30)
+	model := &windowModel{written: map[string]float64{}, answered: map[string]float64{}}
+	srv := modelserver.New(model.script)
+	defer srv.Close()
+
+	tracePath := filepath.Join(t.TempDir(), "trace.json")
+	defer launchApp(t, bin, srv.URL(), "desktop-latency.log", "PARLEY_TRACE=1", "PARLEY_TRACE_FILE="+tracePath)()
+	waitForWindow(t, "Parley", 60*time.Second)
+	waitForUI(t, "desktop-latency-0-start.png")
+	win := waitForWindow(t, "Parley", 10*time.Second)
+	time.Sleep(time.Second) // the page loads its first data
+	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
+	x, y, w, h := parseGeometry(t, xdotool(t, "getwindowgeometry", "--shell", win))
+
+	var records []traceRecord
+	for i := 1; i <= warmup+rounds; i++ {
+		id := fmt.Sprintf("call_win_%d", i)
+		start := time.Now()
+		send(t, model, i, func() { click(t, x+w*3/5, y+h-65) })
+		waitTrace(t, tracePath, id, fmt.Sprintf("round %d: the card painted", i), "page_paint")
+		answer(t, model, i, id)
+		rec := waitTrace(t, tracePath, id, fmt.Sprintf("round %d: the answer sent on", i),
+			"chunk", "page_dom", "page_paint", "page_submit", "next_request")
+		written, answered, ok := model.times(id)
+		deadline := time.Now().Add(10 * time.Second)
+		for !ok && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+			written, answered, ok = model.times(id)
+		}
+		require.True(t, ok, "round %d: the model server saw no card or no answer for %s", i, id)
+		t.Logf("round %d: card and answer in %s", i, time.Since(start).Round(time.Millisecond))
+		time.Sleep(500 * time.Millisecond) // the reply streams and the run ends
+		if i > warmup {
+			rec.Marks["server_write"] = written
+			rec.Marks["server_request"] = answered
+			records = append(records, rec)
+		}
+	}
+	shoot(t, "desktop-latency-1-end.png")
+	require.Len(t, records, rounds, "measured rounds")
+
+	var dom, paint, submit []float64
+	for _, r := range records {
+		dom = append(dom, r.Marks["page_dom"]-r.Marks["server_write"])
+		paint = append(paint, r.Marks["page_paint"]-r.Marks["server_write"])
+		submit = append(submit, r.Marks["server_request"]-r.Marks["page_submit"])
+	}
+	data, err := json.MarshalIndent(map[string]any{"rounds": rounds, "warmup": warmup, "records": records}, "", "  ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(artifactsDir(t), "bench-window-trace.json"), data, 0o644))
+
+	figures := []struct {
+		id, label string
+		xs        []float64
+		target    float64
+	}{
+		{"window.card.dom.p95", "tool-call chunk -> card in the DOM, p95 (desktop window)", dom, 16},
+		{"window.card.paint.p95", "tool-call chunk -> card painted, p95 (desktop window)", paint, 33},
+		{"window.submit.next.p95", "Submit (Enter) -> next model request, p95 (desktop window)", submit, 10},
+	}
+	fmt.Printf("\nParley card latency in the desktop window (WebKitGTK under Xvfb, software rendering), scripted model server\n")
+	fmt.Printf("%-58s %5s %9s %9s %9s %9s\n", "measure", "n", "p50", "p95", "max", "target")
+	out, err := os.OpenFile(filepath.Join(artifactsDir(t), "bench-figures.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	require.NoError(t, err)
+	defer out.Close()
+	for _, f := range figures {
+		p50, p95 := quantile(f.xs, 0.5), quantile(f.xs, 0.95)
+		fmt.Printf("%-58s %5d %6.1f ms %6.1f ms %6.1f ms %6.0f ms\n", f.label, len(f.xs), p50, p95, slices.Max(f.xs), f.target)
+		line, err := json.Marshal(map[string]any{
+			"id": f.id, "label": f.label, "value": math.Round(p95*100) / 100, "unit": "ms", "at": time.Now().UTC().Format(time.RFC3339Nano),
+			"target": f.target, "cmp": "<=",
+			"note": fmt.Sprintf("p50 %.1f ms, n=%d; WebKitGTK under Xvfb, software rendering", p50, len(f.xs)),
+		})
+		require.NoError(t, err)
+		_, err = out.Write(append(line, '\n'))
+		require.NoError(t, err)
+	}
+	model.mu.Lock()
+	defer model.mu.Unlock()
+	if model.other > 0 {
+		fmt.Printf("(the model server also answered %d other requests)\n", model.other)
+	}
+}
