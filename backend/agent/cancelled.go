@@ -49,15 +49,17 @@ func (r *Runtime) EndCancelledRun(ctx context.Context, run chat.Run) (bool, erro
 	if am == nil || !slices.ContainsFunc(am.ToolCalls, func(tc chat.ToolCall) bool { return tc.ID == cancelled.ToolCallID }) {
 		open = nil
 	}
+	results := make([]*chat.Message, 0, len(open))
 	for _, tc := range open {
 		result := cancelledToolResult
 		if tc.ID == cancelled.ToolCallID {
 			result = questions.OutcomeFor(cancelled).Result
 		}
-		m := &chat.Message{ConversationID: conv, RunID: run.ID, Role: chat.RoleTool, Content: result, ToolCallID: tc.ID, ToolName: tc.Name}
-		if err := r.opt.History.AppendMessage(ctx, m); err != nil {
-			return false, fmt.Errorf("save tool result in conversation %s: %w", conv, err)
-		}
+		results = append(results, &chat.Message{ConversationID: conv, RunID: run.ID, Role: chat.RoleTool, Content: result, ToolCallID: tc.ID, ToolName: tc.Name})
+	}
+	// All results or none: a crash here leaves the run to be ended again.
+	if err := appendMessages(ctx, r.opt.History, results); err != nil {
+		return false, fmt.Errorf("save tool results in conversation %s: %w", conv, err)
 	}
 	run.Status, run.Error = chat.RunCancelled, ""
 	if run.EndedAt == nil {
@@ -104,4 +106,27 @@ func unansweredToolCalls(history []chat.Message) (*chat.Message, []chat.ToolCall
 // run goes on, unless the elicitation ended because Parley closed.
 func stopsRun(c *questions.Card) bool {
 	return c.Kind != questions.KindElicitation || c.Reason == questions.ElicitationEndedAtCloseReason
+}
+
+// batchAppender is the History that stores several messages in one
+// transaction (the store).
+type batchAppender interface {
+	AppendMessages(ctx context.Context, msgs []*chat.Message) error
+}
+
+// appendMessages stores msgs in order, in one transaction when the
+// History can (else one by one).
+func appendMessages(ctx context.Context, h chat.History, msgs []*chat.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	if b, ok := h.(batchAppender); ok {
+		return b.AppendMessages(ctx, msgs)
+	}
+	for _, m := range msgs {
+		if err := h.AppendMessage(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -39,6 +39,9 @@ type runLoop struct {
 	attachments []chat.Attachment
 	// text is the run's tool form (native or in text, SPEC §8).
 	text textForm
+	// known is the visible path as last read plus the messages the loop
+	// stored since (nil = read it again); see history.
+	known []chat.Message
 }
 
 // tools lists the definitions the profile opted in to, in a stable order.
@@ -68,9 +71,9 @@ func (l *runLoop) tools(sub bool) []llm.Tool {
 
 // messages builds the model's input from the saved history.
 func (l *runLoop) messages() ([]llm.Message, error) {
-	history, err := l.rt.opt.History.Messages(l.ctx, l.run.ConversationID)
+	history, err := l.history()
 	if err != nil {
-		return nil, fmt.Errorf("load conversation %s: %w", l.run.ConversationID, err)
+		return nil, err
 	}
 	msgs := make([]llm.Message, 0, len(history)+1)
 	if l.profile.SystemPrompt != "" {
@@ -164,6 +167,7 @@ func (l *runLoop) step() (more, stop bool, err error) {
 // cancelled result so the history stays consistent.
 // known holds cards already asked for some of the calls (by tool call id).
 func (l *runLoop) runToolCalls(calls []chat.ToolCall, known map[string]*questions.Card) (stop bool, err error) {
+	var held []*chat.Message
 	for _, tc := range calls {
 		result := cancelledToolResult
 		if !stop && l.ctx.Err() == nil {
@@ -189,9 +193,21 @@ func (l *runLoop) runToolCalls(calls []chat.ToolCall, known map[string]*question
 		}
 		atts := l.attachments
 		l.attachments = nil
-		if err := l.save(&chat.Message{Role: chat.RoleTool, Content: result, ToolCallID: tc.ID, ToolName: tc.Name, Attachments: atts}); err != nil {
+		m := &chat.Message{Role: chat.RoleTool, Content: result, ToolCallID: tc.ID, ToolName: tc.Name, Attachments: atts}
+		if stop || l.ctx.Err() != nil {
+			// No tool runs after this one: its result and the cancelled
+			// ones after it are written in one transaction.
+			held = append(held, m)
+			continue
+		}
+		// A result is stored before the next tool runs: after a crash a
+		// tool with a stored result is not run again.
+		if err := l.save(m); err != nil {
 			return true, err
 		}
+	}
+	if err := l.saveAll(held); err != nil {
+		return true, err
 	}
 	if l.ctx.Err() != nil {
 		stop = true
@@ -205,9 +221,9 @@ func (l *runLoop) runToolCalls(calls []chat.ToolCall, known map[string]*question
 // the tool result was stored) gives its result without asking again; a
 // restored pending card is waited on.
 func (l *runLoop) completePendingToolCalls(restored *questions.Card) (stop bool, err error) {
-	history, err := l.rt.opt.History.Messages(l.ctx, l.run.ConversationID)
+	history, err := l.history()
 	if err != nil {
-		return false, fmt.Errorf("load conversation %s: %w", l.run.ConversationID, err)
+		return false, err
 	}
 	am, pending := unansweredToolCalls(history)
 	if len(pending) == 0 {
@@ -264,14 +280,26 @@ func (l *runLoop) askedCards(am chat.Message, pending []chat.ToolCall) (map[stri
 	return known, nil
 }
 
-func (l *runLoop) save(m *chat.Message) error {
-	m.ConversationID = l.run.ConversationID
-	m.RunID = l.run.ID
-	// Saved even when the run was just cancelled: the history must stay whole.
-	if err := l.rt.opt.History.AppendMessage(context.WithoutCancel(l.ctx), m); err != nil {
-		return fmt.Errorf("save %s message in conversation %s: %w", m.Role, m.ConversationID, err)
+func (l *runLoop) save(m *chat.Message) error { return l.saveAll([]*chat.Message{m}) }
+
+// saveAll stores msgs in one transaction, then announces them.
+func (l *runLoop) saveAll(msgs []*chat.Message) error {
+	if len(msgs) == 0 {
+		return nil
 	}
-	l.rt.emit(events.MessageDone, events.MessageDonePayload{ConversationID: m.ConversationID, RunID: m.RunID, Message: *m})
+	for _, m := range msgs {
+		m.ConversationID = l.run.ConversationID
+		m.RunID = l.run.ID
+	}
+	// Saved even when the run was just cancelled: the history must stay whole.
+	if err := appendMessages(context.WithoutCancel(l.ctx), l.rt.opt.History, msgs); err != nil {
+		l.known = nil
+		return fmt.Errorf("save %s message in conversation %s: %w", msgs[0].Role, msgs[0].ConversationID, err)
+	}
+	for _, m := range msgs {
+		l.remember(m)
+		l.rt.emit(events.MessageDone, events.MessageDonePayload{ConversationID: m.ConversationID, RunID: m.RunID, Message: *m})
+	}
 	return nil
 }
 
@@ -360,4 +388,47 @@ func subAgentRefusal(name string) string {
 		return questions.SubAgentRefusal
 	}
 	return strings.ReplaceAll(questions.SubAgentRefusal, ToolAskUser, name)
+}
+
+// leafReader is the History that tells a conversation's leaf (the store):
+// the loop then keeps the history between model calls.
+type leafReader interface {
+	Leaf(ctx context.Context, conversationID string) (string, error)
+}
+
+// history is the conversation's visible path for the next model call.
+// Reading and decoding a long conversation for every call was most of the
+// time from an answer to the next model request, so the loop keeps what it
+// read and what it stored since, and reads the store again only when the
+// conversation's leaf is not the last message it knows: someone else
+// appended (a late answer) or moved the path.
+func (l *runLoop) history() ([]chat.Message, error) {
+	conv := l.run.ConversationID
+	lr, ok := l.rt.opt.History.(leafReader)
+	if ok && len(l.known) > 0 {
+		if leaf, err := lr.Leaf(l.ctx, conv); err == nil && leaf == l.known[len(l.known)-1].ID {
+			return l.known, nil
+		}
+	}
+	history, err := l.rt.opt.History.Messages(l.ctx, conv)
+	if err != nil {
+		return nil, fmt.Errorf("load conversation %s: %w", conv, err)
+	}
+	if ok {
+		l.known = history
+	}
+	return history, nil
+}
+
+// remember adds a message the loop stored to the history it keeps, when it
+// was stored right after the last one the loop knows.
+func (l *runLoop) remember(m *chat.Message) {
+	if len(l.known) == 0 {
+		return
+	}
+	if m.ParentID != l.known[len(l.known)-1].ID {
+		l.known = nil // something came in between: read it all next time
+		return
+	}
+	l.known = append(l.known, *m)
 }
