@@ -42,6 +42,9 @@ type runLoop struct {
 	// known is the visible path as last read plus the messages the loop
 	// stored since (nil = read it again); see history.
 	known []chat.Message
+	// runUnsaved: the run's status changed and is saved with the next
+	// message (see saveRunWithNext).
+	runUnsaved bool
 }
 
 // tools lists the definitions the profile opted in to, in a stable order.
@@ -292,10 +295,18 @@ func (l *runLoop) saveAll(msgs []*chat.Message) error {
 		m.RunID = l.run.ID
 	}
 	// Saved even when the run was just cancelled: the history must stay whole.
-	if err := appendMessages(context.WithoutCancel(l.ctx), l.rt.opt.History, msgs); err != nil {
+	ctx := context.WithoutCancel(l.ctx)
+	var err error
+	if ra, ok := l.rt.opt.History.(runAppender); ok && l.runUnsaved {
+		err = ra.SaveRunAndAppend(ctx, l.run, msgs)
+	} else {
+		err = appendMessages(ctx, l.rt.opt.History, msgs)
+	}
+	if err != nil {
 		l.known = nil
 		return fmt.Errorf("save %s message in conversation %s: %w", msgs[0].Role, msgs[0].ConversationID, err)
 	}
+	l.runUnsaved = false
 	for _, m := range msgs {
 		l.remember(m)
 		l.rt.emit(events.MessageDone, events.MessageDonePayload{ConversationID: m.ConversationID, RunID: m.RunID, Message: *m})
@@ -371,7 +382,7 @@ func (l *runLoop) askUser(tc chat.ToolCall, asked *questions.Card) (string, bool
 		return "", true
 	}
 	l.run.Status = chat.RunRunning
-	_ = l.rt.opt.History.SaveRun(context.WithoutCancel(l.ctx), l.run)
+	l.saveRunWithNext()
 	if err != nil {
 		return "error: " + err.Error(), false
 	}
@@ -431,4 +442,23 @@ func (l *runLoop) remember(m *chat.Message) {
 		return
 	}
 	l.known = append(l.known, *m)
+}
+
+// runAppender is the History that saves a run and appends messages in one
+// transaction (the store).
+type runAppender interface {
+	SaveRunAndAppend(ctx context.Context, r *chat.Run, msgs []*chat.Message) error
+}
+
+// saveRunWithNext saves the run's status with the next message the loop
+// stores, in one commit, when the History can (else now). Only for a card
+// answered: its tool result is the next message, and until it is stored a
+// restart finds the run awaiting with its card answered, and continues it
+// with that answer.
+func (l *runLoop) saveRunWithNext() {
+	if _, ok := l.rt.opt.History.(runAppender); ok {
+		l.runUnsaved = true
+		return
+	}
+	_ = l.rt.opt.History.SaveRun(context.WithoutCancel(l.ctx), l.run)
 }

@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,7 +28,15 @@ type countingStore struct {
 	// afterAppend, when set, runs after each message the loop stores.
 	afterAppend func(m *chat.Message)
 	mu          sync.Mutex
-	batches     []int // sizes of the appends, in order
+	batches     []int    // sizes of the appends, in order
+	runSaves    []string // run statuses saved, in order ("+n" = with n messages)
+}
+
+func (s *countingStore) SaveRun(ctx context.Context, r *chat.Run) error {
+	s.mu.Lock()
+	s.runSaves = append(s.runSaves, r.Status)
+	s.mu.Unlock()
+	return s.Store.SaveRun(ctx, r)
 }
 
 func (s *countingStore) AppendMessage(ctx context.Context, m *chat.Message) error {
@@ -34,7 +44,18 @@ func (s *countingStore) AppendMessage(ctx context.Context, m *chat.Message) erro
 }
 
 func (s *countingStore) AppendMessages(ctx context.Context, msgs []*chat.Message) error {
-	err := s.Store.AppendMessages(ctx, msgs)
+	return s.appended(s.Store.AppendMessages(ctx, msgs), msgs)
+}
+
+func (s *countingStore) SaveRunAndAppend(ctx context.Context, r *chat.Run, msgs []*chat.Message) error {
+	s.mu.Lock()
+	s.runSaves = append(s.runSaves, fmt.Sprintf("%s+%d", r.Status, len(msgs)))
+	s.mu.Unlock()
+	return s.appended(s.Store.SaveRunAndAppend(ctx, r, msgs), msgs)
+}
+
+// appended records a batch and runs afterAppend for its messages.
+func (s *countingStore) appended(err error, msgs []*chat.Message) error {
 	s.mu.Lock()
 	s.batches = append(s.batches, len(msgs))
 	s.mu.Unlock()
@@ -259,4 +280,36 @@ func TestEndCancelledRunStoresTheResultsTogether(t *testing.T) {
 	h.db.mu.Lock()
 	defer h.db.mu.Unlock()
 	assert.Equal(t, []int{3}, h.db.batches, "appends")
+}
+
+// A run that goes on after its card was answered stores its running status
+// with the answer's tool result, in one commit (and a run stores its start
+// with the user's turn): one write less between Submit and the next model
+// request. Until then the store has the run awaiting with its card answered,
+// which a restart continues with that answer.
+func TestRunStatusIsStoredWithTheAnswersResult(t *testing.T) {
+	h := newStoreHarness(t, func(req modelserver.ChatRequest) modelserver.Turn {
+		if req.LastMessage().Role == "tool" {
+			return modelserver.Turn{Text: "Blue it is."}
+		}
+		return modelserver.Turn{Text: "One question.", ToolCalls: []modelserver.ToolCall{{ID: "call_1", Name: ToolAskUser, Arguments: askArgs(colourQuestion)}}}
+	})
+	runID, err := h.rt.Start(StartRequest{ConversationID: h.conv, UserText: "Paint it"})
+	require.NoError(t, err)
+	card := h.waitCard(t)
+	_, err = h.qm.Respond(context.Background(), h.conv, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
+	require.NoError(t, err)
+	h.waitDone(t)
+	h.db.mu.Lock()
+	saves := slices.Clone(h.db.runSaves)
+	h.db.mu.Unlock()
+	assert.Equal(t, []string{chat.RunRunning + "+1", chat.RunAwaiting, chat.RunRunning + "+1", chat.RunCompleted}, saves, "run saves")
+	run, err := h.db.Run(context.Background(), runID)
+	require.NoError(t, err)
+	assert.Equal(t, chat.RunCompleted, run.Status, "stored run")
+	stored, err := h.db.Store.Messages(context.Background(), h.conv)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"user", "assistant", "tool", "assistant"},
+		[]string{stored[0].Role, stored[1].Role, stored[2].Role, stored[3].Role}, "stored history")
 }

@@ -3,8 +3,11 @@ package service
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,8 +23,8 @@ import (
 
 // BenchmarkRespondToNextModelRequest measures the Go part of Submit → next
 // model request: Service.Respond (checks, the card's answer stored, the
-// waiting run unblocked) until the scripted model server has decoded the
-// next chat request (tool result stored, history rebuilt, request sent).
+// waiting run unblocked) until the next chat request reaches the scripted
+// model server (tool result stored, history rebuilt, request sent).
 // Real SQLite file, real langchaingo client. Sub-benchmarks: a new
 // conversation, and one with 200 earlier messages (the history the next
 // request is built from).
@@ -33,23 +36,31 @@ func BenchmarkRespondToNextModelRequest(b *testing.B) {
 
 func benchRespond(b *testing.B, earlier int) {
 	// Buffered, sent to without blocking: a failing round cannot block the server.
-	received := make(chan time.Time, 4)
+	arrived := make(chan time.Time, 4)
 	asked := make(chan *questions.Card, 4)
-	model := modelserver.New(func(req modelserver.ChatRequest) modelserver.Turn {
+	script := func(req modelserver.ChatRequest) modelserver.Turn {
 		if last := req.LastMessage(); last.Role == "tool" {
-			select {
-			case received <- time.Now():
-			default:
-			}
 			return modelserver.Turn{Text: "Blue it is."}
 		}
 		return modelserver.Turn{Text: "One question first.", ToolCalls: []modelserver.ToolCall{{ID: "call_1", Name: "ask_user_question", Arguments: colourCard}}}
-	})
+	}
+	// The time a chat request reaches the server, before the server reads
+	// its body (decoding a long history is the model server's work).
+	scripted := modelserver.NewHandler(script)
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			select {
+			case arrived <- time.Now():
+			default:
+			}
+		}
+		scripted.ServeHTTP(w, r)
+	}))
 	b.Cleanup(model.Close)
 	db, err := store.Open(filepath.Join(b.TempDir(), "parley.db"))
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = db.Close() })
-	cfg := config.Config{BaseURL: model.URL(), Model: "scripted", QuestionTimeout: time.Hour,
+	cfg := config.Config{BaseURL: model.URL + "/v1", Model: "scripted", QuestionTimeout: time.Hour,
 		Set: map[string]bool{"base-url": true, "model": true, "question-timeout": true}}
 	em := events.EmitterFunc(func(name string, payload any) {
 		if name == events.QuestionAsk {
@@ -81,6 +92,7 @@ func benchRespond(b *testing.B, earlier int) {
 		}
 		_, err = svc.SendMessage(ctx, c.ID, "Paint my bedroom please")
 		require.NoError(b, err)
+		<-arrived // the request that asks the card
 		var card *questions.Card
 		select {
 		case card = <-asked:
@@ -98,7 +110,7 @@ func benchRespond(b *testing.B, earlier int) {
 			Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
 		require.NoError(b, err)
 		select {
-		case t1 := <-received:
+		case t1 := <-arrived:
 			lat = append(lat, t1.Sub(t0))
 		case <-time.After(time.Minute):
 			require.FailNow(b, "no model request after the answer")

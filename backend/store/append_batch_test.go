@@ -159,3 +159,36 @@ func TestAppendMessagesEmptyBatchAndLeafErrors(t *testing.T) {
 	_, err = s.Leaf(ctx, "no-such-conversation")
 	assert.ErrorIs(t, err, chat.ErrNotFound, "leaf of a missing conversation")
 }
+
+// SaveRunAndAppend stores the run and the messages in one transaction:
+// when either fails, neither is stored.
+func TestSaveRunAndAppendIsAllOrNothing(t *testing.T) {
+	s := newStore(t)
+	c := mustConversation(t, s, "run")
+	other := mustConversation(t, s, "other")
+	run := &chat.Run{ID: "run-1", ConversationID: c.ID, Status: chat.RunRunning}
+	user := &chat.Message{ConversationID: c.ID, RunID: run.ID, Role: chat.RoleUser, Content: "hello"}
+	require.NoError(t, s.SaveRunAndAppend(ctx, run, []*chat.Message{user}))
+	got, err := s.Run(ctx, run.ID)
+	require.NoError(t, err)
+	assert.Equal(t, chat.RunRunning, got.Status, "run saved with the message")
+	assert.False(t, run.StartedAt.IsZero(), "started_at filled")
+
+	// A bad message: the run's new status is not stored either.
+	run.Status = chat.RunAwaiting
+	bad := &chat.Message{ID: user.ID, ConversationID: c.ID, RunID: run.ID, Role: chat.RoleTool, Content: "duplicate id"}
+	require.Error(t, s.SaveRunAndAppend(ctx, run, []*chat.Message{bad}))
+	got, err = s.Run(ctx, run.ID)
+	require.NoError(t, err)
+	assert.Equal(t, chat.RunRunning, got.Status, "run status after the failed append")
+
+	// A run that cannot be saved (it belongs to another conversation): the
+	// messages are not stored.
+	moved := &chat.Run{ID: run.ID, ConversationID: other.ID, Status: chat.RunRunning}
+	msg := &chat.Message{ConversationID: c.ID, Role: chat.RoleAssistant, Content: "never stored"}
+	require.Error(t, s.SaveRunAndAppend(ctx, moved, []*chat.Message{msg}))
+	all, err := s.AllMessages(ctx, c.ID)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"hello"}, contents(all), "messages after the failed run save")
+	require.Error(t, s.SaveRunAndAppend(ctx, &chat.Run{ConversationID: c.ID, Status: chat.RunRunning}, nil), "a run without id")
+}

@@ -145,7 +145,28 @@ func (s *Store) AppendMessage(ctx context.Context, m *chat.Message) error {
 // (write before show). On an error nothing is stored; IDs and CreatedAt
 // filled in msgs are then unused, and the tree fields are not to be read.
 func (s *Store) AppendMessages(ctx context.Context, msgs []*chat.Message) error {
-	if len(msgs) == 0 {
+	return s.appendMessages(ctx, nil, msgs)
+}
+
+// SaveRunAndAppend saves the run (as SaveRun) and appends msgs (as
+// AppendMessages) in one transaction: all of it or nothing. The agent loop
+// stores a run's new status with the message that comes with it (a run
+// going on after its card was answered, with the answer's tool result; a
+// run started with the user's turn) in one commit instead of two.
+func (s *Store) SaveRunAndAppend(ctx context.Context, r *chat.Run, msgs []*chat.Message) error {
+	if err := prepareRun(r); err != nil {
+		return err
+	}
+	if err := s.appendMessages(ctx, r, msgs); err != nil {
+		return fmt.Errorf("save run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// appendMessages appends msgs, and saves run in the same transaction when
+// it is not nil.
+func (s *Store) appendMessages(ctx context.Context, run *chat.Run, msgs []*chat.Message) error {
+	if len(msgs) == 0 && run == nil {
 		return nil
 	}
 	ts := now()
@@ -164,6 +185,11 @@ func (s *Store) AppendMessages(ctx context.Context, msgs []*chat.Message) error 
 		}
 	}
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		if run != nil {
+			if err := upsertRun(ctx, tx, run); err != nil {
+				return err
+			}
+		}
 		// leaves: the leaf of each conversation of the batch once it is known.
 		leaves := map[string]string{}
 		for _, m := range msgs {
@@ -179,13 +205,15 @@ func (s *Store) AppendMessages(ctx context.Context, msgs []*chat.Message) error 
 		}
 		return nil
 	})
-	if err != nil {
-		if len(msgs) == 1 {
-			return fmt.Errorf("append message to %s: %w", msgs[0].ConversationID, err)
-		}
-		return fmt.Errorf("append %d messages to %s: %w", len(msgs), msgs[0].ConversationID, err)
+	switch {
+	case err == nil:
+		return nil
+	case len(msgs) == 0:
+		return err
+	case len(msgs) == 1:
+		return fmt.Errorf("append message to %s: %w", msgs[0].ConversationID, err)
 	}
-	return nil
+	return fmt.Errorf("append %d messages to %s: %w", len(msgs), msgs[0].ConversationID, err)
 }
 
 // appendInTx inserts m as the child of its conversation's leaf. leaves
