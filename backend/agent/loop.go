@@ -45,6 +45,8 @@ type runLoop struct {
 	// runUnsaved: the run's status changed and is saved with the next
 	// message (see saveRunWithNext).
 	runUnsaved bool
+	// heldStats are statistics written when the step ends (see recordOutcome).
+	heldStats []StatDelta
 }
 
 // tools lists the definitions the profile opted in to, in a stable order.

@@ -393,7 +393,9 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 	profile := r.opt.Profile(req.Profile)
 	state := func(s string) { r.setState(StateInfo{ConversationID: conv, RunID: run.ID, State: s}) }
 
+	var loop *runLoop
 	finish := func(status, errMsg string) {
+		loop.flushStats(-1) // before the end is announced
 		run.Status = status
 		run.Error = errMsg
 		now := time.Now().UTC()
@@ -418,7 +420,8 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 		// The whole run (sub-agents, statistics) uses the chosen model.
 		profile.Model = req.Model
 	}
-	loop := &runLoop{rt: r, ctx: ctx, run: run, profile: profile, state: state, afterUserTurn: req.hasUserTurn()}
+	loop = &runLoop{rt: r, ctx: ctx, run: run, profile: profile, state: state, afterUserTurn: req.hasUserTurn()}
+	defer loop.flushStats(-1) // a run left awaiting at shutdown
 
 	// A restored card, or tool calls a crash left without results, are
 	// completed before the model is called again (and before it is needed).
@@ -438,7 +441,9 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 			finish(chat.RunFailed, fmt.Sprintf("The assistant stopped after %d model calls without finishing. Send a message to let it continue, or rephrase the request.", r.opt.MaxSteps))
 			return
 		}
+		held := len(loop.heldStats)
 		more, stop, err := loop.step()
+		loop.flushStats(held) // those held before this step's model call
 		if err != nil || stop {
 			loop.end(stop, err, finish)
 			return

@@ -81,7 +81,7 @@ type storeHarness struct {
 	rec    *events.Recorder
 }
 
-func newStoreHarness(t *testing.T, script modelserver.Script) *storeHarness {
+func newStoreHarness(t *testing.T, script modelserver.Script, edit ...func(*Options)) *storeHarness {
 	t.Helper()
 	db, err := store.OpenWith(filepath.Join(t.TempDir(), "parley.db"), store.Options{Logger: quiet})
 	require.NoError(t, err)
@@ -89,7 +89,7 @@ func newStoreHarness(t *testing.T, script modelserver.Script) *storeHarness {
 	require.NoError(t, err)
 	h := &storeHarness{db: &countingStore{Store: db}, conv: c.ID, server: modelserver.New(script), rec: events.NewRecorder()}
 	h.qm = questions.NewManager(questions.Config{Timeout: time.Minute, Logger: quiet}, nil, h.rec)
-	h.rt = New(Options{
+	o := Options{
 		History: h.db,
 		Events:  h.rec,
 		Asker:   h.qm,
@@ -98,7 +98,11 @@ func newStoreHarness(t *testing.T, script modelserver.Script) *storeHarness {
 		},
 		Tools:  BuiltinTools(nil),
 		Logger: quiet,
-	})
+	}
+	for _, e := range edit {
+		e(&o)
+	}
+	h.rt = New(o)
 	t.Cleanup(func() {
 		h.rt.Close()
 		h.qm.Close()
@@ -312,4 +316,56 @@ func TestRunStatusIsStoredWithTheAnswersResult(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"user", "assistant", "tool", "assistant"},
 		[]string{stored[0].Role, stored[1].Role, stored[2].Role, stored[3].Role}, "stored history")
+}
+
+// The count of an answered card is written once the step that follows it
+// has ended, not between the answer and the next model request, and
+// before the run's end is announced (whoever sees it idle finds the count).
+func TestAnswerStatsAreWrittenAfterTheNextRequest(t *testing.T) {
+	var mu sync.Mutex
+	var journal []string
+	note := func(s string) {
+		mu.Lock()
+		journal = append(journal, s)
+		mu.Unlock()
+	}
+	requests := 0
+	var h *storeHarness
+	h = newStoreHarness(t, func(req modelserver.ChatRequest) modelserver.Turn {
+		mu.Lock()
+		requests++
+		n := requests
+		mu.Unlock()
+		note(fmt.Sprintf("request %d", n))
+		if req.LastMessage().Role == "tool" {
+			return modelserver.Turn{Text: "Blue it is."}
+		}
+		return modelserver.Turn{Text: "One question.", ToolCalls: []modelserver.ToolCall{{ID: "call_1", Name: ToolAskUser, Arguments: askArgs(colourQuestion)}}}
+	}, func(o *Options) {
+		o.Stats = func(model string, d StatDelta) {
+			switch {
+			case d.CardsAsked > 0:
+				note("stats asked")
+			case d.Answered > 0:
+				note("stats answered")
+			}
+		}
+		rec := o.Events
+		o.Events = events.EmitterFunc(func(name string, payload any) {
+			if s, ok := payload.(StateInfo); ok && name == events.ConversationState && s.State == chat.StateIdle {
+				note("idle")
+			}
+			rec.Emit(name, payload)
+		})
+	})
+	_, err := h.rt.Start(StartRequest{ConversationID: h.conv, UserText: "Paint it"})
+	require.NoError(t, err)
+	card := h.waitCard(t)
+	_, err = h.qm.Respond(context.Background(), h.conv, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
+	require.NoError(t, err)
+	h.waitDone(t)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"request 1", "stats asked", "request 2", "stats answered", "idle"}, journal)
 }
