@@ -107,26 +107,3 @@ func unansweredToolCalls(history []chat.Message) (*chat.Message, []chat.ToolCall
 func stopsRun(c *questions.Card) bool {
 	return c.Kind != questions.KindElicitation || c.Reason == questions.ElicitationEndedAtCloseReason
 }
-
-// batchAppender is the History that stores several messages in one
-// transaction (the store).
-type batchAppender interface {
-	AppendMessages(ctx context.Context, msgs []*chat.Message) error
-}
-
-// appendMessages stores msgs in order, in one transaction when the
-// History can (else one by one).
-func appendMessages(ctx context.Context, h chat.History, msgs []*chat.Message) error {
-	if len(msgs) == 0 {
-		return nil
-	}
-	if b, ok := h.(batchAppender); ok {
-		return b.AppendMessages(ctx, msgs)
-	}
-	for _, m := range msgs {
-		if err := h.AppendMessage(ctx, m); err != nil {
-			return err
-		}
-	}
-	return nil
-}

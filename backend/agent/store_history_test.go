@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -368,4 +369,24 @@ func TestAnswerStatsAreWrittenAfterTheNextRequest(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, []string{"request 1", "stats asked", "request 2", "stats answered", "idle"}, journal)
+}
+
+// A history with large attachments is not kept between model calls (a run
+// may wait hours on a card): it is read again for each call.
+func TestLoopDoesNotKeepAHistoryWithLargeAttachments(t *testing.T) {
+	defer func(n int) { maxKeptAttachmentBytes = n }(maxKeptAttachmentBytes)
+	maxKeptAttachmentBytes = 64
+	calc := modelserver.ToolCall{ID: "call_1", Name: ToolCalculator, Arguments: `{"expression":"6*7"}`}
+	h := newStoreHarness(t, modelserver.Turns(
+		modelserver.Turn{ToolCalls: []modelserver.ToolCall{calc}},
+		modelserver.Turn{Text: "42."},
+	))
+	notes := chat.Attachment{Name: "notes.txt", MIMEType: "text/plain", Data: []byte(strings.Repeat("a line of notes\n", 8))}
+	_, err := h.rt.Start(StartRequest{ConversationID: h.conv, UserText: "Compute", UserAttachments: []chat.Attachment{notes}})
+	require.NoError(t, err)
+	h.waitDone(t)
+	require.Len(t, h.server.Requests(), 2, "model calls")
+	// At the start (tool calls left by a crash?) and for each model call.
+	assert.Equal(t, int32(3), h.db.reads.Load(), "full history reads")
+	assert.Contains(t, fmt.Sprint(roles(h.server.Requests()[1].Messages)), "a line of notes", "the attachment reaches the second call")
 }
