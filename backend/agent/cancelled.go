@@ -49,15 +49,17 @@ func (r *Runtime) EndCancelledRun(ctx context.Context, run chat.Run) (bool, erro
 	if am == nil || !slices.ContainsFunc(am.ToolCalls, func(tc chat.ToolCall) bool { return tc.ID == cancelled.ToolCallID }) {
 		open = nil
 	}
+	results := make([]*chat.Message, 0, len(open))
 	for _, tc := range open {
 		result := cancelledToolResult
 		if tc.ID == cancelled.ToolCallID {
 			result = questions.OutcomeFor(cancelled).Result
 		}
-		m := &chat.Message{ConversationID: conv, RunID: run.ID, Role: chat.RoleTool, Content: result, ToolCallID: tc.ID, ToolName: tc.Name}
-		if err := r.opt.History.AppendMessage(ctx, m); err != nil {
-			return false, fmt.Errorf("save tool result in conversation %s: %w", conv, err)
-		}
+		results = append(results, &chat.Message{ConversationID: conv, RunID: run.ID, Role: chat.RoleTool, Content: result, ToolCallID: tc.ID, ToolName: tc.Name})
+	}
+	// All results or none: a crash here leaves the run to be ended again.
+	if err := appendMessages(ctx, r.opt.History, results); err != nil {
+		return false, fmt.Errorf("save tool results in conversation %s: %w", conv, err)
 	}
 	run.Status, run.Error = chat.RunCancelled, ""
 	if run.EndedAt == nil {

@@ -43,6 +43,14 @@ type runLoop struct {
 	// traceAfter is the card just answered while tracing: the next model
 	// request marks its hop (backend/trace).
 	traceAfter string
+	// known is the visible path as last read plus the messages the loop
+	// stored since (nil = read it again); see history.
+	known []chat.Message
+	// runUnsaved: the run's status changed and is saved with the next
+	// message (see saveRunWithNext).
+	runUnsaved bool
+	// heldStats are statistics written when the step ends (see recordOutcome).
+	heldStats []StatDelta
 }
 
 // tools lists the definitions the profile opted in to, in a stable order.
@@ -72,9 +80,9 @@ func (l *runLoop) tools(sub bool) []llm.Tool {
 
 // messages builds the model's input from the saved history.
 func (l *runLoop) messages() ([]llm.Message, error) {
-	history, err := l.rt.opt.History.Messages(l.ctx, l.run.ConversationID)
+	history, err := l.history()
 	if err != nil {
-		return nil, fmt.Errorf("load conversation %s: %w", l.run.ConversationID, err)
+		return nil, err
 	}
 	msgs := make([]llm.Message, 0, len(history)+1)
 	if l.profile.SystemPrompt != "" {
@@ -171,6 +179,7 @@ func (l *runLoop) step() (more, stop bool, err error) {
 // cancelled result so the history stays consistent.
 // known holds cards already asked for some of the calls (by tool call id).
 func (l *runLoop) runToolCalls(calls []chat.ToolCall, known map[string]*questions.Card) (stop bool, err error) {
+	var held []*chat.Message
 	for _, tc := range calls {
 		result := cancelledToolResult
 		if !stop && l.ctx.Err() == nil {
@@ -196,9 +205,21 @@ func (l *runLoop) runToolCalls(calls []chat.ToolCall, known map[string]*question
 		}
 		atts := l.attachments
 		l.attachments = nil
-		if err := l.save(&chat.Message{Role: chat.RoleTool, Content: result, ToolCallID: tc.ID, ToolName: tc.Name, Attachments: atts}); err != nil {
+		m := &chat.Message{Role: chat.RoleTool, Content: result, ToolCallID: tc.ID, ToolName: tc.Name, Attachments: atts}
+		if stop || l.ctx.Err() != nil {
+			// No tool runs after this one: its result and the cancelled
+			// ones after it are written in one transaction.
+			held = append(held, m)
+			continue
+		}
+		// A result is stored before the next tool runs: after a crash a
+		// tool with a stored result is not run again.
+		if err := l.save(m); err != nil {
 			return true, err
 		}
+	}
+	if err := l.saveAll(held); err != nil {
+		return true, err
 	}
 	if l.ctx.Err() != nil {
 		stop = true
@@ -212,9 +233,9 @@ func (l *runLoop) runToolCalls(calls []chat.ToolCall, known map[string]*question
 // the tool result was stored) gives its result without asking again; a
 // restored pending card is waited on.
 func (l *runLoop) completePendingToolCalls(restored *questions.Card) (stop bool, err error) {
-	history, err := l.rt.opt.History.Messages(l.ctx, l.run.ConversationID)
+	history, err := l.history()
 	if err != nil {
-		return false, fmt.Errorf("load conversation %s: %w", l.run.ConversationID, err)
+		return false, err
 	}
 	am, pending := unansweredToolCalls(history)
 	if len(pending) == 0 {
@@ -271,14 +292,34 @@ func (l *runLoop) askedCards(am chat.Message, pending []chat.ToolCall) (map[stri
 	return known, nil
 }
 
-func (l *runLoop) save(m *chat.Message) error {
-	m.ConversationID = l.run.ConversationID
-	m.RunID = l.run.ID
-	// Saved even when the run was just cancelled: the history must stay whole.
-	if err := l.rt.opt.History.AppendMessage(context.WithoutCancel(l.ctx), m); err != nil {
-		return fmt.Errorf("save %s message in conversation %s: %w", m.Role, m.ConversationID, err)
+func (l *runLoop) save(m *chat.Message) error { return l.saveAll([]*chat.Message{m}) }
+
+// saveAll stores msgs in one transaction, then announces them.
+func (l *runLoop) saveAll(msgs []*chat.Message) error {
+	if len(msgs) == 0 {
+		return nil
 	}
-	l.rt.emit(events.MessageDone, events.MessageDonePayload{ConversationID: m.ConversationID, RunID: m.RunID, Message: *m})
+	for _, m := range msgs {
+		m.ConversationID = l.run.ConversationID
+		m.RunID = l.run.ID
+	}
+	// Saved even when the run was just cancelled: the history must stay whole.
+	ctx := context.WithoutCancel(l.ctx)
+	var err error
+	if ra, ok := l.rt.opt.History.(runAppender); ok && l.runUnsaved {
+		err = ra.SaveRunAndAppend(ctx, l.run, msgs)
+	} else {
+		err = appendMessages(ctx, l.rt.opt.History, msgs)
+	}
+	if err != nil {
+		l.known = nil
+		return fmt.Errorf("save %s message in conversation %s: %w", msgs[0].Role, msgs[0].ConversationID, err)
+	}
+	l.runUnsaved = false
+	for _, m := range msgs {
+		l.remember(m)
+		l.rt.emit(events.MessageDone, events.MessageDonePayload{ConversationID: m.ConversationID, RunID: m.RunID, Message: *m})
+	}
 	return nil
 }
 
@@ -354,7 +395,7 @@ func (l *runLoop) askUser(tc chat.ToolCall, asked *questions.Card) (string, bool
 		return "", true
 	}
 	l.run.Status = chat.RunRunning
-	_ = l.rt.opt.History.SaveRun(context.WithoutCancel(l.ctx), l.run)
+	l.saveRunWithNext()
 	if err != nil {
 		return "error: " + err.Error(), false
 	}

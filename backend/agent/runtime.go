@@ -194,19 +194,12 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 	}
 	// Write before show: the run and the user's turn are stored before the
 	// run is announced; a failure here leaves nothing half-started.
-	if err := r.opt.History.SaveRun(ctx, &run); err != nil {
+	m, err := r.storeStart(ctx, &run, req)
+	if err != nil {
 		r.release(ar)
-		return "", fmt.Errorf("start run in conversation %s: %w", req.ConversationID, err)
+		return "", err
 	}
-	if req.hasUserTurn() {
-		m := &chat.Message{ConversationID: req.ConversationID, RunID: run.ID, Role: chat.RoleUser, Content: req.UserText,
-			Attachments: req.UserAttachments}
-		if err := r.opt.History.AppendMessage(ctx, m); err != nil {
-			run.Status = chat.RunFailed
-			_ = r.opt.History.SaveRun(context.Background(), &run)
-			r.release(ar)
-			return "", fmt.Errorf("save message in conversation %s: %w", req.ConversationID, err)
-		}
+	if m != nil {
 		r.emit(events.MessageDone, events.MessageDonePayload{ConversationID: req.ConversationID, RunID: run.ID, Message: *m})
 	}
 	// Working from now on, before the goroutine gets to its first step: the
@@ -217,6 +210,34 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 		r.execute(ctx, ar, req)
 	}()
 	return run.ID, nil
+}
+
+// storeStart stores a new run and the user's turn it starts with (nil when
+// none), in one commit when the History can.
+func (r *Runtime) storeStart(ctx context.Context, run *chat.Run, req StartRequest) (*chat.Message, error) {
+	var m *chat.Message
+	if req.hasUserTurn() {
+		m = &chat.Message{ConversationID: req.ConversationID, RunID: run.ID, Role: chat.RoleUser, Content: req.UserText,
+			Attachments: req.UserAttachments}
+	}
+	if ra, ok := r.opt.History.(runAppender); ok && m != nil {
+		if err := ra.SaveRunAndAppend(ctx, run, []*chat.Message{m}); err != nil {
+			return nil, fmt.Errorf("start run in conversation %s: %w", req.ConversationID, err)
+		}
+		return m, nil
+	}
+	if err := r.opt.History.SaveRun(ctx, run); err != nil {
+		return nil, fmt.Errorf("start run in conversation %s: %w", req.ConversationID, err)
+	}
+	if m == nil {
+		return nil, nil
+	}
+	if err := r.opt.History.AppendMessage(ctx, m); err != nil {
+		run.Status = chat.RunFailed
+		_ = r.opt.History.SaveRun(context.Background(), run)
+		return nil, fmt.Errorf("save message in conversation %s: %w", req.ConversationID, err)
+	}
+	return m, nil
 }
 
 // Resume continues a run saved before a restart, under its own id, from
@@ -372,7 +393,9 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 	profile := r.opt.Profile(req.Profile)
 	state := func(s string) { r.setState(StateInfo{ConversationID: conv, RunID: run.ID, State: s}) }
 
+	var loop *runLoop
 	finish := func(status, errMsg string) {
+		loop.flushStats(-1) // before the end is announced
 		run.Status = status
 		run.Error = errMsg
 		now := time.Now().UTC()
@@ -397,7 +420,8 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 		// The whole run (sub-agents, statistics) uses the chosen model.
 		profile.Model = req.Model
 	}
-	loop := &runLoop{rt: r, ctx: ctx, run: run, profile: profile, state: state, afterUserTurn: req.hasUserTurn()}
+	loop = &runLoop{rt: r, ctx: ctx, run: run, profile: profile, state: state, afterUserTurn: req.hasUserTurn()}
+	defer loop.flushStats(-1) // a run left awaiting at shutdown
 
 	// A restored card, or tool calls a crash left without results, are
 	// completed before the model is called again (and before it is needed).
@@ -417,7 +441,9 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 			finish(chat.RunFailed, fmt.Sprintf("The assistant stopped after %d model calls without finishing. Send a message to let it continue, or rephrase the request.", r.opt.MaxSteps))
 			return
 		}
+		held := len(loop.heldStats)
 		more, stop, err := loop.step()
+		loop.flushStats(held) // those held before this step's model call
 		if err != nil || stop {
 			loop.end(stop, err, finish)
 			return

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,7 +49,10 @@ func (l *runLoop) record(d StatDelta) {
 // recordAsked counts a card shown to the user.
 func (l *runLoop) recordAsked() { l.record(StatDelta{CardsAsked: 1}) }
 
-// recordOutcome counts how a card ended, and the time to an answer.
+// recordOutcome counts how a card ended, and the time to an answer. The
+// count is held until the next step has made its model call, or the run
+// ends (flushStats): its write is not on the way from the answer to the
+// next model request.
 func (l *runLoop) recordOutcome(card *questions.Card, out questions.Outcome) {
 	var d StatDelta
 	switch out.Status {
@@ -64,7 +68,22 @@ func (l *runLoop) recordOutcome(card *questions.Card, out questions.Outcome) {
 	default:
 		return
 	}
-	l.record(d)
+	l.heldStats = append(l.heldStats, d)
+}
+
+// flushStats records the first n counts held (n < 0: all of them).
+func (l *runLoop) flushStats(n int) {
+	if l == nil {
+		return
+	}
+	if n < 0 || n > len(l.heldStats) {
+		n = len(l.heldStats)
+	}
+	held := l.heldStats[:n]
+	l.heldStats = slices.Clone(l.heldStats[n:])
+	for _, d := range held {
+		l.record(d)
+	}
 }
 
 // correction matches the start of a message that corrects the reply

@@ -356,3 +356,26 @@ func TestStreamTeeSplitsFramesAcrossReads(t *testing.T) {
 	require.False(t, unfinished.finished(), "a stream without finish reason or [DONE] counts as finished")
 	require.Equal(t, "", unfinished.errorMessage(), "a stream without finish reason or [DONE] counts as finished")
 }
+
+// TestStreamTeeSkipsOnlyFramesWithoutErrorOrFinish checks the cheap filter
+// the tee uses before decoding a frame: text deltas (even ones quoting the
+// keys) are skipped, an error or a finish reason is still seen however the
+// server spaces its JSON.
+func TestStreamTeeSkipsOnlyFramesWithoutErrorOrFinish(t *testing.T) {
+	cases := map[string]bool{
+		chunk(`{"content":"word"}`, ""):                                  false,
+		chunk(`{"content":"say \"error\" and \"finish_reason\""}`, ""):   false,
+		`{"choices":[{"delta":{"content":"a"},"finish_reason" : null}]}`: false,
+		chunk(`{}`, "stop"): true,
+		`{"choices":[{"delta":{},"finish_reason" :  "length"}]}`:        true,
+		`{"choices":[{"finish_reason":null},{"finish_reason":"stop"}]}`: true,
+		`{"error":"overloaded"}`:                                        true,
+		`{"error" : {"message":"overloaded"}}`:                          true,
+	}
+	for frame, want := range cases {
+		assert.Equal(t, want, frameMatters([]byte(frame)), "frame %s", frame)
+		tee := &streamTee{}
+		tee.write([]byte("data: " + frame + "\n\n"))
+		assert.Equal(t, want, tee.finished() || tee.errorMessage() != "", "tee after frame %s", frame)
+	}
+}

@@ -486,14 +486,22 @@ func (t *streamTee) transportErr() error {
 
 func (t *streamTee) write(p []byte) {
 	t.mu.Lock()
-	t.partial = append(t.partial, p...)
-	for {
-		i := bytes.IndexByte(t.partial, '\n')
+	// Lines are looked at in place; only a line split across reads is
+	// copied (into partial, which is reused).
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
+			t.partial = append(t.partial, p...)
 			break
 		}
-		t.line(string(bytes.TrimSpace(t.partial[:i])))
-		t.partial = t.partial[i+1:]
+		line := p[:i]
+		if len(t.partial) > 0 {
+			t.partial = append(t.partial, line...)
+			line = t.partial
+		}
+		t.line(bytes.TrimSpace(line))
+		t.partial = t.partial[:0]
+		p = p[i+1:]
 	}
 	if len(t.partial) > 0 && t.partial[0] == '{' {
 		t.plain = true
@@ -570,18 +578,21 @@ func (t *streamTee) completeLast() {
 	}
 }
 
-func (t *streamTee) line(line string) {
-	if strings.HasPrefix(line, "{") {
+func (t *streamTee) line(line []byte) {
+	if bytes.HasPrefix(line, []byte("{")) {
 		t.plain = true
 		return
 	}
-	data, ok := strings.CutPrefix(line, "data:")
+	data, ok := bytes.CutPrefix(line, []byte("data:"))
 	if !ok {
 		return
 	}
-	data = strings.TrimSpace(data)
-	if data == "[DONE]" {
+	data = bytes.TrimSpace(data)
+	if string(data) == "[DONE]" {
 		t.done = true
+		return
+	}
+	if !frameMatters(data) {
 		return
 	}
 	var frame struct {
@@ -593,7 +604,7 @@ func (t *streamTee) line(line string) {
 			} `json:"delta"`
 		} `json:"choices"`
 	}
-	if json.Unmarshal([]byte(data), &frame) != nil {
+	if json.Unmarshal(data, &frame) != nil {
 		return
 	}
 	if len(frame.Error) > 0 && string(frame.Error) != "null" {
@@ -609,6 +620,28 @@ func (t *streamTee) line(line string) {
 		if c.FinishReason != nil && *c.FinishReason != "" {
 			t.finish = true
 			t.completeLast()
+		}
+	}
+}
+
+// frameMatters tells, without decoding, whether a data frame may carry an
+// error, a tool call or a finish reason. Most frames are text deltas that langchaingo
+// decodes anyway; decoding each a second time here was the agent loop's
+// largest cost over a bare langchaingo call. Inside JSON strings quotes
+// are escaped, so a delta's text cannot match these keys.
+func frameMatters(data []byte) bool {
+	if bytes.Contains(data, []byte(`"error"`)) || bytes.Contains(data, []byte(`"tool_calls"`)) {
+		return true
+	}
+	key := []byte(`"finish_reason"`)
+	for rest := data; ; {
+		i := bytes.Index(rest, key)
+		if i < 0 {
+			return false
+		}
+		rest = bytes.TrimLeft(rest[i+len(key):], " \t\r\n:")
+		if !bytes.HasPrefix(rest, []byte("null")) {
+			return true
 		}
 	}
 }

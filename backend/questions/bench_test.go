@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -49,13 +50,16 @@ func BenchmarkCreateAnswerRoundTrip(b *testing.B) {
 }
 
 // BenchmarkTenThousandPending holds 10,000 cards pending at once (real
-// timers, 100 conversations) and then resolves them all.
+// timers, 100 conversations) and then resolves them all: the manager
+// alone, without a store or event listeners (each answer's SQLite write
+// is measured by the store's and the service's benchmarks).
 func BenchmarkTenThousandPending(b *testing.B) {
 	const cards = 10_000
 	ctx := context.Background()
 	qs := sampleQuestions()
 	b.ReportAllocs()
-	var bytesPerCard, resolveNs float64
+	var bytesPerCard float64
+	var resolve []time.Duration
 	for b.Loop() {
 		cfg := benchConfig()
 		cfg.RetainResolved = cards
@@ -76,11 +80,14 @@ func BenchmarkTenThousandPending(b *testing.B) {
 			_, err := m.Respond(ctx, convs[i], submit(id, "Postgres"))
 			require.NoError(b, err)
 		}
-		resolveNs = float64(time.Since(start).Nanoseconds())
+		resolve = append(resolve, time.Since(start))
 		m.Close()
 	}
+	// The median over the iterations: one iteration's figure alone swings
+	// with a garbage collection or another process on a shared machine.
+	slices.Sort(resolve)
 	b.ReportMetric(bytesPerCard, "bytes/card")
-	b.ReportMetric(resolveNs, "ns-to-resolve-all")
+	b.ReportMetric(float64(resolve[len(resolve)/2].Nanoseconds()), "ns-to-resolve-all")
 }
 
 // BenchmarkCreateTimeoutCycles runs 10,000 create→timeout cycles, each with

@@ -49,7 +49,9 @@ const backgroundSaveTimeout = 10 * time.Second
 type Manager struct {
 	store Store
 	em    events.Emitter
-	clock Clock
+	// noEvents: the manager was made without an emitter.
+	noEvents bool
+	clock    Clock
 
 	mu  sync.Mutex
 	cfg Config
@@ -88,6 +90,7 @@ func NewManager(cfg Config, store Store, em events.Emitter) *Manager {
 	if store == nil {
 		store = nopStore{}
 	}
+	noEvents := em == nil
 	if em == nil {
 		em = events.Discard
 	}
@@ -109,6 +112,7 @@ func NewManager(cfg Config, store Store, em events.Emitter) *Manager {
 		limiters: map[string]*rate.Limiter{},
 		sweepAt:  limiterSweepMin,
 		closing:  make(chan struct{}),
+		noEvents: noEvents,
 	}
 	m.logPtr.Store(log.With("component", "questions"))
 	return m
@@ -358,11 +362,19 @@ func (m *Manager) limiterLocked(conversationID string, now time.Time) *rate.Limi
 }
 
 // emit sends an event with a copy of the card as payload.
-func (m *Manager) emit(name string, c *Card) { m.em.Emit(name, cloneCard(c)) }
+func (m *Manager) emit(name string, c *Card) {
+	if m.noEvents {
+		return // nobody listens: no copy to make
+	}
+	m.em.Emit(name, cloneCard(c))
+}
 
 // save persists a copy, so a store that keeps the pointer cannot alias
 // manager state.
 func (m *Manager) save(ctx context.Context, c *Card) error {
+	if _, ok := m.store.(nopStore); ok {
+		return nil
+	}
 	if err := m.store.SaveCard(ctx, cloneCard(c)); err != nil {
 		return fmt.Errorf("save question card %s (%s): %w", c.ID, c.Status, err)
 	}

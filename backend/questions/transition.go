@@ -64,7 +64,11 @@ func (m *Manager) transition(ctx context.Context, id string, ch change) (*Card, 
 				return nil, err
 			}
 		}
-		next := cloneCard(&e.card)
+		// A shallow copy: apply only assigns fields (never changes the
+		// questions, maps or slices in place), and the old state is dropped
+		// when the new one is installed, so the two may share them.
+		shallow := e.card
+		next := &shallow
 		ch.apply(next)
 		busy := make(chan struct{})
 		e.busy = busy

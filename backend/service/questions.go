@@ -19,8 +19,13 @@ func (s *Service) Respond(ctx context.Context, id string, r questions.Response) 
 	if err := checkResponse(r); err != nil {
 		return nil, err
 	}
-	if _, err := s.store.GetConversation(ctx, id); err != nil {
-		return nil, fmt.Errorf("%w: %v", questions.ErrNotFound, err)
+	// A conversation with a run going exists (deleting one stops its run
+	// first): the store is read only otherwise, which keeps a read off the
+	// way from Submit to the next model request.
+	if !s.rt.Active(id) {
+		if _, err := s.store.GetConversation(ctx, id); err != nil {
+			return nil, fmt.Errorf("%w: %v", questions.ErrNotFound, err)
+		}
 	}
 	card, err := s.qm.Respond(ctx, id, r)
 	if errors.Is(err, questions.ErrNotFound) && r.QuestionID != questions.LatestID {

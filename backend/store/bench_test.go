@@ -143,6 +143,24 @@ func BenchmarkAppendMessage(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 	})
+	// Batches of messages in one transaction (AppendMessages), as an
+	// import or results written together do.
+	for _, size := range []int{10, 100} {
+		b.Run(fmt.Sprintf("batch-%d", size), func(b *testing.B) {
+			s := benchStore(b)
+			c, err := s.CreateConversation(ctx, "bench", "default")
+			require.NoError(b, err)
+			batch := make([]*chat.Message, size)
+			for b.Loop() {
+				for i := range batch {
+					batch[i] = &chat.Message{ConversationID: c.ID, Role: chat.RoleAssistant, Content: "A reply of moderate length, indexed for search."}
+				}
+				require.NoError(b, s.AppendMessages(ctx, batch))
+			}
+			b.ReportMetric(float64(b.N*size)/b.Elapsed().Seconds(), "msgs/s")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*size), "ns/msg")
+		})
+	}
 	b.Run("parallel", func(b *testing.B) {
 		s := benchStore(b)
 		var convs []string

@@ -19,6 +19,9 @@ const driverName = "sqlite3"
 func driverParams(kind connKind, busyTimeout time.Duration) url.Values {
 	q := url.Values{}
 	q.Set("_busy_timeout", strconv.FormatInt(busyTimeout.Milliseconds(), 10))
+	// Keep prepared statements per connection: preparing an INSERT into
+	// messages compiles its search triggers, a quarter of an append's time.
+	q.Set("_stmt_cache_size", "64")
 	switch kind {
 	case connWriter:
 		q.Set("_foreign_keys", "1")

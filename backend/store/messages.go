@@ -105,57 +105,156 @@ func (s *Store) PathTo(ctx context.Context, conversationID, id string) ([]chat.M
 	return path, nil
 }
 
+// Leaf is the id of the last message of the conversation's visible path
+// ("" when it is empty). The path is the leaf's ancestors and messages are
+// never changed in place, so an unchanged leaf means an unchanged path: the
+// agent loop checks it instead of reading the whole conversation again.
+func (s *Store) Leaf(ctx context.Context, conversationID string) (string, error) {
+	var leaf sql.NullString
+	err := s.readers.QueryRowContext(ctx, `SELECT leaf_id FROM conversations WHERE id = ?`, conversationID).Scan(&leaf)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("leaf of conversation %s: %w", conversationID, chat.ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("leaf of conversation %s: %w", conversationID, err)
+	}
+	return leaf.String, nil
+}
+
 // AppendMessage stores m at the end of its conversation's visible path (its
 // parent is the leaf, or none when the path is empty) and makes it the new
 // leaf, with its attachments. It fills ID, CreatedAt, ParentID, Siblings and
 // SiblingIndex, and bumps the conversation's updated_at.
 func (s *Store) AppendMessage(ctx context.Context, m *chat.Message) error {
-	if err := validateMessage(m); err != nil {
-		return fmt.Errorf("append message: %w", err)
+	if err := s.AppendMessages(ctx, []*chat.Message{m}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// AppendMessages stores msgs in order, each as AppendMessage would (so each
+// becomes the child of the one before it in its conversation), in one
+// transaction: all of them or none. A batch is one commit instead of one
+// per message: an import, or results written together.
+//
+// Crash safety: the commit is atomic, so after a crash (kill -9 included)
+// either every message of the batch is stored or none is; the database is
+// in WAL mode with synchronous=NORMAL, which loses no commit when the
+// process dies (only a power cut may undo the last commits, never leaving
+// half of one). Callers announce the messages only after it returns
+// (write before show). On an error nothing is stored; IDs and CreatedAt
+// filled in msgs are then unused, and the tree fields are not to be read.
+func (s *Store) AppendMessages(ctx context.Context, msgs []*chat.Message) error {
+	return s.appendMessages(ctx, nil, msgs)
+}
+
+// SaveRunAndAppend saves the run (as SaveRun) and appends msgs (as
+// AppendMessages) in one transaction: all of it or nothing. The agent loop
+// stores a run's new status with the message that comes with it (a run
+// going on after its card was answered, with the answer's tool result; a
+// run started with the user's turn) in one commit instead of two.
+func (s *Store) SaveRunAndAppend(ctx context.Context, r *chat.Run, msgs []*chat.Message) error {
+	if err := prepareRun(r); err != nil {
+		return err
+	}
+	if err := s.appendMessages(ctx, r, msgs); err != nil {
+		return fmt.Errorf("save run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// appendMessages appends msgs, and saves run in the same transaction when
+// it is not nil.
+func (s *Store) appendMessages(ctx context.Context, run *chat.Run, msgs []*chat.Message) error {
+	if len(msgs) == 0 && run == nil {
+		return nil
 	}
 	ts := now()
-	if m.ID == "" {
-		m.ID = uuid.NewString()
-	}
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = ts
+	for i, m := range msgs {
+		if err := validateMessage(m); err != nil {
+			if len(msgs) == 1 {
+				return fmt.Errorf("append message: %w", err)
+			}
+			return fmt.Errorf("append message %d of %d: %w", i+1, len(msgs), err)
+		}
+		if m.ID == "" {
+			m.ID = uuid.NewString()
+		}
+		if m.CreatedAt.IsZero() {
+			m.CreatedAt = ts
+		}
 	}
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		var leaf sql.NullString
-		err := tx.QueryRowContext(ctx, `SELECT leaf_id FROM conversations WHERE id = ?`, m.ConversationID).Scan(&leaf)
+		if run != nil {
+			if err := upsertRun(ctx, tx, run); err != nil {
+				return err
+			}
+		}
+		// leaves: the leaf of each conversation of the batch once it is known.
+		leaves := map[string]string{}
+		for _, m := range msgs {
+			if err := appendInTx(ctx, tx, m, leaves); err != nil {
+				return err
+			}
+		}
+		for conv, leaf := range leaves {
+			if _, err := tx.ExecContext(ctx, `UPDATE conversations SET leaf_id = ?, updated_at = max(updated_at, ?) WHERE id = ?`,
+				leaf, formatTime(ts), conv); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case len(msgs) == 0:
+		return err
+	case len(msgs) == 1:
+		return fmt.Errorf("append message to %s: %w", msgs[0].ConversationID, err)
+	}
+	return fmt.Errorf("append %d messages to %s: %w", len(msgs), msgs[0].ConversationID, err)
+}
+
+// appendInTx inserts m as the child of its conversation's leaf. leaves
+// holds the leaves of the conversations already appended to in this
+// transaction: a message just stored has no children, so its successor
+// needs neither the leaf nor its siblings looked up.
+func appendInTx(ctx context.Context, tx *sql.Tx, m *chat.Message, leaves map[string]string) error {
+	leaf, known := leaves[m.ConversationID]
+	older := 0
+	if !known {
+		var stored sql.NullString
+		err := tx.QueryRowContext(ctx, `SELECT leaf_id FROM conversations WHERE id = ?`, m.ConversationID).Scan(&stored)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("conversation %s: %w", m.ConversationID, chat.ErrNotFound)
 		}
 		if err != nil {
 			return err
 		}
-		m.ParentID = leaf.String
-		var older int
+		leaf = stored.String
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE conversation_id = ? AND parent_id IS ?`,
-			m.ConversationID, nullString(m.ParentID)).Scan(&older); err != nil {
+			m.ConversationID, nullString(leaf)).Scan(&older); err != nil {
 			return err
 		}
-		m.Siblings, m.SiblingIndex = older+1, older
-		if err := insertMessage(ctx, tx, m); err != nil {
-			return err
-		}
-		m.SiblingIDs = nil
-		if older > 0 {
-			// A new branch: it is the one shown under its parent from now on.
-			if err := chooseChild(ctx, tx, m.ConversationID, m.ParentID, m.ID); err != nil {
-				return err
-			}
-			if m.SiblingIDs, err = siblingIDs(ctx, tx, m.ConversationID, m.ParentID); err != nil {
-				return err
-			}
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE conversations SET leaf_id = ?, updated_at = max(updated_at, ?) WHERE id = ?`,
-			m.ID, formatTime(ts), m.ConversationID)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("append message to %s: %w", m.ConversationID, err)
 	}
+	m.ParentID = leaf
+	m.Siblings, m.SiblingIndex = older+1, older
+	if err := insertMessage(ctx, tx, m); err != nil {
+		return err
+	}
+	m.SiblingIDs = nil
+	if older > 0 {
+		// A new branch: it is the one shown under its parent from now on.
+		if err := chooseChild(ctx, tx, m.ConversationID, m.ParentID, m.ID); err != nil {
+			return err
+		}
+		var err error
+		if m.SiblingIDs, err = siblingIDs(ctx, tx, m.ConversationID, m.ParentID); err != nil {
+			return err
+		}
+	}
+	leaves[m.ConversationID] = m.ID
 	return nil
 }
 

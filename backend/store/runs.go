@@ -20,6 +20,18 @@ var liveRunStatuses = []any{chat.RunRunning, chat.StateRequesting, chat.StateStr
 // SaveRun inserts a run or updates it (status, resumed_from, error, times).
 // StartedAt is filled when zero. A run never moves to another conversation.
 func (s *Store) SaveRun(ctx context.Context, r *chat.Run) error {
+	if err := prepareRun(r); err != nil {
+		return err
+	}
+	err := s.withTx(ctx, func(tx *sql.Tx) error { return upsertRun(ctx, tx, r) })
+	if err != nil {
+		return fmt.Errorf("save run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// prepareRun checks a run before it is saved and fills StartedAt.
+func prepareRun(r *chat.Run) error {
 	switch {
 	case r.ID == "":
 		return errors.New("save run: empty id")
@@ -30,10 +42,6 @@ func (s *Store) SaveRun(ctx context.Context, r *chat.Run) error {
 	}
 	if r.StartedAt.IsZero() {
 		r.StartedAt = now()
-	}
-	err := s.withTx(ctx, func(tx *sql.Tx) error { return upsertRun(ctx, tx, r) })
-	if err != nil {
-		return fmt.Errorf("save run %s: %w", r.ID, err)
 	}
 	return nil
 }

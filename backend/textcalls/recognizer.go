@@ -90,6 +90,10 @@ func (r *Recognizer) Write(chunk string) {
 	if chunk == "" {
 		return
 	}
+	if r.plain(chunk) {
+		r.show(chunk)
+		return
+	}
 	if r.quiet(chunk) {
 		r.tail = append(r.tail, chunk...)
 		return
@@ -97,6 +101,14 @@ func (r *Recognizer) Write(chunk string) {
 	r.flushTail()
 	r.buf += chunk
 	r.process(false)
+}
+
+// plain reports whether chunk, in prose with nothing held, can be shown as
+// it is: without '<', '`' or a line break it can neither start nor end a
+// tag or a fence, nor leave an ambiguous tail (most pieces of a reply).
+func (r *Recognizer) plain(chunk string) bool {
+	return r.state == stText && r.buf == "" && len(r.tail) == 0 && !r.lineStart &&
+		strings.IndexAny(chunk, "<`\n") < 0
 }
 
 // quiet reports whether chunk, inside a held tag or call-like json block,
