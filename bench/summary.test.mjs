@@ -7,13 +7,15 @@ import { goFigures, parseGoBench, readFigures, summarize, verdict } from './summ
 const goOut = `goos: linux
 BenchmarkLoopVsBareLangchaingo-2   	      50	  2300000 ns/op	   2400000 loop-ns/op	   2300000 bare-ns/op	         1.04 ratio	  120 B/op
 BenchmarkTenThousandPending-2      	       1	 900000000 ns/op	      1234 bytes/card	 140000000 ns-to-resolve-all
-BenchmarkAppendMessages/batch=100-2 	     10	 1000 ns/op	     25000 msgs/s
+BenchmarkAppendMessage/batch-10-2 	     10	 1000 ns/op	     9000 msgs/s
+BenchmarkAppendMessage/batch-100-2 	     10	 1000 ns/op	     25000 msgs/s
 PASS`
 
 test('Go benchmark lines give their metrics by unit', () => {
   const m = parseGoBench(goOut)
   assert.equal(m.get('BenchmarkLoopVsBareLangchaingo').get('ratio'), 1.04)
-  assert.equal(m.get('BenchmarkAppendMessages/batch=100').get('msgs/s'), 25000)
+  assert.equal(m.get('BenchmarkAppendMessage/batch-100').get('msgs/s'), 25000)
+  assert.equal(m.get('BenchmarkAppendMessage/batch-10').get('msgs/s'), 9000)
 })
 
 test('Go figures are scaled and judged against their targets', () => {
@@ -21,7 +23,8 @@ test('Go figures are scaled and judged against their targets', () => {
   assert.equal(verdict(figs.get('go.loop.bare.ratio')), 'met')
   assert.equal(figs.get('go.cards10k.resolve').value, 140)
   assert.equal(verdict(figs.get('go.cards10k.resolve')), 'MISSED')
-  assert.equal(verdict(figs.get('go.append.batch')), 'met')
+  assert.equal(verdict(figs.get('go.append.batch100')), 'met')
+  assert.equal(verdict(figs.get('go.append.batch10')), 'MISSED')
   assert.equal(figs.has('go.respond.next.p95'), false, 'absent from the output: not invented')
 })
 
