@@ -41,6 +41,15 @@ func main() {
 		cfg.DataDir = dir
 	}
 
+	if dir := os.Getenv(heapProfileEnv); dir != "" {
+		stop, err := startHeapProfiles(dir, heapProfileEvery)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "parley:", err)
+			os.Exit(1)
+		}
+		defer stop()
+	}
+
 	switch cfg.Command {
 	case config.CommandVersion:
 		fmt.Println("parley", version)
