@@ -271,6 +271,25 @@ export const useChatStore = defineStore('chat', {
       this.errors[conversationId] = null
     },
 
+    /**
+     * Lets go of a conversation the user left: its messages (loaded again
+     * when it is opened) go, so a long session does not keep every
+     * conversation ever opened. A conversation still running, with a
+     * stream, an unsent message or a message being edited is kept whole.
+     * Its run state, error, composer draft and Retry text stay.
+     */
+    release(conversationId: string): boolean {
+      const id = conversationId
+      const list = this.messages[id]
+      if (!list) return false
+      if (this.isBusy(id) || this.streams[id] || this.editing[id] || list.some((m) => m.local === 'sending' || m.local === 'failed')) return false
+      for (const m of list) partialIds.delete(m.id)
+      delete this.messages[id]
+      delete this.loading[id]
+      delete this.loadErrors[id]
+      return true
+    },
+
     forget(conversationId: string): void {
       delete this.messages[conversationId]
       delete this.streams[conversationId]
