@@ -76,7 +76,12 @@ func TestSoak(t *testing.T) {
 	x, y, w, h := parseGeometry(t, xdotool(t, "getwindowgeometry", "--shell", win))
 
 	d := &soakDriver{t: t, model: model, pid: cmd.Process.Pid,
-		composer: func() { xdotool(t, "mousemove", "--sync", itoa(x+w*3/5), itoa(y+h-65), "click", "1") }}
+		// No --sync: it waits (about 15 s) when the pointer is already there.
+		composer: func() {
+			xdotool(t, "mousemove", itoa(x+w*3/5), itoa(y+h-65))
+			time.Sleep(50 * time.Millisecond)
+			xdotool(t, "click", "1")
+		}}
 	startup := d.sample()
 
 	start := time.Now()
@@ -125,7 +130,8 @@ type soakDriver struct {
 	pid      int
 	composer func()
 	samples  []treeMem
-	tokens   []string // one per conversation, in its first message
+	stepTime time.Duration // time in actions (the rest: samples)
+	tokens   []string      // one per conversation, in its first message
 	count    struct {
 		chats, replies, cards, cardsMissed, reopened, reopenMissed, settings int
 	}
@@ -147,7 +153,8 @@ func (d *soakDriver) maybeSample(start time.Time) {
 	s := d.sample()
 	d.samples = append(d.samples, s)
 	r, p := s.total()
-	d.t.Logf("minute %2d: RSS %.0f MB, PSS %.0f MB (%d replies, %d cards)", len(d.samples), mb(r), mb(p), d.count.replies, d.count.cards)
+	d.t.Logf("minute %2d: RSS %.0f MB, PSS %.0f MB (%d replies, %d cards, %d reopened; %.0f s in actions)",
+		len(d.samples), mb(r), mb(p), d.count.replies, d.count.cards, d.count.reopened, d.stepTime.Seconds())
 }
 
 func (d *soakDriver) keys(ks ...string) {
@@ -179,7 +186,9 @@ func (d *soakDriver) send(text string) (modelserver.ChatRequest, bool) {
 func (d *soakDriver) round(n int, start, end time.Time) {
 	step := func(f func()) {
 		if time.Now().Before(end) {
+			began := time.Now()
 			f()
+			d.stepTime += time.Since(began)
 			d.maybeSample(start)
 		}
 	}
