@@ -27,6 +27,10 @@ type procMem struct {
 	Name string // comm, as the kernel keeps it (15 bytes: "WebKitWebProces")
 	RSS  int64
 	PSS  int64
+	// Anon is the anonymous part of PSS (heaps, JIT code, layers): unlike
+	// the file part, it does not change when other processes on the machine
+	// map the same libraries (other WebKit apps), so growth shows best here.
+	Anon int64
 }
 
 // treeMem is one sample of a process and all its descendants (for Parley:
@@ -43,6 +47,16 @@ func (s treeMem) total() (rss, pss int64) {
 		pss += p.PSS
 	}
 	return rss, pss
+}
+
+// anon is the anonymous PSS of all the processes, or of those named name.
+func (s treeMem) anon(name string) (kb int64) {
+	for _, p := range s.Procs {
+		if name == "" || p.Name == name {
+			kb += p.Anon
+		}
+	}
+	return kb
 }
 
 // byKind sums the sample by process name.
@@ -113,7 +127,7 @@ func readProcMem(pid int) (procMem, error) {
 	}
 	defer f.Close()
 	m := procMem{PID: pid, Name: strings.TrimSpace(string(comm))}
-	var seenRSS, seenPSS bool
+	var seenRSS, seenPSS, seenAnon bool
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		var kb int64
@@ -124,13 +138,16 @@ func readProcMem(pid int) (procMem, error) {
 		case strings.HasPrefix(sc.Text(), "Pss:"):
 			_, err = fmt.Sscanf(sc.Text(), "Pss: %d kB", &kb)
 			m.PSS, seenPSS = kb, err == nil
+		case strings.HasPrefix(sc.Text(), "Pss_Anon:"):
+			_, err = fmt.Sscanf(sc.Text(), "Pss_Anon: %d kB", &kb)
+			m.Anon, seenAnon = kb, err == nil
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return procMem{}, fmt.Errorf("process %d smaps_rollup: %w", pid, err)
 	}
-	if !seenRSS || !seenPSS {
-		return procMem{}, fmt.Errorf("process %d smaps_rollup: no Rss/Pss lines", pid)
+	if !seenRSS || !seenPSS || !seenAnon {
+		return procMem{}, fmt.Errorf("process %d smaps_rollup: no Rss/Pss/Pss_Anon lines", pid)
 	}
 	return m, nil
 }
@@ -182,7 +199,11 @@ func TestSampleTreeCountsChildren(t *testing.T) {
 		assert.Greater(t, p.RSS, int64(0), "%+v", p)
 		assert.Greater(t, p.PSS, int64(0), "%+v", p)
 		assert.GreaterOrEqual(t, p.RSS, p.PSS, "PSS divides shared pages, so it is at most RSS: %+v", p)
+		assert.Greater(t, p.Anon, int64(0), "%+v", p)
+		assert.GreaterOrEqual(t, p.PSS, p.Anon, "anonymous PSS is part of PSS: %+v", p)
 	}
+	assert.Equal(t, found.Anon, s.anon("sleep"))
+	assert.Greater(t, s.anon(""), found.Anon, "the total includes the root")
 	rss, pss := s.total()
 	assert.Greater(t, rss, s.Procs[0].RSS, "the total includes the child")
 	assert.Greater(t, pss, s.Procs[0].PSS, "the total includes the child")

@@ -117,6 +117,8 @@ func TestSoak(t *testing.T) {
 	note := fmt.Sprintf("%d min of use under Xvfb; warmed up = minute %d; all processes (parley + WebKit web/network)", minutes, warm)
 	recordMemFigure(t, memFigure{ID: "soak.growth.rss", Label: "desktop soak: RSS growth after warm-up", Value: growthPct(wr, er), Unit: "%", Target: ptr(10.0), Cmp: "<=", Note: note})
 	recordMemFigure(t, memFigure{ID: "soak.growth.pss", Label: "desktop soak: PSS growth after warm-up", Value: growthPct(wp, ep), Unit: "%", Target: ptr(10.0), Cmp: "<=", Note: note})
+	recordMemFigure(t, memFigure{ID: "soak.growth.anon", Label: "desktop soak: anonymous PSS growth after warm-up", Value: growthPct(warmed.anon(""), final.anon("")),
+		Unit: "%", Note: note + "; heaps, JIT and layers only: unlike PSS it does not move when other apps map the same libraries"})
 	recordMemFigure(t, memFigure{ID: "soak.startup.rss", Label: "desktop soak: RSS at start (idle window)", Value: round1(mb(sr)), Unit: "MB", Note: "all processes"})
 	recordMemFigure(t, memFigure{ID: "soak.startup.pss", Label: "desktop soak: PSS at start (idle window)", Value: round1(mb(sp)), Unit: "MB", Note: "all processes"})
 	recordMemFigure(t, memFigure{ID: "soak.end.rss", Label: "desktop soak: RSS at the end", Value: round1(mb(er)), Unit: "MB", Note: note})
@@ -355,32 +357,34 @@ func soakReply(n int) string {
 
 func soakTable(startup treeMem, samples []treeMem, final treeMem, warm int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-8s %9s %9s | %9s %9s | %9s %9s | %9s %9s | %s\n", "minute", "RSS MB", "PSS MB",
-		"app RSS", "app PSS", "web RSS", "web PSS", "net RSS", "net PSS", "procs")
+	fmt.Fprintf(&b, "%-9s %7s %7s %7s | %7s %7s | %7s %7s %7s | %7s %7s | %s\n", "minute", "RSS", "PSS", "anon",
+		"app RSS", "app PSS", "web RSS", "web PSS", "web anon", "net RSS", "net PSS", "procs (MB; anon = anonymous PSS)")
 	row := func(label string, s treeMem) {
 		r, p := s.total()
 		ar, ap := s.byKind("parley")
 		wr, wp := s.byKind("WebKitWebProces")
 		nr, np := s.byKind("WebKitNetworkPr")
-		fmt.Fprintf(&b, "%-8s %9.1f %9.1f | %9.1f %9.1f | %9.1f %9.1f | %9.1f %9.1f | %d\n", label, mb(r), mb(p),
-			mb(ar), mb(ap), mb(wr), mb(wp), mb(nr), mb(np), len(s.Procs))
+		fmt.Fprintf(&b, "%-9s %7.1f %7.1f %7.1f | %7.1f %7.1f | %7.1f %7.1f %7.1f | %7.1f %7.1f | %d\n", label, mb(r), mb(p), mb(s.anon("")),
+			mb(ar), mb(ap), mb(wr), mb(wp), mb(s.anon("WebKitWebProces")), mb(nr), mb(np), len(s.Procs))
 	}
 	row("start", startup)
 	for i, s := range samples {
 		label := strconv.Itoa(i + 1)
 		if i+1 == warm {
-			label += " (warm)"
+			label += " warm"
 		}
 		row(label, s)
 	}
 	row("end", final)
+	warmed := samples[min(warm, len(samples))-1]
 	sr, sp := startup.total()
-	wr, wp := samples[min(warm, len(samples))-1].total()
+	wr, wp := warmed.total()
 	er, ep := final.total()
-	fmt.Fprintf(&b, "\nstartup      RSS %.1f MB, PSS %.1f MB\n", mb(sr), mb(sp))
-	fmt.Fprintf(&b, "warm (min %d) RSS %.1f MB, PSS %.1f MB\n", warm, mb(wr), mb(wp))
-	fmt.Fprintf(&b, "end          RSS %.1f MB, PSS %.1f MB\n", mb(er), mb(ep))
-	fmt.Fprintf(&b, "growth after warm-up: RSS %+.1f %%, PSS %+.1f %% (target <= 10 %%)\n", growthPct(wr, er), growthPct(wp, ep))
+	fmt.Fprintf(&b, "\nstartup      RSS %.1f MB, PSS %.1f MB, anon %.1f MB\n", mb(sr), mb(sp), mb(startup.anon("")))
+	fmt.Fprintf(&b, "warm (min %d) RSS %.1f MB, PSS %.1f MB, anon %.1f MB\n", warm, mb(wr), mb(wp), mb(warmed.anon("")))
+	fmt.Fprintf(&b, "end          RSS %.1f MB, PSS %.1f MB, anon %.1f MB\n", mb(er), mb(ep), mb(final.anon("")))
+	fmt.Fprintf(&b, "growth after warm-up: RSS %+.1f %%, PSS %+.1f %%, anon %+.1f %% (target <= 10 %%)\n",
+		growthPct(wr, er), growthPct(wp, ep), growthPct(warmed.anon(""), final.anon("")))
 	return b.String()
 }
 
