@@ -32,10 +32,12 @@ try {
     const { metrics } = await cdp.send('Performance.getMetrics')
     const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]))
     const conversations = await page.getByTestId('conversation-open').count()
+    // Nodes counts every live node, in the page or detached and still referenced.
+    const inPage = await page.evaluate(() => document.getElementsByTagName('*').length)
     console.log(`${String(round).padStart(5)} ${(m.JSHeapUsedSize / 1048576).toFixed(1).padStart(8)} ${String(m.Nodes).padStart(7)} ` +
-      `${String(m.JSEventListeners).padStart(9)} ${String(conversations).padStart(13)}`)
+      `${String(inPage).padStart(8)} ${String(m.JSEventListeners).padStart(9)} ${String(conversations).padStart(13)}`)
   }
-  console.log('round  JS heap   nodes listeners conversations (MB after GC; Chromium)')
+  console.log('round  JS heap   nodes elements listeners conversations (MB after GC; Chromium)')
   await measure(0)
   const tokens = []
   for (let round = 1; round <= ROUNDS; round++) {

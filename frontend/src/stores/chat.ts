@@ -1,4 +1,5 @@
-// Messages of the conversations the user opened, the text being streamed,
+// Messages of the open conversation (and of any left while still running:
+// conversations.setCurrent releases the others), the text being streamed,
 // and the run state and error of every conversation. Deltas go to a
 // per-conversation stream buffer, not into the message list, so appending
 // text re-renders only the streaming bubble (which shows it once a frame).

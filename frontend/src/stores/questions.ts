@@ -153,7 +153,6 @@ export const useQuestionsStore = defineStore('questions', {
       }
     },
 
-    /** Drops a deleted conversation's cards (and drafts) from the inbox. */
     /**
      * Lets go of the settled cards of a conversation the user left (they
      * are loaded again with it). Cards still waiting, being sent or with a
@@ -168,6 +167,7 @@ export const useQuestionsStore = defineStore('questions', {
       }
     },
 
+    /** Drops a deleted conversation's cards (and drafts) from the inbox. */
     forgetConversation(conversationId: string): void {
       this.forgotten[conversationId] = true
       for (const c of Object.values(this.cards)) {

@@ -83,8 +83,8 @@ describe('releasing conversations the user left', () => {
   it('drops settled cards of a conversation left, keeps pending ones and drafts', async () => {
     seed('a')
     seed('b')
-    const settled = env.fake.addCard({ conversationId: 'a', status: 'answered', questions: [q({ question: 'Which?' })] })
-    const pending = env.fake.addCard({ conversationId: 'a', questions: [q({ question: 'And?' })] })
+    const settled = env.fake.addCard({ conversationId: 'a', status: 'answered', created_at: '2026-01-01T00:00:01Z', questions: [q({ question: 'Which?' })] })
+    const pending = env.fake.addCard({ conversationId: 'a', created_at: '2026-01-01T00:00:02Z', questions: [q({ question: 'And?' })] })
     const conversations = useConversationsStore()
     const questions = useQuestionsStore()
     await conversations.select('a')
