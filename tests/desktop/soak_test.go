@@ -3,6 +3,7 @@
 package desktop
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -270,7 +271,10 @@ type soakModel struct {
 	replyN   int
 }
 
+// BENCH_SOAK_REPLIES=short answers in a few words instead (to see how much
+// of the growth streaming and rendering Markdown brings).
 func newSoakModel() *soakModel {
+	short := os.Getenv("BENCH_SOAK_REPLIES") == "short"
 	m := &soakModel{changed: make(chan struct{})}
 	m.Handler = modelserver.NewHandler(func(req modelserver.ChatRequest) modelserver.Turn {
 		m.mu.Lock()
@@ -284,6 +288,9 @@ func newSoakModel() *soakModel {
 				ID: fmt.Sprintf("call_soak_%d", n), Name: "ask_user_question",
 				Arguments: `{"questions":[{"question":"Which tone?","options":["Friendly","Formal"]},{"question":"What should it include?","options":["Examples","Numbers"]}]}`,
 			}}}
+		}
+		if short {
+			return modelserver.Turn{Text: fmt.Sprintf("Noted (%d).", n)}
 		}
 		return modelserver.Turn{Text: soakReply(n)}
 	})
@@ -433,12 +440,14 @@ type memFigure struct {
 func recordMemFigure(t *testing.T, f memFigure) {
 	t.Helper()
 	f.At = time.Now().UTC().Format(time.RFC3339Nano)
-	line, err := json.Marshal(f)
-	require.NoError(t, err)
+	var line bytes.Buffer
+	enc := json.NewEncoder(&line)
+	enc.SetEscapeHTML(false) // "<=" as written, as bench/figures.mjs writes it
+	require.NoError(t, enc.Encode(f))
 	file, err := os.OpenFile(filepath.Join(artifactsDir(t), "bench-figures.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	require.NoError(t, err)
 	defer file.Close()
-	_, err = file.Write(append(line, '\n'))
+	_, err = file.Write(line.Bytes())
 	require.NoError(t, err)
 	t.Logf("figure %s = %v %s", f.ID, f.Value, f.Unit)
 }
