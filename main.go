@@ -45,6 +45,16 @@ func main() {
 	if trace.FromEnv() {
 		slog.Info("card trace on", "file", os.Getenv(trace.FileEnvVar))
 	}
+
+	if dir := os.Getenv(heapProfileEnv); dir != "" {
+		stop, err := startHeapProfiles(dir, heapProfileEvery)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "parley:", err)
+			os.Exit(1)
+		}
+		defer stop()
+	}
+
 	switch cfg.Command {
 	case config.CommandVersion:
 		fmt.Println("parley", version)

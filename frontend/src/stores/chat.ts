@@ -1,4 +1,5 @@
-// Messages of the conversations the user opened, the text being streamed,
+// Messages of the open conversation (and of any left while still running:
+// conversations.setCurrent releases the others), the text being streamed,
 // and the run state and error of every conversation. Deltas go to a
 // per-conversation stream buffer, not into the message list, so appending
 // text re-renders only the streaming bubble (which shows it once a frame).
@@ -269,6 +270,25 @@ export const useChatStore = defineStore('chat', {
 
     dismissError(conversationId: string): void {
       this.errors[conversationId] = null
+    },
+
+    /**
+     * Lets go of a conversation the user left: its messages (loaded again
+     * when it is opened) go, so a long session does not keep every
+     * conversation ever opened. A conversation still running, with a
+     * stream, an unsent message or a message being edited is kept whole.
+     * Its run state, error, composer draft and Retry text stay.
+     */
+    release(conversationId: string): boolean {
+      const id = conversationId
+      const list = this.messages[id]
+      if (!list) return false
+      if (this.isBusy(id) || this.streams[id] || this.editing[id] || list.some((m) => m.local === 'sending' || m.local === 'failed')) return false
+      for (const m of list) partialIds.delete(m.id)
+      delete this.messages[id]
+      delete this.loading[id]
+      delete this.loadErrors[id]
+      return true
     },
 
     forget(conversationId: string): void {

@@ -154,7 +154,7 @@ export const useConversationsStore = defineStore('conversations', {
         }
         this.items = [c, ...this.items.filter((x) => x.id !== c.id)]
         this.remember()
-        this.currentId = c.id
+        this.setCurrent(c.id)
         const chat = useChatStore()
         if (!chat.messages[c.id]) chat.messages[c.id] = []
         this.actionError = null
@@ -167,14 +167,32 @@ export const useConversationsStore = defineStore('conversations', {
 
     /** Opens a conversation (null shows the empty "new chat" screen). */
     async select(id: string | null): Promise<void> {
-      this.currentId = id
+      this.setCurrent(id)
       if (id) await this.reload(id)
+    },
+
+    /**
+     * Makes a conversation the open one. The one left is released (its
+     * messages and settled cards are loaded again when it is opened), so
+     * memory does not grow with every conversation opened in a session.
+     */
+    setCurrent(id: string | null): void {
+      const left = this.currentId
+      this.currentId = id
+      if (left && left !== id) this.release(left)
+    },
+
+    release(id: string): void {
+      useChatStore().release(id)
+      useQuestionsStore().releaseConversation(id)
     },
 
     /** Loads a conversation's messages and cards again (it stays listed with its latest title). */
     async reload(id: string): Promise<void> {
       const detail = await useChatStore().open(id)
       if (detail) this.upsertSummary(detail)
+      // Left while it loaded: what just arrived is not kept either.
+      if (this.currentId !== id) this.release(id)
     },
 
     /**
@@ -276,7 +294,7 @@ export const useConversationsStore = defineStore('conversations', {
     /** Opens a search result on the branch of its matching message (SPEC §7). */
     async openMatch(c: Conversation): Promise<void> {
       const messageId = c.match?.message_id
-      this.currentId = c.id
+      this.setCurrent(c.id)
       if (messageId) {
         try {
           useChatStore().applyDetail(await useTransport().selectBranch(c.id, messageId))

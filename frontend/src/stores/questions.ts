@@ -154,6 +154,20 @@ export const useQuestionsStore = defineStore('questions', {
       }
     },
 
+    /**
+     * Lets go of the settled cards of a conversation the user left (they
+     * are loaded again with it). Cards still waiting, being sent or with a
+     * draft stay: the inbox lists them and the user's answers are kept.
+     */
+    releaseConversation(conversationId: string): void {
+      for (const c of Object.values(this.cards)) {
+        const id = c.question_id
+        if (c.conversationId !== conversationId || c.status === 'pending' || this.sending[id] || this.drafts[id] || this.mcpDrafts[id]) continue
+        delete this.cards[id]
+        delete this.respondErrors[id]
+      }
+    },
+
     /** Drops a deleted conversation's cards (and drafts) from the inbox. */
     forgetConversation(conversationId: string): void {
       this.forgotten[conversationId] = true
