@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -30,17 +29,6 @@ const windowCardArgs = `{"questions":[{"question":"Which colour should the chart
 // epochMs is the wall clock in epoch milliseconds, the clock of the app's
 // trace marks (Go's and the page's).
 func epochMs() float64 { return float64(time.Now().UnixNano()) / 1e6 }
-
-func envInt(t *testing.T, key string, def int) int {
-	v := os.Getenv(key)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	require.NoError(t, err, "%s=%q", key, v)
-	require.Positive(t, n, "%s", key)
-	return n
-}
 
 // windowModel scripts a card per user message (call ids call_win_1, 2, …)
 // and a short reply to each answer, and notes when it wrote each call's
