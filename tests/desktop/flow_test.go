@@ -114,22 +114,31 @@ func TestDesktopQuestionFlow(t *testing.T) {
 // waits for the exit (killing it after 10 s).
 func launchApp(t *testing.T, bin, baseURL, logName string, env ...string) (stop func()) {
 	t.Helper()
-	logFile, err := os.Create(filepath.Join(artifactsDir(t), logName))
-	require.NoError(t, err)
 	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", baseURL, "--model", "scripted")
-	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
 	}
+	_, stop = startLogged(t, cmd, logName)
+	return stop
+}
+
+// startLogged starts cmd with its output in the artifacts folder (logName).
+// exited reports its end; stop ends it with SIGTERM (killed after 10 s).
+func startLogged(t *testing.T, cmd *exec.Cmd, logName string) (exited <-chan error, stop func()) {
+	t.Helper()
+	logFile, err := os.Create(filepath.Join(artifactsDir(t), logName))
+	require.NoError(t, err)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
 	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	return func() {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	return done, func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-exited:
+		case <-done:
 		case <-time.After(10 * time.Second):
 			_ = cmd.Process.Kill()
+			<-done
 		}
 		logFile.Close()
 	}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -41,24 +40,11 @@ func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '" + record + "'; done\nprintf -- '--\\n' >> '" + record + "'\n"
 	require.NoError(t, os.WriteFile(filepath.Join(tools, "notify-send"), []byte(script), 0o755))
 
-	logFile, err := os.Create(filepath.Join(artifactsDir(t), "desktop-notify.log"))
-	require.NoError(t, err)
-	defer logFile.Close()
 	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--model", "scripted")
 	cmd.Env = append(os.Environ(), "PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(tools, "no-bus"))
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-		}
-	}()
+	_, stop := startLogged(t, cmd, "desktop-notify.log")
+	defer stop()
 
 	win := waitForWindow(t, "Parley", 60*time.Second)
 	time.Sleep(2 * time.Second)

@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -48,25 +47,12 @@ func TestSoak(t *testing.T) {
 	defer srv.Close()
 
 	logPath := filepath.Join(artifactsDir(t), "soak.log")
-	logFile, err := os.Create(logPath)
-	require.NoError(t, err)
-	defer logFile.Close()
 	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", srv.URL+"/v1", "--model", "scripted")
-	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if dir := os.Getenv("BENCH_SOAK_HEAP_DIR"); dir != "" {
 		cmd.Env = append(os.Environ(), "PARLEY_HEAP_PROFILE_DIR="+dir)
 	}
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-		}
-	}()
+	exited, stop := startLogged(t, cmd, filepath.Base(logPath))
+	defer stop()
 
 	waitForWindow(t, "Parley", 60*time.Second)
 	waitForUI(t, "soak-0-start.png")

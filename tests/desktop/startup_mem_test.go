@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -76,23 +74,9 @@ func ratio(a, b int64) float64 { return round2(float64(a) / float64(b)) }
 // the window, lets it idle for 5 s, samples it and quits it.
 func startupSample(t *testing.T, title, name, bin string, args ...string) treeMem {
 	t.Helper()
-	logFile, err := os.Create(filepath.Join(artifactsDir(t), name+".log"))
-	require.NoError(t, err)
-	defer logFile.Close()
 	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	}()
+	_, stop := startLogged(t, cmd, name+".log")
+	defer stop()
 	waitForWindow(t, title, 60*time.Second)
 	waitForUI(t, name+".png")
 	win := waitForWindow(t, title, 10*time.Second)
