@@ -7,6 +7,7 @@ import { useChatStore } from '../../stores/chat'
 import { flushFrame } from '../../lib/frame'
 import QuestionCard from '../questions/QuestionCard.vue'
 import ChangeAnswer from './ChangeAnswer.vue'
+import MessageItem from './MessageItem.vue'
 
 let env: TestEnv
 let w: VueWrapper | null = null
@@ -121,5 +122,42 @@ describe('MessageList', () => {
     expect(change.props('card')).toBe(before)
     expect(change.props('branches')).toBe(branchesBefore)
     expect(answered.vm.$.subTree).toBe(treeBefore)
+  })
+})
+
+describe('MessageList, sending', () => {
+  it('renders none of the other messages again when one is sent and a run starts', async () => {
+    env.fake.addConversation({ id: 'c1' })
+    for (const m of [
+      { id: 'u1', role: 'user' as const, content: 'first question' },
+      { id: 'a1', role: 'assistant' as const, content: 'First **answer**.' },
+      { id: 'u2', role: 'user' as const, content: 'second question' },
+      { id: 'a2', role: 'assistant' as const, content: 'Second answer.' },
+    ])
+      env.fake.addMessage('c1', m)
+    connectEvents()
+    const chat = useChatStore()
+    await chat.open('c1')
+    w = mount(MessageList, { props: { conversationId: 'c1' }, global: { plugins: [env.pinia] }, attachTo: document.body })
+    await settle()
+    const items = w.findAllComponents(MessageItem)
+    expect(items).toHaveLength(4)
+    const trees = items.map((i) => i.vm.$.subTree)
+    const edits = () => w!.findAll<HTMLButtonElement>('[data-testid="edit-message"]').map((b) => b.element.disabled)
+    expect(edits()).toEqual([false, false])
+
+    await chat.send('third question', 'c1')
+    env.fake.emit('conversation:state', { conversationId: 'c1', state: 'requesting' })
+    await settle()
+    expect(w.findAll('[data-testid="user-message"]').map((m) => m.text())).toEqual(['first question', 'second question', 'third question'])
+    // The Edit buttons follow the run (disabled while it goes) ...
+    expect(edits()).toEqual([true, true])
+    // ... without the messages around them being rendered again.
+    items.forEach((item, i) => expect(item.vm.$.subTree).toBe(trees[i]))
+
+    env.fake.emit('conversation:state', { conversationId: 'c1', state: 'idle' })
+    await settle()
+    expect(edits()).toEqual([false, false])
+    items.forEach((item, i) => expect(item.vm.$.subTree).toBe(trees[i]))
   })
 })
