@@ -10,7 +10,8 @@
 //   (e) opening a conversation of 5,000 messages: click -> last message shown
 //
 // Prints figures; asserts nothing about timings. Knobs: BENCH_ROUNDS (50),
-// BENCH_WARMUP (3), BENCH_CLIENTS (20), BENCH_STREAM_SECONDS (30),
+// BENCH_THINK_MS (150: a second set of card rounds where the model thinks that
+// long before its call; 0 skips it), BENCH_WARMUP (3), BENCH_CLIENTS (20), BENCH_STREAM_SECONDS (30),
 // BENCH_STREAM_RATE (500), BENCH_MESSAGES (5000), PARLEY_BIN, CHROMIUM_PATH,
 // PARLEY_ARTIFACTS (results JSON goes there).
 import { createServer } from 'node:http'
@@ -31,6 +32,7 @@ const STREAM_RATE = env('BENCH_STREAM_RATE', 500)
 const FANOUT_CHUNKS = env('BENCH_FANOUT_CHUNKS', 300)
 const MESSAGES = env('BENCH_MESSAGES', 5000)
 const CATCHUP_SECONDS = env('BENCH_CATCHUP_SECONDS', 60)
+const THINK_MS = env('BENCH_THINK_MS', 150)
 const ONLY = (process.env.BENCH_ONLY || 'a,c,d,e').split(',') // a covers (a) and (b)
 
 const now = () => performance.timeOrigin + performance.now()
@@ -49,6 +51,7 @@ function startModel() {
     fanoutDone: null,
     stream: null, // { sent, start, end }
     unexpected: [],
+    thinkMs: 0,
   }
   const created = Math.floor(Date.now() / 1000)
   const chunk = (delta, finish = null) => ({
@@ -76,9 +79,12 @@ function startModel() {
 
   // Like llama.cpp: role chunk, the call's id/type/name with empty
   // arguments, the arguments in pieces, finish_reason, usage, [DONE].
-  const toolCall = (res, round, args) => {
+  // state.thinkMs: the time a real model spends on the prompt before its
+  // first token (0: the call is written at once).
+  const toolCall = async (res, round, args) => {
     const send = sse(res)
     send(chunk({ role: 'assistant', content: null }))
+    if (state.thinkMs > 0) await sleep(state.thinkMs)
     const id = 'call_' + randomBytes(12).toString('hex')
     state.toolCallAt.set(round, now())
     send(chunk({ tool_calls: [{ index: 0, id, type: 'function', function: { name: 'ask_user_question', arguments: '' } }] }))
@@ -170,7 +176,7 @@ function startModel() {
         const round = Number(m[1])
         const args = JSON.stringify({ questions: [{ question: `Round ${round} of the bench: which one?`, header: 'Bench',
           options: [{ label: 'Alpha', description: 'the first' }, { label: 'Beta', description: 'the second' }] }] })
-        return toolCall(res, round, args)
+        return void toolCall(res, round, args)
       }
       if (content === 'fanout') return void fanout(res)
       if (content === 'stream') return void longStream(res)
@@ -208,7 +214,7 @@ async function newChatPage(browser, server) {
 }
 
 // (a) + (b)
-async function cardRounds(browser, server, model) {
+async function cardRounds(browser, server, model, base = 0) {
   const page = await newChatPage(browser, server)
   await page.evaluate(() => {
     const now = () => performance.timeOrigin + performance.now()
@@ -233,7 +239,7 @@ async function cardRounds(browser, server, model) {
   const bLat = []
   const measured = [] // { id, serverWrite, serverRequest } of the rounds after the warm-up
   let convId = null
-  for (let i = 0; i < WARMUP + ROUNDS; i++) {
+  for (let i = base; i < base + WARMUP + ROUNDS; i++) {
     await composer.fill(`card ${i}`)
     await composer.press('Enter')
     const card = page.locator('[data-testid=question-card][data-status=pending]')
@@ -253,7 +259,7 @@ async function cardRounds(browser, server, model) {
     convId ??= (await server.api('GET', '/api/v1/conversations')).body.items[0].id
     await conversationIdle(server, convId)
     await page.getByTestId('message-list').getByText(`Noted ${i}.`).waitFor()
-    if (i >= WARMUP) {
+    if (i >= base + WARMUP) {
       a.push(rec.paint - tTool)
       aDom.push(rec.dom - tTool)
       bLat.push(tNext - tClick)
@@ -550,6 +556,15 @@ async function main() {
       log(`(a)+(b) ${WARMUP} warm-up + ${ROUNDS} card rounds`)
       results.cards = await cardRounds(browser, server, model)
       if (process.env.PARLEY_TRACE === '1') results.trace = await traceTables(server, results.cards.measured)
+      // The same with a model that thinks before its first token, as real
+      // ones do: the card then does not arrive while the page is still
+      // showing the user's own message (see the trace's page_received hop).
+      if (THINK_MS > 0) {
+        log(`(a') ${WARMUP} warm-up + ${ROUNDS} card rounds, the model thinking ${THINK_MS} ms before the call`)
+        model.state.thinkMs = THINK_MS
+        results.cardsThinking = await cardRounds(browser, server, model, 10000)
+        model.state.thinkMs = 0
+      }
     }
     if (ONLY.includes('c')) {
       log(`(c) SSE fan-out to ${CLIENTS} clients, ${FANOUT_CHUNKS} chunks`)
@@ -580,6 +595,10 @@ async function main() {
   if (cards) {
     lines.push(row('(a) tool-call chunk -> card painted', cards.a), row('    tool-call chunk -> card in the DOM', cards.aDom),
       row('(b) Submit click -> next model request', cards.b))
+    if (results.cardsThinking) {
+      const ct = results.cardsThinking
+      lines.push(row(`(a') the model thinks ${THINK_MS} ms: card painted`, ct.a), row('     ... card in the DOM', ct.aDom))
+    }
   }
   if (f) {
     lines.push(row(`(c) SSE: model chunk -> delta at all ${CLIENTS} clients`, f.all), row('    SSE: model chunk -> delta at first client', f.first),
@@ -612,6 +631,11 @@ async function main() {
     const note = (st) => `p50 ${st.p50.toFixed(1)} ms, n=${st.n}; Chromium ${results.chromium}`
     recordFigure({ id: 'card.dom.p95', label: 'tool-call chunk -> card in the DOM, p95 (Chromium)', value: cards.aDom.p95, unit: 'ms', target: 16, cmp: '<=', note: note(cards.aDom) })
     recordFigure({ id: 'card.paint.p95', label: 'tool-call chunk -> card painted, p95 (Chromium)', value: cards.a.p95, unit: 'ms', target: 33, cmp: '<=', note: note(cards.a) })
+    if (results.cardsThinking) {
+      const ct = results.cardsThinking
+      recordFigure({ id: 'card.dom.p95.thinking', label: `card in the DOM, p95, model thinking ${THINK_MS} ms (Chromium)`, value: ct.aDom.p95, unit: 'ms', target: 16, cmp: '<=', note: note(ct.aDom) })
+      recordFigure({ id: 'card.paint.p95.thinking', label: `card painted, p95, model thinking ${THINK_MS} ms (Chromium)`, value: ct.a.p95, unit: 'ms', target: 33, cmp: '<=', note: note(ct.a) })
+    }
     recordFigure({ id: 'submit.next.p95', label: 'Submit click -> next model request, p95 (Chromium)', value: cards.b.p95, unit: 'ms', target: 10, cmp: '<=', note: note(cards.b) })
   }
   const path = await saveArtifact('bench-ui-latency.json', JSON.stringify(results, null, 2))
