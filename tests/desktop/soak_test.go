@@ -129,6 +129,17 @@ type soakDriver struct {
 func (d *soakDriver) sample() treeMem {
 	s, err := sampleTree(d.pid)
 	require.NoError(d.t, err, "sample the app's memory")
+	// Without its web process the window is blank and the figures would
+	// read as a drop in memory: say what happened instead (once, the
+	// WebKit compositor crashed in Mesa's software rasteriser under Xvfb).
+	web := false
+	for _, p := range s.Procs {
+		web = web || strings.HasPrefix(p.Name, "WebKitWebProc")
+	}
+	if !web {
+		shoot(d.t, "soak-web-process-gone.png")
+		require.FailNow(d.t, "the window's WebKit web process is gone (crashed? see dmesg)", "after %d samples", len(d.samples))
+	}
 	return s
 }
 
