@@ -137,6 +137,14 @@ func (h *storeHarness) waitCard(t *testing.T) *questions.Card {
 	}
 }
 
+// answerBlue submits "Blue" to the colour card.
+func (h *storeHarness) answerBlue(t *testing.T, card *questions.Card) {
+	t.Helper()
+	_, err := h.qm.Respond(context.Background(), h.conv, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
+	require.NoError(t, err)
+}
+
 func roles(msgs []modelserver.Message) []string {
 	var out []string
 	for _, m := range msgs {
@@ -205,9 +213,7 @@ func TestLoopReadsAgainAfterAnotherAppend(t *testing.T) {
 			if when == "while the card waits" {
 				appendLate()
 			}
-			_, err = h.qm.Respond(context.Background(), h.conv, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
-				Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
-			require.NoError(t, err)
+			h.answerBlue(t, card)
 			h.waitDone(t)
 			reqs := h.server.Requests()
 			require.Len(t, reqs, 2, "model calls")
@@ -302,9 +308,7 @@ func TestRunStatusIsStoredWithTheAnswersResult(t *testing.T) {
 	runID, err := h.rt.Start(StartRequest{ConversationID: h.conv, UserText: "Paint it"})
 	require.NoError(t, err)
 	card := h.waitCard(t)
-	_, err = h.qm.Respond(context.Background(), h.conv, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
-		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
-	require.NoError(t, err)
+	h.answerBlue(t, card)
 	h.waitDone(t)
 	h.db.mu.Lock()
 	saves := slices.Clone(h.db.runSaves)
@@ -362,9 +366,7 @@ func TestAnswerStatsAreWrittenAfterTheNextRequest(t *testing.T) {
 	_, err := h.rt.Start(StartRequest{ConversationID: h.conv, UserText: "Paint it"})
 	require.NoError(t, err)
 	card := h.waitCard(t)
-	_, err = h.qm.Respond(context.Background(), h.conv, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
-		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
-	require.NoError(t, err)
+	h.answerBlue(t, card)
 	h.waitDone(t)
 	mu.Lock()
 	defer mu.Unlock()
