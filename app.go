@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -102,7 +103,7 @@ func runDesktop(cfg config.Config, ui fs.FS) error {
 				}
 			},
 		},
-		Linux: &linux.Options{ProgramName: "parley"},
+		Linux: &linux.Options{ProgramName: "parley", WebviewGpuPolicy: webviewGPUPolicy(os.Getenv(webviewGPUEnv))},
 		Bind:  append([]any{app, desktop, &DebugService{}}, bound.all()...),
 	})
 	if err != nil {

@@ -14,8 +14,8 @@ export PARLEY_ARTIFACTS="${PARLEY_ARTIFACTS:-$PWD/test-artifacts}"
 
 # The Wails template, built once with the pinned CLI and the same WebKitGTK
 # (4.1) as Parley: as generated (no Linux options, so Wails turns hardware
-# acceleration off), and with Parley's Linux options (linux.Options{}, which
-# Wails v2.16 turns into WEBKIT_HARDWARE_ACCELERATION_POLICY_ALWAYS).
+# acceleration off, as Parley does), and with Linux options (linux.Options{},
+# which Wails v2.16 turns into WEBKIT_HARDWARE_ACCELERATION_POLICY_ALWAYS).
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/parley-bench"
 build_template() { # dir, with Linux options (0/1)
   local dir="$1"
