@@ -3,11 +3,11 @@
 // store reflects it (or an error brings the form back, input kept), screen
 // reader announcements, the countdown, the cancel confirmation, and taking
 // focus when the card appears unless the user is typing elsewhere.
-import { computed, nextTick, onMounted, ref, watch, type Ref } from 'vue'
+import { computed, nextTick, ref, watch, type Ref } from 'vue'
 import type { Card, CardStatus, RespondRequest } from '../types'
 import { isAnswerable } from '../lib/cards'
 import { TIME_IS_UP, useCountdown } from './useCountdown'
-import { isTextField } from './useCardKeyboard'
+import { useAppearFocus } from './useAppearFocus'
 
 export interface CardShellOptions {
   card: () => Card
@@ -75,17 +75,12 @@ export function useCardShell(o: CardShellOptions) {
     void nextTick(() => o.root.value?.focus())
   }
 
-  function userIsTypingElsewhere(): boolean {
-    const ae = document.activeElement as HTMLElement | null
-    if (!ae || ae === document.body || o.root.value?.contains(ae)) return false
-    return isTextField(ae) && !!(ae as HTMLInputElement).value
-  }
-
-  onMounted(() => {
-    if (!showForm.value) return
-    const focused = o.autofocus() && !userIsTypingElsewhere()
-    if (focused) o.focusFirst({ preventScroll: true })
-    if (o.root.value) o.emitAppear(o.root.value, focused)
+  useAppearFocus({
+    root: o.root,
+    showForm: () => showForm.value,
+    autofocus: o.autofocus,
+    focusFirst: o.focusFirst,
+    emitAppear: o.emitAppear,
   })
 
   return { announcement, announce, submitted, canEdit, isReadonly, countdownText, urgent, expired, showForm, shownStatus, confirmingCancel, send }
