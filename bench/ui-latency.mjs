@@ -12,7 +12,8 @@
 // Prints figures; asserts nothing about timings. Knobs: BENCH_ROUNDS (50),
 // BENCH_THINK_MS (150: a second set of card rounds where the model thinks that
 // long before its call; 0 skips it), BENCH_WARMUP (3), BENCH_CLIENTS (20), BENCH_STREAM_SECONDS (30),
-// BENCH_STREAM_RATE (500), BENCH_MESSAGES (5000), PARLEY_BIN, CHROMIUM_PATH,
+// BENCH_STREAM_RATE (500), BENCH_MESSAGES (5000), BENCH_PROFILE (a file: a Chromium
+// trace of the card rounds, for bench/profile-tasks.mjs), PARLEY_BIN, CHROMIUM_PATH,
 // PARLEY_ARTIFACTS (results JSON goes there).
 import { createServer } from 'node:http'
 import { Worker } from 'node:worker_threads'
@@ -234,6 +235,7 @@ async function cardRounds(browser, server, model, base = 0) {
     }, true)
   })
   const composer = page.getByRole('textbox', { name: 'Message' })
+  const profile = process.env.BENCH_PROFILE ? await startProfile(page) : null
   const a = []
   const aDom = []
   const bLat = []
@@ -266,8 +268,31 @@ async function cardRounds(browser, server, model, base = 0) {
       measured.push({ id: qid, serverWrite: tTool, serverRequest: tNext })
     }
   }
+  if (profile) await profile.stop(process.env.BENCH_PROFILE + (base ? '.' + base : ''))
   await page.close()
   return { a: stats(a), aDom: stats(aDom), b: stats(bLat), rawA: a, rawB: bLat, measured }
+}
+
+// BENCH_PROFILE=file: a Chromium trace of the card rounds (timeline and JS
+// samples), written as JSON; bench/profile-tasks.mjs prints its tasks.
+async function startProfile(page) {
+  const cdp = await page.context().newCDPSession(page)
+  const events = []
+  cdp.on('Tracing.dataCollected', (d) => events.push(...d.value))
+  const complete = new Promise((r) => cdp.once('Tracing.tracingComplete', r))
+  await cdp.send('Tracing.start', {
+    categories: 'toplevel,devtools.timeline,disabled-by-default-devtools.timeline,v8.execute,disabled-by-default-v8.cpu_profiler,blink.user_timing',
+    transferMode: 'ReportEvents',
+  })
+  return {
+    async stop(file) {
+      await cdp.send('Tracing.end')
+      await complete
+      const { writeFile } = await import('node:fs/promises')
+      await writeFile(file, JSON.stringify(events))
+      log('profile written to', file, events.length, 'events')
+    },
+  }
 }
 
 // (c)

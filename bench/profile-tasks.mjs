@@ -1,0 +1,52 @@
+// Prints what the page's main thread did in card rounds, from a Chromium
+// trace written by bench/ui-latency.mjs with BENCH_PROFILE=<file>: for each
+// chosen round, every task from the Enter keydown on (start relative to the
+// keydown, duration, and what took the time inside it: script, microtasks,
+// style, layout, paint). Tasks under 0.3 ms are left out.
+//
+//   node bench/profile-tasks.mjs <trace.json> [rounds, e.g. 10,40] [window ms, 60]
+import { readFileSync } from 'node:fs'
+
+const [file, roundsArg = '10,40', windowArg = '60'] = process.argv.slice(2)
+if (!file) {
+  console.error('usage: node bench/profile-tasks.mjs <trace.json> [rounds] [window ms]')
+  process.exit(2)
+}
+const events = JSON.parse(readFileSync(file, 'utf8'))
+const rendererMains = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`))
+const perThread = {}
+for (const e of events) {
+  const k = `${e.pid}:${e.tid}`
+  if (rendererMains.has(k)) perThread[k] = (perThread[k] || 0) + 1
+}
+// The page's renderer is the busiest renderer main thread.
+const main = Object.entries(perThread).sort((a, b) => b[1] - a[1])[0]?.[0]
+if (!main) throw new Error(`${file}: no renderer main thread in the trace`)
+const xs = events.filter((e) => `${e.pid}:${e.tid}` === main && e.ph === 'X' && e.dur !== undefined).sort((a, b) => a.ts - b.ts)
+const tasks = xs.filter((e) => e.name === 'ThreadControllerImpl::RunTask')
+const keydowns = xs.filter((e) => e.name === 'EventDispatch' && e.args?.data?.type === 'keydown')
+const SHOWN = ['RunMicrotasks', 'FunctionCall', 'EventDispatch', 'TimerFire', 'FireAnimationFrame', 'UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'Commit', 'HitTest']
+
+function inside(task) {
+  const sums = {}
+  for (const e of xs) {
+    if (e === task || e.ts < task.ts || e.ts + e.dur > task.ts + task.dur || !SHOWN.includes(e.name)) continue
+    const name = e.name === 'EventDispatch' ? `EventDispatch:${e.args?.data?.type}` : e.name
+    sums[name] = (sums[name] || 0) + e.dur / 1000
+  }
+  return Object.entries(sums).sort((a, b) => b[1] - a[1]).slice(0, 6).map(([n, ms]) => `${n} ${ms.toFixed(1)}`).join(', ')
+}
+
+for (const r of roundsArg.split(',').map(Number)) {
+  const k = keydowns[r]
+  if (!k) {
+    console.log(`round ${r}: not in the trace (${keydowns.length} rounds)`)
+    continue
+  }
+  console.log(`--- round ${r} (ms since the Enter keydown, task duration, inside; nested events can overlap)`)
+  for (const t of tasks) {
+    if (t.ts + t.dur < k.ts - 1000 || t.dur < 300) continue
+    if (t.ts > k.ts + Number(windowArg) * 1000) break
+    console.log(`${((t.ts - k.ts) / 1000).toFixed(1).padStart(7)} ${(t.dur / 1000).toFixed(1).padStart(6)}  ${inside(t)}`)
+  }
+}
