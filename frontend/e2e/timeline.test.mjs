@@ -69,6 +69,16 @@ test('a second card in the same conversation is shown after the newest message, 
     assert.ok(iFirst < iNoProblem, 'the skipped card stays above the reply to the skip' + seen)
     assert.ok(iSecond > iSecondAsk, 'the new card comes after the message that led to it' + seen)
     assert.equal(iSecond, order.length - 1, 'the waiting card is the last thing in the conversation' + seen)
+
+    // The run waits on the card: the actions that wait for the run are dimmed
+    // and take no clicks; they come back when the run ends.
+    const editLook = () => page.getByTestId('edit-message').first().evaluate((b) => {
+      const s = getComputedStyle(b)
+      return `${s.opacity} ${s.pointerEvents}`
+    })
+    assert.equal(await editLook(), '0.45 none', 'Edit while the run waits on the card')
+    await page.locator(`[data-question-id="${pending}"]`).getByTestId('skip').click()
+    await waitUntil(async () => (await editLook()) === '1 auto', { what: 'Edit to be available once the run ended' })
     assert.deepEqual(errors, [])
   } finally {
     await server.stop()

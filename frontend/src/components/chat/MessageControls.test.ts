@@ -63,7 +63,7 @@ describe('editing a sent message', () => {
     expect(list.find('[data-testid="branch-position"]').attributes('aria-label')).toBe('2 of 2')
   })
 
-  it('keeps what the user typed when the edit fails, and is disabled while a run is active', async () => {
+  it('keeps what the user typed when the edit fails, and is refused while a run is active', async () => {
     const list = await mountList(chatOf())
     await list.findAll('[data-testid="edit-message"]')[0]!.trigger('click')
     await list.find('[data-testid="edit-text"]').setValue('first, rewritten')
@@ -77,8 +77,31 @@ describe('editing a sent message', () => {
 
     useChatStore().runStates.c1 = 'streaming'
     await settle()
-    expect(list.findAll('[data-testid="edit-message"]').every((b) => b.attributes('disabled') !== undefined)).toBe(true)
-    expect(list.find('[data-testid="regenerate"]').attributes('disabled')).toBeDefined()
+    // The list says a run is going (CSS dims the gated actions and they take no clicks) ...
+    expect(list.find('[data-testid="message-list"]').attributes('data-busy')).toBeDefined()
+    const edits = list.findAll('[data-testid="edit-message"]')
+    expect(edits.length).toBeGreaterThan(0)
+    expect(edits.every((b) => b.attributes('data-run-gated') !== undefined)).toBe(true)
+    expect(list.find('[data-testid="regenerate"]').attributes('data-run-gated')).toBeDefined()
+    // ... a focused one says it is unavailable (and keeps the focus) ...
+    await edits[0]!.trigger('focus')
+    expect(edits[0]!.attributes('aria-disabled')).toBe('true')
+    expect(edits[1]!.attributes('aria-disabled')).toBeUndefined()
+    // ... and the actions are refused.
+    await edits[0]!.trigger('click')
+    await list.find('[data-testid="regenerate"]').trigger('click')
+    await list.find('[data-testid="regenerate-with"]').trigger('click')
+    await settle()
+    expect(list.find('[data-testid="edit-text"]').exists()).toBe(false)
+    expect(list.find('[data-testid="regenerate-menu"]').exists()).toBe(false)
+    expect(env.fake.callsOf('regenerate')).toEqual([])
+    // When the run ends they are available again.
+    useChatStore().runStates.c1 = 'idle'
+    await settle()
+    expect(list.find('[data-testid="message-list"]').attributes('data-busy')).toBeUndefined()
+    expect(edits[0]!.attributes('aria-disabled')).toBeUndefined()
+    await edits[0]!.trigger('click')
+    expect(list.find('[data-testid="edit-text"]').exists()).toBe(true)
   })
 })
 

@@ -8,6 +8,7 @@ import { flushFrame } from '../../lib/frame'
 import QuestionCard from '../questions/QuestionCard.vue'
 import ChangeAnswer from './ChangeAnswer.vue'
 import MessageItem from './MessageItem.vue'
+import EditButton from './EditButton.vue'
 
 let env: TestEnv
 let w: VueWrapper | null = null
@@ -143,21 +144,27 @@ describe('MessageList, sending', () => {
     const items = w.findAllComponents(MessageItem)
     expect(items).toHaveLength(4)
     const trees = items.map((i) => i.vm.$.subTree)
-    const edits = () => w!.findAll<HTMLButtonElement>('[data-testid="edit-message"]').map((b) => b.element.disabled)
-    expect(edits()).toEqual([false, false])
+    const busy = () => w!.find('[data-testid="message-list"]').attributes('data-busy') !== undefined
+    const edits = w.findAll('[data-testid="edit-message"]')
+    const editTrees = w.findAllComponents(EditButton).map((c) => c.vm.$.subTree)
+    expect(editTrees).toHaveLength(2)
+    expect(busy()).toBe(false)
 
     await chat.send('third question', 'c1')
     env.fake.emit('conversation:state', { conversationId: 'c1', state: 'requesting' })
     await settle()
     expect(w.findAll('[data-testid="user-message"]').map((m) => m.text())).toEqual(['first question', 'second question', 'third question'])
-    // The Edit buttons follow the run (disabled while it goes) ...
-    expect(edits()).toEqual([true, true])
-    // ... without the messages around them being rendered again.
+    // The list says a run is going (the Edit buttons wait for it) ...
+    expect(busy()).toBe(true)
+    // ... without the messages, or their Edit buttons, being rendered again.
     items.forEach((item, i) => expect(item.vm.$.subTree).toBe(trees[i]))
+    w.findAllComponents(EditButton).slice(0, 2).forEach((c, i) => expect(c.vm.$.subTree).toBe(editTrees[i]))
+    expect(edits.every((b) => b.attributes('disabled') === undefined && b.attributes('aria-disabled') === undefined)).toBe(true)
 
     env.fake.emit('conversation:state', { conversationId: 'c1', state: 'idle' })
     await settle()
-    expect(edits()).toEqual([false, false])
+    expect(busy()).toBe(false)
     items.forEach((item, i) => expect(item.vm.$.subTree).toBe(trees[i]))
+    w.findAllComponents(EditButton).slice(0, 2).forEach((c, i) => expect(c.vm.$.subTree).toBe(editTrees[i]))
   })
 })
