@@ -365,7 +365,10 @@ func soakTable(startup treeMem, samples []treeMem, final treeMem, warm int) stri
 		"app RSS", "app PSS", "web RSS", "web PSS", "web anon", "net RSS", "net PSS", "procs (MB; anon = anonymous PSS)")
 	row := func(label string, s treeMem) {
 		r, p := s.total()
-		ar, ap := s.byKind("parley")
+		var ar, ap int64 // the app: the root of the tree, whatever its binary is called
+		if len(s.Procs) > 0 {
+			ar, ap = s.Procs[0].RSS, s.Procs[0].PSS
+		}
 		wr, wp := s.byKind("WebKitWebProces")
 		nr, np := s.byKind("WebKitNetworkPr")
 		fmt.Fprintf(&b, "%-9s %7.1f %7.1f %7.1f | %7.1f %7.1f | %7.1f %7.1f %7.1f | %7.1f %7.1f | %d\n", label, mb(r), mb(p), mb(s.anon("")),
