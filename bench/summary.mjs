@@ -105,6 +105,8 @@ export function readFigures(jsonl) {
 
 const fmt = (v, unit) => {
   if (v === null || v === undefined || Number.isNaN(v)) return '-'
+  // Ratios to three places: 1.053 printed as 1.05 would read as meeting 1.05.
+  if (unit === '×' && Math.abs(v) < 10) return `${v.toFixed(3)}×`
   const n = Number.isInteger(v) && Math.abs(v) < 1000 ? String(v) : Math.abs(v) >= 1000 ? Math.round(v).toLocaleString('en') : Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2)
   return unit === '×' ? `${n}×` : `${n} ${unit}`.trim()
 }

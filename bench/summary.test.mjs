@@ -41,3 +41,8 @@ test('recorded figures: the last one wins, torn lines are skipped, absent ones s
   assert.match(text, /soak: RSS growth after warm-up\s+12\.5 %\s+<= 10 %\s+MISSED/)
   assert.match(text, /first open of 5,000 messages, click -> painted\s+-\s+<= 200 ms\s+not measured/)
 })
+
+test('a ratio just over its target is printed to three places, so it does not read as met', () => {
+  const figs = readFigures(JSON.stringify({ id: 'go.loop.bare.ratio', label: 'loop / bare', value: 1.053, unit: '×', target: 1.05, cmp: '<=' }))
+  assert.match(summarize(figs), /agent loop \/ bare langchaingo call, same server\s+1\.053×\s+<= 1\.050×\s+MISSED/)
+})
