@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	goruntime "runtime"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -57,6 +58,7 @@ func runDesktop(cfg config.Config, ui fs.FS) error {
 	defer api.close()
 	win := loadWindowState(core)
 
+	limitWebviewHeap(goruntime.GOOS, os.Getenv, os.Setenv)
 	app := &App{cfg: cfg}
 	bound := newBindings(core.svc)
 	desktop := newDesktopService()
