@@ -14,11 +14,16 @@ import { useChatStore } from '../stores/chat'
 export function useRunGate(conversationId: () => string) {
   const chat = useChatStore()
   const focused = ref(false)
+  /** aria-disabled for the gated buttons; reads the run only while they have focus. */
+  const ariaDisabled = computed(() => (focused.value && chat.isBusy(conversationId()) ? ('true' as const) : undefined))
+  const onFocusIn = () => (focused.value = true)
+  const onFocusOut = () => (focused.value = false)
   return {
-    /** aria-disabled for the gated buttons; reads the run only while they have focus. */
-    ariaDisabled: computed(() => (focused.value && chat.isBusy(conversationId()) ? 'true' : undefined)),
-    onFocusIn: () => (focused.value = true),
-    onFocusOut: () => (focused.value = false),
+    ariaDisabled,
+    onFocusIn,
+    onFocusOut,
+    /** Everything a single gated button binds: v-bind="gate.button.value". */
+    button: computed(() => ({ 'data-run-gated': '', 'aria-disabled': ariaDisabled.value, onFocus: onFocusIn, onBlur: onFocusOut })),
     /** Whether the action may run now (no run going in the conversation). */
     open: () => !chat.isBusy(conversationId()),
   }
