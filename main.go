@@ -11,7 +11,10 @@ import (
 	"os"
 
 	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/core"
+	"github.com/parley-app/parley/backend/heapprof"
 	"github.com/parley-app/parley/backend/trace"
+	"github.com/parley-app/parley/desktop"
 )
 
 //go:embed all:frontend/dist
@@ -30,7 +33,7 @@ func main() {
 		os.Exit(2)
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
-	if generatingBindings {
+	if desktop.GeneratingBindings {
 		// wails build runs this binary only to list the bound methods: it
 		// must never open (and migrate) the user's real database.
 		dir, err := os.MkdirTemp("", "parley-bindings-")
@@ -46,8 +49,8 @@ func main() {
 		slog.Info("card trace on", "file", os.Getenv(trace.FileEnvVar))
 	}
 
-	if dir := os.Getenv(heapProfileEnv); dir != "" {
-		stop, err := startHeapProfiles(dir, heapProfileEvery)
+	if dir := os.Getenv(heapprof.EnvVar); dir != "" {
+		stop, err := heapprof.Start(dir, heapprof.Every)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "parley:", err)
 			os.Exit(1)
@@ -59,7 +62,7 @@ func main() {
 	case config.CommandVersion:
 		fmt.Println("parley", version)
 	case config.CommandServe:
-		if err := runServe(cfg, uiAssets()); err != nil {
+		if err := core.Serve(cfg, uiAssets(), version); err != nil {
 			fmt.Fprintln(os.Stderr, "parley:", err)
 			os.Exit(1)
 		}

@@ -248,7 +248,7 @@ describe('attention: native notifications in the desktop app', () => {
     const urgency: boolean[] = []
     const win = {
       go: {
-        main: {
+        desktop: {
           DesktopService: {
             Notify: (title: string, body: string) => {
               sent.push([title, body])
@@ -274,8 +274,8 @@ describe('attention: native notifications in the desktop app', () => {
   it('finds the Go DesktopService binding, and nothing in a plain browser', () => {
     expect(nativeNotifier({})).toBeNull()
     expect(nativeNotifier(null)).toBeNull()
-    expect(nativeNotifier({ go: { main: { DesktopService: {} } } })).toBeNull()
-    expect(nativeNotifier({ go: { main: { DesktopService: { Notify: () => Promise.resolve() } } } })).not.toBeNull()
+    expect(nativeNotifier({ go: { desktop: { DesktopService: {} } } })).toBeNull()
+    expect(nativeNotifier({ go: { desktop: { DesktopService: { Notify: () => Promise.resolve() } } } })).not.toBeNull()
   })
 
   it('uses the native notification instead of the Web one, only while unfocused, once per card', () => {

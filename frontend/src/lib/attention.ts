@@ -50,7 +50,7 @@ export interface NativeNotifier {
 
 interface WailsDesktopWindow {
   go?: {
-    main?: {
+    desktop?: {
       DesktopService?: {
         Notify?(title: string, body: string): Promise<unknown>
         RequestAttention?(): Promise<unknown>
@@ -62,7 +62,7 @@ interface WailsDesktopWindow {
 
 /** The Go DesktopService binding when running in the Wails app, else null. */
 export function nativeNotifier(win: unknown): NativeNotifier | null {
-  const svc = (win as WailsDesktopWindow | null)?.go?.main?.DesktopService
+  const svc = (win as WailsDesktopWindow | null)?.go?.desktop?.DesktopService
   if (!svc || typeof svc.Notify !== 'function') return null
   return {
     notify: (title, body) => svc.Notify!(title, body),

@@ -39,7 +39,7 @@ describe('conversation control over Wails', () => {
       return Promise.resolve(result)
     }
     const win = {
-      go: { main: { ConversationService: {
+      go: { desktop: { ConversationService: {
         Send: method('Send', { run_id: 'r1' }),
         Regenerate: method('Regenerate', 'r2'),
         SelectBranch: method('SelectBranch', { id: 'c1', messages: [] }),

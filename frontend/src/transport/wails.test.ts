@@ -54,7 +54,7 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
   const handlers = new Map<string, (...d: unknown[]) => void>()
   const off = vi.fn()
   const win = {
-    go: { main: bound(svc, app) },
+    go: bound(svc, app),
     runtime: {
       EventsOn: vi.fn((name: string, cb: (...d: unknown[]) => void) => {
         handlers.set(name, cb)
@@ -68,8 +68,9 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
   return { win, calls, handlers, off }
 }
 
-// The Go side binds one service per area (conversation_service.go etc.);
-// each method lives on exactly one of them.
+// The Go side binds one service per area (package desktop's
+// conversation_service.go etc.; App in the root package main); each method
+// lives on exactly one of them.
 const GO_SERVICES: Record<string, string[]> = {
   App: ['Health'],
   ConversationService: ['ListConversations', 'CreateConversation', 'GetConversation', 'RenameConversation', 'SetPinned',
@@ -83,14 +84,16 @@ const GO_SERVICES: Record<string, string[]> = {
   DebugService: ['ReportTrace'],
 }
 
-/** Spreads the fake methods over the bound services the way Go binds them. */
-function bound(svc: Record<string, unknown>, app: Record<string, unknown>): Record<string, Record<string, unknown>> {
+/** Spreads the fake methods over the bound services the way Go binds them: App in `main`, the rest in `desktop`. */
+function bound(svc: Record<string, unknown>, app: Record<string, unknown>): Record<string, Record<string, Record<string, unknown>>> {
   const main: Record<string, Record<string, unknown>> = { App: { ...app } }
+  const desktop: Record<string, Record<string, unknown>> = {}
   for (const [service, methods] of Object.entries(GO_SERVICES)) {
-    main[service] ??= {}
-    for (const m of methods) if (m in svc) main[service][m] = svc[m]
+    const pkg = service === 'App' ? main : desktop
+    pkg[service] ??= {}
+    for (const m of methods) if (m in svc) pkg[service][m] = svc[m]
   }
-  return main
+  return { main, desktop }
 }
 
 describe('WailsTransport', () => {
@@ -282,7 +285,7 @@ describe('WailsTransport', () => {
 
   it('opens only safe links through the runtime when OpenURL is not bound', () => {
     const { win } = fakeWindow({ OpenURL: undefined })
-    delete (win.go!.main as Record<string, unknown>).DesktopService
+    delete (win.go!.desktop as Record<string, unknown>).DesktopService
     const t = new WailsTransport(win)
     t.openExternal('javascript:alert(1)')
     t.openExternal('https://wails.io')

@@ -1,5 +1,6 @@
-// Transport over the Wails v2 bindings: `window.go.main.<Service>.<Method>`,
-// one bound Go service per area (see WAILS_SERVICE), for calls and
+// Transport over the Wails v2 bindings: `window.go.desktop.<Service>.<Method>`
+// (the Go package desktop), one bound Go service per area (see WAILS_SERVICE),
+// and `window.go.main.App` (the root package's App), for calls and
 // `window.runtime.EventsOn` for events. Wails generates the bindings into
 // frontend/wailsjs (checked in; `wails build` rewrites them and
 // scripts/test.sh fails when they changed); ./wailsCheck.ts checks at compile
@@ -85,7 +86,7 @@ export interface WailsChatService {
   OpenURL(url: string): Promise<void>
 }
 
-/** The bound Go services (`window.go.main.<name>`), one per area. */
+/** The bound Go services (`window.go.desktop.<name>`, App in `window.go.main`), one per area. */
 export type WailsServiceName = 'App' | 'ConversationService' | 'QuestionService' | 'ModelService' | 'SettingsService' | 'MCPService' | 'DesktopService' | 'DebugService'
 
 /** Which bound Go service has each method. */
@@ -146,14 +147,21 @@ export interface WailsRuntime {
   WindowSetTitle?(title: string): void
 }
 
+type WailsPackage = Partial<Record<WailsServiceName, Partial<WailsChatService>>> & Record<string, unknown>
+
 declare global {
   interface Window {
-    go?: { main?: { App?: Partial<WailsApp> } & Partial<Record<WailsServiceName, Partial<WailsChatService>>> & Record<string, unknown> } & Record<string, unknown>
+    go?: { main?: { App?: Partial<WailsApp> } & WailsPackage; desktop?: WailsPackage } & Record<string, unknown>
     runtime?: WailsRuntime
   }
 }
 
 export const DEFAULT_PAGE_SIZE = 50
+
+/** The bound service `name`: App is the root Go package's (`main`), the rest are package desktop's. */
+function boundService(win: Window, name: WailsServiceName): unknown {
+  return name === 'App' ? win.go?.main?.App : win.go?.desktop?.[name]
+}
 
 export class WailsTransport implements Transport {
   readonly kind = 'wails' as const
@@ -166,7 +174,7 @@ export class WailsTransport implements Transport {
     ...args: Parameters<WailsChatService[M]>
   ): Promise<Awaited<ReturnType<WailsChatService[M]>>> {
     const name = WAILS_SERVICE[method]
-    const svc = this.win.go?.main?.[name] as Record<string, unknown> | undefined
+    const svc = boundService(this.win, name) as Record<string, unknown> | undefined
     const fn = svc?.[method] as ((...a: unknown[]) => Promise<unknown>) | undefined
     if (typeof fn !== 'function') {
       throw new TransportError(`The app backend is not ready (${name}.${method} is missing)`)
@@ -371,7 +379,7 @@ export class WailsTransport implements Transport {
   /** Through DesktopService.OpenURL (Go checks the scheme again), else Wails' runtime. */
   openExternal(url: string): void {
     if (!isSafeExternalUrl(url)) return
-    if (typeof this.win.go?.main?.DesktopService?.OpenURL === 'function') {
+    if (typeof this.win.go?.desktop?.DesktopService?.OpenURL === 'function') {
       this.call('OpenURL', url).catch((err: unknown) => console.warn('parley: open link', toError(err).message))
     } else if (typeof this.win.runtime?.BrowserOpenURL === 'function') this.win.runtime.BrowserOpenURL(url)
     else this.win.open(url, '_blank', 'noopener,noreferrer')

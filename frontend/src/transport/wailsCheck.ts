@@ -5,13 +5,13 @@
 // Wails types results as its own classes (times as `any`), so results are
 // typed by the wire types (../api/wire.gen.ts) instead.
 import type * as App from '../../wailsjs/go/main/App'
-import type * as ConversationService from '../../wailsjs/go/main/ConversationService'
-import type * as QuestionService from '../../wailsjs/go/main/QuestionService'
-import type * as ModelService from '../../wailsjs/go/main/ModelService'
-import type * as SettingsService from '../../wailsjs/go/main/SettingsService'
-import type * as MCPService from '../../wailsjs/go/main/MCPService'
-import type * as DesktopService from '../../wailsjs/go/main/DesktopService'
-import type * as DebugService from '../../wailsjs/go/main/DebugService'
+import type * as ConversationService from '../../wailsjs/go/desktop/ConversationService'
+import type * as QuestionService from '../../wailsjs/go/desktop/QuestionService'
+import type * as ModelService from '../../wailsjs/go/desktop/ModelService'
+import type * as SettingsService from '../../wailsjs/go/desktop/SettingsService'
+import type * as MCPService from '../../wailsjs/go/desktop/MCPService'
+import type * as DesktopService from '../../wailsjs/go/desktop/DesktopService'
+import type * as DebugService from '../../wailsjs/go/desktop/DebugService'
 import type { WAILS_SERVICE, WailsApp, WailsChatService, WailsServiceName } from './wails'
 
 type Shape<T> = [T] extends [string] ? 'string' : [T] extends [number] ? 'number' : [T] extends [boolean] ? 'boolean' : 'object'

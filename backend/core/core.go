@@ -1,0 +1,64 @@
+// Package core opens what both the desktop window and `parley serve` run on
+// (the database, the event broker and the domain service) and serves the
+// local HTTP API on loopback. It never imports the Wails runtime.
+package core
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+
+	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/service"
+	"github.com/parley-app/parley/backend/store"
+)
+
+// Core is the database, the event broker (SSE clients) and the domain
+// service of one data folder.
+type Core struct {
+	Store   *store.Store
+	Broker  *events.Broker
+	Service *service.Service
+	// Version is the app's version, reported by the API.
+	Version string
+	once    sync.Once
+}
+
+// Options say how to open a Core.
+type Options struct {
+	Config  config.Config
+	Version string
+	// OnSettings is called after the settings change (optional).
+	OnSettings func(service.Settings)
+	// Emitters receive every event besides the broker (the window).
+	Emitters []events.Emitter
+}
+
+// Open opens the data folder's database and starts the service.
+func Open(opts Options) (*Core, error) {
+	cfg := opts.Config
+	if err := config.EnsureDataDir(cfg.DataDir); err != nil {
+		return nil, err
+	}
+	db, err := store.Open(filepath.Join(cfg.DataDir, "parley.db"))
+	if err != nil {
+		return nil, err
+	}
+	broker := events.NewBroker(1024)
+	emitters := append(events.Multi{broker}, opts.Emitters...)
+	svc, err := service.New(context.Background(), service.Options{Store: db, Events: emitters, Config: cfg, Version: opts.Version, OnSettingsChanged: opts.OnSettings})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &Core{Store: db, Broker: broker, Service: svc, Version: opts.Version}, nil
+}
+
+// Close stops the service and closes the database (once).
+func (c *Core) Close() {
+	c.once.Do(func() {
+		c.Service.Close()
+		c.Store.Close()
+	})
+}

@@ -1,0 +1,215 @@
+package desktop
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/httpapi"
+	"github.com/parley-app/parley/backend/modelserver"
+	"github.com/parley-app/parley/backend/questions"
+	"github.com/parley-app/parley/backend/service"
+	"github.com/parley-app/parley/backend/store"
+)
+
+const adapterTestToken = "adapters-test-token-0123456789abcdef"
+
+// adapters are the two ways into one service: the HTTP API and the window's
+// bound services, over the real service and a SQLite file.
+type adapters struct {
+	t     *testing.T
+	svc   *service.Service
+	http  *httptest.Server
+	bound *bindings
+}
+
+func newAdapters(t *testing.T) *adapters {
+	t.Helper()
+	// The model asks one question, so a run waits for the user.
+	model := modelserver.New(func(req modelserver.ChatRequest) modelserver.Turn {
+		if req.LastMessage().Role == "tool" {
+			return modelserver.Turn{Text: "Thanks."}
+		}
+		return modelserver.Turn{ToolCalls: []modelserver.ToolCall{{ID: "call_1", Name: questions.ToolName,
+			Arguments: `{"questions":[{"question":"Which colour?","options":["Red","Blue"]}]}`}}}
+	})
+	t.Cleanup(model.Close)
+	db, err := store.Open(filepath.Join(t.TempDir(), "parley.db"))
+	require.NoError(t, err)
+	cfg := config.Config{BaseURL: model.URL(), Model: "scripted", QuestionTimeout: time.Hour,
+		Set: map[string]bool{"base-url": true, "model": true, "question-timeout": true}}
+	svc, err := service.New(context.Background(), service.Options{Store: db, Config: cfg, Version: "test"})
+	require.NoError(t, err)
+	t.Cleanup(func() { svc.Close(); db.Close() })
+	ts := httptest.NewServer(httpapi.New(httpapi.Options{Backend: svc, Token: adapterTestToken, Version: "test"}))
+	t.Cleanup(ts.Close)
+	return &adapters{t: t, svc: svc, http: ts, bound: newBindings(svc)}
+}
+
+// do sends one API request and returns the status and the "error" field.
+func (a *adapters) do(method, path, body string) (int, string) {
+	a.t.Helper()
+	req, err := http.NewRequest(method, a.http.URL+path, strings.NewReader(body))
+	require.NoError(a.t, err)
+	req.Header.Set("Authorization", "Bearer "+adapterTestToken)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := a.http.Client().Do(req)
+	require.NoError(a.t, err)
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	require.NoError(a.t, err)
+	var out struct {
+		Error string `json:"error"`
+	}
+	_ = json.Unmarshal(raw, &out) // success bodies need not be objects
+	return res.StatusCode, out.Error
+}
+
+// The same bad input through the HTTP API and through the bindings fails
+// the same way: the API's status is the one for the binding error's kind,
+// and (where the adapter adds nothing) the message is the same.
+func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
+	a := newAdapters(t)
+	ctx := context.Background()
+	idle, err := a.svc.CreateConversation(ctx, "Idle", "")
+	require.NoError(t, err)
+	busy, err := a.svc.CreateConversation(ctx, "Busy", "")
+	require.NoError(t, err)
+	_, err = a.svc.SendMessage(ctx, busy.ID, "Paint my room")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(a.svc.PendingQuestions()) == 1 }, 15*time.Second, 10*time.Millisecond,
+		"the model's question never became a pending card")
+
+	dir := t.TempDir()
+	oversized := filepath.Join(dir, "big.json")
+	require.NoError(t, os.WriteFile(oversized, nil, 0o600))
+	require.NoError(t, os.Truncate(oversized, service.MaxImportBytes+1)) // sparse: no disk used
+	notAnExport := filepath.Join(dir, "other.json")
+	require.NoError(t, os.WriteFile(notAnExport, []byte(`{"format":"something.else"}`), 0o600))
+	longName := strings.Repeat("n", 41)
+	badSettings := a.svc.GetSettings()
+	badSettings.Theme = "neon"
+	conv, question, model, settings := a.bound.conversations, a.bound.questions, a.bound.models, a.bound.settings
+
+	cases := []struct {
+		name         string
+		method, path string
+		body         string
+		bind         func() error
+		want         service.Kind
+		sameMessage  bool // false where an adapter words its own (HTTP's body limit, the file path)
+	}{
+		{"page size zero", "GET", "/api/v1/conversations?limit=0", "",
+			func() error { _, err := conv.ListConversations(0, "", ""); return err }, service.KindInput, true},
+		{"page size too big", "GET", "/api/v1/conversations?limit=201", "",
+			func() error { _, err := conv.ListConversations(201, "", ""); return err }, service.KindInput, true},
+		{"unknown conversation", "GET", "/api/v1/conversations/nope", "",
+			func() error { _, err := conv.GetConversation("nope"); return err }, service.KindNotFound, true},
+		{"message to an unknown conversation", "POST", "/api/v1/conversations/nope/messages", `{"content":"hi"}`,
+			func() error { _, err := conv.SendMessage("nope", "hi"); return err }, service.KindNotFound, true},
+		{"empty message", "POST", "/api/v1/conversations/" + idle.ID + "/messages", `{"content":"  "}`,
+			func() error { _, err := conv.SendMessage(idle.ID, "  "); return err }, service.KindInput, true},
+		{"message too long", "POST", "/api/v1/conversations/" + idle.ID + "/messages",
+			`{"content":"` + strings.Repeat("a", service.MaxMessageChars+1) + `"}`,
+			func() error {
+				_, err := conv.SendMessage(idle.ID, strings.Repeat("a", service.MaxMessageChars+1))
+				return err
+			},
+			service.KindInput, true},
+		{"message while a run is active", "POST", "/api/v1/conversations/" + busy.ID + "/messages", `{"content":"again"}`,
+			func() error { _, err := conv.SendMessage(busy.ID, "again"); return err }, service.KindConflict, true},
+		{"retry while a run is active", "POST", "/api/v1/conversations/" + busy.ID + "/retry", "",
+			func() error { _, err := conv.Retry(busy.ID); return err }, service.KindConflict, true},
+		{"title too long", "PATCH", "/api/v1/conversations/" + idle.ID, `{"title":"` + strings.Repeat("t", service.MaxTitleChars+1) + `"}`,
+			func() error { return conv.RenameConversation(idle.ID, strings.Repeat("t", service.MaxTitleChars+1)) }, service.KindInput, true},
+		{"unknown assistant", "POST", "/api/v1/conversations", `{"assistant":"ghost"}`,
+			func() error { _, err := conv.CreateConversation("", "ghost"); return err }, service.KindInput, true},
+		{"cancel an unknown conversation", "POST", "/api/v1/conversations/nope/cancel", "",
+			func() error { return conv.Cancel("nope") }, service.KindNotFound, true},
+		{"bad export format", "GET", "/api/v1/conversations/" + idle.ID + "/export?format=pdf", "",
+			func() error { _, err := conv.ExportConversation(idle.ID, "pdf"); return err }, service.KindInput, true},
+		{"oversized import", "POST", "/api/v1/conversations/import", strings.Repeat(" ", service.MaxImportBytes+1),
+			func() error { _, err := conv.importFile(oversized); return err }, service.KindTooLarge, false},
+		{"not an export", "POST", "/api/v1/conversations/import", `{"format":"something.else"}`,
+			func() error { _, err := conv.importFile(notAnExport); return err }, service.KindInput, true},
+		{"unknown card", "POST", "/api/v1/conversations/" + busy.ID + "/respond", `{"question_id":"nope","action":"submit"}`,
+			func() error {
+				_, err := question.Respond(busy.ID, questions.Response{QuestionID: "nope", Action: questions.ActionSubmit})
+				return err
+			}, service.KindNotFound, true},
+		{"answer to a card of an unknown conversation", "POST", "/api/v1/conversations/nope/respond", `{"question_id":"latest","action":"decline"}`,
+			func() error {
+				_, err := question.Respond("nope", questions.Response{QuestionID: "latest", Action: questions.ActionDecline})
+				return err
+			}, service.KindNotFound, true},
+		{"invalid answer", "POST", "/api/v1/conversations/" + busy.ID + "/respond",
+			`{"question_id":"latest","action":"submit","answers":{"Which colour?":{"selected":["Green"]}}}`,
+			func() error {
+				_, err := question.Respond(busy.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
+					Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Green"}}}})
+				return err
+			}, service.KindValidation, true},
+		{"unknown action", "POST", "/api/v1/conversations/" + busy.ID + "/respond", `{"question_id":"latest","action":"later"}`,
+			func() error {
+				_, err := question.Respond(busy.ID, questions.Response{QuestionID: "latest", Action: "later"})
+				return err
+			}, service.KindInput, true},
+		{"no card id", "POST", "/api/v1/conversations/" + busy.ID + "/respond", `{"action":"decline"}`,
+			func() error {
+				_, err := question.Respond(busy.ID, questions.Response{Action: questions.ActionDecline})
+				return err
+			},
+			service.KindInput, true},
+		{"bad profile name", "PUT", "/api/v1/profiles/" + longName, `{"system_prompt":"x"}`,
+			func() error {
+				_, err := settings.SaveProfile(service.Profile{Name: longName, SystemPrompt: "x"})
+				return err
+			},
+			service.KindInput, true},
+		{"unknown tool in a profile", "PUT", "/api/v1/profiles/writer", `{"tools":["rm"]}`,
+			func() error {
+				_, err := settings.SaveProfile(service.Profile{Name: "writer", Tools: []string{"rm"}})
+				return err
+			},
+			service.KindInput, true},
+		{"delete an unknown profile", "DELETE", "/api/v1/profiles/ghost", "",
+			func() error { return settings.DeleteProfile("ghost") }, service.KindNotFound, true},
+		{"bad settings", "PUT", "/api/v1/settings", `{"theme":"neon"}`,
+			func() error { _, err := settings.SaveSettings(badSettings); return err }, service.KindInput, true},
+		{"pull a model without a name", "POST", "/api/v1/models/pull", `{"model":" "}`,
+			func() error { return model.PullModel(" ") }, service.KindInput, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, msg := a.do(c.method, c.path, c.body)
+			bindErr := c.bind()
+			require.Error(t, bindErr, "the binding accepted it")
+			assert.Equal(t, c.want, service.KindOf(bindErr), "binding error kind (%v)", bindErr)
+			assert.Equal(t, httpapi.StatusForKind(c.want), status, "HTTP status (%s)", msg)
+			if c.sameMessage {
+				assert.Equal(t, bindErr.Error(), msg, "the adapters word the error differently")
+			}
+		})
+	}
+
+	// Nothing was changed by any of it.
+	d, err := a.svc.GetConversation(ctx, busy.ID)
+	require.NoError(t, err)
+	require.NotNil(t, d.PendingQuestion, "the card stays pending")
+	assert.Equal(t, questions.StatusPending, d.PendingQuestion.Status)
+	page, err := a.svc.ListConversations(ctx, service.DefaultPageSize, "", "")
+	require.NoError(t, err)
+	assert.Len(t, page.Items, 2, "no conversation was created or imported")
+	assert.Equal(t, "system", a.svc.GetSettings().Theme)
+}

@@ -1,0 +1,168 @@
+package desktop
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/service"
+)
+
+// ConversationService is window.go.desktop.ConversationService: the
+// conversation list, one conversation's messages and runs, export and import.
+type ConversationService struct{ binding }
+
+// ListConversations returns one page (limit 1 to service.MaxPageSize),
+// pinned first then newest, optionally filtered by q.
+func (c *ConversationService) ListConversations(limit int, cursor, q string) (service.ConversationPage, error) {
+	return c.svc.ListConversations(c.ctx, limit, cursor, q)
+}
+
+// CreateConversation starts an empty conversation with an optional title
+// and assistant profile ("" = the default).
+func (c *ConversationService) CreateConversation(title, assistant string) (*chat.Conversation, error) {
+	return c.svc.CreateConversation(c.ctx, title, assistant)
+}
+
+// GetConversation returns the conversation with its messages, run state and
+// pending card.
+func (c *ConversationService) GetConversation(id string) (*service.ConversationDetail, error) {
+	return c.svc.GetConversation(c.ctx, id)
+}
+
+// RenameConversation sets the title.
+func (c *ConversationService) RenameConversation(id, title string) error {
+	return c.svc.RenameConversation(c.ctx, id, title)
+}
+
+// SetPinned pins or unpins the conversation.
+func (c *ConversationService) SetPinned(id string, pinned bool) error {
+	return c.svc.SetPinned(c.ctx, id, pinned)
+}
+
+// SetModel chooses the conversation's model ("" = its profile's or the default).
+func (c *ConversationService) SetModel(id, model string) error {
+	return c.svc.SetModel(c.ctx, id, model)
+}
+
+// SetAssistant switches the conversation's assistant profile.
+func (c *ConversationService) SetAssistant(id, assistant string) error {
+	return c.svc.SetAssistant(c.ctx, id, assistant)
+}
+
+// DeleteConversation stops its run, cancels its cards and deletes it.
+func (c *ConversationService) DeleteConversation(id string) error {
+	return c.svc.DeleteConversation(c.ctx, id)
+}
+
+// SendMessage stores the user's message and starts a run; it returns
+// {"run_id": ...}.
+func (c *ConversationService) SendMessage(id, content string) (map[string]string, error) {
+	runID, err := c.svc.SendMessage(c.ctx, id, content)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"run_id": runID}, nil
+}
+
+// Send stores a user message, with its files and optionally under an
+// earlier message (an edit: SPEC §7), and starts a run; it returns
+// {"run_id": ...}.
+func (c *ConversationService) Send(id string, req service.SendRequest) (map[string]string, error) {
+	return runStarted(c.svc.Send(c.ctx, id, req))
+}
+
+// Regenerate asks for a new reply beside the reply of messageID, by model
+// when given (else the conversation's); it returns {"run_id": ...}.
+func (c *ConversationService) Regenerate(id, messageID, model string) (map[string]string, error) {
+	return runStarted(c.svc.Regenerate(c.ctx, id, messageID, model))
+}
+
+// SelectBranch makes the path through messageID the visible one and returns
+// the conversation.
+func (c *ConversationService) SelectBranch(id, messageID string) (*service.ConversationDetail, error) {
+	return c.svc.SelectBranch(c.ctx, id, messageID)
+}
+
+// ForkQuestion changes the answer of an answered card on a new branch; it
+// returns {"run_id": ...}.
+func (c *ConversationService) ForkQuestion(id, questionID string, req service.ForkRequest) (map[string]string, error) {
+	return runStarted(c.svc.ForkQuestion(c.ctx, id, questionID, req))
+}
+
+func runStarted(runID string, err error) (map[string]string, error) {
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"run_id": runID}, nil
+}
+
+// Retry runs the model again on the saved history; it returns
+// {"run_id": ...}.
+func (c *ConversationService) Retry(id string) (map[string]string, error) {
+	runID, err := c.svc.Retry(c.ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"run_id": runID}, nil
+}
+
+// Cancel stops the active run; a pending card is cancelled.
+func (c *ConversationService) Cancel(id string) error { return c.svc.Cancel(c.ctx, id) }
+
+// ExportConversation asks where to save and writes the conversation as
+// "markdown" or "json". It returns the path, or "" when the user cancelled.
+func (c *ConversationService) ExportConversation(id, format string) (string, error) {
+	out, err := c.svc.ExportConversation(c.ctx, id, format)
+	if err != nil {
+		return "", err
+	}
+	ext := "md"
+	if format == "json" {
+		ext = "json"
+	}
+	path, err := runtime.SaveFileDialog(c.ctx, runtime.SaveDialogOptions{
+		Title: "Export conversation", DefaultFilename: c.svc.ExportFileName(c.ctx, id, format),
+		Filters: []runtime.FileFilter{{DisplayName: strings.ToUpper(ext) + " files", Pattern: "*." + ext}},
+	})
+	if err != nil || path == "" {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return path, nil
+}
+
+// ImportConversation asks for an exported JSON file and adds it; nil when
+// the user cancelled.
+func (c *ConversationService) ImportConversation() (*chat.Conversation, error) {
+	path, err := runtime.OpenFileDialog(c.ctx, runtime.OpenDialogOptions{
+		Title:   "Import conversation",
+		Filters: []runtime.FileFilter{{DisplayName: "Parley conversation (*.json)", Pattern: "*.json"}},
+	})
+	if err != nil || path == "" {
+		return nil, err
+	}
+	return c.importFile(path)
+}
+
+// importFile adds the conversation exported to path; a file over
+// service.MaxImportBytes is refused before it is read.
+func (c *ConversationService) importFile(path string) (*chat.Conversation, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() > service.MaxImportBytes {
+		return nil, fmt.Errorf("%s is %w", path, service.ErrTooLarge)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return c.svc.ImportConversation(c.ctx, data)
+}
