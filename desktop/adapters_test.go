@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/httpapi"
 	"github.com/parley-app/parley/backend/modelserver"
@@ -212,4 +213,35 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, page.Items, 2, "no conversation was created or imported")
 	assert.Equal(t, "system", a.svc.GetSettings().Theme)
+}
+
+// Issue 23: what the window's bound methods return has [] where the
+// generated type says T[], never null (a fresh service has no cards, no
+// messages, no MCP servers, no statistics; a URL server no args).
+func TestBoundMethodsReturnEmptyListsNotNull(t *testing.T) {
+	a := newAdapters(t)
+	ctx := context.Background()
+	conv, err := a.svc.CreateConversation(ctx, "Empty", "")
+	require.NoError(t, err)
+	asJSON := func(v any, err error) string {
+		t.Helper()
+		require.NoError(t, err)
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		return string(b)
+	}
+	b := a.bound
+	assert.Equal(t, `[]`, asJSON(b.questions.PendingQuestions(), nil))
+	assert.Equal(t, `[]`, asJSON(b.questions.ConversationQuestions(conv.ID)))
+	assert.Equal(t, `[]`, asJSON(b.mcp.Servers()))
+	assert.Equal(t, `[]`, asJSON(b.models.ModelStats()))
+	assert.Contains(t, asJSON(b.conversations.GetConversation(conv.ID)), `"messages":[]`)
+	assert.Contains(t, asJSON(b.conversations.ListConversations(10, "", "no such title")), `"items":[]`)
+	// A URL server has no args, env or tools: the service keeps those nil.
+	off := false
+	put := asJSON(b.mcp.PutServer("remote", api.MCPServerConfig{URL: "http://127.0.0.1:9/mcp", Enabled: &off}))
+	for _, field := range []string{`"args":[]`, `"env_keys":[]`, `"header_keys":[]`, `"tools":[]`} {
+		assert.Contains(t, put, field)
+	}
+	assert.Contains(t, asJSON(b.mcp.Servers()), `"args":[]`)
 }

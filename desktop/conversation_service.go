@@ -18,19 +18,19 @@ type ConversationService struct{ binding }
 // ListConversations returns one page (limit 1 to service.MaxPageSize),
 // pinned first then newest, optionally filtered by q.
 func (c *ConversationService) ListConversations(limit int, cursor, q string) (service.ConversationPage, error) {
-	return c.svc.ListConversations(c.ctx, limit, cursor, q)
+	return wire(c.svc.ListConversations(c.ctx, limit, cursor, q))
 }
 
 // CreateConversation starts an empty conversation with an optional title
 // and assistant profile ("" = the default).
 func (c *ConversationService) CreateConversation(title, assistant string) (*chat.Conversation, error) {
-	return c.svc.CreateConversation(c.ctx, title, assistant)
+	return wire(c.svc.CreateConversation(c.ctx, title, assistant))
 }
 
 // GetConversation returns the conversation with its messages, run state and
 // pending card.
 func (c *ConversationService) GetConversation(id string) (*service.ConversationDetail, error) {
-	return c.svc.GetConversation(c.ctx, id)
+	return wire(c.svc.GetConversation(c.ctx, id))
 }
 
 // RenameConversation sets the title.
@@ -84,7 +84,7 @@ func (c *ConversationService) Regenerate(id, messageID, model string) (map[strin
 // SelectBranch makes the path through messageID the visible one and returns
 // the conversation.
 func (c *ConversationService) SelectBranch(id, messageID string) (*service.ConversationDetail, error) {
-	return c.svc.SelectBranch(c.ctx, id, messageID)
+	return wire(c.svc.SelectBranch(c.ctx, id, messageID))
 }
 
 // ForkQuestion changes the answer of an answered card on a new branch; it
@@ -164,5 +164,5 @@ func (c *ConversationService) importFile(path string) (*chat.Conversation, error
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	return c.svc.ImportConversation(c.ctx, data)
+	return wire(c.svc.ImportConversation(c.ctx, data))
 }

@@ -1,6 +1,9 @@
 package desktop
 
-import "github.com/parley-app/parley/backend/service"
+import (
+	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/service"
+)
 
 // ModelService is window.go.desktop.ModelService: the model server and its
 // models.
@@ -8,13 +11,19 @@ type ModelService struct{ binding }
 
 // ListModels returns the models the configured server offers; an
 // unreachable server is an error with the message to show.
-func (m *ModelService) ListModels() ([]service.ModelInfo, error) { return m.svc.ListModels(m.ctx) }
+func (m *ModelService) ListModels() ([]service.ModelInfo, error) {
+	return wire(m.svc.ListModels(m.ctx))
+}
 
 // CheckModelServer says whether the model server answers, for onboarding.
-func (m *ModelService) CheckModelServer() service.ModelStatus { return m.svc.CheckModelServer(m.ctx) }
+func (m *ModelService) CheckModelServer() service.ModelStatus {
+	return api.NonNil(m.svc.CheckModelServer(m.ctx))
+}
 
 // ModelStats lists how well each model asks.
-func (m *ModelService) ModelStats() ([]service.ModelStats, error) { return m.svc.ModelStats(m.ctx) }
+func (m *ModelService) ModelStats() ([]service.ModelStats, error) {
+	return wire(m.svc.ModelStats(m.ctx))
+}
 
 // ResetModelStats forgets every model's statistics.
 func (m *ModelService) ResetModelStats() error { return m.svc.ResetModelStats(m.ctx) }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/service"
 )
 
@@ -15,19 +16,19 @@ import (
 type SettingsService struct{ binding }
 
 // GetSettings returns the effective settings.
-func (s *SettingsService) GetSettings() service.Settings { return s.svc.GetSettings() }
+func (s *SettingsService) GetSettings() service.Settings { return api.NonNil(s.svc.GetSettings()) }
 
 // SaveSettings validates and stores settings, applying them at once.
 func (s *SettingsService) SaveSettings(st service.Settings) (service.Settings, error) {
-	return s.svc.SaveSettings(s.ctx, st)
+	return wire(s.svc.SaveSettings(s.ctx, st))
 }
 
 // Profiles lists assistant profiles; the default one is always there.
-func (s *SettingsService) Profiles() ([]service.Profile, error) { return s.svc.Profiles(s.ctx) }
+func (s *SettingsService) Profiles() ([]service.Profile, error) { return wire(s.svc.Profiles(s.ctx)) }
 
 // SaveProfile creates or replaces a profile after checking it.
 func (s *SettingsService) SaveProfile(p service.Profile) (service.Profile, error) {
-	return s.svc.SaveProfile(s.ctx, p)
+	return wire(s.svc.SaveProfile(s.ctx, p))
 }
 
 // DeleteProfile removes a profile; the default one resets to its defaults.
@@ -36,7 +37,7 @@ func (s *SettingsService) DeleteProfile(name string) error { return s.svc.Delete
 // ExportSettings gathers settings, profiles and model statistics (without
 // the API key) to save as a file.
 func (s *SettingsService) ExportSettings() (service.SettingsExport, error) {
-	return s.svc.ExportSettings(s.ctx)
+	return wire(s.svc.ExportSettings(s.ctx))
 }
 
 // SaveSettingsExport asks where to save and writes the settings export as
@@ -65,4 +66,6 @@ func (s *SettingsService) SaveSettingsExport() (string, error) {
 }
 
 // AvailableTools lists the tools profiles may opt in to.
-func (s *SettingsService) AvailableTools() []service.ToolInfo { return s.svc.AvailableTools() }
+func (s *SettingsService) AvailableTools() []service.ToolInfo {
+	return api.NonNil(s.svc.AvailableTools())
+}

@@ -26,5 +26,10 @@ export default defineConfig({
   test: {
     environment: 'jsdom',
     include: ['src/**/*.test.ts'],
+    // Deadlines that only bound a broken run: on a busy machine (two CPU-bound
+    // processes beside the run) a test of a few hundred milliseconds took over
+    // the default 5 s. Tests wait for conditions, never for time.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 })

@@ -50,3 +50,18 @@ func TestRecorderKeepsOrder(t *testing.T) {
 	r.Emit("b", 2)
 	require.Equal(t, []string{"a", "b"}, r.Names(), "names")
 }
+
+// Issue 23: a payload's nil lists reach SSE clients as [].
+func TestBrokerSendsNilListsAsEmptyArrays(t *testing.T) {
+	b := NewBroker(4)
+	sub := b.Subscribe()
+	defer sub.Close()
+	type payload struct {
+		ConversationID string   `json:"conversationId"`
+		Items          []string `json:"items"`
+	}
+	b.Emit("x", payload{ConversationID: "c1"})
+	msg := <-sub.C
+	require.JSONEq(t, `{"conversationId":"c1","items":[]}`, string(msg.Data))
+	require.Equal(t, "c1", msg.ConversationID)
+}

@@ -208,3 +208,27 @@ func TestRespondToAnApprovalCard(t *testing.T) {
 	require.Equal(t, 200, code, body)
 	assert.Contains(t, body, id)
 }
+
+// Issue 23: a page of another site could make a browser send a form or a
+// text/plain body with the login cookie and no Origin header; a new MCP
+// server's command would then run at once. Both ways in are refused, and
+// nothing is saved or started.
+func TestForgedMCPServerIsNeitherSavedNorStarted(t *testing.T) {
+	svc, dir := mcpService(t)
+	_, ts, _ := newTestServer(t, svc)
+	marker := filepath.Join(t.TempDir(), "ran")
+	server := `{"command":"sh","args":["-c",` + jsonStr("touch "+marker) + `]}`
+	cookie := map[string]string{"Authorization": "", "Cookie": CookieName + "=" + testToken}
+	for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded"} {
+		cookie["Content-Type"] = ct
+		code, body := do(t, ts, "PUT", "/api/v1/mcp/servers/evil", server, cookie)
+		assert.Equal(t, 415, code, body)
+		code, body = do(t, ts, "POST", "/api/v1/mcp/import", `{"mcpServers":{"evil":`+server+`}}`, cookie)
+		assert.Equal(t, 415, code, body)
+	}
+	assert.Empty(t, svc.MCPServers())
+	_, err := os.Stat(filepath.Join(dir, "mcp.json"))
+	assert.True(t, os.IsNotExist(err), "mcp.json written: %v", err)
+	_, err = os.Stat(marker)
+	assert.True(t, os.IsNotExist(err), "the forged server's command ran")
+}

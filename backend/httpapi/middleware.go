@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/service"
 )
 
@@ -17,6 +19,33 @@ type httpError struct {
 
 // Error returns the message sent to the client.
 func (e httpError) Error() string { return e.msg }
+
+// forgeable refuses what a page of another site could make a browser send
+// with the login cookie, the second wall behind the SameSite cookie and the
+// Origin check (a browser that sends no Origin, a form): a request the
+// browser marks Sec-Fetch-Site: cross-site (403), and a state-changing
+// request whose body is not JSON (415). Forms and no-cors fetches can only
+// send text/plain, form-urlencoded or multipart bodies; application/json
+// needs a CORS preflight, which this server never grants. A request without
+// a body and without a Content-Type (DELETE, cancel) carries nothing to
+// forge. It returns the status and message, or 0.
+func forgeable(r *http.Request) (int, string) {
+	if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+		return http.StatusForbidden, "cross-site request refused"
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return 0, ""
+	}
+	ct := r.Header.Get("Content-Type")
+	if ct == "" && r.ContentLength == 0 {
+		return 0, ""
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		return http.StatusUnsupportedMediaType, "the request body must be JSON (Content-Type: application/json)"
+	}
+	return 0, ""
+}
 
 // protect requires the token, bounds the body and maps errors to statuses.
 func (s *Server) protect(h func(http.ResponseWriter, *http.Request) error) http.Handler {
@@ -86,7 +115,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	_ = enc.Encode(api.NonNilAny(v)) // [] where the UI's type says T[], never null
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {

@@ -87,6 +87,8 @@ type Server struct {
 	auth *auth
 	mux  *http.ServeMux
 	log  *slog.Logger
+	// patterns lists every route registered (the security tests walk it).
+	patterns []string
 }
 
 // New builds the handler.
@@ -105,16 +107,23 @@ func New(opts Options) *Server {
 // LoginCode returns a one-time code for the login URL (/login?code=...).
 func (s *Server) LoginCode() string { return s.auth.newLoginCode() }
 
+// handle registers a route; every route goes through here so that the
+// security tests find it in s.patterns.
+func (s *Server) handle(pattern string, h http.Handler) {
+	s.patterns = append(s.patterns, pattern)
+	s.mux.Handle(pattern, h)
+}
+
 func (s *Server) routes() {
 	api := func(pattern string, h func(http.ResponseWriter, *http.Request) error) {
-		s.mux.Handle(pattern, s.protect(h))
+		s.handle(pattern, s.protect(h))
 	}
 	api("GET /api/v1/health", s.health)
 	api("GET /api/v1/conversations", s.listConversations)
 	api("POST /api/v1/conversations", s.createConversation)
 	api("GET /api/v1/conversations/{id}", s.getConversation)
 	api("DELETE /api/v1/conversations/{id}", s.deleteConversation)
-	s.mux.Handle("POST /api/v1/conversations/{id}/messages", s.protectSized(MaxMessageBodyBytes, s.sendMessage))
+	s.handle("POST /api/v1/conversations/{id}/messages", s.protectSized(MaxMessageBodyBytes, s.sendMessage))
 	api("POST /api/v1/conversations/{id}/regenerate", s.regenerate)
 	api("PUT /api/v1/conversations/{id}/branch", s.selectBranch)
 	api("POST /api/v1/conversations/{id}/questions/{question_id}/fork", s.forkQuestion)
@@ -146,17 +155,19 @@ func (s *Server) routes() {
 	api("POST /api/v1/mcp/import", s.importMCPConfig)
 	api("GET /api/v1/debug/trace", s.getTrace)
 	api("POST /api/v1/debug/trace", s.postTrace)
-	s.mux.Handle("POST /api/v1/conversations/import", s.protectSized(MaxImportBytes, s.importConversation))
-	s.mux.Handle("/api/", s.protect(func(http.ResponseWriter, *http.Request) error {
+	s.handle("POST /api/v1/conversations/import", s.protectSized(MaxImportBytes, s.importConversation))
+	s.handle("/api/", s.protect(func(http.ResponseWriter, *http.Request) error {
 		return httpError{http.StatusNotFound, "no such endpoint"}
 	}))
-	s.mux.HandleFunc("GET /login", s.login)
+	s.handle("GET /login", http.HandlerFunc(s.login))
 	if s.opts.UI != nil {
-		s.mux.Handle("/", s.ui())
+		s.handle("/", s.ui())
 	}
 }
 
-// ServeHTTP checks Host and Origin before anything else.
+// ServeHTTP checks Host, Origin, where a browser says the request comes from
+// and the body's type before anything else, for every route (also those
+// added later).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !loopbackHost(r.Host) {
 		writeError(w, http.StatusForbidden, "host not allowed")
@@ -164,6 +175,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !sameOrigin(r) {
 		writeError(w, http.StatusForbidden, "cross-origin request refused")
+		return
+	}
+	if status, msg := forgeable(r); status != 0 {
+		writeError(w, status, msg)
 		return
 	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")

@@ -135,6 +135,9 @@ func do(t *testing.T, ts *httptest.Server, method, path, body string, hdr map[st
 	req, err := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+testToken)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for k, v := range hdr {
 		if k == "Host" {
 			req.Host = v
@@ -344,4 +347,17 @@ func TestTokenFileIsPrivateAndStable(t *testing.T) {
 	info, err := os.Stat(filepath.Join(dir, TokenFile))
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "token file mode %v", info.Mode().Perm())
+}
+
+// Issue 23: lists the backend returns as nil reach the client as [].
+func TestNilListsAreSentAsEmptyArrays(t *testing.T) {
+	_, ts, _ := newTestServer(t, &fakeBackend{})
+	for _, path := range []string{"/api/v1/questions?status=pending", "/api/v1/conversations/c1/questions", "/api/v1/mcp/servers"} {
+		code, body := do(t, ts, "GET", path, "", nil)
+		require.Equal(t, 200, code, body)
+		assert.JSONEq(t, `[]`, body, path)
+	}
+	code, body := do(t, ts, "GET", "/api/v1/conversations/c1", "", nil)
+	require.Equal(t, 200, code, body)
+	assert.Contains(t, body, `"messages":[]`)
 }

@@ -286,13 +286,9 @@ func unmask(in map[string]string, prev *ServerConfig, old func(*ServerConfig) ma
 	return out
 }
 
-// sortedKeys lists a map's keys in order (never nil, for JSON).
+// sortedKeys lists a map's keys in order.
 func sortedKeys(m map[string]string) []string {
-	out := slices.Sorted(maps.Keys(m))
-	if out == nil {
-		out = []string{}
-	}
-	return out
+	return slices.Sorted(maps.Keys(m))
 }
 
 // redact replaces every secret in s with the mask.

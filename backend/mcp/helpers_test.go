@@ -92,7 +92,9 @@ func newTestHost(t *testing.T, servers map[string]ServerConfig, tune ...func(*Op
 	rec := events.NewRecorder()
 	logs := &logBuffer{}
 	opt := Options{Path: path, Events: rec, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		MinBackoff: 20 * time.Millisecond, MaxBackoff: 200 * time.Millisecond, Terminate: 500 * time.Millisecond, CallTimeout: 20 * time.Second}
+		MinBackoff: 20 * time.Millisecond, MaxBackoff: 200 * time.Millisecond, Terminate: 500 * time.Millisecond,
+		// A bound for a broken run only: a 5 MB result takes over 20 s with -race on a busy machine.
+		CallTimeout: 2 * time.Minute}
 	for _, f := range tune {
 		f(&opt)
 	}

@@ -244,10 +244,6 @@ func (h *Host) viewLocked(s *server) api.MCPServer {
 		Enabled:    !s.cfg.Disabled,
 		Status:     s.status,
 		Error:      redact(s.err, s.cfg.secrets()),
-		Tools:      []api.MCPTool{},
-	}
-	if v.Args == nil {
-		v.Args = []string{}
 	}
 	for _, t := range s.tools {
 		v.Tools = append(v.Tools, api.MCPTool{Name: t.Name, Description: t.Description,

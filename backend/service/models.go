@@ -99,7 +99,7 @@ type ModelStatus struct {
 // CheckModelServer asks the configured server for its models.
 func (s *Service) CheckModelServer(ctx context.Context) ModelStatus {
 	st := s.GetSettings()
-	out := ModelStatus{BaseURL: st.BaseURL, Model: st.Model, Demo: st.DemoMode, Models: []ModelInfo{}}
+	out := ModelStatus{BaseURL: st.BaseURL, Model: st.Model, Demo: st.DemoMode}
 	if st.DemoMode {
 		out.Reachable = true
 		out.Models = append(out.Models, ModelInfo{Name: "parley-demo", SupportsTools: true})

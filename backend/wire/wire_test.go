@@ -2,9 +2,11 @@ package wire
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,4 +144,72 @@ func TestGenerateRefusesWhatItCannotWrite(t *testing.T) {
 			assert.EqualError(t, err, c.want)
 		})
 	}
+}
+
+// nullArrays lists the fields of JSON that hold null where the Go type of
+// t has a slice (other than []byte) or a map: the generated TypeScript says
+// T[] or Record there.
+func nullArrays(t reflect.Type, data any, path string) []string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var out []string
+	switch t.Kind() {
+	case reflect.Slice, reflect.Map:
+		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+			return nil
+		}
+		if data == nil {
+			return []string{path}
+		}
+	case reflect.Struct:
+		obj, _ := data.(map[string]any)
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Anonymous && name == "" {
+				out = append(out, nullArrays(f.Type, data, path)...)
+				continue
+			}
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if v, ok := obj[name]; ok {
+				out = append(out, nullArrays(f.Type, v, path+"."+name)...)
+			}
+		}
+	}
+	return out
+}
+
+// Issue 23: a nil Go slice reaches the UI as [], never null, wherever the
+// generated type says T[] (api.NonNil, which every way out applies): checked
+// on the zero value of every wire type and event payload.
+func TestZeroValuesOfEveryWireTypeHaveNoNullArrays(t *testing.T) {
+	types := map[string]reflect.Type{}
+	for _, ty := range Wire.Types {
+		types[ty.Name] = ty.Go
+	}
+	for _, e := range Wire.Events {
+		types["event "+e.Name] = e.Payload
+	}
+	checked := 0
+	for name, ty := range types {
+		zero := reflect.New(ty).Elem()
+		if ty.Kind() == reflect.Pointer {
+			zero = reflect.New(ty.Elem())
+		}
+		b, err := json.Marshal(api.NonNilAny(zero.Interface()))
+		require.NoError(t, err, name)
+		var data any
+		require.NoError(t, json.Unmarshal(b, &data), name)
+		assert.Empty(t, nullArrays(ty, data, name), "%s: %s", name, b)
+		if strings.Contains(string(b), "[]") {
+			checked++
+		}
+	}
+	assert.Greater(t, checked, 10, "types with lists checked")
 }

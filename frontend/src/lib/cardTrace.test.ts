@@ -135,7 +135,7 @@ describe('the card trace in the app', () => {
     expect(cardTrace().enabled).toBe(true)
     env.fake.addCard({ question_id: 'q1', conversationId: 'c1', questions: [q({ question: 'Which shop?' })] }, true)
     await settle()
-    await vi.waitFor(() => expect(env.fake.traceMarks.map((m) => m.hop)).toContain('page_paint'))
+    await vi.waitFor(() => expect(env.fake.traceMarks.map((m) => m.hop)).toContain('page_paint'), { timeout: 30_000 })
     const marks = env.fake.traceMarks
     expect(marks.map((m) => m.hop)).toEqual(['page_received', 'page_store', 'page_dom', 'page_paint'])
     expect(marks.every((m) => m.key === 'q1')).toBe(true)

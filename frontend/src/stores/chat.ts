@@ -139,7 +139,7 @@ export const useChatStore = defineStore('chat', {
     applyDetail(d: ConversationDetail): void {
       const id = d.id
       const unsent = (this.messages[id] ?? []).filter((m) => m.local === 'failed' || m.local === 'sending')
-      const serverMsgs = (d.messages ?? []).map((m) => ({ ...m, conversationId: m.conversationId || id }))
+      const serverMsgs = d.messages.map((m) => ({ ...m, conversationId: m.conversationId || id }))
       const stillLocal = unsent.filter((m) => !serverMsgs.some((s) => s.role === 'user' && s.content === m.content))
       this.messages[id] = messageList([...serverMsgs, ...stillLocal])
       const state = RUN_STATES.includes(d.state) ? d.state : 'idle'

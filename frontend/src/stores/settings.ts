@@ -114,7 +114,7 @@ export const useSettingsStore = defineStore('settings', {
       try {
         const st = await useTransport().checkModelServer()
         if (seq !== checkSeq) return
-        this.status = { ...st, models: st.models ?? [] }
+        this.status = st
         this.checkError = null
       } catch (err) {
         if (seq !== checkSeq) return

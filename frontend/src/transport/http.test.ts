@@ -67,8 +67,8 @@ describe('HttpTransport MCP servers (SPEC §6)', () => {
       if (url.endsWith('/mcp/import')) return { body: { added: ['a'], skipped: { b: 'a server with this name exists' } } }
       if (url.includes('/tools/')) return { body: { name: 'get file', description: '', policy: 'block', model_name: 'my_files__get_file' } }
       if (init.method === 'DELETE') return { status: 200 }
-      if (init.method === 'PUT') return { body: { name: 'my files', transport: 'stdio', command: 'npx', args: ['-y'], env_keys: ['TOKEN'], header_keys: null, enabled: true, status: 'connecting', tools: null } }
-      return { body: null }
+      if (init.method === 'PUT') return { body: { name: 'my files', transport: 'stdio', command: 'npx', args: ['-y'], env_keys: ['TOKEN'], header_keys: [], enabled: true, status: 'connecting', tools: [] } }
+      return { body: [] }
     })
     const t = new HttpTransport({ fetch: fn, EventSource: FakeEventSource as unknown as typeof EventSource })
     expect(await t.mcpServers()).toEqual([])
@@ -103,7 +103,7 @@ describe('HttpTransport requests (SPEC §4)', () => {
       if (url.endsWith('/messages')) return { status: 202, body: { run_id: 'r1' } }
       if (url.includes('/questions')) return { body: [] }
       if (url.includes('/conversations?') || url.endsWith('/conversations')) return { body: { items: [], next_cursor: '' } }
-      return { body: { id: 'c/1', title: 't', messages: null, pending_question: null, state: 'idle' } }
+      return { body: { id: 'c/1', title: 't', messages: [], pending_question: null, state: 'idle' } }
     })
     const t = new HttpTransport({ fetch: fn, EventSource: FakeEventSource as unknown as typeof EventSource })
     await t.listConversations({ limit: 20, cursor: 'abc', q: 'trip plans' })

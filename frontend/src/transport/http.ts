@@ -140,7 +140,7 @@ export class HttpTransport implements Transport {
     if (params.q) qs.set('q', params.q)
     const query = qs.toString()
     const page = await this.request<ConversationPage>('GET', '/conversations' + (query ? '?' + query : ''))
-    return { items: page?.items ?? [], ...(page?.next_cursor ? { next_cursor: page.next_cursor } : {}) }
+    return page
   }
 
   createConversation(params: CreateConversationParams = {}): Promise<Conversation> {
@@ -152,7 +152,7 @@ export class HttpTransport implements Transport {
 
   async getConversation(id: string): Promise<ConversationDetail> {
     const d = await this.request<ConversationDetail>('GET', this.conv(id))
-    return { ...d, messages: d.messages ?? [], pending_question: d.pending_question ?? null }
+    return { ...d, pending_question: d.pending_question ?? null }
   }
 
   // Not in SPEC §4 yet: PATCH /conversations/{id} {"title"} / {"pinned"}.
@@ -215,11 +215,11 @@ export class HttpTransport implements Transport {
   }
 
   async pendingQuestions(): Promise<Card[]> {
-    return (await this.request<Card[] | null>('GET', '/questions?status=pending')) ?? []
+    return this.request<Card[]>('GET', '/questions?status=pending')
   }
 
   async conversationQuestions(id: string): Promise<Card[]> {
-    return (await this.request<Card[] | null>('GET', this.conv(id, '/questions'))) ?? []
+    return this.request<Card[]>('GET', this.conv(id, '/questions'))
   }
 
   // Not in SPEC §4: GET/PUT /settings, GET /models, GET /models/status, POST /models/pull.
@@ -233,14 +233,11 @@ export class HttpTransport implements Transport {
   }
 
   async listModels(): Promise<ModelInfo[]> {
-    const res = await this.request<ModelInfo[] | { models?: ModelInfo[] } | null>('GET', '/models')
-    if (Array.isArray(res)) return res
-    return res?.models ?? []
+    return this.request<ModelInfo[]>('GET', '/models')
   }
 
   async checkModelServer(): Promise<ModelStatus> {
-    const st = await this.request<ModelStatus>('GET', '/models/status')
-    return { ...st, models: st?.models ?? [] }
+    return this.request<ModelStatus>('GET', '/models/status')
   }
 
   /** Resolves when the pull finished (progress comes as model:pull events). */
@@ -250,8 +247,7 @@ export class HttpTransport implements Transport {
 
   // Not in SPEC §4: how well each model asks, and the settings export.
   async modelStats(): Promise<ModelStats[]> {
-    const res = await this.request<ModelStats[] | null>('GET', '/models/stats')
-    return Array.isArray(res) ? res : []
+    return this.request<ModelStats[]>('GET', '/models/stats')
   }
 
   async resetModelStats(): Promise<void> {
@@ -269,8 +265,7 @@ export class HttpTransport implements Transport {
 
   // Not in SPEC §4: GET /profiles, PUT|DELETE /profiles/{name}, GET /tools.
   async listProfiles(): Promise<Profile[]> {
-    const res = await this.request<Profile[] | null>('GET', '/profiles')
-    return (Array.isArray(res) ? res : []).map(normalizeProfile)
+    return (await this.request<Profile[]>('GET', '/profiles')).map(normalizeProfile)
   }
 
   /** PUT /profiles/{name}: the path names the profile, the body holds the rest. */
@@ -284,8 +279,7 @@ export class HttpTransport implements Transport {
   }
 
   async availableTools(): Promise<ToolInfo[]> {
-    const res = await this.request<ToolInfo[] | null>('GET', '/tools')
-    return Array.isArray(res) ? res : []
+    return this.request<ToolInfo[]>('GET', '/tools')
   }
 
   /** GET /conversations/{id}/export?format=: the text, for the UI to save. */
@@ -309,8 +303,7 @@ export class HttpTransport implements Transport {
   }
 
   async mcpServers(): Promise<MCPServer[]> {
-    const res = await this.request<MCPServer[] | null>('GET', '/mcp/servers')
-    return (Array.isArray(res) ? res : []).map(normalizeMCPServer)
+    return (await this.request<MCPServer[]>('GET', '/mcp/servers')).map(normalizeMCPServer)
   }
 
   async putMCPServer(name: string, cfg: MCPServerConfig): Promise<MCPServer> {

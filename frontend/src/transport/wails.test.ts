@@ -16,7 +16,7 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
     Health: method('Health', { status: 'ok', version: '1.0' }),
     ListConversations: method('ListConversations', { items: [{ id: 'a', title: 'A' }], next_cursor: 'n2' }),
     CreateConversation: method('CreateConversation', { id: 'new', title: '' }),
-    GetConversation: method('GetConversation', { id: 'a', title: 'A', state: 'idle', messages: null, pending_question: null }),
+    GetConversation: method('GetConversation', { id: 'a', title: 'A', state: 'idle', messages: [], pending_question: null }),
     RenameConversation: method('RenameConversation'),
     SetPinned: method('SetPinned'),
     SetAssistant: method('SetAssistant'),
@@ -24,29 +24,29 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
     SendMessage: method('SendMessage', 'run-1'),
     Cancel: method('Cancel'),
     Respond: method('Respond', { question_id: 'q1', conversationId: 'a', status: 'answered', questions: [], created_at: '', expires_at: null }),
-    PendingQuestions: method('PendingQuestions', null),
+    PendingQuestions: method('PendingQuestions', []),
     ConversationQuestions: method('ConversationQuestions', []),
     GetSettings: method('GetSettings', { model: 'qwen3' }),
     SaveSettings: method('SaveSettings'),
     ListModels: method('ListModels', [{ name: 'qwen3', supports_tools: true }]),
     Retry: method('Retry', { run_id: 'run-2' }),
-    CheckModelServer: method('CheckModelServer', { reachable: false, base_url: 'http://127.0.0.1:11434/v1', model: '', demo: false, message: 'refused', models: null }),
+    CheckModelServer: method('CheckModelServer', { reachable: false, base_url: 'http://127.0.0.1:11434/v1', model: '', demo: false, message: 'refused', models: [] }),
     PullModel: method('PullModel'),
-    ModelStats: method('ModelStats', null),
+    ModelStats: method('ModelStats', []),
     ResetModelStats: method('ResetModelStats'),
     ExportSettings: method('ExportSettings', { format: 'parley-settings', version: 1, exported_at: '', settings: {}, profiles: [], model_stats: [] }),
     SaveSettingsExport: method('SaveSettingsExport', '/tmp/parley-settings.json'),
-    Profiles: method('Profiles', [{ name: 'default', system_prompt: 'Hi', model: '', tools: null }]),
+    Profiles: method('Profiles', [{ name: 'default', system_prompt: 'Hi', model: '', tools: [] }]),
     SaveProfile: method('SaveProfile', { name: 'Reviewer', system_prompt: 'Be brief.', model: 'qwen3', tools: ['calculator'] }),
     DeleteProfile: method('DeleteProfile'),
     AvailableTools: method('AvailableTools', [{ name: 'ask_user_question', description: 'Ask you' }]),
     ExportConversation: method('ExportConversation', '/home/me/conversation.md'),
     ImportConversation: method('ImportConversation', { id: 'imported', title: 'Trip', assistant: 'default' }),
-    Servers: method('Servers', [{ name: 'files', transport: 'stdio', command: 'npx', args: null, env_keys: null, header_keys: ['X'], enabled: true, status: 'connected', tools: null }]),
+    Servers: method('Servers', [{ name: 'files', transport: 'stdio', command: 'npx', args: [], env_keys: [], header_keys: ['X'], enabled: true, status: 'connected', tools: [] }]),
     PutServer: method('PutServer', { name: 'files', transport: 'http', url: 'http://127.0.0.1:9/mcp', args: [], env_keys: [], header_keys: ['Authorization'], enabled: false, status: 'disabled', tools: [] }),
     DeleteServer: method('DeleteServer'),
     SetToolPolicy: method('SetToolPolicy', { name: 'echo', description: 'Echo', policy: 'allow', model_name: 'files__echo' }),
-    ImportConfig: method('ImportConfig', { added: ['a'], skipped: null }),
+    ImportConfig: method('ImportConfig', { added: ['a'], skipped: {} }),
     OpenURL: method('OpenURL'),
     ...overrides,
   }
@@ -254,7 +254,7 @@ describe('WailsTransport', () => {
     expect(off).toHaveBeenCalledOnce()
   })
 
-  it('manages MCP servers through the bound MCPService, filling what Go leaves null', async () => {
+  it('manages MCP servers through the bound MCPService, as Go sends them (lists are [], never null)', async () => {
     const { win, calls } = fakeWindow()
     const t = new WailsTransport(win)
     const [files] = await t.mcpServers()

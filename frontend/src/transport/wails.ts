@@ -58,26 +58,26 @@ export interface WailsChatService {
   ForkQuestion(id: string, questionId: string, req: ForkRequest): Promise<string | { run_id: string }>
   Cancel(id: string): Promise<void>
   Respond(id: string, req: RespondRequest): Promise<Card | null | void>
-  PendingQuestions(): Promise<Card[] | null>
-  ConversationQuestions(id: string): Promise<Card[] | null>
+  PendingQuestions(): Promise<Card[]>
+  ConversationQuestions(id: string): Promise<Card[]>
   GetSettings(): Promise<Partial<Settings> | null>
   SaveSettings(settings: Settings): Promise<Partial<Settings> | null | void>
-  ListModels(): Promise<ModelInfo[] | null>
+  ListModels(): Promise<ModelInfo[]>
   CheckModelServer(): Promise<ModelStatus>
   PullModel(name: string): Promise<void>
-  ModelStats(): Promise<ModelStats[] | null>
+  ModelStats(): Promise<ModelStats[]>
   ResetModelStats(): Promise<void>
   ExportSettings(): Promise<SettingsExport>
   SaveSettingsExport(): Promise<string>
-  Profiles(): Promise<Profile[] | null>
+  Profiles(): Promise<Profile[]>
   SaveProfile(profile: Profile): Promise<Profile>
   DeleteProfile(name: string): Promise<void>
-  AvailableTools(): Promise<ToolInfo[] | null>
+  AvailableTools(): Promise<ToolInfo[]>
   /** Asks where to save and writes the file; the path, or "" when cancelled. */
   ExportConversation(id: string, format: string): Promise<string>
   /** Asks for an exported JSON file and adds it; null when cancelled. */
   ImportConversation(): Promise<Conversation | null>
-  Servers(): Promise<MCPServer[] | null>
+  Servers(): Promise<MCPServer[]>
   PutServer(name: string, cfg: MCPServerConfig): Promise<MCPServer>
   DeleteServer(name: string): Promise<void>
   SetToolPolicy(server: string, tool: string, policy: string): Promise<MCPTool | null | void>
@@ -207,7 +207,7 @@ export class WailsTransport implements Transport {
 
   async listConversations(params: ListConversationsParams = {}): Promise<ConversationPage> {
     const page = await this.call('ListConversations', params.limit ?? DEFAULT_PAGE_SIZE, params.cursor ?? '', params.q ?? '')
-    return { items: page?.items ?? [], ...(page?.next_cursor ? { next_cursor: page.next_cursor } : {}) }
+    return page
   }
 
   createConversation(params: CreateConversationParams = {}): Promise<Conversation> {
@@ -216,7 +216,7 @@ export class WailsTransport implements Transport {
 
   async getConversation(id: string): Promise<ConversationDetail> {
     const d = await this.call('GetConversation', id)
-    return { ...d, messages: d.messages ?? [], pending_question: d.pending_question ?? null }
+    return { ...d, pending_question: d.pending_question ?? null }
   }
 
   async renameConversation(id: string, title: string): Promise<Conversation | void> {
@@ -274,11 +274,11 @@ export class WailsTransport implements Transport {
   }
 
   async pendingQuestions(): Promise<Card[]> {
-    return (await this.call('PendingQuestions')) ?? []
+    return this.call('PendingQuestions')
   }
 
   async conversationQuestions(id: string): Promise<Card[]> {
-    return (await this.call('ConversationQuestions', id)) ?? []
+    return this.call('ConversationQuestions', id)
   }
 
   async getSettings(): Promise<Settings> {
@@ -291,12 +291,11 @@ export class WailsTransport implements Transport {
   }
 
   async listModels(): Promise<ModelInfo[]> {
-    return (await this.call('ListModels')) ?? []
+    return this.call('ListModels')
   }
 
   async checkModelServer(): Promise<ModelStatus> {
-    const st = await this.call('CheckModelServer')
-    return { ...st, models: st?.models ?? [] }
+    return this.call('CheckModelServer')
   }
 
   async pullModel(name: string): Promise<void> {
@@ -304,7 +303,7 @@ export class WailsTransport implements Transport {
   }
 
   async modelStats(): Promise<ModelStats[]> {
-    return (await this.call('ModelStats')) ?? []
+    return this.call('ModelStats')
   }
 
   async resetModelStats(): Promise<void> {
@@ -322,7 +321,7 @@ export class WailsTransport implements Transport {
   }
 
   async listProfiles(): Promise<Profile[]> {
-    return ((await this.call('Profiles')) ?? []).map(normalizeProfile)
+    return (await this.call('Profiles')).map(normalizeProfile)
   }
 
   async saveProfile(profile: Profile): Promise<Profile> {
@@ -334,7 +333,7 @@ export class WailsTransport implements Transport {
   }
 
   async availableTools(): Promise<ToolInfo[]> {
-    return (await this.call('AvailableTools')) ?? []
+    return this.call('AvailableTools')
   }
 
   /** The Go side shows a save dialog and writes the file. */
@@ -350,7 +349,7 @@ export class WailsTransport implements Transport {
   }
 
   async mcpServers(): Promise<MCPServer[]> {
-    return ((await this.call('Servers')) ?? []).map(normalizeMCPServer)
+    return (await this.call('Servers')).map(normalizeMCPServer)
   }
 
   async putMCPServer(name: string, cfg: MCPServerConfig): Promise<MCPServer> {

@@ -1,0 +1,197 @@
+package api
+
+import (
+	"reflect"
+	"sync"
+)
+
+// NonNil returns v with every nil slice and nil map in it (fields, elements,
+// pointed-to values, v itself) replaced by an empty one, so that JSON sends
+// [] and {} where the generated TypeScript type says T[] or Record<K, V>,
+// never null. Every way out to the UI goes through it once: the HTTP API's
+// JSON encoding, the events (SSE and the window's), and the window's bound
+// methods. v itself is not changed: what needs filling is copied. Nil
+// pointers and interfaces stay nil (their TypeScript type says `| null` or
+// the field is optional).
+func NonNil[T any](v T) T {
+	rv := reflect.ValueOf(&v).Elem()
+	if !mayHoldNil(rv.Type()) {
+		return v
+	}
+	if out, changed := fill(rv); changed {
+		return out.Interface().(T)
+	}
+	return v
+}
+
+// NonNilAny is NonNil for a value whose type is only known at run time (an
+// event payload): the result has v's dynamic type.
+func NonNilAny(v any) any {
+	if v == nil {
+		return nil
+	}
+	rv := reflect.ValueOf(v)
+	if !mayHoldNil(rv.Type()) {
+		return v
+	}
+	if out, changed := fill(rv); changed {
+		return out.Interface()
+	}
+	return v
+}
+
+// mayHold caches, per type, whether a value of it can contain a nil slice
+// or map: most payloads (a text delta) cannot and are passed through.
+var mayHold sync.Map // reflect.Type -> bool
+
+func mayHoldNil(t reflect.Type) bool {
+	if v, ok := mayHold.Load(t); ok {
+		return v.(bool)
+	}
+	mayHold.Store(t, true) // a recursive type: assume yes while it is computed
+	r := computeMayHold(t, map[reflect.Type]bool{})
+	mayHold.Store(t, r)
+	return r
+}
+
+func computeMayHold(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false // already being looked at further up
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Slice, reflect.Map, reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Array:
+		return computeMayHold(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if f.IsExported() && f.Tag.Get("json") != "-" && computeMayHold(f.Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fill returns v with nil slices and maps replaced, and whether anything
+// was; v is left as it is (a changed value is a copy).
+func fill(v reflect.Value) (reflect.Value, bool) {
+	switch v.Kind() {
+	case reflect.Slice:
+		if v.IsNil() {
+			if v.Type().Elem().Kind() == reflect.Uint8 {
+				return v, false // []byte is base64 text, and null for nil
+			}
+			return reflect.MakeSlice(v.Type(), 0, 0), true
+		}
+		if !mayHoldNil(v.Type().Elem()) {
+			return v, false
+		}
+		var out reflect.Value
+		for i := range v.Len() {
+			e, changed := fill(v.Index(i))
+			if !changed {
+				continue
+			}
+			if !out.IsValid() {
+				out = reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+				reflect.Copy(out, v)
+			}
+			out.Index(i).Set(e)
+		}
+		if out.IsValid() {
+			return out, true
+		}
+		return v, false
+	case reflect.Map:
+		if v.IsNil() {
+			return reflect.MakeMap(v.Type()), true
+		}
+		if !mayHoldNil(v.Type().Elem()) {
+			return v, false
+		}
+		var out reflect.Value
+		iter := v.MapRange()
+		for iter.Next() {
+			e, changed := fill(iter.Value())
+			if !changed {
+				continue
+			}
+			if !out.IsValid() {
+				out = reflect.MakeMapWithSize(v.Type(), v.Len())
+				for it := v.MapRange(); it.Next(); {
+					out.SetMapIndex(it.Key(), it.Value())
+				}
+			}
+			out.SetMapIndex(iter.Key(), e)
+		}
+		if out.IsValid() {
+			return out, true
+		}
+		return v, false
+	case reflect.Pointer:
+		if v.IsNil() || !mayHoldNil(v.Type().Elem()) {
+			return v, false
+		}
+		e, changed := fill(v.Elem())
+		if !changed {
+			return v, false
+		}
+		p := reflect.New(v.Type().Elem())
+		p.Elem().Set(e)
+		return p, true
+	case reflect.Interface:
+		if v.IsNil() {
+			return v, false
+		}
+		e, changed := fill(v.Elem())
+		if !changed {
+			return v, false
+		}
+		out := reflect.New(v.Type()).Elem()
+		out.Set(e)
+		return out, true
+	case reflect.Struct:
+		var out reflect.Value
+		t := v.Type()
+		for i := range v.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() || f.Tag.Get("json") == "-" || !mayHoldNil(f.Type) {
+				continue
+			}
+			e, changed := fill(v.Field(i))
+			if !changed {
+				continue
+			}
+			if !out.IsValid() {
+				out = reflect.New(t).Elem()
+				out.Set(v)
+			}
+			out.Field(i).Set(e)
+		}
+		if out.IsValid() {
+			return out, true
+		}
+		return v, false
+	case reflect.Array:
+		var out reflect.Value
+		for i := range v.Len() {
+			e, changed := fill(v.Index(i))
+			if !changed {
+				continue
+			}
+			if !out.IsValid() {
+				out = reflect.New(v.Type()).Elem()
+				out.Set(v)
+			}
+			out.Index(i).Set(e)
+		}
+		if out.IsValid() {
+			return out, true
+		}
+		return v, false
+	}
+	return v, false
+}

@@ -1,0 +1,68 @@
+package api
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type nnInner struct {
+	Tags []string `json:"tags"`
+}
+
+type nnOuter struct {
+	Name    string             `json:"name"`
+	List    []nnInner          `json:"list"`
+	Ptr     *nnInner           `json:"ptr"`
+	NilPtr  *nnInner           `json:"nil_ptr"`
+	Map     map[string][]int   `json:"map"`
+	Blob    []byte             `json:"blob"`
+	Omitted []string           `json:"omitted,omitempty"`
+	Any     any                `json:"any"`
+	ByName  map[string]nnInner `json:"by_name"`
+	hidden  []string
+}
+
+func marshal(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestNonNilFillsNilSlicesAndMapsEverywhere(t *testing.T) {
+	in := nnOuter{
+		List:   []nnInner{{}, {Tags: []string{"a"}}},
+		Ptr:    &nnInner{},
+		Map:    map[string][]int{"k": nil},
+		Any:    &nnInner{},
+		ByName: map[string]nnInner{"x": {}},
+	}
+	before := marshal(t, in)
+	out := NonNil(in)
+	assert.JSONEq(t, `{"name":"","list":[{"tags":[]},{"tags":["a"]}],"ptr":{"tags":[]},"nil_ptr":null,
+		"map":{"k":[]},"blob":null,"any":{"tags":[]},"by_name":{"x":{"tags":[]}}}`, marshal(t, out))
+	assert.Equal(t, before, marshal(t, in), "the value given is not changed")
+	assert.Nil(t, in.Ptr.Tags, "what a pointer points to is copied, not changed")
+}
+
+func TestNonNilTopLevelAndPointers(t *testing.T) {
+	var list []*nnInner
+	assert.Equal(t, `[]`, marshal(t, NonNil(list)))
+	assert.Equal(t, `[]`, marshal(t, NonNilAny(list)))
+	assert.Equal(t, `[{"tags":[]},null]`, marshal(t, NonNil([]*nnInner{{}, nil})))
+	var m map[string]string
+	assert.Equal(t, `{}`, marshal(t, NonNilAny(m)))
+	assert.Nil(t, NonNilAny(nil))
+	var p *nnOuter
+	assert.Nil(t, NonNil(p))
+}
+
+func TestNonNilPassesFullValuesThrough(t *testing.T) {
+	in := &nnInner{Tags: []string{"x"}}
+	assert.Same(t, in, NonNil(in), "nothing to fill: the same pointer")
+	type plain struct{ A, B string }
+	assert.Equal(t, plain{"a", "b"}, NonNilAny(plain{"a", "b"}))
+}
