@@ -286,20 +286,28 @@ func truncate(s string) string {
 }
 
 // elicit handles a server's elicitation/create: it finds the call it
-// belongs to (the context carries it for servers on the newest protocol;
-// otherwise it is the server's oldest call in flight), asks the user through
-// the call's Elicit and answers the server. Without a call to ask in, the
-// request is declined.
+// belongs to, asks the user through the call's Elicit and answers the
+// server. On the protocol of 2026-07-28 and later the request comes as part
+// of the call's own result (the SDK's multi round-trip), and the context
+// carries the call. Before it, elicitation/create names no call: it is the
+// server's only call in flight; with several (two conversations calling the
+// same server) it cannot be told apart and is refused with a reason that the
+// server's tool passes on, rather than shown in a conversation that did not
+// ask. Without a call to ask in, the request is declined.
 func (h *Host) elicit(ctx context.Context, s *server, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 	ac, _ := ctx.Value(callKey{}).(*activeCall)
 	if ac == nil {
 		h.mu.Lock()
+		n := len(s.calls)
 		for _, c := range s.calls {
-			if ac == nil || c.id < ac.id {
-				ac = c
-			}
+			ac = c
 		}
 		h.mu.Unlock()
+		if n > 1 {
+			h.log.Warn("MCP elicitation refused: it names no call and several are in flight", "server", s.name, "calls", n)
+			return nil, fmt.Errorf("cannot tell which of the %d calls in flight on the MCP server %q this request for input belongs to "+
+				"(before protocol version 2026-07-28 the request names no call); it was refused, nobody was asked: try again when no other conversation uses this server", n, s.name)
+		}
 	}
 	if ac == nil || ac.call.Elicit == nil {
 		h.log.Warn("MCP elicitation outside a tool call declined", "server", s.name)
