@@ -46,6 +46,8 @@ type runLoop struct {
 	// known is the visible path as last read plus the messages the loop
 	// stored since (nil = read it again); see history.
 	known []chat.Message
+	// saved counts the messages the run stored (see StartRequest.Unwind).
+	saved int
 	// runUnsaved: the run's status changed and is saved with the next
 	// message (see saveRunWithNext).
 	runUnsaved bool
@@ -316,6 +318,7 @@ func (l *runLoop) saveAll(msgs []*chat.Message) error {
 		return fmt.Errorf("save %s message in conversation %s: %w", msgs[0].Role, msgs[0].ConversationID, err)
 	}
 	l.runUnsaved = false
+	l.saved += len(msgs)
 	for _, m := range msgs {
 		l.remember(m)
 		l.rt.emit(events.MessageDone, events.MessageDonePayload{ConversationID: m.ConversationID, RunID: m.RunID, Message: *m})

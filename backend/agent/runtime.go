@@ -143,6 +143,11 @@ type StartRequest struct {
 	// regenerated reply or a changed answer (SPEC §7). Its error ends the
 	// start with nothing stored.
 	Prepare func(ctx context.Context, runID string) error
+	// Unwind, when set, runs when the run fails or is cancelled before it
+	// stored a message of its own, before that end is announced: it puts
+	// back what Prepare moved (a regenerated reply that never came leaves
+	// the old reply shown, not a path ending at the user's message).
+	Unwind func(ctx context.Context) error
 }
 
 // hasUserTurn tells whether the start stores a user turn.
@@ -396,6 +401,11 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 	var loop *runLoop
 	finish := func(status, errMsg string) {
 		loop.flushStats(-1) // before the end is announced
+		if req.Unwind != nil && loop.saved == 0 && (status == chat.RunFailed || status == chat.RunCancelled) {
+			if err := req.Unwind(context.Background()); err != nil {
+				r.log.Error("put back the visible path of a run that stored nothing", "run", run.ID, "err", err)
+			}
+		}
 		run.Status = status
 		run.Error = errMsg
 		now := time.Now().UTC()

@@ -129,8 +129,19 @@ func (s *Service) Regenerate(ctx context.Context, id, messageID, model string) (
 		}
 	}
 	userID := path[user].ID
+	var oldLeaf string
 	return s.start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: cmp.Or(strings.TrimSpace(model), c.Model),
-		Prepare: func(ctx context.Context, _ string) error { return s.store.SetLeaf(ctx, id, userID) }})
+		Prepare: func(ctx context.Context, _ string) error {
+			leaf, err := s.store.Leaf(ctx, id)
+			if err != nil {
+				return err
+			}
+			oldLeaf = leaf
+			return s.store.SetLeaf(ctx, id, userID)
+		},
+		// A new reply that never came (the model failed, the user stopped it)
+		// leaves the old one shown.
+		Unwind: func(ctx context.Context) error { return s.store.SetLeaf(ctx, id, oldLeaf) }})
 }
 
 // SelectBranch makes the path through messageID the visible one (the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -243,4 +244,44 @@ func TestPendingCardOnAnEditedBranchSurvivesARestart(t *testing.T) {
 	assert.Equal(t, []string{"user: ask me instead", "assistant: One question. -> ask_user_question", `tool: {"answers":{"Which colour?":"Blue"}}`},
 		history(lastRequest(t, e)))
 	assert.Equal(t, []string{"ask me instead <2/2>", "One question.", `{"answers":{"Which colour?":"Blue"}}`, `said: {"answers":{"Which colour?":"Blue"}}`}, shapeOf(d.Messages))
+}
+
+// Issue 23: a regenerate whose model fails before the new reply arrives (or
+// that the user stops) leaves the old reply on the visible path, not a path
+// ending at the user's message; a later message continues after it.
+func TestRegenerateThatStoresNothingLeavesTheOldReplyShown(t *testing.T) {
+	var fail atomic.Int32 // 1: fail with 500; 2: no first token until stopped
+	e := newEnv(t, func(req modelserver.ChatRequest) modelserver.Turn {
+		switch fail.Load() {
+		case 1:
+			return modelserver.Turn{Fault: modelserver.HTTPError, Status: 500, Body: `{"error":"model crashed"}`}
+		case 2:
+			return modelserver.Turn{Text: "never sent", FirstTokenDelay: time.Hour}
+		}
+		return echo()(req)
+	}, time.Minute)
+	ctx := context.Background()
+	c, _ := e.svc.CreateConversation(ctx, "Regen fails", "")
+	d := e.send(c.ID, SendRequest{Content: "first"})
+	require.Equal(t, []string{"first", "re: first"}, shapeOf(d.Messages))
+	reply := d.Messages[1]
+
+	fail.Store(1)
+	_, err := e.svc.Regenerate(ctx, c.ID, reply.ID, "")
+	require.NoError(t, err)
+	d = e.waitState(c.ID, chat.StateError)
+	assert.Equal(t, []string{"first", "re: first"}, shapeOf(d.Messages), "the old reply is shown after the failure")
+
+	fail.Store(2)
+	asked := len(e.model.Requests())
+	_, err = e.svc.Regenerate(ctx, c.ID, reply.ID, "")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(e.model.Requests()) > asked }, time.Minute, 10*time.Millisecond, "the model is asked")
+	require.NoError(t, e.svc.Cancel(ctx, c.ID))
+	d = e.waitState(c.ID, chat.StateIdle)
+	assert.Equal(t, []string{"first", "re: first"}, shapeOf(d.Messages), "the old reply is shown after a stop")
+
+	fail.Store(0)
+	d = e.send(c.ID, SendRequest{Content: "second"})
+	assert.Equal(t, []string{"first", "re: first", "second", "re: second"}, shapeOf(d.Messages))
 }

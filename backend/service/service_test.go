@@ -73,7 +73,7 @@ func (e *env) close() {
 
 func (e *env) waitState(id string, want ...string) *ConversationDetail {
 	e.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(time.Minute) // bounds a broken run only
 	for time.Now().Before(deadline) {
 		active := e.svc.rt.Active(id)
 		d, err := e.svc.GetConversation(context.Background(), id)

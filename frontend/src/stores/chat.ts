@@ -161,6 +161,7 @@ export const useChatStore = defineStore('chat', {
         this.errors[id] = 'The assistant is still working on this conversation. Stop it first, or wait.'
         return false
       }
+      delete this.retryRegenerate[id]
       const local: Message = {
         id: `local-${Date.now().toString(36)}-${++localSeq}`,
         conversationId: id,
@@ -218,6 +219,12 @@ export const useChatStore = defineStore('chat', {
       if (this.isBusy(id)) {
         this.errors[id] = 'The assistant is still working on this conversation. Stop it first, or wait.'
         return false
+      }
+      // A regenerated reply that never came: regenerate it again (the old reply is shown).
+      const again = this.retryRegenerate[id]
+      if (again) {
+        delete this.retryRegenerate[id]
+        return this.regenerate(id, again.messageId, again.model)
       }
       // Text kept from a broken stream is replaced by the new run's answer.
       const lastUser = list.map((m) => m.role).lastIndexOf('user')
@@ -302,6 +309,8 @@ export const useChatStore = defineStore('chat', {
       delete this.loading[conversationId]
       delete this.composerDrafts[conversationId]
       delete this.editing[conversationId]
+      delete this.regenerating[conversationId]
+      delete this.retryRegenerate[conversationId]
     },
 
     // ---- events --------------------------------------------------------------
@@ -312,10 +321,12 @@ export const useChatStore = defineStore('chat', {
       this.runStates[id] = p.state
       if (p.state === 'error') {
         this.errors[id] = p.error || this.errors[id] || 'The assistant ran into a problem.'
+        if (this.regenerateUnstored(id, p.runId, true)) delete this.streams[id]
         this.flushStream(id)
       } else if (p.state === 'requesting') {
         this.errors[id] = null
       } else if (p.state === 'idle' || p.state === 'awaiting_user_response') {
+        if (p.state === 'idle' && this.regenerateUnstored(id, p.runId, false)) delete this.streams[id]
         this.flushStream(id)
       }
     },
@@ -345,6 +356,7 @@ export const useChatStore = defineStore('chat', {
       if (!msg) return
       const id = p.conversationId
       if (msg.role === 'assistant') delete this.streams[id]
+      this.regenerateStored(id, msg.run_id || (p as Partial<MessageDoneEvent>).runId)
       if (!this.messages[id]) return // not opened: loaded from the server on open
       const list = this.listOf(id)
       const same = list.findIndex((m) => m.id === msg.id)
@@ -377,6 +389,7 @@ export const useChatStore = defineStore('chat', {
       const id = p.conversationId
       this.errors[id] = p.error || (p as { message?: string }).message || 'The assistant ran into a problem.'
       this.runStates[id] = 'error'
+      if (this.regenerateUnstored(id, p.runId, true)) delete this.streams[id]
       this.flushStream(id)
     },
 

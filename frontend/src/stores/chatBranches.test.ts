@@ -120,6 +120,45 @@ describe('regenerating a reply', () => {
     expect(chat.errors.c1).toBe("Couldn't regenerate the reply: model llava has no vision")
   })
 
+  // Issue 23: the new reply never came (the model failed, or the user
+  // stopped it before it answered): the old reply is shown again, and Retry
+  // regenerates it again instead of running on from the old reply.
+  it('puts the old reply back when the run fails or is stopped before the new reply came; Retry regenerates again', async () => {
+    const chat = await seed()
+    expect(await chat.regenerate('c1', 'a2')).toBe(true)
+    expect(ids(chat)).toEqual(['u1', 'a1', 'u2'])
+    chat.onDelta({ conversationId: 'c1', delta: 'half a rep', messageId: 'a2b', runId: 'r-late' })
+    chat.onRunError({ conversationId: 'c1', error: 'model crashed', runId: chat.regenerating.c1!.runId })
+    chat.onState({ conversationId: 'c1', runId: chat.regenerating.c1?.runId ?? '', state: 'error', error: 'model crashed' })
+    expect(ids(chat)).toEqual(['u1', 'a1', 'u2', 'a2'])
+    expect(chat.hasStream('c1')).toBe(false)
+    expect(chat.errors.c1).toBe('model crashed')
+
+    // Retry regenerates the same reply again.
+    // (The fake backend put the old reply back too, as Go does.)
+    env.fake.addMessage('c1', { id: 'a2', role: 'assistant', content: 're: second' })
+    env.fake.setState('c1', 'error')
+    expect(await chat.retry('c1')).toBe(true)
+    expect(env.fake.callsOf('regenerate').map((c) => c[1])).toEqual(['a2', 'a2'])
+    expect(env.fake.callsOf('retry')).toEqual([])
+    expect(ids(chat)).toEqual(['u1', 'a1', 'u2'])
+
+    // Stopped before the new reply came: no error, the old reply again.
+    chat.onState({ conversationId: 'c1', runId: chat.regenerating.c1!.runId, state: 'idle' })
+    expect(ids(chat)).toEqual(['u1', 'a1', 'u2', 'a2'])
+    expect(chat.regenerating.c1).toBeUndefined()
+  })
+
+  it('keeps the new branch once a message of the regenerating run arrived', async () => {
+    const chat = await seed()
+    expect(await chat.regenerate('c1', 'a2')).toBe(true)
+    const runId = chat.regenerating.c1!.runId
+    chat.onDone({ conversationId: 'c1', runId, message: { id: 'a2b', conversationId: 'c1', role: 'assistant', content: 'partial', parent_id: 'u2', siblings: 2, sibling_index: 1, run_id: runId, created_at: '' } })
+    chat.onRunError({ conversationId: 'c1', error: 'cut off', runId })
+    expect(ids(chat)).toEqual(['u1', 'a1', 'u2', 'a2b'])
+    expect(chat.retryRegenerate.c1).toBeUndefined()
+  })
+
   it('loads the installed models for the menu', async () => {
     const chat = useChatStore()
     await chat.loadModels()

@@ -23,10 +23,26 @@ export interface BranchState {
   /** Installed models for "Regenerate with…" (loaded when first needed). */
   models: ModelInfo[]
   modelsError: string | null
+  /**
+   * A regenerated reply on its way, per conversation: the path shown before
+   * (put back when the run ends without storing a message, as Go puts the
+   * old reply back), its run (empty until the request answered; the run's
+   * events may come first) and what to regenerate again on Retry.
+   */
+  regenerating: Record<string, PendingRegenerate | undefined>
+  /** A regenerate whose run failed: Retry regenerates it again. */
+  retryRegenerate: Record<string, { messageId: string; model?: string } | undefined>
+}
+
+interface PendingRegenerate {
+  runId: string
+  before: Message[]
+  messageId: string
+  model?: string
 }
 
 export function branchState(): BranchState {
-  return { editing: {}, editDrafts: {}, forkErrors: {}, forking: {}, models: [], modelsError: null }
+  return { editing: {}, editDrafts: {}, forkErrors: {}, forking: {}, models: [], modelsError: null, regenerating: {}, retryRegenerate: {} }
 }
 
 /** What of the chat store the actions use. */
@@ -123,15 +139,41 @@ export const branchActions = {
       return false
     }
     const user = list.slice(0, at).reverse().find((m) => m.role === 'user')
+    const pending: PendingRegenerate = { runId: '', before: list, messageId, ...(model ? { model } : {}) }
     const restore = this.beginBranch(id, user ? pathThrough(list, user.id) : [...list])
+    this.regenerating[id] = pending
+    delete this.retryRegenerate[id]
     try {
-      await useTransport().regenerate(id, messageId, model || undefined)
+      const { run_id } = await useTransport().regenerate(id, messageId, model || undefined)
+      pending.runId = run_id ?? ''
       return true
     } catch (err) {
+      if (this.regenerating[id] === pending) delete this.regenerating[id]
       restore()
       this.errors[id] = branchErrorText('regenerate the reply', toError(err))
       return false
     }
+  },
+
+  /** A message of the run arrived: the regenerated reply is there to stay. */
+  regenerateStored(this: Host, conversationId: string, runId: string | undefined): void {
+    const pending = this.regenerating[conversationId]
+    if (pending && (!pending.runId || !runId || pending.runId === runId)) delete this.regenerating[conversationId]
+  },
+
+  /**
+   * The run of a regenerate ended before it stored a message (the model
+   * failed, or the user stopped it): the old reply is shown again (Go has
+   * put it back on the visible path too), and Retry regenerates again.
+   * Returns whether it did so.
+   */
+  regenerateUnstored(this: Host, conversationId: string, runId: string | undefined, failed: boolean): boolean {
+    const pending = this.regenerating[conversationId]
+    if (!pending || (pending.runId && runId && pending.runId !== runId)) return false
+    delete this.regenerating[conversationId]
+    this.messages[conversationId] = pending.before
+    if (failed) this.retryRegenerate[conversationId] = { messageId: pending.messageId, ...(pending.model ? { model: pending.model } : {}) }
+    return true
   },
 
   /** Regenerates the newest reply of the conversation (the shortcut). */
