@@ -61,6 +61,13 @@ func (s *Server) protectSized(limit int64, h func(http.ResponseWriter, *http.Req
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		if err := h(w, r); err != nil {
+			if r.Context().Err() != nil {
+				// The client went away (and what it started was stopped with
+				// its context, e.g. a model pull): nobody reads an answer, and
+				// it is no failure of Parley's.
+				s.log.Info("api request ended: the client went away", "method", r.Method, "path", r.URL.Path, "err", err)
+				return
+			}
 			status := statusFor(err)
 			var upstream *service.UpstreamError
 			switch {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -155,4 +156,35 @@ func TestModelsOfAnOpenAICompatibleServer(t *testing.T) {
 	assert.False(t, st.Ollama)
 	require.Len(t, st.Models, 1)
 	assert.Equal(t, "qwen3-8b", st.Models[0].Name)
+}
+
+// Issue 23: a client that goes away during a model pull stops the pull (the
+// request to Ollama is cancelled) and is not answered 500; nothing is
+// logged as an error.
+func TestPullStopsWhenTheClientGoesAway(t *testing.T) {
+	srv := modelserver.New(modelserver.Turns(), modelserver.WithPullFault("big-model", modelserver.PullStalls))
+	t.Cleanup(srv.Close)
+	ts, logs := realAPI(t, srv.URL())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/api/v1/models/pull", strings.NewReader(`{"model":"big-model"}`))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	done := make(chan error, 1)
+	go func() {
+		res, err := ts.Client().Do(req)
+		if err == nil {
+			res.Body.Close()
+		}
+		done <- err
+	}()
+	require.Eventually(t, func() bool { return srv.PullsStarted() == 1 }, time.Minute, 10*time.Millisecond, "the pull started")
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	require.Eventually(t, func() bool { return srv.PullsStopped() == 1 }, time.Minute, 10*time.Millisecond, "the pull at Ollama was stopped")
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "the client went away") }, time.Minute, 10*time.Millisecond)
+	assert.NotContains(t, logs.String(), "level=ERROR")
+	assert.NotContains(t, logs.String(), "api request failed")
 }

@@ -22,7 +22,25 @@ const (
 	PullFailsMidway
 	// PullDrops: progress, then the connection is cut.
 	PullDrops
+	// PullStalls: progress, then nothing until the client goes away; Ollama
+	// then stops the download (its PullHandler runs the pull under the
+	// request's context: server/routes.go). PullsStopped counts those.
+	PullStalls
 )
+
+// PullsStopped is how many pulls ended because their client went away.
+func (h *handler) PullsStopped() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.pullsStopped
+}
+
+// PullsStarted is how many pulls sent progress.
+func (h *handler) PullsStarted() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.pullsStarted
+}
 
 // WithoutOllamaAPI makes the server act as llama.cpp's server, LM Studio
 // or vLLM: only the OpenAI-compatible endpoints (chat and GET /v1/models);
@@ -193,6 +211,9 @@ func (h *handler) pull(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	line(map[string]string{"status": "pulling manifest"})
+	h.mu.Lock()
+	h.pullsStarted++
+	h.mu.Unlock()
 	const total = 1000
 	for done := int64(250); done <= total; done += 250 {
 		line(map[string]any{"status": "downloading", "digest": "sha256:scripted", "total": total, "completed": done})
@@ -200,6 +221,12 @@ func (h *handler) pull(w http.ResponseWriter, r *http.Request) {
 			switch fault {
 			case PullFailsMidway:
 				line(map[string]string{"error": "max retries exceeded: read tcp 10.0.0.2:51234->104.21.75.227:443: read: connection reset by peer"})
+				return
+			case PullStalls:
+				<-r.Context().Done()
+				h.mu.Lock()
+				h.pullsStopped++
+				h.mu.Unlock()
 				return
 			case PullDrops:
 				if hj, ok := w.(http.Hijacker); ok {

@@ -228,6 +228,8 @@ type handler struct {
 	llamaCppTags   bool                    // but GET /api/tags as llama.cpp answers it
 	apiKey         string                  // required on /v1/* when set
 	pullFaults     map[string]PullFault    // by model name
+	pullsStarted   int                     // pulls that sent progress (under mu)
+	pullsStopped   int                     // pulls stopped by their client going away (under mu)
 	vision         map[string]bool         // models whose /api/show lists "vision"
 	refuseTools    bool                    // 400 "does not support tools" whenever tools are offered
 	refuseToolRole bool                    // 400 whenever a `tool` message is sent
