@@ -23,6 +23,23 @@ export function settledInPage() {
   )
 }
 
+// Whether two screenshots have the same pixels in and around (4 CSS px)
+// each box.
+function samePixels(a, b, boxes, scale) {
+  if (a.width !== b.width || a.height !== b.height) return false
+  for (const box of boxes) {
+    const x0 = Math.max(0, Math.floor((box.x - 4) * scale)), x1 = Math.min(a.width - 1, Math.ceil((box.x + box.width + 4) * scale))
+    const y0 = Math.max(0, Math.floor((box.y - 4) * scale)), y1 = Math.min(a.height - 1, Math.ceil((box.y + box.height + 4) * scale))
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        const p = a.pixel(x, y), q = b.pixel(x, y)
+        if (p[0] !== q[0] || p[1] !== q[1] || p[2] !== q[2]) return false
+      }
+    }
+  }
+  return true
+}
+
 /**
  * ui: { rects(css) → boxes, click(css), settled(), screenshot() → PNG, waitText(css, text) }.
  * Returns how many controls were checked.
@@ -32,15 +49,27 @@ export async function checkControlLooks(assert, ui, theme, artifact) {
   async function measure(css, where) {
     await ui.rects(css) // scrolls them into view
     // A new card may still be scrolling into view (smooth scrolling is no
-    // animation the page can wait for): measure until the boxes stood still
-    // from before the screenshot to after it.
+    // animation the page can wait for), and on a busy machine a screenshot
+    // can show a frame from before the controls were painted: measure once
+    // two screenshots in a row are the same picture and the boxes stood
+    // still from before the first to after the second. The deadline only
+    // bounds a page that never comes to rest.
+    // Only the controls and what they sit on are compared: a card's countdown
+    // changes the picture every second elsewhere.
     let boxes, png
-    for (let attempt = 0; ; attempt++) {
+    const deadline = Date.now() + 60_000
+    for (let previous = null; ; ) {
       await ui.settled()
       boxes = await ui.rects(css)
-      png = decodePng(await ui.screenshot())
+      const shot = decodePng(await ui.screenshot())
       const after = await ui.rects(css)
-      if (JSON.stringify(after) === JSON.stringify(boxes) || attempt >= 20) break
+      const unmoved = JSON.stringify(after) === JSON.stringify(boxes)
+      if (unmoved && previous && samePixels(previous, shot, boxes, shot.width / ui.viewportWidth)) {
+        png = shot
+        break
+      }
+      if (Date.now() > deadline) throw new Error(`${where}: the controls did not come to rest within 60 s (boxes ${JSON.stringify(boxes)} then ${JSON.stringify(after)})`)
+      previous = unmoved ? shot : null
     }
     assert.ok(boxes.length > 0, `no controls ${css} in ${where}`)
     const scale = png.width / ui.viewportWidth

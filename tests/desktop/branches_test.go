@@ -42,42 +42,38 @@ func TestDesktopEditAndSwitchBranch(t *testing.T) {
 	waitForWindow(t, "Parley", 60*time.Second)
 	waitForUI(t, "desktop-branches-0-start.png")
 	win := waitForWindow(t, "Parley", 10*time.Second)
-	time.Sleep(time.Second) // the page loads its first data
+	waitRest(t, win, "the page loads its first data")
 	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
 	x, y, w, h := parseGeometry(t, xdotool(t, "getwindowgeometry", "--shell", win))
 	composer := func() { click(t, x+w*3/5, y+h-65) }
-	keys := func(ks ...string) {
-		for _, k := range ks {
-			xdotool(t, "key", k)
-			time.Sleep(250 * time.Millisecond)
-		}
-	}
 
 	composer()
 	xdotool(t, "type", "--delay", "20", "echo one")
 	xdotool(t, "key", "Return")
 	waitRequests(t, srv, 1, "after sending")
-	time.Sleep(1500 * time.Millisecond) // the reply lands and the run ends
+	waitRest(t, win, "the reply lands and the run ends")
 
-	// Up in the empty composer opens the last message for editing.
+	// Up in the empty composer opens the last message for editing (refused
+	// while the run is still ending: then nothing changes, and Up again).
 	composer()
-	keys("Up")
-	time.Sleep(500 * time.Millisecond) // the editor opens with the text, focused
+	untilChanged(t, win, "Up opens the editor", func() { xdotool(t, "key", "Up") })
 	shoot(t, "desktop-branches-1-editing.png")
-	keys("ctrl+a")
+	xdotool(t, "key", "ctrl+a")
 	xdotool(t, "type", "--delay", "20", "echo uno")
 	xdotool(t, "key", "Return")
 	waitRequests(t, srv, 2, "after the edit")
 	assert.Equal(t, []string{"user: echo uno"}, seenHistory(srv.Requests()[1]), "the edited branch has neither the old message nor its reply")
-	time.Sleep(1500 * time.Millisecond)
+	waitRest(t, win, "the edited branch's reply lands")
 	shoot(t, "desktop-branches-2-edited.png")
 
 	// Back from the composer: past the attach button, the reply's three
 	// buttons and the message's Edit and Copy (the disabled "Next version"
 	// takes no focus) to "Previous version".
 	composer()
-	keys("shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "Return")
-	time.Sleep(time.Second) // the first version is shown
+	for range 7 {
+		xdotool(t, "key", "shift+Tab")
+	}
+	untilChanged(t, win, "Previous version shows the first version", func() { xdotool(t, "key", "Return") })
 	shoot(t, "desktop-branches-3-switched.png")
 	composer()
 	xdotool(t, "type", "--delay", "20", "echo again")
@@ -85,6 +81,6 @@ func TestDesktopEditAndSwitchBranch(t *testing.T) {
 	waitRequests(t, srv, 3, "after sending on the first version")
 	assert.Equal(t, []string{"user: echo one", "assistant: Reply 1. I received: [user: echo one]", "user: echo again"},
 		seenHistory(srv.Requests()[2]), "after the switch the conversation goes on from the first version")
-	time.Sleep(time.Second)
+	waitRest(t, win, "the reply lands")
 	shoot(t, "desktop-branches-4-continued.png")
 }

@@ -115,9 +115,8 @@ func TestDesktopQuestionFlow(t *testing.T) {
 func launchApp(t *testing.T, bin, baseURL, logName string, env ...string) (stop func()) {
 	t.Helper()
 	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", baseURL, "--model", "scripted")
-	if len(env) > 0 {
-		cmd.Env = append(os.Environ(), env...)
-	}
+	// No blinking caret: the tests wait for the window to be at rest.
+	cmd.Env = append(append(os.Environ(), "XDG_CONFIG_HOME="+noBlinkConfig(t)), env...)
 	_, stop = startLogged(t, cmd, logName)
 	return stop
 }
