@@ -94,28 +94,36 @@ type ModelStatus struct {
 	Ollama    bool        `json:"ollama"` // the server has Ollama's API (models can be pulled)
 	Message   string      `json:"message,omitempty"`
 	Models    []ModelInfo `json:"models"`
+	// ServerModels, in demo mode, are the configured server's models (when
+	// it answers): turning demo mode off in Settings lists them at once,
+	// before Save.
+	ServerModels []ModelInfo `json:"server_models,omitempty"`
 }
 
 // CheckModelServer asks the configured server for its models.
 func (s *Service) CheckModelServer(ctx context.Context) ModelStatus {
 	st := s.GetSettings()
 	out := ModelStatus{BaseURL: st.BaseURL, Model: st.Model, Demo: st.DemoMode}
-	if st.DemoMode {
-		out.Reachable = true
-		out.Models = append(out.Models, ModelInfo{Name: "parley-demo", SupportsTools: true})
-		return out
-	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	server, err := llm.ListModels(ctx, st.BaseURL, st.APIKey)
+	var models []ModelInfo
+	if err == nil {
+		for _, m := range server.Models {
+			models = append(models, ModelInfo{Name: m.Name, SupportsTools: m.SupportsTools, SupportsVision: m.SupportsVision, ToolsUnknown: !server.Ollama})
+		}
+	}
+	if st.DemoMode {
+		out.Reachable = true
+		out.Models = append(out.Models, ModelInfo{Name: "parley-demo", SupportsTools: true})
+		out.ServerModels = models
+		return out
+	}
 	if err != nil {
 		out.Message = userMessage(err, st.BaseURL)
 		return out
 	}
-	out.Reachable, out.Ollama = true, server.Ollama
-	for _, m := range server.Models {
-		out.Models = append(out.Models, ModelInfo{Name: m.Name, SupportsTools: m.SupportsTools, SupportsVision: m.SupportsVision, ToolsUnknown: !server.Ollama})
-	}
+	out.Reachable, out.Ollama, out.Models = true, server.Ollama, models
 	return out
 }
 

@@ -180,3 +180,26 @@ func TestPullFailures(t *testing.T) {
 	assert.True(t, strings.HasPrefix(upstream.Msg, "Cannot reach the model server at "), upstream.Msg)
 	assert.False(t, errors.As(err, &input))
 }
+
+// Issue 23: in demo mode the status also lists the configured server's
+// models, so that turning demo mode off in Settings shows them at once.
+func TestModelStatusInDemoModeListsTheServersModelsToo(t *testing.T) {
+	srv := modelserver.New(modelserver.Turns(), modelserver.WithModels([]string{"parley-fixture:latest", "tiny:1b"}, "tiny:1b"))
+	t.Cleanup(srv.Close)
+	e := envAt(t, srv.URL(), "parley-fixture", "")
+	e.enableDemo()
+
+	st := e.svc.CheckModelServer(context.Background())
+	assert.True(t, st.Demo)
+	assert.Equal(t, []ModelInfo{{Name: "parley-demo", SupportsTools: true}}, st.Models)
+	var names []string
+	for _, m := range st.ServerModels {
+		names = append(names, m.Name)
+	}
+	assert.Equal(t, []string{"parley-fixture:latest", "tiny:1b"}, names)
+
+	srv.Close() // the server goes away: demo mode still answers, without its models
+	st = e.svc.CheckModelServer(context.Background())
+	assert.True(t, st.Reachable)
+	assert.Empty(t, st.ServerModels)
+}

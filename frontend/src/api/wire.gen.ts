@@ -235,6 +235,7 @@ export interface ModelStatus {
   ollama: boolean
   message?: string
   models: ModelInfo[]
+  server_models?: ModelInfo[]
 }
 
 export interface ModelStats {

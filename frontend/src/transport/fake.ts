@@ -480,7 +480,10 @@ export class FakeTransport implements Transport {
   async checkModelServer(): Promise<ModelStatus> {
     await this.enter('checkModelServer', [])
     const s = this.settings
-    if (s.demo_mode) return { reachable: true, base_url: s.base_url, model: s.model, demo: true, ollama: false, models: [{ name: 'parley-demo', supports_tools: true }] }
+    if (s.demo_mode) {
+      const real = this.reachable ? { server_models: clone(this.models) } : {}
+      return { reachable: true, base_url: s.base_url, model: s.model, demo: true, ollama: false, models: [{ name: 'parley-demo', supports_tools: true }], ...real }
+    }
     if (!this.reachable) return { reachable: false, base_url: s.base_url, model: s.model, demo: false, ollama: false, message: this.unreachableMessage, models: [] }
     return { reachable: true, base_url: s.base_url, model: s.model, demo: false, ollama: this.ollama ?? /:11434(\/|$)/.test(s.base_url), models: clone(this.models) }
   }

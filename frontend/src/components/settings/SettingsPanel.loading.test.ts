@@ -105,12 +105,24 @@ describe('SettingsPanel in demo mode', () => {
     expect(sent.demo_mode).toBe(true)
   })
 
-  it('drops the demo model from the list once the switch is turned off', async () => {
+  // Issue 23: the server's models at once, not an empty list until Save.
+  it('lists the real server\'s models as soon as the switch is turned off, before Save', async () => {
     env.fake.settings = { ...env.fake.settings, demo_mode: true, model: 'qwen3' }
     const v = await open()
     await v.find('[data-testid="demo-mode"]').setValue(false)
     expect(v.find('[data-testid="demo-model-note"]').exists()).toBe(false)
-    expect(v.findAll('[data-testid="model-option"]')).toHaveLength(0)
+    const options = v.findAll('[data-testid="model-option"]')
+    expect(options.map((o) => o.find('.model-name').text())).toEqual(['qwen3', 'llama3.2', 'gemma2'])
+    expect(options[0]!.find('input').element.checked).toBe(true)
     expect(input(v, 'model-name').value).toBe('qwen3')
+    expect(env.fake.callsOf('saveSettings')).toEqual([])
+  })
+
+  it('lists no model when the switch is turned off and the real server does not answer', async () => {
+    env.fake.settings = { ...env.fake.settings, demo_mode: true, model: 'qwen3' }
+    env.fake.reachable = false
+    const v = await open()
+    await v.find('[data-testid="demo-mode"]').setValue(false)
+    expect(v.findAll('[data-testid="model-option"]')).toHaveLength(0)
   })
 })
