@@ -29,8 +29,8 @@ after(async () => {
   await server?.stop()
 })
 
-async function newPage(width, height = 740) {
-  const page = await browser.newPage({ viewport: { width, height } })
+async function newPage(width, height = 740, options = {}) {
+  const page = await browser.newPage({ viewport: { width, height }, ...options })
   const errors = []
   page.on('pageerror', (e) => errors.push(e.message))
   await login(page, server)
@@ -184,6 +184,15 @@ test('at 420 px the conversations are a drawer: the header button opens it; Esca
     assertAllReachable(await reachability(page, '[data-testid=sidebar] [data-testid=new-chat], [data-testid=sidebar-close], [data-testid=conversation-open]'), 'the open drawer')
     assert.equal(await page.evaluate(() => !!document.activeElement?.closest('[data-testid=sidebar]')), true, 'focus moves into the drawer')
     await screenshot(page, 'e2e-layout-drawer-420.png')
+    // Tab and Shift+Tab never leave the open drawer (issue 23), however often.
+    const stops = await page.evaluate(() => document.querySelectorAll('[data-testid=sidebar] button, [data-testid=sidebar] input').length)
+    for (const key of ['Tab', 'Shift+Tab']) {
+      for (let i = 0; i < stops + 3; i++) {
+        await page.keyboard.press(key)
+        const where = await page.evaluate(() => (document.activeElement?.closest('[data-testid=sidebar]') ? '' : document.activeElement?.outerHTML.slice(0, 120) ?? 'nothing'))
+        assert.equal(where, '', `${key} ${i + 1}: focus left the open drawer`)
+      }
+    }
     await page.keyboard.press('Escape')
     await drawerClosed(page)
     assert.equal(await toggle.getAttribute('aria-expanded'), 'false')
@@ -214,6 +223,29 @@ test('at 420 px the conversations are a drawer: the header button opens it; Esca
 
     // Closed, the drawer's controls are out of the Tab order.
     assert.equal(await page.getByTestId('sidebar').getByTestId('new-chat').isVisible(), false)
+    assert.deepEqual(errors, [])
+  } finally {
+    await page.close()
+  }
+})
+
+// Issue 23: a touch screen has no hover; the conversation rows' actions
+// must be there to tap.
+test('on a touch screen every conversation row shows its actions, and a tap on Rename works', async () => {
+  const { page, errors } = await newPage(1100, 740, { hasTouch: true, isMobile: true })
+  try {
+    assert.equal(await page.evaluate(() => matchMedia('(hover: none)').matches), true, 'the page is on a touch screen')
+    const rows = page.getByTestId('conversation-item')
+    const n = await rows.count()
+    assert.ok(n >= 2, `${n} rows`)
+    for (let i = 0; i < n; i++) {
+      for (const action of ['rename', 'pin', 'delete', 'more']) {
+        assert.equal(await rows.nth(i).getByTestId(action).isVisible(), true, `row ${i + 1}: ${action} is shown without hover`)
+      }
+    }
+    await rows.first().getByTestId('rename').tap()
+    await rows.first().getByTestId('rename-input').waitFor()
+    await page.keyboard.press('Escape')
     assert.deepEqual(errors, [])
   } finally {
     await page.close()

@@ -726,6 +726,7 @@ export namespace service {
 	    ollama: boolean;
 	    message?: string;
 	    models: ModelInfo[];
+	    server_models?: ModelInfo[];
 	
 	    static createFrom(source: any = {}) {
 	        return new ModelStatus(source);
@@ -740,6 +741,7 @@ export namespace service {
 	        this.ollama = source["ollama"];
 	        this.message = source["message"];
 	        this.models = this.convertValues(source["models"], ModelInfo);
+	        this.server_models = this.convertValues(source["server_models"], ModelInfo);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
