@@ -89,22 +89,11 @@ func fill(v reflect.Value) (reflect.Value, bool) {
 		if !mayHoldNil(v.Type().Elem()) {
 			return v, false
 		}
-		var out reflect.Value
-		for i := range v.Len() {
-			e, changed := fill(v.Index(i))
-			if !changed {
-				continue
-			}
-			if !out.IsValid() {
-				out = reflect.MakeSlice(v.Type(), v.Len(), v.Len())
-				reflect.Copy(out, v)
-			}
-			out.Index(i).Set(e)
-		}
-		if out.IsValid() {
-			return out, true
-		}
-		return v, false
+		return fillElems(v, func() reflect.Value {
+			out := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+			reflect.Copy(out, v)
+			return out
+		})
 	case reflect.Map:
 		if v.IsNil() {
 			return reflect.MakeMap(v.Type()), true
@@ -176,22 +165,31 @@ func fill(v reflect.Value) (reflect.Value, bool) {
 		}
 		return v, false
 	case reflect.Array:
-		var out reflect.Value
-		for i := range v.Len() {
-			e, changed := fill(v.Index(i))
-			if !changed {
-				continue
-			}
-			if !out.IsValid() {
-				out = reflect.New(v.Type()).Elem()
-				out.Set(v)
-			}
-			out.Index(i).Set(e)
+		return fillElems(v, func() reflect.Value {
+			out := reflect.New(v.Type()).Elem()
+			out.Set(v)
+			return out
+		})
+	}
+	return v, false
+}
+
+// fillElems fills the elements of a slice or array; at the first element
+// that changes, the rest goes into a copy (made by clone).
+func fillElems(v reflect.Value, clone func() reflect.Value) (reflect.Value, bool) {
+	var out reflect.Value
+	for i := range v.Len() {
+		e, changed := fill(v.Index(i))
+		if !changed {
+			continue
 		}
-		if out.IsValid() {
-			return out, true
+		if !out.IsValid() {
+			out = clone()
 		}
-		return v, false
+		out.Index(i).Set(e)
+	}
+	if out.IsValid() {
+		return out, true
 	}
 	return v, false
 }
