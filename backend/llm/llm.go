@@ -37,6 +37,10 @@ type Message struct {
 	// Images go with a user message as OpenAI image_url content parts
 	// (vision models only).
 	Images []Image
+	// Reasoning is an assistant turn's thinking, sent back in the field
+	// ReasoningField(ReasoningSource) names ("" = none is sent; SPEC §9).
+	Reasoning       string
+	ReasoningSource string
 }
 
 // Image is a picture sent to a vision model.
@@ -68,7 +72,28 @@ type Request struct {
 	// uses it yet: showing the card then would show it before the assistant
 	// message that asks it is stored (see the trace's call_complete hop).
 	OnToolCall func(ToolCall)
+	// Thinking asks the server to think less, more or not at all; the zero
+	// value sends nothing (the server decides).
+	Thinking Thinking
+	// OnReasoning receives the thinking as it streams (never the reply's
+	// text, never given to OnDelta). moved: text already given to OnDelta
+	// was thinking (a `</think>` came without a `<think>` before it); the
+	// reply starts again after it. Called on the goroutine calling Chat.
+	OnReasoning func(delta string, moved bool)
 }
+
+// Thinking is what a request says about thinking (SPEC §9).
+type Thinking struct {
+	// Effort is sent as reasoning_effort: "none", "low", "medium" or
+	// "high" ("" = not sent).
+	Effort string
+	// TemplateOff sends chat_template_kwargs {"enable_thinking": false}
+	// (llama.cpp's server and vLLM; Ollama has its own reasoning_effort).
+	TemplateOff bool
+}
+
+// Sends tells whether the request carries any of it.
+func (t Thinking) Sends() bool { return t.Effort != "" || t.TemplateOff }
 
 // Response is what the model answered.
 type Response struct {
@@ -76,6 +101,10 @@ type Response struct {
 	ToolCalls []ToolCall
 	// Usage is the server's token count (nil when it sent none).
 	Usage *Usage
+	// Reasoning is the thinking that came with the answer, from
+	// ReasoningSource (ReasoningFromField, ...; "" when none came).
+	Reasoning       string
+	ReasoningSource string
 }
 
 // Usage is what the server counted for one call.
@@ -121,6 +150,12 @@ func (e *Error) Unwrap() error { return e.Err }
 // KindNoToolRole: the server refused a message with the `tool` role
 // (some chat templates know only system, user and assistant).
 const KindNoToolRole = "no_tool_role"
+
+// KindThinkingRefused: the server refused what the request said about
+// thinking (HTTP 400 naming reasoning, think or effort: Ollama 0.17.4's
+// `think value "low" is not supported for this model`), or the thinking
+// sent back with the history.
+const KindThinkingRefused = "thinking_refused"
 
 // Identity names the server and the model a Model talks to (what
 // capabilities and statistics are kept by).

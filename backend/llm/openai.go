@@ -59,22 +59,61 @@ func (m *openAIModel) Name() string { return m.cfg.Model }
 // Chat implements Model.
 func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 	// A fresh tee per call sees the raw SSE frames langchaingo hides
-	// (error frames, whether [DONE] arrived).
-	tee := &streamTee{onCall: req.OnToolCall}
+	// (error frames, whether [DONE] arrived, the thinking).
+	extras := newRequestExtras(req)
+	tee := &streamTee{onCall: req.OnToolCall, thinkingSent: extras != nil}
 	client, err := openai.New(
 		openai.WithBaseURL(m.cfg.BaseURL),
 		openai.WithToken(tokenOrNone(m.cfg.APIKey)),
 		openai.WithModel(m.cfg.Model),
-		openai.WithHTTPClient(&http.Client{Transport: &teeTransport{base: m.transport, tee: tee}}),
+		openai.WithHTTPClient(&http.Client{Transport: &teeTransport{base: m.transport, tee: tee, extras: extras}}),
 	)
 	if err != nil {
 		return Response{}, fmt.Errorf("create model client: %w", err)
 	}
 
-	var streamed strings.Builder
+	var streamed, reasoning strings.Builder
+	source := ""
+	fromField := false
 	toolStarted := false
+	split := newThinkSplitter(func(text string, moved bool) {
+		if moved {
+			streamed.Reset() // it was thinking
+		}
+		if source == "" {
+			source = ReasoningFromTags
+		}
+		reasoning.WriteString(text)
+		if req.OnReasoning != nil {
+			req.OnReasoning(text, moved)
+		}
+	}, func(text string) {
+		streamed.WriteString(text)
+		if req.OnDelta != nil {
+			req.OnDelta(text)
+		}
+	})
+	// The tee reads each frame before langchaingo parses it: the thinking
+	// of a frame is handed on when langchaingo hands on the frame (with an
+	// empty chunk for a frame of thinking only), before its text.
+	takeReasoning := func() {
+		text, from := tee.takeReasoning()
+		if text == "" {
+			return
+		}
+		split.noBareClose() // the server separates the thinking itself
+		fromField = true
+		if source == "" || source == ReasoningFromTags {
+			source = from
+		}
+		reasoning.WriteString(text)
+		if req.OnReasoning != nil {
+			req.OnReasoning(text, false)
+		}
+	}
 	opts := []llms.CallOption{
 		llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
+			takeReasoning()
 			if len(chunk) == 0 {
 				return nil
 			}
@@ -87,10 +126,7 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 				}
 				return nil
 			}
-			streamed.Write(chunk)
-			if req.OnDelta != nil {
-				req.OnDelta(string(chunk))
-			}
+			split.Write(string(chunk))
 			return nil
 		}),
 	}
@@ -98,12 +134,14 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 		opts = append(opts, llms.WithTools(toLangchainTools(req.Tools)))
 	}
 	resp, err := client.GenerateContent(ctx, toLangchainMessages(req.Messages), opts...)
+	takeReasoning()
+	split.Close()
 	if trace.Enabled() && err == nil && len(resp.Choices) > 0 {
 		for _, tc := range resp.Choices[0].ToolCalls {
 			trace.Mark(tc.ID, trace.HopStreamEnd)
 		}
 	}
-	partial := Response{Text: streamed.String()}
+	partial := Response{Text: streamed.String(), Reasoning: reasoning.String(), ReasoningSource: source}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return partial, ctxErr
 	}
@@ -116,10 +154,15 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 	if !tee.finished() {
 		return partial, &Error{Kind: KindStream, Message: droppedMessage}
 	}
-	out := Response{}
+	out := Response{Reasoning: partial.Reasoning, ReasoningSource: source}
 	if len(resp.Choices) > 0 {
 		c := resp.Choices[0]
 		out.Text = c.Content
+		if split.found {
+			// langchaingo's content still has the tags: the reply is what
+			// follows them, as streamed.
+			_, out.Text, _ = splitThinkTags(c.Content, !fromField)
+		}
 		for _, tc := range c.ToolCalls {
 			if tc.FunctionCall == nil {
 				continue
@@ -144,7 +187,8 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 	if out.Text == "" && streamed.Len() > 0 {
 		out.Text = streamed.String()
 	}
-	if strings.TrimSpace(out.Text) == "" && len(out.ToolCalls) == 0 {
+	if strings.TrimSpace(out.Text) == "" && len(out.ToolCalls) == 0 && strings.TrimSpace(out.Reasoning) == "" {
+		// (A reply of thinking only is an answer: it happens, ollama#15288.)
 		return out, &Error{Kind: KindEmpty, Message: "The model server returned an empty answer. Try again, or choose another model."}
 	}
 	return out, nil
@@ -251,7 +295,12 @@ func (m *openAIModel) classify(err error, tee *streamTee) error {
 		err = netErr
 	}
 	if status, body := tee.httpError(); status != 0 {
-		return m.httpError(status, serverMessage(body), err)
+		msg := serverMessage(body)
+		if status == http.StatusBadRequest && tee.thinkingSent && namesThinking(msg) {
+			return &Error{Kind: KindThinkingRefused, Err: err, Message: fmt.Sprintf(
+				"The model server refused the thinking setting (HTTP %d: %s).", status, msg)}
+		}
+		return m.httpError(status, msg, err)
 	}
 	msg := err.Error()
 	var opErr *net.OpError
@@ -315,6 +364,15 @@ func (m *openAIModel) httpError(status int, serverMsg string, cause error) *Erro
 		serverMsg = http.StatusText(status)
 	}
 	return &Error{Kind: KindHTTP, Err: cause, Message: fmt.Sprintf("The model server answered with an error (HTTP %d): %s", status, serverMsg)}
+}
+
+// namesThinking tells a refusal of the thinking fields: Ollama's `think
+// value "low" is not supported for this model` and `"m" does not support
+// thinking` (server/routes.go), vLLM's and LM Studio's validation errors
+// naming reasoning_effort, chat_template_kwargs or reasoning_content.
+func namesThinking(msg string) bool {
+	lower := strings.ToLower(msg)
+	return strings.Contains(lower, "reasoning") || strings.Contains(lower, "think") || strings.Contains(lower, "effort")
 }
 
 // toolRoleRefused tells a server's refusal of the `tool` role: llama.cpp's
@@ -398,15 +456,32 @@ func detailText(raw json.RawMessage) string {
 	return ""
 }
 
-// teeTransport lets streamTee watch the response body as langchaingo reads it.
+// teeTransport lets streamTee watch the response body as langchaingo reads
+// it, and adds to the request body what langchaingo v0.1.14 cannot send
+// (extras: the thinking fields).
 type teeTransport struct {
-	base http.RoundTripper
-	tee  *streamTee
+	base   http.RoundTripper
+	tee    *streamTee
+	extras *requestExtras
 }
 
 func (t *teeTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if key := trace.KeyFrom(r.Context()); key != "" {
 		trace.Mark(key, trace.HopNextRequest)
+	}
+	if t.extras != nil && r.Body != nil {
+		body, err := io.ReadAll(r.Body)
+		_ = r.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read the request body: %w", err)
+		}
+		if body, err = t.extras.rewrite(body); err != nil {
+			return nil, err
+		}
+		r = r.Clone(r.Context())
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
 	res, err := t.base.RoundTrip(r)
 	if err != nil {
@@ -458,6 +533,25 @@ type streamTee struct {
 	netErr   error
 	status   int    // a non-200 answer's status
 	body     []byte // and its body
+	// thinkingSent: the request said something about thinking (a refusal
+	// naming it is KindThinkingRefused).
+	thinkingSent bool
+	// reasoning read from the frames and not yet taken, and the field it
+	// came in (reasoning or reasoning_content).
+	reasoning     strings.Builder
+	reasoningFrom string
+}
+
+// takeReasoning returns the thinking read since the last call and its field.
+func (t *streamTee) takeReasoning() (string, string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.reasoning.Len() == 0 {
+		return "", ""
+	}
+	text := t.reasoning.String()
+	t.reasoning.Reset()
+	return text, t.reasoningFrom
 }
 
 func (t *streamTee) setHTTPError(status int, body []byte) {
@@ -601,6 +695,12 @@ func (t *streamTee) line(line []byte) {
 			FinishReason *string `json:"finish_reason"`
 			Delta        struct {
 				ToolCalls []toolDelta `json:"tool_calls"`
+				// The thinking (SPEC §9): Ollama's /v1 sends `reasoning`
+				// (openai/openai.go, the Delta of a chunk), llama.cpp's
+				// server `reasoning_content` (common/chat.cpp, a message
+				// diff's reasoning_content_delta), vLLM ≥ 0.11 `reasoning`.
+				Reasoning        string `json:"reasoning"`
+				ReasoningContent string `json:"reasoning_content"`
 			} `json:"delta"`
 		} `json:"choices"`
 	}
@@ -615,6 +715,8 @@ func (t *streamTee) line(line []byte) {
 	}
 	for i, c := range frame.Choices {
 		if i == 0 {
+			t.addReasoning(c.Delta.Reasoning, ReasoningFromField)
+			t.addReasoning(c.Delta.ReasoningContent, ReasoningFromContentField)
 			t.addToolDeltas(c.Delta.ToolCalls)
 		}
 		if c.FinishReason != nil && *c.FinishReason != "" {
@@ -624,13 +726,22 @@ func (t *streamTee) line(line []byte) {
 	}
 }
 
+func (t *streamTee) addReasoning(text, from string) {
+	if text == "" {
+		return
+	}
+	t.reasoning.WriteString(text)
+	t.reasoningFrom = from
+}
+
 // frameMatters tells, without decoding, whether a data frame may carry an
-// error, a tool call or a finish reason. Most frames are text deltas that langchaingo
+// error, a tool call, thinking or a finish reason. Most frames are text deltas that langchaingo
 // decodes anyway; decoding each a second time here was the agent loop's
 // largest cost over a bare langchaingo call. Inside JSON strings quotes
 // are escaped, so a delta's text cannot match these keys.
 func frameMatters(data []byte) bool {
-	if bytes.Contains(data, []byte(`"error"`)) || bytes.Contains(data, []byte(`"tool_calls"`)) {
+	if bytes.Contains(data, []byte(`"error"`)) || bytes.Contains(data, []byte(`"tool_calls"`)) ||
+		bytes.Contains(data, []byte(`"reasoning"`)) || bytes.Contains(data, []byte(`"reasoning_content"`)) {
 		return true
 	}
 	key := []byte(`"finish_reason"`)

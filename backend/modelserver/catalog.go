@@ -144,6 +144,9 @@ func (h *handler) show(w http.ResponseWriter, r *http.Request) {
 	if h.vision[installed] {
 		caps = append(caps, "vision")
 	}
+	if h.thinksModel(installed) {
+		caps = append(caps, "thinking")
+	}
 	body := map[string]any{"capabilities": caps, "details": map[string]string{"family": "scripted"}}
 	if d, ok := h.details[installed]; ok {
 		if d.vision && !h.vision[installed] {

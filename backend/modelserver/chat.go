@@ -35,7 +35,7 @@ func (h *handler) chat(w http.ResponseWriter, r *http.Request) {
 	h.arrived = make(chan struct{})
 	h.mu.Unlock()
 
-	if h.refuse(w, req) {
+	if h.refuse(w, req) || h.refuseThinking(w, req) {
 		return
 	}
 	turn := h.script(req)
@@ -72,7 +72,8 @@ func (h *handler) chat(w http.ResponseWriter, r *http.Request) {
 
 // complete answers a non-streaming request.
 func (h *handler) complete(w http.ResponseWriter, req ChatRequest, turn Turn) {
-	msg := map[string]any{"role": "assistant", "content": turn.Text}
+	msg := map[string]any{"role": "assistant", "content": thinkingContent(turn)}
+	reasoningMessage(msg, turn)
 	finish := "stop"
 	if len(turn.ToolCalls) > 0 {
 		var calls []map[string]any
@@ -122,9 +123,27 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, req ChatRequest
 	if !send(chunk(map[string]any{"role": "assistant", "content": ""}, nil)) {
 		return
 	}
-	pieces := splitText(turn.Text)
+	thinking := reasoningDeltas(turn)
+	var callThinking map[string]any // the last thinking piece, sent with the first call
+	if turn.ReasoningWithCall && len(turn.ToolCalls) > 0 && len(thinking) > 0 {
+		callThinking, thinking = thinking[len(thinking)-1], thinking[:len(thinking)-1]
+	}
+	for i, d := range thinking {
+		if i > 0 && turn.ReasoningDelay > 0 {
+			select {
+			case <-time.After(turn.ReasoningDelay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if !send(chunk(d, nil)) {
+			return
+		}
+	}
+	content := thinkingContent(turn)
+	pieces := splitText(content)
 	if turn.ChunkSize > 0 {
-		pieces = splitBytes(turn.Text, turn.ChunkSize)
+		pieces = splitBytes(content, turn.ChunkSize)
 	}
 	midStream := turn.Fault == DropMidStream || turn.Fault == ErrorFrame || turn.Fault == StallMidStream
 	if midStream {
@@ -159,6 +178,11 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, req ChatRequest
 	for i, tc := range turn.ToolCalls {
 		first := map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": callID(tc, i), "type": "function",
 			"function": map[string]string{"name": tc.Name, "arguments": ""}}}}
+		if i == 0 && callThinking != nil {
+			for k, v := range callThinking {
+				first[k] = v
+			}
+		}
 		if i == 0 && turn.OnToolCallSent != nil {
 			turn.OnToolCallSent()
 		}

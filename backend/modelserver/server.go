@@ -53,6 +53,15 @@ type Turn struct {
 	// tool-call chunk of a streamed answer is written and flushed
 	// (benchmarks time the way from there to the question card).
 	OnToolCallSent func()
+	// Reasoning is the thinking streamed before Text, in the shape
+	// ReasoningShape says (thinking.go); ReasoningWithCall sends its last
+	// piece in the first tool call's chunk, as Ollama 0.17.4 may.
+	Reasoning         string
+	ReasoningShape    Shape
+	ReasoningWithCall bool
+	// ReasoningDelay, when > 0, is waited between thinking pieces
+	// (benchmarks stream the thinking at a rate).
+	ReasoningDelay time.Duration
 }
 
 // Message is one message of a recorded request.
@@ -60,6 +69,10 @@ type Message struct {
 	Role       string `json:"role"`
 	Content    string `json:"content"`
 	ToolCallID string `json:"tool_call_id,omitempty"`
+	// The thinking sent back with an assistant turn, in Ollama's field or
+	// in llama.cpp's.
+	Reasoning        string `json:"reasoning,omitempty"`
+	ReasoningContent string `json:"reasoning_content,omitempty"`
 	// ImageURLs are the image_url parts of the content, in order.
 	ImageURLs []string `json:"-"`
 	ToolCalls []struct {
@@ -124,6 +137,9 @@ type ChatRequest struct {
 	Messages []Message `json:"messages"`
 	Tools    []ToolDef `json:"tools"`
 	Stream   bool      `json:"stream"`
+	// What the request says about thinking (nil when not sent).
+	ReasoningEffort    *string        `json:"reasoning_effort"`
+	ChatTemplateKwargs map[string]any `json:"chat_template_kwargs"`
 }
 
 // LastMessage returns the request's last message.
@@ -233,6 +249,8 @@ type handler struct {
 	vision         map[string]bool         // models whose /api/show lists "vision"
 	refuseTools    bool                    // 400 "does not support tools" whenever tools are offered
 	refuseToolRole bool                    // 400 whenever a `tool` message is sent
+	thinking       map[string]bool         // models whose /api/show lists "thinking"
+	oldThinkLevels bool                    // Ollama 0.17.4: levels only for gpt-oss
 
 	mu       sync.Mutex
 	requests []ChatRequest
