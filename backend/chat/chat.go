@@ -50,6 +50,13 @@ type Message struct {
 	SiblingIDs []string `json:"sibling_ids,omitempty"`
 	// Stats are the figures of an assistant reply (nil for other messages).
 	Stats *MessageStats `json:"stats,omitempty"`
+	// Reasoning is an assistant reply's thinking ("" when none came; SPEC
+	// §9), ReasoningMs the time from its first to its last piece, and
+	// ReasoningSource where it came from (llm.ReasoningFrom...: the field
+	// it goes back in with the history).
+	Reasoning       string `json:"reasoning,omitempty"`
+	ReasoningMs     int64  `json:"reasoning_ms,omitempty"`
+	ReasoningSource string `json:"reasoning_source,omitempty"`
 }
 
 // MessageStats are the figures of one model answer.
@@ -69,6 +76,12 @@ type MessageStats struct {
 	Estimated bool `json:"estimated,omitempty"`
 	// ContextLength is the model's context window where the server tells it (0 = unknown).
 	ContextLength int `json:"context_length,omitempty"`
+	// AnswerMs is, for a reply that thought, from its last thinking to the
+	// end of the answer (the thinking time is the message's reasoning_ms).
+	AnswerMs int64 `json:"answer_ms,omitempty"`
+	// ThinkingNote says, once, that the server refused the thinking setting
+	// and the request went again without it ("" otherwise).
+	ThinkingNote string `json:"thinking_note,omitempty"`
 }
 
 // Attachment is a file stored with a message: a text file or an image.
@@ -118,7 +131,10 @@ type Conversation struct {
 	Assistant string `json:"assistant"`
 	// Model, when set, answers this conversation instead of its profile's
 	// model (the chat header's model picker).
-	Model     string    `json:"model,omitempty"`
+	Model string `json:"model,omitempty"`
+	// Thinking, when set, overrides its profile's thinking setting (auto,
+	// off, low, medium or high; SPEC §9).
+	Thinking  string    `json:"thinking,omitempty"`
 	Pinned    bool      `json:"pinned"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`

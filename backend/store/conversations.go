@@ -11,7 +11,7 @@ import (
 	"github.com/parley-app/parley/backend/chat"
 )
 
-const conversationColumns = "id, title, assistant, model, pinned, created_at, updated_at"
+const conversationColumns = "id, title, assistant, model, thinking, pinned, created_at, updated_at"
 
 // CreateConversation stores a new, empty conversation.
 func (s *Store) CreateConversation(ctx context.Context, title, assistant string) (*chat.Conversation, error) {
@@ -64,6 +64,13 @@ func (s *Store) SetModel(ctx context.Context, id, model string) error {
 	return checkUpdated(res, err, "set model of conversation", id)
 }
 
+// SetThinking sets the thinking setting of a conversation's next runs
+// ("" = its profile's).
+func (s *Store) SetThinking(ctx context.Context, id, thinking string) error {
+	res, err := s.writer.ExecContext(ctx, `UPDATE conversations SET thinking = ? WHERE id = ?`, thinking, id)
+	return checkUpdated(res, err, "set thinking of conversation", id)
+}
+
 // DeleteConversation deletes a conversation with its messages, runs and
 // cards (foreign keys cascade; triggers drop them from the search index).
 func (s *Store) DeleteConversation(ctx context.Context, id string) error {
@@ -89,7 +96,7 @@ func checkUpdated(res sql.Result, err error, what, id string) error {
 func scanConversation(sc scanner) (chat.Conversation, error) {
 	var c chat.Conversation
 	var created, updated string
-	if err := sc.Scan(&c.ID, &c.Title, &c.Assistant, &c.Model, &c.Pinned, &created, &updated); err != nil {
+	if err := sc.Scan(&c.ID, &c.Title, &c.Assistant, &c.Model, &c.Thinking, &c.Pinned, &created, &updated); err != nil {
 		return c, err
 	}
 	var err error

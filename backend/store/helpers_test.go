@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -122,5 +123,30 @@ func insertOldMessage(t testing.TB, s *Store, convID string, m oldMessage) {
 		m.ID, convID, null(m.RunID), m.Role, m.Content, null(m.ToolCalls), null(m.ToolCallID), null(m.ToolName), ts)
 	require.NoError(t, err)
 	_, err = s.writer.ExecContext(ctx, `UPDATE conversations SET updated_at = max(updated_at, ?) WHERE id = ?`, ts, convID)
+	require.NoError(t, err)
+}
+
+// insertTreeMessage appends m as schema versions 6 and 7 stored it (a
+// tree, before the thinking columns of 0008): the child of the leaf, which
+// it becomes.
+func insertTreeMessage(t testing.TB, s *Store, convID string, m chat.Message) {
+	t.Helper()
+	if m.ID == "" {
+		m.ID = uuid.NewString()
+	}
+	var leaf sql.NullString
+	require.NoError(t, s.writer.QueryRowContext(ctx, `SELECT leaf_id FROM conversations WHERE id = ?`, convID).Scan(&leaf))
+	var stats any
+	if m.Stats != nil {
+		b, err := json.Marshal(m.Stats)
+		require.NoError(t, err)
+		stats = string(b)
+	}
+	ts := formatTime(now())
+	_, err := s.writer.ExecContext(ctx,
+		`INSERT INTO messages (id, conversation_id, run_id, role, content, created_at, parent_id, stats) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.ID, convID, nullString(m.RunID), m.Role, m.Content, ts, leaf, stats)
+	require.NoError(t, err)
+	_, err = s.writer.ExecContext(ctx, `UPDATE conversations SET leaf_id = ?, updated_at = max(updated_at, ?) WHERE id = ?`, m.ID, ts, convID)
 	require.NoError(t, err)
 }

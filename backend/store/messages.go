@@ -12,7 +12,7 @@ import (
 	"github.com/parley-app/parley/backend/chat"
 )
 
-const messageColumns = "id, conversation_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at, parent_id, attachment_count, stats"
+const messageColumns = "id, conversation_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at, parent_id, attachment_count, stats, reasoning, reasoning_ms, reasoning_source"
 
 // Messages returns the conversation's visible path (SPEC §7): from a first
 // message down to the conversation's leaf, each message with its parent,
@@ -351,11 +351,11 @@ func insertMessage(ctx context.Context, tx *sql.Tx, m *chat.Message) error {
 	}
 	_, err := tx.ExecContext(ctx,
 		`INSERT INTO messages (id, conversation_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at,
-		     parent_id, attachment_count, stats)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		     parent_id, attachment_count, stats, reasoning, reasoning_ms, reasoning_source)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		m.ID, m.ConversationID, nullString(m.RunID), m.Role, m.Content, toolCalls,
 		nullString(m.ToolCallID), nullString(m.ToolName), formatTime(m.CreatedAt),
-		nullString(m.ParentID), len(m.Attachments), stats)
+		nullString(m.ParentID), len(m.Attachments), stats, m.Reasoning, m.ReasoningMs, m.ReasoningSource)
 	if err != nil {
 		return err
 	}
@@ -384,7 +384,8 @@ func scanMessages(rows *sql.Rows) ([]chat.Message, map[string]int, error) {
 		var created string
 		var attachments int
 		if err := rows.Scan(&m.ID, &m.ConversationID, &runID, &m.Role, &m.Content,
-			&toolCalls, &toolCallID, &toolName, &created, &parentID, &attachments, &stats); err != nil {
+			&toolCalls, &toolCallID, &toolName, &created, &parentID, &attachments, &stats,
+			&m.Reasoning, &m.ReasoningMs, &m.ReasoningSource); err != nil {
 			return nil, nil, err
 		}
 		m.RunID, m.ToolCallID, m.ToolName, m.ParentID = runID.String, toolCallID.String, toolName.String, parentID.String

@@ -76,10 +76,13 @@ func fillVersion(t *testing.T, s *Store, v int) (convID string) {
 	c := mustConversation(t, s, "Zeppelin restoration notes")
 	for _, m := range []chat.Message{{Role: chat.RoleUser, Content: "How do I patch a hydrogen cell?"},
 		{Role: chat.RoleAssistant, Content: "Use vulcanised rubber patches."}, {Role: chat.RoleTool, Content: "toolnoise output"}} {
-		if v >= 6 { // conversations are trees: the store links each message to the one before
+		switch {
+		case v >= 8: // the current columns
 			m.ConversationID = c.ID
 			require.NoError(t, s.AppendMessage(ctx, &m))
-		} else {
+		case v >= 6: // conversations are trees: each message is linked to the one before
+			insertTreeMessage(t, s, c.ID, m)
+		default:
 			insertOldMessage(t, s, c.ID, oldMessage{Role: m.Role, Content: m.Content})
 		}
 	}

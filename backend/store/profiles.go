@@ -19,9 +19,10 @@ type Profile struct {
 	Model        string   `json:"model"`
 	Tools        []string `json:"tools"`
 	ToolCalling  string   `json:"tool_calling"` // auto, native, text or off ("" = auto)
+	Thinking     string   `json:"thinking"`     // auto, off, low, medium or high ("" = auto)
 }
 
-const profileColumns = "name, system_prompt, model, tools, tool_calling"
+const profileColumns = "name, system_prompt, model, tools, tool_calling, thinking"
 
 // SaveProfile inserts or replaces the profile named p.Name.
 func (s *Store) SaveProfile(ctx context.Context, p Profile) error {
@@ -38,11 +39,11 @@ func (s *Store) SaveProfile(ctx context.Context, p Profile) error {
 	}
 	t := formatTime(now())
 	_, err = s.writer.ExecContext(ctx,
-		`INSERT INTO profiles (name, system_prompt, model, tools, tool_calling, created_at, updated_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?)
+		`INSERT INTO profiles (name, system_prompt, model, tools, tool_calling, thinking, created_at, updated_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		 ON CONFLICT (name) DO UPDATE SET system_prompt = excluded.system_prompt, model = excluded.model,
-		     tools = excluded.tools, tool_calling = excluded.tool_calling, updated_at = excluded.updated_at`,
-		p.Name, p.SystemPrompt, p.Model, string(b), p.ToolCalling, t, t)
+		     tools = excluded.tools, tool_calling = excluded.tool_calling, thinking = excluded.thinking, updated_at = excluded.updated_at`,
+		p.Name, p.SystemPrompt, p.Model, string(b), p.ToolCalling, p.Thinking, t, t)
 	if err != nil {
 		return fmt.Errorf("save assistant profile %s: %w", p.Name, err)
 	}
@@ -93,7 +94,7 @@ func (s *Store) DeleteProfile(ctx context.Context, name string) error {
 func scanProfile(sc scanner) (Profile, error) {
 	var p Profile
 	var tools string
-	if err := sc.Scan(&p.Name, &p.SystemPrompt, &p.Model, &tools, &p.ToolCalling); err != nil {
+	if err := sc.Scan(&p.Name, &p.SystemPrompt, &p.Model, &tools, &p.ToolCalling, &p.Thinking); err != nil {
 		return p, err
 	}
 	if err := json.Unmarshal([]byte(tools), &p.Tools); err != nil {

@@ -110,7 +110,7 @@ func (s *Store) ImportTranscript(ctx context.Context, t *Transcript) (*chat.Conv
 		return runIDs[old]
 	}
 	src := t.Conversation
-	conv := &chat.Conversation{ID: uuid.NewString(), Title: src.Title, Assistant: src.Assistant, Model: src.Model, Pinned: src.Pinned,
+	conv := &chat.Conversation{ID: uuid.NewString(), Title: src.Title, Assistant: src.Assistant, Model: src.Model, Thinking: src.Thinking, Pinned: src.Pinned,
 		CreatedAt: src.CreatedAt.UTC(), UpdatedAt: src.UpdatedAt.UTC()}
 
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
@@ -119,8 +119,8 @@ func (s *Store) ImportTranscript(ctx context.Context, t *Transcript) (*chat.Conv
 			return fmt.Errorf("conversation: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO conversations (id, title, assistant, model, pinned, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			conv.ID, conv.Title, conv.Assistant, conv.Model, conv.Pinned, formatTime(conv.CreatedAt), formatTime(conv.UpdatedAt)); err != nil {
+			`INSERT INTO conversations (id, title, assistant, model, thinking, pinned, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			conv.ID, conv.Title, conv.Assistant, conv.Model, conv.Thinking, conv.Pinned, formatTime(conv.CreatedAt), formatTime(conv.UpdatedAt)); err != nil {
 			return fmt.Errorf("conversation: %w", err)
 		}
 		msgIDs := map[string]string{} // old id -> new id
@@ -134,7 +134,8 @@ func (s *Store) ImportTranscript(ctx context.Context, t *Transcript) (*chat.Conv
 			}
 			msg := &chat.Message{ID: uuid.NewString(), ConversationID: conv.ID, RunID: newRunID(m.RunID), Role: m.Role,
 				Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName, CreatedAt: m.CreatedAt,
-				ParentID: parent, Attachments: m.Attachments, Stats: m.Stats}
+				ParentID: parent, Attachments: m.Attachments, Stats: m.Stats,
+				Reasoning: m.Reasoning, ReasoningMs: m.ReasoningMs, ReasoningSource: m.ReasoningSource}
 			if err := insertMessage(ctx, tx, msg); err != nil {
 				return fmt.Errorf("messages[%d]: %w", i, err)
 			}
