@@ -48,6 +48,11 @@ func (c *ConversationService) SetModel(id, model string) error {
 	return c.svc.SetModel(c.ctx, id, model)
 }
 
+// SetThinking chooses the conversation's thinking setting ("" = its profile's).
+func (c *ConversationService) SetThinking(id, thinking string) error {
+	return c.svc.SetThinking(c.ctx, id, thinking)
+}
+
 // SetAssistant switches the conversation's assistant profile.
 func (c *ConversationService) SetAssistant(id, assistant string) error {
 	return c.svc.SetAssistant(c.ctx, id, assistant)

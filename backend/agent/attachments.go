@@ -44,6 +44,8 @@ func AttachedFileText(a chat.Attachment) string {
 // replyClock measures one model call for the reply's figures.
 type replyClock struct {
 	start, first time.Time
+	// The first and last piece of thinking (zero when none came).
+	firstThought, lastThought time.Time
 }
 
 func (c *replyClock) token() {
@@ -71,11 +73,14 @@ func (c *replyClock) stats(ctx context.Context, rt *Runtime, model llm.Model, ms
 		for _, m := range msgs {
 			in += utf8.RuneCountInString(m.Content)
 		}
-		out := utf8.RuneCountInString(resp.Text)
+		out := utf8.RuneCountInString(resp.Text) + utf8.RuneCountInString(resp.Reasoning)
 		for _, tc := range resp.ToolCalls {
 			out += utf8.RuneCountInString(tc.Name) + utf8.RuneCountInString(tc.Arguments)
 		}
 		st.PromptTokens, st.CompletionTokens = estimateTokens(in), estimateTokens(out)
+	}
+	if !c.lastThought.IsZero() {
+		st.AnswerMs = end.Sub(c.lastThought).Milliseconds()
 	}
 	if gen := end.Sub(c.first).Seconds(); !c.first.IsZero() && gen > 0 && st.CompletionTokens > 0 {
 		st.TokensPerSecond = float64(st.CompletionTokens) / gen

@@ -53,6 +53,9 @@ type runLoop struct {
 	runUnsaved bool
 	// heldStats are statistics written when the step ends (see recordOutcome).
 	heldStats []StatDelta
+	// thinkingNote is said once in a reply's figures: the server refused
+	// the thinking fields (see refuseThinking).
+	thinkingNote string
 }
 
 // tools lists the definitions the profile opted in to, in a stable order.
@@ -103,7 +106,7 @@ func (l *runLoop) messages() ([]llm.Message, error) {
 		} else {
 			closeOpen()
 		}
-		lm := llm.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
+		lm := l.withThinkingOf(llm.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName}, m)
 		if m.Role == chat.RoleUser && len(m.Attachments) > 0 {
 			lm = withAttachments(lm, m.Attachments)
 		}
@@ -131,29 +134,44 @@ func (l *runLoop) step() (more, stop bool, err error) {
 	messageID := uuid.NewString()
 	streaming := false
 	clock := &replyClock{start: time.Now()}
-	call := &mainCall{traceKey: l.traceAfter}
-	l.traceAfter = ""
-	resp, preset, err := l.chat(msgs, l.tools(false), clock.token, call, func(text string) {
+	began := func() {
 		clock.token()
 		if !streaming {
 			streaming = true
 			l.state(chat.StateStreaming)
 		}
+	}
+	call := &mainCall{traceKey: l.traceAfter, onReasoning: func(delta string, moved bool) {
+		if moved {
+			clock.moved()
+		} else {
+			clock.thought()
+		}
+		began()
+		l.rt.emit(events.MessageReasoning, events.MessageReasoningPayload{ConversationID: conv, RunID: runID, MessageID: messageID, Delta: delta, Moved: moved})
+	}}
+	l.traceAfter = ""
+	resp, preset, err := l.chat(msgs, l.tools(false), clock.token, call, func(text string) {
+		began()
 		l.rt.emit(events.MessageDelta, events.MessageDeltaPayload{ConversationID: conv, RunID: runID, MessageID: messageID, Delta: text})
 	})
 	if err == nil {
 		err = l.ctx.Err()
 	}
 	if err != nil {
-		// Keep what the user already saw: the partial text is saved as the
-		// assistant's message (without tool calls, which never ran).
-		if resp.Text != "" {
-			l.save(&chat.Message{ID: messageID, Role: chat.RoleAssistant, Content: resp.Text})
+		// Keep what the user already saw: the partial text and thinking
+		// are saved as the assistant's message (without tool calls, which
+		// never ran).
+		if resp.Text != "" || resp.Reasoning != "" {
+			l.save(&chat.Message{ID: messageID, Role: chat.RoleAssistant, Content: resp.Text,
+				Reasoning: resp.Reasoning, ReasoningMs: clock.reasoningMs(), ReasoningSource: resp.ReasoningSource})
 		}
 		return false, false, err
 	}
 	am := &chat.Message{ID: messageID, Role: chat.RoleAssistant, Content: resp.Text,
+		Reasoning: resp.Reasoning, ReasoningMs: clock.reasoningMs(), ReasoningSource: resp.ReasoningSource,
 		Stats: clock.stats(l.ctx, l.rt, l.model, msgs, resp)}
+	am.Stats.ThinkingNote = l.takeThinkingNote()
 	for _, tc := range resp.ToolCalls {
 		id := tc.ID
 		if id == "" {

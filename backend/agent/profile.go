@@ -1,5 +1,7 @@
 package agent
 
+import "github.com/parley-app/parley/backend/chat"
+
 // Profile is an assistant: its system prompt, model and the tools it opts in to.
 type Profile struct {
 	Name         string   `json:"name"`
@@ -9,6 +11,9 @@ type Profile struct {
 	// ToolCalling is how the model gets its tools: auto (the default, also
 	// when empty), native, text or off (SPEC §8).
 	ToolCalling string `json:"tool_calling,omitempty"`
+	// Thinking is how much its model thinks: auto (the default, also when
+	// empty: the server decides), off, low, medium or high (SPEC §9).
+	Thinking string `json:"thinking,omitempty"`
 }
 
 // DefaultProfileName names the profile new conversations use.
@@ -25,6 +30,7 @@ func DefaultProfile() Profile {
 			"Use the calculator for arithmetic and current_time for today's date.",
 		Tools:       []string{ToolAskUser, ToolSpawnAgents, ToolCurrentTime, ToolCalculator, MCPAllTools},
 		ToolCalling: ToolCallingAuto,
+		Thinking:    chat.ThinkingAuto,
 	}
 }
 

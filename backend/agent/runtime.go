@@ -138,6 +138,9 @@ type StartRequest struct {
 	// Model, when set, answers this run instead of the profile's model
 	// (the conversation's chosen model, or regenerate with another model).
 	Model string
+	// Thinking, when set, overrides the profile's thinking setting (the
+	// conversation's).
+	Thinking string
 	// Prepare, when set, runs once the conversation's run slot is taken and
 	// before anything is stored: it moves the visible path for an edit, a
 	// regenerated reply or a changed answer (SPEC §7). Its error ends the
@@ -429,6 +432,9 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 	if req.Model != "" {
 		// The whole run (sub-agents, statistics) uses the chosen model.
 		profile.Model = req.Model
+	}
+	if req.Thinking != "" {
+		profile.Thinking = req.Thinking
 	}
 	loop = &runLoop{rt: r, ctx: ctx, run: run, profile: profile, state: state, afterUserTurn: req.hasUserTurn()}
 	defer loop.flushStats(-1) // a run left awaiting at shutdown

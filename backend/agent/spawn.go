@@ -124,7 +124,9 @@ func (l *runLoop) runSubAgent(task string) (string, error) {
 		if len(resp.ToolCalls) == 0 {
 			return resp.Text, nil
 		}
-		msgs = append(msgs, llm.Message{Role: chat.RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
+		// Its thinking goes back between its own tool calls, as the run's does.
+		msgs = append(msgs, llm.Message{Role: chat.RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls,
+			Reasoning: resp.Reasoning, ReasoningSource: resp.ReasoningSource})
 		for _, tc := range resp.ToolCalls {
 			var out string
 			switch {

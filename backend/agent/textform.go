@@ -15,9 +15,11 @@ import (
 )
 
 // mainCall is what a model call of the run's own loop (not a sub-agent's)
-// adds: the card just answered, whose trace marks the request (backend/trace).
+// adds: the card just answered, whose trace marks the request
+// (backend/trace), and where the thinking goes (shown as it streams).
 type mainCall struct {
-	traceKey string
+	traceKey    string
+	onReasoning func(delta string, moved bool)
 }
 
 // How a profile's model gets its tools (Profile.ToolCalling, SPEC §8).
@@ -38,6 +40,11 @@ type Capabilities interface {
 	ToolRole(id llm.Identity) bool
 	RefuseTools(id llm.Identity)
 	RefuseToolRole(id llm.Identity)
+	// Ollama tells a server with Ollama's native API; ThinkingRefused and
+	// RefuseThinking remember thinking settings a server refused (SPEC §9).
+	Ollama(ctx context.Context, id llm.Identity) bool
+	ThinkingRefused(id llm.Identity, setting string) bool
+	RefuseThinking(id llm.Identity, setting string)
 }
 
 // MaxInvalidCalls bounds the tool calls a run may get wrong (unreadable,
@@ -97,6 +104,12 @@ func (l *runLoop) chooseForm() {
 	}
 }
 
+func (f *textForm) identity() llm.Identity {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.id
+}
+
 func (f *textForm) modelName() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -112,16 +125,23 @@ func (f *textForm) current() (mode string, toolRole bool) {
 // chat calls the model once in the run's tool form. In text form the tools
 // are described in the system prompt and the history rendered for it; in
 // both forms calls written into the reply are recognized while it streams
-// (their text never reaches onDelta) and join the native ones, each with an
-// id and its arguments repaired where unambiguous. A server that refuses
-// native tools (in auto mode) or `tool` messages is remembered and asked
-// again in the form it takes. preset holds the results of calls that could
-// not be read at all, by call id.
+// (their text never reaches onDelta; the thinking is never read for them)
+// and join the native ones, each with an id and its arguments repaired
+// where unambiguous. A server that refuses native tools (in auto mode),
+// `tool` messages or the thinking fields is remembered and asked again in
+// the form it takes. preset holds the results of calls that could not be
+// read at all, by call id. main is nil for a sub-agent's call (a
+// background call: it asks not to think where the setting is auto).
 func (l *runLoop) chat(msgs []llm.Message, tools []llm.Tool, onToolCallStart func(), main *mainCall, onDelta func(string)) (resp llm.Response, preset map[string]string, err error) {
 	l.chooseForm()
 	for attempt := 0; ; attempt++ {
 		mode, toolRole := l.text.current()
-		req := llm.Request{Messages: msgs, Tools: tools, OnToolCallStart: onToolCallStart}
+		thinking, setting := l.thinkingRequest(main == nil)
+		sent := msgs
+		if l.rt.caps.ThinkingRefused(l.text.identity(), textcalls.RefusedHistory) {
+			sent = withoutThinking(msgs)
+		}
+		req := llm.Request{Messages: sent, Tools: tools, OnToolCallStart: onToolCallStart, Thinking: thinking}
 		names := make([]string, 0, len(tools))
 		for _, t := range tools {
 			names = append(names, t.Name)
@@ -130,15 +150,24 @@ func (l *runLoop) chat(msgs []llm.Message, tools []llm.Tool, onToolCallStart fun
 		case mode == ToolCallingOff || len(tools) == 0:
 			req.Tools, names = nil, nil
 		case mode == ToolCallingText:
-			req.Messages = textcalls.Render(msgs, tools, toolRole)
+			req.Messages = textcalls.Render(sent, tools, toolRole)
 			req.Tools = nil
 		}
 		var rec *textcalls.Recognizer
 		if len(names) > 0 {
 			rec = textcalls.NewRecognizer(names, onDelta)
-			req.OnDelta = rec.Write
+			req.OnDelta = func(text string) { rec.Write(text) }
 		} else {
 			req.OnDelta = onDelta
+		}
+		req.OnReasoning = func(delta string, moved bool) {
+			if moved && rec != nil {
+				// The text read so far was thinking: no call was in it.
+				rec = textcalls.NewRecognizer(names, onDelta)
+			}
+			if main != nil && main.onReasoning != nil {
+				main.onReasoning(delta, moved)
+			}
 		}
 		ctx := l.ctx
 		if main != nil {
@@ -148,7 +177,7 @@ func (l *runLoop) chat(msgs []llm.Message, tools []llm.Tool, onToolCallStart fun
 		if err == nil {
 			err = l.ctx.Err()
 		}
-		if err != nil && attempt < 2 && l.switchForm(err, mode, req.Messages) {
+		if err != nil && attempt < 4 && (l.switchForm(err, mode, req.Messages) || l.refuseThinking(err, req, setting, main != nil)) {
 			continue
 		}
 		if rec == nil {

@@ -93,6 +93,20 @@ type Attachment struct {
 	Data []byte `json:"data,omitempty"`
 }
 
+// Thinking settings of profiles and conversations (SPEC §9): auto sends
+// nothing (the server decides), off asks not to think, a level asks for
+// that much thinking.
+const (
+	ThinkingAuto   = "auto"
+	ThinkingOff    = "off"
+	ThinkingLow    = "low"
+	ThinkingMedium = "medium"
+	ThinkingHigh   = "high"
+)
+
+// ThinkingSettings lists the thinking settings.
+var ThinkingSettings = []string{ThinkingAuto, ThinkingOff, ThinkingLow, ThinkingMedium, ThinkingHigh}
+
 // Run states (SPEC §2) shown to clients.
 const (
 	StateIdle                 = "idle"

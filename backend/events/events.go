@@ -13,10 +13,12 @@ import (
 const (
 	ConversationState = "conversation:state"
 	MessageDelta      = "message:delta"
-	MessageDone       = "message:done"
-	QuestionAsk       = "question:ask"
-	QuestionResolved  = "question:resolved"
-	RunError          = "run:error"
+	// MessageReasoning is a piece of an assistant reply's thinking (SPEC §9).
+	MessageReasoning = "message:reasoning"
+	MessageDone      = "message:done"
+	QuestionAsk      = "question:ask"
+	QuestionResolved = "question:resolved"
+	RunError         = "run:error"
 	// The conversation list's events.
 	ConversationUpdated = "conversation:updated"
 	ConversationDeleted = "conversation:deleted"
@@ -29,7 +31,7 @@ const (
 
 // Names lists every event Go emits, in the order of SPEC §3 and then the
 // list's and the download's.
-var Names = []string{ConversationState, MessageDelta, MessageDone, QuestionAsk, QuestionResolved, RunError, ConversationUpdated, ConversationDeleted, ModelPull, MCPServer}
+var Names = []string{ConversationState, MessageDelta, MessageReasoning, MessageDone, QuestionAsk, QuestionResolved, RunError, ConversationUpdated, ConversationDeleted, ModelPull, MCPServer}
 
 // Emitter sends one event to every client (the window, SSE subscribers).
 // Payloads are JSON-marshalable objects with "conversationId" at the top level.

@@ -19,6 +19,19 @@ type MessageDeltaPayload struct {
 	RunID     string `json:"runId"`
 }
 
+// MessageReasoningPayload is a piece of the thinking of the assistant reply
+// that will be MessageID (SPEC §9).
+type MessageReasoningPayload struct {
+	ConversationID string `json:"conversationId"`
+	Delta          string `json:"delta"`
+	MessageID      string `json:"messageId"`
+	// Moved: the reply's text streamed so far was thinking (a `</think>`
+	// came without a `<think>`): Delta is that text, the reply starts
+	// again empty.
+	Moved bool   `json:"moved,omitempty"`
+	RunID string `json:"runId"`
+}
+
 // MessageDonePayload is a message saved in full.
 type MessageDonePayload struct {
 	ConversationID string       `json:"conversationId"`
@@ -40,6 +53,7 @@ type ConversationUpdatedPayload struct {
 	ConversationID string  `json:"conversationId"`
 	Model          *string `json:"model,omitempty"`
 	Pinned         *bool   `json:"pinned,omitempty"`
+	Thinking       *string `json:"thinking,omitempty"`
 	Title          *string `json:"title,omitempty"`
 }
 
@@ -62,6 +76,12 @@ func AssistantChanged(conversationID, assistant string) ConversationUpdatedPaylo
 // ("" = the profile's model or the default again).
 func ModelChanged(conversationID, model string) ConversationUpdatedPayload {
 	return ConversationUpdatedPayload{ConversationID: conversationID, Model: &model}
+}
+
+// ThinkingChanged is the conversation:updated payload of a newly chosen
+// thinking setting ("" = the profile's again).
+func ThinkingChanged(conversationID, thinking string) ConversationUpdatedPayload {
+	return ConversationUpdatedPayload{ConversationID: conversationID, Thinking: &thinking}
 }
 
 // ConversationDeletedPayload names the deleted conversation.

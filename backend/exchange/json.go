@@ -55,6 +55,8 @@ type exportConversation struct {
 	Pinned    bool      `json:"pinned"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// Thinking is the conversation's thinking setting ("" = its profile's).
+	Thinking string `json:"thinking,omitempty"`
 }
 
 type exportMessage struct {
@@ -70,6 +72,10 @@ type exportMessage struct {
 	ParentID    string             `json:"parent_id,omitempty"`
 	Attachments []exportAttachment `json:"attachments,omitempty"`
 	Stats       *chat.MessageStats `json:"stats,omitempty"`
+	// An assistant reply's thinking (SPEC §9), absent when it had none.
+	Reasoning       string `json:"reasoning,omitempty"`
+	ReasoningMs     int64  `json:"reasoning_ms,omitempty"`
+	ReasoningSource string `json:"reasoning_source,omitempty"`
 }
 
 type exportAttachment struct {
@@ -146,7 +152,8 @@ func ExportJSON(ctx context.Context, s *store.Store, conversationID string) ([]b
 	doc := exportDoc{
 		Format: ExportFormat, Version: ExportVersion, ExportedAt: time.Now().UTC().Round(0),
 		Conversation: &exportConversation{ID: t.Conversation.ID, Title: t.Conversation.Title, Assistant: t.Conversation.Assistant,
-			Pinned: t.Conversation.Pinned, CreatedAt: t.Conversation.CreatedAt, UpdatedAt: t.Conversation.UpdatedAt},
+			Pinned: t.Conversation.Pinned, CreatedAt: t.Conversation.CreatedAt, UpdatedAt: t.Conversation.UpdatedAt,
+			Thinking: t.Conversation.Thinking},
 		Messages: make([]exportMessage, 0, len(t.Messages)),
 		Runs:     make([]exportRun, 0, len(t.Runs)),
 		Cards:    make([]exportCard, 0, len(t.Cards)),
@@ -154,7 +161,7 @@ func ExportJSON(ctx context.Context, s *store.Store, conversationID string) ([]b
 	for _, m := range t.Messages {
 		em := exportMessage{ID: m.ID, RunID: m.RunID, Role: m.Role, Content: m.Content,
 			ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName, CreatedAt: m.CreatedAt,
-			ParentID: m.ParentID, Stats: m.Stats}
+			ParentID: m.ParentID, Stats: m.Stats, Reasoning: m.Reasoning, ReasoningMs: m.ReasoningMs, ReasoningSource: m.ReasoningSource}
 		for _, a := range m.Attachments {
 			em.Attachments = append(em.Attachments, exportAttachment{Name: a.Name, MIMEType: a.MIMEType, Data: a.Data})
 		}
@@ -213,12 +220,12 @@ func (doc *exportDoc) transcript() *store.Transcript {
 	src := doc.Conversation
 	t := &store.Transcript{
 		Conversation: chat.Conversation{ID: src.ID, Title: src.Title, Assistant: src.Assistant, Pinned: src.Pinned,
-			CreatedAt: src.CreatedAt, UpdatedAt: src.UpdatedAt},
+			CreatedAt: src.CreatedAt, UpdatedAt: src.UpdatedAt, Thinking: src.Thinking},
 	}
 	for i, m := range doc.Messages {
 		msg := chat.Message{ID: m.ID, RunID: m.RunID, Role: m.Role, Content: m.Content,
 			ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName, CreatedAt: m.CreatedAt,
-			ParentID: m.ParentID, Stats: m.Stats}
+			ParentID: m.ParentID, Stats: m.Stats, Reasoning: m.Reasoning, ReasoningMs: m.ReasoningMs, ReasoningSource: m.ReasoningSource}
 		if msg.ID == "" {
 			msg.ID = fmt.Sprintf("message-%d", i) // the store gives it a real id; links need one
 		}

@@ -178,7 +178,15 @@ func writeMessage(b *strings.Builder, m chat.Message, cards []*questions.Card) {
 		fmt.Fprintf(b, "\n---\n\n**%s** · %s\n\n", strings.ToUpper(m.Role[:1])+m.Role[1:], mdTime(m.CreatedAt))
 	}
 	gap := "" // blank line between blocks, not before the first
+	if m.Reasoning != "" {
+		writeThinking(b, m)
+		gap = "\n"
+		if strings.TrimSpace(m.Content) == "" && len(m.ToolCalls) == 0 {
+			b.WriteString("\n*(No answer: the model only thought.)*\n")
+		}
+	}
 	if strings.TrimSpace(m.Content) != "" {
+		b.WriteString(gap)
 		b.WriteString(strings.TrimRight(m.Content, "\n"))
 		b.WriteString("\n")
 		gap = "\n"
@@ -198,6 +206,29 @@ func writeMessage(b *strings.Builder, m chat.Message, cards []*questions.Card) {
 		}
 		gap = "\n"
 	}
+}
+
+// writeThinking writes a reply's thinking folded away in a <details> block
+// (SPEC §9), as a code block: model text never becomes HTML, and nothing
+// in it can close the block.
+func writeThinking(b *strings.Builder, m chat.Message) {
+	fmt.Fprintf(b, "<details>\n<summary>Thought for %s</summary>\n\n", thoughtFor(m.ReasoningMs))
+	writeFenced(b, m.Reasoning)
+	b.WriteString("\n</details>\n")
+}
+
+// thoughtFor is a thinking time as the chat says it: "12 s", "2 min 5 s".
+func thoughtFor(ms int64) string {
+	s := (ms + 500) / 1000
+	switch {
+	case s < 1:
+		return "less than a second"
+	case s < 60:
+		return fmt.Sprintf("%d s", s)
+	case s%60 == 0:
+		return fmt.Sprintf("%d min", s/60)
+	}
+	return fmt.Sprintf("%d min %d s", s/60, s%60)
 }
 
 func writeCard(b *strings.Builder, c *questions.Card) {

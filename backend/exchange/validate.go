@@ -3,6 +3,7 @@ package exchange
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/questions"
@@ -24,6 +25,8 @@ func validateExport(doc *exportDoc) error {
 		return errors.New("conversation.created_at is missing")
 	case doc.Conversation.UpdatedAt.IsZero():
 		return errors.New("conversation.updated_at is missing")
+	case doc.Conversation.Thinking != "" && !slices.Contains(chat.ThinkingSettings, doc.Conversation.Thinking):
+		return fmt.Errorf("conversation.thinking %q is not one of auto, off, low, medium, high", doc.Conversation.Thinking)
 	}
 	msgIDs := map[string]bool{}
 	for i, m := range doc.Messages {
@@ -48,6 +51,9 @@ func validateExport(doc *exportDoc) error {
 		}
 		if m.CreatedAt.IsZero() {
 			return fmt.Errorf("messages[%d].created_at is missing", i)
+		}
+		if m.ReasoningMs < 0 {
+			return fmt.Errorf("messages[%d].reasoning_ms %d is negative", i, m.ReasoningMs)
 		}
 	}
 	if doc.LeafID != "" && !msgIDs[doc.LeafID] {

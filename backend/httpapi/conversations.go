@@ -122,13 +122,20 @@ func (s *Server) patchConversation(w http.ResponseWriter, r *http.Request) error
 		Pinned    *bool   `json:"pinned"`
 		Assistant *string `json:"assistant"`
 		Model     *string `json:"model"`
+		Thinking  *string `json:"thinking"`
 	}
 	if err := decode(r, &req); err != nil {
 		return err
 	}
 	id := r.PathValue("id")
-	if req.Title == nil && req.Pinned == nil && req.Assistant == nil && req.Model == nil {
-		return httpError{http.StatusBadRequest, `give "title", "pinned", "assistant" and/or "model"`}
+	if req.Title == nil && req.Pinned == nil && req.Assistant == nil && req.Model == nil && req.Thinking == nil {
+		return httpError{http.StatusBadRequest, `give "title", "pinned", "assistant", "model" and/or "thinking"`}
+	}
+	if req.Thinking != nil {
+		// First too: an unknown setting (422) changes nothing.
+		if err := s.opts.Backend.SetThinking(r.Context(), id, *req.Thinking); err != nil {
+			return err
+		}
 	}
 	if req.Assistant != nil {
 		// First: an unknown profile is refused before anything changes.

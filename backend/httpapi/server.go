@@ -43,6 +43,7 @@ type Backend interface {
 	SetPinned(ctx context.Context, id string, pinned bool) error
 	SetAssistant(ctx context.Context, id, assistant string) error
 	SetModel(ctx context.Context, id, model string) error
+	SetThinking(ctx context.Context, id, thinking string) error
 	Retry(ctx context.Context, id string) (runID string, err error)
 	ListModels(ctx context.Context) ([]service.ModelInfo, error)
 	GetSettings() service.Settings

@@ -81,6 +81,7 @@ func (f *fakeBackend) RenameConversation(context.Context, string, string) error 
 func (f *fakeBackend) SetPinned(context.Context, string, bool) error            { return f.err }
 func (f *fakeBackend) SetAssistant(context.Context, string, string) error       { return f.err }
 func (f *fakeBackend) SetModel(context.Context, string, string) error           { return f.err }
+func (f *fakeBackend) SetThinking(context.Context, string, string) error        { return f.err }
 func (f *fakeBackend) Retry(context.Context, string) (string, error)            { return "r2", f.err }
 func (f *fakeBackend) GetSettings() service.Settings                            { return service.DefaultSettings() }
 func (f *fakeBackend) SaveSettings(_ context.Context, s service.Settings) (service.Settings, error) {

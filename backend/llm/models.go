@@ -70,6 +70,7 @@ func (o *Ollama) nativeModels(ctx context.Context) (models []ModelInfo, native b
 		d, _ := o.Details(ctx, m.Name)
 		info.SupportsTools = slices.Contains(d.Capabilities, "tools")
 		info.SupportsVision = slices.Contains(d.Capabilities, "vision")
+		info.SupportsThinking = slices.Contains(d.Capabilities, "thinking")
 		out = append(out, info)
 	}
 	if err := ctx.Err(); err != nil {

@@ -29,6 +29,10 @@ type ModelInfo struct {
 	// SupportsVision: the model reads images (Ollama's "vision"
 	// capability, or a listing that says so).
 	SupportsVision bool `json:"supports_vision"`
+	// SupportsThinking: the model thinks before it answers (Ollama's
+	// "thinking" capability, which it infers from the template:
+	// thinking/template.go).
+	SupportsThinking bool `json:"supports_thinking"`
 }
 
 // PullProgress is one line of a pull's progress.

@@ -61,7 +61,7 @@ func (s *Service) Send(ctx context.Context, id string, req SendRequest) (string,
 			return "", err
 		}
 	}
-	runID, err := s.start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: c.Model, UserText: content,
+	runID, err := s.start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: c.Model, Thinking: c.Thinking, UserText: content,
 		UserAttachments: atts, Prepare: prepare})
 	if err != nil {
 		return "", err
@@ -130,7 +130,7 @@ func (s *Service) Regenerate(ctx context.Context, id, messageID, model string) (
 	}
 	userID := path[user].ID
 	var oldLeaf string
-	return s.start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: cmp.Or(strings.TrimSpace(model), c.Model),
+	return s.start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: cmp.Or(strings.TrimSpace(model), c.Model), Thinking: c.Thinking,
 		Prepare: func(ctx context.Context, _ string) error {
 			leaf, err := s.store.Leaf(ctx, id)
 			if err != nil {
@@ -193,7 +193,7 @@ func (s *Service) ForkQuestion(ctx context.Context, id, questionID string, req F
 		return "", err
 	}
 	content := questions.SubmitResult(answers, req.Comments)
-	return s.start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: c.Model,
+	return s.start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: c.Model, Thinking: c.Thinking,
 		Prepare: func(ctx context.Context, runID string) error {
 			if err := s.store.SetLeaf(ctx, id, result.ParentID); err != nil {
 				return err

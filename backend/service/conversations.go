@@ -139,6 +139,22 @@ func (s *Service) SetModel(ctx context.Context, id, model string) error {
 	return nil
 }
 
+// SetThinking chooses the thinking setting of the conversation's next runs
+// (the chat header's menu, SPEC §9); "" goes back to its profile's.
+func (s *Service) SetThinking(ctx context.Context, id, thinking string) error {
+	thinking = strings.TrimSpace(thinking)
+	if thinking != "" {
+		if err := checkThinking(thinking); err != nil {
+			return err
+		}
+	}
+	if err := s.store.SetThinking(ctx, id, thinking); err != nil {
+		return err
+	}
+	s.ev.Emit(events.ConversationUpdated, events.ThinkingChanged(id, thinking))
+	return nil
+}
+
 // maxModelNameChars bounds a chosen model's name (servers use short ones).
 const maxModelNameChars = 200
 
@@ -164,7 +180,7 @@ func (s *Service) Retry(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	runID, err := s.rt.Start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: c.Model})
+	runID, err := s.rt.Start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: c.Model, Thinking: c.Thinking})
 	if errors.Is(err, agent.ErrRunActive) {
 		return "", ErrRunActive
 	}

@@ -26,6 +26,13 @@ func (e *InputError) Error() string { return e.Msg }
 
 func inputErrorf(msg string) error { return &InputError{Msg: msg} }
 
+// ValueError is a field given a value it never takes, such as an unknown
+// thinking setting (HTTP 422).
+type ValueError struct{ Msg string }
+
+// Error returns the message for the user.
+func (e *ValueError) Error() string { return e.Msg }
+
 // UpstreamError is a failure of the model server or of what stands behind
 // it (Ollama's registry), not of Parley or the request (HTTP 502). Msg is
 // for the user; Err keeps the cause for the log.
@@ -63,6 +70,7 @@ func KindOf(err error) Kind {
 	var ue *UpstreamError
 	var me *mcp.InputError
 	var ae *AttachmentError
+	var vae *ValueError
 	switch {
 	case err == nil:
 		return ""
@@ -72,7 +80,7 @@ func KindOf(err error) Kind {
 		return KindValidation
 	case errors.Is(err, ErrTooLarge):
 		return KindTooLarge
-	case errors.As(err, &ve):
+	case errors.As(err, &ve), errors.As(err, &vae):
 		return KindValidation
 	case errors.As(err, &ie), errors.As(err, &me):
 		return KindInput

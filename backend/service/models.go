@@ -83,6 +83,9 @@ type ModelInfo struct {
 	// SupportsVision: the model reads images (Ollama's "vision"
 	// capability, or a listing that says so).
 	SupportsVision bool `json:"supports_vision,omitempty"`
+	// SupportsThinking: the model thinks before it answers (Ollama's
+	// "thinking" capability; other servers do not say).
+	SupportsThinking bool `json:"supports_thinking,omitempty"`
 }
 
 // ModelStatus says whether the model server answers, for onboarding.
@@ -110,7 +113,8 @@ func (s *Service) CheckModelServer(ctx context.Context) ModelStatus {
 	var models []ModelInfo
 	if err == nil {
 		for _, m := range server.Models {
-			models = append(models, ModelInfo{Name: m.Name, SupportsTools: m.SupportsTools, SupportsVision: m.SupportsVision, ToolsUnknown: !server.Ollama})
+			models = append(models, ModelInfo{Name: m.Name, SupportsTools: m.SupportsTools, SupportsVision: m.SupportsVision,
+				SupportsThinking: m.SupportsThinking, ToolsUnknown: !server.Ollama})
 		}
 	}
 	if st.DemoMode {

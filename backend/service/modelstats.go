@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/parley-app/parley/backend/agent"
@@ -26,14 +25,14 @@ func (s *Service) capabilities(ctx context.Context) *textcalls.Capabilities {
 	if _, err := s.store.GetSetting(ctx, refusalsKey, &saved); err != nil {
 		s.log.Warn("load remembered model refusals", "err", err)
 	}
-	probe := func(ctx context.Context, id llm.Identity) (tools, known bool) {
+	probe := func(ctx context.Context, id llm.Identity) (caps []string, known bool) {
 		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
 		caps, err := llm.NewOllama(id.BaseURL).Capabilities(ctx, id.Model)
 		if err != nil {
-			return false, false // not Ollama, or it does not know the model: try native
+			return nil, false // not Ollama, or it does not know the model: try native
 		}
-		return slices.Contains(caps, "tools"), true
+		return caps, true
 	}
 	save := func(all map[string]textcalls.Refusals) {
 		if err := s.store.SetSetting(context.Background(), refusalsKey, all); err != nil {

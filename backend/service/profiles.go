@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -97,7 +98,14 @@ func (s *Service) SaveProfile(ctx context.Context, p Profile) (Profile, error) {
 	if !slices.Contains(agent.ToolCallingModes, p.ToolCalling) {
 		return Profile{}, inputErrorf(`tool calling must be "auto", "native", "text" or "off"`)
 	}
-	if err := s.store.SaveProfile(ctx, store.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools, ToolCalling: p.ToolCalling}); err != nil {
+	if p.Thinking == "" {
+		p.Thinking = chat.ThinkingAuto
+	}
+	if err := checkThinking(p.Thinking); err != nil {
+		return Profile{}, err
+	}
+	if err := s.store.SaveProfile(ctx, store.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools,
+		ToolCalling: p.ToolCalling, Thinking: p.Thinking}); err != nil {
 		return Profile{}, err
 	}
 	return p, nil
@@ -132,5 +140,14 @@ func fromStoreProfile(p store.Profile) agent.Profile {
 	if toolCalling == "" {
 		toolCalling = agent.ToolCallingAuto
 	}
-	return agent.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools, ToolCalling: toolCalling}
+	return agent.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools, ToolCalling: toolCalling,
+		Thinking: cmp.Or(p.Thinking, chat.ThinkingAuto)}
+}
+
+// checkThinking refuses a thinking setting that is not one of SPEC §9's.
+func checkThinking(setting string) error {
+	if !slices.Contains(chat.ThinkingSettings, setting) {
+		return &ValueError{Msg: fmt.Sprintf(`thinking must be "auto", "off", "low", "medium" or "high" (not %q)`, setting)}
+	}
+	return nil
 }

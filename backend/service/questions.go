@@ -78,7 +78,7 @@ func (s *Service) onLateAnswer(c *questions.Card) {
 		return
 	}
 	text := questions.LateAnswerText(c)
-	_, err = s.rt.Start(agent.StartRequest{ConversationID: c.ConversationID, Profile: conv.Assistant, Model: conv.Model, UserText: text, ResumedFrom: c.RunID})
+	_, err = s.rt.Start(agent.StartRequest{ConversationID: c.ConversationID, Profile: conv.Assistant, Model: conv.Model, Thinking: conv.Thinking, UserText: text, ResumedFrom: c.RunID})
 	if errors.Is(err, agent.ErrRunActive) {
 		// The active run reads the history at its next model call.
 		m := &chat.Message{ConversationID: c.ConversationID, Role: chat.RoleUser, Content: text}

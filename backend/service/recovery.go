@@ -43,7 +43,7 @@ func (s *Service) recover(ctx context.Context) error {
 			s.log.Warn("pending question without conversation", "question", c.ID, "err", err)
 			continue
 		}
-		if _, err := s.rt.Start(agent.StartRequest{ConversationID: c.ConversationID, Profile: conv.Assistant, Model: conv.Model, AwaitCard: c}); err != nil {
+		if _, err := s.rt.Start(agent.StartRequest{ConversationID: c.ConversationID, Profile: conv.Assistant, Model: conv.Model, Thinking: conv.Thinking, AwaitCard: c}); err != nil {
 			s.log.Warn("resume run for pending question", "question", c.ID, "err", err)
 			continue
 		}

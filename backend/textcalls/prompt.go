@@ -77,7 +77,7 @@ func Render(msgs []llm.Message, tools []llm.Tool, toolRole bool) []llm.Message {
 			for _, tc := range m.ToolCalls {
 				parts = append(parts, FormatCall(tc.Name, tc.Arguments))
 			}
-			out = append(out, llm.Message{Role: "assistant", Content: strings.Join(parts, "\n\n")})
+			out = append(out, llm.Message{Role: "assistant", Content: strings.Join(parts, "\n\n"), Reasoning: m.Reasoning, ReasoningSource: m.ReasoningSource})
 		case m.Role == "tool" && !toolRole:
 			text := FormatResult(m.ToolName, m.Content)
 			if n := len(out); n > 0 && out[n-1].Role == "user" && strings.HasPrefix(out[n-1].Content, "<tool_response") {

@@ -31,6 +31,8 @@ var Wire = Registry{
 		{Name: "ThemeSetting", Values: []string{"system", "light", "dark"}},
 		// How a profile's model gets its tools (SPEC §8).
 		{Name: "ToolCalling", Values: agent.ToolCallingModes, List: "TOOL_CALLING_MODES"},
+		// How much a model thinks (SPEC §9).
+		{Name: "ThinkingSetting", Values: chat.ThinkingSettings, List: "THINKING_SETTINGS"},
 		// The formats service.ExportConversation writes.
 		{Name: "ExportFormat", Values: []string{"markdown", "json"}},
 	},
@@ -59,7 +61,7 @@ var Wire = Registry{
 		{Name: "BranchRequest", Go: typeOf[api.BranchRequest]()},
 		{Name: "ForkRequest", Go: typeOf[service.ForkRequest]()},
 		// Assistants, models and settings.
-		{Name: "Profile", Go: typeOf[agent.Profile](), Fields: map[string]string{"tool_calling": "ToolCalling"}},
+		{Name: "Profile", Go: typeOf[agent.Profile](), Fields: map[string]string{"tool_calling": "ToolCalling", "thinking": "ThinkingSetting"}},
 		{Name: "ToolInfo", Go: typeOf[service.ToolInfo]()},
 		{Name: "ModelInfo", Go: typeOf[service.ModelInfo]()},
 		{Name: "ModelStatus", Go: typeOf[service.ModelStatus]()},
@@ -79,6 +81,7 @@ var Wire = Registry{
 		// Event payloads (SPEC §3).
 		{Name: "ConversationStateEvent", Go: typeOf[agent.StateInfo](), Fields: map[string]string{"state": "RunState"}},
 		{Name: "MessageDeltaEvent", Go: typeOf[events.MessageDeltaPayload]()},
+		{Name: "MessageReasoningEvent", Go: typeOf[events.MessageReasoningPayload]()},
 		{Name: "MessageDoneEvent", Go: typeOf[events.MessageDonePayload]()},
 		{Name: "RunErrorEvent", Go: typeOf[events.RunErrorPayload]()},
 		{Name: "ConversationUpdatedEvent", Go: typeOf[events.ConversationUpdatedPayload]()},
@@ -90,6 +93,7 @@ var Wire = Registry{
 		{Name: events.ConversationUpdated, Payload: typeOf[events.ConversationUpdatedPayload]()},
 		{Name: events.ConversationDeleted, Payload: typeOf[events.ConversationDeletedPayload]()},
 		{Name: events.MessageDelta, Payload: typeOf[events.MessageDeltaPayload]()},
+		{Name: events.MessageReasoning, Payload: typeOf[events.MessageReasoningPayload]()},
 		{Name: events.MessageDone, Payload: typeOf[events.MessageDonePayload]()},
 		{Name: events.QuestionAsk, Payload: typeOf[*questions.Card]()},
 		{Name: events.QuestionResolved, Payload: typeOf[*questions.Card]()},

@@ -33,6 +33,10 @@ export type ToolCalling = 'auto' | 'native' | 'text' | 'off'
 
 export const TOOL_CALLING_MODES: readonly ToolCalling[] = ['auto', 'native', 'text', 'off']
 
+export type ThinkingSetting = 'auto' | 'off' | 'low' | 'medium' | 'high'
+
+export const THINKING_SETTINGS: readonly ThinkingSetting[] = ['auto', 'off', 'low', 'medium', 'high']
+
 export type ExportFormat = 'markdown' | 'json'
 
 export interface QuestionOption {
@@ -127,6 +131,8 @@ export interface MessageStats {
   completion_tokens: number
   estimated?: boolean
   context_length?: number
+  answer_ms?: number
+  thinking_note?: string
 }
 
 export interface SearchMatch {
@@ -150,6 +156,9 @@ export interface Message {
   sibling_index: number
   sibling_ids?: string[]
   stats?: MessageStats
+  reasoning?: string
+  reasoning_ms?: number
+  reasoning_source?: string
 }
 
 export interface Conversation {
@@ -157,6 +166,7 @@ export interface Conversation {
   title: string
   assistant: string
   model?: string
+  thinking?: string
   pinned: boolean
   created_at: string
   updated_at: string
@@ -168,6 +178,7 @@ export interface ConversationDetail {
   title: string
   assistant: string
   model?: string
+  thinking?: string
   pinned: boolean
   created_at: string
   updated_at: string
@@ -213,6 +224,7 @@ export interface Profile {
   model: string
   tools: string[]
   tool_calling?: ToolCalling
+  thinking?: ThinkingSetting
 }
 
 export interface ToolInfo {
@@ -225,6 +237,7 @@ export interface ModelInfo {
   supports_tools: boolean
   tools_unknown?: boolean
   supports_vision?: boolean
+  supports_thinking?: boolean
 }
 
 export interface ModelStatus {
@@ -345,6 +358,14 @@ export interface MessageDeltaEvent {
   runId: string
 }
 
+export interface MessageReasoningEvent {
+  conversationId: string
+  delta: string
+  messageId: string
+  moved?: boolean
+  runId: string
+}
+
 export interface MessageDoneEvent {
   conversationId: string
   message: Message
@@ -362,6 +383,7 @@ export interface ConversationUpdatedEvent {
   conversationId: string
   model?: string
   pinned?: boolean
+  thinking?: string
   title?: string
 }
 
@@ -384,6 +406,7 @@ export interface EventPayloads {
   'conversation:updated': ConversationUpdatedEvent
   'conversation:deleted': ConversationDeletedEvent
   'message:delta': MessageDeltaEvent
+  'message:reasoning': MessageReasoningEvent
   'message:done': MessageDoneEvent
   'question:ask': Card
   'question:resolved': Card
@@ -394,7 +417,7 @@ export interface EventPayloads {
 
 export type ServerEventName = keyof EventPayloads
 
-export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server']
+export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server']
 
 export const ASK_TOOL = 'ask_user_question'
 
