@@ -32,6 +32,7 @@ export type {
   MCPStatus,
   MCPTool,
   MessageDeltaEvent,
+  MessageReasoningEvent,
   MessageDoneEvent,
   ModelInfo,
   ModelPullEvent,
@@ -50,11 +51,12 @@ export type {
   Settings,
   SettingsExport,
   ThemeSetting,
+  ThinkingSetting,
   ToolCall,
   ToolCalling,
   ToolInfo,
 } from './api/wire.gen'
-export { ASK_TOOL, CARD_KINDS, CARD_STATUSES, MCP_POLICIES, MCP_SECRET_MASK, DEFAULT_PROFILE, LIMITS, ROLES, RUN_STATES, SERVER_EVENTS, TOOL_CALLING_MODES } from './api/wire.gen'
+export { ASK_TOOL, CARD_KINDS, CARD_STATUSES, MCP_POLICIES, MCP_SECRET_MASK, DEFAULT_PROFILE, LIMITS, ROLES, RUN_STATES, SERVER_EVENTS, THINKING_SETTINGS, TOOL_CALLING_MODES } from './api/wire.gen'
 
 /** True while a run is active (a new message would get a 409). */
 export function isRunActive(state: RunState | undefined): boolean {

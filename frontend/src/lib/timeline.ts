@@ -103,7 +103,8 @@ export function buildTimeline(messages: Message[], cards: Card[], streaming: boo
     if (m.role === 'user') {
       push({ kind: 'user', key: `m:${m.id}`, message: m })
     } else if (m.role === 'assistant') {
-      if (m.content && m.content.trim()) push({ kind: 'assistant', key: `m:${m.id}`, message: m })
+      // A reply that thought shows its thinking, even with nothing else to show (SPEC §9).
+      if ((m.content && m.content.trim()) || m.reasoning) push({ kind: 'assistant', key: `m:${m.id}`, message: m })
       for (const tc of m.tool_calls ?? []) {
         if (tc.name !== ASK_TOOL) {
           askCalls.delete(tc.id)

@@ -216,7 +216,7 @@ describe('chat store', () => {
     chat.onDelta({ conversationId: 'c1', delta: 'first step', messageId: 'a1' } as never)
     // a new message starts: the text of the first one is kept under its own id
     chat.onDelta({ conversationId: 'c1', delta: 'second', messageId: 'a2' } as never)
-    expect(chat.streams.c1).toEqual({ text: 'second', messageId: 'a2' })
+    expect(chat.streams.c1).toMatchObject({ text: 'second', messageId: 'a2', reasoning: '' })
     expect(chat.messagesFor('c1').at(-1)).toMatchObject({ id: 'a1', content: 'first step' })
     // its message:done replaces it in place, and a retry does not drop it as a broken partial
     chat.onDone({ conversationId: 'c1', message: { id: 'a1', conversationId: 'c1', role: 'assistant', content: 'first step, done', created_at: 'x', parent_id: '', siblings: 1, sibling_index: 0 } })

@@ -20,6 +20,7 @@ import type {
   Message,
   MessageDeltaEvent,
   MessageDoneEvent,
+  MessageReasoningEvent,
   Role,
   RunErrorEvent,
   RunState,
@@ -37,6 +38,13 @@ function messageList(list: Message[]): Message[] {
 export interface StreamBuffer {
   text: string
   messageId?: string
+  /** The reply's thinking so far (SPEC §9); '' when it did not think. */
+  reasoning: string
+  /** When its first and its last piece of thinking arrived (Date.now()). */
+  thoughtFrom?: number
+  thoughtUntil?: number
+  /** When the reply's first text arrived (thinking moved out of it began then). */
+  firstTextAt?: number
 }
 
 interface State extends BranchState {
@@ -76,6 +84,8 @@ export function messageFromDone(p: MessageDoneEvent | (Partial<Message> & { conv
     sibling_index: raw.sibling_index ?? 0,
     ...(raw.sibling_ids?.length ? { sibling_ids: raw.sibling_ids } : {}),
     ...(raw.stats ? { stats: raw.stats } : {}),
+    ...(raw.reasoning ? { reasoning: raw.reasoning, reasoning_ms: raw.reasoning_ms ?? 0 } : {}),
+    ...(raw.reasoning_source ? { reasoning_source: raw.reasoning_source } : {}),
     ...(raw.attachments?.length ? { attachments: raw.attachments } : {}),
     ...(raw.run_id ? { run_id: raw.run_id } : {}),
     ...(raw.tool_calls?.length ? { tool_calls: raw.tool_calls } : {}),
@@ -338,15 +348,41 @@ export const useChatStore = defineStore('chat', {
       if (!delta) return
       const id = p.conversationId
       const messageId = p.messageId || undefined
-      const buf = this.streams[id]
-      if (buf && (!messageId || !buf.messageId || buf.messageId === messageId)) {
-        buf.text += delta
-      } else {
-        if (buf) this.flushStream(id)
-        this.streams[id] = { text: delta, messageId }
-      }
+      const buf = this.bufferFor(id, messageId)
+      buf.firstTextAt ??= Date.now()
+      buf.text += delta
       const st = this.runStates[id]
       if (st !== 'streaming') this.runStates[id] = 'streaming'
+    },
+
+    /**
+     * A piece of the reply's thinking (SPEC §9). `moved`: the reply's text
+     * so far was thinking (a `</think>` came without a `<think>`): it is
+     * the delta, and the reply starts again empty.
+     */
+    onReasoning(p: Pick<MessageReasoningEvent, 'conversationId' | 'delta'> & Partial<MessageReasoningEvent>): void {
+      if (!p?.conversationId || typeof p.delta !== 'string' || !p.delta) return
+      const buf = this.bufferFor(p.conversationId, p.messageId || undefined)
+      const now = Date.now()
+      if (p.moved) {
+        buf.text = ''
+        buf.thoughtFrom ??= buf.firstTextAt ?? now
+      }
+      buf.reasoning += p.delta
+      buf.thoughtFrom ??= now
+      buf.thoughtUntil = now
+      if (this.runStates[p.conversationId] !== 'streaming') this.runStates[p.conversationId] = 'streaming'
+    },
+
+    /** The conversation's stream buffer for messageId (a new one for another message). */
+    bufferFor(id: string, messageId: string | undefined): StreamBuffer {
+      const buf = this.streams[id]
+      if (buf && (!messageId || !buf.messageId || buf.messageId === messageId)) {
+        if (messageId && !buf.messageId) buf.messageId = messageId
+        return buf
+      }
+      if (buf) this.flushStream(id)
+      return (this.streams[id] = { text: '', reasoning: '', messageId })
     },
 
     /** Go nests the message; the message at the top level is accepted too. */
@@ -398,7 +434,7 @@ export const useChatStore = defineStore('chat', {
       const buf = this.streams[conversationId]
       if (!buf) return
       delete this.streams[conversationId]
-      if (!this.messages[conversationId] || !buf.text.trim()) return
+      if (!this.messages[conversationId] || (!buf.text.trim() && !buf.reasoning)) return
       const list = this.listOf(conversationId)
       if (buf.messageId && list.some((m) => m.id === buf.messageId)) return
       const id = buf.messageId || `partial-${++localSeq}`
@@ -412,6 +448,7 @@ export const useChatStore = defineStore('chat', {
         parent_id: list.at(-1)?.id ?? '',
         siblings: 1,
         sibling_index: 0,
+        ...(buf.reasoning ? { reasoning: buf.reasoning, reasoning_ms: (buf.thoughtUntil ?? 0) - (buf.thoughtFrom ?? 0) } : {}),
       })
     },
   },

@@ -56,6 +56,7 @@ function newer(a: Conversation, b: Conversation): number {
 function summaryOf(c: Conversation): Conversation {
   const out: Conversation = { id: c.id, title: c.title ?? '', assistant: c.assistant, pinned: c.pinned, created_at: c.created_at, updated_at: c.updated_at }
   if (c.model) out.model = c.model
+  if (c.thinking) out.thinking = c.thinking
   if (c.match) out.match = c.match
   return out
 }
@@ -291,6 +292,24 @@ export const useConversationsStore = defineStore('conversations', {
       }
     },
 
+    /** Chooses how much the conversation's model thinks ('' = its profile's setting); its next run uses it. */
+    async setThinking(id: string, thinking: string): Promise<boolean> {
+      const item = this.byId(id)
+      if (!item || (item.thinking ?? '') === thinking) return false
+      const before = item.thinking
+      item.thinking = thinking
+      try {
+        const res = await useTransport().setThinking(id, thinking)
+        if (res && res.id) Object.assign(item, summaryOf(res))
+        this.actionError = null
+        return true
+      } catch (err) {
+        item.thinking = before
+        this.actionError = `Couldn't change the thinking setting: ${toError(err).message}`
+        return false
+      }
+    },
+
     /** Opens a search result on the branch of its matching message (SPEC §7). */
     async openMatch(c: Conversation): Promise<void> {
       const messageId = c.match?.message_id
@@ -418,6 +437,7 @@ export const useConversationsStore = defineStore('conversations', {
       if (typeof p.pinned === 'boolean') patch.pinned = p.pinned
       if (typeof p.assistant === 'string') patch.assistant = p.assistant
       if (typeof p.model === 'string') patch.model = p.model
+      if (typeof p.thinking === 'string') patch.thinking = p.thinking
       const targets = new Set([this.items.find((c) => c.id === id), this.known[id]].filter((c): c is Conversation => !!c))
       for (const c of targets) Object.assign(c, patch)
       // Not listed yet (e.g. imported, or created by another client).

@@ -53,6 +53,7 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
     t.on('conversation:updated', (p) => conversations.onUpdated(p)),
     t.on('conversation:deleted', (p) => conversations.onDeleted(p)),
     t.on('message:delta', (p) => chat.onDelta(p)),
+    t.on('message:reasoning', (p) => chat.onReasoning(p)),
     t.on('message:done', (p) => {
       chat.onDone(p)
       if (p?.conversationId) conversations.touch(p.conversationId)

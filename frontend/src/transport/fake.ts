@@ -35,7 +35,7 @@ import type {
 } from '../types'
 import type { ForkRequest, SearchMatch, SendMessageRequest, TraceMark } from '../api/wire.gen'
 import { SNIPPET_CLOSE, SNIPPET_OPEN } from '../api/wire.gen'
-import { DEFAULT_PROFILE, isRunActive } from '../types'
+import { DEFAULT_PROFILE, isRunActive, THINKING_SETTINGS } from '../types'
 import { isAnswerable, normalizeCard } from '../lib/cards'
 import { DEFAULT_SETTINGS } from '../lib/settings'
 import { Emitter, normalizeProfile, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
@@ -136,6 +136,7 @@ export class FakeTransport implements Transport {
   private summary(d: ConversationDetail): Conversation {
     const c: Conversation = { id: d.id, title: d.title, assistant: d.assistant, pinned: d.pinned, created_at: d.created_at, updated_at: d.updated_at }
     if (d.model) c.model = d.model
+    if (d.thinking) c.thinking = d.thinking
     return c
   }
 
@@ -155,6 +156,7 @@ export class FakeTransport implements Transport {
       messages: partial.messages ?? [],
       pending_question: partial.pending_question ?? null,
       ...(partial.model ? { model: partial.model } : {}),
+      ...(partial.thinking ? { thinking: partial.thinking } : {}),
     }
     this.conversations.set(d.id, d)
     return d
@@ -282,6 +284,19 @@ export class FakeTransport implements Transport {
     if (name) d.model = name
     else delete d.model
     this.emit('conversation:updated', { conversationId: id, model: name })
+    return clone(this.summary(d))
+  }
+
+  async setThinking(id: string, thinking: string): Promise<Conversation> {
+    await this.enter('setThinking', [id, thinking])
+    const d = this.mustGet(id)
+    const value = thinking.trim()
+    if (value && !(THINKING_SETTINGS as readonly string[]).includes(value)) {
+      throw new TransportError(`thinking must be "auto", "off", "low", "medium" or "high" (not "${value}")`, 422)
+    }
+    if (value) d.thinking = value
+    else delete d.thinking
+    this.emit('conversation:updated', { conversationId: id, thinking: value })
     return clone(this.summary(d))
   }
 
@@ -564,6 +579,9 @@ export class FakeTransport implements Transport {
     p.model = p.model.trim()
     if (!['auto', 'native', 'text', 'off'].includes(p.tool_calling ?? 'auto')) {
       throw new TransportError('tool calling must be "auto", "native", "text" or "off"', 400)
+    }
+    if (!(THINKING_SETTINGS as readonly string[]).includes(p.thinking ?? 'auto')) {
+      throw new TransportError(`thinking must be "auto", "off", "low", "medium" or "high" (not "${p.thinking}")`, 422)
     }
     this.profiles.set(p.name, p)
     return clone(p)

@@ -119,6 +119,7 @@ describe('HttpTransport requests (SPEC §4)', () => {
     await t.renameConversation('c/1', 'New')
     await t.setPinned('c/1', true)
     await t.setAssistant('c/1', 'writer')
+    await t.setThinking('c/1', 'off')
     await t.health()
 
     expect(detail.messages).toEqual([])
@@ -137,6 +138,7 @@ describe('HttpTransport requests (SPEC §4)', () => {
       'PATCH /api/v1/conversations/c%2F1 {"title":"New"}',
       'PATCH /api/v1/conversations/c%2F1 {"pinned":true}',
       'PATCH /api/v1/conversations/c%2F1 {"assistant":"writer"}',
+      'PATCH /api/v1/conversations/c%2F1 {"thinking":"off"}',
       'GET /api/v1/health',
     ])
     for (const c of calls) expect(c.init.credentials).toBe('same-origin')

@@ -172,6 +172,10 @@ export class HttpTransport implements Transport {
     return (await this.request<Conversation | undefined>('PATCH', this.conv(id), { model })) ?? undefined
   }
 
+  async setThinking(id: string, thinking: string): Promise<Conversation | void> {
+    return (await this.request<Conversation | undefined>('PATCH', this.conv(id), { thinking })) ?? undefined
+  }
+
   async deleteConversation(id: string): Promise<void> {
     await this.request('DELETE', this.conv(id))
   }

@@ -54,6 +54,8 @@ export interface Transport {
   setAssistant(id: string, assistant: string): Promise<Conversation | void>
   /** Chooses the conversation's model for its next runs ("" = its profile's model or the default). */
   setModel(id: string, model: string): Promise<Conversation | void>
+  /** Chooses how much the conversation's model thinks ("" = its profile's setting; SPEC §9). */
+  setThinking(id: string, thinking: string): Promise<Conversation | void>
   deleteConversation(id: string): Promise<void>
   sendMessage(id: string, content: string): Promise<{ run_id: string }>
   /**
@@ -206,6 +208,7 @@ export function normalizeProfile(p: Partial<Profile> | null | undefined): Profil
     tools: Array.isArray(p?.tools) ? [...p.tools] : [],
     // Left out when not given: the Go side reads it as "auto".
     ...(p?.tool_calling ? { tool_calling: p.tool_calling } : {}),
+    ...(p?.thinking ? { thinking: p.thinking } : {}),
   }
 }
 

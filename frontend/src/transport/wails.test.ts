@@ -20,6 +20,7 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
     RenameConversation: method('RenameConversation'),
     SetPinned: method('SetPinned'),
     SetAssistant: method('SetAssistant'),
+    SetThinking: method('SetThinking'),
     DeleteConversation: method('DeleteConversation'),
     SendMessage: method('SendMessage', 'run-1'),
     Cancel: method('Cancel'),
@@ -74,7 +75,7 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
 const GO_SERVICES: Record<string, string[]> = {
   App: ['Health'],
   ConversationService: ['ListConversations', 'CreateConversation', 'GetConversation', 'RenameConversation', 'SetPinned',
-    'SetAssistant', 'SetModel', 'DeleteConversation', 'SendMessage', 'Retry', 'Cancel', 'ExportConversation', 'ImportConversation',
+    'SetAssistant', 'SetModel', 'SetThinking', 'DeleteConversation', 'SendMessage', 'Retry', 'Cancel', 'ExportConversation', 'ImportConversation',
     'Send', 'Regenerate', 'SelectBranch', 'ForkQuestion'],
   QuestionService: ['Respond', 'PendingQuestions', 'ConversationQuestions'],
   ModelService: ['ListModels', 'CheckModelServer', 'PullModel', 'ModelStats', 'ResetModelStats'],
@@ -107,6 +108,7 @@ describe('WailsTransport', () => {
     await t.renameConversation('a', 'B')
     await t.setPinned('a', true)
     await t.setAssistant('a', 'writer')
+    await t.setThinking('a', 'high')
     await t.deleteConversation('a')
     expect(await t.sendMessage('a', 'hello')).toEqual({ run_id: 'run-1' })
     await t.cancel('a')
@@ -126,6 +128,7 @@ describe('WailsTransport', () => {
       ['RenameConversation', ['a', 'B']],
       ['SetPinned', ['a', true]],
       ['SetAssistant', ['a', 'writer']],
+      ['SetThinking', ['a', 'high']],
       ['DeleteConversation', ['a']],
       ['SendMessage', ['a', 'hello']],
       ['Cancel', ['a']],

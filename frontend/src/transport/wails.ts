@@ -49,6 +49,7 @@ export interface WailsChatService {
   SetPinned(id: string, pinned: boolean): Promise<Conversation | null | void>
   SetAssistant(id: string, assistant: string): Promise<Conversation | null | void>
   SetModel(id: string, model: string): Promise<Conversation | null | void>
+  SetThinking(id: string, thinking: string): Promise<Conversation | null | void>
   DeleteConversation(id: string): Promise<void>
   SendMessage(id: string, content: string): Promise<string | { run_id: string }>
   Retry(id: string): Promise<string | { run_id: string }>
@@ -100,6 +101,7 @@ export const WAILS_SERVICE = {
   SetPinned: 'ConversationService',
   SetAssistant: 'ConversationService',
   SetModel: 'ConversationService',
+  SetThinking: 'ConversationService',
   DeleteConversation: 'ConversationService',
   SendMessage: 'ConversationService',
   Retry: 'ConversationService',
@@ -233,6 +235,10 @@ export class WailsTransport implements Transport {
 
   async setModel(id: string, model: string): Promise<Conversation | void> {
     return (await this.call('SetModel', id, model)) ?? undefined
+  }
+
+  async setThinking(id: string, thinking: string): Promise<Conversation | void> {
+    return (await this.call('SetThinking', id, thinking)) ?? undefined
   }
 
   async deleteConversation(id: string): Promise<void> {

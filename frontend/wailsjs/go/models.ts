@@ -6,6 +6,7 @@ export namespace agent {
 	    model: string;
 	    tools: string[];
 	    tool_calling?: string;
+	    thinking?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Profile(source);
@@ -18,6 +19,7 @@ export namespace agent {
 	        this.model = source["model"];
 	        this.tools = source["tools"];
 	        this.tool_calling = source["tool_calling"];
+	        this.thinking = source["thinking"];
 	    }
 	}
 
@@ -201,6 +203,7 @@ export namespace chat {
 	    title: string;
 	    assistant: string;
 	    model?: string;
+	    thinking?: string;
 	    pinned: boolean;
 	    // Go type: time
 	    created_at: any;
@@ -218,6 +221,7 @@ export namespace chat {
 	        this.title = source["title"];
 	        this.assistant = source["assistant"];
 	        this.model = source["model"];
+	        this.thinking = source["thinking"];
 	        this.pinned = source["pinned"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
@@ -251,6 +255,8 @@ export namespace chat {
 	    completion_tokens: number;
 	    estimated?: boolean;
 	    context_length?: number;
+	    answer_ms?: number;
+	    thinking_note?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new MessageStats(source);
@@ -266,6 +272,8 @@ export namespace chat {
 	        this.completion_tokens = source["completion_tokens"];
 	        this.estimated = source["estimated"];
 	        this.context_length = source["context_length"];
+	        this.answer_ms = source["answer_ms"];
+	        this.thinking_note = source["thinking_note"];
 	    }
 	}
 	export class ToolCall {
@@ -301,6 +309,9 @@ export namespace chat {
 	    sibling_index: number;
 	    sibling_ids?: string[];
 	    stats?: MessageStats;
+	    reasoning?: string;
+	    reasoning_ms?: number;
+	    reasoning_source?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Message(source);
@@ -323,6 +334,9 @@ export namespace chat {
 	        this.sibling_index = source["sibling_index"];
 	        this.sibling_ids = source["sibling_ids"];
 	        this.stats = this.convertValues(source["stats"], MessageStats);
+	        this.reasoning = source["reasoning"];
+	        this.reasoning_ms = source["reasoning_ms"];
+	        this.reasoning_source = source["reasoning_source"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -587,6 +601,7 @@ export namespace service {
 	    title: string;
 	    assistant: string;
 	    model?: string;
+	    thinking?: string;
 	    pinned: boolean;
 	    // Go type: time
 	    created_at: any;
@@ -608,6 +623,7 @@ export namespace service {
 	        this.title = source["title"];
 	        this.assistant = source["assistant"];
 	        this.model = source["model"];
+	        this.thinking = source["thinking"];
 	        this.pinned = source["pinned"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
@@ -705,6 +721,7 @@ export namespace service {
 	    supports_tools: boolean;
 	    tools_unknown?: boolean;
 	    supports_vision?: boolean;
+	    supports_thinking?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new ModelInfo(source);
@@ -716,6 +733,7 @@ export namespace service {
 	        this.supports_tools = source["supports_tools"];
 	        this.tools_unknown = source["tools_unknown"];
 	        this.supports_vision = source["supports_vision"];
+	        this.supports_thinking = source["supports_thinking"];
 	    }
 	}
 	export class ModelStatus {

@@ -73,11 +73,15 @@ describe('Settings → Assistant profiles', () => {
     expect((toolCalling.element as HTMLSelectElement).value).toBe('auto')
     expect(toolCalling.findAll('option').map((o) => o.text())).toEqual(['Automatic', 'Native', 'In text', 'Off'])
     await toolCalling.setValue('text')
+    const thinking = v.find('[data-testid="profile-thinking"]')
+    expect((thinking.element as HTMLSelectElement).value).toBe('auto')
+    expect(thinking.findAll('option').map((o) => o.text())).toEqual(['Automatic', 'Off', 'Low', 'Medium', 'High'])
+    await thinking.setValue('off')
     await v.find('[data-testid="profile-save"]').trigger('click')
     await settle()
 
     expect(env.fake.callsOf('saveProfile')).toEqual([
-      [{ name: 'Code review', system_prompt: 'You review code. Point out risks first.', model: 'llama3.2', tools: [ASK_TOOL, 'calculator'], tool_calling: 'text' }],
+      [{ name: 'Code review', system_prompt: 'You review code. Point out risks first.', model: 'llama3.2', tools: [ASK_TOOL, 'calculator'], tool_calling: 'text', thinking: 'off' }],
     ])
     expect(env.fake.callsOf('saveSettings')).toEqual([]) // the settings form was not submitted
     expect(editor(v).exists()).toBe(false)
@@ -106,7 +110,7 @@ describe('Settings → Assistant profiles', () => {
   })
 
   it('edits a profile: the fields are filled in and the changes saved', async () => {
-    env.fake.profiles.set('Reviewer', { name: 'Reviewer', system_prompt: 'Review.', model: 'gemma2', tools: ['calculator'] })
+    env.fake.profiles.set('Reviewer', { name: 'Reviewer', system_prompt: 'Review.', model: 'gemma2', tools: ['calculator'], thinking: 'high' })
     const v = await mountPanel()
     await item(v, 'Reviewer').find('[data-testid="profile-edit"]').trigger('click')
     expect(document.getElementById(editor(v).attributes('aria-labelledby')!)!.textContent).toBe('Edit “Reviewer”')
@@ -117,14 +121,15 @@ describe('Settings → Assistant profiles', () => {
     expect((v.find('[data-testid="profile-model-select"]').element as HTMLSelectElement).value).toBe('gemma2')
     expect(tool(v, 'calculator').checked).toBe(true)
     expect(tool(v, ASK_TOOL).checked).toBe(false)
+    expect((v.find('[data-testid="profile-thinking"]').element as HTMLSelectElement).value).toBe('high')
 
     await v.find('[data-testid="profile-prompt"]').setValue('Review, briefly.')
     await v.find('[data-testid="profile-model-select"]').setValue('')
     await v.find(`[data-testid="profile-tool-${ASK_TOOL}"]`).setValue(true)
     await v.find('[data-testid="profile-save"]').trigger('click')
     await settle()
-    expect(env.fake.callsOf('saveProfile')).toEqual([[{ name: 'Reviewer', system_prompt: 'Review, briefly.', model: '', tools: ['calculator', ASK_TOOL], tool_calling: 'auto' }]])
-    expect(env.fake.profiles.get('Reviewer')).toEqual({ name: 'Reviewer', system_prompt: 'Review, briefly.', model: '', tools: ['calculator', ASK_TOOL], tool_calling: 'auto' })
+    expect(env.fake.callsOf('saveProfile')).toEqual([[{ name: 'Reviewer', system_prompt: 'Review, briefly.', model: '', tools: ['calculator', ASK_TOOL], tool_calling: 'auto', thinking: 'high' }]])
+    expect(env.fake.profiles.get('Reviewer')).toEqual({ name: 'Reviewer', system_prompt: 'Review, briefly.', model: '', tools: ['calculator', ASK_TOOL], tool_calling: 'auto', thinking: 'high' })
     expect(item(v, 'Reviewer').text()).toContain("the app's model · 2 tools")
   })
 

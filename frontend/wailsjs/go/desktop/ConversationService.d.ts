@@ -36,3 +36,5 @@ export function SetAssistant(arg1:string,arg2:string):Promise<void>;
 export function SetModel(arg1:string,arg2:string):Promise<void>;
 
 export function SetPinned(arg1:string,arg2:boolean):Promise<void>;
+
+export function SetThinking(arg1:string,arg2:string):Promise<void>;

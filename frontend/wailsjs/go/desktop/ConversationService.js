@@ -69,3 +69,7 @@ export function SetModel(arg1, arg2) {
 export function SetPinned(arg1, arg2) {
   return window['go']['desktop']['ConversationService']['SetPinned'](arg1, arg2);
 }
+
+export function SetThinking(arg1, arg2) {
+  return window['go']['desktop']['ConversationService']['SetThinking'](arg1, arg2);
+}
