@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/parley-app/parley/backend/questions"
 )
@@ -15,8 +16,10 @@ import (
 // and a question card that fits it (a cover letter, a trip, code, or
 // anything else; see demoTopics); the answer (or a skip, a timeout, or a
 // late answer) gets a reply that uses it. Messages mentioning "three
-// questions", "sub-agent" or "no question" show those flows (the chat
-// offers them as suggestions: frontend/src/lib/demoPrompts.ts).
+// questions", "sub-agent", "no question" or "think it through" show those
+// flows (the chat offers them as suggestions:
+// frontend/src/lib/demoPrompts.ts); the last one thinks first, as thinking
+// models do (SPEC §9), slowly enough to watch.
 func Demo() Script {
 	return func(req ChatRequest) Turn {
 		if isSubAgent(req) {
@@ -36,6 +39,8 @@ func Demo() Script {
 		case strings.Contains(text, "sub-agent"), strings.Contains(text, "subagent"):
 			return Turn{Text: "I'll ask a helper to research that.", ToolCalls: []ToolCall{{ID: "call_demo_spawn", Name: "spawn_agents",
 				Arguments: `{"agents":[{"name":"researcher","task":"Collect three facts for the user's request."}]}`}}}
+		case strings.Contains(text, "think it through"), strings.Contains(text, "step by step"):
+			return Turn{Reasoning: demoThinking, ReasoningShape: ShapeReasoning, ReasoningDelay: demoThinkingPace, Text: demoThoughtAnswer}
 		case strings.Contains(text, "no question"), strings.Contains(text, "just answer"):
 			return Turn{Text: "Sure — here is a direct answer without any questions.\n\n- This is the **demo model**.\n- Connect a real model server in Settings for real answers."}
 		}
@@ -51,6 +56,17 @@ const threeQuestions = `{"questions":[
  {"question":"Which activities do you enjoy?","header":"Activities","multiSelect":true,"options":[
    {"label":"Museums"},{"label":"Food tours"},{"label":"Hiking"},{"label":"Beaches"}]},
  {"question":"Anything else I should know?","header":"Notes","options":[]}]}`
+
+// The thinking scenario: about two seconds of thinking, then the answer.
+const (
+	demoThinking = "The user asks which is bigger, 9.11 or 9.9. As decimal numbers, not as version numbers. " +
+		"9.9 is the same as 9.90. The whole parts are equal, so compare the decimals: 90 hundredths against 11 hundredths. " +
+		"90 is more than 11, so 9.9 is bigger.\n\nThe trap: as software versions 9.11 comes after 9.9. " +
+		"The question is about numbers, so the answer is 9.9. I should say so briefly and mention the trap."
+	demoThinkingPace  = 40 * time.Millisecond
+	demoThoughtAnswer = "**9.9 is bigger.** Written with two decimals it is 9.90, and 90 hundredths are more than 11 hundredths. " +
+		"(As *version numbers*, 9.11 would come after 9.9: that is the usual trap.)\n" + demoFooter
+)
 
 const demoFooter = "\n(This is the demo model: connect a real model server in Settings for real answers.)"
 

@@ -82,3 +82,15 @@ func TestDemoRepliesToALateAnswer(t *testing.T) {
 	// A new message after that is a new request: the demo asks again.
 	askCall(t, d.send(llm.Message{Role: "user", Content: "Now plan another trip"}), 2)
 }
+
+// "Think it through" makes the demo think first (SPEC §9): the thinking in
+// Ollama's field, apart from the answer.
+func TestDemoThinksWhenAskedToThinkItThrough(t *testing.T) {
+	d := newDemo(t)
+	resp := d.send(llm.Message{Role: "user", Content: "Think it through: is 9.11 bigger than 9.9?"})
+	assert.Contains(t, resp.Text, "9.9 is bigger")
+	assert.NotContains(t, resp.Text, "hundredths against")
+	assert.Contains(t, resp.Reasoning, "90 hundredths against 11 hundredths")
+	assert.Equal(t, llm.ReasoningFromField, resp.ReasoningSource)
+	assert.Empty(t, resp.ToolCalls)
+}

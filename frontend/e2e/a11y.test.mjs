@@ -8,13 +8,11 @@
 // at once (it has focus on a new chat, and a skip link is the first Tab stop).
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { createRequire } from 'node:module'
 import { launchChromium } from './helpers.mjs'
 import { enableDemo, login } from './serve.mjs'
 import { waitUntil, startTempServe } from './util.mjs'
 import { startMcpServe } from './mcp.mjs'
-
-const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
+import { assertNoSeriousViolations, settle, useTheme } from './axe.mjs'
 
 let browser, server
 
@@ -43,27 +41,6 @@ async function newPage(width = 1200, height = 860, colorScheme = 'light') {
   await login(page, server)
   await page.getByTestId('conversation-item').first().waitFor({ state: 'attached' })
   return { page, errors, close: () => context.close() }
-}
-
-const settle = (page) => page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))))
-
-/** Runs axe on the page and fails with a readable list of serious and critical violations. */
-async function assertNoSeriousViolations(page, where) {
-  await settle(page) // colours in the middle of a theme transition are neither theme's
-  if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: axeSource })
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }))
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  const report = bad
-    .map((v) => `${v.impact} ${v.id}: ${v.help}\n` + v.nodes.map((n) => `    ${n.target.join(' ')}\n      ${n.failureSummary.replace(/\n/g, '\n      ')}`).join('\n'))
-    .join('\n')
-  assert.equal(bad.length, 0, `axe in ${where}:\n${report}`)
-}
-
-/** Switches the theme (light, dark, system) with the header button, saved like a user's choice. */
-async function useTheme(page, theme) {
-  const toggle = page.getByTestId('theme-toggle')
-  for (let i = 0; i < 3 && (await toggle.getAttribute('aria-label')) !== `Theme: ${theme}`; i++) await toggle.click()
-  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme ?? 'system'), theme)
 }
 
 // Each check opens its own page in the theme and closes it again. "system

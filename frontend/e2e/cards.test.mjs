@@ -392,6 +392,7 @@ test("demo mode: the empty chat suggests the demo's scenarios, and each one does
       { prompt: 'Plan my holiday, and ask me three questions first', card: CITY },
       { prompt: 'Use a sub-agent to research Lisbon', reply: 'My helper reported back' },
       { prompt: 'Just answer, no questions this time', reply: 'here is a direct answer without any questions' },
+      { prompt: 'Think it through: is 9.11 bigger than 9.9?', reply: '9.9 is bigger' },
     ]
     const suggestions = page.getByTestId('demo-suggestion')
     await suggestions.first().waitFor()

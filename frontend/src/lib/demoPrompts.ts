@@ -16,6 +16,7 @@ export const DEMO_PROMPTS: readonly DemoPrompt[] = [
   { prompt: 'Plan my holiday, and ask me three questions first', shows: 'Three questions, one of them open-ended' },
   { prompt: 'Use a sub-agent to research Lisbon', shows: 'A helper agent tries to ask you, and may not' },
   { prompt: 'Just answer, no questions this time', shows: 'A direct reply, no card' },
+  { prompt: 'Think it through: is 9.11 bigger than 9.9?', shows: 'Thinks first: watch the thinking, then open it' },
 ]
 
 /**

@@ -5,6 +5,7 @@ import StreamingMessage from './StreamingMessage.vue'
 import MessageItem from './MessageItem.vue'
 import MessageList from './MessageList.vue'
 import ThinkingPicker from './ThinkingPicker.vue'
+import RunStatus from './RunStatus.vue'
 import { setupEnv, settle, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
 import { useChatStore } from '../../stores/chat'
@@ -187,6 +188,16 @@ describe('a reply that thought', () => {
     expect(msgs).toHaveLength(1)
     expect(msgs[0]!.find('[data-testid="thinking-toggle"]').text()).toBe('Thought for less than a second')
     expect(w.find('[data-testid="thought-without-answer"]').exists()).toBe(false) // it called a tool
+  })
+})
+
+describe('the run status while a reply thinks', () => {
+  it('stays "Thinking…" until the answer streams', () => {
+    w = mount(RunStatus, { props: { state: 'streaming', thinking: true } })
+    expect(w.text()).toBe('Thinking…')
+    w.unmount()
+    w = mount(RunStatus, { props: { state: 'streaming', thinking: false } })
+    expect(w.text()).toBe('Writing…')
   })
 })
 
