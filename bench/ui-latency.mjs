@@ -8,6 +8,12 @@
 //   (d) 500 streamed tokens/s for BENCH_STREAM_SECONDS (default 30): long
 //       tasks (PerformanceObserver 'longtask') and frame gaps in Chromium
 //   (e) opening a conversation of 5,000 messages: click -> last message shown
+//   (f) a thinking model (SPEC §9): 500 thinking tokens/s for
+//       BENCH_THINK_STREAM_SECONDS (default 60) in Ollama's `reasoning`
+//       field, then 500 answer tokens/s for BENCH_THINK_ANSWER_SECONDS (30):
+//       long tasks, and the page's JS heap after a forced garbage collection
+//       10 s into the thinking, at its end and after the answer (flat: the
+//       thinking block does not render the whole message per token)
 //
 // Prints figures; asserts nothing about timings. Knobs: BENCH_ROUNDS (50),
 // BENCH_THINK_MS (150: a second set of card rounds where the model thinks that
@@ -34,7 +40,9 @@ const FANOUT_CHUNKS = env('BENCH_FANOUT_CHUNKS', 300)
 const MESSAGES = env('BENCH_MESSAGES', 5000)
 const CATCHUP_SECONDS = env('BENCH_CATCHUP_SECONDS', 60)
 const THINK_MS = env('BENCH_THINK_MS', 150)
-const ONLY = (process.env.BENCH_ONLY || 'a,c,d,e').split(',') // a covers (a) and (b)
+const THINK_STREAM_SECONDS = env('BENCH_THINK_STREAM_SECONDS', 60)
+const THINK_ANSWER_SECONDS = env('BENCH_THINK_ANSWER_SECONDS', 30)
+const ONLY = (process.env.BENCH_ONLY || 'a,c,d,e,f').split(',') // a covers (a) and (b)
 
 const now = () => performance.timeOrigin + performance.now()
 const log = (...a) => console.error('[bench]', ...a)
@@ -51,6 +59,7 @@ function startModel() {
     fanoutSent: [], // chunk index -> write time
     fanoutDone: null,
     stream: null, // { sent, start, end }
+    thinking: null, // { start, thinkEnd?, end?, sent }
     unexpected: [],
     thinkMs: 0,
   }
@@ -130,6 +139,34 @@ function startModel() {
     finishText(res, send)
   }
 
+  // (f) Thinking as Ollama's /v1 streams it (openai/openai.go: the
+  // thinking in delta.reasoning with an empty content), then the answer.
+  const thinkStream = async (res) => {
+    const send = sse(res)
+    const t = (state.thinking = { start: now(), sent: 0 })
+    const paced = async (seconds, piece) => {
+      const total = STREAM_RATE * seconds
+      const start = now()
+      let sent = 0
+      while (sent < total) {
+        const due = Math.min(total, Math.floor(((now() - start) / 1000) * STREAM_RATE))
+        for (; sent < due; sent++) {
+          let tok = WORDS[sent % WORDS.length] + ' '
+          if (sent % 97 === 96) tok += '\n\n'
+          send(chunk(piece(tok)))
+        }
+        await sleep(4)
+      }
+      t.sent += total
+    }
+    await paced(THINK_STREAM_SECONDS, (tok) => ({ role: 'assistant', content: '', reasoning: tok }))
+    t.thinkEnd = now()
+    await paced(THINK_ANSWER_SECONDS, (tok) => ({ role: 'assistant', content: tok }))
+    send(chunk({ content: 'END-OF-STREAM' }))
+    t.end = now()
+    finishText(res, send)
+  }
+
   const server = createServer({ noDelay: true }, (req, res) => {
     const t = now()
     let body = ''
@@ -181,6 +218,7 @@ function startModel() {
       }
       if (content === 'fanout') return void fanout(res)
       if (content === 'stream') return void longStream(res)
+      if (content === 'think-stream') return void thinkStream(res)
       return text(res, ['Short', ' reply.'])
     })
   })
@@ -352,18 +390,23 @@ async function fanout(server, model) {
 // How much of its main thread's CPU each task of the page took (a Chromium
 // trace of top-level tasks). A task can be long on a busy machine only
 // because the renderer waited for a core: CPU time tells work from waiting.
+// Tasks between the page's performance marks `bench-skip-start` and
+// `bench-skip-end` (a forced garbage collection) are left out.
 async function traceTaskCpu(page) {
   const cdp = await page.context().newCDPSession(page)
   const events = []
-  cdp.on('Tracing.dataCollected', (d) => { for (const e of d.value) if (e.ph === 'M' || /RunTask$/.test(e.name)) events.push(e) })
+  cdp.on('Tracing.dataCollected', (d) => { for (const e of d.value) if (e.ph === 'M' || /RunTask$/.test(e.name) || /^bench-skip-/.test(e.name)) events.push(e) })
   const complete = new Promise((r) => cdp.once('Tracing.tracingComplete', r))
-  await cdp.send('Tracing.start', { categories: 'toplevel', transferMode: 'ReportEvents' })
+  await cdp.send('Tracing.start', { categories: 'toplevel,blink.user_timing', transferMode: 'ReportEvents' })
   return {
     async stop() {
       await cdp.send('Tracing.end')
       await complete
       const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`))
-      const cpu = events.filter((e) => e.ph === 'X' && main.has(`${e.pid}:${e.tid}`)).map((e) => (e.tdur ?? 0) / 1000)
+      const starts = events.filter((e) => e.name === 'bench-skip-start').map((e) => e.ts).sort((a, b) => a - b)
+      const ends = events.filter((e) => e.name === 'bench-skip-end').map((e) => e.ts).sort((a, b) => a - b)
+      const skipped = (e) => starts.some((s, i) => e.ts + (e.dur ?? 0) >= s && e.ts <= (ends[i] ?? Infinity))
+      const cpu = events.filter((e) => e.ph === 'X' && main.has(`${e.pid}:${e.tid}`) && !skipped(e)).map((e) => (e.tdur ?? 0) / 1000)
       return { cpuLong: cpu.filter((t) => t > 50).length, cpuMax: cpu.reduce((a, b) => Math.max(a, b), 0) }
     },
   }
@@ -469,6 +512,84 @@ async function longStream(server, model) {
       ...r, tokens: s.sent, seconds: (s.end - s.start) / 1000, rate: s.sent / ((s.end - s.start) / 1000),
       endLag: caughtUp ? caughtUp - tEnd : null, probeMax: Math.max(probe.max, blockedNow), stillBlocked: blockedNow,
     }
+  } finally {
+    await browser.close()
+  }
+}
+
+// (f) In its own Chromium too.
+async function thinkingStream(server, model) {
+  const browser = await launchChromium()
+  try {
+    const page = await newChatPage(browser, server)
+    const cdp = await page.context().newCDPSession(page)
+    await cdp.send('Performance.enable')
+    await page.evaluate(() => {
+      const now = () => performance.timeOrigin + performance.now()
+      const b = (window.__think = { longtasks: [], shownAt: null, thinkingShown: false })
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) b.longtasks.push({ start: e.startTime, duration: e.duration })
+      }).observe({ type: 'longtask', buffered: true })
+      const mo = new MutationObserver(() => {
+        b.thinkingShown ||= !!document.querySelector('[data-testid=thinking-live-text] .thinking-piece')
+        const el = [...document.querySelectorAll('[data-testid=assistant-message], [data-testid=streaming-message]')].at(-1)
+        if (el && el.textContent.includes('END-OF-STREAM')) {
+          b.shownAt = now()
+          mo.disconnect()
+        }
+      })
+      mo.observe(document, { childList: true, subtree: true, characterData: true })
+    })
+    const startPerf = await page.evaluate(() => performance.now())
+    const cpu = await traceTaskCpu(page)
+    // A forced collection is a long task of its own: the tasks inside one are left out.
+    const gcWindows = []
+    const heap = async () => {
+      const a = await page.evaluate(() => (performance.mark('bench-skip-start'), performance.now()))
+      await cdp.send('HeapProfiler.collectGarbage')
+      const { metrics } = await cdp.send('Performance.getMetrics')
+      const b = await page.evaluate(() => (performance.mark('bench-skip-end'), performance.now()))
+      gcWindows.push([a, b])
+      const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]))
+      return { mb: m.JSHeapUsedSize / 1048576, nodes: m.Nodes }
+    }
+
+    const composer = page.getByRole('textbox', { name: 'Message' })
+    await composer.fill('think-stream')
+    await composer.press('Enter')
+    await waitUntil(() => model.state.thinking, { timeout: 30000, what: 'the thinking stream to start' })
+    await sleep(Math.max(0, model.state.thinking.start + 10000 - now()))
+    const at10 = await heap()
+    await waitUntil(() => model.state.thinking.thinkEnd, { timeout: (THINK_STREAM_SECONDS + 30) * 1000, interval: 200, what: 'the thinking to end' })
+    const thinkEndPerf = (await page.evaluate(() => performance.now())) - startPerf
+    const atThinkEnd = await heap()
+    await waitUntil(() => model.state.thinking.end, { timeout: (THINK_ANSWER_SECONDS + 30) * 1000, interval: 200, what: 'the answer to end' })
+    const caughtUp = await waitUntil(() => Promise.race([page.evaluate(() => window.__think.shownAt), sleep(1000).then(() => null)]),
+      { timeout: CATCHUP_SECONDS * 1000, interval: 250, what: 'the UI to show the last token' }).catch(() => null)
+    await sleep(500)
+    const atEnd = await heap()
+    const r = await page.evaluate(({ since, windows }) => {
+      const b = window.__think
+      const inGc = (x) => windows.some(([a, z]) => x.start + x.duration >= a && x.start <= z)
+      const lts = b.longtasks.filter((x) => x.start >= since && !inGc(x))
+      return { longtasks: lts.length, longMax: Math.max(0, ...lts.map((x) => x.duration)), thinkingShown: b.thinkingShown,
+        detail: lts.map((x) => ({ at: Math.round(x.start - since), ms: Math.round(x.duration) })) }
+    }, { since: startPerf, windows: gcWindows })
+    Object.assign(r, await cpu.stop())
+    const t = model.state.thinking
+    const growth = atThinkEnd.mb - at10.mb
+    const note = `${STREAM_RATE} thinking tokens/s for ${THINK_STREAM_SECONDS} s, then answer tokens for ${THINK_ANSWER_SECONDS} s; ` +
+      `JS heap after GC ${at10.mb.toFixed(1)} MB at 10 s, ${atThinkEnd.mb.toFixed(1)} MB at the end of the thinking, ${atEnd.mb.toFixed(1)} MB after the answer; ` +
+      `DOM nodes ${at10.nodes} / ${atThinkEnd.nodes} / ${atEnd.nodes}; main-thread CPU: ${r.cpuLong} tasks over 50 ms, longest ${ms(r.cpuMax)}` +
+      (caughtUp ? '' : '; the UI had not caught up')
+    recordFigure({ id: 'think500.longtask.max', label: `longest task while a model thinks then answers at ${STREAM_RATE} tokens/s (Chromium)`,
+      value: caughtUp ? r.longMax : null, unit: 'ms', target: 50, cmp: '<=', note })
+    recordFigure({ id: 'think500.longtasks', label: `long tasks (> 50 ms) while a model thinks then answers (Chromium)`,
+      value: caughtUp ? r.longtasks : null, unit: 'tasks', target: 0, cmp: '<=', note })
+    recordFigure({ id: 'think500.heap.growth', label: `JS heap growth over ${THINK_STREAM_SECONDS - 10} s of thinking (after GC, Chromium)`,
+      value: growth, unit: 'MB', target: 2, cmp: '<=', note })
+    return { ...r, caughtUp: !!caughtUp, at10, atThinkEnd, atEnd, growth, tokens: t.sent, endLag: caughtUp ? caughtUp - t.end : null,
+      thinkEndAt: Math.round(thinkEndPerf), gcWindows: gcWindows.map(([a, z]) => [Math.round(a - startPerf), Math.round(z - startPerf)]) }
   } finally {
     await browser.close()
   }
@@ -603,6 +724,10 @@ async function main() {
       log(`(e) opening a ${MESSAGES}-message conversation`)
       results.big = await bigConversation(browser, server)
     }
+    if (ONLY.includes('f')) {
+      log(`(f) a model thinking ${THINK_STREAM_SECONDS} s then answering ${THINK_ANSWER_SECONDS} s at ${STREAM_RATE} tokens/s`)
+      results.thinking = await thinkingStream(server, model)
+    }
   } finally {
     await browser?.close()
     await server.stop()
@@ -610,7 +735,7 @@ async function main() {
   }
   if (model.state.unexpected.length) log('unexpected model server requests:', model.state.unexpected.join(', '))
 
-  const { cards, fanout: f, stream: s, big } = results
+  const { cards, fanout: f, stream: s, big, thinking: th } = results
   const row = (name, st) => `${name.padEnd(52)} ${String(st.n).padStart(5)} ${ms(st.p50).padStart(9)} ${ms(st.p95).padStart(9)} ${ms(st.max).padStart(9)}`
   const lines = [
     '',
@@ -645,6 +770,14 @@ async function main() {
     lines.push(`(e) ${MESSAGES}-message conversation: imported in ${ms(big.importMs)}; click -> last message painted: first ${ms(big.first.paint)} ` +
       `(DOM ${ms(big.first.dom)}), again p50 ${ms(big.again.p50)} / max ${ms(big.again.max)} (n=${big.again.n}); ` +
       `${big.rendered} messages rendered (windowed); longest task while opening ${ms(big.longMax)}`)
+  }
+  if (th) {
+    lines.push(`(f) thinking ${THINK_STREAM_SECONDS} s then answering ${THINK_ANSWER_SECONDS} s at ${STREAM_RATE} tokens/s (${th.tokens} tokens): ` +
+      (th.caughtUp ? `long tasks ${th.longtasks} (max ${ms(th.longMax)}); last token shown ${ms(th.endLag)} after the model sent it; ` : 'the UI had not caught up; ') +
+      `main-thread CPU (forced collections left out): ${th.cpuLong} tasks over 50 ms, longest ${ms(th.cpuMax)}; ` +
+      `JS heap after GC ${th.at10.mb.toFixed(1)} MB at 10 s, ${th.atThinkEnd.mb.toFixed(1)} MB when the thinking ended (growth ${th.growth.toFixed(2)} MB), ` +
+      `${th.atEnd.mb.toFixed(1)} MB after the answer; DOM nodes ${th.at10.nodes} / ${th.atThinkEnd.nodes} / ${th.atEnd.nodes}` +
+      (th.thinkingShown ? '' : '; the thinking block never showed text'))
   }
   if (results.trace) {
     lines.push('', formatHopTable('(a) the card trace, hop by hop (+ = since the hop before, cum = since the model server wrote the first tool-call chunk):', results.trace.card),
