@@ -118,10 +118,10 @@ function startModel() {
   }
 
   const WORDS = ['the', 'quick', 'answer', 'is', 'a', 'local', 'model', 'streams', '**bold**', 'text', 'with', '`code`', 'and', 'lists', 'of', 'items']
-  const longStream = async (res) => {
-    const send = sse(res)
-    send(chunk({ role: 'assistant', content: '' }))
-    const total = STREAM_RATE * STREAM_SECONDS
+  // Sends STREAM_RATE tokens a second for `seconds`, each as the delta
+  // delta(token) makes; resolves with how many were sent.
+  const paced = async (send, seconds, delta) => {
+    const total = STREAM_RATE * seconds
     const start = now()
     let sent = 0
     while (sent < total) {
@@ -130,12 +130,19 @@ function startModel() {
         let tok = WORDS[sent % WORDS.length] + ' '
         if (sent % 97 === 96) tok += '\n\n'
         else if (sent % 41 === 40) tok = '\n- ' + tok
-        send(chunk({ content: tok }))
+        send(chunk(delta(tok)))
       }
       await sleep(4)
     }
+    return total
+  }
+  const longStream = async (res) => {
+    const send = sse(res)
+    send(chunk({ role: 'assistant', content: '' }))
+    const start = now()
+    const sent = await paced(send, STREAM_SECONDS, (tok) => ({ content: tok }))
     send(chunk({ content: 'END-OF-STREAM' }))
-    state.stream = { sent: total, start, end: now() }
+    state.stream = { sent, start, end: now() }
     finishText(res, send)
   }
 
@@ -144,24 +151,9 @@ function startModel() {
   const thinkStream = async (res) => {
     const send = sse(res)
     const t = (state.thinking = { start: now(), sent: 0 })
-    const paced = async (seconds, piece) => {
-      const total = STREAM_RATE * seconds
-      const start = now()
-      let sent = 0
-      while (sent < total) {
-        const due = Math.min(total, Math.floor(((now() - start) / 1000) * STREAM_RATE))
-        for (; sent < due; sent++) {
-          let tok = WORDS[sent % WORDS.length] + ' '
-          if (sent % 97 === 96) tok += '\n\n'
-          send(chunk(piece(tok)))
-        }
-        await sleep(4)
-      }
-      t.sent += total
-    }
-    await paced(THINK_STREAM_SECONDS, (tok) => ({ role: 'assistant', content: '', reasoning: tok }))
+    t.sent += await paced(send, THINK_STREAM_SECONDS, (tok) => ({ role: 'assistant', content: '', reasoning: tok }))
     t.thinkEnd = now()
-    await paced(THINK_ANSWER_SECONDS, (tok) => ({ role: 'assistant', content: tok }))
+    t.sent += await paced(send, THINK_ANSWER_SECONDS, (tok) => ({ role: 'assistant', content: tok }))
     send(chunk({ content: 'END-OF-STREAM' }))
     t.end = now()
     finishText(res, send)

@@ -142,17 +142,14 @@ func TestThinkingGoesBackAfterARestartWhileACardWaits(t *testing.T) {
 	}, modelserver.WithModels([]string{"gpt-oss:20b"}), modelserver.WithThinkingModels("gpt-oss:20b"))
 	e := envWithServer(t, srv, "gpt-oss:20b")
 	ctx := context.Background()
-	conv, err := e.svc.CreateConversation(ctx, "", "")
-	require.NoError(t, err)
-	_, err = e.svc.SendMessage(ctx, conv.ID, "paint")
-	require.NoError(t, err)
-	card := e.waitState(conv.ID, chat.StateAwaitingUserResponse).PendingQuestion
+	id, d := e.startWith("paint", chat.StateAwaitingUserResponse)
+	card := d.PendingQuestion
 	e.close()
 	e.open()
-	_, err = e.svc.Respond(ctx, conv.ID, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
+	_, err := e.svc.Respond(ctx, id, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
 		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
 	require.NoError(t, err)
-	e.waitState(conv.ID, chat.StateIdle)
+	e.waitState(id, chat.StateIdle)
 	reqs := srv.Requests()
 	require.Len(t, reqs, 2)
 	assert.Equal(t, []string{"system -", "user -", "assistant reasoning=I must ask which colour", "tool -"}, sentThinking(reqs[1]))
@@ -316,12 +313,7 @@ func TestRefusedThinkLevelIsSentAgainWithoutItAndRemembered(t *testing.T) {
 func TestReplyOfThinkingOnlyIsKept(t *testing.T) {
 	srv := modelserver.New(modelserver.Turns(modelserver.Turn{Reasoning: "Let me think. And think. And stop."}))
 	e := envWithServer(t, srv, "scripted")
-	ctx := context.Background()
-	conv, err := e.svc.CreateConversation(ctx, "", "")
-	require.NoError(t, err)
-	_, err = e.svc.SendMessage(ctx, conv.ID, "hm?")
-	require.NoError(t, err)
-	d := e.waitState(conv.ID, chat.StateIdle, chat.StateError)
+	_, d := e.startWith("hm?", chat.StateIdle, chat.StateError)
 	require.Equal(t, chat.StateIdle, d.State, "error %q", d.Error)
 	reply := d.Messages[len(d.Messages)-1]
 	assert.Equal(t, chat.RoleAssistant, reply.Role)
@@ -339,12 +331,7 @@ func TestToolCallWrittenInTheThinkingIsNotACall(t *testing.T) {
 				ReasoningShape: shape, Text: "Blue suits a bedroom.", ChunkSize: 5}),
 				modelserver.WithModels([]string{"small"}, "small"), modelserver.WithoutTools())
 			e := envWithServer(t, srv, "small")
-			ctx := context.Background()
-			conv, err := e.svc.CreateConversation(ctx, "", "")
-			require.NoError(t, err)
-			_, err = e.svc.SendMessage(ctx, conv.ID, "paint")
-			require.NoError(t, err)
-			d := e.waitState(conv.ID, chat.StateIdle, chat.StateAwaitingUserResponse)
+			_, d := e.startWith("paint", chat.StateIdle, chat.StateAwaitingUserResponse)
 			assert.Equal(t, chat.StateIdle, d.State, "no card was asked")
 			assert.Nil(t, d.PendingQuestion)
 			reply := d.Messages[len(d.Messages)-1]
@@ -374,12 +361,7 @@ func TestSubAgentsAskWithThinkingOff(t *testing.T) {
 		return modelserver.Turn{ToolCalls: []modelserver.ToolCall{{ID: "call_s", Name: "spawn_agents", Arguments: `{"agents":[{"task":"look it up"}]}`}}}
 	}, modelserver.WithModels([]string{"qwen3:8b"}), modelserver.WithThinkingModels("qwen3:8b"))
 	e := envWithServer(t, srv, "qwen3:8b")
-	ctx := context.Background()
-	conv, err := e.svc.CreateConversation(ctx, "", "")
-	require.NoError(t, err)
-	_, err = e.svc.SendMessage(ctx, conv.ID, "research")
-	require.NoError(t, err)
-	e.waitState(conv.ID, chat.StateIdle)
+	e.startWith("research", chat.StateIdle)
 	reqs := srv.Requests()
 	require.Len(t, reqs, 3)
 	assert.Nil(t, reqs[0].ReasoningEffort, "the run's own call: auto")

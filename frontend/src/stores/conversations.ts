@@ -260,52 +260,44 @@ export const useConversationsStore = defineStore('conversations', {
     async setAssistant(id: string, assistant: string): Promise<boolean> {
       const item = this.byId(id)
       if (!item || (item.assistant || DEFAULT_PROFILE) === assistant) return false
-      const before = item.assistant
-      item.assistant = assistant
-      try {
-        const res = await useTransport().setAssistant(id, assistant)
-        if (res && res.id) Object.assign(item, summaryOf(res))
-        this.actionError = null
-        return true
-      } catch (err) {
-        item.assistant = before
-        this.actionError = `Couldn't switch the assistant: ${toError(err).message}`
-        return false
-      }
+      return this.change(item, 'assistant', assistant, () => useTransport().setAssistant(id, assistant), "Couldn't switch the assistant")
     },
 
     /** Chooses the conversation's model ('' = its profile's or the default); its next run uses it. */
     async setModel(id: string, model: string): Promise<boolean> {
       const item = this.byId(id)
       if (!item || (item.model ?? '') === model) return false
-      const before = item.model
-      item.model = model
-      try {
-        const res = await useTransport().setModel(id, model)
-        if (res && res.id) Object.assign(item, summaryOf(res))
-        this.actionError = null
-        return true
-      } catch (err) {
-        item.model = before
-        this.actionError = `Couldn't switch the model: ${toError(err).message}`
-        return false
-      }
+      return this.change(item, 'model', model, () => useTransport().setModel(id, model), "Couldn't switch the model")
     },
 
     /** Chooses how much the conversation's model thinks ('' = its profile's setting); its next run uses it. */
     async setThinking(id: string, thinking: string): Promise<boolean> {
       const item = this.byId(id)
       if (!item || (item.thinking ?? '') === thinking) return false
-      const before = item.thinking
-      item.thinking = thinking
+      return this.change(item, 'thinking', thinking, () => useTransport().setThinking(id, thinking), "Couldn't change the thinking setting")
+    },
+
+    /**
+     * Shows a field's new value at once and asks the backend for it; a
+     * refusal puts the old value back and says why (actionError).
+     */
+    async change<K extends 'assistant' | 'model' | 'thinking'>(
+      item: Conversation,
+      key: K,
+      value: string,
+      send: () => Promise<Conversation | void>,
+      failed: string,
+    ): Promise<boolean> {
+      const before = item[key]
+      item[key] = value
       try {
-        const res = await useTransport().setThinking(id, thinking)
+        const res = await send()
         if (res && res.id) Object.assign(item, summaryOf(res))
         this.actionError = null
         return true
       } catch (err) {
-        item.thinking = before
-        this.actionError = `Couldn't change the thinking setting: ${toError(err).message}`
+        item[key] = before as Conversation[K]
+        this.actionError = `${failed}: ${toError(err).message}`
         return false
       }
     },

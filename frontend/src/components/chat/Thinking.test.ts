@@ -1,7 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mount, type VueWrapper } from '@vue/test-utils'
-import { defineComponent, h } from 'vue'
-import StreamingMessage from './StreamingMessage.vue'
 import MessageItem from './MessageItem.vue'
 import MessageList from './MessageList.vue'
 import ThinkingPicker from './ThinkingPicker.vue'
@@ -24,96 +22,6 @@ afterEach(async () => {
   w?.unmount()
   w = null
   document.body.innerHTML = ''
-})
-
-function fakeFrames(): void {
-  // The frame comes when the test says (flushFrame).
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'requestAnimationFrame', 'cancelAnimationFrame'] })
-  onTestFinished(() => {
-    vi.useRealTimers()
-  })
-}
-
-const think = (text: string, moved = false) =>
-  useChatStore().onReasoning({ conversationId: 'c1', delta: text, messageId: 'a1', runId: 'r1', ...(moved ? { moved } : {}) })
-const delta = (text: string) => useChatStore().onDelta({ conversationId: 'c1', delta: text, messageId: 'a1', runId: 'r1' })
-
-function mountStream(): { wrapper: VueWrapper; renders: () => number } {
-  let renders = 0
-  const Host = defineComponent({
-    render: () => h(StreamingMessage, { conversationId: 'c1', onVnodeUpdated: () => renders++ }),
-  })
-  w = mount(Host, { global: { plugins: [env.pinia] }, attachTo: document.body })
-  return { wrapper: w, renders: () => renders }
-}
-
-describe('thinking while it streams (SPEC §9)', () => {
-  it('shows "Thinking…" with the text growing once a frame, without rendering the bubble again', async () => {
-    fakeFrames()
-    think('The user')
-    const { wrapper, renders } = mountStream()
-    await settle()
-    await flushFrame()
-    expect(wrapper.find('[data-testid="thinking-live"]').text()).toContain('Thinking…')
-    const area = wrapper.find('[data-testid="thinking-live-text"]')
-    expect(area.text()).toBe('The user')
-    expect(area.attributes('role')).toBe('region')
-    const before = renders()
-    const firstPiece = area.element.firstElementChild
-    for (let i = 0; i < 300; i++) {
-      think(` wants ${i}`)
-      if (i === 150) think('\n\nA new paragraph')
-      if (i % 30 === 0) await settle()
-    }
-    await settle()
-    await flushFrame()
-    expect(renders() - before).toBe(0) // the bubble itself never rendered again
-    expect(area.element.firstElementChild).toBe(firstPiece) // earlier pieces are kept, not rebuilt
-    expect(area.element.children.length).toBe(2)
-    expect(area.text()).toContain('wants 299')
-    expect(wrapper.find('[data-testid="thinking-toggle"]').exists()).toBe(false)
-    expect(wrapper.find('.caret').exists()).toBe(false)
-
-    // The answer starts: the thinking folds away with its duration, the reply streams.
-    delta('Hello')
-    await settle()
-    await flushFrame()
-    expect(wrapper.find('[data-testid="thinking-live"]').exists()).toBe(false)
-    const toggle = wrapper.find('[data-testid="thinking-toggle"]')
-    expect(toggle.text()).toMatch(/^Thought for /)
-    expect(toggle.attributes('aria-expanded')).toBe('false')
-    expect(wrapper.find('.markdown').text()).toBe('Hello')
-    expect(wrapper.text()).not.toContain('wants')
-  })
-
-  it('moves the text shown so far into the thinking when a bare </think> came (moved)', async () => {
-    fakeFrames()
-    delta('I should ')
-    delta('greet them')
-    const { wrapper } = mountStream()
-    await settle()
-    await flushFrame()
-    expect(wrapper.find('.markdown').text()).toBe('I should greet them')
-    think('I should greet them', true)
-    delta('Hi!')
-    await settle()
-    await flushFrame()
-    const chat = useChatStore()
-    expect(chat.streams.c1!.reasoning).toBe('I should greet them')
-    expect(chat.streams.c1!.text).toBe('Hi!')
-    expect(wrapper.find('.markdown').text()).toBe('Hi!')
-    expect(wrapper.find('[data-testid="thinking-toggle"]').exists()).toBe(true)
-  })
-
-  it('keeps the thinking of a stream that never got message:done', async () => {
-    env.fake.addConversation({ id: 'c1' })
-    const chat = useChatStore()
-    await chat.open('c1')
-    think('half a thought')
-    chat.onState({ conversationId: 'c1', state: 'error', error: 'dropped' })
-    const kept = chat.messagesFor('c1').at(-1)!
-    expect(kept).toMatchObject({ role: 'assistant', content: '', reasoning: 'half a thought' })
-  })
 })
 
 const reply = (over: Partial<Message>): Message => ({
