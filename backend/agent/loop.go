@@ -171,7 +171,6 @@ func (l *runLoop) step() (more, stop bool, err error) {
 	am := &chat.Message{ID: messageID, Role: chat.RoleAssistant, Content: resp.Text,
 		Reasoning: resp.Reasoning, ReasoningMs: clock.reasoningMs(), ReasoningSource: resp.ReasoningSource,
 		Stats: clock.stats(l.ctx, l.rt, l.model, msgs, resp)}
-	am.Stats.ThinkingNote = l.takeThinkingNote()
 	for _, tc := range resp.ToolCalls {
 		id := tc.ID
 		if id == "" {
@@ -179,6 +178,11 @@ func (l *runLoop) step() (more, stop bool, err error) {
 		}
 		am.ToolCalls = append(am.ToolCalls, chat.ToolCall{ID: id, Name: tc.Name, Arguments: tc.Arguments})
 		trace.Mark(id, trace.HopParsed)
+	}
+	if len(am.ToolCalls) == 0 {
+		// The figures of a reply that called tools are not shown: the
+		// note waits for the run's answer.
+		am.Stats.ThinkingNote = l.takeThinkingNote()
 	}
 	if err := l.save(am); err != nil {
 		return false, false, err

@@ -374,3 +374,24 @@ func TestSubAgentsAskWithThinkingOff(t *testing.T) {
 		}
 	}
 }
+
+// The figures of a reply that called a tool are not shown: a refusal on
+// that call is said in the run's answer.
+func TestRefusedThinkLevelIsSaidInTheRunsAnswer(t *testing.T) {
+	srv := modelserver.New(thinkingTurns(modelserver.ShapeReasoning),
+		modelserver.WithModels([]string{"qwen3:8b"}), modelserver.WithThinkingModels("qwen3:8b"), modelserver.WithOldThinkLevels())
+	e := envWithServer(t, srv, "qwen3:8b")
+	ctx := context.Background()
+	conv, err := e.svc.CreateConversation(ctx, "", "")
+	require.NoError(t, err)
+	require.NoError(t, e.svc.SetThinking(ctx, conv.ID, "medium"))
+	_, err = e.svc.SendMessage(ctx, conv.ID, "first")
+	require.NoError(t, err)
+	d := e.waitState(conv.ID, chat.StateIdle)
+	require.Len(t, srv.Requests(), 3, "refused, asked again, then after the tool without the level")
+	require.Len(t, d.Messages, 4)
+	call, answer := d.Messages[1], d.Messages[3]
+	require.Len(t, call.ToolCalls, 1)
+	assert.Empty(t, call.Stats.ThinkingNote)
+	assert.Contains(t, answer.Stats.ThinkingNote, `"medium"`)
+}
