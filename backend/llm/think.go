@@ -117,9 +117,13 @@ func (s *thinkSplitter) Write(chunk string) {
 			// The reply is handed on as it comes (no piece held back): a
 			// `</think>` may have begun in the text already handed on.
 			shown := s.reply.String()
-			tail := shown[len(shown)-min(len(shown), len(thinkClose)-1):]
-			i := strings.Index(tail+text, thinkClose)
-			if i < 0 {
+			at := -1
+			if k := partialSuffix(shown, thinkClose); k > 0 && strings.HasPrefix(text, thinkClose[k:]) {
+				at = len(shown) - k
+			} else if i := strings.Index(text, thinkClose); i >= 0 {
+				at = len(shown) + i
+			}
+			if at < 0 {
 				s.emitReply(text)
 				return
 			}
@@ -128,7 +132,6 @@ func (s *thinkSplitter) Write(chunk string) {
 			s.found = true
 			s.closable = false
 			whole := shown + text
-			at := len(shown) - len(tail) + i
 			s.reply.Reset()
 			if at > 0 {
 				s.onThinking(whole[:at], true)
