@@ -76,6 +76,7 @@ test('a profile created in Settings is saved, still there after a reload, and ne
       // A new profile starts from the default's tools: MCP servers' tools too (mcp:*).
       tools: ['ask_user_question', 'current_time', 'calculator', 'mcp:*'],
       tool_calling: 'auto',
+      thinking: 'auto',
     })
     assert.equal(saved.body.length, 2, JSON.stringify(saved.body))
 
