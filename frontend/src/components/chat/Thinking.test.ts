@@ -121,7 +121,7 @@ describe('the thinking menu of the chat header', () => {
     const select = w.find('[data-testid="chat-thinking-select"]')
     expect(select.attributes('aria-label')).toBe('Thinking for this conversation')
     expect(select.findAll('option').map((o) => o.text())).toEqual([
-      'Thinking: off (as the assistant)', 'Thinking: automatic', 'Thinking: off', 'Thinking: low', 'Thinking: medium', 'Thinking: high',
+      'Thinking: default (off)', 'Thinking: automatic', 'Thinking: off', 'Thinking: low', 'Thinking: medium', 'Thinking: high',
     ])
     await select.setValue('high')
     await settle()
