@@ -173,15 +173,17 @@ func TestSettingsExportCarriesStatsButNoAPIKey(t *testing.T) {
 	assert.Empty(t, stats)
 }
 
-func TestOllamaCapabilitiesSayToolsAndVision(t *testing.T) {
+// The model lists mark what Ollama's /api/show capabilities say: tools,
+// vision and (SPEC §9) thinking.
+func TestOllamaCapabilitiesSayToolsVisionAndThinking(t *testing.T) {
 	srv := modelserver.New(modelserver.Turns(), modelserver.WithModels([]string{"qwen3:8b", "gemma3:4b", "tinyllama"}, "gemma3:4b", "tinyllama"),
-		modelserver.WithVision("gemma3:4b"))
+		modelserver.WithVision("gemma3:4b"), modelserver.WithThinkingModels("qwen3:8b"))
 	e := envWithServer(t, srv, "qwen3:8b")
 	st := e.svc.CheckModelServer(context.Background())
 	require.True(t, st.Reachable, st.Message)
-	got := map[string][2]bool{}
+	got := map[string][3]bool{}
 	for _, m := range st.Models {
-		got[m.Name] = [2]bool{m.SupportsTools, m.SupportsVision}
+		got[m.Name] = [3]bool{m.SupportsTools, m.SupportsVision, m.SupportsThinking}
 	}
-	assert.Equal(t, map[string][2]bool{"qwen3:8b": {true, false}, "gemma3:4b": {false, true}, "tinyllama": {false, false}}, got)
+	assert.Equal(t, map[string][3]bool{"qwen3:8b": {true, false, true}, "gemma3:4b": {false, true, false}, "tinyllama": {false, false, false}}, got)
 }

@@ -265,16 +265,9 @@ func TestThinkingSettingOfProfileAndConversation(t *testing.T) {
 // remembered per server and model (also after a restart): later requests
 // go without it at once. "off" is still sent.
 func TestRefusedThinkLevelIsSentAgainWithoutItAndRemembered(t *testing.T) {
-	srv := modelserver.New(modelserver.Turns(modelserver.Turn{Reasoning: "hm", Text: "one"}, modelserver.Turn{Text: "two"}, modelserver.Turn{Text: "three"}),
-		modelserver.WithModels([]string{"qwen3:8b"}), modelserver.WithThinkingModels("qwen3:8b"), modelserver.WithOldThinkLevels())
-	e := envWithServer(t, srv, "qwen3:8b")
+	srv, e, conv, d := sendToOldOllama(t, modelserver.Turns(modelserver.Turn{Reasoning: "hm", Text: "one"}, modelserver.Turn{Text: "two"}, modelserver.Turn{Text: "three"}),
+		"low", "one?")
 	ctx := context.Background()
-	conv, err := e.svc.CreateConversation(ctx, "", "")
-	require.NoError(t, err)
-	require.NoError(t, e.svc.SetThinking(ctx, conv.ID, "low"))
-	_, err = e.svc.SendMessage(ctx, conv.ID, "one?")
-	require.NoError(t, err)
-	d := e.waitState(conv.ID, chat.StateIdle)
 	reqs := srv.Requests()
 	require.Len(t, reqs, 2)
 	require.NotNil(t, reqs[0].ReasoningEffort)
@@ -289,7 +282,7 @@ func TestRefusedThinkLevelIsSentAgainWithoutItAndRemembered(t *testing.T) {
 
 	e.close()
 	e.open()
-	_, err = e.svc.SendMessage(ctx, conv.ID, "two?")
+	_, err := e.svc.SendMessage(ctx, conv.ID, "two?")
 	require.NoError(t, err)
 	d = e.waitState(conv.ID, chat.StateIdle)
 	reqs = srv.Requests()
@@ -378,20 +371,27 @@ func TestSubAgentsAskWithThinkingOff(t *testing.T) {
 // The figures of a reply that called a tool are not shown: a refusal on
 // that call is said in the run's answer.
 func TestRefusedThinkLevelIsSaidInTheRunsAnswer(t *testing.T) {
-	srv := modelserver.New(thinkingTurns(modelserver.ShapeReasoning),
-		modelserver.WithModels([]string{"qwen3:8b"}), modelserver.WithThinkingModels("qwen3:8b"), modelserver.WithOldThinkLevels())
-	e := envWithServer(t, srv, "qwen3:8b")
-	ctx := context.Background()
-	conv, err := e.svc.CreateConversation(ctx, "", "")
-	require.NoError(t, err)
-	require.NoError(t, e.svc.SetThinking(ctx, conv.ID, "medium"))
-	_, err = e.svc.SendMessage(ctx, conv.ID, "first")
-	require.NoError(t, err)
-	d := e.waitState(conv.ID, chat.StateIdle)
+	srv, _, _, d := sendToOldOllama(t, thinkingTurns(modelserver.ShapeReasoning), "medium", "first")
 	require.Len(t, srv.Requests(), 3, "refused, asked again, then after the tool without the level")
 	require.Len(t, d.Messages, 4)
 	call, answer := d.Messages[1], d.Messages[3]
 	require.Len(t, call.ToolCalls, 1)
 	assert.Empty(t, call.Stats.ThinkingNote)
 	assert.Contains(t, answer.Stats.ThinkingNote, `"medium"`)
+}
+
+// sendToOldOllama sends text in a new conversation with the thinking
+// setting to qwen3:8b on a server that refuses levels as Ollama 0.17.4 did,
+// and waits for the run to end.
+func sendToOldOllama(t *testing.T, script modelserver.Script, setting, text string) (*modelserver.Server, *env, *chat.Conversation, *ConversationDetail) {
+	t.Helper()
+	srv := modelserver.New(script, modelserver.WithModels([]string{"qwen3:8b"}), modelserver.WithThinkingModels("qwen3:8b"), modelserver.WithOldThinkLevels())
+	e := envWithServer(t, srv, "qwen3:8b")
+	ctx := context.Background()
+	conv, err := e.svc.CreateConversation(ctx, "", "")
+	require.NoError(t, err)
+	require.NoError(t, e.svc.SetThinking(ctx, conv.ID, setting))
+	_, err = e.svc.SendMessage(ctx, conv.ID, text)
+	require.NoError(t, err)
+	return srv, e, conv, e.waitState(conv.ID, chat.StateIdle)
 }

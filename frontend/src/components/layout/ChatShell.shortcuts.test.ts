@@ -15,7 +15,7 @@ afterEach(resetDom)
 
 async function shell(): Promise<VueWrapper> {
   env.fake.models = [
-    { name: 'qwen3', supports_tools: true },
+    { name: 'qwen3', supports_tools: true, supports_thinking: true },
     { name: 'llava', supports_tools: false, supports_vision: true },
   ]
   env.fake.addConversation({ id: 'c1', title: 'Gears', updated_at: new Date().toISOString() })
@@ -92,10 +92,10 @@ describe('keyboard shortcuts', () => {
     }
   })
 
-  it('the header switches the conversation model, marking tools and vision', async () => {
+  it('the header switches the conversation model, marking tools, vision and thinking', async () => {
     const w = await shell()
     const select = w.find('[data-testid="chat-model-select"]')
-    expect(select.findAll('option').map((o) => o.text())).toEqual(['Default model (qwen3)', 'qwen3 (tools)', 'llava (vision)'])
+    expect(select.findAll('option').map((o) => o.text())).toEqual(['Default model (qwen3)', 'qwen3 (tools, thinking)', 'llava (vision)'])
     await select.setValue('llava')
     await settle()
     expect(env.fake.callsOf('setModel')).toEqual([['c1', 'llava']])

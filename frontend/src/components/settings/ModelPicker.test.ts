@@ -46,15 +46,17 @@ describe('model names', () => {
 })
 
 describe('Settings model picker', () => {
-  it('marks a model that reads images', async () => {
+  it('marks a model that reads images and one that thinks', async () => {
     env.fake.models = [
       { name: 'gemma3', supports_tools: false, supports_vision: true },
-      { name: 'qwen3', supports_tools: true },
+      { name: 'qwen3', supports_tools: true, supports_thinking: true },
     ]
     const v = await mountPanel()
     const [gemma, qwen] = options(v)
     expect(gemma!.find('[data-testid="supports-vision"]').text()).toBe('· sees images')
     expect(qwen!.find('[data-testid="supports-vision"]').exists()).toBe(false)
+    expect(qwen!.find('[data-testid="supports-thinking"]').text()).toBe('· thinks')
+    expect(gemma!.find('[data-testid="supports-thinking"]').exists()).toBe(false)
   })
 
   it('shows a model chosen without a tag once, as the server lists it, checked and with its tools mark', async () => {
