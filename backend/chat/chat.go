@@ -57,6 +57,17 @@ type Message struct {
 	Reasoning       string `json:"reasoning,omitempty"`
 	ReasoningMs     int64  `json:"reasoning_ms,omitempty"`
 	ReasoningSource string `json:"reasoning_source,omitempty"`
+	// Sources are the passages of the user's documents the reply was
+	// given (SPEC §11), numbered as the reply cites them ([n]).
+	Sources []Source `json:"sources,omitempty"`
+}
+
+// Source is one passage of a collection a reply was given (SPEC §11).
+type Source struct {
+	N       int    `json:"n"`
+	Path    string `json:"path"`
+	Locator string `json:"locator"`
+	Text    string `json:"text"`
 }
 
 // MessageStats are the figures of one model answer.
@@ -148,8 +159,11 @@ type Conversation struct {
 	Model string `json:"model,omitempty"`
 	// Thinking, when set, overrides its profile's thinking setting (auto,
 	// off, low, medium or high; SPEC §9).
-	Thinking  string    `json:"thinking,omitempty"`
-	Pinned    bool      `json:"pinned"`
+	Thinking string `json:"thinking,omitempty"`
+	Pinned   bool   `json:"pinned"`
+	// Knowledge are the ids of the collections the assistant searches in
+	// this conversation (SPEC §11), besides its profile's.
+	Knowledge []string  `json:"knowledge,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	// Match is set in search results: where the words were found.

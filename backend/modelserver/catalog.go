@@ -141,6 +141,9 @@ func (h *handler) show(w http.ResponseWriter, r *http.Request) {
 	if h.noTools[installed] {
 		caps = []string{"completion"}
 	}
+	if h.embedModels[withDefaultTag(installed)] {
+		caps = []string{"embedding"}
+	}
 	if h.vision[installed] {
 		caps = append(caps, "vision")
 	}

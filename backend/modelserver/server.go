@@ -251,6 +251,8 @@ type handler struct {
 	refuseToolRole bool                    // 400 whenever a `tool` message is sent
 	thinking       map[string]bool         // models whose /api/show lists "thinking"
 	oldThinkLevels bool                    // Ollama 0.17.4: levels only for gpt-oss
+	embedModels    map[string]bool         // models that make embeddings (embed.go), by name:tag
+	embedDelay     time.Duration
 
 	mu       sync.Mutex
 	requests []ChatRequest
@@ -258,6 +260,9 @@ type handler struct {
 	count    int           // chat requests received, including those no longer kept
 	keep     int           // how many requests to keep; 0 keeps all
 	arrived  chan struct{} // closed and replaced on every chat request
+
+	embedRequests []EmbedRequest
+	embedDown     bool
 }
 
 func newHandler(script Script, opts ...Option) *handler {
@@ -308,6 +313,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		h.chat(w, r)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/embeddings":
+		h.embed(w, r, false)
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
 		h.openAIModels(w, false)
 	case h.openAIOnly && h.llamaCppTags && r.Method == http.MethodGet && r.URL.Path == "/api/tags":
@@ -318,6 +325,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]string{"version": "0.12.0-scripted"})
 	case r.URL.Path == "/api/tags":
 		h.tags(w)
+	case r.Method == http.MethodPost && r.URL.Path == "/api/embed":
+		h.embed(w, r, true)
 	case r.Method == http.MethodPost && r.URL.Path == "/api/show":
 		h.show(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/api/pull":

@@ -11,7 +11,7 @@ import (
 	"github.com/parley-app/parley/backend/chat"
 )
 
-const conversationColumns = "id, title, assistant, model, thinking, pinned, created_at, updated_at"
+const conversationColumns = "id, title, assistant, model, thinking, pinned, created_at, updated_at, knowledge"
 
 // CreateConversation stores a new, empty conversation.
 func (s *Store) CreateConversation(ctx context.Context, title, assistant string) (*chat.Conversation, error) {
@@ -71,6 +71,12 @@ func (s *Store) SetThinking(ctx context.Context, id, thinking string) error {
 	return checkUpdated(res, err, "set thinking of conversation", id)
 }
 
+// SetConversationKnowledge sets the collections a conversation searches.
+func (s *Store) SetConversationKnowledge(ctx context.Context, id string, collections []string) error {
+	res, err := s.writer.ExecContext(ctx, `UPDATE conversations SET knowledge = ? WHERE id = ?`, encodeIDs(collections), id)
+	return checkUpdated(res, err, "set knowledge of conversation", id)
+}
+
 // DeleteConversation deletes a conversation with its messages, runs and
 // cards (foreign keys cascade; triggers drop them from the search index).
 func (s *Store) DeleteConversation(ctx context.Context, id string) error {
@@ -96,10 +102,14 @@ func checkUpdated(res sql.Result, err error, what, id string) error {
 func scanConversation(sc scanner) (chat.Conversation, error) {
 	var c chat.Conversation
 	var created, updated string
-	if err := sc.Scan(&c.ID, &c.Title, &c.Assistant, &c.Model, &c.Thinking, &c.Pinned, &created, &updated); err != nil {
+	var knowledge sql.NullString
+	if err := sc.Scan(&c.ID, &c.Title, &c.Assistant, &c.Model, &c.Thinking, &c.Pinned, &created, &updated, &knowledge); err != nil {
 		return c, err
 	}
 	var err error
+	if c.Knowledge, err = decodeIDs(knowledge); err != nil {
+		return c, fmt.Errorf("conversation %s: knowledge: %w", c.ID, err)
+	}
 	if c.CreatedAt, err = parseTime(created); err != nil {
 		return c, err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/parley-app/parley/backend/chat"
 )
 
-const messageColumns = "id, conversation_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at, parent_id, attachment_count, stats, reasoning, reasoning_ms, reasoning_source"
+const messageColumns = "id, conversation_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at, parent_id, attachment_count, stats, reasoning, reasoning_ms, reasoning_source, sources"
 
 // Messages returns the conversation's visible path (SPEC §7): from a first
 // message down to the conversation's leaf, each message with its parent,
@@ -334,7 +334,14 @@ func validateMessage(m *chat.Message) error {
 
 // insertMessage stores m with m.ParentID as it is, and its attachments.
 func insertMessage(ctx context.Context, tx *sql.Tx, m *chat.Message) error {
-	var toolCalls, stats any
+	var toolCalls, stats, sources any
+	if len(m.Sources) > 0 {
+		b, err := json.Marshal(m.Sources)
+		if err != nil {
+			return fmt.Errorf("encode sources: %w", err)
+		}
+		sources = string(b)
+	}
 	if len(m.ToolCalls) > 0 {
 		b, err := json.Marshal(m.ToolCalls)
 		if err != nil {
@@ -351,11 +358,11 @@ func insertMessage(ctx context.Context, tx *sql.Tx, m *chat.Message) error {
 	}
 	_, err := tx.ExecContext(ctx,
 		`INSERT INTO messages (id, conversation_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at,
-		     parent_id, attachment_count, stats, reasoning, reasoning_ms, reasoning_source)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		     parent_id, attachment_count, stats, reasoning, reasoning_ms, reasoning_source, sources)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		m.ID, m.ConversationID, nullString(m.RunID), m.Role, m.Content, toolCalls,
 		nullString(m.ToolCallID), nullString(m.ToolName), formatTime(m.CreatedAt),
-		nullString(m.ParentID), len(m.Attachments), stats, m.Reasoning, m.ReasoningMs, m.ReasoningSource)
+		nullString(m.ParentID), len(m.Attachments), stats, m.Reasoning, m.ReasoningMs, m.ReasoningSource, sources)
 	if err != nil {
 		return err
 	}
@@ -380,13 +387,18 @@ func scanMessages(rows *sql.Rows) ([]chat.Message, map[string]int, error) {
 	counts := map[string]int{}
 	for rows.Next() {
 		var m chat.Message
-		var runID, toolCalls, toolCallID, toolName, parentID, stats sql.NullString
+		var runID, toolCalls, toolCallID, toolName, parentID, stats, sources sql.NullString
 		var created string
 		var attachments int
 		if err := rows.Scan(&m.ID, &m.ConversationID, &runID, &m.Role, &m.Content,
 			&toolCalls, &toolCallID, &toolName, &created, &parentID, &attachments, &stats,
-			&m.Reasoning, &m.ReasoningMs, &m.ReasoningSource); err != nil {
+			&m.Reasoning, &m.ReasoningMs, &m.ReasoningSource, &sources); err != nil {
 			return nil, nil, err
+		}
+		if sources.Valid {
+			if err := json.Unmarshal([]byte(sources.String), &m.Sources); err != nil {
+				return nil, nil, fmt.Errorf("message %s: decode sources: %w", m.ID, err)
+			}
 		}
 		m.RunID, m.ToolCallID, m.ToolName, m.ParentID = runID.String, toolCallID.String, toolName.String, parentID.String
 		m.Siblings = 1

@@ -18,7 +18,9 @@ import (
 
 // Migrations are numbered files NNNN_what.sql, applied in order, each in its
 // own transaction together with PRAGMA user_version = NNNN. Never edit a
-// released migration: add the next number (and update schema.sql).
+// released migration: add the next number (and update schema.sql). Numbers
+// only grow; one may be missing while the branch it was given to has not
+// landed yet (numbers are handed out ahead to work going on in parallel).
 //
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
@@ -32,7 +34,19 @@ type migration struct {
 // migrations is the parsed, checked list; a broken list is a build mistake.
 var migrations = mustLoadMigrations(migrationFiles)
 
-func latestVersion() int { return len(migrations) }
+func latestVersion() int { return migrations[len(migrations)-1].version }
+
+// previousVersion is the version a database has before m is applied.
+func previousVersion(m migration) int {
+	prev := 0
+	for _, o := range migrations {
+		if o.version >= m.version {
+			break
+		}
+		prev = o.version
+	}
+	return prev
+}
 
 func mustLoadMigrations(fsys fs.FS) []migration {
 	ms, err := loadMigrations(fsys)
@@ -49,16 +63,18 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 	}
 	sort.Strings(names)
 	var ms []migration
-	for i, name := range names {
+	last := 0
+	for _, name := range names {
 		base := path.Base(name)
 		num, _, ok := strings.Cut(base, "_")
 		v, err := strconv.Atoi(num)
 		if !ok || err != nil || len(num) != 4 {
 			return nil, fmt.Errorf("migration %s: name must be NNNN_what.sql", base)
 		}
-		if v != i+1 {
-			return nil, fmt.Errorf("migration %s: expected number %04d (no gaps or duplicates)", base, i+1)
+		if v <= last || (last == 0 && v != 1) {
+			return nil, fmt.Errorf("migration %s: numbers must start at 0001 and grow (no duplicates)", base)
 		}
+		last = v
 		body, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, err
@@ -107,7 +123,7 @@ func applyMigration(ctx context.Context, db *sql.DB, m migration) (bool, error) 
 	if current >= m.version {
 		return false, nil
 	}
-	if current != m.version-1 {
+	if current != previousVersion(m) {
 		return false, fmt.Errorf("database is at version %d, cannot apply %d", current, m.version)
 	}
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {

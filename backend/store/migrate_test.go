@@ -22,14 +22,18 @@ func TestLoadMigrationsChecksNumbering(t *testing.T) {
 	}
 	ms, err := loadMigrations(good)
 	require.NoError(t, err, "good list")
+	// A number handed to a branch that has not landed yet may be missing.
+	gap, err := loadMigrations(fstest.MapFS{"migrations/0001_a.sql": {}, "migrations/0003_c.sql": {}})
+	require.NoError(t, err, "list with a reserved number missing")
+	require.Equal(t, 3, gap[1].version)
 	require.Len(t, ms, 2, "good list: %+v", ms)
 	require.Equal(t, 2, ms[1].version, "good list: %+v", ms)
 	require.Equal(t, "0002_b.sql", ms[1].name, "good list: %+v", ms)
 	for name, fsys := range map[string]fstest.MapFS{
-		"gap":      {"migrations/0001_a.sql": {}, "migrations/0003_c.sql": {}},
-		"no start": {"migrations/0002_b.sql": {}},
-		"bad name": {"migrations/1_a.sql": {}},
-		"empty":    {},
+		"duplicate": {"migrations/0001_a.sql": {}, "migrations/0002_b.sql": {}, "migrations/0002_c.sql": {}},
+		"no start":  {"migrations/0002_b.sql": {}},
+		"bad name":  {"migrations/1_a.sql": {}},
+		"empty":     {},
 	} {
 		_, err := loadMigrations(fsys)
 		assert.Error(t, err, "%s: accepted", name)
@@ -77,7 +81,7 @@ func fillVersion(t *testing.T, s *Store, v int) (convID string) {
 	for _, m := range []chat.Message{{Role: chat.RoleUser, Content: "How do I patch a hydrogen cell?"},
 		{Role: chat.RoleAssistant, Content: "Use vulcanised rubber patches."}, {Role: chat.RoleTool, Content: "toolnoise output"}} {
 		switch {
-		case v >= 8: // the current columns
+		case v >= 10: // the columns of 0010 (sources) are there
 			m.ConversationID = c.ID
 			require.NoError(t, s.AppendMessage(ctx, &m))
 		case v >= 6: // conversations are trees: each message is linked to the one before
@@ -107,7 +111,8 @@ func fillVersion(t *testing.T, s *Store, v int) (convID string) {
 }
 
 func TestMigrateFromEveryEarlierVersion(t *testing.T) {
-	for v := 1; v < latestVersion(); v++ {
+	for _, m := range migrations[:len(migrations)-1] {
+		v := m.version
 		t.Run(fmt.Sprintf("from_v%d", v), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "parley.db")
 			old := openAt(t, path, v)

@@ -20,9 +20,10 @@ type Profile struct {
 	Tools        []string `json:"tools"`
 	ToolCalling  string   `json:"tool_calling"` // auto, native, text or off ("" = auto)
 	Thinking     string   `json:"thinking"`     // auto, off, low, medium or high ("" = auto)
+	Knowledge    []string `json:"knowledge"`    // collections its conversations search (SPEC §11)
 }
 
-const profileColumns = "name, system_prompt, model, tools, tool_calling, thinking"
+const profileColumns = "name, system_prompt, model, tools, tool_calling, thinking, knowledge"
 
 // SaveProfile inserts or replaces the profile named p.Name.
 func (s *Store) SaveProfile(ctx context.Context, p Profile) error {
@@ -39,11 +40,12 @@ func (s *Store) SaveProfile(ctx context.Context, p Profile) error {
 	}
 	t := formatTime(now())
 	_, err = s.writer.ExecContext(ctx,
-		`INSERT INTO profiles (name, system_prompt, model, tools, tool_calling, thinking, created_at, updated_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		`INSERT INTO profiles (name, system_prompt, model, tools, tool_calling, thinking, knowledge, created_at, updated_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		 ON CONFLICT (name) DO UPDATE SET system_prompt = excluded.system_prompt, model = excluded.model,
-		     tools = excluded.tools, tool_calling = excluded.tool_calling, thinking = excluded.thinking, updated_at = excluded.updated_at`,
-		p.Name, p.SystemPrompt, p.Model, string(b), p.ToolCalling, p.Thinking, t, t)
+		     tools = excluded.tools, tool_calling = excluded.tool_calling, thinking = excluded.thinking,
+		     knowledge = excluded.knowledge, updated_at = excluded.updated_at`,
+		p.Name, p.SystemPrompt, p.Model, string(b), p.ToolCalling, p.Thinking, encodeIDs(p.Knowledge), t, t)
 	if err != nil {
 		return fmt.Errorf("save assistant profile %s: %w", p.Name, err)
 	}
@@ -94,8 +96,13 @@ func (s *Store) DeleteProfile(ctx context.Context, name string) error {
 func scanProfile(sc scanner) (Profile, error) {
 	var p Profile
 	var tools string
-	if err := sc.Scan(&p.Name, &p.SystemPrompt, &p.Model, &tools, &p.ToolCalling, &p.Thinking); err != nil {
+	var knowledge sql.NullString
+	if err := sc.Scan(&p.Name, &p.SystemPrompt, &p.Model, &tools, &p.ToolCalling, &p.Thinking, &knowledge); err != nil {
 		return p, err
+	}
+	var err error
+	if p.Knowledge, err = decodeIDs(knowledge); err != nil {
+		return p, fmt.Errorf("profile %s: decode knowledge: %w", p.Name, err)
 	}
 	if err := json.Unmarshal([]byte(tools), &p.Tools); err != nil {
 		return p, fmt.Errorf("profile %s: decode tools: %w", p.Name, err)

@@ -134,7 +134,7 @@ func (s *Store) ImportTranscript(ctx context.Context, t *Transcript) (*chat.Conv
 			}
 			msg := &chat.Message{ID: uuid.NewString(), ConversationID: conv.ID, RunID: newRunID(m.RunID), Role: m.Role,
 				Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName, CreatedAt: m.CreatedAt,
-				ParentID: parent, Attachments: m.Attachments, Stats: m.Stats,
+				ParentID: parent, Attachments: m.Attachments, Stats: m.Stats, Sources: m.Sources,
 				Reasoning: m.Reasoning, ReasoningMs: m.ReasoningMs, ReasoningSource: m.ReasoningSource}
 			if err := insertMessage(ctx, tx, msg); err != nil {
 				return fmt.Errorf("messages[%d]: %w", i, err)

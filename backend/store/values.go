@@ -2,6 +2,7 @@ package store
 
 import (
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -54,4 +55,28 @@ func parseNullTime(ns sql.NullString) (*time.Time, error) {
 // scanner is *sql.Row or *sql.Rows.
 type scanner interface {
 	Scan(dest ...any) error
+}
+
+// encodeIDs stores a list of ids as a JSON array (NULL when empty).
+func encodeIDs(ids []string) any {
+	if len(ids) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(ids) // strings always encode
+	return string(b)
+}
+
+// decodeIDs reads what encodeIDs stored (nil for NULL).
+func decodeIDs(ns sql.NullString) ([]string, error) {
+	if !ns.Valid {
+		return nil, nil
+	}
+	var ids []string
+	if err := json.Unmarshal([]byte(ns.String), &ids); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return ids, nil
 }

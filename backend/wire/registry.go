@@ -35,6 +35,8 @@ var Wire = Registry{
 		{Name: "ThinkingSetting", Values: chat.ThinkingSettings, List: "THINKING_SETTINGS"},
 		// The formats service.ExportConversation writes.
 		{Name: "ExportFormat", Values: []string{"markdown", "json"}},
+		// A collection's state (SPEC §11).
+		{Name: "CollectionStatus", Values: []string{api.KnowledgeIndexing, api.KnowledgeReady, api.KnowledgeError}},
 	},
 	Types: []Type{
 		// Cards (SPEC §1, §3).
@@ -50,6 +52,7 @@ var Wire = Registry{
 		{Name: "Attachment", Go: typeOf[chat.Attachment]()},
 		{Name: "MessageStats", Go: typeOf[chat.MessageStats]()},
 		{Name: "SearchMatch", Go: typeOf[chat.SearchMatch]()},
+		{Name: "Source", Go: typeOf[chat.Source]()},
 		{Name: "Message", Go: typeOf[chat.Message](), Fields: map[string]string{"role": "Role"}},
 		{Name: "Conversation", Go: typeOf[chat.Conversation]()},
 		{Name: "ConversationDetail", Go: typeOf[service.ConversationDetail](), Fields: map[string]string{"state": "RunState"}},
@@ -76,6 +79,14 @@ var Wire = Registry{
 		{Name: "MCPToolPolicy", Go: typeOf[api.MCPToolPolicy](), Fields: map[string]string{"policy": "MCPPolicy"}},
 		{Name: "MCPImportResult", Go: typeOf[api.MCPImportResult]()},
 		{Name: "AppInfo", Go: typeOf[api.AppInfo]()},
+		// Knowledge (SPEC §11).
+		{Name: "KnowledgeFileError", Go: typeOf[api.KnowledgeFileError]()},
+		{Name: "Collection", Go: typeOf[api.Collection](), Fields: map[string]string{"status": "CollectionStatus"}},
+		{Name: "CollectionRequest", Go: typeOf[api.CollectionRequest]()},
+		{Name: "KnowledgeSearchRequest", Go: typeOf[api.KnowledgeSearchRequest]()},
+		{Name: "KnowledgeResult", Go: typeOf[api.KnowledgeResult]()},
+		{Name: "KnowledgeSearchResponse", Go: typeOf[api.KnowledgeSearchResponse]()},
+		{Name: "KnowledgeProgressEvent", Go: typeOf[api.KnowledgeProgress](), Fields: map[string]string{"status": "CollectionStatus"}},
 		// The page's marks of the card trace (backend/trace, the latency bench).
 		{Name: "TraceMark", Go: typeOf[trace.PageMark]()},
 		// Event payloads (SPEC §3).
@@ -100,6 +111,7 @@ var Wire = Registry{
 		{Name: events.RunError, Payload: typeOf[events.RunErrorPayload]()},
 		{Name: events.ModelPull, Payload: typeOf[events.ModelPullPayload]()},
 		{Name: events.MCPServer, Payload: typeOf[api.MCPServer]()},
+		{Name: events.KnowledgeProgress, Payload: typeOf[api.KnowledgeProgress]()},
 	},
 	Consts: []Const{
 		{Name: "ASK_TOOL", Value: questions.ToolName},
@@ -132,6 +144,9 @@ var Wire = Registry{
 		{"maxPlaceholderLen", questions.MaxPlaceholderLen},
 		{"maxCustomLen", questions.MaxCustomLen},
 		{"maxCommentsLen", questions.MaxCommentsLen},
+		{"defaultTopK", api.DefaultTopK},
+		{"maxTopK", api.MaxTopK},
+		{"maxCollectionName", api.MaxCollectionName},
 	},
 }
 

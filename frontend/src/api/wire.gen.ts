@@ -39,6 +39,8 @@ export const THINKING_SETTINGS: readonly ThinkingSetting[] = ['auto', 'off', 'lo
 
 export type ExportFormat = 'markdown' | 'json'
 
+export type CollectionStatus = 'indexing' | 'ready' | 'error'
+
 export interface QuestionOption {
   label: string
   description?: string
@@ -140,6 +142,13 @@ export interface SearchMatch {
   snippet: string
 }
 
+export interface Source {
+  n: number
+  path: string
+  locator: string
+  text: string
+}
+
 export interface Message {
   id: string
   conversationId: string
@@ -159,6 +168,7 @@ export interface Message {
   reasoning?: string
   reasoning_ms?: number
   reasoning_source?: string
+  sources?: Source[]
 }
 
 export interface Conversation {
@@ -168,6 +178,7 @@ export interface Conversation {
   model?: string
   thinking?: string
   pinned: boolean
+  knowledge?: string[]
   created_at: string
   updated_at: string
   match?: SearchMatch
@@ -180,6 +191,7 @@ export interface ConversationDetail {
   model?: string
   thinking?: string
   pinned: boolean
+  knowledge?: string[]
   created_at: string
   updated_at: string
   match?: SearchMatch
@@ -337,6 +349,57 @@ export interface AppInfo {
   dataDir: string
 }
 
+export interface KnowledgeFileError {
+  path: string
+  error: string
+}
+
+export interface Collection {
+  id: string
+  name: string
+  paths: string[]
+  status: CollectionStatus
+  files: number
+  indexed_files: number
+  chunks: number
+  embedding_model: string | null
+  embedded_chunks: number
+  errors: KnowledgeFileError[]
+  cancelled: boolean
+  error?: string
+  embedding_error?: string
+  created_at: string
+}
+
+export interface CollectionRequest {
+  name?: string
+  paths?: string[]
+}
+
+export interface KnowledgeSearchRequest {
+  query: string
+  top_k?: number
+}
+
+export interface KnowledgeResult {
+  path: string
+  locator: string
+  text: string
+  score: number
+}
+
+export interface KnowledgeSearchResponse {
+  results: KnowledgeResult[]
+}
+
+export interface KnowledgeProgressEvent {
+  id: string
+  indexed_files: number
+  files: number
+  chunks: number
+  status: CollectionStatus
+}
+
 export interface TraceMark {
   key: string
   hop: string
@@ -413,11 +476,12 @@ export interface EventPayloads {
   'run:error': RunErrorEvent
   'model:pull': ModelPullEvent
   'mcp:server': MCPServer
+  'knowledge:progress': KnowledgeProgressEvent
 }
 
 export type ServerEventName = keyof EventPayloads
 
-export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server']
+export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server', 'knowledge:progress']
 
 export const ASK_TOOL = 'ask_user_question'
 
@@ -449,4 +513,7 @@ export const LIMITS = {
   maxPlaceholderLen: 100,
   maxCustomLen: 1000,
   maxCommentsLen: 2000,
+  defaultTopK: 8,
+  maxTopK: 50,
+  maxCollectionName: 80,
 } as const

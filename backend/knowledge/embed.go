@@ -1,0 +1,176 @@
+package knowledge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// EmbedConfig says which server and model make the vectors ("" Model =
+// none: keyword search only).
+type EmbedConfig struct {
+	BaseURL string // the OpenAI-compatible base URL (…/v1), as for chat
+	APIKey  string
+	Model   string
+}
+
+// Embedder asks the model server for vectors: Ollama's native POST
+// /api/embed ({"model","input":[...]} → {"embeddings":[[...]]}, docs/api.md
+// "Generate Embeddings") where the server has it, else the OpenAI-compatible
+// POST /v1/embeddings ({"model","input":[...]} → {"data":[{"index",
+// "embedding"}]}), as llama.cpp's server, LM Studio and vLLM offer it.
+type Embedder struct {
+	cfg    EmbedConfig
+	client *http.Client
+
+	mu     sync.Mutex
+	openAI bool // /api/embed answered 404: the server is not Ollama
+}
+
+// NewEmbedder returns a client for cfg.
+func NewEmbedder(cfg EmbedConfig) *Embedder {
+	return &Embedder{cfg: cfg, client: &http.Client{Timeout: 5 * time.Minute}}
+}
+
+// EmbedError is a failure of the embedding server, with its message.
+type EmbedError struct {
+	Status  int // HTTP status, 0 when the server did not answer
+	Message string
+}
+
+func (e *EmbedError) Error() string { return e.Message }
+
+// Embed returns one vector a text, in order.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if e.cfg.Model == "" {
+		return nil, errors.New("no embedding model is set")
+	}
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	e.mu.Lock()
+	openAI := e.openAI
+	e.mu.Unlock()
+	if !openAI {
+		vs, err := e.ollama(ctx, texts)
+		var ee *EmbedError
+		if !errors.As(err, &ee) || (ee.Status != http.StatusNotFound && ee.Status != http.StatusMethodNotAllowed) || strings.Contains(ee.Message, "model") {
+			return vs, err
+		}
+		// Not Ollama (its 404 for a missing model names the model).
+		e.mu.Lock()
+		e.openAI = true
+		e.mu.Unlock()
+	}
+	return e.openAIEmbed(ctx, texts)
+}
+
+func (e *Embedder) root() string {
+	return strings.TrimSuffix(strings.TrimRight(e.cfg.BaseURL, "/"), "/v1")
+}
+
+func (e *Embedder) ollama(ctx context.Context, texts []string) ([][]float32, error) {
+	var out struct {
+		Embeddings [][]float32 `json:"embeddings"`
+	}
+	body := map[string]any{"model": e.cfg.Model, "input": texts}
+	if err := e.post(ctx, e.root()+"/api/embed", body, &out); err != nil {
+		return nil, err
+	}
+	if len(out.Embeddings) != len(texts) {
+		return nil, &EmbedError{Message: fmt.Sprintf("the server sent %d vectors for %d texts", len(out.Embeddings), len(texts))}
+	}
+	return out.Embeddings, nil
+}
+
+func (e *Embedder) openAIEmbed(ctx context.Context, texts []string) ([][]float32, error) {
+	var out struct {
+		Data []struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		} `json:"data"`
+	}
+	body := map[string]any{"model": e.cfg.Model, "input": texts, "encoding_format": "float"}
+	if err := e.post(ctx, strings.TrimRight(e.cfg.BaseURL, "/")+"/embeddings", body, &out); err != nil {
+		return nil, err
+	}
+	vs := make([][]float32, len(texts))
+	for _, d := range out.Data {
+		if d.Index < 0 || d.Index >= len(texts) {
+			return nil, &EmbedError{Message: fmt.Sprintf("the server sent a vector for input %d of %d", d.Index, len(texts))}
+		}
+		vs[d.Index] = d.Embedding
+	}
+	for i, v := range vs {
+		if len(v) == 0 {
+			return nil, &EmbedError{Message: fmt.Sprintf("the server sent no vector for input %d", i)}
+		}
+	}
+	return vs, nil
+}
+
+func (e *Embedder) post(ctx context.Context, url string, body, dst any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if e.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+e.cfg.APIKey)
+	}
+	res, err := e.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &EmbedError{Message: fmt.Sprintf("the model server at %s does not answer: %v", e.cfg.BaseURL, err)}
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(res.Body, 256<<20))
+	if err != nil {
+		return &EmbedError{Message: fmt.Sprintf("read the embeddings: %v", err)}
+	}
+	if res.StatusCode != http.StatusOK {
+		return &EmbedError{Status: res.StatusCode, Message: fmt.Sprintf("%s answered %d: %s", url, res.StatusCode, errorText(data))}
+	}
+	if err := json.Unmarshal(data, dst); err != nil {
+		return &EmbedError{Message: fmt.Sprintf("%s sent no readable embeddings: %v", url, err)}
+	}
+	return nil
+}
+
+// errorText reads {"error":"..."} (Ollama) or {"error":{"message":...}}
+// (OpenAI-compatible servers), else the body itself.
+func errorText(b []byte) string {
+	var e struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(b, &e) == nil && len(e.Error) > 0 {
+		var s string
+		if json.Unmarshal(e.Error, &s) == nil {
+			return s
+		}
+		var o struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(e.Error, &o) == nil && o.Message != "" {
+			return o.Message
+		}
+	}
+	t := strings.TrimSpace(string(b))
+	if len(t) > 300 {
+		t = t[:300] + "…"
+	}
+	return t
+}

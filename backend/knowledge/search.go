@@ -1,0 +1,371 @@
+package knowledge
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/store"
+)
+
+// Result is one passage found, best first.
+type Result struct {
+	CollectionID string
+	Path         string
+	Locator      string
+	Text         string
+	Score        float64
+}
+
+// rrfK is reciprocal rank fusion's constant (Cormack et al. 2009): a
+// passage scores Σ 1/(k + rank) over the rankings it appears in.
+const rrfK = 60
+
+// SearchStats says how a search went (for benchmarks and logs).
+type SearchStats struct {
+	Keyword int // passages the keyword search ranked
+	Vector  int // passages the vector search ranked (0 without vectors)
+	// VectorError: the query could not be embedded (server down...):
+	// keyword results only.
+	VectorError error
+}
+
+// Search finds the topK passages of the collections best matching query:
+// keyword search (FTS5, BM25) always, vector search too when an embedding
+// model is set and answers, fused by reciprocal rank.
+func (m *Manager) Search(ctx context.Context, collections []string, query string, topK int) ([]Result, error) {
+	out, _, err := m.SearchWithStats(ctx, collections, query, topK)
+	return out, err
+}
+
+// SearchWithStats is Search, also saying which rankings took part.
+func (m *Manager) SearchWithStats(ctx context.Context, collections []string, query string, topK int) ([]Result, SearchStats, error) {
+	var stats SearchStats
+	if topK <= 0 {
+		topK = api.DefaultTopK
+	}
+	topK = min(topK, api.MaxTopK)
+	depth := max(50, topK*5) // how deep each ranking goes into the fusion
+	keyword, err := m.st.KeywordSearch(ctx, collections, keywordQuery(query), depth)
+	if err != nil {
+		return nil, stats, err
+	}
+	stats.Keyword = len(keyword)
+	rankings := [][]int64{keyword}
+	if cfg := m.opt.Embed(); cfg.Model != "" {
+		vec, err := m.vectorSearch(ctx, cfg, collections, query, depth)
+		if err != nil {
+			stats.VectorError = err
+			m.log.Debug("vector search unavailable: keyword results only", "err", err)
+		} else {
+			stats.Vector = len(vec)
+			rankings = append(rankings, vec)
+		}
+	}
+	fused := fuse(rankings, topK)
+	seqs := make([]int64, len(fused))
+	for i, f := range fused {
+		seqs[i] = f.seq
+	}
+	hits, err := m.st.Chunks(ctx, seqs)
+	if err != nil {
+		return nil, stats, err
+	}
+	out := make([]Result, 0, len(fused))
+	for _, f := range fused {
+		h, ok := hits[f.seq]
+		if !ok {
+			continue // deleted since the index was read
+		}
+		out = append(out, Result{CollectionID: h.CollectionID, Path: h.Path, Locator: h.Locator, Text: h.Text, Score: f.score})
+	}
+	return out, stats, nil
+}
+
+type scored struct {
+	seq   int64
+	score float64
+}
+
+// fuse merges rankings by reciprocal rank and keeps the best n.
+func fuse(rankings [][]int64, n int) []scored {
+	score := map[int64]float64{}
+	first := map[int64]int{} // tie-break: the earliest place in any ranking
+	for _, r := range rankings {
+		for i, seq := range r {
+			score[seq] += 1.0 / float64(rrfK+i+1)
+			if p, ok := first[seq]; !ok || i < p {
+				first[seq] = i
+			}
+		}
+	}
+	out := make([]scored, 0, len(score))
+	for seq, s := range score {
+		out = append(out, scored{seq, s})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		if first[out[i].seq] != first[out[j].seq] {
+			return first[out[i].seq] < first[out[j].seq]
+		}
+		return out[i].seq < out[j].seq
+	})
+	return out[:min(n, len(out))]
+}
+
+// stopWords are left out of keyword queries: they match nearly every
+// passage, cost the most to look up, and tell BM25 nothing.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an and are as at be but by can do does did for from has have how i if in into is it its
+		me my no not of on or our so that the their them then there these they this to was we were what when where which who
+		why will with you your about should would could please tell`) {
+		stopWords[w] = true
+	}
+}
+
+// maxQueryTerms bounds the FTS5 expression a query becomes.
+const maxQueryTerms = 24
+
+// keywordQuery turns what the model or the user asked into an FTS5
+// expression: any of its words (BM25 ranks passages with more of them,
+// and rarer ones, first), each quoted so FTS5 operators in the text are
+// inert. "" when no word is left.
+func keywordQuery(query string) string {
+	words := strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r)
+	})
+	seen := map[string]bool{}
+	var terms []string
+	for _, w := range words {
+		if stopWords[w] || seen[w] {
+			continue
+		}
+		seen[w] = true
+		terms = append(terms, `"`+w+`"`)
+		if len(terms) == maxQueryTerms {
+			break
+		}
+	}
+	if len(terms) == 0 { // only stop words: search them after all
+		for _, w := range words {
+			if !seen[w] {
+				seen[w] = true
+				terms = append(terms, `"`+w+`"`)
+			}
+			if len(terms) == maxQueryTerms {
+				break
+			}
+		}
+	}
+	return strings.Join(terms, " OR ")
+}
+
+// cachedIndex is a collection's sign bits in memory, built at gen.
+type cachedIndex struct {
+	model   string
+	gen     int64
+	builtAt time.Time
+	ix      *codeIndex
+}
+
+// vectorsChanged marks the in-memory vector indexes stale.
+func (m *Manager) vectorsChanged() {
+	m.mu.Lock()
+	m.vecGen++
+	m.mu.Unlock()
+}
+
+// staleFor is how long a stale index may keep serving while the embedding
+// pass goes on (rebuilding after every batch would cost more than it gives).
+const staleFor = 2 * time.Second
+
+// codes returns the collection's index of sign bits for model, loading it
+// when missing or stale.
+func (m *Manager) codes(ctx context.Context, id, model string) (*codeIndex, error) {
+	m.mu.Lock()
+	c := m.vectors[id]
+	gen, embedding := m.vecGen, m.embedding
+	m.mu.Unlock()
+	if c != nil && c.model == model && (c.gen == gen || embedding && time.Since(c.builtAt) < staleFor) {
+		return c.ix, nil
+	}
+	ix := &codeIndex{}
+	if err := m.st.VectorCodes(ctx, id, model, ix.add); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	m.vectors[id] = &cachedIndex{model: model, gen: gen, builtAt: time.Now(), ix: ix}
+	m.mu.Unlock()
+	return ix, nil
+}
+
+// queryEmbedTimeout bounds the wait for the query's vector: a model server
+// that hangs must not hold the answer (keyword results come instead).
+const queryEmbedTimeout = 15 * time.Second
+
+// vectorSearch ranks the collections' passages by cosine similarity to
+// the query's vector: the nearest by sign bits first, then those scored
+// on their int8 values.
+func (m *Manager) vectorSearch(ctx context.Context, cfg EmbedConfig, collections []string, query string, depth int) ([]int64, error) {
+	ectx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
+	defer cancel()
+	vs, err := m.embedderFor(cfg).Embed(ectx, []string{query})
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) != 1 || len(vs[0]) == 0 {
+		return nil, errors.New("no vector for the query")
+	}
+	q := normalize(vs[0])
+	qbits := words(signBits(q), (len(q)+63)/64)
+	candidates := max(256, depth*8)
+	var seqs []int64
+	for _, id := range collections {
+		ix, err := m.codes(ctx, id, cfg.Model)
+		if err != nil {
+			return nil, err
+		}
+		seqs = append(seqs, ix.nearest(qbits, candidates)...)
+	}
+	return m.rescore(ctx, cfg.Model, q, seqs, depth)
+}
+
+// rescore orders candidates by cosine on their stored int8 vectors.
+func (m *Manager) rescore(ctx context.Context, model string, q []float32, seqs []int64, depth int) ([]int64, error) {
+	vectors, err := m.st.ChunkVectors(ctx, model, seqs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]scored, 0, len(vectors))
+	for seq, v := range vectors {
+		s, err := cosine(q, v)
+		if err != nil {
+			continue // another model size
+		}
+		out = append(out, scored{seq, float64(s)})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].seq < out[j].seq
+	})
+	ranked := make([]int64, 0, min(depth, len(out)))
+	for _, s := range out[:min(depth, len(out))] {
+		ranked = append(ranked, s.seq)
+	}
+	return ranked, nil
+}
+
+// embedderFor returns the client for cfg (kept while cfg stays the same,
+// so it remembers whether the server is Ollama).
+func (m *Manager) embedderFor(cfg EmbedConfig) *Embedder {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.embedder == nil || m.embedCfg != cfg {
+		m.embedder, m.embedCfg = NewEmbedder(cfg), cfg
+	}
+	return m.embedder
+}
+
+// embedLoop makes the missing vectors whenever woken (after indexing, a
+// change of model) and retries after a failure.
+func (m *Manager) embedLoop() {
+	retry := (<-chan time.Time)(nil)
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-m.embedWake:
+		case <-retry:
+		}
+		retry = nil
+		if err := m.embedPass(); err != nil && m.ctx.Err() == nil {
+			retry = time.After(m.opt.EmbedRetry)
+		}
+	}
+}
+
+// embedPass embeds every passage without a vector of the current model, in
+// batches; a change of model restarts it.
+func (m *Manager) embedPass() error {
+	cfg := m.opt.Embed()
+	if cfg.Model == "" {
+		return nil
+	}
+	m.mu.Lock()
+	m.embedding = true
+	m.mu.Unlock()
+	err := m.embedAll(cfg)
+	m.mu.Lock()
+	m.embedding = false
+	if err != nil && m.ctx.Err() == nil {
+		m.embedErr = err.Error()
+	} else if err == nil {
+		m.embedErr = ""
+	}
+	m.mu.Unlock()
+	if err != nil && m.ctx.Err() == nil {
+		m.log.Warn("embedding passages failed; keyword search still works", "model", cfg.Model, "err", err)
+	}
+	m.vectorsChanged()
+	cs, _ := m.st.Collections(context.WithoutCancel(m.ctx))
+	for _, c := range cs {
+		m.emitProgress(c.ID, true)
+	}
+	return err
+}
+
+func (m *Manager) embedAll(cfg EmbedConfig) error {
+	emb := m.embedderFor(cfg)
+	cs, err := m.st.Collections(m.ctx)
+	if err != nil {
+		return err
+	}
+	after := int64(0)
+	for {
+		if m.ctx.Err() != nil {
+			return m.ctx.Err()
+		}
+		if now := m.opt.Embed(); now != cfg {
+			return m.embedAll(now) // the model changed: start over
+		}
+		chunks, err := m.st.ChunksToEmbed(m.ctx, cfg.Model, after, m.opt.EmbedBatch)
+		if err != nil || len(chunks) == 0 {
+			return err
+		}
+		texts := make([]string, len(chunks))
+		for i, c := range chunks {
+			texts[i] = EmbedText(c.Locator, c.Text)
+		}
+		vs, err := emb.Embed(m.ctx, texts)
+		if err != nil {
+			return err
+		}
+		es := make([]store.Embedding, len(chunks))
+		for i, c := range chunks {
+			v, b := quantize(vs[i])
+			es[i] = store.Embedding{Seq: c.Seq, Vector: v, Bits: b}
+		}
+		if err := m.st.SaveEmbeddings(m.ctx, cfg.Model, es); err != nil {
+			return err
+		}
+		after = chunks[len(chunks)-1].Seq
+		m.vectorsChanged()
+		for _, c := range cs {
+			m.emitProgress(c.ID, false)
+		}
+	}
+}
+
+// EmbedText is what a passage's vector is made of: its locator (headings
+// say what it is about) and its text.
+func EmbedText(locator, text string) string { return locator + "\n" + text }
