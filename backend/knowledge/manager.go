@@ -37,6 +37,10 @@ type Options struct {
 	Debounce time.Duration
 	// EmbedRetry is how long a failed embedding pass waits to try again (default 30 s).
 	EmbedRetry time.Duration
+
+	// beforeRead, in tests, is called before each file is read, with the
+	// scan's context.
+	beforeRead func(ctx context.Context, path string)
 }
 
 // Errors of the collection API.
@@ -302,6 +306,9 @@ func (m *Manager) scan(ctx context.Context, id string) error {
 	for _, f := range todo {
 		if ctx.Err() != nil {
 			break
+		}
+		if m.opt.beforeRead != nil {
+			m.opt.beforeRead(ctx, f.path)
 		}
 		done, skip := m.readFile(f, known[f.path])
 		if skip {
