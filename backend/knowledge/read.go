@@ -39,7 +39,7 @@ var kindsByExtension = map[string]kind{
 	".rst": kindRST, ".rest": kindRST,
 	".html": kindHTML, ".htm": kindHTML, ".xhtml": kindHTML,
 	".csv": kindCSV, ".tsv": kindCSV,
-	".pdf": kindPDF,
+	".pdf":  kindPDF,
 	".docx": kindDOCX,
 }
 
