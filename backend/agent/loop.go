@@ -56,6 +56,13 @@ type runLoop struct {
 	// thinkingNote is said once in a reply's figures: the server refused
 	// the thinking fields (see refuseThinking).
 	thinkingNote string
+	// toolSources are the passages of the search_knowledge result being made.
+	toolSources []chat.Source
+	// With tool calling off, the collections are searched once a run with
+	// the user's message and the passages go into the system prompt.
+	promptSearched bool
+	promptText     string
+	promptSources  []chat.Source
 }
 
 // tools lists the definitions the profile opted in to, in a stable order.
@@ -77,6 +84,9 @@ func (l *runLoop) tools(sub bool) []llm.Tool {
 			}
 		}
 	}
+	if len(l.collections()) > 0 {
+		defs = append(defs, searchKnowledgeTool)
+	}
 	for _, t := range l.mcpTools(sub) {
 		defs = append(defs, mcpDefinition(t))
 	}
@@ -90,8 +100,14 @@ func (l *runLoop) messages() ([]llm.Message, error) {
 		return nil, err
 	}
 	msgs := make([]llm.Message, 0, len(history)+1)
-	if l.profile.SystemPrompt != "" {
-		msgs = append(msgs, llm.Message{Role: chat.RoleSystem, Content: l.profile.SystemPrompt})
+	system := l.profile.SystemPrompt
+	if mode, _ := l.text.current(); mode == ToolCallingOff {
+		if kp := l.knowledgePrompt(history); kp != "" {
+			system = strings.TrimSpace(system + "\n\n" + kp)
+		}
+	}
+	if system != "" {
+		msgs = append(msgs, llm.Message{Role: chat.RoleSystem, Content: system})
 	}
 	var open []chat.ToolCall // calls of the last assistant message still without a result
 	closeOpen := func() {
@@ -170,7 +186,7 @@ func (l *runLoop) step() (more, stop bool, err error) {
 	}
 	am := &chat.Message{ID: messageID, Role: chat.RoleAssistant, Content: resp.Text,
 		Reasoning: resp.Reasoning, ReasoningMs: clock.reasoningMs(), ReasoningSource: resp.ReasoningSource,
-		Stats: clock.stats(l.ctx, l.rt, l.model, msgs, resp)}
+		Stats: clock.stats(l.ctx, l.rt, l.model, msgs, resp), Sources: l.runSources()}
 	for _, tc := range resp.ToolCalls {
 		id := tc.ID
 		if id == "" {
@@ -227,9 +243,9 @@ func (l *runLoop) runToolCalls(calls []chat.ToolCall, known map[string]*question
 		} else {
 			stop = true
 		}
-		atts := l.attachments
-		l.attachments = nil
-		m := &chat.Message{Role: chat.RoleTool, Content: result, ToolCallID: tc.ID, ToolName: tc.Name, Attachments: atts}
+		atts, sources := l.attachments, l.toolSources
+		l.attachments, l.toolSources = nil, nil
+		m := &chat.Message{Role: chat.RoleTool, Content: result, ToolCallID: tc.ID, ToolName: tc.Name, Attachments: atts, Sources: sources}
 		if stop || l.ctx.Err() != nil {
 			// No tool runs after this one: its result and the cancelled
 			// ones after it are written in one transaction.
@@ -354,6 +370,10 @@ func (l *runLoop) executeTool(tc chat.ToolCall, asked *questions.Card) (result s
 	if l.isMCP(tc.Name) || asked != nil && asked.Kind == questions.KindApproval {
 		result, l.attachments, halt = l.runMCP(tc, asked)
 		return result, halt
+	}
+	if tc.Name == ToolSearchKnowledge && len(l.collections()) > 0 {
+		result, l.toolSources = l.searchKnowledge(tc.Arguments, l.nextSourceNumber())
+		return result, false
 	}
 	if !l.profile.hasTool(tc.Name) {
 		return fmt.Sprintf("unknown tool %q", tc.Name), false

@@ -14,6 +14,8 @@ type Profile struct {
 	// Thinking is how much its model thinks: auto (the default, also when
 	// empty: the server decides), off, low, medium or high (SPEC §9).
 	Thinking string `json:"thinking,omitempty"`
+	// Knowledge are the collections its conversations search (SPEC §11).
+	Knowledge []string `json:"knowledge"`
 }
 
 // DefaultProfileName names the profile new conversations use.
@@ -31,6 +33,7 @@ func DefaultProfile() Profile {
 		Tools:       []string{ToolAskUser, ToolSpawnAgents, ToolCurrentTime, ToolCalculator, MCPAllTools},
 		ToolCalling: ToolCallingAuto,
 		Thinking:    chat.ThinkingAuto,
+		Knowledge:   []string{},
 	}
 }
 

@@ -54,8 +54,12 @@ type Options struct {
 	// approval and elicitation cards; nil = no MCP tools.
 	MCP      MCPHost
 	Approver Approver
-	MaxSteps int // model calls per run; default 12
-	Logger   *slog.Logger
+	// Knowledge searches the user's collections (SPEC §11) and
+	// ConversationKnowledge names a conversation's; nil = no search_knowledge.
+	Knowledge             Knowledge
+	ConversationKnowledge func(ctx context.Context, conversationID string) []string
+	MaxSteps              int // model calls per run; default 12
+	Logger                *slog.Logger
 }
 
 // StateInfo is a conversation's run state (SPEC §2).

@@ -132,6 +132,8 @@ func (l *runLoop) runSubAgent(task string) (string, error) {
 			switch {
 			case tc.Name == ToolAskUser || tc.Name == ToolSpawnAgents:
 				out = subAgentRefusal(tc.Name)
+			case tc.Name == ToolSearchKnowledge && len(l.collections()) > 0:
+				out, _ = l.searchKnowledge(tc.Arguments, 1) // its own numbering, for the parent to read
 			case l.isMCP(tc.Name):
 				var ok bool
 				if out, ok = l.runMCPForSubAgent(tc); !ok {

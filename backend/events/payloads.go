@@ -51,10 +51,12 @@ type RunErrorPayload struct {
 type ConversationUpdatedPayload struct {
 	Assistant      *string `json:"assistant,omitempty"`
 	ConversationID string  `json:"conversationId"`
-	Model          *string `json:"model,omitempty"`
-	Pinned         *bool   `json:"pinned,omitempty"`
-	Thinking       *string `json:"thinking,omitempty"`
-	Title          *string `json:"title,omitempty"`
+	// Knowledge are the conversation's collections (SPEC §11; [] = none).
+	Knowledge *[]string `json:"knowledge,omitempty"`
+	Model     *string   `json:"model,omitempty"`
+	Pinned    *bool     `json:"pinned,omitempty"`
+	Thinking  *string   `json:"thinking,omitempty"`
+	Title     *string   `json:"title,omitempty"`
 }
 
 // TitleChanged is the conversation:updated payload of a new title.
@@ -82,6 +84,15 @@ func ModelChanged(conversationID, model string) ConversationUpdatedPayload {
 // thinking setting ("" = the profile's again).
 func ThinkingChanged(conversationID, thinking string) ConversationUpdatedPayload {
 	return ConversationUpdatedPayload{ConversationID: conversationID, Thinking: &thinking}
+}
+
+// KnowledgeChanged is the conversation:updated payload of the collections
+// attached to a conversation.
+func KnowledgeChanged(conversationID string, collections []string) ConversationUpdatedPayload {
+	if collections == nil {
+		collections = []string{}
+	}
+	return ConversationUpdatedPayload{ConversationID: conversationID, Knowledge: &collections}
 }
 
 // ConversationDeletedPayload names the deleted conversation.

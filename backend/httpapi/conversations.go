@@ -118,22 +118,29 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) patchConversation(w http.ResponseWriter, r *http.Request) error {
 	var req struct {
-		Title     *string `json:"title"`
-		Pinned    *bool   `json:"pinned"`
-		Assistant *string `json:"assistant"`
-		Model     *string `json:"model"`
-		Thinking  *string `json:"thinking"`
+		Title     *string   `json:"title"`
+		Pinned    *bool     `json:"pinned"`
+		Assistant *string   `json:"assistant"`
+		Model     *string   `json:"model"`
+		Thinking  *string   `json:"thinking"`
+		Knowledge *[]string `json:"knowledge"`
 	}
 	if err := decode(r, &req); err != nil {
 		return err
 	}
 	id := r.PathValue("id")
-	if req.Title == nil && req.Pinned == nil && req.Assistant == nil && req.Model == nil && req.Thinking == nil {
-		return httpError{http.StatusBadRequest, `give "title", "pinned", "assistant", "model" and/or "thinking"`}
+	if req.Title == nil && req.Pinned == nil && req.Assistant == nil && req.Model == nil && req.Thinking == nil && req.Knowledge == nil {
+		return httpError{http.StatusBadRequest, `give "title", "pinned", "assistant", "model", "thinking" and/or "knowledge"`}
 	}
 	if req.Thinking != nil {
 		// First too: an unknown setting (422) changes nothing.
 		if err := s.opts.Backend.SetThinking(r.Context(), id, *req.Thinking); err != nil {
+			return err
+		}
+	}
+	if req.Knowledge != nil {
+		// First too: an unknown collection is refused before anything changes.
+		if err := s.opts.Backend.SetConversationKnowledge(r.Context(), id, *req.Knowledge); err != nil {
 			return err
 		}
 	}

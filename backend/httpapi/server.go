@@ -65,6 +65,16 @@ type Backend interface {
 	DeleteMCPServer(name string) error
 	SetMCPToolPolicy(server, tool, policy string) (api.MCPTool, error)
 	ImportMCPConfig(content []byte) (api.MCPImportResult, error)
+	// Knowledge collections (SPEC §11).
+	Collections(ctx context.Context) ([]api.Collection, error)
+	Collection(ctx context.Context, id string) (api.Collection, error)
+	CreateCollection(ctx context.Context, req api.CollectionRequest) (api.Collection, error)
+	UpdateCollection(ctx context.Context, id string, req api.CollectionRequest) (api.Collection, error)
+	ReindexCollection(ctx context.Context, id string) error
+	CancelCollection(ctx context.Context, id string) (api.Collection, error)
+	DeleteCollection(ctx context.Context, id string) error
+	SearchCollection(ctx context.Context, id string, req api.KnowledgeSearchRequest) (api.KnowledgeSearchResponse, error)
+	SetConversationKnowledge(ctx context.Context, id string, collections []string) error
 }
 
 // MaxImportBytes bounds an imported conversation (the service's limit).
@@ -154,6 +164,14 @@ func (s *Server) routes() {
 	api("DELETE /api/v1/mcp/servers/{name}", s.deleteMCPServer)
 	api("PUT /api/v1/mcp/servers/{name}/tools/{tool}", s.setMCPToolPolicy)
 	api("POST /api/v1/mcp/import", s.importMCPConfig)
+	api("GET /api/v1/knowledge", s.collections)
+	api("POST /api/v1/knowledge", s.createCollection)
+	api("GET /api/v1/knowledge/{id}", s.getCollection)
+	api("PATCH /api/v1/knowledge/{id}", s.patchCollection)
+	api("DELETE /api/v1/knowledge/{id}", s.deleteCollection)
+	api("POST /api/v1/knowledge/{id}/reindex", s.reindexCollection)
+	api("POST /api/v1/knowledge/{id}/cancel", s.cancelCollection)
+	api("POST /api/v1/knowledge/{id}/search", s.searchCollection)
 	api("GET /api/v1/debug/trace", s.getTrace)
 	api("POST /api/v1/debug/trace", s.postTrace)
 	s.handle("POST /api/v1/conversations/import", s.protectSized(MaxImportBytes, s.importConversation))

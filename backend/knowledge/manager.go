@@ -395,10 +395,10 @@ func (m *Manager) emitProgress(id string, final bool) {
 // status is indexing while the collection is scanned (or waits to be) or
 // its passages wait for vectors, error when a path is gone, else ready.
 func (m *Manager) status(ctx context.Context, c *store.Collection) string {
+	model := m.opt.Embed().Model // not under m.mu: it takes the settings' lock
 	m.mu.Lock()
 	busy := m.running == c.ID || m.queued[c.ID]
 	embedding, embedErr := m.embedding, m.embedErr
-	model := m.opt.Embed().Model
 	m.mu.Unlock()
 	switch {
 	case c.Error != "":

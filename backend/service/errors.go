@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/knowledge"
 	"github.com/parley-app/parley/backend/mcp"
 	"github.com/parley-app/parley/backend/questions"
 )
@@ -80,7 +81,7 @@ func KindOf(err error) Kind {
 		return KindValidation
 	case errors.Is(err, ErrTooLarge):
 		return KindTooLarge
-	case errors.As(err, &ve), errors.As(err, &vae):
+	case errors.As(err, &ve), errors.As(err, &vae), errors.Is(err, knowledge.ErrInvalid):
 		return KindValidation
 	case errors.As(err, &ie), errors.As(err, &me):
 		return KindInput
@@ -94,3 +95,7 @@ func KindOf(err error) Kind {
 		return KindInternal
 	}
 }
+
+// validationf is a request that fails a rule of the data (HTTP 422), such
+// as a collection that does not exist.
+func validationf(msg string) error { return fmt.Errorf("%w: %s", knowledge.ErrInvalid, msg) }

@@ -104,8 +104,13 @@ func (s *Service) SaveProfile(ctx context.Context, p Profile) (Profile, error) {
 	if err := checkThinking(p.Thinking); err != nil {
 		return Profile{}, err
 	}
+	knowledge, err := s.checkCollections(ctx, p.Knowledge)
+	if err != nil {
+		return Profile{}, err
+	}
+	p.Knowledge = knowledge
 	if err := s.store.SaveProfile(ctx, store.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools,
-		ToolCalling: p.ToolCalling, Thinking: p.Thinking}); err != nil {
+		ToolCalling: p.ToolCalling, Thinking: p.Thinking, Knowledge: p.Knowledge}); err != nil {
 		return Profile{}, err
 	}
 	return p, nil
@@ -140,8 +145,12 @@ func fromStoreProfile(p store.Profile) agent.Profile {
 	if toolCalling == "" {
 		toolCalling = agent.ToolCallingAuto
 	}
+	knowledge := p.Knowledge
+	if knowledge == nil {
+		knowledge = []string{}
+	}
 	return agent.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools, ToolCalling: toolCalling,
-		Thinking: cmp.Or(p.Thinking, chat.ThinkingAuto)}
+		Thinking: cmp.Or(p.Thinking, chat.ThinkingAuto), Knowledge: knowledge}
 }
 
 // checkThinking refuses a thinking setting that is not one of SPEC §9's.

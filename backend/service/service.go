@@ -9,6 +9,7 @@ import (
 	"github.com/parley-app/parley/backend/agent"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/knowledge"
 	"github.com/parley-app/parley/backend/mcp"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/store"
@@ -31,6 +32,8 @@ type Options struct {
 	MCPConfigPath string
 	// MCPOptions tunes the MCP host (tests: timeouts, backoff).
 	MCPOptions func(*mcp.Options)
+	// KnowledgeOptions tunes the collections' indexer (tests, benchmarks).
+	KnowledgeOptions func(*knowledge.Options)
 }
 
 // Service is the domain façade behind the Wails bindings and the HTTP API.
@@ -42,6 +45,8 @@ type Service struct {
 	rt    *agent.Runtime
 	mcp   *mcp.Host
 	log   *slog.Logger
+	// knowledge indexes and searches the collections (SPEC §11).
+	knowledge *knowledge.Manager
 
 	mu       sync.Mutex
 	settings Settings // effective: saved + overrides
@@ -70,6 +75,8 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 	s.mcp = s.newMCPHost()
 	s.mcp.Start()
 
+	s.knowledge = s.newKnowledge()
+
 	qcfg := s.questionConfig()
 	qcfg.OnLateAnswer = s.onLateAnswer
 	s.qm = questions.NewManager(qcfg, s.store, s.ev)
@@ -89,10 +96,18 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 		// SPEC §8: how each model takes tools, and how well it asks.
 		Capabilities: s.capabilities(ctx),
 		Stats:        s.recordModelStats,
+		// SPEC §11: the collections of the conversation and its profile.
+		Knowledge:             knowledgeSearch{s.knowledge},
+		ConversationKnowledge: s.conversationKnowledge,
 	})
 	if err := s.recover(ctx); err != nil {
 		s.Close()
 		return nil, err
+	}
+	// Indexing resumes in the background (changes since the last run too).
+	if err := s.knowledge.Start(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("start knowledge: %w", err)
 	}
 	return s, nil
 }
@@ -103,6 +118,7 @@ func (s *Service) Close() {
 	// cards, which stay pending for the next start.
 	s.qm.Close()
 	s.rt.Close()
+	s.knowledge.Close()
 	s.mcp.Stop()
 	s.mu.Lock()
 	if s.demo != nil {

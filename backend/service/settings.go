@@ -25,6 +25,9 @@ type Settings struct {
 	DemoMode               bool    `json:"demo_mode"`
 	APIEnabled             bool    `json:"api_enabled"` // desktop app: also serve the local HTTP API
 	Onboarded              bool    `json:"onboarded"`
+	// EmbeddingModel makes the vectors of the knowledge collections (SPEC
+	// §11); "" = keyword search only.
+	EmbeddingModel string `json:"embedding_model"`
 }
 
 // DefaultSettings are used until the user saves their own.
@@ -51,6 +54,9 @@ func (s Settings) Validate() error {
 		return inputErrorf("rate limit must be 0 to 3600 seconds between questions")
 	case s.MaxPendingQuestions < 1 || s.MaxPendingQuestions > 1000:
 		return inputErrorf("maximum pending questions must be 1 to 1000")
+	}
+	if len(s.EmbeddingModel) > maxModelNameChars {
+		return inputErrorf(fmt.Sprintf("embedding model name must be at most %d characters", maxModelNameChars))
 	}
 	switch s.Theme {
 	case "light", "dark", "system":
@@ -108,6 +114,7 @@ func (s *Service) GetSettings() Settings {
 // SaveSettings validates and stores settings, applying them at once.
 func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, error) {
 	st.BaseURL = strings.TrimRight(strings.TrimSpace(st.BaseURL), "/")
+	st.EmbeddingModel = strings.TrimSpace(st.EmbeddingModel)
 	if err := st.Validate(); err != nil {
 		return Settings{}, err
 	}
@@ -115,9 +122,13 @@ func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, erro
 		return Settings{}, err
 	}
 	s.mu.Lock()
+	before := s.settings
 	s.settings = applyOverrides(st, s.opt.Config)
 	eff := s.settings
 	s.mu.Unlock()
+	if before.EmbeddingModel != eff.EmbeddingModel || before.BaseURL != eff.BaseURL || before.APIKey != eff.APIKey || before.DemoMode != eff.DemoMode {
+		s.knowledge.EmbeddingChanged() // vectors of the new model are made in the background
+	}
 	s.qm.UpdateConfig(s.questionConfig())
 	if s.opt.OnSettingsChanged != nil {
 		s.opt.OnSettingsChanged(eff)

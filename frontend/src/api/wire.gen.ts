@@ -237,6 +237,7 @@ export interface Profile {
   tools: string[]
   tool_calling?: ToolCalling
   thinking?: ThinkingSetting
+  knowledge: string[]
 }
 
 export interface ToolInfo {
@@ -297,6 +298,7 @@ export interface Settings {
   demo_mode: boolean
   api_enabled: boolean
   onboarded: boolean
+  embedding_model: string
 }
 
 export interface Health {
@@ -444,6 +446,7 @@ export interface RunErrorEvent {
 export interface ConversationUpdatedEvent {
   assistant?: string
   conversationId: string
+  knowledge?: string[]
   model?: string
   pinned?: boolean
   thinking?: string

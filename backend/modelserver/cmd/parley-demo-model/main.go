@@ -35,6 +35,8 @@ func main() {
 	vision := flag.String("vision", "", "comma-separated models whose details list the \"vision\" capability")
 	echo := flag.Bool("echo", false, "answer with what the model received (model, last user message, image count) instead of the demo script")
 	echoHistory := flag.Bool("echo-history", false, `answer a message starting with "echo" with the history the request carried (for tests of branches)`)
+	knowledge := flag.Bool("knowledge", false, "search the user's documents when search_knowledge is offered, cite [n], and ask which file when they disagree")
+	embedModels := flag.String("embedding-models", "", "comma-separated embedding models listed besides the others (served on /api/embed and /v1/embeddings)")
 	flag.Parse()
 	script := modelserver.Demo()
 	if *echo {
@@ -42,6 +44,9 @@ func main() {
 	}
 	if *echoHistory {
 		script = modelserver.EchoHistory(script)
+	}
+	if *knowledge {
+		script = modelserver.Knowledge(script)
 	}
 	models := []string{*model}
 	if *extra != "" {
@@ -62,6 +67,9 @@ func main() {
 	}
 	if *openAIOnly {
 		opts = append(opts, modelserver.WithoutOllamaAPI())
+	}
+	if *embedModels != "" {
+		opts = append(opts, modelserver.WithEmbeddingModels(strings.Split(*embedModels, ",")...))
 	}
 	if *noToolRole {
 		opts = append(opts, modelserver.WithoutToolRole())
