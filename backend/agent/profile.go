@@ -15,7 +15,7 @@ type Profile struct {
 	// empty: the server decides), off, low, medium or high (SPEC §9).
 	Thinking string `json:"thinking,omitempty"`
 	// Knowledge are the collections its conversations search (SPEC §11).
-	Knowledge []string `json:"knowledge"`
+	Knowledge []string `json:"knowledge,omitempty"`
 }
 
 // DefaultProfileName names the profile new conversations use.

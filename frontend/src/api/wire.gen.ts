@@ -237,7 +237,7 @@ export interface Profile {
   tools: string[]
   tool_calling?: ToolCalling
   thinking?: ThinkingSetting
-  knowledge: string[]
+  knowledge?: string[]
 }
 
 export interface ToolInfo {

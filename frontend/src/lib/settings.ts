@@ -16,6 +16,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   demo_mode: false,
   api_enabled: false,
   onboarded: false,
+  embedding_model: '',
 })
 
 export type PresetId = 'ollama' | 'llamacpp' | 'lmstudio' | 'custom'
@@ -68,6 +69,7 @@ export function normalizeSettings(raw: Partial<Settings> | null | undefined): Se
     demo_mode: r.demo_mode === true,
     api_enabled: r.api_enabled === true,
     onboarded: r.onboarded === true,
+    embedding_model: typeof r.embedding_model === 'string' ? r.embedding_model : d.embedding_model,
   }
 }
 
