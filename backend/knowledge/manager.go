@@ -73,6 +73,7 @@ type Manager struct {
 	running   string          // the collection being scanned
 	runCancel context.CancelFunc
 	runDone   chan struct{} // closed when that scan has returned
+	stateCh   chan struct{} // closed and replaced whenever the queue or the running scan changes
 	wake      chan struct{}
 	embedWake chan struct{}
 	embedding bool   // the embedding pass is running
@@ -111,7 +112,7 @@ func New(opt Options) *Manager {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Manager{opt: opt, st: opt.Store, ev: opt.Events, log: opt.Logger, ctx: ctx, cancel: cancel,
-		queued: map[string]bool{}, wake: make(chan struct{}, 1), embedWake: make(chan struct{}, 1),
+		queued: map[string]bool{}, wake: make(chan struct{}, 1), embedWake: make(chan struct{}, 1), stateCh: make(chan struct{}),
 		lastEmit: map[string]time.Time{}, vectors: map[string]*cachedIndex{}}
 }
 
@@ -143,6 +144,32 @@ func (m *Manager) Start(ctx context.Context) error {
 	}
 	m.wakeEmbed()
 	return nil
+}
+
+func (m *Manager) stateChangedLocked() {
+	close(m.stateCh)
+	m.stateCh = make(chan struct{})
+}
+
+// WaitIdle waits until no collection is scanned or waits to be (vectors
+// may still be made in the background).
+func (m *Manager) WaitIdle(ctx context.Context) error {
+	for {
+		m.mu.Lock()
+		idle := len(m.queue) == 0 && m.running == ""
+		ch := m.stateCh
+		m.mu.Unlock()
+		if idle {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-m.ctx.Done():
+			return m.ctx.Err()
+		}
+	}
 }
 
 // Close stops the workers (what was stored stays; the next start resumes).
@@ -204,6 +231,7 @@ func (m *Manager) indexLoop() {
 		m.mu.Lock()
 		m.runCancel()
 		m.running, m.runCancel, m.runDone = "", nil, nil
+		m.stateChangedLocked()
 		m.mu.Unlock()
 		close(done)
 		switch {
@@ -596,6 +624,7 @@ func (m *Manager) stopScan(id string) {
 					break
 				}
 			}
+			m.stateChangedLocked()
 		}
 		var done chan struct{}
 		if m.running == id {

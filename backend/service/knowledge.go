@@ -163,3 +163,14 @@ func (s *Service) SetConversationKnowledge(ctx context.Context, id string, ids [
 	s.ev.Emit(events.ConversationUpdated, events.KnowledgeChanged(id, ids))
 	return nil
 }
+
+// IndexedFile tells whether path is a file of a collection (the desktop
+// app opens only those when a citation is clicked).
+func (s *Service) IndexedFile(ctx context.Context, path string) bool {
+	ok, err := s.store.HasKnowledgeFile(ctx, path)
+	return err == nil && ok
+}
+
+// WaitKnowledgeIdle waits until no collection is being indexed (tests,
+// benchmarks).
+func (s *Service) WaitKnowledgeIdle(ctx context.Context) error { return s.knowledge.WaitIdle(ctx) }

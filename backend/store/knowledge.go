@@ -503,3 +503,10 @@ func (s *Store) CountWithoutVector(ctx context.Context, collectionID, model stri
 		 WHERE f.collection_id = ? AND (c.embedding_model IS NULL OR c.embedding_model <> ?)`, collectionID, model).Scan(&n)
 	return n, err
 }
+
+// HasKnowledgeFile tells whether a collection holds the file at path.
+func (s *Store) HasKnowledgeFile(ctx context.Context, path string) (bool, error) {
+	var n int
+	err := s.readers.QueryRowContext(ctx, `SELECT count(*) FROM knowledge_files WHERE path = ?`, path).Scan(&n)
+	return n > 0, err
+}

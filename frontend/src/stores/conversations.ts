@@ -302,6 +302,23 @@ export const useConversationsStore = defineStore('conversations', {
       }
     },
 
+    /** Attaches knowledge collections to a conversation (the composer's picker, SPEC §11). */
+    async setKnowledge(id: string, collections: string[]): Promise<boolean> {
+      const item = this.byId(id)
+      if (!item) return false
+      const before = item.knowledge
+      item.knowledge = collections.length ? [...collections] : undefined
+      try {
+        await useTransport().setConversationKnowledge(id, collections)
+        this.actionError = null
+        return true
+      } catch (err) {
+        item.knowledge = before
+        this.actionError = `Couldn't attach the documents: ${toError(err).message}`
+        return false
+      }
+    },
+
     /** Opens a search result on the branch of its matching message (SPEC §7). */
     async openMatch(c: Conversation): Promise<void> {
       const messageId = c.match?.message_id
@@ -430,6 +447,7 @@ export const useConversationsStore = defineStore('conversations', {
       if (typeof p.assistant === 'string') patch.assistant = p.assistant
       if (typeof p.model === 'string') patch.model = p.model
       if (typeof p.thinking === 'string') patch.thinking = p.thinking
+      if (Array.isArray(p.knowledge)) patch.knowledge = p.knowledge.length ? [...p.knowledge] : undefined
       const targets = new Set([this.items.find((c) => c.id === id), this.known[id]].filter((c): c is Conversation => !!c))
       for (const c of targets) Object.assign(c, patch)
       // Not listed yet (e.g. imported, or created by another client).

@@ -10,6 +10,7 @@ import { useConversationsStore } from './conversations'
 import { useQuestionsStore } from './questions'
 import { useSettingsStore } from './settings'
 import { useMcpStore } from './mcp'
+import { useKnowledgeStore } from './knowledge'
 import { cardFromEvent } from '../lib/cards'
 import { cardTrace } from '../lib/cardTrace'
 import { createAttention, type AttentionEnv } from '../lib/attention'
@@ -78,6 +79,7 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
     t.on('run:error', (p) => chat.onRunError(p)),
     t.on('model:pull', (p) => settings.onPull(p)),
     t.on('mcp:server', (p) => useMcpStore().onServerEvent(p)),
+    t.on('knowledge:progress', (p) => void useKnowledgeStore().onProgress(p)),
     t.on('transport:connection', (p) => {
       app.connected = p.connected
       if (p.reconnected) void resync()
@@ -96,6 +98,8 @@ export async function resync(): Promise<void> {
   const jobs: Promise<unknown>[] = [conversations.load(), useQuestionsStore().loadPending(), useSettingsStore().check()]
   const mcp = useMcpStore()
   if (mcp.loaded) jobs.push(mcp.load())
+  const knowledge = useKnowledgeStore()
+  if (knowledge.loaded) jobs.push(knowledge.load())
   if (conversations.currentId) jobs.push(conversations.reload(conversations.currentId))
   await Promise.all(jobs)
 }

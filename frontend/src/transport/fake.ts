@@ -43,6 +43,8 @@ import { autoTitle, clone, defaultProfile, FAKE_TOOLS, fakeId, PROFILE_NAME, typ
 import { resolveCard } from './fakeCards'
 import { exportText, importTitle, parseExport } from './fakeExport'
 import { FakeMcp } from './fakeMcp'
+import { FakeKnowledge } from './fakeKnowledge'
+import type { Collection, CollectionRequest, KnowledgeSearchRequest, KnowledgeSearchResponse } from '../api/wire.gen'
 
 export { autoTitle, defaultProfile, FAKE_TOOLS, fakeId, type FakeCall, type PendingPull } from './fakeData'
 
@@ -102,6 +104,12 @@ export class FakeTransport implements Transport {
   private failures = new Map<string, TransportError[]>()
   /** MCP servers (SPEC §6); changes are sent as mcp:server events. */
   readonly mcp = new FakeMcp((s) => this.emit('mcp:server', s))
+  /** Knowledge collections (SPEC §11); tests index them with knowledge.index(). */
+  readonly knowledge = new FakeKnowledge((e) => this.emit('knowledge:progress', e))
+  /** Native pickers (the desktop app) when set: what the next pick returns. */
+  choosePaths: ((kind: 'folder' | 'files') => Promise<string[]>) | null = null
+  /** Files opened from a citation. */
+  openedSources: string[] = []
 
   /** Makes the next call of `method` reject with `message` (and `status`). */
   failNext(method: keyof Transport, message: string, status?: number): void {
@@ -650,6 +658,62 @@ export class FakeTransport implements Transport {
   async importMCPConfig(content: string): Promise<MCPImportResult> {
     await this.enter('importMCPConfig', [content])
     return this.mcp.importConfig(content)
+  }
+
+  async listCollections(): Promise<Collection[]> {
+    await this.enter('listCollections', [])
+    return this.knowledge.list()
+  }
+
+  async getCollection(id: string): Promise<Collection> {
+    await this.enter('getCollection', [id])
+    return clone(this.knowledge.get(id))
+  }
+
+  async createCollection(req: CollectionRequest): Promise<Collection> {
+    await this.enter('createCollection', [req])
+    return this.knowledge.create(req)
+  }
+
+  async updateCollection(id: string, req: CollectionRequest): Promise<Collection> {
+    await this.enter('updateCollection', [id, req])
+    return this.knowledge.update(id, req)
+  }
+
+  async reindexCollection(id: string): Promise<void> {
+    await this.enter('reindexCollection', [id])
+    this.knowledge.reindex(id)
+  }
+
+  async cancelCollection(id: string): Promise<Collection> {
+    await this.enter('cancelCollection', [id])
+    return this.knowledge.cancel(id)
+  }
+
+  async deleteCollection(id: string): Promise<void> {
+    await this.enter('deleteCollection', [id])
+    this.knowledge.remove(id)
+  }
+
+  async searchCollection(id: string, req: KnowledgeSearchRequest): Promise<KnowledgeSearchResponse> {
+    await this.enter('searchCollection', [id, req])
+    return { results: this.knowledge.search(id, req.query, req.top_k) }
+  }
+
+  async setConversationKnowledge(id: string, collections: string[]): Promise<void> {
+    await this.enter('setConversationKnowledge', [id, collections])
+    const d = this.mustGet(id)
+    for (const c of collections) this.knowledge.get(c)
+    if (collections.length) d.knowledge = [...collections]
+    else delete d.knowledge
+    this.emit('conversation:updated', { conversationId: id, knowledge: [...collections] })
+  }
+
+  async openSource(path: string): Promise<boolean> {
+    await this.enter('openSource', [path])
+    if (!this.nativeFileDialogs) return false
+    this.openedSources.push(path)
+    return true
   }
 
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe {

@@ -29,10 +29,28 @@ import {
   type SettingsExport,
   type ToolInfo,
 } from '../types'
-import type { ForkRequest, SendMessageRequest, TraceMark } from '../api/wire.gen'
+import type {
+  Collection,
+  CollectionRequest,
+  ForkRequest,
+  KnowledgeSearchRequest,
+  KnowledgeSearchResponse,
+  SendMessageRequest,
+  TraceMark,
+} from '../api/wire.gen'
 import { normalizeSettings } from '../lib/settings'
 import { normalizeImportResult, normalizeMCPServer } from '../lib/mcp'
-import { browserCopy, Emitter, isSafeExternalUrl, normalizeProfile, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
+import {
+  browserCopy,
+  Emitter,
+  isSafeExternalUrl,
+  normalizeCollection,
+  normalizeProfile,
+  TransportError,
+  type EventHandler,
+  type Transport,
+  type Unsubscribe,
+} from './transport'
 
 export interface HttpTransportOptions {
   /** Prefix of every API path (default "/api/v1"). */
@@ -407,6 +425,58 @@ export class HttpTransport implements Transport {
       this.reconnectTimer = null
       if (this.emitter.count() > 0 && !this.source) this.connect()
     }, delay)
+  }
+
+  // ---- knowledge (SPEC §11) ----------------------------------------------------------
+
+  private kn(id: string, rest = ''): string {
+    return `/knowledge/${encodeURIComponent(id)}${rest}`
+  }
+
+  async listCollections(): Promise<Collection[]> {
+    const res = await this.request<Collection[] | null>('GET', '/knowledge')
+    return (Array.isArray(res) ? res : []).map(normalizeCollection)
+  }
+
+  async getCollection(id: string): Promise<Collection> {
+    return normalizeCollection(await this.request<Collection>('GET', this.kn(id)))
+  }
+
+  async createCollection(req: CollectionRequest): Promise<Collection> {
+    return normalizeCollection(await this.request<Collection>('POST', '/knowledge', req))
+  }
+
+  async updateCollection(id: string, req: CollectionRequest): Promise<Collection> {
+    return normalizeCollection(await this.request<Collection>('PATCH', this.kn(id), req))
+  }
+
+  async reindexCollection(id: string): Promise<void> {
+    await this.request('POST', this.kn(id, '/reindex'))
+  }
+
+  async cancelCollection(id: string): Promise<Collection> {
+    return normalizeCollection(await this.request<Collection>('POST', this.kn(id, '/cancel')))
+  }
+
+  async deleteCollection(id: string): Promise<void> {
+    await this.request('DELETE', this.kn(id))
+  }
+
+  async searchCollection(id: string, req: KnowledgeSearchRequest): Promise<KnowledgeSearchResponse> {
+    const res = await this.request<KnowledgeSearchResponse>('POST', this.kn(id, '/search'), req)
+    return { results: res?.results ?? [] }
+  }
+
+  async setConversationKnowledge(id: string, collections: string[]): Promise<void> {
+    await this.request('PATCH', this.conv(id), { knowledge: collections })
+  }
+
+  /** A browser cannot show the machine's folder dialog with real paths: paths are typed. */
+  readonly choosePaths = null
+
+  /** A page cannot open files on the machine. */
+  async openSource(): Promise<boolean> {
+    return false
   }
 
   openExternal(url: string): void {

@@ -28,7 +28,15 @@ import type {
   SettingsExport,
   ToolInfo,
 } from '../types'
-import type { ForkRequest, SendMessageRequest, TraceMark } from '../api/wire.gen'
+import type {
+  Collection,
+  CollectionRequest,
+  ForkRequest,
+  KnowledgeSearchRequest,
+  KnowledgeSearchResponse,
+  SendMessageRequest,
+  TraceMark,
+} from '../api/wire.gen'
 
 export type Unsubscribe = () => void
 export type EventHandler<E extends EventName> = (payload: EventMap[E]) => void
@@ -133,6 +141,30 @@ export interface Transport {
   /** Adds the servers of another host's mcp.json / claude_desktop_config.json (the file's text). */
   importMCPConfig(content: string): Promise<MCPImportResult>
 
+  /** Knowledge collections (SPEC §11), oldest first. */
+  listCollections(): Promise<Collection[]>
+  getCollection(id: string): Promise<Collection>
+  /** Stores a collection and starts indexing it; progress comes as `knowledge:progress`. */
+  createCollection(req: CollectionRequest): Promise<Collection>
+  /** Renames a collection or changes its paths (indexed again). */
+  updateCollection(id: string, req: CollectionRequest): Promise<Collection>
+  reindexCollection(id: string): Promise<void>
+  /** Stops indexing; what was indexed stays searchable. */
+  cancelCollection(id: string): Promise<Collection>
+  /** Deletes the index (never the files). */
+  deleteCollection(id: string): Promise<void>
+  searchCollection(id: string, req: KnowledgeSearchRequest): Promise<KnowledgeSearchResponse>
+  /** The collections a conversation's assistant searches. */
+  setConversationKnowledge(id: string, collections: string[]): Promise<void>
+  /**
+   * Native folder and file pickers (the desktop app): absolute paths, none
+   * when cancelled. Null where there are none (the browser build takes
+   * typed paths).
+   */
+  readonly choosePaths: ((kind: 'folder' | 'files') => Promise<string[]>) | null
+  /** Opens a cited file with its application (the desktop app); false where the build cannot. */
+  openSource(path: string): Promise<boolean>
+
   /** Subscribes to a SPEC §3 event (or the local `transport:connection`). */
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe
 
@@ -209,6 +241,7 @@ export function normalizeProfile(p: Partial<Profile> | null | undefined): Profil
     // Left out when not given: the Go side reads it as "auto".
     ...(p?.tool_calling ? { tool_calling: p.tool_calling } : {}),
     ...(p?.thinking ? { thinking: p.thinking } : {}),
+    ...(Array.isArray(p?.knowledge) && p.knowledge.length ? { knowledge: [...p.knowledge] } : {}),
   }
 }
 
@@ -243,4 +276,9 @@ export async function browserCopy(text: string): Promise<boolean> {
   } catch {
     return false
   }
+}
+
+/** Fills fields Go may leave null in a collection. */
+export function normalizeCollection(c: Collection): Collection {
+  return { ...c, paths: c.paths ?? [], errors: c.errors ?? [], embedding_model: c.embedding_model ?? null }
 }

@@ -33,10 +33,28 @@ import type {
   SettingsExport,
   ToolInfo,
 } from '../types'
-import type { ForkRequest, SendMessageRequest, TraceMark } from '../api/wire.gen'
+import type {
+  Collection,
+  CollectionRequest,
+  ForkRequest,
+  KnowledgeSearchRequest,
+  KnowledgeSearchResponse,
+  SendMessageRequest,
+  TraceMark,
+} from '../api/wire.gen'
 import { normalizeSettings } from '../lib/settings'
 import { normalizeImportResult, normalizeMCPServer } from '../lib/mcp'
-import { browserCopy, isSafeExternalUrl, normalizeProfile, toError, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
+import {
+  browserCopy,
+  isSafeExternalUrl,
+  normalizeCollection,
+  normalizeProfile,
+  toError,
+  TransportError,
+  type EventHandler,
+  type Transport,
+  type Unsubscribe,
+} from './transport'
 
 /** The Go methods the Wails transport calls, with their argument order. */
 export interface WailsChatService {
@@ -85,10 +103,34 @@ export interface WailsChatService {
   ImportConfig(content: string): Promise<MCPImportResult>
   /** Opens an http(s)/mailto link in the system browser (Go refuses other schemes). */
   OpenURL(url: string): Promise<void>
+  ListCollections(): Promise<Collection[] | null>
+  GetCollection(id: string): Promise<Collection>
+  CreateCollection(req: CollectionRequest): Promise<Collection>
+  UpdateCollection(id: string, req: CollectionRequest): Promise<Collection>
+  ReindexCollection(id: string): Promise<void>
+  CancelCollection(id: string): Promise<Collection>
+  DeleteCollection(id: string): Promise<void>
+  SearchCollection(id: string, req: KnowledgeSearchRequest): Promise<KnowledgeSearchResponse>
+  SetConversationKnowledge(id: string, collections: string[]): Promise<void>
+  /** The system's folder dialog: the path, or "" when cancelled. */
+  ChooseFolder(): Promise<string>
+  /** The system's file dialog: the paths, none when cancelled. */
+  ChooseFiles(): Promise<string[] | null>
+  /** Opens a file a collection indexes with its application (Go checks it). */
+  OpenSource(path: string): Promise<void>
 }
 
 /** The bound Go services (`window.go.desktop.<name>`, App in `window.go.main`), one per area. */
-export type WailsServiceName = 'App' | 'ConversationService' | 'QuestionService' | 'ModelService' | 'SettingsService' | 'MCPService' | 'DesktopService' | 'DebugService'
+export type WailsServiceName =
+  | 'App'
+  | 'ConversationService'
+  | 'QuestionService'
+  | 'ModelService'
+  | 'SettingsService'
+  | 'MCPService'
+  | 'DesktopService'
+  | 'DebugService'
+  | 'KnowledgeService'
 
 /** Which bound Go service has each method. */
 export const WAILS_SERVICE = {
@@ -134,6 +176,18 @@ export const WAILS_SERVICE = {
   SetToolPolicy: 'MCPService',
   ImportConfig: 'MCPService',
   OpenURL: 'DesktopService',
+  ListCollections: 'KnowledgeService',
+  GetCollection: 'KnowledgeService',
+  CreateCollection: 'KnowledgeService',
+  UpdateCollection: 'KnowledgeService',
+  ReindexCollection: 'KnowledgeService',
+  CancelCollection: 'KnowledgeService',
+  DeleteCollection: 'KnowledgeService',
+  SearchCollection: 'KnowledgeService',
+  SetConversationKnowledge: 'KnowledgeService',
+  ChooseFolder: 'KnowledgeService',
+  ChooseFiles: 'KnowledgeService',
+  OpenSource: 'KnowledgeService',
 } as const satisfies Record<keyof WailsChatService, WailsServiceName>
 
 /** `window.go.main.App`: the window's own methods. */
@@ -379,6 +433,59 @@ export class WailsTransport implements Transport {
     if (event === 'transport:connection' || typeof rt?.EventsOn !== 'function') return () => {}
     const off = rt.EventsOn(event, (payload: unknown) => handler(payload as Parameters<EventHandler<E>>[0]))
     return typeof off === 'function' ? off : () => {}
+  }
+
+  // ---- knowledge (SPEC §11) ----------------------------------------------------------
+
+  async listCollections(): Promise<Collection[]> {
+    return ((await this.call('ListCollections')) ?? []).map(normalizeCollection)
+  }
+
+  async getCollection(id: string): Promise<Collection> {
+    return normalizeCollection(await this.call('GetCollection', id))
+  }
+
+  async createCollection(req: CollectionRequest): Promise<Collection> {
+    return normalizeCollection(await this.call('CreateCollection', req))
+  }
+
+  async updateCollection(id: string, req: CollectionRequest): Promise<Collection> {
+    return normalizeCollection(await this.call('UpdateCollection', id, req))
+  }
+
+  async reindexCollection(id: string): Promise<void> {
+    await this.call('ReindexCollection', id)
+  }
+
+  async cancelCollection(id: string): Promise<Collection> {
+    return normalizeCollection(await this.call('CancelCollection', id))
+  }
+
+  async deleteCollection(id: string): Promise<void> {
+    await this.call('DeleteCollection', id)
+  }
+
+  async searchCollection(id: string, req: KnowledgeSearchRequest): Promise<KnowledgeSearchResponse> {
+    const res = await this.call('SearchCollection', id, req)
+    return { results: res?.results ?? [] }
+  }
+
+  async setConversationKnowledge(id: string, collections: string[]): Promise<void> {
+    await this.call('SetConversationKnowledge', id, collections)
+  }
+
+  /** The system's folder and file dialogs. */
+  readonly choosePaths = async (kind: 'folder' | 'files'): Promise<string[]> => {
+    if (kind === 'folder') {
+      const dir = await this.call('ChooseFolder')
+      return dir ? [dir] : []
+    }
+    return (await this.call('ChooseFiles')) ?? []
+  }
+
+  async openSource(path: string): Promise<boolean> {
+    await this.call('OpenSource', path)
+    return true
   }
 
   /** Through DesktopService.OpenURL (Go checks the scheme again), else Wails' runtime. */

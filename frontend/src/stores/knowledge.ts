@@ -1,0 +1,112 @@
+// Knowledge collections (SPEC §11): the list with each collection's
+// progress, kept live by `knowledge:progress` events, and the actions of
+// Settings → Knowledge and the composer's picker.
+import { defineStore } from 'pinia'
+import type { Collection, KnowledgeProgressEvent } from '../types'
+import { useTransport, toError } from '../transport'
+
+interface State {
+  collections: Collection[]
+  loaded: boolean
+  loading: boolean
+  loadError: string | null
+  /** The last error of an action, per collection id ('' = creating one). */
+  errors: Record<string, string | null>
+  busy: Record<string, boolean>
+}
+
+export const useKnowledgeStore = defineStore('knowledge', {
+  state: (): State => ({ collections: [], loaded: false, loading: false, loadError: null, errors: {}, busy: {} }),
+
+  getters: {
+    byId(state): (id: string) => Collection | undefined {
+      return (id) => state.collections.find((c) => c.id === id)
+    },
+  },
+
+  actions: {
+    async load(): Promise<void> {
+      this.loading = true
+      try {
+        this.collections = await useTransport().listCollections()
+        this.loaded = true
+        this.loadError = null
+      } catch (err) {
+        this.loadError = toError(err).message
+      } finally {
+        this.loading = false
+      }
+    },
+
+    put(c: Collection): void {
+      const i = this.collections.findIndex((x) => x.id === c.id)
+      if (i >= 0) this.collections[i] = c
+      else this.collections.push(c)
+    },
+
+    /** A `knowledge:progress` event: the figures now; the errors once it settles. */
+    async onProgress(p: KnowledgeProgressEvent | null | undefined): Promise<void> {
+      if (!p || typeof p !== 'object' || !p.id) return
+      const c = this.byId(p.id)
+      if (!c) {
+        if (this.loaded) await this.refresh(p.id)
+        return
+      }
+      Object.assign(c, { files: p.files, indexed_files: p.indexed_files, chunks: p.chunks, status: p.status })
+      if (p.status !== 'indexing') await this.refresh(p.id)
+    },
+
+    async refresh(id: string): Promise<void> {
+      try {
+        this.put(await useTransport().getCollection(id))
+      } catch {
+        // deleted meanwhile
+      }
+    },
+
+    /** Runs an action on one collection, keeping its error; resolves true when it worked. */
+    async act(id: string, fn: () => Promise<Collection | void>): Promise<boolean> {
+      this.busy[id] = true
+      this.errors[id] = null
+      try {
+        const c = await fn()
+        if (c) this.put(c)
+        return true
+      } catch (err) {
+        this.errors[id] = toError(err).message
+        return false
+      } finally {
+        this.busy[id] = false
+      }
+    },
+
+    create(name: string, paths: string[]): Promise<boolean> {
+      return this.act('', () => useTransport().createCollection({ name, paths }))
+    },
+
+    rename(id: string, name: string): Promise<boolean> {
+      return this.act(id, () => useTransport().updateCollection(id, { name }))
+    },
+
+    setPaths(id: string, paths: string[]): Promise<boolean> {
+      return this.act(id, () => useTransport().updateCollection(id, { paths }))
+    },
+
+    reindex(id: string): Promise<boolean> {
+      return this.act(id, async () => {
+        await useTransport().reindexCollection(id)
+        await this.refresh(id)
+      })
+    },
+
+    cancel(id: string): Promise<boolean> {
+      return this.act(id, () => useTransport().cancelCollection(id))
+    },
+
+    async remove(id: string): Promise<boolean> {
+      const ok = await this.act(id, () => useTransport().deleteCollection(id))
+      if (ok) this.collections = this.collections.filter((c) => c.id !== id)
+      return ok
+    },
+  },
+})
