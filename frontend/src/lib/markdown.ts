@@ -91,6 +91,54 @@ export function renderMarkdown(src: string): string {
   return sanitizeHtml(md.render(src))
 }
 
+// Citations (SPEC §11): in a reply given passages of the user's documents,
+// each `[n]` of the text (not in code) whose n is one of them becomes a chip
+// (a button carrying data-cite) that shows the passage.
+const CITATION = /\[(\d{1,3})\]/g
+
+md.core.ruler.push('citations', (state) => {
+  const cites = (state.env as { cites?: Set<number> } | undefined)?.cites
+  if (!cites?.size) return
+  for (const block of state.tokens) {
+    if (block.type !== 'inline' || !block.children) continue
+    const out: typeof block.children = []
+    for (const t of block.children) {
+      if (t.type !== 'text' || !t.content.includes('[')) {
+        out.push(t)
+        continue
+      }
+      let last = 0
+      for (const m of t.content.matchAll(CITATION)) {
+        const n = Number(m[1])
+        if (!cites.has(n)) continue
+        if (m.index > last) {
+          const text = new state.Token('text', '', 0)
+          text.content = t.content.slice(last, m.index)
+          out.push(text)
+        }
+        const chip = new state.Token('html_inline', '', 0)
+        chip.content = `<button type="button" class="cite" data-cite="${n}" aria-label="Source ${n}" aria-haspopup="dialog">${n}</button>`
+        out.push(chip)
+        last = m.index + m[0].length
+      }
+      if (last === 0) {
+        out.push(t)
+      } else if (last < t.content.length) {
+        const rest = new state.Token('text', '', 0)
+        rest.content = t.content.slice(last)
+        out.push(rest)
+      }
+    }
+    block.children = out
+  }
+})
+
+/** Renders a reply whose `[n]` cite the given passages: each becomes a chip (sanitized like the rest). */
+export function renderCitedMarkdown(src: string, cites: number[]): string {
+  if (!src) return ''
+  return sanitizeHtml(md.render(src, { cites: new Set(cites) }))
+}
+
 // ---- rendering in blocks (streamed text, long messages) ----------------------
 // Model text is split at blank lines between top-level blocks; each block is
 // rendered and sanitized on its own and its HTML kept in a small cache, so

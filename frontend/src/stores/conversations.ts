@@ -42,6 +42,8 @@ interface State {
   deleted: Record<string, true>
   /** The assistant profile new conversations get ('' = the default). */
   newAssistant: string
+  /** The collections the next new conversation searches (the composer's picker before the first message). */
+  newKnowledge: string[]
   /** A short confirmation for the sidebar (e.g. where an export was saved). */
   notice: string | null
   /** Why the last import failed (nothing was added). */
@@ -75,6 +77,7 @@ export const useConversationsStore = defineStore('conversations', {
     known: {},
     deleted: {},
     newAssistant: '',
+    newKnowledge: [],
     notice: null,
     importError: null,
     importing: false,
@@ -207,6 +210,8 @@ export const useConversationsStore = defineStore('conversations', {
         const created = await this.create()
         if (!created) return false
         id = created.id
+        if (this.newKnowledge.length && !(await this.setKnowledge(id, this.newKnowledge))) return false
+        this.newKnowledge = []
       }
       const chat = useChatStore()
       const sent = await chat.send(content, id, attachments)

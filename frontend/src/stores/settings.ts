@@ -1,6 +1,7 @@
 // The user's settings, the model server's status (for onboarding and the
 // model picker), pulling an Ollama model, and whether the settings panel is
 // open. Saving applies the theme at once through the app store.
+import type { SettingsSectionKey } from '../lib/settingsRoute'
 import { defineStore } from 'pinia'
 import type { AppInfo, ModelPullEvent, ModelStatus, Profile, Settings, ThemeSetting, ToolInfo } from '../types'
 import { DEFAULT_PROFILE } from '../types'
@@ -32,6 +33,8 @@ interface State {
   saveError: string | null
   pull: PullState | null
   panelOpen: boolean
+  /** The section the panel shows first (a #settings/<section> link), null = the top. */
+  panelSection: SettingsSectionKey | null
   /** Assistant profiles (the default one first) and the tools they may use. */
   profiles: Profile[]
   tools: ToolInfo[]
@@ -57,6 +60,7 @@ export const useSettingsStore = defineStore('settings', {
     saveError: null,
     pull: null,
     panelOpen: false,
+    panelSection: null,
     profiles: [],
     tools: [],
     profilesLoaded: false,
@@ -271,13 +275,15 @@ export const useSettingsStore = defineStore('settings', {
       return null
     },
 
-    openPanel(): void {
+    openPanel(section: SettingsSectionKey | null = null): void {
       this.saveError = null
+      this.panelSection = section
       this.panelOpen = true
     },
 
     closePanel(): void {
       this.panelOpen = false
+      this.panelSection = null
       this.saveError = null
     },
   },
