@@ -27,6 +27,14 @@ export const GO_FIGURES = [
   { id: 'go.respond.next.p95', label: 'Go: respond -> next model request, p95 (no browser)', bench: 'BenchmarkRespondToNextModelRequest/history-0', unit: 'p95-µs', scale: 1e-3, shown: 'ms', target: 10, cmp: '<=' },
   { id: 'go.respond.next200.p95', label: 'Go: the same after 200 earlier messages, p95', bench: 'BenchmarkRespondToNextModelRequest/history-200', unit: 'p95-µs', scale: 1e-3, shown: 'ms', target: 10, cmp: '<=' },
   { id: 'go.toolcall.card.p50', label: 'Go: tool call -> card asked, p50', bench: 'BenchmarkToolCallToQuestionAsk', unit: 'p50_µs', scale: 1e-3, shown: 'ms' },
+  // Knowledge (SPEC §11, issue #26).
+  { id: 'kn.index.keyword', label: 'index 1,000 Markdown files (~20 MB), keyword only', bench: 'BenchmarkIndexMarkdown/keyword', unit: 'MB/s', scale: 1, shown: 'MB/s' },
+  { id: 'kn.index.embed', label: 'index them with a scripted embedding server (batch 32)', bench: 'BenchmarkIndexMarkdown/embeddings-batch-32', unit: 'passages/s', scale: 1, shown: 'passages/s' },
+  { id: 'kn.search.p95', label: 'search 100,000 passages, 768-dim vectors: keyword + vector + fusion, p95', bench: 'BenchmarkSearch100k', unit: 'p95-ms', scale: 1, shown: 'ms', target: 50, cmp: '<=' },
+  { id: 'kn.search.brute.p95', label: 'the same with a brute-force vector scan (baseline), p95', bench: 'BenchmarkSearch100k', unit: 'brute-p95-ms', scale: 1, shown: 'ms' },
+  { id: 'kn.search.recall', label: 'vector search recall@10 against the brute-force scan', bench: 'BenchmarkSearch100k', unit: 'recall@10', scale: 1, shown: '' },
+  { id: 'kn.index.bytes', label: 'index size per passage (text, FTS5, vectors)', bench: 'BenchmarkSearch100k', unit: 'bytes/passage', scale: 1, shown: 'B' },
+  { id: 'kn.index20k.rss', label: 'peak RSS while indexing 20,000 files', bench: 'BenchmarkIndex20kFilesPeakRSS', unit: 'peak-RSS-MB', scale: 1, shown: 'MB' },
 ]
 
 // The figures the issue asks for, in the order printed, with their targets
@@ -50,6 +58,13 @@ export const EXPECTED = [
   { id: 'go.append.single', label: 'append one message per transaction', unit: 'msg/s' },
   { id: 'go.respond.next.p95', label: 'Go: respond -> next model request, p95 (no browser)', unit: 'ms', target: 10 },
   { id: 'go.respond.next200.p95', label: 'Go: the same after 200 earlier messages, p95', unit: 'ms', target: 10 },
+  { id: 'kn.index.keyword', label: 'index 1,000 Markdown files (~20 MB), keyword only', unit: 'MB/s' },
+  { id: 'kn.index.embed', label: 'index them with a scripted embedding server (batch 32)', unit: 'passages/s' },
+  { id: 'kn.search.p95', label: 'search 100,000 passages, 768-dim vectors: keyword + vector + fusion, p95', unit: 'ms', target: 50 },
+  { id: 'kn.search.brute.p95', label: 'the same with a brute-force vector scan (baseline), p95', unit: 'ms' },
+  { id: 'kn.search.recall', label: 'vector search recall@10 against the brute-force scan', unit: '' },
+  { id: 'kn.index.bytes', label: 'index size per passage (text, FTS5, vectors)', unit: 'B' },
+  { id: 'kn.index20k.rss', label: 'peak RSS while indexing 20,000 files', unit: 'MB' },
   { id: 'window.card.dom.p95', label: 'Wails window: chunk -> card in the DOM, p95', unit: 'ms', target: 16 },
   { id: 'window.card.paint.p95', label: 'Wails window: chunk -> card painted, p95', unit: 'ms', target: 33 },
   { id: 'window.submit.next.p95', label: 'Wails window: Submit -> next model request, p95', unit: 'ms', target: 10 },

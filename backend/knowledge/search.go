@@ -50,7 +50,7 @@ func (m *Manager) SearchWithStats(ctx context.Context, collections []string, que
 	}
 	topK = min(topK, api.MaxTopK)
 	depth := max(50, topK*5) // how deep each ranking goes into the fusion
-	keyword, err := m.st.KeywordSearch(ctx, collections, keywordQuery(query), depth)
+	keyword, err := m.keywordSearch(ctx, collections, query, topK, depth)
 	if err != nil {
 		return nil, stats, err
 	}
@@ -119,6 +119,20 @@ func fuse(rankings [][]int64, n int) []scored {
 	return out[:min(n, len(out))]
 }
 
+// keywordSearch ranks passages by BM25: those with every word of the query
+// first; only when they are fewer than topK, those with any of them (an OR
+// of common words costs the most: it ranks most of the index).
+func (m *Manager) keywordSearch(ctx context.Context, collections []string, query string, topK, depth int) ([]int64, error) {
+	all, any := keywordQueries(query)
+	if all != any {
+		found, err := m.st.KeywordSearch(ctx, collections, all, depth)
+		if err != nil || len(found) >= topK {
+			return found, err
+		}
+	}
+	return m.st.KeywordSearch(ctx, collections, any, depth)
+}
+
 // stopWords are left out of keyword queries: they match nearly every
 // passage, cost the most to look up, and tell BM25 nothing.
 var stopWords = map[string]bool{}
@@ -139,6 +153,13 @@ const maxQueryTerms = 24
 // and rarer ones, first), each quoted so FTS5 operators in the text are
 // inert. "" when no word is left.
 func keywordQuery(query string) string {
+	_, any := keywordQueries(query)
+	return any
+}
+
+// keywordQueries returns the FTS5 expressions for every word (AND) and for
+// any word (OR) of a query.
+func keywordQueries(query string) (all, any string) {
 	words := strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r)
 	})
@@ -165,7 +186,7 @@ func keywordQuery(query string) string {
 			}
 		}
 	}
-	return strings.Join(terms, " OR ")
+	return strings.Join(terms, " AND "), strings.Join(terms, " OR ")
 }
 
 // cachedIndex is a collection's sign bits in memory, built at gen.

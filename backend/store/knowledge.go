@@ -372,20 +372,30 @@ func anyStrings(ss []string) []any {
 	return out
 }
 
+// keywordOversample: how many more passages the index ranks than a keyword
+// search returns, for the collections not searched.
+const keywordOversample = 8
+
 // KeywordSearch returns the passages of the collections matching the FTS5
 // expression match, best first (BM25; heading words weigh twice).
 func (s *Store) KeywordSearch(ctx context.Context, collections []string, match string, limit int) ([]int64, error) {
 	if len(collections) == 0 || match == "" {
 		return nil, nil
 	}
-	args := append([]any{match}, anyStrings(collections)...)
+	// The ranking runs on the index alone (FTS5 orders by bm25 without
+	// reading the passages); the collection filter then reads only the
+	// best few, taken deep enough for several collections to share them.
+	args := append([]any{match, limit * keywordOversample}, anyStrings(collections)...)
 	args = append(args, limit)
 	rows, err := s.readers.QueryContext(ctx,
-		`SELECT c.seq FROM knowledge_search
-		 JOIN knowledge_chunks c ON c.seq = knowledge_search.rowid
+		`WITH ranked AS (
+		     SELECT rowid, bm25(knowledge_search, 1.0, 2.0) AS score FROM knowledge_search
+		     WHERE knowledge_search MATCH ? ORDER BY score LIMIT ?)
+		 SELECT c.seq FROM ranked
+		 JOIN knowledge_chunks c ON c.seq = ranked.rowid
 		 JOIN knowledge_files f ON f.seq = c.file_seq
-		 WHERE knowledge_search MATCH ? AND f.collection_id IN `+inClause(len(collections))+`
-		 ORDER BY bm25(knowledge_search, 1.0, 2.0) LIMIT ?`, args...)
+		 WHERE f.collection_id IN `+inClause(len(collections))+`
+		 ORDER BY ranked.score LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}

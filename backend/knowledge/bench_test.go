@@ -1,0 +1,407 @@
+package knowledge
+
+import (
+	"context"
+	"encoding/binary"
+	"math"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parley-app/parley/backend/modelserver"
+	"github.com/parley-app/parley/backend/store"
+)
+
+// Benchmarks of SPEC §11's figures (make bench; bench/summary.mjs reads
+// them): indexing throughput with and without an embedding server, search
+// over 100,000 passages with 768-dimension vectors beside a brute-force
+// scan, the index's size per passage, and peak memory while indexing
+// 20,000 files.
+
+var benchWords = strings.Fields(`install configure server client network storage backup restore invoice payment refund
+	customer account password security update release version feature error warning log request response latency
+	database index search query result document folder file page section heading chapter paragraph table column
+	schedule meeting deadline project budget report summary policy vacation salary contract manager team office`)
+
+// benchParagraph is a paragraph of about n words from a fixed vocabulary.
+func benchParagraph(r *rand.Rand, n int) string {
+	ws := make([]string, n)
+	for i := range ws {
+		ws[i] = benchWords[r.IntN(len(benchWords))]
+	}
+	return strings.Join(ws, " ") + "."
+}
+
+// writeMarkdownCorpus writes files Markdown files of about size bytes each,
+// with headings and paragraphs; it returns the bytes written.
+func writeMarkdownCorpus(b *testing.B, dir string, files, size int) int64 {
+	b.Helper()
+	r := rand.New(rand.NewPCG(1, 2))
+	var total int64
+	for i := range files {
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "# Document %d\n\n", i)
+		for sec := 0; sb.Len() < size; sec++ {
+			fmt.Fprintf(&sb, "## Section %d\n\n", sec)
+			for p := 0; p < 3 && sb.Len() < size; p++ {
+				sb.WriteString(benchParagraph(r, 40))
+				sb.WriteString("\n\n")
+			}
+		}
+		sub := filepath.Join(dir, fmt.Sprintf("d%02d", i%50))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%05d.md", i)), []byte(sb.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		total += int64(sb.Len())
+	}
+	return total
+}
+
+// indexOnce opens a fresh store, indexes dir and waits until it is done
+// (vectors too when embed is set); it returns the passages indexed.
+func indexOnce(b *testing.B, dir string, embed EmbedConfig, batch int) int {
+	b.Helper()
+	st, err := store.OpenWith(filepath.Join(b.TempDir(), "parley.db"), store.Options{Logger: quietLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	m := New(Options{Store: st, Logger: quietLogger(), NoWatch: true, EmbedBatch: batch, Embed: func() EmbedConfig { return embed }})
+	if err := m.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	c, err := m.Create(context.Background(), "bench", []string{dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := m.WaitIdle(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	for embed.Model != "" {
+		info, err := m.Info(context.Background(), c.ID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if info.EmbeddedChunks == info.Chunks {
+			break
+		}
+		if info.EmbeddingError != "" {
+			b.Fatal(info.EmbeddingError)
+		}
+		m.waitVectors()
+	}
+	info, err := m.Info(context.Background(), c.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return info.Chunks
+}
+
+// BenchmarkIndexMarkdown: 1,000 Markdown files (~20 MB), keyword index
+// only (MB/s), and with a scripted embedding server (passages/s, by batch).
+func BenchmarkIndexMarkdown(b *testing.B) {
+	dir := b.TempDir()
+	total := writeMarkdownCorpus(b, dir, 1000, 20_000)
+	b.Run("keyword", func(b *testing.B) {
+		start := time.Now()
+		chunks := 0
+		for range b.N {
+			chunks = indexOnce(b, dir, EmbedConfig{}, 0)
+		}
+		secs := time.Since(start).Seconds() / float64(b.N)
+		b.ReportMetric(float64(total)/1e6/secs, "MB/s")
+		b.ReportMetric(float64(chunks), "passages")
+	})
+	for _, batch := range []int{32} {
+		b.Run(fmt.Sprintf("embeddings-batch-%d", batch), func(b *testing.B) {
+			srv := modelserver.New(modelserver.Turns(), modelserver.WithEmbeddingModels("nomic-embed-text"))
+			defer srv.Close()
+			start := time.Now()
+			chunks := 0
+			for range b.N {
+				chunks = indexOnce(b, dir, EmbedConfig{BaseURL: srv.URL(), Model: "nomic-embed-text"}, batch)
+			}
+			secs := time.Since(start).Seconds() / float64(b.N)
+			b.ReportMetric(float64(chunks)/secs, "passages/s")
+			b.ReportMetric(float64(batch), "batch")
+		})
+	}
+}
+
+// waitVectors gives the embedding pass time to move on (benchmarks poll).
+func (m *Manager) waitVectors() { time.Sleep(20 * time.Millisecond) }
+
+// searchFixture is a store of 100,000 passages with 768-dimension vectors
+// (clustered like real embeddings: each passage near one of 1,000 topics).
+type searchFixture struct {
+	m       *Manager
+	id      string
+	dbPath  string
+	queries []string
+	exact   [][]float32 // every passage's vector, dequantized (the brute-force baseline)
+	seqs    []int64
+	srv     *modelserver.Server
+}
+
+var (
+	fixtureOnce sync.Once
+	fixture     *searchFixture
+)
+
+const (
+	benchPassages = 100_000
+	benchDims     = modelserver.EmbeddingDims
+	benchTopics   = 1000
+)
+
+func loadSearchFixture(b *testing.B) *searchFixture {
+	fixtureOnce.Do(func() { fixture = buildSearchFixture(b) })
+	if fixture == nil {
+		b.Fatal("fixture failed")
+	}
+	return fixture
+}
+
+func buildSearchFixture(b *testing.B) *searchFixture {
+	dir, err := os.MkdirTemp("", "parley-kbench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := &searchFixture{dbPath: filepath.Join(dir, "parley.db")}
+	st, err := store.OpenWith(f.dbPath, store.Options{Logger: quietLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The query vectors come from the scripted server: queries are topic
+	// words, each topic's passages lie near the topic word's vector.
+	f.srv = modelserver.New(modelserver.Turns(), modelserver.WithEmbeddingModels("nomic-embed-text"))
+	cfg := EmbedConfig{BaseURL: f.srv.URL(), Model: "nomic-embed-text"}
+	f.m = New(Options{Store: st, Logger: quietLogger(), NoWatch: true, Embed: func() EmbedConfig { return cfg }})
+	c, err := st.CreateCollection(context.Background(), "bench", []string{dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.id = c.ID
+	r := rand.New(rand.NewPCG(3, 4))
+	topics := make([][]float32, benchTopics)
+	for i := range topics {
+		topics[i] = modelserver.Embed("topic"+strconv.Itoa(i), benchDims)
+	}
+	const perFile = 100
+	for file := 0; file < benchPassages/perFile; file++ {
+		ps := make([]store.Passage, perFile)
+		for i := range ps {
+			n := file*perFile + i
+			ps[i] = store.Passage{Locator: fmt.Sprintf("lines %d–%d", i*10+1, i*10+10),
+				Text: fmt.Sprintf("topic%d %s", n%benchTopics, benchParagraph(r, 30))}
+		}
+		if err := st.SaveIndexedFiles(context.Background(), c.ID, []store.IndexedFile{{Path: fmt.Sprintf("%s/f%04d.md", dir, file), Hash: "x", Passages: ps}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for after := int64(0); ; {
+		todo, err := st.ChunksToEmbed(context.Background(), cfg.Model, after, 2000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(todo) == 0 {
+			break
+		}
+		es := make([]store.Embedding, len(todo))
+		for i, t := range todo {
+			topic, _ := strconv.Atoi(strings.TrimPrefix(strings.Fields(t.Text)[0], "topic"))
+			v := make([]float32, benchDims)
+			for d := range v {
+				v[d] = topics[topic][d] + float32(r.NormFloat64())*0.02
+			}
+			q, bits := quantize(v)
+			es[i] = store.Embedding{Seq: t.Seq, Vector: q, Bits: bits}
+			f.seqs = append(f.seqs, t.Seq)
+			f.exact = append(f.exact, dequantize(q))
+		}
+		if err := st.SaveEmbeddings(context.Background(), cfg.Model, es); err != nil {
+			b.Fatal(err)
+		}
+		after = todo[len(todo)-1].Seq
+	}
+	for i := range 200 {
+		f.queries = append(f.queries, fmt.Sprintf("topic%d %s", r.IntN(benchTopics), benchWords[i%len(benchWords)]))
+	}
+	return f
+}
+
+func dequantize(stored []byte) []float32 {
+	scale := math.Float32frombits(binary.LittleEndian.Uint32(stored))
+	out := make([]float32, len(stored)-4)
+	for i := range out {
+		out[i] = float32(int8(stored[4+i])) * scale
+	}
+	return out
+}
+
+func percentile(ds []time.Duration, p float64) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, int(float64(len(s))*p))]
+}
+
+// BenchmarkSearch100k: hybrid search (keyword + vector + fusion, the
+// query embedded by the scripted server) over 100,000 passages with
+// 768-dimension vectors, p50/p95 per query; beside it, in the same run, a
+// brute-force baseline (every vector scored exactly, in memory, plus the
+// same keyword search and fusion), the recall of the fast vector ranking
+// against the exact one, and the index's bytes per passage.
+func BenchmarkSearch100k(b *testing.B) {
+	f := loadSearchFixture(b)
+	ctx := context.Background()
+	cfg := f.m.opt.Embed()
+	if _, err := f.m.Search(ctx, []string{f.id}, "warm up", 8); err != nil { // loads the sign bits
+		b.Fatal(err)
+	}
+	var fast, brute []time.Duration
+	recall, checked := 0.0, 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		q := f.queries[i%len(f.queries)]
+		t0 := time.Now()
+		if _, _, err := f.m.SearchWithStats(ctx, []string{f.id}, q, 8); err != nil {
+			b.Fatal(err)
+		}
+		fast = append(fast, time.Since(t0))
+
+		t0 = time.Now()
+		vs, err := f.m.embedderFor(cfg).Embed(ctx, []string{q})
+		if err != nil {
+			b.Fatal(err)
+		}
+		qv := normalize(vs[0])
+		exact := bruteForce(f, qv, 50)
+		keyword, err := f.m.keywordSearch(ctx, []string{f.id}, q, 8, 50)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fuse([][]int64{keyword, exact}, 8)
+		brute = append(brute, time.Since(t0))
+
+		if i < 50 { // recall@10 of the two-pass vector ranking
+			got, err := f.m.vectorSearch(ctx, cfg, []string{f.id}, q, 10)
+			if err != nil {
+				b.Fatal(err)
+			}
+			want := map[int64]bool{}
+			for _, s := range exact[:10] {
+				want[s] = true
+			}
+			hit := 0
+			for _, s := range got {
+				if want[s] {
+					hit++
+				}
+			}
+			recall += float64(hit) / 10
+			checked++
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(percentile(fast, 0.5).Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(percentile(fast, 0.95).Microseconds())/1000, "p95-ms")
+	b.ReportMetric(float64(percentile(brute, 0.95).Microseconds())/1000, "brute-p95-ms")
+	if checked > 0 {
+		b.ReportMetric(recall/float64(checked), "recall@10")
+	}
+	if info, err := os.Stat(f.dbPath); err == nil {
+		wal, _ := os.Stat(f.dbPath + "-wal")
+		size := info.Size()
+		if wal != nil {
+			size += wal.Size()
+		}
+		b.ReportMetric(float64(size)/benchPassages, "bytes/passage")
+	}
+}
+
+// bruteForce scores every vector exactly and returns the n best passages.
+func bruteForce(f *searchFixture, q []float32, n int) []int64 {
+	type hit struct {
+		seq   int64
+		score float32
+	}
+	hits := make([]hit, len(f.exact))
+	for i, v := range f.exact {
+		var s float32
+		for d, x := range v {
+			s += x * q[d]
+		}
+		hits[i] = hit{f.seqs[i], s}
+	}
+	sort.Slice(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = hits[i].seq
+	}
+	return out
+}
+
+// BenchmarkIndex20kFilesPeakRSS: the peak resident memory of the process
+// while it indexes a folder of 20,000 files (files are read one at a time
+// and stored in batches, so it stays bounded), from Linux's VmHWM after
+// resetting it (/proc/self/clear_refs).
+func BenchmarkIndex20kFilesPeakRSS(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Skip("reads /proc/self")
+	}
+	dir := b.TempDir()
+	total := writeMarkdownCorpus(b, dir, 20_000, 2_000)
+	runtime.GC()
+	before := procStatusKB(b, "VmRSS")
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		b.Skipf("cannot reset the peak RSS: %v", err)
+	}
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		indexOnce(b, dir, EmbedConfig{}, 0)
+	}
+	b.StopTimer()
+	peak := procStatusKB(b, "VmHWM")
+	b.ReportMetric(float64(peak)/1024, "peak-RSS-MB")
+	b.ReportMetric(float64(peak-before)/1024, "peak-growth-MB")
+	b.ReportMetric(float64(total)/1e6/(time.Since(start).Seconds()/float64(b.N)), "MB/s")
+}
+
+func procStatusKB(b *testing.B, field string) int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, ln := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(ln, field+":") {
+			n, _ := strconv.ParseInt(strings.Fields(ln)[1], 10, 64)
+			return n
+		}
+	}
+	b.Fatalf("no %s in /proc/self/status", field)
+	return 0
+}
+
+// BenchmarkKeywordOnly100k times the keyword part alone (where the time goes).
+func BenchmarkKeywordOnly100k(b *testing.B) {
+	f := loadSearchFixture(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := f.m.keywordSearch(context.Background(), []string{f.id}, f.queries[i%len(f.queries)], 8, 50); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
