@@ -103,6 +103,35 @@ export const useKnowledgeStore = defineStore('knowledge', {
       return this.act(id, () => useTransport().cancelCollection(id))
     },
 
+    /** Whether the system's folder and file pickers exist here (the desktop app). */
+    pickerAvailable(): boolean {
+      return useTransport().choosePaths !== null
+    },
+
+    /** Asks for folders or files with the system's picker: absolute paths, none when cancelled. */
+    async pick(kind: 'folder' | 'files'): Promise<string[]> {
+      try {
+        return (await useTransport().choosePaths?.(kind)) ?? []
+      } catch (err) {
+        this.errors[''] = toError(err).message
+        return []
+      }
+    },
+
+    /**
+     * Opens a cited file (the desktop app), else copies its path: 'opened',
+     * 'copied', or the reason it failed.
+     */
+    async openSource(path: string): Promise<string> {
+      const t = useTransport()
+      try {
+        if (await t.openSource(path)) return 'opened'
+        return (await t.copyText(path)) ? 'copied' : 'Could not copy the path'
+      } catch (err) {
+        return toError(err).message
+      }
+    },
+
     async remove(id: string): Promise<boolean> {
       const ok = await this.act(id, () => useTransport().deleteCollection(id))
       if (ok) this.collections = this.collections.filter((c) => c.id !== id)

@@ -7,6 +7,7 @@ export namespace agent {
 	    tools: string[];
 	    tool_calling?: string;
 	    thinking?: string;
+	    knowledge?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Profile(source);
@@ -20,6 +21,7 @@ export namespace agent {
 	        this.tools = source["tools"];
 	        this.tool_calling = source["tool_calling"];
 	        this.thinking = source["thinking"];
+	        this.knowledge = source["knowledge"];
 	    }
 	}
 
@@ -41,6 +43,90 @@ export namespace api {
 	        this.dataDir = source["dataDir"];
 	    }
 	}
+	export class KnowledgeFileError {
+	    path: string;
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new KnowledgeFileError(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.error = source["error"];
+	    }
+	}
+	export class Collection {
+	    id: string;
+	    name: string;
+	    paths: string[];
+	    status: string;
+	    files: number;
+	    indexed_files: number;
+	    chunks: number;
+	    embedding_model?: string;
+	    embedded_chunks: number;
+	    errors: KnowledgeFileError[];
+	    cancelled: boolean;
+	    error?: string;
+	    embedding_error?: string;
+	    created_at: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Collection(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.paths = source["paths"];
+	        this.status = source["status"];
+	        this.files = source["files"];
+	        this.indexed_files = source["indexed_files"];
+	        this.chunks = source["chunks"];
+	        this.embedding_model = source["embedding_model"];
+	        this.embedded_chunks = source["embedded_chunks"];
+	        this.errors = this.convertValues(source["errors"], KnowledgeFileError);
+	        this.cancelled = source["cancelled"];
+	        this.error = source["error"];
+	        this.embedding_error = source["embedding_error"];
+	        this.created_at = source["created_at"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class CollectionRequest {
+	    name?: string;
+	    paths?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new CollectionRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.paths = source["paths"];
+	    }
+	}
 	export class Health {
 	    status: string;
 	    version: string;
@@ -56,6 +142,69 @@ export namespace api {
 	        this.version = source["version"];
 	        this.trace = source["trace"];
 	    }
+	}
+	
+	export class KnowledgeResult {
+	    path: string;
+	    locator: string;
+	    text: string;
+	    score: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new KnowledgeResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.locator = source["locator"];
+	        this.text = source["text"];
+	        this.score = source["score"];
+	    }
+	}
+	export class KnowledgeSearchRequest {
+	    query: string;
+	    top_k?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new KnowledgeSearchRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.query = source["query"];
+	        this.top_k = source["top_k"];
+	    }
+	}
+	export class KnowledgeSearchResponse {
+	    results: KnowledgeResult[];
+	
+	    static createFrom(source: any = {}) {
+	        return new KnowledgeSearchResponse(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.results = this.convertValues(source["results"], KnowledgeResult);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class MCPImportResult {
 	    added: string[];
@@ -205,6 +354,7 @@ export namespace chat {
 	    model?: string;
 	    thinking?: string;
 	    pinned: boolean;
+	    knowledge?: string[];
 	    // Go type: time
 	    created_at: any;
 	    // Go type: time
@@ -223,6 +373,7 @@ export namespace chat {
 	        this.model = source["model"];
 	        this.thinking = source["thinking"];
 	        this.pinned = source["pinned"];
+	        this.knowledge = source["knowledge"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.match = this.convertValues(source["match"], SearchMatch);
@@ -245,6 +396,24 @@ export namespace chat {
 		    }
 		    return a;
 		}
+	}
+	export class Source {
+	    n: number;
+	    path: string;
+	    locator: string;
+	    text: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Source(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.n = source["n"];
+	        this.path = source["path"];
+	        this.locator = source["locator"];
+	        this.text = source["text"];
+	    }
 	}
 	export class MessageStats {
 	    model?: string;
@@ -312,6 +481,7 @@ export namespace chat {
 	    reasoning?: string;
 	    reasoning_ms?: number;
 	    reasoning_source?: string;
+	    sources?: Source[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Message(source);
@@ -337,6 +507,7 @@ export namespace chat {
 	        this.reasoning = source["reasoning"];
 	        this.reasoning_ms = source["reasoning_ms"];
 	        this.reasoning_source = source["reasoning_source"];
+	        this.sources = this.convertValues(source["sources"], Source);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -357,6 +528,7 @@ export namespace chat {
 		    return a;
 		}
 	}
+	
 	
 	
 
@@ -603,6 +775,7 @@ export namespace service {
 	    model?: string;
 	    thinking?: string;
 	    pinned: boolean;
+	    knowledge?: string[];
 	    // Go type: time
 	    created_at: any;
 	    // Go type: time
@@ -625,6 +798,7 @@ export namespace service {
 	        this.model = source["model"];
 	        this.thinking = source["thinking"];
 	        this.pinned = source["pinned"];
+	        this.knowledge = source["knowledge"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.match = this.convertValues(source["match"], chat.SearchMatch);
@@ -825,6 +999,7 @@ export namespace service {
 	    demo_mode: boolean;
 	    api_enabled: boolean;
 	    onboarded: boolean;
+	    embedding_model: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -842,6 +1017,7 @@ export namespace service {
 	        this.demo_mode = source["demo_mode"];
 	        this.api_enabled = source["api_enabled"];
 	        this.onboarded = source["onboarded"];
+	        this.embedding_model = source["embedding_model"];
 	    }
 	}
 	export class SettingsExport {

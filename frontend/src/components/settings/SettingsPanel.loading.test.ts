@@ -47,7 +47,8 @@ describe('SettingsPanel while the backend is slow', () => {
     const v = await open()
 
     expect(v.find('[role="dialog"]').exists()).toBe(true)
-    expect(legends(v)).toEqual(['Model server', 'Model', 'How well each model asks', 'Assistant profiles', 'Tools', 'Questions', 'Theme', 'Modes', 'About'])
+    // In the order of the section list: server, models, assistants, tools, knowledge, agents, appearance, data.
+    expect(legends(v)).toEqual(['Model server', 'Modes', 'Model', 'How well each model asks', 'Assistant profiles', 'Questions', 'Tools', 'Knowledge', 'Agents', 'Theme', 'About'])
     expect(v.find('[data-testid="mcp-section"]').text()).toContain('Loading MCP servers…')
     expect(v.find('[data-testid="settings-loading"]').text()).toBe('Loading your saved settings…')
     expect(v.find('[data-testid="server-status"]').text()).toBe('Checking the model server…')

@@ -82,6 +82,7 @@ describe('SettingsPanel', () => {
         'api_key',
         'base_url',
         'demo_mode',
+        'embedding_model',
         'max_pending_questions',
         'model',
         'onboarded',
