@@ -73,7 +73,7 @@ test('Chromium: a collection made in Settings, attached in the composer; the rep
       const el = document.querySelector('[data-testid^="collection-"][data-status]')
       return el?.getAttribute('data-status') === 'ready' && /with vectors/.test(el.textContent || '') && el.textContent.includes('1 of 1 files')
     }, null, { timeout: 20000 })
-    await screenshot(page, 'e2e-knowledge-settings')
+    await screenshot(page, 'e2e-knowledge-settings.png')
     await page.getByTestId('settings-close').click()
     await panel.waitFor({ state: 'detached' })
     assert.equal(await page.evaluate(() => location.hash), '', 'closing Settings leaves its URL')
@@ -96,7 +96,7 @@ test('Chromium: a collection made in Settings, attached in the composer; the rep
     assert.equal(await passage.getByTestId('source-file').innerText(), 'guide.md')
     assert.equal(await passage.getByTestId('source-locator').innerText(), 'Setup › Linux')
     assert.equal(await passage.getByTestId('source-text').innerText(), 'Install with apt install parley.')
-    await screenshot(page, 'e2e-knowledge-citation')
+    await screenshot(page, 'e2e-knowledge-citation.png')
     // The conversation keeps the collection and the reply its source.
     const { body: list } = await server.api('GET', '/api/v1/conversations')
     const { body: conv } = await server.api('GET', `/api/v1/conversations/${list.items[0].id}`)
@@ -128,7 +128,7 @@ test('Chromium, 360 px: Settings is whole, its sections reachable from the list'
     await page.keyboard.press('Enter')
     await page.waitForFunction(() => document.activeElement?.getAttribute('data-section') === 'knowledge')
     assert.equal(await page.evaluate(() => location.hash), '#settings/knowledge')
-    await screenshot(page, 'e2e-settings-360')
+    await screenshot(page, 'e2e-settings-360.png')
   } finally {
     await server.stop()
   }

@@ -6,6 +6,7 @@ import { sectionFromHash, settingsHash } from './settingsRoute'
 import { mountInBody, resetDom, setupEnv } from '../test-utils'
 import { useKnowledgeStore } from '../stores/knowledge'
 import { connectEvents } from '../stores/events'
+import { messageFromDone } from '../stores/chat'
 import MessageItem from '../components/chat/MessageItem.vue'
 import { h } from 'vue'
 
@@ -55,6 +56,14 @@ describe('citation chips', () => {
     expect(env.fake.openedSources).toEqual(['/docs/guide.md'])
     await passage.find('[data-testid="source-close"]').trigger('click')
     expect(w.find('[data-testid="source-passage"]').exists()).toBe(false)
+  })
+})
+
+describe('replies with sources', () => {
+  it('keep their sources from message:done', () => {
+    const sources = [{ n: 1, path: '/d/a.md', locator: 'A', text: 't' }]
+    const m = messageFromDone({ conversationId: 'c', message: { id: 'm', conversationId: 'c', role: 'assistant', content: 'x [1]', created_at: '', parent_id: '', siblings: 1, sibling_index: 0, sources } })
+    expect(m?.sources).toEqual(sources)
   })
 })
 

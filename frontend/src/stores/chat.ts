@@ -86,6 +86,7 @@ export function messageFromDone(p: MessageDoneEvent | (Partial<Message> & { conv
     ...(raw.stats ? { stats: raw.stats } : {}),
     ...(raw.reasoning ? { reasoning: raw.reasoning, reasoning_ms: raw.reasoning_ms ?? 0 } : {}),
     ...(raw.reasoning_source ? { reasoning_source: raw.reasoning_source } : {}),
+    ...(raw.sources?.length ? { sources: raw.sources } : {}),
     ...(raw.attachments?.length ? { attachments: raw.attachments } : {}),
     ...(raw.run_id ? { run_id: raw.run_id } : {}),
     ...(raw.tool_calls?.length ? { tool_calls: raw.tool_calls } : {}),

@@ -83,6 +83,8 @@ const GO_SERVICES: Record<string, string[]> = {
   MCPService: ['Servers', 'PutServer', 'DeleteServer', 'SetToolPolicy', 'ImportConfig'],
   DesktopService: ['OpenURL'],
   DebugService: ['ReportTrace'],
+  KnowledgeService: ['ListCollections', 'GetCollection', 'CreateCollection', 'UpdateCollection', 'ReindexCollection', 'CancelCollection',
+    'DeleteCollection', 'SearchCollection', 'SetConversationKnowledge', 'ChooseFolder', 'ChooseFiles', 'OpenSource'],
 }
 
 /** Spreads the fake methods over the bound services the way Go binds them: App in `main`, the rest in `desktop`. */
