@@ -34,7 +34,7 @@ export const GO_FIGURES = [
   { id: 'kn.search.brute.p95', label: 'the same with a brute-force vector scan (baseline), p95', bench: 'BenchmarkSearch100k', unit: 'brute-p95-ms', scale: 1, shown: 'ms' },
   { id: 'kn.search.recall', label: 'vector search recall@10 against the brute-force scan', bench: 'BenchmarkSearch100k', unit: 'recall@10', scale: 1, shown: '' },
   { id: 'kn.index.bytes', label: 'index size per passage (text, FTS5, vectors)', bench: 'BenchmarkSearch100k', unit: 'bytes/passage', scale: 1, shown: 'B' },
-  { id: 'kn.index20k.rss', label: 'peak RSS while indexing 20,000 files', bench: 'BenchmarkIndex20kFilesPeakRSS', unit: 'peak-RSS-MB', scale: 1, shown: 'MB' },
+  { id: 'kn.index20k.rss', label: 'peak RSS growth while indexing 20,000 files', bench: 'BenchmarkIndex20kFilesPeakRSS', unit: 'peak-growth-MB', scale: 1, shown: 'MB' },
 ]
 
 // The figures the issue asks for, in the order printed, with their targets
@@ -64,7 +64,7 @@ export const EXPECTED = [
   { id: 'kn.search.brute.p95', label: 'the same with a brute-force vector scan (baseline), p95', unit: 'ms' },
   { id: 'kn.search.recall', label: 'vector search recall@10 against the brute-force scan', unit: '' },
   { id: 'kn.index.bytes', label: 'index size per passage (text, FTS5, vectors)', unit: 'B' },
-  { id: 'kn.index20k.rss', label: 'peak RSS while indexing 20,000 files', unit: 'MB' },
+  { id: 'kn.index20k.rss', label: 'peak RSS growth while indexing 20,000 files', unit: 'MB' },
   { id: 'window.card.dom.p95', label: 'Wails window: chunk -> card in the DOM, p95', unit: 'ms', target: 16 },
   { id: 'window.card.paint.p95', label: 'Wails window: chunk -> card painted, p95', unit: 'ms', target: 33 },
   { id: 'window.submit.next.p95', label: 'Wails window: Submit -> next model request, p95', unit: 'ms', target: 10 },

@@ -3,8 +3,8 @@ package knowledge
 import (
 	"context"
 	"encoding/binary"
-	"math"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"

@@ -6,7 +6,10 @@ import (
 	"hash/fnv"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 )
@@ -111,8 +114,30 @@ func stem(w string) string {
 	return w
 }
 
+// conceptCache keeps the vectors of concepts seen (bounded: a long demo
+// session does not grow it without end).
+var conceptCache sync.Map
+
+const maxCachedConcepts = 20_000
+
+var cachedConcepts atomic.Int64
+
 // conceptVector is a concept's fixed pseudo-random unit vector.
 func conceptVector(concept string, dims int) []float64 {
+	key := concept + "\x00" + strconv.Itoa(dims)
+	if v, ok := conceptCache.Load(key); ok {
+		return v.([]float64)
+	}
+	v := makeConceptVector(concept, dims)
+	if cachedConcepts.Load() < maxCachedConcepts {
+		if _, loaded := conceptCache.LoadOrStore(key, v); !loaded {
+			cachedConcepts.Add(1)
+		}
+	}
+	return v
+}
+
+func makeConceptVector(concept string, dims int) []float64 {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(concept))
 	seed := h.Sum64()
