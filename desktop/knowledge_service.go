@@ -19,22 +19,22 @@ type KnowledgeService struct{ binding }
 
 // ListCollections lists the collections with their figures.
 func (k *KnowledgeService) ListCollections() ([]api.Collection, error) {
-	return k.svc.Collections(k.ctx)
+	return wire(k.svc.Collections(k.ctx))
 }
 
 // GetCollection returns one collection.
 func (k *KnowledgeService) GetCollection(id string) (api.Collection, error) {
-	return k.svc.Collection(k.ctx, id)
+	return wire(k.svc.Collection(k.ctx, id))
 }
 
 // CreateCollection stores a collection and starts indexing it.
 func (k *KnowledgeService) CreateCollection(req api.CollectionRequest) (api.Collection, error) {
-	return k.svc.CreateCollection(k.ctx, req)
+	return wire(k.svc.CreateCollection(k.ctx, req))
 }
 
 // UpdateCollection renames a collection or changes its paths.
 func (k *KnowledgeService) UpdateCollection(id string, req api.CollectionRequest) (api.Collection, error) {
-	return k.svc.UpdateCollection(k.ctx, id, req)
+	return wire(k.svc.UpdateCollection(k.ctx, id, req))
 }
 
 // ReindexCollection indexes a collection again.
@@ -44,7 +44,7 @@ func (k *KnowledgeService) ReindexCollection(id string) error {
 
 // CancelCollection stops a collection's indexing.
 func (k *KnowledgeService) CancelCollection(id string) (api.Collection, error) {
-	return k.svc.CancelCollection(k.ctx, id)
+	return wire(k.svc.CancelCollection(k.ctx, id))
 }
 
 // DeleteCollection removes a collection's index (never its files).
@@ -54,7 +54,7 @@ func (k *KnowledgeService) DeleteCollection(id string) error {
 
 // SearchCollection searches one collection.
 func (k *KnowledgeService) SearchCollection(id string, req api.KnowledgeSearchRequest) (api.KnowledgeSearchResponse, error) {
-	return k.svc.SearchCollection(k.ctx, id, req)
+	return wire(k.svc.SearchCollection(k.ctx, id, req))
 }
 
 // SetConversationKnowledge attaches collections to a conversation.
@@ -69,7 +69,7 @@ func (k *KnowledgeService) ChooseFolder() (string, error) {
 
 // ChooseFiles asks for files with the system's dialog (none when cancelled).
 func (k *KnowledgeService) ChooseFiles() ([]string, error) {
-	return runtime.OpenMultipleFilesDialog(k.ctx, runtime.OpenDialogOptions{Title: "Add files to the collection"})
+	return wire(runtime.OpenMultipleFilesDialog(k.ctx, runtime.OpenDialogOptions{Title: "Add files to the collection"}))
 }
 
 // OpenSource opens a cited file with the system's application for it,

@@ -461,7 +461,7 @@ func (m *Manager) info(ctx context.Context, c *store.Collection) (api.Collection
 		return api.Collection{}, err
 	}
 	out := api.Collection{ID: c.ID, Name: c.Name, Paths: c.Paths, Files: k.Files, IndexedFiles: k.IndexedFiles,
-		Chunks: k.Chunks, Cancelled: c.Cancelled, Error: c.Error, Errors: []api.KnowledgeFileError{},
+		Chunks: k.Chunks, Cancelled: c.Cancelled, Error: c.Error,
 		CreatedAt: c.CreatedAt.Format(time.RFC3339)}
 	for _, p := range k.Errors {
 		out.Errors = append(out.Errors, api.KnowledgeFileError{Path: p.Path, Error: p.Error})

@@ -137,7 +137,7 @@ func (s *Service) SearchCollection(ctx context.Context, id string, req api.Knowl
 // checkCollections checks that every id names a collection (each once).
 func (s *Service) checkCollections(ctx context.Context, ids []string) ([]string, error) {
 	seen := map[string]bool{}
-	out := []string{}
+	var out []string
 	for _, id := range ids {
 		if !s.knowledge.Exists(ctx, id) {
 			return nil, validationf(fmt.Sprintf("unknown knowledge collection %q", id))

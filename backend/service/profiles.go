@@ -145,12 +145,8 @@ func fromStoreProfile(p store.Profile) agent.Profile {
 	if toolCalling == "" {
 		toolCalling = agent.ToolCallingAuto
 	}
-	knowledge := p.Knowledge
-	if knowledge == nil {
-		knowledge = []string{}
-	}
 	return agent.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools, ToolCalling: toolCalling,
-		Thinking: cmp.Or(p.Thinking, chat.ThinkingAuto), Knowledge: knowledge}
+		Thinking: cmp.Or(p.Thinking, chat.ThinkingAuto), Knowledge: p.Knowledge}
 }
 
 // checkThinking refuses a thinking setting that is not one of SPEC §9's.

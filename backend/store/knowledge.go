@@ -144,7 +144,7 @@ func (s *Store) Collections(ctx context.Context) ([]Collection, error) {
 		return nil, fmt.Errorf("load collections: %w", err)
 	}
 	defer rows.Close()
-	out := []Collection{}
+	var out []Collection
 	for rows.Next() {
 		c, err := scanCollection(rows)
 		if err != nil {
@@ -212,7 +212,6 @@ func (s *Store) KnowledgeCounts(ctx context.Context, id string) (KnowledgeCounts
 		return k, fmt.Errorf("list errors of collection %s: %w", id, err)
 	}
 	defer rows.Close()
-	k.Errors = []FileProblem{}
 	for rows.Next() {
 		var p FileProblem
 		if err := rows.Scan(&p.Path, &p.Error); err != nil {

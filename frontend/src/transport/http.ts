@@ -44,7 +44,6 @@ import {
   browserCopy,
   Emitter,
   isSafeExternalUrl,
-  normalizeCollection,
   normalizeProfile,
   TransportError,
   type EventHandler,
@@ -434,20 +433,19 @@ export class HttpTransport implements Transport {
   }
 
   async listCollections(): Promise<Collection[]> {
-    const res = await this.request<Collection[] | null>('GET', '/knowledge')
-    return (Array.isArray(res) ? res : []).map(normalizeCollection)
+    return this.request<Collection[]>('GET', '/knowledge')
   }
 
   async getCollection(id: string): Promise<Collection> {
-    return normalizeCollection(await this.request<Collection>('GET', this.kn(id)))
+    return this.request<Collection>('GET', this.kn(id))
   }
 
   async createCollection(req: CollectionRequest): Promise<Collection> {
-    return normalizeCollection(await this.request<Collection>('POST', '/knowledge', req))
+    return this.request<Collection>('POST', '/knowledge', req)
   }
 
   async updateCollection(id: string, req: CollectionRequest): Promise<Collection> {
-    return normalizeCollection(await this.request<Collection>('PATCH', this.kn(id), req))
+    return this.request<Collection>('PATCH', this.kn(id), req)
   }
 
   async reindexCollection(id: string): Promise<void> {
@@ -455,7 +453,7 @@ export class HttpTransport implements Transport {
   }
 
   async cancelCollection(id: string): Promise<Collection> {
-    return normalizeCollection(await this.request<Collection>('POST', this.kn(id, '/cancel')))
+    return this.request<Collection>('POST', this.kn(id, '/cancel'))
   }
 
   async deleteCollection(id: string): Promise<void> {
@@ -463,8 +461,7 @@ export class HttpTransport implements Transport {
   }
 
   async searchCollection(id: string, req: KnowledgeSearchRequest): Promise<KnowledgeSearchResponse> {
-    const res = await this.request<KnowledgeSearchResponse>('POST', this.kn(id, '/search'), req)
-    return { results: res?.results ?? [] }
+    return this.request<KnowledgeSearchResponse>('POST', this.kn(id, '/search'), req)
   }
 
   async setConversationKnowledge(id: string, collections: string[]): Promise<void> {

@@ -277,8 +277,3 @@ export async function browserCopy(text: string): Promise<boolean> {
     return false
   }
 }
-
-/** Fills fields Go may leave null in a collection. */
-export function normalizeCollection(c: Collection): Collection {
-  return { ...c, paths: c.paths ?? [], errors: c.errors ?? [], embedding_model: c.embedding_model ?? null }
-}

@@ -47,7 +47,6 @@ import { normalizeImportResult, normalizeMCPServer } from '../lib/mcp'
 import {
   browserCopy,
   isSafeExternalUrl,
-  normalizeCollection,
   normalizeProfile,
   toError,
   TransportError,
@@ -103,7 +102,7 @@ export interface WailsChatService {
   ImportConfig(content: string): Promise<MCPImportResult>
   /** Opens an http(s)/mailto link in the system browser (Go refuses other schemes). */
   OpenURL(url: string): Promise<void>
-  ListCollections(): Promise<Collection[] | null>
+  ListCollections(): Promise<Collection[]>
   GetCollection(id: string): Promise<Collection>
   CreateCollection(req: CollectionRequest): Promise<Collection>
   UpdateCollection(id: string, req: CollectionRequest): Promise<Collection>
@@ -115,7 +114,7 @@ export interface WailsChatService {
   /** The system's folder dialog: the path, or "" when cancelled. */
   ChooseFolder(): Promise<string>
   /** The system's file dialog: the paths, none when cancelled. */
-  ChooseFiles(): Promise<string[] | null>
+  ChooseFiles(): Promise<string[]>
   /** Opens a file a collection indexes with its application (Go checks it). */
   OpenSource(path: string): Promise<void>
 }
@@ -438,19 +437,19 @@ export class WailsTransport implements Transport {
   // ---- knowledge (SPEC §11) ----------------------------------------------------------
 
   async listCollections(): Promise<Collection[]> {
-    return ((await this.call('ListCollections')) ?? []).map(normalizeCollection)
+    return this.call('ListCollections')
   }
 
   async getCollection(id: string): Promise<Collection> {
-    return normalizeCollection(await this.call('GetCollection', id))
+    return this.call('GetCollection', id)
   }
 
   async createCollection(req: CollectionRequest): Promise<Collection> {
-    return normalizeCollection(await this.call('CreateCollection', req))
+    return this.call('CreateCollection', req)
   }
 
   async updateCollection(id: string, req: CollectionRequest): Promise<Collection> {
-    return normalizeCollection(await this.call('UpdateCollection', id, req))
+    return this.call('UpdateCollection', id, req)
   }
 
   async reindexCollection(id: string): Promise<void> {
@@ -458,7 +457,7 @@ export class WailsTransport implements Transport {
   }
 
   async cancelCollection(id: string): Promise<Collection> {
-    return normalizeCollection(await this.call('CancelCollection', id))
+    return this.call('CancelCollection', id)
   }
 
   async deleteCollection(id: string): Promise<void> {
@@ -466,8 +465,7 @@ export class WailsTransport implements Transport {
   }
 
   async searchCollection(id: string, req: KnowledgeSearchRequest): Promise<KnowledgeSearchResponse> {
-    const res = await this.call('SearchCollection', id, req)
-    return { results: res?.results ?? [] }
+    return this.call('SearchCollection', id, req)
   }
 
   async setConversationKnowledge(id: string, collections: string[]): Promise<void> {
@@ -480,7 +478,7 @@ export class WailsTransport implements Transport {
       const dir = await this.call('ChooseFolder')
       return dir ? [dir] : []
     }
-    return (await this.call('ChooseFiles')) ?? []
+    return this.call('ChooseFiles')
   }
 
   async openSource(path: string): Promise<boolean> {
