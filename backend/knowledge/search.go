@@ -50,21 +50,31 @@ func (m *Manager) SearchWithStats(ctx context.Context, collections []string, que
 	}
 	topK = min(topK, api.MaxTopK)
 	depth := max(50, topK*5) // how deep each ranking goes into the fusion
+	// The two rankings run at once: the keyword one in SQLite, the vector
+	// one waiting on the model server and then scanning memory.
+	var vec []int64
+	var vecErr error
+	cfg := m.opt.Embed()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if cfg.Model != "" {
+			vec, vecErr = m.vectorSearch(ctx, cfg, collections, query, depth)
+		}
+	}()
 	keyword, err := m.keywordSearch(ctx, collections, query, topK, depth)
+	<-done
 	if err != nil {
 		return nil, stats, err
 	}
 	stats.Keyword = len(keyword)
 	rankings := [][]int64{keyword}
-	if cfg := m.opt.Embed(); cfg.Model != "" {
-		vec, err := m.vectorSearch(ctx, cfg, collections, query, depth)
-		if err != nil {
-			stats.VectorError = err
-			m.log.Debug("vector search unavailable: keyword results only", "err", err)
-		} else {
-			stats.Vector = len(vec)
-			rankings = append(rankings, vec)
-		}
+	if vecErr != nil {
+		stats.VectorError = vecErr
+		m.log.Debug("vector search unavailable: keyword results only", "err", vecErr)
+	} else if cfg.Model != "" {
+		stats.Vector = len(vec)
+		rankings = append(rankings, vec)
 	}
 	fused := fuse(rankings, topK)
 	seqs := make([]int64, len(fused))
@@ -120,17 +130,51 @@ func fuse(rankings [][]int64, n int) []scored {
 }
 
 // keywordSearch ranks passages by BM25: those with every word of the query
-// first; only when they are fewer than topK, those with any of them (an OR
-// of common words costs the most: it ranks most of the index).
+// first; only when they are fewer than topK, those with any of them. BM25
+// ranks every passage its query matches (FTS5 has no early exit), and an
+// OR of common words matches most of the index: that ranking takes the
+// query's words rarest first while the passages they match stay within
+// keywordCandidates (a word in a large share of the passages weighs
+// little in BM25, and the vector ranking still sees those passages).
 func (m *Manager) keywordSearch(ctx context.Context, collections []string, query string, topK, depth int) ([]int64, error) {
-	all, any := keywordQueries(query)
-	if all != any {
-		found, err := m.st.KeywordSearch(ctx, collections, all, depth)
-		if err != nil || len(found) >= topK {
-			return found, err
-		}
+	all, any, terms := keywordQueries(query)
+	if len(terms) <= 1 {
+		return m.st.KeywordSearch(ctx, collections, any, depth)
 	}
-	return m.st.KeywordSearch(ctx, collections, any, depth)
+	found, err := m.st.KeywordSearch(ctx, collections, all, depth)
+	if err != nil || len(found) >= topK {
+		return found, err
+	}
+	counts, err := m.st.KeywordMatches(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
+	return m.st.KeywordSearch(ctx, collections, rarestTerms(terms, counts, keywordCandidates), depth)
+}
+
+// keywordCandidates bounds the passages an OR of the query's words ranks
+// (BM25 costs about a microsecond a passage).
+const keywordCandidates = 10_000
+
+// rarestTerms is the OR of terms taken by fewest matches first while
+// their matches add up to at most limit (the rarest one always, and the
+// terms matching nothing cost nothing).
+func rarestTerms(terms []string, counts []int, limit int) string {
+	order := make([]int, len(terms))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return counts[order[a]] < counts[order[b]] })
+	var kept []string
+	total := 0
+	for _, i := range order {
+		if len(kept) > 0 && total+counts[i] > limit {
+			break
+		}
+		total += counts[i]
+		kept = append(kept, terms[i])
+	}
+	return strings.Join(kept, " OR ")
 }
 
 // stopWords are left out of keyword queries: they match nearly every
@@ -148,23 +192,16 @@ func init() {
 // maxQueryTerms bounds the FTS5 expression a query becomes.
 const maxQueryTerms = 24
 
-// keywordQuery turns what the model or the user asked into an FTS5
-// expression: any of its words (BM25 ranks passages with more of them,
-// and rarer ones, first), each quoted so FTS5 operators in the text are
-// inert. "" when no word is left.
-func keywordQuery(query string) string {
-	_, any := keywordQueries(query)
-	return any
-}
-
-// keywordQueries returns the FTS5 expressions for every word (AND) and for
-// any word (OR) of a query.
-func keywordQueries(query string) (all, any string) {
+// keywordQueries turns what the model or the user asked into FTS5
+// expressions: every word of it (AND), any of them (OR; BM25 ranks
+// passages with more of them, and rarer ones, first), and the words; each
+// word quoted so FTS5 operators in the text are inert. "" when no word is
+// left.
+func keywordQueries(query string) (all, any string, terms []string) {
 	words := strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r)
 	})
 	seen := map[string]bool{}
-	var terms []string
 	for _, w := range words {
 		if stopWords[w] || seen[w] {
 			continue
@@ -186,15 +223,15 @@ func keywordQueries(query string) (all, any string) {
 			}
 		}
 	}
-	return strings.Join(terms, " AND "), strings.Join(terms, " OR ")
+	return strings.Join(terms, " AND "), strings.Join(terms, " OR "), terms
 }
 
-// cachedIndex is a collection's sign bits in memory, built at gen.
+// cachedIndex is a collection's vectors in memory, loaded at gen.
 type cachedIndex struct {
 	model   string
 	gen     int64
 	builtAt time.Time
-	ix      *codeIndex
+	ix      *vectorIndex
 }
 
 // vectorsChanged marks the in-memory vector indexes stale.
@@ -205,12 +242,12 @@ func (m *Manager) vectorsChanged() {
 }
 
 // staleFor is how long a stale index may keep serving while the embedding
-// pass goes on (rebuilding after every batch would cost more than it gives).
+// pass goes on (reloading after every batch would cost more than it gives).
 const staleFor = 2 * time.Second
 
-// codes returns the collection's index of sign bits for model, loading it
-// when missing or stale.
-func (m *Manager) codes(ctx context.Context, id, model string) (*codeIndex, error) {
+// vectorsOf returns the collection's vectors of model in memory, loading
+// them when missing or stale.
+func (m *Manager) vectorsOf(ctx context.Context, id, model string) (*vectorIndex, error) {
 	m.mu.Lock()
 	c := m.vectors[id]
 	gen, embedding := m.vecGen, m.embedding
@@ -218,8 +255,8 @@ func (m *Manager) codes(ctx context.Context, id, model string) (*codeIndex, erro
 	if c != nil && c.model == model && (c.gen == gen || embedding && time.Since(c.builtAt) < staleFor) {
 		return c.ix, nil
 	}
-	ix := &codeIndex{}
-	if err := m.st.VectorCodes(ctx, id, model, ix.add); err != nil {
+	ix := &vectorIndex{}
+	if err := m.st.CollectionVectors(ctx, id, model, ix.add); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
@@ -246,41 +283,23 @@ func (m *Manager) vectorSearch(ctx context.Context, cfg EmbedConfig, collections
 		return nil, errors.New("no vector for the query")
 	}
 	q := normalize(vs[0])
-	qbits := words(signBits(q), (len(q)+63)/64)
 	candidates := max(256, depth*8)
-	var seqs []int64
+	var found []scored
 	for _, id := range collections {
-		ix, err := m.codes(ctx, id, cfg.Model)
+		ix, err := m.vectorsOf(ctx, id, cfg.Model)
 		if err != nil {
 			return nil, err
 		}
-		seqs = append(seqs, ix.nearest(qbits, candidates)...)
+		found = append(found, ix.search(q, candidates)...)
 	}
-	return m.rescore(ctx, cfg.Model, q, seqs, depth)
-}
-
-// rescore orders candidates by cosine on their stored int8 vectors.
-func (m *Manager) rescore(ctx context.Context, model string, q []float32, seqs []int64, depth int) ([]int64, error) {
-	vectors, err := m.st.ChunkVectors(ctx, model, seqs)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]scored, 0, len(vectors))
-	for seq, v := range vectors {
-		s, err := cosine(q, v)
-		if err != nil {
-			continue // another model size
+	sort.Slice(found, func(i, j int) bool {
+		if found[i].score != found[j].score {
+			return found[i].score > found[j].score
 		}
-		out = append(out, scored{seq, float64(s)})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
-		}
-		return out[i].seq < out[j].seq
+		return found[i].seq < found[j].seq
 	})
-	ranked := make([]int64, 0, min(depth, len(out)))
-	for _, s := range out[:min(depth, len(out))] {
+	ranked := make([]int64, 0, min(depth, len(found)))
+	for _, s := range found[:min(depth, len(found))] {
 		ranked = append(ranked, s.seq)
 	}
 	return ranked, nil

@@ -410,50 +410,48 @@ func (s *Store) KeywordSearch(ctx context.Context, collections []string, match s
 	return out, rows.Err()
 }
 
-// VectorCodes calls fn with the sign bits of every passage of the
-// collection embedded by model.
-func (s *Store) VectorCodes(ctx context.Context, collectionID, model string, fn func(seq int64, bits []byte)) error {
+// CollectionVectors calls fn with the stored vector and sign bits of every
+// passage of the collection embedded by model, in seq order (the slices are
+// reused: fn copies what it keeps).
+func (s *Store) CollectionVectors(ctx context.Context, collectionID, model string, fn func(seq int64, vector, bits []byte)) error {
 	rows, err := s.readers.QueryContext(ctx,
-		`SELECT c.seq, c.embedding_bits FROM knowledge_chunks c JOIN knowledge_files f ON f.seq = c.file_seq
-		 WHERE f.collection_id = ? AND c.embedding_model = ? AND c.embedding_bits IS NOT NULL ORDER BY c.seq`, collectionID, model)
+		`SELECT c.seq, c.embedding, c.embedding_bits FROM knowledge_chunks c JOIN knowledge_files f ON f.seq = c.file_seq
+		 WHERE f.collection_id = ? AND c.embedding_model = ? AND c.embedding IS NOT NULL AND c.embedding_bits IS NOT NULL
+		 ORDER BY c.seq`, collectionID, model)
 	if err != nil {
 		return fmt.Errorf("load vectors of collection %s: %w", collectionID, err)
 	}
 	defer rows.Close()
-	var bits []byte
+	var vector, bits sql.RawBytes
 	for rows.Next() {
 		var seq int64
-		if err := rows.Scan(&seq, &bits); err != nil {
-			return err
+		if err := rows.Scan(&seq, &vector, &bits); err != nil {
+			return fmt.Errorf("load vectors of collection %s: %w", collectionID, err)
 		}
-		fn(seq, bits)
+		fn(seq, vector, bits)
 	}
 	return rows.Err()
 }
 
-// ChunkVectors returns the stored vectors of the passages made by model.
-func (s *Store) ChunkVectors(ctx context.Context, model string, seqs []int64) (map[int64][]byte, error) {
-	out := make(map[int64][]byte, len(seqs))
-	for start := 0; start < len(seqs); start += maxInArgs {
-		part := seqs[start:min(start+maxInArgs, len(seqs))]
-		args := append([]any{model}, anyInts(part)...)
-		rows, err := s.readers.QueryContext(ctx,
-			`SELECT seq, embedding FROM knowledge_chunks WHERE embedding_model = ? AND seq IN `+inClause(len(part)), args...)
-		if err != nil {
-			return nil, fmt.Errorf("load vectors: %w", err)
-		}
-		for rows.Next() {
-			var seq int64
-			var v []byte
-			if err := rows.Scan(&seq, &v); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[seq] = v
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
-		}
+// KeywordMatches counts, for each FTS5 expression, the passages of every
+// collection it matches (FTS5 reads the terms' doclists, not the passages).
+func (s *Store) KeywordMatches(ctx context.Context, exprs []string) ([]int, error) {
+	if len(exprs) == 0 {
+		return nil, nil
+	}
+	cols := make([]string, len(exprs))
+	args := make([]any, len(exprs))
+	for i, e := range exprs {
+		cols[i] = `(SELECT count(*) FROM knowledge_search WHERE knowledge_search MATCH ?)`
+		args[i] = e
+	}
+	out := make([]int, len(exprs))
+	dest := make([]any, len(exprs))
+	for i := range out {
+		dest[i] = &out[i]
+	}
+	if err := s.readers.QueryRowContext(ctx, `SELECT `+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
+		return nil, fmt.Errorf("count keyword matches: %w", err)
 	}
 	return out, nil
 }

@@ -50,6 +50,11 @@ func TestKnowledgeFilesPassagesAndKeywordSearch(t *testing.T) {
 	seqs, err = s.KeywordSearch(ctx, []string{c.ID, other.ID}, `"installing"`, 10)
 	require.NoError(t, err)
 	assert.Len(t, seqs, 2, "both collections")
+	counts, err := s.KeywordMatches(ctx, []string{`"installing"`, `"folder"`, `"zypper"`, `"installing" AND "debian"`})
+	require.NoError(t, err)
+	assert.Equal(t, []int{2, 1, 0, 1}, counts, "matches of each expression, every collection")
+	_, err = s.KeywordMatches(ctx, []string{`"unclosed`})
+	assert.Error(t, err, "a malformed expression")
 
 	// Re-indexing a file replaces its passages (the old ones leave the index).
 	require.NoError(t, s.SaveIndexedFiles(ctx, c.ID, []IndexedFile{
@@ -103,12 +108,17 @@ func TestKnowledgeEmbeddings(t *testing.T) {
 	again, err := s.ChunksToEmbed(ctx, "m2", 0, 10)
 	require.NoError(t, err)
 	assert.Len(t, again, 3)
-	var codes [][]byte
-	require.NoError(t, s.VectorCodes(ctx, c.ID, "m1", func(_ int64, b []byte) { codes = append(codes, append([]byte(nil), b...)) }))
+	var seqs []int64
+	var vectors, codes [][]byte
+	require.NoError(t, s.CollectionVectors(ctx, c.ID, "m1", func(seq int64, v, b []byte) {
+		seqs = append(seqs, seq)
+		vectors = append(vectors, append([]byte(nil), v...))
+		codes = append(codes, append([]byte(nil), b...))
+	}))
+	assert.Equal(t, []int64{todo[0].Seq, todo[1].Seq}, seqs)
+	assert.Equal(t, [][]byte{{1, 2}, {4, 5}}, vectors)
 	assert.Equal(t, [][]byte{{3}, {6}}, codes)
-	vs, err := s.ChunkVectors(ctx, "m1", []int64{todo[0].Seq, rest[0].Seq})
-	require.NoError(t, err)
-	assert.Equal(t, map[int64][]byte{todo[0].Seq: {1, 2}}, vs)
+	require.NoError(t, s.CollectionVectors(ctx, c.ID, "m2", func(int64, []byte, []byte) { t.Error("no vector of m2") }))
 }
 
 func TestConversationProfileKnowledgeAndMessageSources(t *testing.T) {
