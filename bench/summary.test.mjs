@@ -46,3 +46,18 @@ test('a ratio just over its target is printed to three places, so it does not re
   const figs = readFigures(JSON.stringify({ id: 'go.loop.bare.ratio', label: 'loop / bare', value: 1.053, unit: '×', target: 1.05, cmp: '<=' }))
   assert.match(summarize(figs), /agent loop \/ bare langchaingo call, same server\s+1\.053×\s+<= 1\.050×\s+MISSED/)
 })
+
+test('the chat figures measured while a folder indexes are asked for and judged', () => {
+  const figs = readFigures(JSON.stringify({ id: 'indexing.card.paint.p95', label: 'x', value: 40, unit: 'ms', target: 33, cmp: '<=' }))
+  const text = summarize(figs)
+  assert.match(text, /while 20,000 files index: card painted, p95\s+40 ms\s+<= 33 ms\s+MISSED/)
+  assert.match(text, /while 20,000 files index: Submit -> next model request, p95\s+-\s+<= 10 ms\s+not measured/)
+})
+
+test('the knowledge search figures come from BenchmarkSearch100k', () => {
+  const figs = new Map(goFigures('BenchmarkSearch100k-2 \t 1\t 5000 ns/op\t 30.5 p95-ms\t 12.25 cpu-ms/query\t 9.1 p50-ms\n').map((f) => [f.id, f]))
+  assert.equal(figs.get('kn.search.p95').value, 30.5)
+  assert.equal(verdict(figs.get('kn.search.p95')), 'met')
+  assert.equal(figs.get('kn.search.cpu').value, 12.25)
+  assert.equal(figs.get('kn.search.p50').value, 9.1)
+})

@@ -14,6 +14,12 @@
 //       long tasks, and the page's JS heap after a forced garbage collection
 //       10 s into the thinking, at its end and after the answer (flat: the
 //       thinking block does not render the whole message per token)
+//   (g) (a), (b) and (d) again while Parley indexes a folder of
+//       BENCH_INDEX_FILES (20,000) Markdown files of BENCH_INDEX_FILE_BYTES
+//       (4,000) bytes each (SPEC §11: the chat stays responsive while a
+//       collection indexes); each part indexes the folder anew (a new
+//       collection) and says whether the indexing was still going when
+//       it ended
 //
 // Prints figures; asserts nothing about timings. Knobs: BENCH_ROUNDS (50),
 // BENCH_THINK_MS (150: a second set of card rounds where the model thinks that
@@ -22,6 +28,9 @@
 // trace of the card rounds, for bench/profile-tasks.mjs), PARLEY_BIN, CHROMIUM_PATH,
 // PARLEY_ARTIFACTS (results JSON goes there).
 import { createServer } from 'node:http'
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { randomBytes } from 'node:crypto'
 import { launchChromium } from '../frontend/e2e/helpers.mjs'
@@ -42,7 +51,9 @@ const CATCHUP_SECONDS = env('BENCH_CATCHUP_SECONDS', 60)
 const THINK_MS = env('BENCH_THINK_MS', 150)
 const THINK_STREAM_SECONDS = env('BENCH_THINK_STREAM_SECONDS', 60)
 const THINK_ANSWER_SECONDS = env('BENCH_THINK_ANSWER_SECONDS', 30)
-const ONLY = (process.env.BENCH_ONLY || 'a,c,d,e,f').split(',') // a covers (a) and (b)
+const INDEX_FILES = env('BENCH_INDEX_FILES', 20000)
+const INDEX_FILE_BYTES = env('BENCH_INDEX_FILE_BYTES', 4000)
+const ONLY = (process.env.BENCH_ONLY || 'a,c,d,e,f,g').split(',') // a covers (a) and (b)
 
 const now = () => performance.timeOrigin + performance.now()
 const log = (...a) => console.error('[bench]', ...a)
@@ -406,7 +417,8 @@ async function traceTaskCpu(page) {
 
 // (d) In its own Chromium: a renderer that cannot keep up may stay blocked
 // long after the stream, and is then simply killed.
-async function longStream(server, model) {
+// record: whether the figures go to the summary (not for the run of (g)).
+async function longStream(server, model, record = true) {
   const browser = await launchChromium()
   try {
     const page = await newChatPage(browser, server)
@@ -496,9 +508,9 @@ async function longStream(server, model) {
       ? `${r.longtasks} long tasks, ${r.gaps} frame gaps > 50 ms (max ${ms(r.gapMax)}), ${STREAM_RATE} tokens/s for ${STREAM_SECONDS} s; ` +
         `main-thread CPU: ${r.cpuLong} tasks over 50 ms, longest ${ms(r.cpuMax)}`
       : `the UI had not caught up ${CATCHUP_SECONDS} s after the stream`
-    recordFigure({ id: 'stream500.longtask.max', label: `longest task while streaming ${STREAM_RATE} tokens/s (Chromium)`,
+    if (record) recordFigure({ id: 'stream500.longtask.max', label: `longest task while streaming ${STREAM_RATE} tokens/s (Chromium)`,
       value: r.responsive ? r.longMax : null, unit: 'ms', target: 50, cmp: '<=', note })
-    recordFigure({ id: 'stream500.longtasks', label: `long tasks (> 50 ms) while streaming ${STREAM_RATE} tokens/s (Chromium)`,
+    if (record) recordFigure({ id: 'stream500.longtasks', label: `long tasks (> 50 ms) while streaming ${STREAM_RATE} tokens/s (Chromium)`,
       value: r.responsive ? r.longtasks : null, unit: 'tasks', target: 0, cmp: '<=', note })
     return {
       ...r, tokens: s.sent, seconds: (s.end - s.start) / 1000, rate: s.sent / ((s.end - s.start) / 1000),
@@ -675,6 +687,62 @@ async function traceTables(server, measured) {
   }
 }
 
+// (g) A folder of Markdown files with headings and paragraphs, for indexing.
+function writeIndexFolder() {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-bench-index-'))
+  const words = 'install configure server client network storage backup restore invoice payment refund customer account password security update release version feature error warning request response latency database index search query'.split(' ')
+  let seed = 1
+  const rnd = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n }
+  for (let i = 0; i < INDEX_FILES; i++) {
+    const sub = join(dir, `d${String(i % 100).padStart(3, '0')}`)
+    if (i < 100) mkdirSync(sub)
+    let text = `# Document ${i}\n\n`
+    for (let sec = 0; text.length < INDEX_FILE_BYTES; sec++) {
+      text += `## Section ${sec}\n\n`
+      for (let p = 0; p < 3 && text.length < INDEX_FILE_BYTES; p++) {
+        text += Array.from({ length: 40 }, () => words[rnd(words.length)]).join(' ') + '.\n\n'
+      }
+    }
+    writeFileSync(join(sub, `f${String(i).padStart(5, '0')}.md`), text)
+  }
+  return dir
+}
+
+// startIndexing makes a collection of dir (Parley indexes it from scratch)
+// and returns a function that says how far it got.
+async function startIndexing(server, dir, name) {
+  const made = await server.api('POST', '/api/v1/knowledge', { name, paths: [dir] })
+  if (made.status !== 201) throw new Error('create collection: ' + JSON.stringify(made.body))
+  const id = made.body.id
+  return async () => {
+    const { body } = await server.api('GET', `/api/v1/knowledge/${id}`)
+    return { status: body.status, indexed: body.indexed_files, files: body.files, chunks: body.chunks }
+  }
+}
+
+async function duringIndexing(browser, server, model) {
+  log(`(g) writing ${INDEX_FILES} Markdown files of ${INDEX_FILE_BYTES} bytes`)
+  const dir = writeIndexFolder()
+  const out = { files: INDEX_FILES, fileBytes: INDEX_FILE_BYTES }
+  try {
+    if (ONLY.includes('a')) {
+      const progress = await startIndexing(server, dir, 'bench cards')
+      log(`(g) card rounds while ${INDEX_FILES} files index`)
+      out.cards = await cardRounds(browser, server, model, 20000)
+      out.cardsIndexing = await progress()
+    }
+    if (ONLY.includes('d')) {
+      const progress = await startIndexing(server, dir, 'bench stream')
+      log(`(g) streaming while ${INDEX_FILES} files index`)
+      out.stream = await longStream(server, model, false)
+      out.streamIndexing = await progress()
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  return out
+}
+
 async function main() {
   const model = await startModel()
   if (process.env.BENCH_TRACE !== '0') process.env.PARLEY_TRACE = '1' // inherited by parley serve
@@ -719,6 +787,9 @@ async function main() {
     if (ONLY.includes('f')) {
       log(`(f) a model thinking ${THINK_STREAM_SECONDS} s then answering ${THINK_ANSWER_SECONDS} s at ${STREAM_RATE} tokens/s`)
       results.thinking = await thinkingStream(server, model)
+    }
+    if (ONLY.includes('g')) {
+      results.indexing = await duringIndexing(browser, server, model)
     }
   } finally {
     await browser?.close()
@@ -771,6 +842,21 @@ async function main() {
       `${th.atEnd.mb.toFixed(1)} MB after the answer; DOM nodes ${th.at10.nodes} / ${th.atThinkEnd.nodes} / ${th.atEnd.nodes}` +
       (th.thinkingShown ? '' : '; the thinking block never showed text'))
   }
+  const ix = results.indexing
+  if (ix) {
+    const still = (p) => p.status === 'indexing' ? `still indexing at the end (${p.indexed} of ${p.files} files)` : `indexing ended before the end (${p.indexed} of ${p.files} files)`
+    lines.push('', `(g) while a folder of ${ix.files} Markdown files (${ix.fileBytes} bytes each) indexes:`)
+    if (ix.cards) {
+      lines.push(row('(g) tool-call chunk -> card painted', ix.cards.a), row('    tool-call chunk -> card in the DOM', ix.cards.aDom),
+        row('    Submit click -> next model request', ix.cards.b), `    cards: ${still(ix.cardsIndexing)}`)
+    }
+    if (ix.stream) {
+      const st = ix.stream
+      lines.push(`(g) streamed ${st.tokens} tokens (${st.rate.toFixed(0)} tokens/s): ` + (st.responsive
+        ? `long tasks ${st.longtasks} (max ${ms(st.longMax)}); last token shown ${ms(st.endLag)} after the model sent it`
+        : 'the UI had not caught up') + `; ${still(ix.streamIndexing)}`)
+    }
+  }
   if (results.trace) {
     lines.push('', formatHopTable('(a) the card trace, hop by hop (+ = since the hop before, cum = since the model server wrote the first tool-call chunk):', results.trace.card),
       '', formatHopTable('(b) Submit -> next model request, hop by hop (cum = since the Submit click in the page):', results.trace.submit))
@@ -787,6 +873,16 @@ async function main() {
       recordFigure({ id: 'card.paint.p95.thinking', label: `card painted, p95, model thinking ${THINK_MS} ms (Chromium)`, value: ct.a.p95, unit: 'ms', target: 33, cmp: '<=', note: note(ct.a) })
     }
     recordFigure({ id: 'submit.next.p95', label: 'Submit click -> next model request, p95 (Chromium)', value: cards.b.p95, unit: 'ms', target: 10, cmp: '<=', note: note(cards.b) })
+  }
+  if (ix?.cards) {
+    const note = (st, p) => `p50 ${st.p50.toFixed(1)} ms, n=${st.n}; ${p.indexed} of ${p.files} files indexed at the end (${p.status})`
+    recordFigure({ id: 'indexing.card.dom.p95', label: `while ${ix.files} files index: card in the DOM, p95`, value: ix.cards.aDom.p95, unit: 'ms', target: 16, cmp: '<=', note: note(ix.cards.aDom, ix.cardsIndexing) })
+    recordFigure({ id: 'indexing.card.paint.p95', label: `while ${ix.files} files index: card painted, p95`, value: ix.cards.a.p95, unit: 'ms', target: 33, cmp: '<=', note: note(ix.cards.a, ix.cardsIndexing) })
+    recordFigure({ id: 'indexing.submit.next.p95', label: `while ${ix.files} files index: Submit -> next model request, p95`, value: ix.cards.b.p95, unit: 'ms', target: 10, cmp: '<=', note: note(ix.cards.b, ix.cardsIndexing) })
+  }
+  if (ix?.stream?.responsive) {
+    const p = ix.streamIndexing
+    recordFigure({ id: 'indexing.stream.longtask.max', label: `while ${ix.files} files index: streaming, longest task`, value: ix.stream.longMax, unit: 'ms', target: 50, cmp: '<=', note: `${ix.stream.longtasks} long tasks; ${p.indexed} of ${p.files} files indexed at the end (${p.status})` })
   }
   const path = await saveArtifact('bench-ui-latency.json', JSON.stringify(results, null, 2))
   log('results saved to', path)
