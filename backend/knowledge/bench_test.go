@@ -372,24 +372,7 @@ func BenchmarkSearch100k(b *testing.B) {
 
 // bruteForce scores every vector exactly and returns the n best passages.
 func bruteForce(f *searchFixture, q []float32, n int) []int64 {
-	type hit struct {
-		seq   int64
-		score float32
-	}
-	hits := make([]hit, len(f.exact))
-	for i, v := range f.exact {
-		var s float32
-		for d, x := range v {
-			s += x * q[d]
-		}
-		hits[i] = hit{f.seqs[i], s}
-	}
-	sort.Slice(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
-	out := make([]int64, n)
-	for i := range out {
-		out[i] = hits[i].seq
-	}
-	return out
+	return exactNearest(f.exact, f.seqs, q, n)
 }
 
 // BenchmarkIndex20kFilesPeakRSS: the peak resident memory of the process

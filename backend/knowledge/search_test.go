@@ -22,14 +22,15 @@ func TestVectorIndexMatchesBruteForce(t *testing.T) {
 		}
 		ix := &vectorIndex{}
 		exact := make([][]float32, n)
+		seqs := make([]int64, n)
 		for i := range exact {
 			v := randomVector(r, dims, 0.15)
 			for d := range v {
 				v[d] += centers[i%topics][d]
 			}
 			stored, bits := quantize(v)
-			exact[i] = dequantize(stored)
-			ix.add(int64(1000+i), stored, bits)
+			exact[i], seqs[i] = dequantize(stored), int64(1000+i)
+			ix.add(seqs[i], stored, bits)
 		}
 		ix.add(99, make([]byte, 4+dims/2), make([]byte, dims/16)) // another model's size: left out
 		require.Len(t, ix.seqs, n)
@@ -43,7 +44,10 @@ func TestVectorIndexMatchesBruteForce(t *testing.T) {
 			q = normalize(q)
 			got := ix.search(q, 256)
 			sort.Slice(got, func(i, j int) bool { return got[i].score > got[j].score })
-			want := bruteForceSeqs(exact, q, 10)
+			want := map[int64]bool{}
+			for _, s := range exactNearest(exact, seqs, q, 10) {
+				want[s] = true
+			}
 			for _, s := range got[:10] {
 				if want[s.seq] {
 					hits++
@@ -65,23 +69,25 @@ func randomVector(r *rand.Rand, dims int, sd float64) []float32 {
 	return v
 }
 
-func bruteForceSeqs(exact [][]float32, q []float32, n int) map[int64]bool {
+// exactNearest scores every vector exactly against q and returns the seqs
+// of the n best (the brute-force baseline of tests and benchmarks).
+func exactNearest(vectors [][]float32, seqs []int64, q []float32, n int) []int64 {
 	type hit struct {
 		seq   int64
 		score float32
 	}
-	hits := make([]hit, len(exact))
-	for i, v := range exact {
+	hits := make([]hit, len(vectors))
+	for i, v := range vectors {
 		var s float32
 		for d, x := range v {
 			s += x * q[d]
 		}
-		hits[i] = hit{int64(1000 + i), s}
+		hits[i] = hit{seqs[i], s}
 	}
 	sort.Slice(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
-	out := map[int64]bool{}
-	for _, h := range hits[:n] {
-		out[h.seq] = true
+	out := make([]int64, min(n, len(hits)))
+	for i := range out {
+		out[i] = hits[i].seq
 	}
 	return out
 }
