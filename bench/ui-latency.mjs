@@ -17,9 +17,8 @@
 //   (g) (a), (b) and (d) again while Parley indexes a folder of
 //       BENCH_INDEX_FILES (20,000) Markdown files of BENCH_INDEX_FILE_BYTES
 //       (4,000) bytes each (SPEC §11: the chat stays responsive while a
-//       collection indexes); each part indexes the folder anew (a new
-//       collection) and says whether the indexing was still going when
-//       it ended
+//       collection indexes): a collection of the folder, made again each
+//       time it is done, so the indexing goes on all along
 //
 // Prints figures; asserts nothing about timings. Knobs: BENCH_ROUNDS (50),
 // BENCH_THINK_MS (150: a second set of card rounds where the model thinks that
@@ -468,6 +467,7 @@ async function longStream(server, model, record = true) {
       }
     })()
 
+    model.state.stream = null // a stream of an earlier run is not this one's
     const composer = page.getByRole('textbox', { name: 'Message' })
     await composer.fill('stream')
     await composer.press('Enter')
@@ -708,15 +708,35 @@ function writeIndexFolder() {
   return dir
 }
 
-// startIndexing makes a collection of dir (Parley indexes it from scratch)
-// and returns a function that says how far it got.
-async function startIndexing(server, dir, name) {
-  const made = await server.api('POST', '/api/v1/knowledge', { name, paths: [dir] })
-  if (made.status !== 201) throw new Error('create collection: ' + JSON.stringify(made.body))
-  const id = made.body.id
+// keepIndexing indexes dir until stopped: a collection of it, and when
+// that one is done, deleted and made again (each indexes from scratch).
+// stop() says how many collections were made and files indexed.
+function keepIndexing(server, dir) {
+  let stopped = false
+  let made = 0
+  let files = 0
+  let current = null
+  const loop = (async () => {
+    while (!stopped) {
+      const res = await server.api('POST', '/api/v1/knowledge', { name: `bench ${made}`, paths: [dir] })
+      if (res.status !== 201) throw new Error('create collection: ' + JSON.stringify(res.body))
+      current = res.body.id
+      made++
+      for (;;) {
+        await sleep(250)
+        const { body } = await server.api('GET', `/api/v1/knowledge/${current}`)
+        if (body.status !== 'indexing' || stopped) {
+          files += body.indexed_files
+          break
+        }
+      }
+      await server.api('DELETE', `/api/v1/knowledge/${current}`)
+    }
+  })()
   return async () => {
-    const { body } = await server.api('GET', `/api/v1/knowledge/${id}`)
-    return { status: body.status, indexed: body.indexed_files, files: body.files, chunks: body.chunks }
+    stopped = true
+    await loop
+    return { collections: made, indexed: files }
   }
 }
 
@@ -725,18 +745,14 @@ async function duringIndexing(browser, server, model) {
   const dir = writeIndexFolder()
   const out = { files: INDEX_FILES, fileBytes: INDEX_FILE_BYTES }
   try {
-    if (ONLY.includes('a')) {
-      const progress = await startIndexing(server, dir, 'bench cards')
-      log(`(g) card rounds while ${INDEX_FILES} files index`)
-      out.cards = await cardRounds(browser, server, model, 20000)
-      out.cardsIndexing = await progress()
-    }
-    if (ONLY.includes('d')) {
-      const progress = await startIndexing(server, dir, 'bench stream')
-      log(`(g) streaming while ${INDEX_FILES} files index`)
-      out.stream = await longStream(server, model, false)
-      out.streamIndexing = await progress()
-    }
+    let stop = keepIndexing(server, dir)
+    log(`(g) card rounds while ${INDEX_FILES} files index`)
+    out.cards = await cardRounds(browser, server, model, 20000)
+    out.cardsIndexing = await stop()
+    stop = keepIndexing(server, dir)
+    log(`(g) streaming while ${INDEX_FILES} files index`)
+    out.stream = await longStream(server, model, false)
+    out.streamIndexing = await stop()
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
@@ -844,7 +860,7 @@ async function main() {
   }
   const ix = results.indexing
   if (ix) {
-    const still = (p) => p.status === 'indexing' ? `still indexing at the end (${p.indexed} of ${p.files} files)` : `indexing ended before the end (${p.indexed} of ${p.files} files)`
+    const still = (p) => `indexing all along: ${p.indexed} files indexed by ${p.collections} collection(s) made one after another`
     lines.push('', `(g) while a folder of ${ix.files} Markdown files (${ix.fileBytes} bytes each) indexes:`)
     if (ix.cards) {
       lines.push(row('(g) tool-call chunk -> card painted', ix.cards.a), row('    tool-call chunk -> card in the DOM', ix.cards.aDom),
@@ -875,14 +891,14 @@ async function main() {
     recordFigure({ id: 'submit.next.p95', label: 'Submit click -> next model request, p95 (Chromium)', value: cards.b.p95, unit: 'ms', target: 10, cmp: '<=', note: note(cards.b) })
   }
   if (ix?.cards) {
-    const note = (st, p) => `p50 ${st.p50.toFixed(1)} ms, n=${st.n}; ${p.indexed} of ${p.files} files indexed at the end (${p.status})`
+    const note = (st, p) => `p50 ${st.p50.toFixed(1)} ms, n=${st.n}; ${p.indexed} files indexed meanwhile`
     recordFigure({ id: 'indexing.card.dom.p95', label: `while ${ix.files} files index: card in the DOM, p95`, value: ix.cards.aDom.p95, unit: 'ms', target: 16, cmp: '<=', note: note(ix.cards.aDom, ix.cardsIndexing) })
     recordFigure({ id: 'indexing.card.paint.p95', label: `while ${ix.files} files index: card painted, p95`, value: ix.cards.a.p95, unit: 'ms', target: 33, cmp: '<=', note: note(ix.cards.a, ix.cardsIndexing) })
     recordFigure({ id: 'indexing.submit.next.p95', label: `while ${ix.files} files index: Submit -> next model request, p95`, value: ix.cards.b.p95, unit: 'ms', target: 10, cmp: '<=', note: note(ix.cards.b, ix.cardsIndexing) })
   }
   if (ix?.stream?.responsive) {
     const p = ix.streamIndexing
-    recordFigure({ id: 'indexing.stream.longtask.max', label: `while ${ix.files} files index: streaming, longest task`, value: ix.stream.longMax, unit: 'ms', target: 50, cmp: '<=', note: `${ix.stream.longtasks} long tasks; ${p.indexed} of ${p.files} files indexed at the end (${p.status})` })
+    recordFigure({ id: 'indexing.stream.longtask.max', label: `while ${ix.files} files index: streaming, longest task`, value: ix.stream.longMax, unit: 'ms', target: 50, cmp: '<=', note: `${ix.stream.longtasks} long tasks; ${p.indexed} files indexed meanwhile` })
   }
   const path = await saveArtifact('bench-ui-latency.json', JSON.stringify(results, null, 2))
   log('results saved to', path)
