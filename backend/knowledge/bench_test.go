@@ -170,6 +170,17 @@ const (
 	bruteQueries  = 40  // of them, also timed brute force (and checked for recall)
 )
 
+// TestMain removes the search fixture's database (150 MB) when the
+// benchmarks that shared it are done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixture != nil {
+		fixture.srv.Close()
+		os.RemoveAll(filepath.Dir(fixture.dbPath))
+	}
+	os.Exit(code)
+}
+
 func loadSearchFixture(b *testing.B) *searchFixture {
 	fixtureOnce.Do(func() { fixture = buildSearchFixture(b) })
 	if fixture == nil {
