@@ -9,6 +9,7 @@ import QuestionCard from '../questions/QuestionCard.vue'
 import ChangeAnswer from './ChangeAnswer.vue'
 import MessageItem from './MessageItem.vue'
 import EditButton from './EditButton.vue'
+import type { Message } from '../../types'
 
 let env: TestEnv
 let w: VueWrapper | null = null
@@ -166,5 +167,106 @@ describe('MessageList, sending', () => {
     expect(busy()).toBe(false)
     items.forEach((item, i) => expect(item.vm.$.subTree).toBe(trees[i]))
     w.findAllComponents(EditButton).slice(0, 2).forEach((c, i) => expect(c.vm.$.subTree).toBe(editTrees[i]))
+  })
+})
+
+const ASK_ARGS = JSON.stringify({ questions: [{ question: 'Colour?', options: ['Red', 'Blue'] }] })
+
+// ---- the list renders again only what changed (issue #23): a message, a card
+// or a stream that arrives renders the list once and no item that shows the
+// same thing as before; a change the list does not show renders nothing.
+
+async function mountWith(messages: (Partial<Message> & Pick<Message, 'role'>)[]) {
+  env.fake.addConversation({ id: 'c1' })
+  env.fake.addConversation({ id: 'c2' })
+  for (const m of messages) env.fake.addMessage('c1', m)
+  connectEvents()
+  await useChatStore().open('c1')
+  w = mount(MessageList, { props: { conversationId: 'c1' }, global: { plugins: [env.pinia] }, attachTo: document.body })
+  await settle()
+  return w
+}
+
+/** The vnode tree each component rendered last: a new one means it rendered again. */
+const trees = (list: VueWrapper[]) => list.map((c) => c.vm.$.subTree)
+
+function done(id: string, role: Message['role'], content: string, extra: Partial<Message> = {}) {
+  env.fake.emit('message:done', {
+    conversationId: 'c1',
+    message: { id, conversationId: 'c1', role, content, created_at: '', parent_id: '', siblings: 1, sibling_index: 0, ...extra },
+  })
+}
+
+describe('MessageList renders again only what changed', () => {
+  it('a message at a branch point is not rendered again when a new message arrives', async () => {
+    const list = await mountWith([
+      { id: 'u1b', role: 'user', content: 'edited question', siblings: 2, sibling_index: 1, sibling_ids: ['u1', 'u1b'] },
+      { id: 'a1', role: 'assistant', content: 'An answer.' },
+    ])
+    const items = list.findAllComponents(MessageItem)
+    expect(items.map((i) => i.props('branches')?.length ?? 0)).toEqual([1, 0])
+    const before = trees(items)
+    done('u2', 'user', 'next question')
+    await settle()
+    expect(list.findAllComponents(MessageItem)).toHaveLength(3)
+    expect(trees(items)).toEqual(before)
+    items.forEach((item, i) => expect(item.vm.$.subTree).toBe(before[i]))
+  })
+
+  it('a read-only card rebuilt from history is not rendered again when a new message arrives', async () => {
+    const list = await mountWith([
+      { id: 'u1', role: 'user', content: 'ask me', run_id: 'r1' },
+      { id: 'a1', role: 'assistant', content: '', run_id: 'r1', tool_calls: [{ id: 'call_1', name: 'ask_user_question', arguments: ASK_ARGS }] },
+      { id: 't1', role: 'tool', run_id: 'r1', tool_call_id: 'call_1', tool_name: 'ask_user_question', content: '{"answers":{"Colour?":"Blue"}}' },
+    ])
+    const cards = list.findAllComponents(QuestionCard)
+    expect(cards).toHaveLength(1)
+    expect(cards[0]!.props('readonly')).toBe(true)
+    const card = cards[0]!.props('card')
+    const before = cards[0]!.vm.$.subTree
+    const change = list.findAllComponents(ChangeAnswer)[0]!
+    const changeBefore = change.vm.$.subTree
+    done('u2', 'user', 'thanks', { run_id: 'r2' })
+    await settle()
+    expect(list.findAllComponents(MessageItem)).toHaveLength(2)
+    expect(cards[0]!.props('card')).toBe(card)
+    expect(cards[0]!.vm.$.subTree).toBe(before)
+    expect(change.vm.$.subTree).toBe(changeBefore)
+  })
+
+  it('an answered card whose answer was changed is not rendered again when a new card arrives', async () => {
+    env.fake.addCard(
+      makeCard({ question_id: 'q1', conversationId: 'c1', status: 'answered', run_id: 'r1', tool_call_id: 'call_1', answers: { 'Colour?': 'Red' }, questions: [q({ question: 'Colour?' })] }),
+    )
+    const list = await mountWith([
+      { id: 'u1', role: 'user', content: 'ask me', run_id: 'r1' },
+      { id: 'a1', role: 'assistant', content: '', run_id: 'r1', tool_calls: [{ id: 'call_1', name: 'ask_user_question', arguments: ASK_ARGS }] },
+      // The changed answer: a sibling of the first result, on the shown path.
+      { id: 't1b', role: 'tool', run_id: 'r1', tool_call_id: 'call_1', tool_name: 'ask_user_question', content: '{"answers":{"Colour?":"Blue"}}', siblings: 2, sibling_index: 1, sibling_ids: ['t1', 't1b'] },
+      { id: 'u2', role: 'user', content: 'again', run_id: 'r2' },
+    ])
+    const answered = list.findAllComponents(QuestionCard)[0]!
+    expect(answered.props('card').answers).toEqual({ 'Colour?': 'Blue' })
+    const change = list.findAllComponents(ChangeAnswer)[0]!
+    expect(change.props('branches').map((m: Message) => m.id)).toEqual(['t1b'])
+    const before = [answered.vm.$.subTree, change.vm.$.subTree]
+    env.fake.emit('question:ask', makeCard({ question_id: 'q2', conversationId: 'c1', run_id: 'r2', tool_call_id: 'call_2' }))
+    await settle()
+    expect(list.findAllComponents(QuestionCard)).toHaveLength(2)
+    expect([answered.vm.$.subTree, change.vm.$.subTree]).toEqual(before)
+    expect(answered.vm.$.subTree).toBe(before[0])
+    expect(change.vm.$.subTree).toBe(before[1])
+  })
+
+  it('a card of another conversation does not render the list again', async () => {
+    const list = await mountWith([
+      { id: 'u1', role: 'user', content: 'hello' },
+      { id: 'a1', role: 'assistant', content: 'Hi.' },
+    ])
+    const tree = list.vm.$.subTree
+    env.fake.emit('question:ask', makeCard({ question_id: 'qx', conversationId: 'c2', run_id: 'rx', tool_call_id: 'call_x' }))
+    await settle()
+    expect(list.findAll('[data-testid="question-card"]')).toHaveLength(0)
+    expect(list.vm.$.subTree).toBe(tree)
   })
 })
