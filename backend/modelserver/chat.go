@@ -39,6 +39,13 @@ func (h *handler) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	turn := h.script(req)
+	if turn.Hold != nil {
+		select {
+		case <-turn.Hold:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	if turn.FirstTokenDelay > 0 {
 		select {
 		case <-time.After(turn.FirstTokenDelay):

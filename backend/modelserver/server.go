@@ -44,6 +44,10 @@ type Turn struct {
 	Status          int    // HTTPError
 	Body            string // HTTPError body, or ErrorFrame message
 	FirstTokenDelay time.Duration
+	// Hold, when set, keeps the answer back until it is closed (or the
+	// request goes away): a test lets the model answer once the app is in
+	// the state the test wants, rather than after a guessed time.
+	Hold <-chan struct{}
 	// ChunkSize, when > 0, streams Text in pieces of that many bytes
 	// (instead of word by word), cutting tags and fences anywhere.
 	ChunkSize int

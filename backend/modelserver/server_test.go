@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -457,6 +458,42 @@ func TestFirstTokenDelayIsHonoured(t *testing.T) {
 	require.NoError(t, err, "%+v, %v", resp, err)
 	require.Equal(t, "late but here", resp.Text, "%+v, %v", resp, err)
 	require.GreaterOrEqual(t, first, delay, "first delta after %v, want at least %v", first, delay)
+}
+
+func TestHeldTurnAnswersOnlyOnceReleased(t *testing.T) {
+	hold := make(chan struct{})
+	srv := newServer(t, func(req modelserver.ChatRequest) modelserver.Turn {
+		if req.LastMessage().Content == "held" {
+			return modelserver.Turn{Text: "released", Hold: hold}
+		}
+		return modelserver.Turn{Text: "at once"}
+	})
+	m := newModel(t, srv)
+	var heldDeltas atomic.Int32
+	held := make(chan llm.Response, 1)
+	go func() {
+		resp, err := m.Chat(testCtx(t), llm.Request{Messages: user("held"), OnDelta: func(string) { heldDeltas.Add(1) }})
+		assert.NoError(t, err)
+		held <- resp
+	}()
+	require.Eventually(t, func() bool { return len(srv.Requests()) == 1 }, time.Minute, 10*time.Millisecond, "the held request reaches the server")
+	// A request made after it is answered in full while it is still held.
+	resp, err := m.Chat(testCtx(t), llm.Request{Messages: user("next")})
+	require.NoError(t, err)
+	require.Equal(t, "at once", resp.Text)
+	select {
+	case resp := <-held:
+		require.FailNow(t, "answered while held", "%+v", resp)
+	default:
+	}
+	require.Zero(t, heldDeltas.Load(), "no delta while held")
+	close(hold)
+	select {
+	case resp := <-held:
+		require.Equal(t, "released", resp.Text)
+	case <-time.After(time.Minute):
+		require.FailNow(t, "no answer after the release")
+	}
 }
 
 func TestCancelDuringFirstTokenDelayReturnsPromptly(t *testing.T) {
