@@ -4,9 +4,7 @@ package desktop
 
 import (
 	"os"
-	"os/exec"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -39,19 +37,10 @@ func TestDesktopEditAndSwitchBranch(t *testing.T) {
 
 	defer launchApp(t, bin, srv.URL(), "desktop-branches.log")()
 
-	waitForWindow(t, "Parley", 60*time.Second)
-	waitForUI(t, "desktop-branches-0-start.png")
-	win := waitForWindow(t, "Parley", 10*time.Second)
-	waitRest(t, win, "the page loads its first data")
-	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
-	x, y, w, h := parseGeometry(t, xdotool(t, "getwindowgeometry", "--shell", win))
+	win, x, y, w, h := startWindow(t, "desktop-branches-0-start.png")
 	composer := func() { click(t, x+w*3/5, y+h-65) }
 
-	composer()
-	xdotool(t, "type", "--delay", "20", "echo one")
-	xdotool(t, "key", "Return")
-	waitRequests(t, srv, 1, "after sending")
-	waitRest(t, win, "the reply lands and the run ends")
+	sendMessage(t, win, srv, 1, "echo one", composer)
 
 	// Up in the empty composer opens the last message for editing (refused
 	// while the run is still ending: then nothing changes, and Up again).
@@ -75,12 +64,8 @@ func TestDesktopEditAndSwitchBranch(t *testing.T) {
 	}
 	untilChanged(t, win, "Previous version shows the first version", func() { xdotool(t, "key", "Return") })
 	shoot(t, "desktop-branches-3-switched.png")
-	composer()
-	xdotool(t, "type", "--delay", "20", "echo again")
-	xdotool(t, "key", "Return")
-	waitRequests(t, srv, 3, "after sending on the first version")
+	sendMessage(t, win, srv, 3, "echo again", composer)
 	assert.Equal(t, []string{"user: echo one", "assistant: Reply 1. I received: [user: echo one]", "user: echo again"},
 		seenHistory(srv.Requests()[2]), "after the switch the conversation goes on from the first version")
-	waitRest(t, win, "the reply lands")
 	shoot(t, "desktop-branches-4-continued.png")
 }

@@ -3,10 +3,10 @@
 package desktop
 
 import (
+	"fmt"
 	"image"
 	"image/png"
 	"os"
-	"os/exec"
 	"testing"
 	"time"
 
@@ -32,35 +32,23 @@ func TestDesktopSecondCardInView(t *testing.T) {
 
 	defer launchApp(t, bin, srv.URL(), "desktop-card-view.log")()
 
-	waitForWindow(t, "Parley", 60*time.Second)
-	waitForUI(t, "desktop-card-view-0-start.png")
-	win := waitForWindow(t, "Parley", 10*time.Second) // the one showing the page
+	win, _, _, _, _ := startWindow(t, "desktop-card-view-0-start.png")
 	xdotool(t, "windowsize", "--sync", win, "1100", "700")
-	time.Sleep(time.Second) // the page loads its first data and lays out the new size
-	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
+	waitRest(t, win, "the page lays out the new size")
 	x, y, w, h := parseGeometry(t, xdotool(t, "getwindowgeometry", "--shell", win))
 	require.Equal(t, 700, h, "window height")
 	composer := func() { click(t, x+w*3/5, y+h-65) }
+	send := func(text string, n int) { sendMessage(t, win, srv, n, text, composer) }
 
 	// The first card: answer both questions with the keyboard.
-	composer()
-	xdotool(t, "type", "--delay", "20", "Plan a team lunch")
-	xdotool(t, "key", "Return")
-	waitRequests(t, srv, 1, "after the first message")
-	time.Sleep(2 * time.Second) // the card renders and takes focus
-	for _, key := range []string{"1", "Return", "1", "Return", "Return"} {
-		xdotool(t, "key", key)
-		time.Sleep(400 * time.Millisecond)
+	send("Plan a team lunch", 1)
+	for i, key := range []string{"1", "Return", "1", "Return", "Return"} {
+		keyAndWait(t, win, key, fmt.Sprintf("key %d (%s) on the first card", i+1, key))
 	}
 	waitRequests(t, srv, 2, "after answering the first card")
-	time.Sleep(1500 * time.Millisecond)
 
 	// The second card.
-	composer()
-	xdotool(t, "type", "--delay", "20", "Plan a team dinner")
-	xdotool(t, "key", "Return")
-	waitRequests(t, srv, 3, "after the second message")
-	time.Sleep(2 * time.Second)
+	send("Plan a team dinner", 3)
 	shot := shoot(t, "desktop-card-view-second.png")
 
 	// The chat column, below the window's header: right of the sidebar.
@@ -70,14 +58,14 @@ func TestDesktopSecondCardInView(t *testing.T) {
 		"the second card's buttons are in view: an accent-coloured button (Next) in the chat column; see %s", shot)
 }
 
-// waitForUI waits until the window shows a rendered page.
+// waitForUI waits until the screen shows a rendered page (many colours;
+// a blank or black window has one or two).
 func waitForUI(t *testing.T, name string) {
 	t.Helper()
-	for i := 0; i < 80; i++ {
+	for deadline := time.Now().Add(restDeadline); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
 		if distinctColours(t, shoot(t, name)) > 50 {
 			return
 		}
-		time.Sleep(250 * time.Millisecond)
 	}
 	require.FailNow(t, "the window shows no UI; see "+name)
 }

@@ -44,13 +44,37 @@ func shoot(t *testing.T, name string) string {
 
 func waitRequests(t *testing.T, srv *modelserver.Server, n int, what string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(restDeadline)
 	for len(srv.Requests()) < n {
 		if time.Now().After(deadline) {
 			require.FailNow(t, what+": the model did not get enough requests", "got %d, want %d", len(srv.Requests()), n)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// sendMessage types text in the composer and sends it with Enter, and
+// returns once the model got request n and the run stopped (it waits for
+// a card, or ended). While the last run is still ending the composer keeps
+// the text and refuses Enter: Enter is pressed again every 5 s until the
+// request comes (once sent the composer is empty and Enter does nothing).
+func sendMessage(t *testing.T, win string, srv *modelserver.Server, n int, text string, composer func()) {
+	t.Helper()
+	composer()
+	xdotool(t, "type", "--delay", "20", text)
+	before := waitRest(t, win, "the message is typed")
+	deadline := time.Now().Add(restDeadline)
+	for len(srv.Requests()) < n {
+		xdotool(t, "key", "Return")
+		for retry := time.Now().Add(5 * time.Second); len(srv.Requests()) < n && time.Now().Before(retry); {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if len(srv.Requests()) < n && time.Now().After(deadline) {
+			require.FailNow(t, "the model did not get "+text, "got %d requests, want %d; see %s", len(srv.Requests()), n, shoot(t, "desktop-unsent.png"))
+		}
+	}
+	// At rest once the run waits for a card or ended: the run status pulses until then.
+	waitChange(t, win, before, "the run after "+text+" stops")
 }
 
 // TestDesktopQuestionFlow drives the real window with the keyboard: send a
@@ -65,36 +89,16 @@ func TestDesktopQuestionFlow(t *testing.T) {
 
 	defer launchApp(t, bin, srv.URL(), "desktop-flow.log")()
 
-	win := waitForWindow(t, "Parley", 60*time.Second)
-	time.Sleep(2 * time.Second)                                     // let the page load its first data
-	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run() // no window manager under Xvfb: focus directly
-	geo := xdotool(t, "getwindowgeometry", "--shell", win)
-	var x, y, w, h int
-	for _, line := range strings.Split(geo, "\n") {
-		fmt.Sscanf(line, "X=%d", &x)
-		fmt.Sscanf(line, "Y=%d", &y)
-		fmt.Sscanf(line, "WIDTH=%d", &w)
-		fmt.Sscanf(line, "HEIGHT=%d", &h)
-	}
-	require.NotZero(t, w, "window geometry %q", geo)
-	require.NotZero(t, h, "window geometry %q", geo)
+	win, x, y, w, h := startWindow(t, "desktop-flow-0-start.png")
 	// The composer sits at the bottom of the chat column, right of the sidebar.
-	click(t, x+w*3/5, y+h-65)
-	xdotool(t, "type", "--delay", "20", "Plan a team lunch")
-	shoot(t, "desktop-flow-1-typed.png")
-	xdotool(t, "key", "Return")
-
-	waitRequests(t, srv, 1, "after sending")
-	time.Sleep(2 * time.Second) // the card renders and takes focus
-	before := shoot(t, "desktop-flow-2-card.png")
-	require.GreaterOrEqual(t, distinctColours(t, before), 50, "card screenshot looks blank (colours)")
+	sendMessage(t, win, srv, 1, "Plan a team lunch", func() { click(t, x+w*3/5, y+h-65) })
+	card := shoot(t, "desktop-flow-2-card.png")
+	require.GreaterOrEqual(t, distinctColours(t, card), 50, "card screenshot looks blank (colours)")
 	// Question 1: option 1 (Friendly), Next; question 2: option 1 (Examples), Review; Submit.
-	for _, key := range []string{"1", "Return", "1", "Return", "Return"} {
-		xdotool(t, "key", key)
-		time.Sleep(400 * time.Millisecond)
+	for i, key := range []string{"1", "Return", "1", "Return", "Return"} {
+		keyAndWait(t, win, key, fmt.Sprintf("key %d (%s) on the card", i+1, key))
 	}
 	waitRequests(t, srv, 2, "after answering")
-	time.Sleep(1500 * time.Millisecond)
 	shoot(t, "desktop-flow-3-answered.png")
 
 	req := srv.Requests()[1]
@@ -111,7 +115,7 @@ func TestDesktopQuestionFlow(t *testing.T) {
 // launchApp starts the built app on a fresh data folder against the model
 // server at baseURL, its output in the artifacts' logName, with env added
 // to the environment ("KEY=value"). The returned stop sends SIGTERM and
-// waits for the exit (killing it after 10 s).
+// waits for the exit (killing it after restDeadline).
 func launchApp(t *testing.T, bin, baseURL, logName string, env ...string) (stop func()) {
 	t.Helper()
 	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", baseURL, "--model", "scripted")
@@ -122,7 +126,7 @@ func launchApp(t *testing.T, bin, baseURL, logName string, env ...string) (stop 
 }
 
 // startLogged starts cmd with its output in the artifacts folder (logName).
-// exited reports its end; stop ends it with SIGTERM (killed after 10 s).
+// exited reports its end; stop ends it with SIGTERM (killed after restDeadline).
 func startLogged(t *testing.T, cmd *exec.Cmd, logName string) (exited <-chan error, stop func()) {
 	t.Helper()
 	logFile, err := os.Create(filepath.Join(artifactsDir(t), logName))
@@ -135,7 +139,7 @@ func startLogged(t *testing.T, cmd *exec.Cmd, logName string) (exited <-chan err
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(restDeadline):
 			_ = cmd.Process.Kill()
 			<-done
 		}

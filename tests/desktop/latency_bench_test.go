@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -111,18 +110,16 @@ func send(t *testing.T, m *windowModel, n int, composer func()) {
 
 // answer picks the card's first option and submits it with Enter, again
 // every 3 s until the answer reaches the model (under load the card may
-// take its focus after the keys were sent).
+// take its focus after the keys were sent). The caller waited for the
+// window to be at rest with the card.
 func answer(t *testing.T, m *windowModel, n int, id string) {
 	t.Helper()
-	time.Sleep(200 * time.Millisecond) // the card takes focus
 	deadline := time.Now().Add(30 * time.Second)
 	for try := 0; ; try++ {
 		if try > 0 {
 			t.Logf("round %d: no answer at the model yet, answering again", n)
 		}
-		xdotool(t, "key", "1")
-		time.Sleep(150 * time.Millisecond)
-		xdotool(t, "key", "Return")
+		xdotool(t, "key", "1", "Return") // in order: Return submits the option 1 picked
 		retry := time.Now().Add(3 * time.Second)
 		for !m.wasAnswered(id) && time.Now().Before(retry) {
 			time.Sleep(10 * time.Millisecond)
@@ -220,12 +217,7 @@ func TestWindowCardLatency(t *testing.T) {
 
 	tracePath := filepath.Join(t.TempDir(), "trace.json")
 	defer launchApp(t, bin, srv.URL(), "desktop-latency.log", "PARLEY_TRACE=1", "PARLEY_TRACE_FILE="+tracePath)()
-	waitForWindow(t, "Parley", 60*time.Second)
-	waitForUI(t, "desktop-latency-0-start.png")
-	win := waitForWindow(t, "Parley", 10*time.Second)
-	time.Sleep(time.Second) // the page loads its first data
-	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
-	x, y, w, h := parseGeometry(t, xdotool(t, "getwindowgeometry", "--shell", win))
+	win, x, y, w, h := startWindow(t, "desktop-latency-0-start.png")
 
 	var records []traceRecord
 	for i := 1; i <= warmup+rounds; i++ {
@@ -233,6 +225,7 @@ func TestWindowCardLatency(t *testing.T) {
 		start := time.Now()
 		send(t, model, i, func() { click(t, x+w*3/5, y+h-65) })
 		waitTrace(t, tracePath, id, fmt.Sprintf("round %d: the card painted", i), "page_paint")
+		waitRest(t, win, fmt.Sprintf("round %d: the card takes focus", i))
 		answer(t, model, i, id)
 		rec := waitTrace(t, tracePath, id, fmt.Sprintf("round %d: the answer sent on", i),
 			"chunk", "page_dom", "page_paint", "page_submit", "next_request")
@@ -244,7 +237,7 @@ func TestWindowCardLatency(t *testing.T) {
 		}
 		require.True(t, ok, "round %d: the model server saw no card or no answer for %s", i, id)
 		t.Logf("round %d: card and answer in %s", i, time.Since(start).Round(time.Millisecond))
-		time.Sleep(500 * time.Millisecond) // the reply streams and the run ends
+		waitRest(t, win, fmt.Sprintf("round %d: the reply streams and the run ends", i))
 		if i > warmup {
 			rec.Marks["server_write"] = written
 			rec.Marks["server_request"] = answered

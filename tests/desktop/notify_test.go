@@ -20,37 +20,39 @@ import (
 // TestDesktopNotifiesWhenUnfocused: a card that arrives while the window is
 // not focused gives a native notification (through the DesktopService
 // binding and beeep). With no session D-Bus here, beeep falls back to
-// notify-send, which a script on PATH records.
+// notify-send, which a script on PATH records. The model holds its answer
+// until the window is in the background.
 func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 	bin := os.Getenv("PARLEY_BIN")
 	require.NotEmpty(t, bin, "PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
 	require.NotEmpty(t, os.Getenv("DISPLAY"), "PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
-	// The card comes a few seconds after the message, time to unfocus.
+	// The model answers (with the card) once the window is in the background.
+	background := make(chan struct{})
 	srv := modelserver.New(modelserver.Turns(
-		modelserver.Turn{Text: "One thing first.", FirstTokenDelay: 4 * time.Second, ToolCalls: []modelserver.ToolCall{{
+		modelserver.Turn{Text: "One thing first.", Hold: background, ToolCalls: []modelserver.ToolCall{{
 			ID: "call_notify_1", Name: "ask_user_question",
 			Arguments: `{"questions":[{"question":"Which <b>city</b> & when?","options":["Paris","Rome"]}]}`,
 		}}},
 		modelserver.Turn{Text: "Thanks."},
 	))
 	defer srv.Close()
+	released := false
+	defer func() {
+		if !released {
+			close(background)
+		}
+	}()
 
 	tools := t.TempDir()
 	record := filepath.Join(tools, "notifications.txt")
 	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '" + record + "'; done\nprintf -- '--\\n' >> '" + record + "'\n"
 	require.NoError(t, os.WriteFile(filepath.Join(tools, "notify-send"), []byte(script), 0o755))
 
-	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--model", "scripted")
-	cmd.Env = append(os.Environ(), "PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(tools, "no-bus"))
-	_, stop := startLogged(t, cmd, "desktop-notify.log")
-	defer stop()
+	defer launchApp(t, bin, srv.URL(), "desktop-notify.log",
+		"PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(tools, "no-bus"))()
 
-	win := waitForWindow(t, "Parley", 60*time.Second)
-	time.Sleep(2 * time.Second)
-	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
-	geo := xdotool(t, "getwindowgeometry", "--shell", win)
-	x, y, w, h := parseGeometry(t, geo)
+	win, x, y, w, h := startWindow(t, "desktop-notify-0-start.png")
 	click(t, x+w*3/5, y+h-65)
 	xdotool(t, "type", "--delay", "20", "Plan a trip")
 	xdotool(t, "key", "Return")
@@ -58,24 +60,24 @@ func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 
 	// Parley goes to the background: with no window manager under Xvfb the
 	// window is unmapped (as when minimised), which WebKit reports as a
-	// hidden page.
+	// hidden page. Then the model answers with the card.
 	xdotool(t, "windowunmap", "--sync", win)
+	close(background)
+	released = true
 
-	deadline := time.Now().Add(20 * time.Second)
 	var got []byte
-	for time.Now().Before(deadline) {
+	for deadline := time.Now().Add(restDeadline); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		got, _ = os.ReadFile(record)
 		if len(got) > 0 {
 			break
 		}
-		time.Sleep(200 * time.Millisecond)
 	}
 	// The window asks for attention (the X urgency hint) until the user
 	// comes back to it.
 	waitUrgency(t, win, true)
 	_ = exec.Command("xdotool", "windowmap", "--sync", win).Run()
 	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
-	time.Sleep(500 * time.Millisecond)
+	waitRest(t, win, "the window is shown again")
 	shoot(t, "desktop-notify-card.png")
 	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
 	if len(lines) < 2 {
@@ -94,7 +96,7 @@ func waitUrgency(t *testing.T, win string, want bool) {
 	t.Helper()
 	const urgencyHint = 1 << 8 // XUrgencyHint
 	var out []byte
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(restDeadline); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		var err error
 		out, err = exec.Command("xprop", "-id", win, "-notype", "-f", "WM_HINTS", "32c", "=$0", "WM_HINTS").Output()
 		require.NoError(t, err, "xprop")

@@ -62,20 +62,41 @@ func waitRest(t *testing.T, win, what string) []byte {
 }
 
 // waitChangeAndRest waits until the window shows something other than
-// before, then until it is at rest. It reports false when nothing changed
-// within within (the action may have been refused: the caller can repeat
-// it).
-func waitChangeAndRest(t *testing.T, win string, before []byte, within time.Duration, what string) bool {
+// before, then until it is at rest, and returns that picture. It reports
+// false when nothing changed within within (the action may have been
+// refused: the caller can repeat it).
+func waitChangeAndRest(t *testing.T, win string, before []byte, within time.Duration, what string) ([]byte, bool) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for bytes.Equal(capture(t, win), before) {
 		if time.Now().After(deadline) {
-			return false
+			return nil, false
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	waitRest(t, win, what)
-	return true
+	return waitRest(t, win, what), true
+}
+
+// waitChange waits until the window shows something other than before and
+// is at rest again, and returns that picture; nothing changing within
+// restDeadline fails the test. A step that starts a run ends here only
+// once the run stopped: the run status pulses while a run is active.
+func waitChange(t *testing.T, win string, before []byte, what string) []byte {
+	t.Helper()
+	now, ok := waitChangeAndRest(t, win, before, restDeadline, what)
+	if !ok {
+		require.FailNow(t, "the window did not change: "+what, "see %s", shoot(t, "desktop-unchanged.png"))
+	}
+	return now
+}
+
+// keyAndWait presses key once the window is at rest and waits until the
+// window changed and came to rest again.
+func keyAndWait(t *testing.T, win, key, what string) []byte {
+	t.Helper()
+	before := waitRest(t, win, "before "+what)
+	xdotool(t, "key", key)
+	return waitChange(t, win, before, what)
 }
 
 // untilChanged does act, then waits for the window to change and rest;
@@ -86,7 +107,7 @@ func untilChanged(t *testing.T, win, what string, act func()) {
 	for {
 		before := waitRest(t, win, "before "+what)
 		act()
-		if waitChangeAndRest(t, win, before, 5*time.Second, what) {
+		if _, ok := waitChangeAndRest(t, win, before, 5*time.Second, what); ok {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -94,4 +115,17 @@ func untilChanged(t *testing.T, win, what string, act func()) {
 		}
 		t.Logf("nothing changed after %s: again", what)
 	}
+}
+
+// startWindow waits for the app's window to show its page with its first
+// data, at rest, and focuses it; it returns the window and its geometry.
+func startWindow(t *testing.T, shotName string) (win string, x, y, w, h int) {
+	t.Helper()
+	waitForWindow(t, "Parley", restDeadline)
+	waitForUI(t, shotName)
+	win = waitForWindow(t, "Parley", restDeadline) // the one showing the page
+	waitRest(t, win, "the page loads its first data")
+	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run() // no window manager under Xvfb: focus directly
+	x, y, w, h = parseGeometry(t, xdotool(t, "getwindowgeometry", "--shell", win))
+	return win, x, y, w, h
 }
