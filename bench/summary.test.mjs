@@ -2,7 +2,7 @@
 // judges them against their targets (it never invents a figure).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { goFigures, parseGoBench, readFigures, summarize, verdict } from './summary.mjs'
+import { goFigures, parseGoBench, ratioFigures, readFigures, summarize, verdict } from './summary.mjs'
 
 const goOut = `goos: linux
 BenchmarkLoopVsBareLangchaingo/ratio-2   	      50	  2300000 ns/op	   2400000 loop-ns/op	   2300000 bare-ns/op	         1.04 ratio	  120 B/op
@@ -30,14 +30,14 @@ test('Go figures are scaled and judged against their targets', () => {
 
 test('recorded figures: the last one wins, torn lines are skipped, absent ones say so', () => {
   const figs = readFigures([
-    JSON.stringify({ id: 'card.dom.p95', label: 'card in the DOM p95', value: 20, unit: 'ms', target: 16, cmp: '<=' }),
+    JSON.stringify({ id: 'submit.next.p95', label: 'Submit -> next request p95', value: 20, unit: 'ms', target: 10, cmp: '<=' }),
     '{"id":"torn',
-    JSON.stringify({ id: 'card.dom.p95', label: 'card in the DOM p95', value: 12, unit: 'ms', target: 16, cmp: '<=' }),
+    JSON.stringify({ id: 'submit.next.p95', label: 'Submit -> next request p95', value: 8, unit: 'ms', target: 10, cmp: '<=' }),
     JSON.stringify({ id: 'soak.growth.rss', label: 'RSS growth', value: 12.5, unit: '%', target: 10, cmp: '<=' }),
   ].join('\n'))
-  assert.equal(figs.get('card.dom.p95').value, 12)
+  assert.equal(figs.get('submit.next.p95').value, 8)
   const text = summarize(figs)
-  assert.match(text, /card in the DOM, p95 \(Chromium\)\s+12 ms\s+<= 16 ms\s+met/)
+  assert.match(text, /Submit click -> next model request, p95 \(Chromium\)\s+8 ms\s+<= 10 ms\s+met/)
   assert.match(text, /soak: RSS growth after warm-up\s+12\.5 %\s+<= 10 %\s+MISSED/)
   assert.match(text, /first open of 5,000 messages, click -> painted\s+-\s+<= 200 ms\s+not measured/)
 })
@@ -60,4 +60,35 @@ test('the knowledge search figures come from BenchmarkSearch100k', () => {
   assert.equal(verdict(figs.get('kn.search.p95')), 'met')
   assert.equal(figs.get('kn.search.cpu').value, 12.25)
   assert.equal(figs.get('kn.search.p50').value, 9.1)
+})
+
+test('card latency is judged as a ratio to the floor measured in the same run', () => {
+  const figs = readFigures([
+    JSON.stringify({ id: 'card.dom.p95', label: 'card in the DOM', value: 26, unit: 'ms' }),
+    JSON.stringify({ id: 'card.dom.floor.p95', label: 'floor DOM', value: 10, unit: 'ms' }),
+    JSON.stringify({ id: 'card.paint.p95', label: 'card painted', value: 30, unit: 'ms' }),
+    JSON.stringify({ id: 'card.paint.floor.p95', label: 'floor painted', value: 20, unit: 'ms' }),
+  ].join('\n'))
+  const ratios = new Map(ratioFigures(figs).map((f) => [f.id, f]))
+  assert.equal(ratios.get('card.dom.ratio').value, 2.6)
+  assert.equal(verdict(ratios.get('card.dom.ratio')), 'MISSED')
+  assert.equal(ratios.get('card.paint.ratio').value, 1.5)
+  assert.equal(verdict(ratios.get('card.paint.ratio')), 'met')
+  for (const f of ratios.values()) figs.set(f.id, f)
+  const text = summarize(figs)
+  // The milliseconds are printed without a target: only the ratio is judged.
+  assert.match(text, /tool-call chunk -> card in the DOM, p95 \(Chromium\)\s+26 ms\s+$/m)
+  assert.match(text, /card in the DOM \/ floor, p95 \(Chromium\)\s+2\.600×\s+<= 2\.000×\s+MISSED/)
+  assert.match(text, /card painted \/ floor, p95 \(Chromium\)\s+1\.500×\s+<= 2\.000×\s+met/)
+})
+
+test('no ratio without both figures, or with a floor of zero: the ratio reads not measured', () => {
+  const onlyParley = readFigures(JSON.stringify({ id: 'card.dom.p95', label: 'card in the DOM', value: 26, unit: 'ms' }))
+  assert.deepEqual(ratioFigures(onlyParley), [])
+  assert.match(summarize(onlyParley), /card in the DOM \/ floor, p95 \(Chromium\)\s+-\s+<= 2\.000×\s+not measured/)
+  const zeroFloor = readFigures([
+    JSON.stringify({ id: 'card.paint.p95', label: 'card painted', value: 30, unit: 'ms' }),
+    JSON.stringify({ id: 'card.paint.floor.p95', label: 'floor painted', value: 0, unit: 'ms' }),
+  ].join('\n'))
+  assert.deepEqual(ratioFigures(zeroFloor), [])
 })

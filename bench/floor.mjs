@@ -1,0 +1,91 @@
+// The floor of the card latency on this machine, in this run: a bare page
+// in the same Chromium that appends one element per Server-Sent Event,
+// measured exactly as Parley's card is (server write -> the element seen by
+// a MutationObserver -> painted, i.e. the next frame and a task after it).
+// Parley's figures are printed as a ratio to it (bench/summary.mjs), so a
+// slow or busy machine does not read as a slow Parley.
+import { createServer } from 'node:http'
+import { sleep, waitUntil } from '../frontend/e2e/util.mjs'
+
+const now = () => performance.timeOrigin + performance.now()
+
+const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>floor</title></head>
+<body><main id="list"></main><script>
+const now = () => performance.timeOrigin + performance.now()
+const b = (window.__floor = { seen: {} })
+new MutationObserver(() => {
+  for (const el of document.querySelectorAll('#list > [data-i]')) {
+    const i = el.dataset.i
+    if (b.seen[i]) continue
+    const rec = (b.seen[i] = { dom: now() })
+    requestAnimationFrame(() => setTimeout(() => { rec.paint = now() }, 0))
+  }
+}).observe(document, { childList: true, subtree: true })
+const list = document.getElementById('list')
+const es = new EventSource('/events')
+es.onopen = () => { b.open = true }
+es.onmessage = (e) => {
+  const { i, text } = JSON.parse(e.data)
+  const el = document.createElement('div')
+  el.dataset.i = String(i)
+  el.textContent = text
+  list.append(el)
+}
+</script></body></html>`
+
+// startFloorServer serves the bare page and its event stream on a random
+// loopback port; send(i) writes event i and returns when it was written.
+async function startFloorServer() {
+  let stream = null
+  const server = createServer({ noDelay: true }, (req, res) => {
+    if (req.url === '/events') {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' })
+      res.write(': open\n\n')
+      stream = res
+      return
+    }
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
+    res.end(PAGE)
+  })
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok))
+  return {
+    url: `http://127.0.0.1:${server.address().port}/`,
+    connected: () => stream !== null,
+    send(i) {
+      const t = now()
+      stream.write(`data: ${JSON.stringify({ i, text: `Round ${i}: which one?` })}\n\n`)
+      return t
+    },
+    close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r) }),
+  }
+}
+
+// floorRounds measures warmup + rounds events, one at a time (the next once
+// the last was painted and a short pause let the page go idle, as Parley's
+// page is between two cards). It returns the per-round milliseconds from the
+// server's write to the element in the DOM and to it painted.
+export async function floorRounds(browser, { rounds, warmup }) {
+  const srv = await startFloorServer()
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+  try {
+    await page.goto(srv.url)
+    await waitUntil(() => srv.connected() && page.evaluate(() => window.__floor.open === true), { what: 'the floor page connected its event stream' })
+    const dom = []
+    const paint = []
+    for (let i = 0; i < warmup + rounds; i++) {
+      const t = srv.send(i)
+      const rec = await waitUntil(() => page.evaluate((i) => (window.__floor.seen[i]?.paint ? window.__floor.seen[i] : null), i), {
+        interval: 10, what: `floor event ${i} painted`,
+      })
+      if (i >= warmup) {
+        dom.push(rec.dom - t)
+        paint.push(rec.paint - t)
+      }
+      await sleep(50) // pacing between rounds, not a wait for a result
+    }
+    return { dom, paint }
+  } finally {
+    await page.close()
+    await srv.close()
+  }
+}
