@@ -5,7 +5,7 @@
 // prompts of the empty chat in demo mode.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { launchChromium, screenshot, artifactsDir } from './helpers.mjs'
+import { launchChromium, roundedScrollers, screenshot, artifactsDir } from './helpers.mjs'
 import { enableDemo, login, token } from './serve.mjs'
 import { waitUntil, sleep, transcript, startTempServe } from './util.mjs'
 import { mkdir } from 'node:fs/promises'
@@ -339,17 +339,7 @@ test('two conversations waiting on cards: the inbox shows 2 and each entry opens
       assert.equal(await panel.getByTestId('inbox-item').count(), 2, await panel.innerText())
       // No rounded clip around a scrolling area (slow in WebKitGTK): nothing
       // in the panel both scrolls and has rounded corners.
-      const roundedScrollers = await panel.evaluate((root) =>
-        [root, ...root.querySelectorAll('*')]
-          .filter((el) => {
-            const s = getComputedStyle(el)
-            const scrolls = /auto|scroll/.test(s.overflowX + s.overflowY)
-            const rounded = [s.borderTopLeftRadius, s.borderTopRightRadius, s.borderBottomLeftRadius, s.borderBottomRightRadius].some((r) => parseFloat(r) > 0)
-            return scrolls && rounded
-          })
-          .map((el) => el.className),
-      )
-      assert.deepEqual(roundedScrollers, [], 'elements of the inbox panel that scroll inside rounded corners')
+      assert.deepEqual(await roundedScrollers(panel), [], 'elements of the inbox panel that scroll inside rounded corners')
       const item = panel.getByTestId('inbox-item').filter({ hasText: e.question })
       assert.equal(await item.count(), 1, `one entry asks "${e.question}"; panel:\n${await panel.innerText()}`)
       assert.ok((await item.innerText()).includes(e.title), `the entry names its conversation "${e.title}": ${await item.innerText()}`)

@@ -43,3 +43,21 @@ export async function screenshot(page, name) {
   await mkdir(artifactsDir, { recursive: true })
   await page.screenshot({ path: join(artifactsDir, name), fullPage: true })
 }
+
+// roundedScrollers lists the elements in locator's element (itself
+// included) that both scroll and have rounded corners: WebKitGTK composites
+// a rounded clip around a scrolling area slowly (the Settings dialog took
+// 1-2 s to open under Xvfb), so a rounded panel keeps a square list inside
+// that scrolls.
+export async function roundedScrollers(locator) {
+  return locator.evaluate((root) =>
+    [root, ...root.querySelectorAll('*')]
+      .filter((el) => {
+        const s = getComputedStyle(el)
+        const scrolls = /auto|scroll/.test(s.overflowX + s.overflowY)
+        const rounded = [s.borderTopLeftRadius, s.borderTopRightRadius, s.borderBottomLeftRadius, s.borderBottomRightRadius].some((r) => parseFloat(r) > 0)
+        return scrolls && rounded
+      })
+      .map((el) => el.className),
+  )
+}
