@@ -830,7 +830,7 @@ async function main() {
   if (cards) {
     lines.push(row('(a) tool-call chunk -> card painted', cards.a), row('    tool-call chunk -> card in the DOM', cards.aDom))
     if (results.floor) {
-      lines.push(row('    floor (bare page, one element per SSE event): painted', results.floor.a),
+      lines.push(row('    floor (bare page, SSE event -> element): painted', results.floor.a),
         row('    floor: in the DOM', results.floor.aDom))
     }
     lines.push(row('(b) Submit click -> next model request', cards.b))
