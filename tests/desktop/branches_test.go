@@ -55,11 +55,11 @@ func TestDesktopEditAndSwitchBranch(t *testing.T) {
 	waitRest(t, win, "the edited branch's reply lands")
 	shoot(t, "desktop-branches-2-edited.png")
 
-	// Back from the composer: past the attach button, the reply's three
-	// buttons and the message's Edit and Copy (the disabled "Next version"
-	// takes no focus) to "Previous version".
+	// Back from the composer: past the attach button, the knowledge
+	// picker, the reply's three buttons and the message's Edit and Copy
+	// (the disabled "Next version" takes no focus) to "Previous version".
 	composer()
-	for range 7 {
+	for range 8 {
 		xdotool(t, "key", "shift+Tab")
 	}
 	untilChanged(t, win, "Previous version shows the first version", func() { xdotool(t, "key", "Return") })
