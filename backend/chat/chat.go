@@ -148,8 +148,11 @@ type Conversation struct {
 	Model string `json:"model,omitempty"`
 	// Thinking, when set, overrides its profile's thinking setting (auto,
 	// off, low, medium or high; SPEC §9).
-	Thinking  string    `json:"thinking,omitempty"`
-	Pinned    bool      `json:"pinned"`
+	Thinking string `json:"thinking,omitempty"`
+	Pinned   bool   `json:"pinned"`
+	// Agent names the agent on the machine whose cards this conversation
+	// holds (SPEC §10); empty for the user's own chats.
+	Agent     string    `json:"agent,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	// Match is set in search results: where the words were found.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/parley-app/parley/backend/agent"
+	"github.com/parley-app/parley/backend/agentinbox"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/mcp"
@@ -42,6 +43,8 @@ type Service struct {
 	rt    *agent.Runtime
 	mcp   *mcp.Host
 	log   *slog.Logger
+	// agents files the cards and notices of agents on the machine (SPEC §10).
+	agents *agentinbox.Inbox
 
 	mu       sync.Mutex
 	settings Settings // effective: saved + overrides
@@ -73,6 +76,7 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 	qcfg := s.questionConfig()
 	qcfg.OnLateAnswer = s.onLateAnswer
 	s.qm = questions.NewManager(qcfg, s.store, s.ev)
+	s.agents = agentinbox.New(agentinbox.Options{Store: s.store, Manager: s.qm, Events: s.ev, Logger: s.log})
 	s.rt = agent.New(agent.Options{
 		History:  s.store,
 		Events:   s.ev,
@@ -111,6 +115,9 @@ func (s *Service) Close() {
 	}
 	s.mu.Unlock()
 }
+
+// Agents is the inbox of agents on the machine (SPEC §10).
+func (s *Service) Agents() *agentinbox.Inbox { return s.agents }
 
 // Manager returns the QuestionManager (for tests and wiring).
 func (s *Service) Manager() *questions.Manager { return s.qm }

@@ -25,6 +25,10 @@ type Settings struct {
 	DemoMode               bool    `json:"demo_mode"`
 	APIEnabled             bool    `json:"api_enabled"` // desktop app: also serve the local HTTP API
 	Onboarded              bool    `json:"onboarded"`
+	// The desktop app listens for agents on the machine (SPEC §10): on by
+	// default, at AgentsAddr (loopback only).
+	AgentsEnabled bool   `json:"agents_enabled"`
+	AgentsAddr    string `json:"agents_addr"`
 }
 
 // DefaultSettings are used until the user saves their own.
@@ -35,6 +39,8 @@ func DefaultSettings() Settings {
 		RateLimitSeconds:       5,
 		MaxPendingQuestions:    10,
 		Theme:                  "system",
+		AgentsEnabled:          true,
+		AgentsAddr:             config.DefaultAddr,
 	}
 }
 
@@ -56,6 +62,9 @@ func (s Settings) Validate() error {
 	case "light", "dark", "system":
 	default:
 		return inputErrorf(`theme must be "light", "dark" or "system"`)
+	}
+	if err := config.CheckLoopbackAddr(s.AgentsAddr); err != nil {
+		return inputErrorf("agents' address: " + err.Error())
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/parley-app/parley/backend/chat"
 )
 
-const conversationColumns = "id, title, assistant, model, thinking, pinned, created_at, updated_at"
+const conversationColumns = "id, title, assistant, model, thinking, pinned, created_at, updated_at, agent"
 
 // CreateConversation stores a new, empty conversation.
 func (s *Store) CreateConversation(ctx context.Context, title, assistant string) (*chat.Conversation, error) {
@@ -96,7 +96,7 @@ func checkUpdated(res sql.Result, err error, what, id string) error {
 func scanConversation(sc scanner) (chat.Conversation, error) {
 	var c chat.Conversation
 	var created, updated string
-	if err := sc.Scan(&c.ID, &c.Title, &c.Assistant, &c.Model, &c.Thinking, &c.Pinned, &created, &updated); err != nil {
+	if err := sc.Scan(&c.ID, &c.Title, &c.Assistant, &c.Model, &c.Thinking, &c.Pinned, &created, &updated, &c.Agent); err != nil {
 		return c, err
 	}
 	var err error

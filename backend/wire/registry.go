@@ -76,6 +76,13 @@ var Wire = Registry{
 		{Name: "MCPToolPolicy", Go: typeOf[api.MCPToolPolicy](), Fields: map[string]string{"policy": "MCPPolicy"}},
 		{Name: "MCPImportResult", Go: typeOf[api.MCPImportResult]()},
 		{Name: "AppInfo", Go: typeOf[api.AppInfo]()},
+		// Agents on the machine (SPEC §10).
+		{Name: "AgentToken", Go: typeOf[api.AgentToken]()},
+		{Name: "NewAgentToken", Go: typeOf[api.NewAgentToken]()},
+		{Name: "AgentTokenRequest", Go: typeOf[api.AgentTokenRequest]()},
+		{Name: "AgentListener", Go: typeOf[api.AgentListener]()},
+		{Name: "AskFiled", Go: typeOf[api.AskFiled]()},
+		{Name: "AskState", Go: typeOf[api.AskState]()},
 		// The page's marks of the card trace (backend/trace, the latency bench).
 		{Name: "TraceMark", Go: typeOf[trace.PageMark]()},
 		// Event payloads (SPEC §3).
@@ -87,6 +94,7 @@ var Wire = Registry{
 		{Name: "ConversationUpdatedEvent", Go: typeOf[events.ConversationUpdatedPayload]()},
 		{Name: "ConversationDeletedEvent", Go: typeOf[events.ConversationDeletedPayload]()},
 		{Name: "ModelPullEvent", Go: typeOf[events.ModelPullPayload]()},
+		{Name: "AgentNoticeEvent", Go: typeOf[events.AgentNoticePayload]()},
 	},
 	Events: []Event{
 		{Name: events.ConversationState, Payload: typeOf[agent.StateInfo]()},
@@ -100,6 +108,7 @@ var Wire = Registry{
 		{Name: events.RunError, Payload: typeOf[events.RunErrorPayload]()},
 		{Name: events.ModelPull, Payload: typeOf[events.ModelPullPayload]()},
 		{Name: events.MCPServer, Payload: typeOf[api.MCPServer]()},
+		{Name: events.AgentNotice, Payload: typeOf[events.AgentNoticePayload]()},
 	},
 	Consts: []Const{
 		{Name: "ASK_TOOL", Value: questions.ToolName},
@@ -132,6 +141,8 @@ var Wire = Registry{
 		{"maxPlaceholderLen", questions.MaxPlaceholderLen},
 		{"maxCustomLen", questions.MaxCustomLen},
 		{"maxCommentsLen", questions.MaxCommentsLen},
+		{"maxAgentContextChars", api.MaxAgentContextChars},
+		{"maxAgentNameChars", api.MaxAgentNameChars},
 	},
 }
 

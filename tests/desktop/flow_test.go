@@ -114,7 +114,7 @@ func TestDesktopQuestionFlow(t *testing.T) {
 // waits for the exit (killing it after 10 s).
 func launchApp(t *testing.T, bin, baseURL, logName string, env ...string) (stop func()) {
 	t.Helper()
-	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", baseURL, "--model", "scripted")
+	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--base-url", baseURL, "--model", "scripted")
 	// No blinking caret: the tests wait for the window to be at rest.
 	cmd.Env = append(append(os.Environ(), "XDG_CONFIG_HOME="+noBlinkConfig(t)), env...)
 	_, stop = startLogged(t, cmd, logName)

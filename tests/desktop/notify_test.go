@@ -40,7 +40,7 @@ func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '" + record + "'; done\nprintf -- '--\\n' >> '" + record + "'\n"
 	require.NoError(t, os.WriteFile(filepath.Join(tools, "notify-send"), []byte(script), 0o755))
 
-	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--model", "scripted")
+	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--model", "scripted")
 	cmd.Env = append(os.Environ(), "PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(tools, "no-bus"))
 	_, stop := startLogged(t, cmd, "desktop-notify.log")

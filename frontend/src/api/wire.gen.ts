@@ -57,6 +57,7 @@ export interface CardSource {
   type: string
   server?: string
   tool?: string
+  agent?: string
 }
 
 export interface ApprovalTool {
@@ -91,6 +92,7 @@ export interface Card {
   schema?: unknown
   url?: string
   content?: unknown
+  context?: string
 }
 
 export interface AnswerInput {
@@ -168,6 +170,7 @@ export interface Conversation {
   model?: string
   thinking?: string
   pinned: boolean
+  agent?: string
   created_at: string
   updated_at: string
   match?: SearchMatch
@@ -180,6 +183,7 @@ export interface ConversationDetail {
   model?: string
   thinking?: string
   pinned: boolean
+  agent?: string
   created_at: string
   updated_at: string
   match?: SearchMatch
@@ -285,6 +289,8 @@ export interface Settings {
   demo_mode: boolean
   api_enabled: boolean
   onboarded: boolean
+  agents_enabled: boolean
+  agents_addr: string
 }
 
 export interface Health {
@@ -335,6 +341,44 @@ export interface MCPImportResult {
 export interface AppInfo {
   version: string
   dataDir: string
+}
+
+export interface AgentToken {
+  id: string
+  name: string
+  created_at: string
+  last_used_at: string | null
+}
+
+export interface NewAgentToken {
+  id: string
+  name: string
+  token: string
+}
+
+export interface AgentTokenRequest {
+  name: string
+}
+
+export interface AgentListener {
+  enabled: boolean
+  addr: string
+  running: boolean
+  url?: string
+  error?: string
+  local_api: boolean
+}
+
+export interface AskFiled {
+  question_id: string
+  conversationId: string
+  status: string
+}
+
+export interface AskState {
+  question_id: string
+  status: string
+  result?: string
 }
 
 export interface TraceMark {
@@ -400,6 +444,13 @@ export interface ModelPullEvent {
   total?: number
 }
 
+export interface AgentNoticeEvent {
+  conversationId: string
+  agent: string
+  message: string
+  level: string
+}
+
 /** Every event Go emits (Wails events and SSE), with its payload. */
 export interface EventPayloads {
   'conversation:state': ConversationStateEvent
@@ -413,11 +464,12 @@ export interface EventPayloads {
   'run:error': RunErrorEvent
   'model:pull': ModelPullEvent
   'mcp:server': MCPServer
+  'agent:notice': AgentNoticeEvent
 }
 
 export type ServerEventName = keyof EventPayloads
 
-export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server']
+export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server', 'agent:notice']
 
 export const ASK_TOOL = 'ask_user_question'
 
@@ -449,4 +501,6 @@ export const LIMITS = {
   maxPlaceholderLen: 100,
   maxCustomLen: 1000,
   maxCommentsLen: 2000,
+  maxAgentContextChars: 20000,
+  maxAgentNameChars: 64,
 } as const
