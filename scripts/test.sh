@@ -65,6 +65,9 @@ git diff --exit-code -- frontend/wailsjs && [ -z "$(git status --porcelain -- fr
 step "browser end-to-end tests"
 (cd frontend && node --test --test-concurrency=1 e2e/)
 
+step "the MCP server for agents against the official TypeScript SDK (tests/mcp)"
+(cd tests/mcp && PARLEY_BIN="$PWD/../../build/bin/parley" node --test agents.test.mjs)
+
 step "desktop smoke test under Xvfb"
 start_xvfb
 PARLEY_BIN="$PWD/build/bin/parley" go test -count=1 -tags desktop -v ./tests/desktop/

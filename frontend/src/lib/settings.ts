@@ -16,6 +16,8 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   demo_mode: false,
   api_enabled: false,
   onboarded: false,
+  agents_enabled: true,
+  agents_addr: '127.0.0.1:8765',
 })
 
 export type PresetId = 'ollama' | 'llamacpp' | 'lmstudio' | 'custom'
@@ -68,6 +70,8 @@ export function normalizeSettings(raw: Partial<Settings> | null | undefined): Se
     demo_mode: r.demo_mode === true,
     api_enabled: r.api_enabled === true,
     onboarded: r.onboarded === true,
+    agents_enabled: r.agents_enabled !== false,
+    agents_addr: typeof r.agents_addr === 'string' && r.agents_addr ? r.agents_addr : d.agents_addr,
   }
 }
 
