@@ -36,6 +36,7 @@ type bindings struct {
 	models        *ModelService
 	settings      *SettingsService
 	mcp           *MCPService
+	agents        *AgentsService
 }
 
 func newBindings(svc *service.Service) *bindings {
@@ -46,6 +47,7 @@ func newBindings(svc *service.Service) *bindings {
 		models:        &ModelService{b},
 		settings:      &SettingsService{b},
 		mcp:           &MCPService{b},
+		agents:        &AgentsService{binding: b},
 	}
 }
 
@@ -56,11 +58,12 @@ func (b *bindings) startup(ctx context.Context) {
 	b.models.ctx = ctx
 	b.settings.ctx = ctx
 	b.mcp.ctx = ctx
+	b.agents.ctx = ctx
 }
 
 // all lists the services for Wails' Bind option.
 func (b *bindings) all() []any {
-	return []any{b.conversations, b.questions, b.models, b.settings, b.mcp}
+	return []any{b.conversations, b.questions, b.models, b.settings, b.mcp, b.agents}
 }
 
 // wailsEmitter sends events to the window once it exists.

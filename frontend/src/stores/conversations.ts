@@ -82,10 +82,14 @@ export const useConversationsStore = defineStore('conversations', {
 
   getters: {
     pinned(state): Conversation[] {
-      return state.items.filter((c) => c.pinned).sort(newer)
+      return state.items.filter((c) => c.pinned && !c.agent).sort(newer)
     },
     recent(state): Conversation[] {
-      return state.items.filter((c) => !c.pinned).sort(newer)
+      return state.items.filter((c) => !c.pinned && !c.agent).sort(newer)
+    },
+    /** Agents' conversations (SPEC §10): one per agent, listed under Agents. */
+    agents(state): Conversation[] {
+      return state.items.filter((c) => !!c.agent).sort(newer)
     },
     current(state): Conversation | null {
       if (!state.currentId) return null

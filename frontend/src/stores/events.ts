@@ -78,6 +78,10 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
     t.on('run:error', (p) => chat.onRunError(p)),
     t.on('model:pull', (p) => settings.onPull(p)),
     t.on('mcp:server', (p) => useMcpStore().onServerEvent(p)),
+    t.on('agent:notice', (p) => {
+      if (p?.conversationId) void conversations.ensureKnown(p.conversationId)
+      if (p?.message) attention.noticeArrived(p.agent, p.message)
+    }),
     t.on('transport:connection', (p) => {
       app.connected = p.connected
       if (p.reconnected) void resync()

@@ -15,6 +15,9 @@ import type {
   ExportResult,
   Health,
   ListConversationsParams,
+  AgentListener,
+  AgentToken,
+  NewAgentToken,
   MCPImportResult,
   MCPPolicy,
   MCPServer,
@@ -625,6 +628,33 @@ export class FakeTransport implements Transport {
     for (const m of msgs) this.addMessage(d.id, { ...m, id: fakeId('msg'), role: m.role as Role, content: m.content ?? '', created_at: m.created_at || now })
     this.emit('conversation:updated', { conversationId: d.id, title: d.title })
     return clone(this.summary(d))
+  }
+
+  /** Agent tokens made in this fake (SPEC §10). */
+  agentTokenList: AgentToken[] = []
+  listener: AgentListener = { enabled: true, addr: '127.0.0.1:8765', running: true, url: 'http://127.0.0.1:8765/mcp', local_api: false }
+
+  async agentListener(): Promise<AgentListener> {
+    await this.enter('agentListener', [])
+    return clone(this.listener)
+  }
+
+  async agentTokens(): Promise<AgentToken[]> {
+    await this.enter('agentTokens', [])
+    return clone(this.agentTokenList)
+  }
+
+  async createAgentToken(name: string): Promise<NewAgentToken> {
+    await this.enter('createAgentToken', [name])
+    if (!name.trim()) throw new TransportError('invalid agent name: must be 1-64 characters (got 0)', 422)
+    const id = fakeId('tok')
+    this.agentTokenList.push({ id, name: name.trim(), created_at: new Date().toISOString(), last_used_at: null })
+    return { id, name: name.trim(), token: 'parley_agent_' + id }
+  }
+
+  async revokeAgentToken(id: string): Promise<void> {
+    await this.enter('revokeAgentToken', [id])
+    this.agentTokenList = this.agentTokenList.filter((t) => t.id !== id)
   }
 
   async mcpServers(): Promise<MCPServer[]> {

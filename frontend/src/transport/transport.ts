@@ -14,6 +14,9 @@ import type {
   EventName,
   Health,
   ListConversationsParams,
+  AgentListener,
+  AgentToken,
+  NewAgentToken,
   MCPImportResult,
   MCPPolicy,
   MCPServer,
@@ -132,6 +135,13 @@ export interface Transport {
   setMCPToolPolicy(server: string, tool: string, policy: MCPPolicy): Promise<MCPTool | void>
   /** Adds the servers of another host's mcp.json / claude_desktop_config.json (the file's text). */
   importMCPConfig(content: string): Promise<MCPImportResult>
+
+  /** Agents on the machine (SPEC §10): where Parley listens for them, and their tokens. */
+  agentListener(): Promise<AgentListener>
+  agentTokens(): Promise<AgentToken[]>
+  /** Makes a token; the secret is in the answer this once. */
+  createAgentToken(name: string): Promise<NewAgentToken>
+  revokeAgentToken(id: string): Promise<void>
 
   /** Subscribes to a SPEC §3 event (or the local `transport:connection`). */
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe

@@ -27,6 +27,66 @@ export namespace agent {
 
 export namespace api {
 	
+	export class AgentListener {
+	    enabled: boolean;
+	    addr: string;
+	    running: boolean;
+	    url?: string;
+	    error?: string;
+	    local_api: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentListener(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.addr = source["addr"];
+	        this.running = source["running"];
+	        this.url = source["url"];
+	        this.error = source["error"];
+	        this.local_api = source["local_api"];
+	    }
+	}
+	export class AgentToken {
+	    id: string;
+	    name: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    last_used_at?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentToken(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.last_used_at = this.convertValues(source["last_used_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class AppInfo {
 	    version: string;
 	    dataDir: string;
@@ -161,6 +221,23 @@ export namespace api {
 	        this.enabled = source["enabled"];
 	    }
 	}
+	
+	export class NewAgentToken {
+	    id: string;
+	    name: string;
+	    token: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new NewAgentToken(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.token = source["token"];
+	    }
+	}
 
 }
 
@@ -205,6 +282,7 @@ export namespace chat {
 	    model?: string;
 	    thinking?: string;
 	    pinned: boolean;
+	    agent?: string;
 	    // Go type: time
 	    created_at: any;
 	    // Go type: time
@@ -223,6 +301,7 @@ export namespace chat {
 	        this.model = source["model"];
 	        this.thinking = source["thinking"];
 	        this.pinned = source["pinned"];
+	        this.agent = source["agent"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.match = this.convertValues(source["match"], SearchMatch);
@@ -402,6 +481,7 @@ export namespace questions {
 	    type: string;
 	    server?: string;
 	    tool?: string;
+	    agent?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Source(source);
@@ -412,6 +492,7 @@ export namespace questions {
 	        this.type = source["type"];
 	        this.server = source["server"];
 	        this.tool = source["tool"];
+	        this.agent = source["agent"];
 	    }
 	}
 	export class Option {
@@ -495,6 +576,7 @@ export namespace questions {
 	    schema?: number[];
 	    url?: string;
 	    content?: number[];
+	    context?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Card(source);
@@ -525,6 +607,7 @@ export namespace questions {
 	        this.schema = source["schema"];
 	        this.url = source["url"];
 	        this.content = source["content"];
+	        this.context = source["context"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -603,6 +686,7 @@ export namespace service {
 	    model?: string;
 	    thinking?: string;
 	    pinned: boolean;
+	    agent?: string;
 	    // Go type: time
 	    created_at: any;
 	    // Go type: time
@@ -625,6 +709,7 @@ export namespace service {
 	        this.model = source["model"];
 	        this.thinking = source["thinking"];
 	        this.pinned = source["pinned"];
+	        this.agent = source["agent"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.match = this.convertValues(source["match"], chat.SearchMatch);
@@ -825,6 +910,8 @@ export namespace service {
 	    demo_mode: boolean;
 	    api_enabled: boolean;
 	    onboarded: boolean;
+	    agents_enabled: boolean;
+	    agents_addr: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -842,6 +929,8 @@ export namespace service {
 	        this.demo_mode = source["demo_mode"];
 	        this.api_enabled = source["api_enabled"];
 	        this.onboarded = source["onboarded"];
+	        this.agents_enabled = source["agents_enabled"];
+	        this.agents_addr = source["agents_addr"];
 	    }
 	}
 	export class SettingsExport {
