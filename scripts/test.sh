@@ -67,6 +67,8 @@ step "browser end-to-end tests"
 
 step "the MCP server for agents against the official TypeScript SDK (tests/mcp)"
 (cd tests/mcp && PARLEY_BIN="$PWD/../../build/bin/parley" node --test agents.test.mjs)
+step "the MCP conformance suite's server scenarios against /mcp (Node 22 from tests/mcp)"
+(cd tests/mcp && PARLEY_BIN="$PWD/../../build/bin/parley" node conformance-server.mjs)
 
 step "desktop smoke test under Xvfb"
 start_xvfb
