@@ -25,15 +25,23 @@ func getStatus(t *testing.T, url, token string) int {
 	return res.StatusCode
 }
 
-func TestLocalListenerFollowsTheSettings(t *testing.T) {
-	cfg := config.Config{DataDir: t.TempDir(), BaseURL: config.DefaultBaseURL, Addr: "127.0.0.1:0",
+// openLocalAPI opens a core on a fresh data folder with the desktop's
+// listener at addr, applying the saved settings as the app does at start.
+func openLocalAPI(t *testing.T, addr string) (*localAPI, *core.Core, config.Config) {
+	t.Helper()
+	cfg := config.Config{DataDir: t.TempDir(), BaseURL: config.DefaultBaseURL, Addr: addr,
 		Token: "desktop-test-token-0123456789abcdef", Set: map[string]bool{"addr": true}}
 	api := &localAPI{cfg: cfg, ui: fstest.MapFS{"index.html": {Data: []byte("ok")}}}
 	c, err := core.Open(core.Options{Config: cfg, Version: "test", OnSettings: api.apply})
 	require.NoError(t, err)
-	defer c.Close()
+	t.Cleanup(c.Close)
 	api.core = c
 	api.apply(c.Service.GetSettings())
+	return api, c, cfg
+}
+
+func TestLocalListenerFollowsTheSettings(t *testing.T) {
+	api, c, cfg := openLocalAPI(t, "127.0.0.1:0")
 
 	// Agents are on by default: only their paths (and health) answer.
 	require.NotNil(t, api.srv, "the listener for agents is on by default")
@@ -67,14 +75,7 @@ func TestLocalListenerOnATakenPortSaysWhy(t *testing.T) {
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer taken.Close()
-	cfg := config.Config{DataDir: t.TempDir(), BaseURL: config.DefaultBaseURL, Addr: taken.Addr().String(),
-		Token: "desktop-test-token-0123456789abcdef", Set: map[string]bool{"addr": true}}
-	api := &localAPI{cfg: cfg, ui: fstest.MapFS{"index.html": {Data: []byte("ok")}}}
-	c, err := core.Open(core.Options{Config: cfg, Version: "test", OnSettings: api.apply})
-	require.NoError(t, err)
-	defer c.Close()
-	api.core = c
-	api.apply(c.Service.GetSettings())
+	api, _, _ := openLocalAPI(t, taken.Addr().String())
 	require.Nil(t, api.srv)
 	st := api.status()
 	assert.False(t, st.Running)

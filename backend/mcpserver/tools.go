@@ -184,17 +184,31 @@ func (w waitInput) timeout() (*time.Duration, error) {
 	return &d, nil
 }
 
+// limits are how long the call waits and how long the card stays open.
+func (w waitInput) limits() (wait time.Duration, timeout *time.Duration, err error) {
+	if wait, err = w.wait(); err != nil {
+		return 0, nil, err
+	}
+	timeout, err = w.timeout()
+	return wait, timeout, err
+}
+
+// decodeArgs reads a call's arguments into v; a result (a tool error) when
+// they are not a JSON object of the right shape.
+func decodeArgs(raw json.RawMessage, v any) *sdk.CallToolResult {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return toolError("invalid input: arguments must be a JSON object: " + err.Error())
+	}
+	return nil
+}
+
 func (h *handlers) ask(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	args := req.Params.Arguments
 	var in waitInput
-	if err := json.Unmarshal(args, &in); err != nil {
-		return toolError("invalid input: arguments must be a JSON object: " + err.Error()), nil
+	if bad := decodeArgs(args, &in); bad != nil {
+		return bad, nil
 	}
-	wait, err := in.wait()
-	if err != nil {
-		return toolError(err.Error()), nil
-	}
-	timeout, err := in.timeout()
+	wait, timeout, err := in.limits()
 	if err != nil {
 		return toolError(err.Error()), nil
 	}
@@ -211,8 +225,8 @@ func (h *handlers) getAnswer(ctx context.Context, req *sdk.CallToolRequest) (*sd
 		waitInput
 		QuestionID string `json:"question_id"`
 	}
-	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
-		return toolError("invalid input: arguments must be a JSON object: " + err.Error()), nil
+	if bad := decodeArgs(req.Params.Arguments, &in); bad != nil {
+		return bad, nil
 	}
 	if in.QuestionID == "" {
 		return toolError("invalid input: question_id is required"), nil
@@ -231,14 +245,10 @@ func (h *handlers) permission(ctx context.Context, req *sdk.CallToolRequest) (*s
 		Input     json.RawMessage `json:"input"`
 		ToolUseID string          `json:"tool_use_id"`
 	}
-	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
-		return toolError("invalid input: arguments must be a JSON object: " + err.Error()), nil
+	if bad := decodeArgs(req.Params.Arguments, &in); bad != nil {
+		return bad, nil
 	}
-	wait, err := in.wait()
-	if err != nil {
-		return toolError(err.Error()), nil
-	}
-	timeout, err := in.timeout()
+	wait, timeout, err := in.limits()
 	if err != nil {
 		return toolError(err.Error()), nil
 	}
@@ -256,8 +266,8 @@ func (h *handlers) notify(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 		Message string `json:"message"`
 		Level   string `json:"level"`
 	}
-	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
-		return toolError("invalid input: arguments must be a JSON object: " + err.Error()), nil
+	if bad := decodeArgs(req.Params.Arguments, &in); bad != nil {
+		return bad, nil
 	}
 	if err := h.agents.Notify(ctx, AgentName(req), in.Message, in.Level); err != nil {
 		return toolError(err.Error()), nil
