@@ -27,6 +27,15 @@ export const GO_FIGURES = [
   { id: 'go.respond.next.p95', label: 'Go: respond -> next model request, p95 (no browser)', bench: 'BenchmarkRespondToNextModelRequest/history-0', unit: 'p95-µs', scale: 1e-3, shown: 'ms', target: 10, cmp: '<=' },
   { id: 'go.respond.next200.p95', label: 'Go: the same after 200 earlier messages, p95', bench: 'BenchmarkRespondToNextModelRequest/history-200', unit: 'p95-µs', scale: 1e-3, shown: 'ms', target: 10, cmp: '<=' },
   { id: 'go.toolcall.card.p50', label: 'Go: tool call -> card asked, p50', bench: 'BenchmarkToolCallToQuestionAsk', unit: 'p50_µs', scale: 1e-3, shown: 'ms' },
+  // Issue #25: agents on the machine (backend/httpapi/agents_bench_test.go).
+  { id: 'go.agent.ask.ratio', label: 'agent: ask over /mcp -> card event / bare Go SDK tool call', bench: 'BenchmarkAgentAskOverMCP', unit: 'ask-ratio', scale: 1, shown: '×' },
+  { id: 'go.agent.answer.ratio', label: "agent: answer -> agent's tool result / bare Go SDK tool call", bench: 'BenchmarkAgentAskOverMCP', unit: 'answer-ratio', scale: 1, shown: '×' },
+  { id: 'go.agent.ask.p50', label: 'agent: ask over /mcp -> card event, p50', bench: 'BenchmarkAgentAskOverMCP', unit: 'ask-to-card-p50-µs', scale: 1e-3, shown: 'ms' },
+  { id: 'go.agent.answer.p50', label: "agent: answer -> agent's tool result, p50", bench: 'BenchmarkAgentAskOverMCP', unit: 'answer-to-result-p50-µs', scale: 1e-3, shown: 'ms' },
+  { id: 'go.agent.bare.p50', label: 'agent: bare Go SDK tool call (same machine), p50', bench: 'BenchmarkAgentAskOverMCP', unit: 'bare-call-p50-µs', scale: 1e-3, shown: 'ms' },
+  { id: 'go.agent.cards1k.heap', label: '1,000 agent cards pending: Go heap per card', bench: 'BenchmarkThousandAgentCardsPending', unit: 'heap-B/card', scale: 1 / 1024, shown: 'KB' },
+  { id: 'go.agent.cards1k.respond.p50', label: '1,000 agent cards pending: respond, p50', bench: 'BenchmarkThousandAgentCardsPending', unit: 'respond-p50-µs', scale: 1e-3, shown: 'ms' },
+  { id: 'go.agent.cards1k.respond.p95', label: '1,000 agent cards pending: respond, p95', bench: 'BenchmarkThousandAgentCardsPending', unit: 'respond-p95-µs', scale: 1e-3, shown: 'ms' },
 ]
 
 // The figures the issue asks for, in the order printed, with their targets
@@ -61,6 +70,15 @@ export const EXPECTED = [
   { id: 'soak.growth.pss', label: 'soak: PSS growth after warm-up', unit: '%', target: 10 },
   { id: 'startup.rss.ratio', label: 'startup RSS: Parley / Wails template window', unit: '×' },
   { id: 'startup.pss.ratio', label: 'startup PSS: Parley / Wails template window', unit: '×' },
+  // Issue #25 asks for these figures without targets.
+  { id: 'go.agent.ask.ratio', label: 'agent: ask over /mcp -> card event / bare Go SDK tool call', unit: '×' },
+  { id: 'go.agent.answer.ratio', label: "agent: answer -> agent's tool result / bare Go SDK tool call", unit: '×' },
+  { id: 'go.agent.ask.p50', label: 'agent: ask over /mcp -> card event, p50', unit: 'ms' },
+  { id: 'go.agent.answer.p50', label: "agent: answer -> agent's tool result, p50", unit: 'ms' },
+  { id: 'go.agent.bare.p50', label: 'agent: bare Go SDK tool call (same machine), p50', unit: 'ms' },
+  { id: 'go.agent.cards1k.heap', label: '1,000 agent cards pending: Go heap per card', unit: 'KB' },
+  { id: 'go.agent.cards1k.respond.p50', label: '1,000 agent cards pending: respond, p50', unit: 'ms' },
+  { id: 'go.agent.cards1k.respond.p95', label: '1,000 agent cards pending: respond, p95', unit: 'ms' },
 ]
 
 export function parseGoBench(text) {
@@ -122,7 +140,7 @@ export function verdict(f) {
 }
 
 export function summarize(figs) {
-  const lines = ['', 'Parley bench summary (issue #17 targets)', '']
+  const lines = ['', 'Parley bench summary (issue #17 targets; issue #25 figures)', '']
   const head = `${'figure'.padEnd(62)} ${'measured'.padStart(14)} ${'target'.padStart(14)}  result`
   lines.push(head, '-'.repeat(head.length))
   const row = (f) => {
