@@ -58,6 +58,7 @@ function summaryOf(c: Conversation): Conversation {
   if (c.model) out.model = c.model
   if (c.thinking) out.thinking = c.thinking
   if (c.match) out.match = c.match
+  if (c.agent) out.agent = c.agent // listed under Agents (SPEC §10)
   return out
 }
 

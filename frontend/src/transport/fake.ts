@@ -140,6 +140,7 @@ export class FakeTransport implements Transport {
     const c: Conversation = { id: d.id, title: d.title, assistant: d.assistant, pinned: d.pinned, created_at: d.created_at, updated_at: d.updated_at }
     if (d.model) c.model = d.model
     if (d.thinking) c.thinking = d.thinking
+    if (d.agent) c.agent = d.agent
     return c
   }
 
@@ -160,6 +161,7 @@ export class FakeTransport implements Transport {
       pending_question: partial.pending_question ?? null,
       ...(partial.model ? { model: partial.model } : {}),
       ...(partial.thinking ? { thinking: partial.thinking } : {}),
+      ...(partial.agent ? { agent: partial.agent } : {}),
     }
     this.conversations.set(d.id, d)
     return d
