@@ -35,14 +35,8 @@ func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 	))
 	defer srv.Close()
 
-	tools := t.TempDir()
-	record := filepath.Join(tools, "notifications.txt")
-	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '" + record + "'; done\nprintf -- '--\\n' >> '" + record + "'\n"
-	require.NoError(t, os.WriteFile(filepath.Join(tools, "notify-send"), []byte(script), 0o755))
-
 	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--model", "scripted")
-	cmd.Env = append(os.Environ(), "PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(tools, "no-bus"))
+	record := recordNotifications(t, cmd)
 	_, stop := startLogged(t, cmd, "desktop-notify.log")
 	defer stop()
 
@@ -61,15 +55,7 @@ func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 	// hidden page.
 	xdotool(t, "windowunmap", "--sync", win)
 
-	deadline := time.Now().Add(20 * time.Second)
-	var got []byte
-	for time.Now().Before(deadline) {
-		got, _ = os.ReadFile(record)
-		if len(got) > 0 {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	got := waitNotification(record, 20*time.Second)
 	// The window asks for attention (the X urgency hint) until the user
 	// comes back to it.
 	waitUrgency(t, win, true)
@@ -87,6 +73,36 @@ func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 	require.Equal(t, "Which &lt;b&gt;city&lt;/b&gt; &amp; when?", lines[1], "notification body")
 	require.Equal(t, 1, strings.Count(string(got), "--\n"), "notifications for one card:\n%s", got)
 	waitUrgency(t, win, false)
+}
+
+// recordNotifications makes the app's native notifications land in a file,
+// whose path it returns: with no session D-Bus, beeep falls back to
+// notify-send, and a script of that name first on PATH appends each
+// argument as a line, then "--".
+func recordNotifications(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
+	tools := t.TempDir()
+	record := filepath.Join(tools, "notifications.txt")
+	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '" + record + "'; done\nprintf -- '--\\n' >> '" + record + "'\n"
+	require.NoError(t, os.WriteFile(filepath.Join(tools, "notify-send"), []byte(script), 0o755))
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, "PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(tools, "no-bus"))
+	return record
+}
+
+// waitNotification waits up to timeout for the first recorded notification
+// and returns what the file holds then (empty when none came).
+func waitNotification(record string, timeout time.Duration) []byte {
+	var got []byte
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if got, _ = os.ReadFile(record); len(got) > 0 {
+			break
+		}
+	}
+	return got
 }
 
 // waitUrgency waits until the window's WM_HINTS urgency flag is want.
