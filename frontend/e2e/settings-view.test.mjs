@@ -54,7 +54,7 @@ test('Settings opens with every section and no rounded clip around its scrolling
   try {
     const { page, errors } = await openSettings(server)
     const legends = await page.getByTestId('settings-panel').locator('legend').allInnerTexts()
-    assert.deepEqual(legends.map((l) => l.trim().toLowerCase()), ['model server', 'model', 'how well each model asks', 'assistant profiles', 'tools', 'questions', 'theme', 'modes', 'about'])
+    assert.deepEqual(legends.map((l) => l.trim().toLowerCase()), ['model server', 'model', 'how well each model asks', 'assistant profiles', 'tools', 'questions', 'agents', 'theme', 'modes', 'about'])
     assert.deepEqual(await roundedClipsAroundScrollers(page), [])
     // The scrolling body still ends inside the rounded dialog.
     const { dialog, body } = await page.evaluate(() => {
