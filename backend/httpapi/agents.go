@@ -36,6 +36,12 @@ func agentPath(p string) bool {
 	return p == MCPPath || p == "/api/v1/asks" || strings.HasPrefix(p, "/api/v1/asks/")
 }
 
+// agentTokensPath reports whether the path manages agent tokens (with the
+// API token only: an agent token is refused there by scope).
+func agentTokensPath(p string) bool {
+	return p == "/api/v1/agent-tokens" || strings.HasPrefix(p, "/api/v1/agent-tokens/")
+}
+
 // bearer is the request's bearer token, if any.
 func bearer(r *http.Request) string {
 	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
@@ -54,16 +60,18 @@ func agentTokenOf(r *http.Request) *api.AgentToken {
 }
 
 // scope refuses what an agent token may not reach, and every path but the
-// agents' (and health) while the rest of the local API is off. It runs
-// before routing, so no path of the API escapes it.
+// agents' (their tokens and health included) while the rest of the local
+// API is off: `parley mcp` makes its agent token with the API token on the
+// desktop app's agents-only listener. It runs before routing, so no path of
+// the API escapes it.
 func (s *Server) scope(w http.ResponseWriter, r *http.Request) bool {
 	p := r.URL.Path
 	if strings.HasPrefix(bearer(r), agentinbox.TokenPrefix) && !agentPath(p) {
 		writeError(w, http.StatusForbidden, "an agent token reaches only /mcp and /api/v1/asks")
 		return false
 	}
-	if s.opts.FullAPI != nil && !s.opts.FullAPI() && !agentPath(p) && p != "/api/v1/health" {
-		writeError(w, http.StatusForbidden, "the local API is off: this listener answers agents only (/mcp and /api/v1/asks); "+
+	if s.opts.FullAPI != nil && !s.opts.FullAPI() && !agentPath(p) && !agentTokensPath(p) && p != "/api/v1/health" {
+		writeError(w, http.StatusForbidden, "the local API is off: this listener answers agents only (/mcp, /api/v1/asks and /api/v1/agent-tokens); "+
 			`turn on "Allow local tools to answer questions through the HTTP API" in Parley's settings for the rest`)
 		return false
 	}

@@ -198,6 +198,18 @@ func TestAgentsOnlyListener(t *testing.T) {
 	assert.Equal(t, 200, code)
 	code, body = do(t, ts, "POST", "/api/v1/asks", `{"questions":[{"question":"Ok?"}]}`, nil)
 	assert.Equal(t, 201, code, body)
+
+	// Agent tokens are made there with the API token (parley mcp does on
+	// first use), never with an agent token.
+	tok := newAgentToken(t, ts, "parley mcp")
+	code, body = do(t, ts, "GET", "/api/v1/agent-tokens", "", nil)
+	assert.Equal(t, 200, code, body)
+	code, body = do(t, ts, "GET", "/api/v1/agent-tokens", "", map[string]string{"Authorization": "Bearer " + tok.Token})
+	assert.Equal(t, 403, code, body)
+	code, body = do(t, ts, "POST", "/api/v1/agent-tokens", `{"name":"more"}`, map[string]string{"Authorization": "Bearer " + tok.Token})
+	assert.Equal(t, 403, code, body)
+	code, body = do(t, ts, "DELETE", "/api/v1/agent-tokens/"+tok.ID, "", nil)
+	assert.Equal(t, 204, code, body)
 }
 
 // mcpClient connects the Go SDK's client to /mcp with the token.

@@ -4,6 +4,8 @@ package desktop
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,14 +13,20 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
 
-// TestDesktopNotifiesForAnAgentsCard: an agent on the machine (SPEC §10)
-// asks through `parley ask` while the window is in the background; the app
-// listens for agents by default, so the card arrives, and the user gets the
-// native notification, naming the agent, and the attention request. The
-// agent keeps waiting for the answer meanwhile.
+// TestDesktopNotifiesForAnAgentsCard: agents on the machine (SPEC §10)
+// reach the app, which listens for them by default, while its window is in
+// the background: a notice (notify_user through `parley mcp`) and a card
+// (`parley ask`) each raise the native notification naming the agent, and
+// the card the attention request; the agent keeps waiting for the answer.
+//
+// The page learns that the window went to the background a moment after
+// the unmap (GTK, then WebKit's web process); a card arriving before that
+// was seen by the user and rightly notifies nobody. So the agent first sends
+// notices until one notifies, and only then asks.
 func TestDesktopNotifiesForAnAgentsCard(t *testing.T) {
 	bin := os.Getenv("PARLEY_BIN")
 	require.True(t, bin != "" && os.Getenv("DISPLAY") != "", "PARLEY_BIN and DISPLAY must be set (run scripts/test.sh)")
@@ -38,8 +46,26 @@ func TestDesktopNotifiesForAnAgentsCard(t *testing.T) {
 		require.True(t, time.Now().Before(deadline), "the app wrote no %s: is it listening for agents? (desktop-agent-notify.log)", listener)
 	}
 
-	// The window goes to the background (unmapped, as when minimised), then the agent asks.
+	// The window goes to the background (unmapped, as when minimised); the
+	// agent's notices notify once the page knows.
 	xdotool(t, "windowunmap", "--sync", win)
+	agent, err := sdk.NewClient(&sdk.Implementation{Name: "deploy-bot", Version: "1"}, nil).
+		Connect(context.Background(), &sdk.CommandTransport{Command: exec.Command(bin, "mcp", "--data-dir", data)}, nil)
+	require.NoError(t, err, "parley mcp")
+	defer agent.Close()
+	var notice []string
+	for i := 1; notice == nil; i++ {
+		require.LessOrEqual(t, i, 20, "no native notification for 20 notices of an agent (desktop-agent-notify.log)")
+		res, err := agent.CallTool(context.Background(), &sdk.CallToolParams{Name: "notify_user",
+			Arguments: map[string]any{"message": fmt.Sprintf("Build %d is green", i), "level": "success"}})
+		require.NoError(t, err)
+		require.False(t, res.IsError, "notify_user: %s", toolText(res))
+		notice = waitTitled(record, noticeTitle, 3*time.Second)
+	}
+	require.Len(t, notice, 2, "notice: %q", notice)
+	require.Regexp(t, `^deploy-bot: Build \d+ is green$`, notice[1], "notice body")
+
+	// The agent asks.
 	var out, errOut bytes.Buffer
 	ask := exec.Command(bin, "ask", "Deploy <b>build 7</b> & tag it?", "--option", "Yes", "--option", "No",
 		"--agent", "deploy-bot", "--context", "The build is **green**.", "--data-dir", data)
@@ -50,23 +76,27 @@ func TestDesktopNotifiesForAnAgentsCard(t *testing.T) {
 	go func() { askErr = ask.Wait(); close(asked) }()
 	defer func() { _ = ask.Process.Kill(); <-asked }()
 
-	got := waitNotification(record, 30*time.Second)
-	waitUrgency(t, win, true)
-	_ = exec.Command("xdotool", "windowmap", "--sync", win).Run()
-	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
-	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
-	if len(lines) < 2 {
+	card := waitTitled(record, cardTitle, 30*time.Second)
+	if card == nil {
 		shoot(t, "desktop-agent-notify-none.png")
 		select {
 		case <-asked:
 			require.FailNow(t, "no native notification for the agent's card", "parley ask ended (%v): %s%s", askErr, out.String(), errOut.String())
 		default:
 		}
-		require.FailNow(t, "no native notification for the agent's card", "notify-send got %q; app log in desktop-agent-notify.log", got)
+		require.FailNow(t, "no native notification for the agent's card", "notifications %q; app log in desktop-agent-notify.log", notifications(record))
 	}
-	require.Equal(t, "Parley has a question", lines[0], "notification title")
-	require.Equal(t, "deploy-bot: Deploy &lt;b&gt;build 7&lt;/b&gt; &amp; tag it?", lines[1], "notification body")
-	require.Equal(t, 1, strings.Count(string(got), "--\n"), "notifications for one card:\n%s", got)
+	require.Equal(t, []string{cardTitle, "deploy-bot: Deploy &lt;b&gt;build 7&lt;/b&gt; &amp; tag it?"}, card, "the card's notification")
+	waitUrgency(t, win, true)
+	_ = exec.Command("xdotool", "windowmap", "--sync", win).Run()
+	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
+	cards := 0
+	for _, n := range notifications(record) {
+		if n[0] == cardTitle {
+			cards++
+		}
+	}
+	require.Equal(t, 1, cards, "notifications for one card: %q", notifications(record))
 
 	// Nobody answered: the agent is still waiting for the answer.
 	select {
@@ -74,4 +104,15 @@ func TestDesktopNotifiesForAnAgentsCard(t *testing.T) {
 		require.FailNow(t, "parley ask returned without an answer", "%v: %s%s", askErr, out.String(), errOut.String())
 	default:
 	}
+}
+
+// toolText is the text of a tool result.
+func toolText(res *sdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
 }

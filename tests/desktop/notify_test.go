@@ -69,7 +69,7 @@ func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 		require.FailNow(t, "no native notification was sent for the card",
 			"notify-send got %q; window title %q; app log in desktop-notify.log", got, strings.TrimSpace(string(name)))
 	}
-	require.Equal(t, "Parley has a question", lines[0], "notification title")
+	require.Equal(t, cardTitle, lines[0], "notification title")
 	require.Equal(t, "Which &lt;b&gt;city&lt;/b&gt; &amp; when?", lines[1], "notification body")
 	require.Equal(t, 1, strings.Count(string(got), "--\n"), "notifications for one card:\n%s", got)
 	waitUrgency(t, win, false)
@@ -93,16 +93,49 @@ func recordNotifications(t *testing.T, cmd *exec.Cmd) string {
 	return record
 }
 
-// waitNotification waits up to timeout for the first recorded notification
-// and returns what the file holds then (empty when none came).
+// Titles of the app's notifications: a card, and an agent's notice.
+const (
+	cardTitle   = "Parley has a question"
+	noticeTitle = "Parley: a message from an agent"
+)
+
+// waitNotification waits up to timeout for the first complete recorded
+// notification and returns what the file holds then (empty when none came).
 func waitNotification(record string, timeout time.Duration) []byte {
 	var got []byte
 	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if got, _ = os.ReadFile(record); len(got) > 0 {
+		if got, _ = os.ReadFile(record); strings.Contains(string(got), "--\n") {
 			break
 		}
 	}
 	return got
+}
+
+// notifications are the complete notifications recorded so far, each as
+// its lines (title, body).
+func notifications(record string) [][]string {
+	b, _ := os.ReadFile(record)
+	var out [][]string
+	for _, e := range strings.SplitAfter(string(b), "--\n") {
+		if !strings.HasSuffix(e, "--\n") {
+			break // still being written
+		}
+		out = append(out, strings.Split(strings.TrimSuffix(e, "\n--\n"), "\n"))
+	}
+	return out
+}
+
+// waitTitled waits up to timeout for a recorded notification with the
+// title and returns its lines (nil when none came).
+func waitTitled(record, title string, timeout time.Duration) []string {
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		for _, n := range notifications(record) {
+			if n[0] == title {
+				return n
+			}
+		}
+	}
+	return nil
 }
 
 // waitUrgency waits until the window's WM_HINTS urgency flag is want.

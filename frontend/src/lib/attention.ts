@@ -9,6 +9,8 @@ import type { Card } from '../types'
 import { cardSummary } from './cards'
 
 export const NOTIFICATION_TITLE = 'Parley has a question'
+/** The title of an agent's notice (SPEC §10): it asks nothing. */
+export const NOTICE_TITLE = 'Parley: a message from an agent'
 /** Longest notification body; longer questions are cut with an ellipsis. */
 export const BODY_MAX = 200
 const PREFIX = /^\(\d+\) /
@@ -270,12 +272,12 @@ export function createAttention(opts: AttentionOptions): Attention {
       if (disposed || isFocused()) return
       const body = `${agent}: ${message}`.replace(/\s+/g, ' ').trim().slice(0, BODY_MAX)
       if (env.native) {
-        env.native.notify(NOTIFICATION_TITLE, body).catch(() => undefined)
+        env.native.notify(NOTICE_TITLE, body).catch(() => undefined)
         return
       }
       if (Api?.permission === 'granted') {
         try {
-          new Api(NOTIFICATION_TITLE, { body })
+          new Api(NOTICE_TITLE, { body })
         } catch {
           // notifications only from a service worker
         }
