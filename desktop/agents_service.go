@@ -19,7 +19,7 @@ func (a *AgentsService) Listener() (api.AgentListener, error) {
 
 // AgentTokens lists the agent tokens (never their secrets).
 func (a *AgentsService) AgentTokens() ([]api.AgentToken, error) {
-	return a.svc.Agents().Tokens(a.ctx)
+	return wire(a.svc.Agents().Tokens(a.ctx))
 }
 
 // CreateAgentToken makes a token; its secret is returned this once.

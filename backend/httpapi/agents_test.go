@@ -388,3 +388,19 @@ func TestMCPSessionEndLeavesNoGoroutines(t *testing.T) {
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 	goleak.VerifyNone(t, ignore)
 }
+
+// The second wall (issue 23) stands before the agents' routes too: /mcp's
+// POST and DELETE, /api/v1/asks and the agent tokens refuse a body other
+// than JSON (415) and a request a browser marks cross-site (403), and let a
+// JSON one (what an MCP client sends) through.
+func TestAgentRoutesRefuseForgeableRequests(t *testing.T) {
+	_, s, ts := agentServer(t, nil)
+	var agents []string
+	for _, r := range stateChanging(t, s) {
+		if agentPath(r[1]) || agentTokensPath(r[1]) {
+			agents = append(agents, r[0]+" "+r[1])
+		}
+	}
+	require.Subset(t, agents, []string{"POST /mcp", "DELETE /mcp", "POST /api/v1/asks", "POST /api/v1/agent-tokens", "DELETE /api/v1/agent-tokens/x"})
+	assertForgeryWall(t, s, ts, map[string]string{"Authorization": "Bearer " + testToken})
+}

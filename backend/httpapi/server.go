@@ -173,7 +173,12 @@ func (s *Server) routes() {
 		api("POST /api/v1/agent-tokens", s.createAgentToken)
 		api("GET /api/v1/agent-tokens", s.agentTokens)
 		api("DELETE /api/v1/agent-tokens/{id}", s.revokeAgentToken)
-		s.handle(MCPPath, s.mcpHandler())
+		// The streamable HTTP transport's three methods, each its own route so
+		// that the security tests walk the state-changing ones.
+		mcp := s.mcpHandler()
+		for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+			s.handle(method+" "+MCPPath, mcp)
+		}
 	}
 	s.handle("/api/", s.protect(func(http.ResponseWriter, *http.Request) error {
 		return httpError{http.StatusNotFound, "no such endpoint"}

@@ -14,7 +14,7 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
     }
   const svc: Record<string, unknown> = {
     Health: method('Health', { status: 'ok', version: '1.0' }),
-    AgentTokens: method('AgentTokens', null),
+    AgentTokens: method('AgentTokens', []),
     CreateAgentToken: method('CreateAgentToken', { id: 't1', name: 'codex', token: 'parley_agent_x' }),
     RevokeAgentToken: method('RevokeAgentToken', undefined),
     Listener: method('Listener', { enabled: true, addr: '127.0.0.1:8765', running: true, url: 'http://127.0.0.1:8765/mcp', local_api: false }),

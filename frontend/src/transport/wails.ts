@@ -87,7 +87,7 @@ export interface WailsChatService {
   SetToolPolicy(server: string, tool: string, policy: string): Promise<MCPTool | null | void>
   ImportConfig(content: string): Promise<MCPImportResult>
   Listener(): Promise<AgentListener>
-  AgentTokens(): Promise<AgentToken[] | null>
+  AgentTokens(): Promise<AgentToken[]>
   CreateAgentToken(name: string): Promise<NewAgentToken>
   RevokeAgentToken(id: string): Promise<void>
   /** Opens an http(s)/mailto link in the system browser (Go refuses other schemes). */
@@ -389,7 +389,7 @@ export class WailsTransport implements Transport {
   }
 
   async agentTokens(): Promise<AgentToken[]> {
-    return (await this.call('AgentTokens')) ?? []
+    return this.call('AgentTokens')
   }
 
   async createAgentToken(name: string): Promise<NewAgentToken> {
