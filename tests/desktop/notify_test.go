@@ -112,7 +112,8 @@ func waitNotification(record string, timeout time.Duration) []byte {
 }
 
 // notifications are the complete notifications recorded so far, each as
-// its lines (title, body).
+// its title and body (notify-send's first two arguments; its options such
+// as -a and -u follow them).
 func notifications(record string) [][]string {
 	b, _ := os.ReadFile(record)
 	var out [][]string
@@ -120,7 +121,8 @@ func notifications(record string) [][]string {
 		if !strings.HasSuffix(e, "--\n") {
 			break // still being written
 		}
-		out = append(out, strings.Split(strings.TrimSuffix(e, "\n--\n"), "\n"))
+		args := append(strings.Split(strings.TrimSuffix(e, "\n--\n"), "\n"), "")
+		out = append(out, args[:2])
 	}
 	return out
 }
