@@ -3,13 +3,19 @@
 package main
 
 import (
+	"context"
 	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/parley-app/parley/backend/agentcli"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/core"
 	"github.com/parley-app/parley/backend/heapprof"
@@ -59,6 +65,17 @@ func main() {
 	}
 
 	switch cfg.Command {
+	case config.CommandAsk:
+		os.Exit(agentcli.RunAsk(context.Background(), cfg.Args, os.Getenv, os.Stdout, os.Stderr))
+	case config.CommandMCP:
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := agentcli.RunMCP(ctx, agentcli.MCPOptions{Args: cfg.Args, Getenv: os.Getenv, Version: version,
+			Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}, &sdk.StdioTransport{})
+		stop()
+		if err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintln(os.Stderr, "parley mcp:", err)
+			os.Exit(1)
+		}
 	case config.CommandVersion:
 		fmt.Println("parley", version)
 	case config.CommandServe:

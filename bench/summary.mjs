@@ -38,6 +38,15 @@ export const GO_FIGURES = [
   { id: 'kn.search.recall', label: 'vector search recall@10 against the brute-force scan', bench: 'BenchmarkSearch100k', unit: 'recall@10', scale: 1, shown: '' },
   { id: 'kn.index.bytes', label: 'index size per passage (text, FTS5, vectors)', bench: 'BenchmarkSearch100k', unit: 'bytes/passage', scale: 1, shown: 'B' },
   { id: 'kn.index20k.rss', label: 'peak RSS growth while indexing 20,000 files', bench: 'BenchmarkIndex20kFilesPeakRSS', unit: 'peak-growth-MB', scale: 1, shown: 'MB' },
+  // Issue #25: agents on the machine (backend/httpapi/agents_bench_test.go).
+  { id: 'go.agent.ask.ratio', label: 'agent: ask over /mcp -> card event / bare Go SDK tool call', bench: 'BenchmarkAgentAskOverMCP', unit: 'ask-ratio', scale: 1, shown: '×' },
+  { id: 'go.agent.answer.ratio', label: "agent: answer -> agent's tool result / bare Go SDK tool call", bench: 'BenchmarkAgentAskOverMCP', unit: 'answer-ratio', scale: 1, shown: '×' },
+  { id: 'go.agent.ask.p50', label: 'agent: ask over /mcp -> card event, p50', bench: 'BenchmarkAgentAskOverMCP', unit: 'ask-to-card-p50-µs', scale: 1e-3, shown: 'ms' },
+  { id: 'go.agent.answer.p50', label: "agent: answer -> agent's tool result, p50", bench: 'BenchmarkAgentAskOverMCP', unit: 'answer-to-result-p50-µs', scale: 1e-3, shown: 'ms' },
+  { id: 'go.agent.bare.p50', label: 'agent: bare Go SDK tool call (same machine), p50', bench: 'BenchmarkAgentAskOverMCP', unit: 'bare-call-p50-µs', scale: 1e-3, shown: 'ms' },
+  { id: 'go.agent.cards1k.heap', label: '1,000 agent cards pending: Go heap per card', bench: 'BenchmarkThousandAgentCardsPending', unit: 'heap-B/card', scale: 1 / 1024, shown: 'KB' },
+  { id: 'go.agent.cards1k.respond.p50', label: '1,000 agent cards pending: respond, p50', bench: 'BenchmarkThousandAgentCardsPending', unit: 'respond-p50-µs', scale: 1e-3, shown: 'ms' },
+  { id: 'go.agent.cards1k.respond.p95', label: '1,000 agent cards pending: respond, p95', bench: 'BenchmarkThousandAgentCardsPending', unit: 'respond-p95-µs', scale: 1e-3, shown: 'ms' },
 ]
 
 // The figures the issue asks for, in the order printed, with their targets
@@ -90,6 +99,15 @@ export const EXPECTED = [
   { id: 'soak.growth.pss', label: 'soak: PSS growth after warm-up', unit: '%', target: 10 },
   { id: 'startup.rss.ratio', label: 'startup RSS: Parley / Wails template window', unit: '×' },
   { id: 'startup.pss.ratio', label: 'startup PSS: Parley / Wails template window', unit: '×' },
+  // Issue #25 asks for these figures without targets.
+  { id: 'go.agent.ask.ratio', label: 'agent: ask over /mcp -> card event / bare Go SDK tool call', unit: '×' },
+  { id: 'go.agent.answer.ratio', label: "agent: answer -> agent's tool result / bare Go SDK tool call", unit: '×' },
+  { id: 'go.agent.ask.p50', label: 'agent: ask over /mcp -> card event, p50', unit: 'ms' },
+  { id: 'go.agent.answer.p50', label: "agent: answer -> agent's tool result, p50", unit: 'ms' },
+  { id: 'go.agent.bare.p50', label: 'agent: bare Go SDK tool call (same machine), p50', unit: 'ms' },
+  { id: 'go.agent.cards1k.heap', label: '1,000 agent cards pending: Go heap per card', unit: 'KB' },
+  { id: 'go.agent.cards1k.respond.p50', label: '1,000 agent cards pending: respond, p50', unit: 'ms' },
+  { id: 'go.agent.cards1k.respond.p95', label: '1,000 agent cards pending: respond, p95', unit: 'ms' },
 ]
 
 // Figures judged against a floor measured on the same machine in the same
@@ -178,7 +196,7 @@ export function verdict(f) {
 }
 
 export function summarize(figs) {
-  const lines = ['', 'Parley bench summary (issue #17 targets)', '']
+  const lines = ['', 'Parley bench summary (issue #17 targets; issue #25 figures)', '']
   const head = `${'figure'.padEnd(62)} ${'measured'.padStart(14)} ${'target'.padStart(14)}  result`
   lines.push(head, '-'.repeat(head.length))
   const row = (f) => {

@@ -9,6 +9,8 @@ BenchmarkLoopVsBareLangchaingo/ratio-2   	      50	  2300000 ns/op	   2400000 lo
 BenchmarkTenThousandPending-2      	       1	 900000000 ns/op	      1234 bytes/card	 140000000 ns-to-resolve-all
 BenchmarkAppendMessage/batch-10-2 	     10	 1000 ns/op	     9000 msgs/s
 BenchmarkAppendMessage/batch-100-2 	     10	 1000 ns/op	     25000 msgs/s
+BenchmarkAgentAskOverMCP-2             	      30	   6204819 ns/op	         2.209 answer-ratio	       992.6 answer-to-result-p50-µs	         2.927 ask-ratio	      1315 ask-to-card-p50-µs	       449.4 bare-call-p50-µs
+BenchmarkThousandAgentCardsPending-2   	      30	    727811 ns/op	      1675 heap-B/card	       164.5 respond-p50-µs	       484.7 respond-p95-µs
 PASS`
 
 test('Go benchmark lines give their metrics by unit', () => {
@@ -91,4 +93,17 @@ test('no ratio without both figures, or with a floor of zero: the ratio reads no
     JSON.stringify({ id: 'card.paint.floor.p95', label: 'floor painted', value: 0, unit: 'ms' }),
   ].join('\n'))
   assert.deepEqual(ratioFigures(zeroFloor), [])
+})
+
+test("issue #25's agent figures: ratios to the bare Go SDK call, and 1,000 pending cards", () => {
+  const figs = new Map(goFigures(goOut).map((f) => [f.id, f]))
+  assert.equal(figs.get('go.agent.ask.ratio').value, 2.927)
+  assert.equal(figs.get('go.agent.answer.ratio').value, 2.209)
+  assert.ok(Math.abs(figs.get('go.agent.bare.p50').value - 0.4494) < 1e-9, 'µs shown as ms')
+  assert.ok(Math.abs(figs.get('go.agent.cards1k.respond.p95').value - 0.4847) < 1e-9)
+  assert.equal(verdict(figs.get('go.agent.ask.ratio')), '', 'no target: shown, not judged')
+  const text = summarize(figs)
+  assert.match(text, /agent: ask over \/mcp -> card event \/ bare Go SDK tool call\s+2\.927×/)
+  assert.match(text, /1,000 agent cards pending: Go heap per card\s+1\.64 KB/)
+  assert.match(summarize(new Map()), /1,000 agent cards pending: respond, p50\s+-\s+not measured/)
 })

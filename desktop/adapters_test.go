@@ -235,6 +235,7 @@ func TestBoundMethodsReturnEmptyListsNotNull(t *testing.T) {
 	assert.Equal(t, `[]`, asJSON(b.questions.ConversationQuestions(conv.ID)))
 	assert.Equal(t, `[]`, asJSON(b.mcp.Servers()))
 	assert.Equal(t, `[]`, asJSON(b.models.ModelStats()))
+	assert.Equal(t, `[]`, asJSON(b.agents.AgentTokens()))
 	assert.Contains(t, asJSON(b.conversations.GetConversation(conv.ID)), `"messages":[]`)
 	assert.Contains(t, asJSON(b.conversations.ListConversations(10, "", "no such title")), `"items":[]`)
 	// A URL server has no args, env or tools: the service keeps those nil.

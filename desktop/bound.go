@@ -37,6 +37,7 @@ type bindings struct {
 	settings      *SettingsService
 	mcp           *MCPService
 	knowledge     *KnowledgeService
+	agents        *AgentsService
 }
 
 func newBindings(svc *service.Service) *bindings {
@@ -48,6 +49,7 @@ func newBindings(svc *service.Service) *bindings {
 		settings:      &SettingsService{b},
 		mcp:           &MCPService{b},
 		knowledge:     &KnowledgeService{b},
+		agents:        &AgentsService{binding: b},
 	}
 }
 
@@ -59,11 +61,12 @@ func (b *bindings) startup(ctx context.Context) {
 	b.settings.ctx = ctx
 	b.mcp.ctx = ctx
 	b.knowledge.ctx = ctx
+	b.agents.ctx = ctx
 }
 
 // all lists the services for Wails' Bind option.
 func (b *bindings) all() []any {
-	return []any{b.conversations, b.questions, b.models, b.settings, b.mcp, b.knowledge}
+	return []any{b.conversations, b.questions, b.models, b.settings, b.mcp, b.knowledge, b.agents}
 }
 
 // wailsEmitter sends events to the window once it exists.

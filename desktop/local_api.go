@@ -1,46 +1,100 @@
 package desktop
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"sync"
+	"sync/atomic"
+	"syscall"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/core"
 	"github.com/parley-app/parley/backend/service"
 )
 
-// localAPI runs the local HTTP API inside the desktop app while the
-// "allow local tools" setting is on (off by default), so scripts and editors
-// can read and answer cards while the window is open.
+// localAPI is the desktop app's listener: on while agents are enabled
+// (Settings → Agents, on by default: /mcp and /api/v1/asks, SPEC §10) or
+// the "allow local tools" setting is on (off by default: then the whole
+// local API answers too). While only agents are enabled every other path
+// answers 403 with the reason. A taken port never stops the app: the
+// listener stays off and Settings → Agents says why and what to do.
 type localAPI struct {
 	mu   sync.Mutex
 	cfg  config.Config
 	ui   fs.FS
 	core *core.Core
 	srv  *core.APIServer
+	addr string // where srv listens (as asked)
+	// full mirrors the "allow local tools" setting for the running server.
+	full    atomic.Bool
+	state   api.AgentListener
+	onState func(api.AgentListener)
 }
 
-// apply starts or stops the server to match the setting.
+// listenAddr is where the listener goes: --addr when given (tests give
+// each app its own), else the address saved in Settings → Agents.
+func (d *localAPI) listenAddr(s service.Settings) string {
+	if d.cfg.Set["addr"] {
+		return d.cfg.Addr
+	}
+	if s.AgentsAddr == "" {
+		return config.DefaultAddr
+	}
+	return s.AgentsAddr
+}
+
+// apply starts, restarts or stops the listener to match the settings.
 func (d *localAPI) apply(s service.Settings) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	switch {
-	case s.APIEnabled && d.srv == nil && d.core != nil:
-		srv, err := core.StartAPI(d.core, d.cfg, d.ui)
-		if err != nil {
-			slog.Error("start the local API", "err", err)
-			return
-		}
-		d.srv = srv
-		slog.Info("local API on", "url", srv.URL())
-	case !s.APIEnabled && d.srv != nil:
+	d.full.Store(s.APIEnabled)
+	want := s.AgentsEnabled || s.APIEnabled
+	addr := d.listenAddr(s)
+	if d.srv != nil && (!want || addr != d.addr) {
 		d.srv.Stop()
 		d.srv = nil
-		slog.Info("local API off")
+		slog.Info("local listener off")
+	}
+	st := api.AgentListener{Enabled: s.AgentsEnabled, Addr: addr, LocalAPI: s.APIEnabled}
+	if want && d.srv == nil && d.core != nil {
+		srv, err := core.StartAPI(d.core, addr, d.cfg, d.ui, d.full.Load)
+		if err != nil {
+			st.Error = listenError(addr, err)
+			slog.Error("start the local listener", "addr", addr, "err", err)
+		} else {
+			d.srv, d.addr = srv, addr
+			slog.Info("local listener on", "url", srv.URL(), "local_api", s.APIEnabled)
+		}
+	}
+	if d.srv != nil {
+		st.Running, st.URL = true, d.srv.URL()+"/mcp"
+	}
+	d.state = st
+	notify := d.onState
+	d.mu.Unlock()
+	if notify != nil {
+		notify(st)
 	}
 }
 
+// listenError says why the listener could not start, with the way out.
+func listenError(addr string, err error) string {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Sprintf("%s is taken: another Parley or `parley serve` may be running there. "+
+			"Close it, or choose another address (e.g. 127.0.0.1:8766) and update your agents' setup.", addr)
+	}
+	return fmt.Sprintf("Parley cannot listen on %s: %v", addr, err)
+}
+
+// status is the listener's state for Settings → Agents.
+func (d *localAPI) status() api.AgentListener {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.state
+}
+
 func (d *localAPI) close() {
-	d.apply(service.Settings{APIEnabled: false})
+	d.apply(service.Settings{})
 }

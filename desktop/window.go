@@ -60,6 +60,7 @@ func Run(opts Options) error {
 	limitWebviewHeap(goruntime.GOOS, os.Getenv, os.Setenv)
 	var windowCtx context.Context
 	bound := newBindings(c.Service)
+	bound.agents.listener = api.status
 	desktop := newDesktopService()
 	err = wails.Run(&options.App{
 		Title:            "Parley",

@@ -65,6 +65,13 @@ git diff --exit-code -- frontend/wailsjs && [ -z "$(git status --porcelain -- fr
 step "browser end-to-end tests"
 (cd frontend && node --test --test-concurrency=1 e2e/)
 
+step "the MCP server for agents against the official TypeScript SDK (tests/mcp)"
+(cd tests/mcp && PARLEY_BIN="$PWD/../../build/bin/parley" node --test agents.test.mjs)
+step "the MCP conformance suite's server scenarios against /mcp (Node 22 from tests/mcp)"
+(cd tests/mcp && PARLEY_BIN="$PWD/../../build/bin/parley" node conformance-server.mjs)
+step "the MCP conformance suite's client scenarios against Parley's MCP host (tests/mcp/conformanceclient)"
+(cd tests/mcp && node conformance-client.mjs)
+
 step "desktop smoke test under Xvfb"
 start_xvfb
 PARLEY_BIN="$PWD/build/bin/parley" go test -count=1 -tags desktop -v ./tests/desktop/

@@ -163,7 +163,10 @@ type Conversation struct {
 	Pinned   bool   `json:"pinned"`
 	// Knowledge are the ids of the collections the assistant searches in
 	// this conversation (SPEC §11), besides its profile's.
-	Knowledge []string  `json:"knowledge,omitempty"`
+	Knowledge []string `json:"knowledge,omitempty"`
+	// Agent names the agent on the machine whose cards this conversation
+	// holds (SPEC §10); empty for the user's own chats.
+	Agent     string    `json:"agent,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	// Match is set in search results: where the words were found.

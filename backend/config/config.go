@@ -8,8 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -18,6 +20,10 @@ const (
 	CommandDesktop = "desktop"
 	CommandServe   = "serve"
 	CommandVersion = "version"
+	// CommandAsk and CommandMCP are the agents' commands (SPEC §10); they
+	// parse their own arguments (Config.Args).
+	CommandAsk = "ask"
+	CommandMCP = "mcp"
 )
 
 // Defaults.
@@ -37,6 +43,8 @@ type Config struct {
 	QuestionTimeout time.Duration
 	Addr            string // serve only
 	Token           string // serve only
+	// Args are the arguments of ask and mcp, unparsed.
+	Args []string
 	// Set records which of the fields above came from a flag or the
 	// environment, so saved settings fill only the rest.
 	Set map[string]bool
@@ -54,15 +62,18 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, er
 		case CommandServe, CommandVersion:
 			cfg.Command = args[0]
 			args = args[1:]
+		case CommandAsk, CommandMCP:
+			cfg.Command, cfg.Args = args[0], args[1:]
+			return cfg, nil
 		default:
-			return cfg, fmt.Errorf("unknown command %q (want serve or version)", args[0])
+			return cfg, fmt.Errorf("unknown command %q (want serve, ask, mcp or version)", args[0])
 		}
 	}
 
 	fs := flag.NewFlagSet("parley", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.Usage = func() {
-		fmt.Fprintln(out, "usage: parley [serve|version] [flags]")
+		fmt.Fprintln(out, "usage: parley [serve|ask|mcp|version] [flags]")
 		fs.PrintDefaults()
 	}
 	dataDir := fs.String("data-dir", "", "data folder (env PARLEY_DATA_DIR; default: the OS user config dir)")
@@ -70,7 +81,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, er
 	model := fs.String("model", "", "model name (env PARLEY_MODEL)")
 	apiKey := fs.String("api-key", "", "API key (env PARLEY_API_KEY)")
 	timeout := fs.String("question-timeout", "", "how long a question waits, 0 = forever (env PARLEY_QUESTION_TIMEOUT; default 5m)")
-	addr := fs.String("addr", DefaultAddr, "serve: listen address")
+	addr := fs.String("addr", DefaultAddr, "serve: listen address; the desktop app: where it listens for agents (overrides Settings → Agents)")
 	token := fs.String("token", "", "serve: API token (default: the one stored in the data folder)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -149,6 +160,22 @@ func EnsureDataDir(dir string) error {
 	}
 	if !info.IsDir() {
 		return errors.New("data dir " + dir + " is not a folder")
+	}
+	return nil
+}
+
+// CheckLoopbackAddr accepts host:port on this computer's loopback only
+// (127.0.0.1, ::1 or localhost), port 0 (any free port) to 65535.
+func CheckLoopbackAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port (e.g. %s)", addr, DefaultAddr)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("%q is not this computer's loopback: Parley listens for this computer only; use 127.0.0.1", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%q has no valid port (0-65535)", addr)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/parley-app/parley/backend/agentcli"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/httpapi"
 )
@@ -25,27 +26,28 @@ type APIServer struct {
 	ln         net.Listener
 	endStreams context.CancelFunc
 	done       chan error
+	dataDir    string
 }
 
-// StartAPI listens on cfg.Addr (loopback only) and serves in the background.
-func StartAPI(c *Core, cfg config.Config, ui fs.FS) (*APIServer, error) {
-	host, _, err := net.SplitHostPort(cfg.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("invalid --addr %q: %w", cfg.Addr, err)
+// StartAPI listens on addr (loopback only) and serves in the background:
+// the whole API, or while full returns false only the agents' paths
+// (SPEC §10; nil = the whole API).
+func StartAPI(c *Core, addr string, cfg config.Config, ui fs.FS, full func() bool) (*APIServer, error) {
+	if err := config.CheckLoopbackAddr(addr); err != nil {
+		return nil, fmt.Errorf("refusing to listen on %s: %w", addr, err)
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, fmt.Errorf("refusing to listen on %s: Parley's API is for this computer only; use 127.0.0.1", cfg.Addr)
-	}
+	var err error
 	token := cfg.Token
 	if token == "" {
 		if token, err = httpapi.LoadOrCreateToken(cfg.DataDir); err != nil {
 			return nil, err
 		}
 	}
-	api := httpapi.New(httpapi.Options{Backend: c.Service, Broker: c.Broker, Token: token, Version: c.Version, UI: ui})
-	ln, err := net.Listen("tcp", cfg.Addr)
+	api := httpapi.New(httpapi.Options{Backend: c.Service, Broker: c.Broker, Token: token, Version: c.Version, UI: ui,
+		Agents: c.Service.Agents(), FullAPI: full})
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	// Cancelling the base context ends the SSE streams at shutdown.
 	baseCtx, endStreams := context.WithCancel(context.Background())
@@ -53,6 +55,11 @@ func StartAPI(c *Core, cfg config.Config, ui fs.FS) (*APIServer, error) {
 		srv: &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second,
 			BaseContext: func(net.Listener) context.Context { return baseCtx }}}
 	go func() { s.done <- s.srv.Serve(ln) }()
+	// `parley ask` and `parley mcp` find the running Parley here (SPEC §10).
+	s.dataDir = cfg.DataDir
+	if err := agentcli.WriteListener(cfg.DataDir, s.URL()); err != nil {
+		slog.Warn("agents' commands will not find this Parley", "err", err)
+	}
 	return s, nil
 }
 
@@ -61,6 +68,7 @@ func (s *APIServer) URL() string { return "http://" + s.ln.Addr().String() }
 
 // Stop ends the streams and shuts the server down.
 func (s *APIServer) Stop() {
+	agentcli.RemoveListener(s.dataDir, s.URL())
 	s.endStreams()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -78,7 +86,7 @@ func Serve(cfg config.Config, ui fs.FS, version string) error {
 		return err
 	}
 	defer c.Close()
-	s, err := StartAPI(c, cfg, ui)
+	s, err := StartAPI(c, cfg.Addr, cfg, ui, nil)
 	if err != nil {
 		return err
 	}

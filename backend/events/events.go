@@ -30,11 +30,14 @@ const (
 	// KnowledgeProgress reports a collection's indexing (SPEC §11); the
 	// payload is api.KnowledgeProgress.
 	KnowledgeProgress = "knowledge:progress"
+	// AgentNotice is an agent's notify_user (SPEC §10); the payload is
+	// AgentNoticePayload. The window raises a notification for it.
+	AgentNotice = "agent:notice"
 )
 
 // Names lists every event Go emits, in the order of SPEC §3 and then the
 // list's and the download's.
-var Names = []string{ConversationState, MessageDelta, MessageReasoning, MessageDone, QuestionAsk, QuestionResolved, RunError, ConversationUpdated, ConversationDeleted, ModelPull, MCPServer, KnowledgeProgress}
+var Names = []string{ConversationState, MessageDelta, MessageReasoning, MessageDone, QuestionAsk, QuestionResolved, RunError, ConversationUpdated, ConversationDeleted, ModelPull, MCPServer, KnowledgeProgress, AgentNotice}
 
 // Emitter sends one event to every client (the window, SSE subscribers).
 // Payloads are JSON-marshalable objects with "conversationId" at the top level.

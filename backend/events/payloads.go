@@ -121,3 +121,12 @@ func PullProgress(model, status string, total, completed int64) ModelPullPayload
 func PullFailed(model, message string) ModelPullPayload {
 	return ModelPullPayload{Model: model, Status: "error", Error: message}
 }
+
+// AgentNoticePayload is an agent's notice (SPEC §10): its conversation,
+// name, message and level (info, success or warning).
+type AgentNoticePayload struct {
+	ConversationID string `json:"conversationId"`
+	Agent          string `json:"agent"`
+	Message        string `json:"message"`
+	Level          string `json:"level"`
+}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -38,10 +39,16 @@ func stateChanging(t *testing.T, s *Server) [][2]string {
 // request as JSON gets past both.
 func TestEveryStateChangingEndpointRefusesForgeableRequests(t *testing.T) {
 	s, ts, _ := newTestServer(t, &fakeBackend{})
-	cookie := map[string]string{"Authorization": "", "Cookie": CookieName + "=" + testToken}
+	assertForgeryWall(t, s, ts, map[string]string{"Authorization": "", "Cookie": CookieName + "=" + testToken})
+}
+
+// assertForgeryWall checks every state-changing route of s, the requests
+// carrying the auth headers.
+func assertForgeryWall(t *testing.T, s *Server, ts *httptest.Server, auth map[string]string) {
+	t.Helper()
 	with := func(extra map[string]string) map[string]string {
 		h := map[string]string{}
-		for k, v := range cookie {
+		for k, v := range auth {
 			h[k] = v
 		}
 		for k, v := range extra {

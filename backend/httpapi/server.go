@@ -90,6 +90,15 @@ type Options struct {
 	Logger  *slog.Logger
 	// Heartbeat is the SSE keep-alive interval (default 15s).
 	Heartbeat time.Duration
+	// Agents serves the agents on the machine (SPEC §10): /mcp,
+	// /api/v1/asks and the agent tokens; nil serves none of them.
+	Agents Agents
+	// FullAPI, when set, says whether the whole API answers; while it
+	// returns false only the agents' paths (and health) do (the desktop
+	// app listens for agents with its local API off).
+	FullAPI func() bool
+	// MCPProgressEvery: progress notifications of waiting MCP calls (0 = 10 s).
+	MCPProgressEvery time.Duration
 }
 
 // Server is the HTTP handler.
@@ -175,6 +184,20 @@ func (s *Server) routes() {
 	api("GET /api/v1/debug/trace", s.getTrace)
 	api("POST /api/v1/debug/trace", s.postTrace)
 	s.handle("POST /api/v1/conversations/import", s.protectSized(MaxImportBytes, s.importConversation))
+	if s.opts.Agents != nil {
+		// SPEC §10: the agents' endpoints; scope() keeps agent tokens to them.
+		s.handle("POST /api/v1/asks", s.protectAgent(s.postAsk))
+		s.handle("GET /api/v1/asks/{id}", s.protectAgent(s.getAsk))
+		api("POST /api/v1/agent-tokens", s.createAgentToken)
+		api("GET /api/v1/agent-tokens", s.agentTokens)
+		api("DELETE /api/v1/agent-tokens/{id}", s.revokeAgentToken)
+		// The streamable HTTP transport's three methods, each its own route so
+		// that the security tests walk the state-changing ones.
+		mcp := s.mcpHandler()
+		for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+			s.handle(method+" "+MCPPath, mcp)
+		}
+	}
 	s.handle("/api/", s.protect(func(http.ResponseWriter, *http.Request) error {
 		return httpError{http.StatusNotFound, "no such endpoint"}
 	}))
@@ -198,6 +221,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if status, msg := forgeable(r); status != 0 {
 		writeError(w, status, msg)
+		return
+	}
+	if !s.scope(w, r) {
 		return
 	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")

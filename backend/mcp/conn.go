@@ -148,9 +148,13 @@ func (h *Host) connect(ctx context.Context, s *server) (_ *sdk.ClientSession, _ 
 		transport = &sdk.StreamableClientTransport{
 			Endpoint:   cfg.URL,
 			HTTPClient: &http.Client{Transport: headerTransport{headers: cfg.Headers, base: base}},
-			// Parley calls; it does not listen for server-initiated messages
-			// outside calls.
-			DisableStandaloneSSE: true,
+			// The standalone SSE stream (GET) stays on: a server may send its
+			// elicitation/create there rather than on the call's stream (the
+			// TypeScript SDK does for Server.request without a related
+			// request id, as in the conformance suite's
+			// elicitation-sep1034-client-defaults), and tools/list_changed
+			// comes that way too. A server without it answers 405, which the
+			// SDK takes as "none".
 		}
 	} else {
 		st := &stdioTransport{cfg: cfg, terminate: h.opt.Terminate, stderr: s.stderr}

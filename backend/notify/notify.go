@@ -29,18 +29,22 @@ var ErrThrottled = errors.New("notification skipped: too many in a short time")
 
 // Notifier sanitizes and rate-limits notifications.
 type Notifier struct {
-	send   Sender
-	escape bool
-	mu     sync.Mutex
-	limit  *rate.Limiter
+	send     Sender
+	escape   bool
+	interval time.Duration
+	mu       sync.Mutex
+	// limits holds one limiter per title: a burst of an agent's notices
+	// must not swallow the notification of a card that follows them. The
+	// titles are the app's own few (a card, a notice), so the map stays small.
+	limits map[string]*rate.Limiter
 }
 
-// New returns a Notifier that sends at most one notification per interval
-// (bursts of one). escapeMarkup is for notification servers that render a
-// subset of HTML in bodies (the freedesktop one, on Linux), so text from the
-// model shows as text there.
+// New returns a Notifier that sends at most one notification of a title per
+// interval (bursts of one). escapeMarkup is for notification servers that
+// render a subset of HTML in bodies (the freedesktop one, on Linux), so text
+// from the model shows as text there.
 func New(send Sender, interval time.Duration, escapeMarkup bool) *Notifier {
-	return &Notifier{send: send, escape: escapeMarkup, limit: rate.NewLimiter(rate.Every(interval), 1)}
+	return &Notifier{send: send, escape: escapeMarkup, interval: interval, limits: map[string]*rate.Limiter{}}
 }
 
 // Notify shows title and body as plain text.
@@ -54,7 +58,12 @@ func (n *Notifier) Notify(title, body string) error {
 		body = markupEscaper.Replace(body)
 	}
 	n.mu.Lock()
-	ok := n.limit.Allow()
+	limit, ok := n.limits[title]
+	if !ok {
+		limit = rate.NewLimiter(rate.Every(n.interval), 1)
+		n.limits[title] = limit
+	}
+	ok = limit.Allow()
 	n.mu.Unlock()
 	if !ok {
 		return ErrThrottled

@@ -59,6 +59,18 @@ func TestNotifyThrottlesBursts(t *testing.T) {
 	require.Len(t, *got, 1, "notifications sent in a burst")
 }
 
+// A burst of one title (an agent's notices) does not swallow another (the
+// card that follows them); each title is throttled on its own.
+func TestNotifyThrottlesEachTitleApart(t *testing.T) {
+	got, send := recorder()
+	n := New(send, time.Hour, false)
+	require.NoError(t, n.Notify("notice", "1"))
+	require.ErrorIs(t, n.Notify("notice", "2"), ErrThrottled)
+	require.NoError(t, n.Notify("card", "3"))
+	require.ErrorIs(t, n.Notify("card", "4"), ErrThrottled)
+	require.Equal(t, []sent{{"notice", "1"}, {"card", "3"}}, *got)
+}
+
 func TestNotifyReportsSendErrors(t *testing.T) {
 	boom := errors.New("no notification server")
 	err := New(func(string, string, string) error { return boom }, time.Nanosecond, false).Notify("a", "b")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"golang.org/x/time/rate"
@@ -52,16 +53,38 @@ func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
 // (sparing an afterUserTurn card), the id, the timeout, the save before the
 // question:ask event, and the superseding of older late-answerable cards.
 func (m *Manager) createCard(ctx context.Context, card *Card, rateLimited, afterUserTurn bool) (*Card, error) {
+	return m.createCardWith(ctx, card, createOptions{rateLimited: rateLimited, afterUserTurn: afterUserTurn})
+}
+
+// createOptions tune createCard: the rate limit, and for agents' cards
+// (SPEC §10) their own timeout and the pending cap of their conversation.
+type createOptions struct {
+	rateLimited, afterUserTurn bool
+	// timeout overrides the configured timeout when set (0 = wait forever).
+	timeout *time.Duration
+}
+
+func (m *Manager) createCardWith(ctx context.Context, card *Card, opt createOptions) (*Card, error) {
+	rateLimited, afterUserTurn := opt.rateLimited, opt.afterUserTurn
 	conv := card.ConversationID
+	global := card.countsGlobally()
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		return nil, ErrClosed
 	}
 	cfg := m.cfg
-	if cfg.MaxPending > 0 && m.pendingCount >= cfg.MaxPending {
+	if global && cfg.MaxPending > 0 && m.pendingCount >= cfg.MaxPending {
 		m.mu.Unlock()
 		return nil, fmt.Errorf("%w (%d): wait for the user to answer", ErrTooManyPending, cfg.MaxPending)
+	}
+	if !global && cfg.MaxPending > 0 && m.pendingInLocked(conv) >= cfg.MaxPending {
+		m.mu.Unlock()
+		return nil, fmt.Errorf("%w: this agent already has %d questions waiting for the user (the most it may have); wait for an answer", ErrTooManyPending, cfg.MaxPending)
+	}
+	timeout := cfg.Timeout
+	if opt.timeout != nil {
+		timeout = *opt.timeout
 	}
 	now := m.now()
 	var reservation *rate.Reservation
@@ -96,16 +119,16 @@ func (m *Manager) createCard(ctx context.Context, card *Card, rateLimited, after
 		card.Questions = []Question{}
 	}
 	card.FillKind()
-	if cfg.Timeout > 0 {
-		expires := now.Add(cfg.Timeout)
+	if timeout > 0 {
+		expires := now.Add(timeout)
 		card.ExpiresAt = &expires
 	}
-	m.pendingCount++ // hold the slot while saving, so concurrent Creates respect the cap
+	m.holdSlotLocked(card, +1) // hold the slot while saving, so concurrent Creates respect the cap
 	m.mu.Unlock()
 
 	if err := m.save(ctx, card); err != nil {
 		m.mu.Lock()
-		m.pendingCount--
+		m.holdSlotLocked(card, -1)
 		// A card that was never shown does not count against the rate.
 		if reservation != nil {
 			reservation.CancelAt(now)
@@ -123,13 +146,16 @@ func (m *Manager) createCard(ctx context.Context, card *Card, rateLimited, after
 	m.mu.Lock()
 	if m.closed {
 		// Saved as pending: Restore brings it back after the restart.
-		m.pendingCount--
+		m.holdSlotLocked(card, -1)
 		m.mu.Unlock()
 		return nil, ErrClosed
 	}
 	// busy until question:ask is out, so no resolution event can overtake it.
 	busy := make(chan struct{})
 	e := &entry{card: *card, done: make(chan struct{}), busy: busy}
+	if !global {
+		m.holdSlotLocked(card, -1) // the slot is now the entry's
+	}
 	m.insertLocked(e)
 	if card.ExpiresAt != nil {
 		id := card.ID

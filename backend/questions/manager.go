@@ -63,11 +63,14 @@ type Manager struct {
 	limiters     map[string]*rate.Limiter
 	sweepAt      int      // prune idle limiters when there are more than this
 	retained     []string // ids of cards that left pending, oldest first
-	pendingCount int      // pending cards, including ones being saved by Create
-	seq          uint64
-	closed       bool
-	closing      chan struct{}
-	inflight     sync.WaitGroup // timer callbacks; Close waits for them
+	pendingCount int      // pending cards, including ones being saved by Create (agents' cards aside)
+	// saving counts agents' cards being saved by Create, per conversation:
+	// with the pending ones they make the agent's count against its cap.
+	saving   map[string]int
+	seq      uint64
+	closed   bool
+	closing  chan struct{}
+	inflight sync.WaitGroup // timer callbacks; Close waits for them
 }
 
 // entry is one card and its waiting machinery.
@@ -110,6 +113,7 @@ func NewManager(cfg Config, store Store, em events.Emitter) *Manager {
 		cards:    map[string]*entry{},
 		byConv:   map[string][]*entry{},
 		limiters: map[string]*rate.Limiter{},
+		saving:   map[string]int{},
 		sweepAt:  limiterSweepMin,
 		closing:  make(chan struct{}),
 		noEvents: noEvents,
@@ -379,4 +383,30 @@ func (m *Manager) save(ctx context.Context, c *Card) error {
 		return fmt.Errorf("save question card %s (%s): %w", c.ID, c.Status, err)
 	}
 	return nil
+}
+
+// holdSlotLocked takes (+1) or gives back (-1) a card's place under the
+// pending cap that applies to it: the one across conversations, or for an
+// agent's card its conversation's while the card is being saved.
+func (m *Manager) holdSlotLocked(c *Card, delta int) {
+	if c.countsGlobally() {
+		m.pendingCount += delta
+		return
+	}
+	m.saving[c.ConversationID] += delta
+	if m.saving[c.ConversationID] <= 0 {
+		delete(m.saving, c.ConversationID)
+	}
+}
+
+// pendingInLocked counts a conversation's pending cards, with those being
+// saved.
+func (m *Manager) pendingInLocked(conversationID string) int {
+	n := m.saving[conversationID]
+	for _, e := range m.byConv[conversationID] {
+		if e.card.Status == StatusPending {
+			n++
+		}
+	}
+	return n
 }

@@ -48,7 +48,9 @@ func (m *Manager) Restore(cards []*Card) error {
 			m.retainLocked(e)
 			continue
 		}
-		m.pendingCount++
+		if c.countsGlobally() {
+			m.pendingCount++
+		}
 		switch {
 		case c.ExpiresAt == nil:
 		case !c.ExpiresAt.After(now):

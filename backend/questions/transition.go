@@ -107,7 +107,9 @@ func (m *Manager) commitLocked(e *entry, next *Card) {
 	if !wasPending || next.Status == StatusPending {
 		return
 	}
-	m.pendingCount--
+	if e.card.countsGlobally() {
+		m.pendingCount--
+	}
 	if e.timer != nil {
 		e.timer.Stop()
 		e.timer = nil

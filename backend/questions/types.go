@@ -60,6 +60,9 @@ const (
 const (
 	SourceModel = "model"
 	SourceMCP   = "mcp"
+	// SourceAgent: an agent on the machine asked through Parley's MCP
+	// server, REST or `parley ask` (SPEC §10).
+	SourceAgent = "agent"
 )
 
 // Source says who asks: the model itself, or an MCP server's tool.
@@ -68,6 +71,9 @@ type Source struct {
 	Server string `json:"server,omitempty"`
 	// Tool is the MCP tool's own name (e.g. "echo"), not the name the model sees.
 	Tool string `json:"tool,omitempty"`
+	// Agent names the agent that asked (SPEC §10): its MCP clientInfo.name,
+	// the agent field of /asks, or its token's name.
+	Agent string `json:"agent,omitempty"`
 }
 
 // ApprovalTool is the tool call an approval card asks about (SPEC §6).
@@ -123,6 +129,10 @@ type Card struct {
 	Schema  json.RawMessage `json:"schema,omitempty"`
 	URL     string          `json:"url,omitempty"`
 	Content json.RawMessage `json:"content,omitempty"`
+
+	// Context is an agent's Markdown about what it is doing and why it
+	// asks (SPEC §10), shown above the card; empty for other sources.
+	Context string `json:"context,omitempty"`
 }
 
 // Action is what the user did with a card.
@@ -221,3 +231,11 @@ func (c *Card) FillKind() {
 		c.Source = &Source{Type: SourceModel}
 	}
 }
+
+// FromAgent reports whether an agent on the machine asked (SPEC §10).
+func (c *Card) FromAgent() bool { return c.Source != nil && c.Source.Type == SourceAgent }
+
+// countsGlobally reports whether the card counts against the pending cap
+// across conversations: an agent's cards count against its own cap instead
+// (SPEC §10), so a busy agent never stops the assistant from asking.
+func (c *Card) countsGlobally() bool { return !c.FromAgent() }

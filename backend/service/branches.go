@@ -43,6 +43,9 @@ func (s *Service) Send(ctx context.Context, id string, req SendRequest) (string,
 	if err != nil {
 		return "", err
 	}
+	if err := refuseAgentConversation(c); err != nil {
+		return "", err
+	}
 	if s.rt.Active(id) {
 		return "", ErrRunActive
 	}
@@ -97,6 +100,9 @@ func (s *Service) Regenerate(ctx context.Context, id, messageID, model string) (
 	}
 	c, err := s.store.GetConversation(ctx, id)
 	if err != nil {
+		return "", err
+	}
+	if err := refuseAgentConversation(c); err != nil {
 		return "", err
 	}
 	path, err := s.store.PathTo(ctx, id, messageID)
@@ -169,6 +175,9 @@ func (s *Service) SelectBranch(ctx context.Context, id, messageID string) (*Conv
 func (s *Service) ForkQuestion(ctx context.Context, id, questionID string, req ForkRequest) (string, error) {
 	c, err := s.store.GetConversation(ctx, id)
 	if err != nil {
+		return "", err
+	}
+	if err := refuseAgentConversation(c); err != nil {
 		return "", err
 	}
 	card, err := s.store.Card(ctx, questionID)
@@ -245,4 +254,13 @@ func (s *Service) cardResult(ctx context.Context, card *questions.Card) (*chat.M
 		}
 	}
 	return nil, fmt.Errorf("card %s has no answer in the conversation to change (it was asked but never answered there): %w", card.ID, questions.ErrConflict)
+}
+
+// refuseAgentConversation: no model runs in an agent's conversation (SPEC
+// §10); the user answers its cards, the agent reads the answers.
+func refuseAgentConversation(c *chat.Conversation) error {
+	if c.Agent == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: %q is an agent's conversation: answer its cards, and the agent reads the answers", ErrAgentConversation, c.Agent)
 }

@@ -180,6 +180,9 @@ func (s *Service) Retry(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := refuseAgentConversation(c); err != nil {
+		return "", err
+	}
 	runID, err := s.rt.Start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: c.Model, Thinking: c.Thinking})
 	if errors.Is(err, agent.ErrRunActive) {
 		return "", ErrRunActive

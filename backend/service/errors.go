@@ -13,6 +13,10 @@ import (
 // ErrRunActive is returned when a message is sent while a run is active.
 var ErrRunActive = errors.New("a run is already active in this conversation")
 
+// ErrAgentConversation: the assistant does not reply in an agent's
+// conversation (SPEC §10) (HTTP 409).
+var ErrAgentConversation = errors.New("no assistant replies in an agent's conversation")
+
 // ErrTooLarge is returned for an import larger than MaxImportBytes.
 var ErrTooLarge = errors.New("too large to be a Parley conversation")
 
@@ -89,7 +93,7 @@ func KindOf(err error) Kind {
 		return KindUpstream
 	case errors.Is(err, chat.ErrNotFound), errors.Is(err, questions.ErrNotFound), errors.Is(err, mcp.ErrNotFound):
 		return KindNotFound
-	case errors.Is(err, questions.ErrConflict), errors.Is(err, ErrRunActive):
+	case errors.Is(err, questions.ErrConflict), errors.Is(err, ErrRunActive), errors.Is(err, ErrAgentConversation):
 		return KindConflict
 	default:
 		return KindInternal

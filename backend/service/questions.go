@@ -71,6 +71,11 @@ func (s *Service) PendingQuestions() []*questions.Card { return s.qm.Pending("")
 // onLateAnswer posts a late answer as a new user turn that starts a run
 // linked to the one that timed out.
 func (s *Service) onLateAnswer(c *questions.Card) {
+	if c.FromAgent() {
+		// No model runs in an agent's conversation: the answer is kept on
+		// the card, and the agent was told its question timed out.
+		return
+	}
 	ctx := context.Background()
 	conv, err := s.store.GetConversation(ctx, c.ConversationID)
 	if err != nil {

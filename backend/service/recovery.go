@@ -35,7 +35,8 @@ func (s *Service) recover(ctx context.Context) error {
 	}
 	resumed := map[string]bool{} // conversation ids
 	for _, c := range cards {
-		if c.Status != questions.StatusPending {
+		if c.Status != questions.StatusPending || c.FromAgent() {
+			// An agent's card has no run: the agent asks get_answer again.
 			continue
 		}
 		conv, err := s.store.GetConversation(ctx, c.ConversationID)

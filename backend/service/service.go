@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/parley-app/parley/backend/agent"
+	"github.com/parley-app/parley/backend/agentinbox"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/knowledge"
@@ -47,6 +48,8 @@ type Service struct {
 	log   *slog.Logger
 	// knowledge indexes and searches the collections (SPEC §11).
 	knowledge *knowledge.Manager
+	// agents files the cards and notices of agents on the machine (SPEC §10).
+	agents *agentinbox.Inbox
 
 	mu       sync.Mutex
 	settings Settings // effective: saved + overrides
@@ -80,6 +83,7 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 	qcfg := s.questionConfig()
 	qcfg.OnLateAnswer = s.onLateAnswer
 	s.qm = questions.NewManager(qcfg, s.store, s.ev)
+	s.agents = agentinbox.New(agentinbox.Options{Store: s.store, Manager: s.qm, Events: s.ev, Logger: s.log})
 	s.rt = agent.New(agent.Options{
 		History:  s.store,
 		Events:   s.ev,
@@ -127,6 +131,9 @@ func (s *Service) Close() {
 	}
 	s.mu.Unlock()
 }
+
+// Agents is the inbox of agents on the machine (SPEC §10).
+func (s *Service) Agents() *agentinbox.Inbox { return s.agents }
 
 // Manager returns the QuestionManager (for tests and wiring).
 func (s *Service) Manager() *questions.Manager { return s.qm }

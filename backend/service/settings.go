@@ -28,6 +28,10 @@ type Settings struct {
 	// EmbeddingModel makes the vectors of the knowledge collections (SPEC
 	// §11); "" = keyword search only.
 	EmbeddingModel string `json:"embedding_model"`
+	// The desktop app listens for agents on the machine (SPEC §10): on by
+	// default, at AgentsAddr (loopback only).
+	AgentsEnabled bool   `json:"agents_enabled"`
+	AgentsAddr    string `json:"agents_addr"`
 }
 
 // DefaultSettings are used until the user saves their own.
@@ -38,6 +42,8 @@ func DefaultSettings() Settings {
 		RateLimitSeconds:       5,
 		MaxPendingQuestions:    10,
 		Theme:                  "system",
+		AgentsEnabled:          true,
+		AgentsAddr:             config.DefaultAddr,
 	}
 }
 
@@ -62,6 +68,9 @@ func (s Settings) Validate() error {
 	case "light", "dark", "system":
 	default:
 		return inputErrorf(`theme must be "light", "dark" or "system"`)
+	}
+	if err := config.CheckLoopbackAddr(s.AgentsAddr); err != nil {
+		return inputErrorf("agents' address: " + err.Error())
 	}
 	return nil
 }

@@ -27,16 +27,18 @@ type cardDetails struct {
 	Schema            json.RawMessage         `json:"schema,omitempty"`
 	URL               string                  `json:"url,omitempty"`
 	Content           json.RawMessage         `json:"content,omitempty"`
+	Context           string                  `json:"context,omitempty"` // an agent's (SPEC §10)
 }
 
 func detailsOf(c *questions.Card) cardDetails {
 	return cardDetails{Tool: c.Tool, ApprovedArguments: c.ApprovedArguments, Reason: c.Reason, Always: c.Always,
-		Server: c.Server, Message: c.Message, Mode: c.Mode, Schema: c.Schema, URL: c.URL, Content: c.Content}
+		Server: c.Server, Message: c.Message, Mode: c.Mode, Schema: c.Schema, URL: c.URL, Content: c.Content, Context: c.Context}
 }
 
 func (d cardDetails) apply(c *questions.Card) {
 	c.Tool, c.ApprovedArguments, c.Reason, c.Always = d.Tool, d.ApprovedArguments, d.Reason, d.Always
 	c.Server, c.Message, c.Mode, c.Schema, c.URL, c.Content = d.Server, d.Message, d.Mode, d.Schema, d.URL, d.Content
+	c.Context = d.Context
 }
 
 // SaveCard inserts a question card or updates it (status, answers,

@@ -11,7 +11,7 @@ import (
 	"github.com/parley-app/parley/backend/chat"
 )
 
-const conversationColumns = "id, title, assistant, model, thinking, pinned, created_at, updated_at, knowledge"
+const conversationColumns = "id, title, assistant, model, thinking, pinned, created_at, updated_at, knowledge, agent"
 
 // CreateConversation stores a new, empty conversation.
 func (s *Store) CreateConversation(ctx context.Context, title, assistant string) (*chat.Conversation, error) {
@@ -103,7 +103,7 @@ func scanConversation(sc scanner) (chat.Conversation, error) {
 	var c chat.Conversation
 	var created, updated string
 	var knowledge sql.NullString
-	if err := sc.Scan(&c.ID, &c.Title, &c.Assistant, &c.Model, &c.Thinking, &c.Pinned, &created, &updated, &knowledge); err != nil {
+	if err := sc.Scan(&c.ID, &c.Title, &c.Assistant, &c.Model, &c.Thinking, &c.Pinned, &created, &updated, &knowledge, &c.Agent); err != nil {
 		return c, err
 	}
 	var err error

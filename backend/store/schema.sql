@@ -220,6 +220,23 @@ ALTER TABLE messages ADD COLUMN reasoning_ms INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE messages ADD COLUMN reasoning_source TEXT NOT NULL DEFAULT '';
 ALTER TABLE conversations ADD COLUMN thinking TEXT NOT NULL DEFAULT '';
 ALTER TABLE profiles ADD COLUMN thinking TEXT NOT NULL DEFAULT '';
+
+-- from migrations/0009_agents.sql
+-- 0009: every agent on the machine asks through Parley (SPEC §10). An
+-- agent's cards share one conversation, marked with the agent's name; agent
+-- tokens are stored as SHA-256 hashes, never in clear.
+ALTER TABLE conversations ADD COLUMN agent TEXT NOT NULL DEFAULT '';
+
+CREATE UNIQUE INDEX conversations_by_agent ON conversations (agent) WHERE agent <> '';
+
+CREATE TABLE agent_tokens (
+    id           TEXT PRIMARY KEY,
+    name         TEXT NOT NULL,
+    token_hash   TEXT NOT NULL UNIQUE,
+    created_at   TEXT NOT NULL,
+    last_used_at TEXT
+);
+
 -- from migrations/0010_knowledge.sql
 -- 0010: knowledge (SPEC §11). A collection is a named set of files and
 -- folders; its files' passages are indexed for keyword search (FTS5, BM25)

@@ -87,6 +87,13 @@ var Wire = Registry{
 		{Name: "KnowledgeResult", Go: typeOf[api.KnowledgeResult]()},
 		{Name: "KnowledgeSearchResponse", Go: typeOf[api.KnowledgeSearchResponse]()},
 		{Name: "KnowledgeProgressEvent", Go: typeOf[api.KnowledgeProgress](), Fields: map[string]string{"status": "CollectionStatus"}},
+		// Agents on the machine (SPEC §10).
+		{Name: "AgentToken", Go: typeOf[api.AgentToken]()},
+		{Name: "NewAgentToken", Go: typeOf[api.NewAgentToken]()},
+		{Name: "AgentTokenRequest", Go: typeOf[api.AgentTokenRequest]()},
+		{Name: "AgentListener", Go: typeOf[api.AgentListener]()},
+		{Name: "AskFiled", Go: typeOf[api.AskFiled]()},
+		{Name: "AskState", Go: typeOf[api.AskState]()},
 		// The page's marks of the card trace (backend/trace, the latency bench).
 		{Name: "TraceMark", Go: typeOf[trace.PageMark]()},
 		// Event payloads (SPEC §3).
@@ -98,6 +105,7 @@ var Wire = Registry{
 		{Name: "ConversationUpdatedEvent", Go: typeOf[events.ConversationUpdatedPayload]()},
 		{Name: "ConversationDeletedEvent", Go: typeOf[events.ConversationDeletedPayload]()},
 		{Name: "ModelPullEvent", Go: typeOf[events.ModelPullPayload]()},
+		{Name: "AgentNoticeEvent", Go: typeOf[events.AgentNoticePayload]()},
 	},
 	Events: []Event{
 		{Name: events.ConversationState, Payload: typeOf[agent.StateInfo]()},
@@ -112,6 +120,7 @@ var Wire = Registry{
 		{Name: events.ModelPull, Payload: typeOf[events.ModelPullPayload]()},
 		{Name: events.MCPServer, Payload: typeOf[api.MCPServer]()},
 		{Name: events.KnowledgeProgress, Payload: typeOf[api.KnowledgeProgress]()},
+		{Name: events.AgentNotice, Payload: typeOf[events.AgentNoticePayload]()},
 	},
 	Consts: []Const{
 		{Name: "ASK_TOOL", Value: questions.ToolName},
@@ -147,6 +156,8 @@ var Wire = Registry{
 		{"defaultTopK", api.DefaultTopK},
 		{"maxTopK", api.MaxTopK},
 		{"maxCollectionName", api.MaxCollectionName},
+		{"maxAgentContextChars", api.MaxAgentContextChars},
+		{"maxAgentNameChars", api.MaxAgentNameChars},
 	},
 }
 

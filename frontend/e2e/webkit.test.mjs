@@ -1,6 +1,7 @@
 // The core question flow in WebKit, the engine of the Linux app: the real
 // `parley serve` with the demo model, its UI in MiniBrowser driven by
-// WebKitWebDriver (W3C WebDriver over HTTP) on a private Xvfb display.
+// WebKitWebDriver (W3C WebDriver over HTTP) on a private Xvfb display; and
+// one card of an agent on the machine (SPEC §10), answered under Agents.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { enableDemo, token } from './serve.mjs'
@@ -76,6 +77,42 @@ test('WebKit: send a message, a card appears, answer it, and the reply uses the 
     assert.deepEqual(cards[0].answers, { [TONE]: 'Formal', [INCLUDE]: 'Summary, Next steps' })
     const conv = (await server.api('GET', `/api/v1/conversations/${convs[0].id}`)).body
     assert.equal(conv.state, 'idle', transcript(conv))
+    assert.deepEqual(await session.execute('return window.__errors'), [])
+  } finally {
+    await server.stop()
+  }
+})
+
+test("WebKit: an agent's card (POST /api/v1/asks) is answered under Agents, and the agent gets the §1 result", async () => {
+  const server = await startTempServe()
+  try {
+    await enableDemo(server)
+    const agentToken = (await server.api('POST', '/api/v1/agent-tokens', { name: 'nightly-job' })).body.token
+    const asAgent = async (method, path, body) => {
+      const res = await fetch(server.url + path, { method, headers: { Authorization: `Bearer ${agentToken}`, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) })
+      return { status: res.status, body: await res.json() }
+    }
+    await session.navigate(`${server.url}/login?token=${token}`)
+    await session.waitFor('[data-testid=chat-shell]')
+    await session.execute(`window.__errors = []; window.addEventListener('error', (e) => window.__errors.push(String(e.message)));`)
+
+    const QUESTION = 'Rotate the backup keys tonight?'
+    const filed = await asAgent('POST', '/api/v1/asks', { questions: [{ question: QUESTION, options: ['Rotate', 'Wait'] }], context: 'The keys are **90 days** old.' })
+    assert.equal(filed.status, 201, JSON.stringify(filed.body))
+    await session.waitFor('[data-testid=agents-list] [data-testid=conversation-item]')
+    await session.clickCss('[data-testid=agents-list] [data-testid=conversation-open]')
+    const card = await session.waitFor(`[data-testid=question-card][data-question-id="${filed.body.question_id}"]`)
+    await waitUntil(async () => (await session.text(card)).includes(QUESTION), { what: "the agent's question" })
+    assert.equal(await session.execute('return [...document.querySelectorAll("[data-testid=assistant-message] strong")].map((e) => e.innerText).join()'), '90 days')
+    assert.equal(await session.execute('return document.querySelector("[data-testid=composer]") === null'), true, "no composer in an agent's conversation")
+    await saveArtifact('e2e-webkit-agent-card.png', await session.screenshot())
+
+    const waiting = asAgent('GET', `/api/v1/asks/${filed.body.question_id}?wait=30`)
+    await session.clickCss('[data-testid=question-card] input[data-option][value="Rotate"]')
+    await session.clickCss('[data-testid=question-card] [data-testid=primary]') // Submit
+    const got = await waiting
+    assert.deepEqual(got.body, { question_id: filed.body.question_id, status: 'answered', result: `{"answers":{"${QUESTION}":"Rotate"}}` })
+    await waitUntil(() => session.execute('const c = document.querySelector("[data-testid=question-card]"); return c && c.dataset.status === "answered"'), { what: 'the card shown as answered' })
     assert.deepEqual(await session.execute('return window.__errors'), [])
   } finally {
     await server.stop()

@@ -9,6 +9,10 @@
 import type { AnswerInput, EventPayloads, Message as WireMessage, RunState } from './api/wire.gen'
 
 export type {
+  AgentListener,
+  AgentNoticeEvent,
+  AgentToken,
+  NewAgentToken,
   AnswerInput,
   AppInfo,
   ApprovalTool,

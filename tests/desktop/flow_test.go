@@ -130,7 +130,7 @@ func launchApp(t *testing.T, bin, baseURL, logName string, env ...string) (stop 
 	// No question timeout: a card's countdown ("3:25 left") ticks every
 	// second, and on a busy machine two captures of the window are more than
 	// a second apart, so the window would never be at rest.
-	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", baseURL, "--model", "scripted", "--question-timeout", "0")
+	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--base-url", baseURL, "--model", "scripted", "--question-timeout", "0")
 	// No blinking caret: the tests wait for the window to be at rest.
 	cmd.Env = append(append(os.Environ(), "XDG_CONFIG_HOME="+noBlinkConfig(t)), env...)
 	_, stop = startLogged(t, cmd, logName)

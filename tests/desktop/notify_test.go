@@ -43,14 +43,8 @@ func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 		}
 	}()
 
-	tools := t.TempDir()
-	record := filepath.Join(tools, "notifications.txt")
-	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '" + record + "'; done\nprintf -- '--\\n' >> '" + record + "'\n"
-	require.NoError(t, os.WriteFile(filepath.Join(tools, "notify-send"), []byte(script), 0o755))
-
-	defer launchApp(t, bin, srv.URL(), "desktop-notify.log",
-		"PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(tools, "no-bus"))()
+	record, env := notificationEnv(t)
+	defer launchApp(t, bin, srv.URL(), "desktop-notify.log", env...)()
 
 	win, x, y, w, h := startWindow(t, "desktop-notify-0-start.png")
 	click(t, x+w*3/5, y+h-65)
@@ -65,13 +59,7 @@ func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 	close(background)
 	released = true
 
-	var got []byte
-	for deadline := time.Now().Add(restDeadline); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		got, _ = os.ReadFile(record)
-		if len(got) > 0 {
-			break
-		}
-	}
+	got := waitNotification(record, restDeadline)
 	// The window asks for attention (the X urgency hint) until the user
 	// comes back to it.
 	waitUrgency(t, win, true)
@@ -85,10 +73,83 @@ func TestDesktopNotifiesWhenUnfocused(t *testing.T) {
 		require.FailNow(t, "no native notification was sent for the card",
 			"notify-send got %q; window title %q; app log in desktop-notify.log", got, strings.TrimSpace(string(name)))
 	}
-	require.Equal(t, "Parley has a question", lines[0], "notification title")
+	require.Equal(t, cardTitle, lines[0], "notification title")
 	require.Equal(t, "Which &lt;b&gt;city&lt;/b&gt; &amp; when?", lines[1], "notification body")
 	require.Equal(t, 1, strings.Count(string(got), "--\n"), "notifications for one card:\n%s", got)
 	waitUrgency(t, win, false)
+}
+
+// recordNotifications makes the app's native notifications land in a file,
+// whose path it returns: with no session D-Bus, beeep falls back to
+// notify-send, and a script of that name first on PATH appends each
+// argument as a line, then "--".
+func recordNotifications(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
+	record, env := notificationEnv(t)
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, env...)
+	return record
+}
+
+// notificationEnv is the environment that makes the app's native
+// notifications land in a file (see recordNotifications), and that file.
+func notificationEnv(t *testing.T) (record string, env []string) {
+	t.Helper()
+	tools := t.TempDir()
+	record = filepath.Join(tools, "notifications.txt")
+	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '" + record + "'; done\nprintf -- '--\\n' >> '" + record + "'\n"
+	require.NoError(t, os.WriteFile(filepath.Join(tools, "notify-send"), []byte(script), 0o755))
+	return record, []string{"PATH=" + tools + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"DBUS_SESSION_BUS_ADDRESS=unix:path=" + filepath.Join(tools, "no-bus")}
+}
+
+// Titles of the app's notifications: a card, and an agent's notice.
+const (
+	cardTitle   = "Parley has a question"
+	noticeTitle = "Parley: a message from an agent"
+)
+
+// waitNotification waits up to timeout for the first complete recorded
+// notification and returns what the file holds then (empty when none came).
+func waitNotification(record string, timeout time.Duration) []byte {
+	var got []byte
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if got, _ = os.ReadFile(record); strings.Contains(string(got), "--\n") {
+			break
+		}
+	}
+	return got
+}
+
+// notifications are the complete notifications recorded so far, each as
+// its title and body (notify-send's first two arguments; its options such
+// as -a and -u follow them).
+func notifications(record string) [][]string {
+	b, _ := os.ReadFile(record)
+	var out [][]string
+	for _, e := range strings.SplitAfter(string(b), "--\n") {
+		if !strings.HasSuffix(e, "--\n") {
+			break // still being written
+		}
+		args := append(strings.Split(strings.TrimSuffix(e, "\n--\n"), "\n"), "")
+		out = append(out, args[:2])
+	}
+	return out
+}
+
+// waitTitled waits up to timeout for a recorded notification with the
+// title and returns its lines (nil when none came).
+func waitTitled(record, title string, timeout time.Duration) []string {
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		for _, n := range notifications(record) {
+			if n[0] == title {
+				return n
+			}
+		}
+	}
+	return nil
 }
 
 // waitUrgency waits until the window's WM_HINTS urgency flag is want.

@@ -83,7 +83,7 @@ func TestDesktopWindowStartsShowsUIAndQuitsCleanly(t *testing.T) {
 	require.NoError(t, err)
 	defer logFile.Close()
 
-	cmd := exec.Command(bin, "--data-dir", dataDir, "--base-url", "http://127.0.0.1:9/v1")
+	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--base-url", "http://127.0.0.1:9/v1")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	require.NoError(t, cmd.Start())
 	exited := make(chan error, 1)

@@ -47,7 +47,7 @@ func TestSoak(t *testing.T) {
 	defer srv.Close()
 
 	logPath := filepath.Join(artifactsDir(t), "soak.log")
-	cmd := exec.Command(bin, "--data-dir", t.TempDir(), "--base-url", srv.URL+"/v1", "--model", "scripted")
+	cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--base-url", srv.URL+"/v1", "--model", "scripted")
 	if dir := os.Getenv("BENCH_SOAK_HEAP_DIR"); dir != "" {
 		cmd.Env = append(os.Environ(), "PARLEY_HEAP_PROFILE_DIR="+dir)
 	}

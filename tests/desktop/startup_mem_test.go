@@ -37,7 +37,7 @@ func TestStartupMemoryVsTemplate(t *testing.T) {
 	var parley, template, templateGPU []treeMem
 	for i := 0; i < runs; i++ {
 		parley = append(parley, startupSample(t, "Parley", fmt.Sprintf("startup-parley-%d", i),
-			bin, "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--model", "scripted"))
+			bin, "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--base-url", srv.URL(), "--model", "scripted"))
 		template = append(template, startupSample(t, "tmpl", fmt.Sprintf("startup-template-%d", i), tmpl))
 		templateGPU = append(templateGPU, startupSample(t, "tmpl", fmt.Sprintf("startup-template-linux-options-%d", i), tmplGPU))
 	}

@@ -59,6 +59,7 @@ export interface CardSource {
   type: string
   server?: string
   tool?: string
+  agent?: string
 }
 
 export interface ApprovalTool {
@@ -93,6 +94,7 @@ export interface Card {
   schema?: unknown
   url?: string
   content?: unknown
+  context?: string
 }
 
 export interface AnswerInput {
@@ -179,6 +181,7 @@ export interface Conversation {
   thinking?: string
   pinned: boolean
   knowledge?: string[]
+  agent?: string
   created_at: string
   updated_at: string
   match?: SearchMatch
@@ -192,6 +195,7 @@ export interface ConversationDetail {
   thinking?: string
   pinned: boolean
   knowledge?: string[]
+  agent?: string
   created_at: string
   updated_at: string
   match?: SearchMatch
@@ -299,6 +303,8 @@ export interface Settings {
   api_enabled: boolean
   onboarded: boolean
   embedding_model: string
+  agents_enabled: boolean
+  agents_addr: string
 }
 
 export interface Health {
@@ -402,6 +408,44 @@ export interface KnowledgeProgressEvent {
   status: CollectionStatus
 }
 
+export interface AgentToken {
+  id: string
+  name: string
+  created_at: string
+  last_used_at: string | null
+}
+
+export interface NewAgentToken {
+  id: string
+  name: string
+  token: string
+}
+
+export interface AgentTokenRequest {
+  name: string
+}
+
+export interface AgentListener {
+  enabled: boolean
+  addr: string
+  running: boolean
+  url?: string
+  error?: string
+  local_api: boolean
+}
+
+export interface AskFiled {
+  question_id: string
+  conversationId: string
+  status: string
+}
+
+export interface AskState {
+  question_id: string
+  status: string
+  result?: string
+}
+
 export interface TraceMark {
   key: string
   hop: string
@@ -466,6 +510,13 @@ export interface ModelPullEvent {
   total?: number
 }
 
+export interface AgentNoticeEvent {
+  conversationId: string
+  agent: string
+  message: string
+  level: string
+}
+
 /** Every event Go emits (Wails events and SSE), with its payload. */
 export interface EventPayloads {
   'conversation:state': ConversationStateEvent
@@ -480,11 +531,12 @@ export interface EventPayloads {
   'model:pull': ModelPullEvent
   'mcp:server': MCPServer
   'knowledge:progress': KnowledgeProgressEvent
+  'agent:notice': AgentNoticeEvent
 }
 
 export type ServerEventName = keyof EventPayloads
 
-export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server', 'knowledge:progress']
+export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server', 'knowledge:progress', 'agent:notice']
 
 export const ASK_TOOL = 'ask_user_question'
 
@@ -519,4 +571,6 @@ export const LIMITS = {
   defaultTopK: 8,
   maxTopK: 50,
   maxCollectionName: 80,
+  maxAgentContextChars: 20000,
+  maxAgentNameChars: 64,
 } as const

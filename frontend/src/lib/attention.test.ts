@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { BODY_MAX, createAttention, nativeNotifier, NOTIFICATION_TITLE, notificationBody, type Attention } from './attention'
+import { BODY_MAX, createAttention, nativeNotifier, NOTICE_TITLE, NOTIFICATION_TITLE, notificationBody, type Attention } from './attention'
 import { fakePage, makeCard, q, type FakePage } from '../test-utils'
 import type { Card } from '../types'
 
@@ -300,6 +300,15 @@ describe('attention: native notifications in the desktop app', () => {
     s.page.window.userFocus()
     expect(s.urgency).toEqual([true, false])
     expect(s.page.document.title).not.toMatch(/^\(\d+\) /)
+  })
+
+  it("an agent's notice notifies only while unfocused, titled as a message, naming the agent", () => {
+    const s = nativeSetup()
+    s.attention.noticeArrived('ci-bot', 'Tests pass')
+    expect(s.sent).toEqual([]) // focused: the user sees it in the chat
+    s.page.document.blur()
+    s.attention.noticeArrived('ci-bot', 'Tests   pass\non main')
+    expect(s.sent).toEqual([[NOTICE_TITLE, 'ci-bot: Tests pass on main']])
   })
 
   it('a failing native notification changes nothing else', async () => {

@@ -9,6 +9,8 @@ import type { Card } from '../types'
 import { cardSummary } from './cards'
 
 export const NOTIFICATION_TITLE = 'Parley has a question'
+/** The title of an agent's notice (SPEC §10): it asks nothing. */
+export const NOTICE_TITLE = 'Parley: a message from an agent'
 /** Longest notification body; longer questions are cut with an ellipsis. */
 export const BODY_MAX = 200
 const PREFIX = /^\(\d+\) /
@@ -95,6 +97,8 @@ export interface AttentionOptions {
 export interface Attention {
   /** A card arrived (question:ask). Notifies once per card, only while unfocused. */
   cardArrived(card: Card): void
+  /** An agent's notice (SPEC §10): notifies while unfocused, as a card does. */
+  noticeArrived(agent: string, message: string): void
   /** A card was answered or closed: its notification goes away. */
   cardResolved(card: Card): void
   /** Redraws the title (the number of pending cards changed). */
@@ -116,7 +120,8 @@ function defaultEnv(): AttentionEnv {
 
 /** What the card asks (the first question) as a short plain-text notification body. */
 export function notificationBody(card: Card): string {
-  const text = cardSummary(card).replace(/\s+/g, ' ').trim()
+  const agent = card.source?.type === 'agent' && card.source.agent ? `${card.source.agent}: ` : ''
+  const text = (agent + cardSummary(card)).replace(/\s+/g, ' ').trim()
   if (!text) return 'The assistant is waiting for your answer.'
   return text.length > BODY_MAX ? text.slice(0, BODY_MAX - 1).trimEnd() + '…' : text
 }
@@ -260,6 +265,22 @@ export function createAttention(opts: AttentionOptions): Attention {
         void askPermission().then((p) => {
           if (p === 'granted' && !focused) show(card)
         })
+      }
+    },
+
+    noticeArrived(agent: string, message: string): void {
+      if (disposed || isFocused()) return
+      const body = `${agent}: ${message}`.replace(/\s+/g, ' ').trim().slice(0, BODY_MAX)
+      if (env.native) {
+        env.native.notify(NOTICE_TITLE, body).catch(() => undefined)
+        return
+      }
+      if (Api?.permission === 'granted') {
+        try {
+          new Api(NOTICE_TITLE, { body })
+        } catch {
+          // notifications only from a service worker
+        }
       }
     },
 

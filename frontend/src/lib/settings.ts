@@ -17,6 +17,8 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   api_enabled: false,
   onboarded: false,
   embedding_model: '',
+  agents_enabled: true,
+  agents_addr: '127.0.0.1:8765',
 })
 
 export type PresetId = 'ollama' | 'llamacpp' | 'lmstudio' | 'custom'
@@ -70,6 +72,8 @@ export function normalizeSettings(raw: Partial<Settings> | null | undefined): Se
     api_enabled: r.api_enabled === true,
     onboarded: r.onboarded === true,
     embedding_model: typeof r.embedding_model === 'string' ? r.embedding_model : d.embedding_model,
+    agents_enabled: r.agents_enabled !== false,
+    agents_addr: typeof r.agents_addr === 'string' && r.agents_addr ? r.agents_addr : d.agents_addr,
   }
 }
 

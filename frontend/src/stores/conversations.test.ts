@@ -108,6 +108,22 @@ describe('conversations store', () => {
     expect(store.byId('elsewhere')!.title).toBe('Started in the browser')
   })
 
+  it("lists agents' conversations under Agents, also one it first hears of through a card", async () => {
+    seedMany(2)
+    env.fake.addConversation({ id: 'agent-a', title: 'claude-code', agent: 'claude-code' })
+    const store = useConversationsStore()
+    await store.load()
+    connectEvents()
+    expect(store.agents.map((c) => c.id)).toEqual(['agent-a'])
+    expect([...store.pinned, ...store.recent].map((c) => c.id)).not.toContain('agent-a')
+
+    env.fake.addConversation({ id: 'agent-b', title: 'deploy-bot', agent: 'deploy-bot' })
+    env.fake.emit('conversation:updated', { conversationId: 'agent-b', title: 'deploy-bot' })
+    await settle()
+    expect(store.agents.map((c) => c.agent).sort()).toEqual(['claude-code', 'deploy-bot'])
+    expect([...store.pinned, ...store.recent].map((c) => c.id)).not.toContain('agent-b')
+  })
+
   it('creates new conversations with the chosen assistant profile', async () => {
     const store = useConversationsStore()
     await store.create()

@@ -60,6 +60,7 @@ function summaryOf(c: Conversation): Conversation {
   if (c.model) out.model = c.model
   if (c.thinking) out.thinking = c.thinking
   if (c.match) out.match = c.match
+  if (c.agent) out.agent = c.agent // listed under Agents (SPEC §10)
   return out
 }
 
@@ -85,10 +86,14 @@ export const useConversationsStore = defineStore('conversations', {
 
   getters: {
     pinned(state): Conversation[] {
-      return state.items.filter((c) => c.pinned).sort(newer)
+      return state.items.filter((c) => c.pinned && !c.agent).sort(newer)
     },
     recent(state): Conversation[] {
-      return state.items.filter((c) => !c.pinned).sort(newer)
+      return state.items.filter((c) => !c.pinned && !c.agent).sort(newer)
+    },
+    /** Agents' conversations (SPEC §10): one per agent, listed under Agents. */
+    agents(state): Conversation[] {
+      return state.items.filter((c) => !!c.agent).sort(newer)
     },
     current(state): Conversation | null {
       if (!state.currentId) return null

@@ -80,6 +80,10 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
     t.on('model:pull', (p) => settings.onPull(p)),
     t.on('mcp:server', (p) => useMcpStore().onServerEvent(p)),
     t.on('knowledge:progress', (p) => void useKnowledgeStore().onProgress(p)),
+    t.on('agent:notice', (p) => {
+      if (p?.conversationId) void conversations.ensureKnown(p.conversationId)
+      if (p?.message) attention.noticeArrived(p.agent, p.message)
+    }),
     t.on('transport:connection', (p) => {
       app.connected = p.connected
       if (p.reconnected) void resync()

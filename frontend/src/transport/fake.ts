@@ -15,6 +15,9 @@ import type {
   ExportResult,
   Health,
   ListConversationsParams,
+  AgentListener,
+  AgentToken,
+  NewAgentToken,
   MCPImportResult,
   MCPPolicy,
   MCPServer,
@@ -145,6 +148,7 @@ export class FakeTransport implements Transport {
     const c: Conversation = { id: d.id, title: d.title, assistant: d.assistant, pinned: d.pinned, created_at: d.created_at, updated_at: d.updated_at }
     if (d.model) c.model = d.model
     if (d.thinking) c.thinking = d.thinking
+    if (d.agent) c.agent = d.agent
     return c
   }
 
@@ -165,6 +169,7 @@ export class FakeTransport implements Transport {
       pending_question: partial.pending_question ?? null,
       ...(partial.model ? { model: partial.model } : {}),
       ...(partial.thinking ? { thinking: partial.thinking } : {}),
+      ...(partial.agent ? { agent: partial.agent } : {}),
     }
     this.conversations.set(d.id, d)
     return d
@@ -633,6 +638,33 @@ export class FakeTransport implements Transport {
     for (const m of msgs) this.addMessage(d.id, { ...m, id: fakeId('msg'), role: m.role as Role, content: m.content ?? '', created_at: m.created_at || now })
     this.emit('conversation:updated', { conversationId: d.id, title: d.title })
     return clone(this.summary(d))
+  }
+
+  /** Agent tokens made in this fake (SPEC §10). */
+  agentTokenList: AgentToken[] = []
+  listener: AgentListener = { enabled: true, addr: '127.0.0.1:8765', running: true, url: 'http://127.0.0.1:8765/mcp', local_api: false }
+
+  async agentListener(): Promise<AgentListener> {
+    await this.enter('agentListener', [])
+    return clone(this.listener)
+  }
+
+  async agentTokens(): Promise<AgentToken[]> {
+    await this.enter('agentTokens', [])
+    return clone(this.agentTokenList)
+  }
+
+  async createAgentToken(name: string): Promise<NewAgentToken> {
+    await this.enter('createAgentToken', [name])
+    if (!name.trim()) throw new TransportError('invalid agent name: must be 1-64 characters (got 0)', 422)
+    const id = fakeId('tok')
+    this.agentTokenList.push({ id, name: name.trim(), created_at: new Date().toISOString(), last_used_at: null })
+    return { id, name: name.trim(), token: 'parley_agent_' + id }
+  }
+
+  async revokeAgentToken(id: string): Promise<void> {
+    await this.enter('revokeAgentToken', [id])
+    this.agentTokenList = this.agentTokenList.filter((t) => t.id !== id)
   }
 
   async mcpServers(): Promise<MCPServer[]> {

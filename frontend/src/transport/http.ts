@@ -15,6 +15,9 @@ import {
   type EventName,
   type Health,
   type ListConversationsParams,
+  type AgentListener,
+  type AgentToken,
+  type NewAgentToken,
   type MCPImportResult,
   type MCPPolicy,
   type MCPServer,
@@ -315,6 +318,27 @@ export class HttpTransport implements Transport {
   async importConversation(json?: string): Promise<Conversation | null> {
     if (json === undefined) throw new TransportError('Choose a file to import', 400)
     return this.request<Conversation>('POST', '/conversations/import', json, true)
+  }
+
+  // ---- Agents on the machine (SPEC §10) ----------------------------------------
+
+  /** In a browser the page is served by the listener agents use (`parley serve`). */
+  async agentListener(): Promise<AgentListener> {
+    const origin = typeof location === 'undefined' ? '' : location.origin
+    return { enabled: true, addr: origin.replace(/^https?:\/\//, ''), running: true, url: origin + '/mcp', local_api: true }
+  }
+
+  async agentTokens(): Promise<AgentToken[]> {
+    const res = await this.request<AgentToken[] | null>('GET', '/agent-tokens')
+    return Array.isArray(res) ? res : []
+  }
+
+  async createAgentToken(name: string): Promise<NewAgentToken> {
+    return this.request<NewAgentToken>('POST', '/agent-tokens', { name })
+  }
+
+  async revokeAgentToken(id: string): Promise<void> {
+    await this.request('DELETE', `/agent-tokens/${encodeURIComponent(id)}`)
   }
 
   // ---- MCP servers (SPEC §6) ------------------------------------------------------

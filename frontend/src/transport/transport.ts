@@ -14,6 +14,9 @@ import type {
   EventName,
   Health,
   ListConversationsParams,
+  AgentListener,
+  AgentToken,
+  NewAgentToken,
   MCPImportResult,
   MCPPolicy,
   MCPServer,
@@ -164,6 +167,12 @@ export interface Transport {
   readonly choosePaths: ((kind: 'folder' | 'files') => Promise<string[]>) | null
   /** Opens a cited file with its application (the desktop app); false where the build cannot. */
   openSource(path: string): Promise<boolean>
+  /** Agents on the machine (SPEC §10): where Parley listens for them, and their tokens. */
+  agentListener(): Promise<AgentListener>
+  agentTokens(): Promise<AgentToken[]>
+  /** Makes a token; the secret is in the answer this once. */
+  createAgentToken(name: string): Promise<NewAgentToken>
+  revokeAgentToken(id: string): Promise<void>
 
   /** Subscribes to a SPEC §3 event (or the local `transport:connection`). */
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe

@@ -14,6 +14,10 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
     }
   const svc: Record<string, unknown> = {
     Health: method('Health', { status: 'ok', version: '1.0' }),
+    AgentTokens: method('AgentTokens', []),
+    CreateAgentToken: method('CreateAgentToken', { id: 't1', name: 'codex', token: 'parley_agent_x' }),
+    RevokeAgentToken: method('RevokeAgentToken', undefined),
+    Listener: method('Listener', { enabled: true, addr: '127.0.0.1:8765', running: true, url: 'http://127.0.0.1:8765/mcp', local_api: false }),
     ListConversations: method('ListConversations', { items: [{ id: 'a', title: 'A' }], next_cursor: 'n2' }),
     CreateConversation: method('CreateConversation', { id: 'new', title: '' }),
     GetConversation: method('GetConversation', { id: 'a', title: 'A', state: 'idle', messages: [], pending_question: null }),
@@ -81,6 +85,7 @@ const GO_SERVICES: Record<string, string[]> = {
   ModelService: ['ListModels', 'CheckModelServer', 'PullModel', 'ModelStats', 'ResetModelStats'],
   SettingsService: ['GetSettings', 'SaveSettings', 'Profiles', 'SaveProfile', 'DeleteProfile', 'AvailableTools', 'ExportSettings', 'SaveSettingsExport'],
   MCPService: ['Servers', 'PutServer', 'DeleteServer', 'SetToolPolicy', 'ImportConfig'],
+  AgentsService: ['Listener', 'AgentTokens', 'CreateAgentToken', 'RevokeAgentToken'],
   DesktopService: ['OpenURL'],
   DebugService: ['ReportTrace'],
   KnowledgeService: ['ListCollections', 'GetCollection', 'CreateCollection', 'UpdateCollection', 'ReindexCollection', 'CancelCollection',
@@ -241,6 +246,17 @@ describe('WailsTransport', () => {
   it('maps every method to the Go service that binds it', () => {
     const want = Object.fromEntries(Object.entries(GO_SERVICES).flatMap(([s, ms]) => ms.map((m) => [m, s])))
     expect(WAILS_SERVICE).toEqual(want)
+  })
+
+  it('manages agent tokens through the bound AgentsService', async () => {
+    const { win, calls } = fakeWindow()
+    const t = new WailsTransport(win)
+    expect(await t.agentTokens()).toEqual([])
+    expect(await t.createAgentToken('codex')).toEqual({ id: 't1', name: 'codex', token: 'parley_agent_x' })
+    await t.revokeAgentToken('t1')
+    expect((await t.agentListener()).running).toBe(true)
+    expect(calls.map((c) => c[0])).toEqual(['AgentTokens', 'CreateAgentToken', 'RevokeAgentToken', 'Listener'])
+    expect(calls[1]![1]).toEqual(['codex'])
   })
 
   it('rejects clearly when the backend method is missing', async () => {

@@ -19,6 +19,9 @@ import type {
   ExportResult,
   Health,
   ListConversationsParams,
+  AgentListener,
+  AgentToken,
+  NewAgentToken,
   MCPImportResult,
   MCPPolicy,
   MCPServer,
@@ -100,6 +103,10 @@ export interface WailsChatService {
   DeleteServer(name: string): Promise<void>
   SetToolPolicy(server: string, tool: string, policy: string): Promise<MCPTool | null | void>
   ImportConfig(content: string): Promise<MCPImportResult>
+  Listener(): Promise<AgentListener>
+  AgentTokens(): Promise<AgentToken[]>
+  CreateAgentToken(name: string): Promise<NewAgentToken>
+  RevokeAgentToken(id: string): Promise<void>
   /** Opens an http(s)/mailto link in the system browser (Go refuses other schemes). */
   OpenURL(url: string): Promise<void>
   ListCollections(): Promise<Collection[]>
@@ -127,6 +134,7 @@ export type WailsServiceName =
   | 'ModelService'
   | 'SettingsService'
   | 'MCPService'
+  | 'AgentsService'
   | 'DesktopService'
   | 'DebugService'
   | 'KnowledgeService'
@@ -174,6 +182,10 @@ export const WAILS_SERVICE = {
   DeleteServer: 'MCPService',
   SetToolPolicy: 'MCPService',
   ImportConfig: 'MCPService',
+  Listener: 'AgentsService',
+  AgentTokens: 'AgentsService',
+  CreateAgentToken: 'AgentsService',
+  RevokeAgentToken: 'AgentsService',
   OpenURL: 'DesktopService',
   ListCollections: 'KnowledgeService',
   GetCollection: 'KnowledgeService',
@@ -426,6 +438,22 @@ export class WailsTransport implements Transport {
   async importMCPConfig(content: string): Promise<MCPImportResult> {
     return normalizeImportResult(await this.call('ImportConfig', content))
   }
+  async agentListener(): Promise<AgentListener> {
+    return this.call('Listener')
+  }
+
+  async agentTokens(): Promise<AgentToken[]> {
+    return this.call('AgentTokens')
+  }
+
+  async createAgentToken(name: string): Promise<NewAgentToken> {
+    return this.call('CreateAgentToken', name)
+  }
+
+  async revokeAgentToken(id: string): Promise<void> {
+    await this.call('RevokeAgentToken', id)
+  }
+
 
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe {
     const rt = this.win.runtime

@@ -10,6 +10,7 @@ import type * as QuestionService from '../../wailsjs/go/desktop/QuestionService'
 import type * as ModelService from '../../wailsjs/go/desktop/ModelService'
 import type * as SettingsService from '../../wailsjs/go/desktop/SettingsService'
 import type * as MCPService from '../../wailsjs/go/desktop/MCPService'
+import type * as AgentsService from '../../wailsjs/go/desktop/AgentsService'
 import type * as DesktopService from '../../wailsjs/go/desktop/DesktopService'
 import type * as DebugService from '../../wailsjs/go/desktop/DebugService'
 import type { WAILS_SERVICE, WailsApp, WailsChatService, WailsServiceName } from './wails'
@@ -44,5 +45,6 @@ export const questionServiceMatches: Check<typeof QuestionService, Used<'Questio
 export const modelServiceMatches: Check<typeof ModelService, Used<'ModelService'>> = true
 export const settingsServiceMatches: Check<typeof SettingsService, Used<'SettingsService'>> = true
 export const mcpServiceMatches: Check<typeof MCPService, Used<'MCPService'>> = true
+export const agentsServiceMatches: Check<typeof AgentsService, Used<'AgentsService'>> = true
 export const desktopServiceMatches: CheckUsed<typeof DesktopService, Used<'DesktopService'>> = true
 export const debugServiceMatches: Check<typeof DebugService, Used<'DebugService'>> = true

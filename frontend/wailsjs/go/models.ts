@@ -29,6 +29,66 @@ export namespace agent {
 
 export namespace api {
 	
+	export class AgentListener {
+	    enabled: boolean;
+	    addr: string;
+	    running: boolean;
+	    url?: string;
+	    error?: string;
+	    local_api: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentListener(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.addr = source["addr"];
+	        this.running = source["running"];
+	        this.url = source["url"];
+	        this.error = source["error"];
+	        this.local_api = source["local_api"];
+	    }
+	}
+	export class AgentToken {
+	    id: string;
+	    name: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    last_used_at?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentToken(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.last_used_at = this.convertValues(source["last_used_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class AppInfo {
 	    version: string;
 	    dataDir: string;
@@ -310,6 +370,23 @@ export namespace api {
 	        this.enabled = source["enabled"];
 	    }
 	}
+	
+	export class NewAgentToken {
+	    id: string;
+	    name: string;
+	    token: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new NewAgentToken(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.token = source["token"];
+	    }
+	}
 
 }
 
@@ -355,6 +432,7 @@ export namespace chat {
 	    thinking?: string;
 	    pinned: boolean;
 	    knowledge?: string[];
+	    agent?: string;
 	    // Go type: time
 	    created_at: any;
 	    // Go type: time
@@ -374,6 +452,7 @@ export namespace chat {
 	        this.thinking = source["thinking"];
 	        this.pinned = source["pinned"];
 	        this.knowledge = source["knowledge"];
+	        this.agent = source["agent"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.match = this.convertValues(source["match"], SearchMatch);
@@ -574,6 +653,7 @@ export namespace questions {
 	    type: string;
 	    server?: string;
 	    tool?: string;
+	    agent?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Source(source);
@@ -584,6 +664,7 @@ export namespace questions {
 	        this.type = source["type"];
 	        this.server = source["server"];
 	        this.tool = source["tool"];
+	        this.agent = source["agent"];
 	    }
 	}
 	export class Option {
@@ -667,6 +748,7 @@ export namespace questions {
 	    schema?: number[];
 	    url?: string;
 	    content?: number[];
+	    context?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Card(source);
@@ -697,6 +779,7 @@ export namespace questions {
 	        this.schema = source["schema"];
 	        this.url = source["url"];
 	        this.content = source["content"];
+	        this.context = source["context"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -776,6 +859,7 @@ export namespace service {
 	    thinking?: string;
 	    pinned: boolean;
 	    knowledge?: string[];
+	    agent?: string;
 	    // Go type: time
 	    created_at: any;
 	    // Go type: time
@@ -799,6 +883,7 @@ export namespace service {
 	        this.thinking = source["thinking"];
 	        this.pinned = source["pinned"];
 	        this.knowledge = source["knowledge"];
+	        this.agent = source["agent"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.match = this.convertValues(source["match"], chat.SearchMatch);
@@ -1000,6 +1085,8 @@ export namespace service {
 	    api_enabled: boolean;
 	    onboarded: boolean;
 	    embedding_model: string;
+	    agents_enabled: boolean;
+	    agents_addr: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -1018,6 +1105,8 @@ export namespace service {
 	        this.api_enabled = source["api_enabled"];
 	        this.onboarded = source["onboarded"];
 	        this.embedding_model = source["embedding_model"];
+	        this.agents_enabled = source["agents_enabled"];
+	        this.agents_addr = source["agents_addr"];
 	    }
 	}
 	export class SettingsExport {

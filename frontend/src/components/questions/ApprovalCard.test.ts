@@ -48,6 +48,18 @@ const click = async (w: VueWrapper, id: string) => {
 const sent = () => env.fake.callsOf('respond').map((c) => c[1])
 
 describe('ApprovalCard', () => {
+  it("an agent's permission request names the agent, offers no \"Approve always\" and says who reads the reason", async () => {
+    const w = await show(approvalCard({
+      source: { type: 'agent', agent: 'claude-code' },
+      tool: { server: '', name: 'Bash', description: '', arguments: { command: 'rm -rf build' }, input_schema: { type: 'object' } },
+    }))
+    expect(card(w).find('h2').text()).toBe('Allow claude-code to run Bash?')
+    expect(w.find('[data-testid="approval-who"]').text()).toBe('claude-code wants to run Bash')
+    expect(w.find('[data-testid="approve-always"]').exists()).toBe(false)
+    await click(w, 'approval-reject')
+    expect(w.find('.reject-label').text()).toContain('the agent sees it')
+  })
+
   it('names the server, the tool and its description, and shows the arguments as pretty JSON (text only)', async () => {
     const w = await show(approvalCard())
     expect(card(w).find('h2').text()).toBe('Allow everything to run echo?')

@@ -44,12 +44,15 @@ describe('SettingsPanel while the backend is slow', () => {
     env.fake.listProfiles = () => never()
     env.fake.availableTools = () => never()
     env.fake.mcpServers = () => never()
+    env.fake.agentListener = () => never()
+    env.fake.agentTokens = () => never()
     const v = await open()
 
     expect(v.find('[role="dialog"]').exists()).toBe(true)
     // In the order of the section list: server, models, assistants, tools, knowledge, agents, appearance, data.
     expect(legends(v)).toEqual(['Model server', 'Modes', 'Model', 'How well each model asks', 'Assistant profiles', 'Questions', 'Tools', 'Knowledge', 'Agents', 'Theme', 'About'])
     expect(v.find('[data-testid="mcp-section"]').text()).toContain('Loading MCP servers…')
+    expect(v.find('[data-testid="agents-loading"]').text()).toBe('Loading agent tokens…')
     expect(v.find('[data-testid="settings-loading"]').text()).toBe('Loading your saved settings…')
     expect(v.find('[data-testid="server-status"]').text()).toBe('Checking the model server…')
     expect(v.find('[data-testid="models-loading"]').text()).toBe("Loading the server's models…")

@@ -78,6 +78,8 @@ describe('SettingsPanel', () => {
     const [sent] = env.fake.callsOf('saveSettings')[0] as [Record<string, unknown>]
     expect(Object.keys(sent).sort()).toEqual(
       [
+        'agents_addr',
+        'agents_enabled',
         'api_enabled',
         'api_key',
         'base_url',

@@ -1,0 +1,279 @@
+// Package agentinbox is Parley as the inbox of every agent on the machine
+// (SPEC §10): an agent's questions and permission requests become cards of
+// its own conversation through the QuestionManager (ids, timeouts,
+// exactly-once, validation, rate limit, pending cap, restart survival), its
+// notices become lines of that conversation, and agent tokens are made,
+// checked and revoked here. The MCP server, the REST endpoints and
+// `parley ask` are adapters on top of it.
+package agentinbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/questions"
+)
+
+// Tool names an agent's card is filed under in its conversation (the
+// message that carries its context makes the call).
+const (
+	AskTool        = questions.ToolName
+	PermissionTool = "request_permission"
+)
+
+// Notice levels of notify_user.
+const (
+	LevelInfo    = "info"
+	LevelSuccess = "success"
+	LevelWarning = "warning"
+)
+
+// Errors of the inbox. A refusal (rate limit, pending cap) is *RefusedError;
+// bad input is *InputError.
+var (
+	// ErrUnknownCard: no such card, or a card of another agent.
+	ErrUnknownCard = errors.New("unknown question_id (or a card of another agent)")
+)
+
+// InputError is input to fix; its text says which field and why.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+func inputErr(format string, args ...any) error {
+	return &InputError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// RefusedError is a card refused by the agent's rate limit or pending cap:
+// the text says why and what to do (a tool error over MCP, 429 over REST).
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string { return "refused: " + e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// Store is what the inbox keeps in the database.
+type Store interface {
+	AgentConversation(ctx context.Context, agent string) (*chat.Conversation, bool, error)
+	AppendMessage(ctx context.Context, m *chat.Message) error
+	Card(ctx context.Context, id string) (*questions.Card, error)
+	TokenStore
+}
+
+// Options wire an Inbox.
+type Options struct {
+	Store   Store
+	Manager *questions.Manager
+	Events  events.Emitter
+	Logger  *slog.Logger
+}
+
+// Inbox files agents' cards and notices. It is safe for concurrent use.
+type Inbox struct {
+	store Store
+	qm    *questions.Manager
+	ev    events.Emitter
+	log   *slog.Logger
+	*tokens
+
+	mu sync.Mutex
+	// lastCard is each agent's newest card: once it is answered, the next
+	// card is spared by the rate limit (an answer frees its place).
+	lastCard map[string]string
+}
+
+// New returns an inbox.
+func New(opt Options) *Inbox {
+	if opt.Events == nil {
+		opt.Events = events.Discard
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	log := opt.Logger.With("component", "agents")
+	return &Inbox{store: opt.Store, qm: opt.Manager, ev: opt.Events, log: log,
+		tokens: newTokens(opt.Store, log), lastCard: map[string]string{}}
+}
+
+// AskRequest is one question card from an agent: input is the §1 tool
+// input (the whole object: extra fields are ignored).
+type AskRequest struct {
+	Agent   string
+	Input   json.RawMessage
+	Context string
+	// Timeout overrides the question timeout setting (0 = never).
+	Timeout *time.Duration
+}
+
+// PermissionRequest is Claude Code's --permission-prompt-tool call.
+type PermissionRequest struct {
+	Agent     string
+	ToolName  string
+	Input     json.RawMessage
+	ToolUseID string
+	Context   string
+	Timeout   *time.Duration
+}
+
+// Ask files an agent's questions as a pending card of its conversation.
+func (in *Inbox) Ask(ctx context.Context, req AskRequest) (*questions.Card, error) {
+	qs, err := questions.ParseInput(req.Input)
+	if err != nil {
+		return nil, err
+	}
+	args, err := json.Marshal(map[string]any{"questions": qs})
+	if err != nil {
+		return nil, fmt.Errorf("encode questions: %w", err)
+	}
+	return in.file(ctx, req.Agent, req.Context, AskTool, string(args), questions.AgentAsk{Questions: qs, Timeout: req.Timeout})
+}
+
+// RequestPermission files an approval card of the agent's tool call: its
+// input shown and editable.
+func (in *Inbox) RequestPermission(ctx context.Context, req PermissionRequest) (*questions.Card, error) {
+	name := strings.TrimSpace(req.ToolName)
+	if name == "" || utf8.RuneCountInString(name) > 200 {
+		return nil, inputErr("invalid input: tool_name must be 1-200 characters")
+	}
+	input := req.Input
+	if len(input) == 0 || string(input) == "null" {
+		input = json.RawMessage(`{}`)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(input, &obj); err != nil || obj == nil {
+		return nil, inputErr("invalid input: input must be a JSON object (the tool call's input)")
+	}
+	args, err := json.Marshal(map[string]any{"tool_name": name, "input": input, "tool_use_id": req.ToolUseID})
+	if err != nil {
+		return nil, fmt.Errorf("encode permission request: %w", err)
+	}
+	desc := ""
+	if req.ToolUseID != "" {
+		desc = "tool use " + req.ToolUseID
+	}
+	tool := &questions.ApprovalTool{Name: name, Description: desc, Arguments: input}
+	return in.file(ctx, req.Agent, req.Context, PermissionTool, string(args), questions.AgentAsk{Tool: tool, Timeout: req.Timeout})
+}
+
+// file checks the agent and context, makes the card in the agent's
+// conversation, then the message that carries its context (so the chat
+// shows the context above the card).
+func (in *Inbox) file(ctx context.Context, agent, contextText, tool, args string, ask questions.AgentAsk) (*questions.Card, error) {
+	agent, err := CleanAgentName(agent)
+	if err != nil {
+		return nil, err
+	}
+	if n := utf8.RuneCountInString(contextText); n > api.MaxAgentContextChars {
+		return nil, inputErr("invalid input: context must be at most %d characters (got %d)", api.MaxAgentContextChars, n)
+	}
+	if ask.Timeout != nil && *ask.Timeout < 0 {
+		return nil, inputErr("invalid input: timeout_seconds must be 0 (never) or more")
+	}
+	conv, created, err := in.store.AgentConversation(ctx, agent)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		title := conv.Title
+		in.ev.Emit(events.ConversationUpdated, events.ConversationUpdatedPayload{ConversationID: conv.ID, Title: &title})
+	}
+	ask.ConversationID, ask.Agent, ask.Context = conv.ID, agent, contextText
+	ask.ToolCallID = "agent_" + uuid.NewString()
+	ask.Spare = in.lastAnswered(agent)
+	card, err := in.qm.CreateForAgent(ctx, ask)
+	var rl *questions.RateLimitError
+	switch {
+	case errors.As(err, &rl), errors.Is(err, questions.ErrTooManyPending):
+		in.log.Info("agent card refused", "agent", agent, "err", err)
+		return nil, &RefusedError{Err: err}
+	case err != nil:
+		return nil, err
+	}
+	in.mu.Lock()
+	in.lastCard[agent] = card.ID
+	in.mu.Unlock()
+	msg := &chat.Message{ConversationID: conv.ID, Role: chat.RoleAssistant, Content: contextText,
+		ToolCalls: []chat.ToolCall{{ID: card.ToolCallID, Name: tool, Arguments: args}}}
+	if err := in.store.AppendMessage(ctx, msg); err != nil {
+		// The card stands (it is saved and shown); only its context line is missing.
+		in.log.Error("save the context of an agent's card", "agent", agent, "question_id", card.ID, "err", err)
+		return card, nil
+	}
+	in.ev.Emit(events.MessageDone, events.MessageDonePayload{ConversationID: conv.ID, Message: *msg})
+	return card, nil
+}
+
+// lastAnswered reports whether the agent's newest card left pending.
+func (in *Inbox) lastAnswered(agent string) bool {
+	in.mu.Lock()
+	id, ok := in.lastCard[agent]
+	in.mu.Unlock()
+	if !ok {
+		return false
+	}
+	c, ok := in.qm.Get(id)
+	return ok && c.Status != questions.StatusPending
+}
+
+// Notify adds an agent's notice to its conversation and announces it (the
+// window shows a notification when in the background). It returns at once.
+func (in *Inbox) Notify(ctx context.Context, agent, message, level string) error {
+	agent, err := CleanAgentName(agent)
+	if err != nil {
+		return err
+	}
+	message = strings.TrimSpace(message)
+	if n := utf8.RuneCountInString(message); n == 0 || n > api.MaxNoticeChars {
+		return inputErr("invalid input: message must be 1-%d characters (got %d)", api.MaxNoticeChars, n)
+	}
+	switch level {
+	case "":
+		level = LevelInfo
+	case LevelInfo, LevelSuccess, LevelWarning:
+	default:
+		return inputErr(`invalid input: level must be "info", "success" or "warning" (got %q)`, level)
+	}
+	conv, created, err := in.store.AgentConversation(ctx, agent)
+	if err != nil {
+		return err
+	}
+	if created {
+		title := conv.Title
+		in.ev.Emit(events.ConversationUpdated, events.ConversationUpdatedPayload{ConversationID: conv.ID, Title: &title})
+	}
+	msg := &chat.Message{ConversationID: conv.ID, Role: chat.RoleAssistant, Content: noticeMarks[level] + " " + message}
+	if err := in.store.AppendMessage(ctx, msg); err != nil {
+		return fmt.Errorf("save notice of agent %q: %w", agent, err)
+	}
+	in.ev.Emit(events.MessageDone, events.MessageDonePayload{ConversationID: conv.ID, Message: *msg})
+	in.ev.Emit(events.AgentNotice, events.AgentNoticePayload{ConversationID: conv.ID, Agent: agent, Message: message, Level: level})
+	return nil
+}
+
+// noticeMarks open a notice line by its level.
+var noticeMarks = map[string]string{LevelInfo: "ℹ️", LevelSuccess: "✅", LevelWarning: "⚠️"}
+
+// CleanAgentName trims an agent's name and checks it: 1..64 characters,
+// no control characters.
+func CleanAgentName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if n := utf8.RuneCountInString(name); n == 0 || n > api.MaxAgentNameChars {
+		return "", inputErr("invalid agent name: must be 1-%d characters (got %d)", api.MaxAgentNameChars, n)
+	}
+	if strings.ContainsFunc(name, unicode.IsControl) {
+		return "", inputErr("invalid agent name: control characters are not allowed")
+	}
+	return name, nil
+}

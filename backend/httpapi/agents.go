@@ -1,0 +1,235 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	mcpauth "github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/parley-app/parley/backend/agentinbox"
+	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/mcpserver"
+	"github.com/parley-app/parley/backend/questions"
+)
+
+// Agents is the inbox of agents on the machine (SPEC §10): agentinbox.Inbox.
+type Agents interface {
+	mcpserver.Agents
+	CreateToken(ctx context.Context, name string) (api.NewAgentToken, error)
+	Tokens(ctx context.Context) ([]api.AgentToken, error)
+	RevokeToken(ctx context.Context, id string) error
+	VerifyToken(ctx context.Context, secret string) (api.AgentToken, bool)
+}
+
+// MCPPath is the MCP server's endpoint (streamable HTTP).
+const MCPPath = "/mcp"
+
+// agentPath reports whether an agent token may reach the path: only /mcp
+// and /api/v1/asks… (SPEC §10).
+func agentPath(p string) bool {
+	return p == MCPPath || p == "/api/v1/asks" || strings.HasPrefix(p, "/api/v1/asks/")
+}
+
+// agentTokensPath reports whether the path manages agent tokens (with the
+// API token only: an agent token is refused there by scope).
+func agentTokensPath(p string) bool {
+	return p == "/api/v1/agent-tokens" || strings.HasPrefix(p, "/api/v1/agent-tokens/")
+}
+
+// bearer is the request's bearer token, if any.
+func bearer(r *http.Request) string {
+	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
+		return strings.TrimSpace(strings.TrimPrefix(h, "Bearer "))
+	}
+	return ""
+}
+
+type agentTokenKey struct{}
+
+// agentTokenOf is the agent token a request was let in with (nil for the
+// API token).
+func agentTokenOf(r *http.Request) *api.AgentToken {
+	t, _ := r.Context().Value(agentTokenKey{}).(*api.AgentToken)
+	return t
+}
+
+// scope refuses what an agent token may not reach, and every path but the
+// agents' (their tokens and health included) while the rest of the local
+// API is off: `parley mcp` makes its agent token with the API token on the
+// desktop app's agents-only listener. It runs before routing, so no path of
+// the API escapes it.
+func (s *Server) scope(w http.ResponseWriter, r *http.Request) bool {
+	p := r.URL.Path
+	if strings.HasPrefix(bearer(r), agentinbox.TokenPrefix) && !agentPath(p) {
+		writeError(w, http.StatusForbidden, "an agent token reaches only /mcp and /api/v1/asks")
+		return false
+	}
+	if s.opts.FullAPI != nil && !s.opts.FullAPI() && !agentPath(p) && !agentTokensPath(p) && p != "/api/v1/health" {
+		writeError(w, http.StatusForbidden, "the local API is off: this listener answers agents only (/mcp, /api/v1/asks and /api/v1/agent-tokens); "+
+			`turn on "Allow local tools to answer questions through the HTTP API" in Parley's settings for the rest`)
+		return false
+	}
+	return true
+}
+
+// protectAgent lets in the API token or an agent token (its routes are
+// agent paths only, see scope).
+func (s *Server) protectAgent(h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	full := s.protect(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if tok, ok := s.verifyAgent(r.Context(), bearer(r)); ok {
+			r = r.WithContext(context.WithValue(r.Context(), agentTokenKey{}, &tok))
+			r.Header.Set("Authorization", "Bearer "+s.auth.token) // the API token's checks pass it on
+			r.Header.Del("Cookie")
+		}
+		full.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) verifyAgent(ctx context.Context, secret string) (api.AgentToken, bool) {
+	if s.opts.Agents == nil || secret == "" {
+		return api.AgentToken{}, false
+	}
+	return s.opts.Agents.VerifyToken(ctx, secret)
+}
+
+// mcpHandler is the MCP server at /mcp behind the bearer token (an agent
+// token, or the API token), with the body limit. Host and Origin were
+// checked by ServeHTTP: the Go SDK has no cross-origin protection of its own.
+func (s *Server) mcpHandler() http.Handler {
+	srv := mcpserver.NewServer(s.opts.Agents, mcpserver.Options{Version: s.opts.Version, Logger: s.log, ProgressEvery: s.opts.MCPProgressEvery})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
+		Logger:              s.log,
+		SessionTimeout:      30 * time.Minute,
+		MaxRequestBodyBytes: MaxBodyBytes,
+	})
+	verify := func(ctx context.Context, token string, _ *http.Request) (*mcpauth.TokenInfo, error) {
+		if s.auth.tokenOK(token) {
+			return &mcpauth.TokenInfo{UserID: "parley-api", Extra: map[string]any{}}, nil
+		}
+		if tok, ok := s.verifyAgent(ctx, token); ok {
+			return &mcpauth.TokenInfo{UserID: "agent-token:" + tok.ID, Extra: map[string]any{mcpserver.TokenNameKey: tok.Name}}, nil
+		}
+		return nil, mcpauth.ErrInvalidToken
+	}
+	return mcpauth.RequireBearerToken(verify, &mcpauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+}
+
+// askBody is POST /api/v1/asks: the §1 input with the agent's extras.
+type askBody struct {
+	Context        string `json:"context"`
+	Agent          string `json:"agent"`
+	TimeoutSeconds *int   `json:"timeout_seconds"`
+}
+
+// DefaultRESTAgent names the asker of a REST card sent with the API token
+// and no "agent" field.
+const DefaultRESTAgent = "script"
+
+func (s *Server) postAsk(w http.ResponseWriter, r *http.Request) error {
+	var raw json.RawMessage
+	if err := decode(r, &raw); err != nil {
+		return err
+	}
+	var body askBody
+	if err := json.Unmarshal(raw, &body); err != nil {
+		return httpError{http.StatusUnprocessableEntity, "invalid input: " + err.Error()}
+	}
+	agent := body.Agent
+	if agent == "" {
+		agent = DefaultRESTAgent
+		if tok := agentTokenOf(r); tok != nil {
+			agent = tok.Name
+		}
+	}
+	var timeout *time.Duration
+	if body.TimeoutSeconds != nil {
+		if *body.TimeoutSeconds < 0 {
+			return httpError{http.StatusUnprocessableEntity, "invalid input: timeout_seconds must be 0 (never) or more"}
+		}
+		d := time.Duration(*body.TimeoutSeconds) * time.Second
+		timeout = &d
+	}
+	card, err := s.opts.Agents.Ask(r.Context(), agentinbox.AskRequest{Agent: agent, Input: raw, Context: body.Context, Timeout: timeout})
+	if err != nil {
+		return agentError(err)
+	}
+	writeJSON(w, http.StatusCreated, api.AskFiled{QuestionID: card.ID, ConversationID: card.ConversationID, Status: string(card.Status)})
+	return nil
+}
+
+func (s *Server) getAsk(w http.ResponseWriter, r *http.Request) error {
+	wait := 0
+	if v := r.URL.Query().Get("wait"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > api.MaxAgentWaitSeconds {
+			return httpError{http.StatusBadRequest, "wait must be 0-600 seconds"}
+		}
+		wait = n
+	}
+	ans, err := s.opts.Agents.Answer(r.Context(), "", r.PathValue("id"), time.Duration(wait)*time.Second)
+	if err != nil {
+		return agentError(err)
+	}
+	st := api.AskState{QuestionID: ans.QuestionID, Status: string(ans.Status)}
+	if !ans.Pending {
+		st.Result = ans.Result
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
+// agentError maps the inbox's errors: 422 invalid input, 429 refused
+// (rate limit or pending cap, with the reason), 404 unknown card.
+func agentError(err error) error {
+	var in *questions.InputError
+	var ie *agentinbox.InputError
+	var refused *agentinbox.RefusedError
+	switch {
+	case errors.As(err, &in), errors.As(err, &ie):
+		return httpError{http.StatusUnprocessableEntity, err.Error()}
+	case errors.As(err, &refused):
+		return httpError{http.StatusTooManyRequests, err.Error()}
+	case errors.Is(err, agentinbox.ErrUnknownCard):
+		return httpError{http.StatusNotFound, err.Error()}
+	case errors.Is(err, agentinbox.ErrTokenNotFound):
+		return httpError{http.StatusNotFound, err.Error()}
+	}
+	return err
+}
+
+func (s *Server) createAgentToken(w http.ResponseWriter, r *http.Request) error {
+	var req api.AgentTokenRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	tok, err := s.opts.Agents.CreateToken(r.Context(), req.Name)
+	if err != nil {
+		return agentError(err)
+	}
+	writeJSON(w, http.StatusCreated, tok)
+	return nil
+}
+
+func (s *Server) agentTokens(w http.ResponseWriter, r *http.Request) error {
+	toks, err := s.opts.Agents.Tokens(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toks)
+	return nil
+}
+
+func (s *Server) revokeAgentToken(w http.ResponseWriter, r *http.Request) error {
+	if err := s.opts.Agents.RevokeToken(r.Context(), r.PathValue("id")); err != nil {
+		return agentError(err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
