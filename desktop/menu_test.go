@@ -13,7 +13,7 @@ import (
 // item sends its action to the window.
 func TestAppMenuSendsShortcutActions(t *testing.T) {
 	var got []any
-	m := appMenu(func(event string, data ...any) {
+	m := appMenu("en", func(event string, data ...any) {
 		assert.Equal(t, menuShortcutEvent, event)
 		got = append(got, data...)
 	})

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	goruntime "runtime"
+	"sync"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -23,6 +24,8 @@ import (
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/core"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/i18n"
+	"github.com/parley-app/parley/backend/service"
 )
 
 // GeneratingBindings is true in the binary `wails build` compiles (with the
@@ -45,7 +48,26 @@ func Run(opts Options) error {
 	cfg := opts.Config
 	emitter := &wailsEmitter{}
 	api := &localAPI{cfg: cfg, ui: opts.UI}
-	c, err := core.Open(core.Options{Config: cfg, Version: opts.Version, OnSettings: api.apply, Emitters: []events.Emitter{emitter}})
+	var windowCtx context.Context
+	emitMenu := func(event string, data ...any) {
+		if windowCtx != nil {
+			runtime.EventsEmit(windowCtx, event, data...)
+		}
+	}
+	var menuMu sync.Mutex
+	menuLang := i18n.Current()
+	onSettings := func(s service.Settings) {
+		api.apply(s)
+		// The menu follows the interface's language (the service set it).
+		menuMu.Lock()
+		defer menuMu.Unlock()
+		if lang := i18n.Current(); lang != menuLang && windowCtx != nil {
+			menuLang = lang
+			runtime.MenuSetApplicationMenu(windowCtx, appMenu(lang, emitMenu))
+			runtime.MenuUpdateApplicationMenu(windowCtx)
+		}
+	}
+	c, err := core.Open(core.Options{Config: cfg, Version: opts.Version, OnSettings: onSettings, Emitters: []events.Emitter{emitter}})
 	if err != nil {
 		return err
 	}
@@ -58,7 +80,9 @@ func Run(opts Options) error {
 	win := loadWindowState(c)
 
 	limitWebviewHeap(goruntime.GOOS, os.Getenv, os.Setenv)
-	var windowCtx context.Context
+	menuMu.Lock()
+	menuLang = i18n.Current() // the saved language, now that the service has read it
+	menuMu.Unlock()
 	bound := newBindings(c.Service)
 	bound.agents.listener = api.status
 	desktop := newDesktopService()
@@ -70,11 +94,7 @@ func Run(opts Options) error {
 		MinHeight:        480,
 		AssetServer:      &assetserver.Options{Assets: opts.UI},
 		BackgroundColour: &options.RGBA{R: 255, G: 255, B: 255, A: 255},
-		Menu: appMenu(func(event string, data ...any) {
-			if windowCtx != nil {
-				runtime.EventsEmit(windowCtx, event, data...)
-			}
-		}),
+		Menu:             appMenu(menuLang, emitMenu),
 		OnStartup: func(ctx context.Context) {
 			windowCtx = ctx
 			bound.startup(ctx)

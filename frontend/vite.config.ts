@@ -31,5 +31,6 @@ export default defineConfig({
     // the default 5 s. Tests wait for conditions, never for time.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    setupFiles: ['src/test-setup.ts'],
   },
 })

@@ -16,6 +16,7 @@ import (
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/textcalls"
@@ -458,7 +459,7 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 	loop.begin(req.UserText)
 	for step := 0; ; step++ {
 		if step >= r.opt.MaxSteps {
-			finish(chat.RunFailed, fmt.Sprintf("The assistant stopped after %d model calls without finishing. Send a message to let it continue, or rephrase the request.", r.opt.MaxSteps))
+			finish(chat.RunFailed, i18n.T("agent.maxSteps", r.opt.MaxSteps))
 			return
 		}
 		held := len(loop.heldStats)

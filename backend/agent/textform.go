@@ -3,12 +3,12 @@ package agent
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/google/uuid"
 
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/textcalls"
 	"github.com/parley-app/parley/backend/trace"
@@ -297,6 +297,5 @@ func (l *runLoop) tooManyInvalid() error {
 	if l.text.invalid < MaxInvalidCalls {
 		return nil
 	}
-	return &llm.Error{Kind: "invalid_calls", Message: fmt.Sprintf(
-		"The model made %d invalid tool calls in this reply, so Parley stopped it. Try again, or choose a model that follows tool instructions better (Settings → Models shows how well each model asks).", l.text.invalid)}
+	return &llm.Error{Kind: "invalid_calls", Message: i18n.T("agent.invalidCalls", l.text.invalid)}
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"slices"
+
+	"github.com/parley-app/parley/backend/i18n"
 )
 
 // ServerModels is what a model server offers.
@@ -96,7 +98,7 @@ func openAIModels(ctx context.Context, client *http.Client, baseURL, apiKey stri
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
 	if err != nil {
-		return nil, &Error{Kind: KindStream, Message: fmt.Sprintf("The model server at %s stopped while listing its models.", baseURL), Err: err}
+		return nil, &Error{Kind: KindStream, Message: i18n.T("llm.listStopped", baseURL), Err: err}
 	}
 	if res.StatusCode != http.StatusOK {
 		msg := serverMessage(body)
@@ -106,11 +108,11 @@ func openAIModels(ctx context.Context, client *http.Client, baseURL, apiKey stri
 		}
 		switch res.StatusCode {
 		case http.StatusUnauthorized, http.StatusForbidden:
-			return nil, &Error{Kind: KindHTTP, Message: fmt.Sprintf("The model server at %s refused to list its models (%s). Check the API key in Settings.", baseURL, detail)}
+			return nil, &Error{Kind: KindHTTP, Message: i18n.T("llm.listRefused", baseURL, detail)}
 		case http.StatusNotFound:
-			return nil, &Error{Kind: KindHTTP, Message: fmt.Sprintf("The server at %s lists no models (GET /models: %s). Check the server URL in Settings: OpenAI-compatible servers usually end in /v1.", baseURL, detail)}
+			return nil, &Error{Kind: KindHTTP, Message: i18n.T("llm.listNotFound", baseURL, detail)}
 		}
-		return nil, &Error{Kind: KindHTTP, Message: fmt.Sprintf("The model server at %s could not list its models (%s).", baseURL, detail)}
+		return nil, &Error{Kind: KindHTTP, Message: i18n.T("llm.listFailed", baseURL, detail)}
 	}
 	var list struct {
 		Data *[]struct {
@@ -124,8 +126,7 @@ func openAIModels(ctx context.Context, client *http.Client, baseURL, apiKey stri
 		} `json:"models"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil || list.Data == nil {
-		return nil, &Error{Kind: KindHTTP, Err: err, Message: fmt.Sprintf(
-			"The server at %s does not look like an OpenAI-compatible model server (GET /models gave no model list). Check the server URL in Settings.", baseURL)}
+		return nil, &Error{Kind: KindHTTP, Err: err, Message: i18n.T("llm.notOpenAI", baseURL)}
 	}
 	// No vision unless the listing says so.
 	sees := func(caps []string) bool {

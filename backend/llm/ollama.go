@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/parley-app/parley/backend/i18n"
 )
 
 // Ollama talks to Ollama's native API (model management), at the root of
@@ -108,7 +110,7 @@ func (o *Ollama) getJSON(ctx context.Context, method, path string, body, dst any
 	}
 	defer res.Body.Close()
 	if err := json.NewDecoder(res.Body).Decode(dst); err != nil {
-		return &Error{Kind: KindHTTP, Message: fmt.Sprintf("The server at %s does not look like Ollama (%s gave no JSON)", o.root, path), Err: err}
+		return &Error{Kind: KindHTTP, Message: i18n.T("llm.notOllama", o.root, path), Err: err}
 	}
 	return nil
 }
@@ -170,7 +172,7 @@ func (o *Ollama) Models(ctx context.Context) ([]ModelInfo, error) {
 		return nil, err
 	}
 	if !native {
-		return nil, &Error{Kind: KindHTTP, Message: fmt.Sprintf("The server at %s does not look like Ollama (GET /api/tags gave no model list)", o.root)}
+		return nil, &Error{Kind: KindHTTP, Message: i18n.T("llm.notOllamaTags", o.root)}
 	}
 	return models, nil
 }
@@ -219,12 +221,12 @@ func (o *Ollama) Pull(ctx context.Context, name string, progress func(PullProgre
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &Error{Kind: KindStream, Message: fmt.Sprintf("Downloading %s stopped: the connection to %s dropped. Try again.", name, o.root), Err: err}
+		return &Error{Kind: KindStream, Message: i18n.T("llm.pullDropped", name, o.root), Err: err}
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return &Error{Kind: KindStream, Message: fmt.Sprintf("Downloading %s ended before it finished. Try again.", name)}
+	return &Error{Kind: KindStream, Message: i18n.T("llm.pullUnfinished", name)}
 }
 
 // pullRefused explains a pull Ollama answered with an error status.
@@ -232,17 +234,16 @@ func (o *Ollama) pullRefused(name string, res *http.Response) error {
 	msg := errorBody(res)
 	switch {
 	case res.StatusCode == http.StatusBadRequest:
-		return &Error{Kind: KindBadRequest, Message: fmt.Sprintf("Ollama refused the model name %q: %s. Model names look like qwen3 or llama3.2:3b.", name, msg)}
+		return &Error{Kind: KindBadRequest, Message: i18n.T("llm.pullBadName", name, msg)}
 	case strings.Contains(msg, "file does not exist"):
 		return pullFailed(name, msg)
 	case res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusMethodNotAllowed:
-		return &Error{Kind: KindHTTP, Message: fmt.Sprintf(
-			"The model server at %s cannot download models: it has no Ollama API (HTTP %d). Download the model with that server's own tools.", o.base, res.StatusCode)}
+		return &Error{Kind: KindHTTP, Message: i18n.T("llm.pullNoAPI", o.base, res.StatusCode)}
 	}
 	if offline(msg) {
 		return pullFailed(name, msg)
 	}
-	return &Error{Kind: KindHTTP, Message: fmt.Sprintf("Ollama could not download %s (HTTP %d): %s", name, res.StatusCode, msg)}
+	return &Error{Kind: KindHTTP, Message: i18n.T("llm.pullHTTP", name, res.StatusCode, msg)}
 }
 
 // offline tells Ollama's words for a registry it cannot reach.
@@ -259,12 +260,10 @@ func offline(msg string) bool {
 func pullFailed(name, msg string) error {
 	if strings.Contains(msg, "file does not exist") {
 		// Ollama's words for a name its registry does not have.
-		return &Error{Kind: KindModelNotFound, Message: fmt.Sprintf(
-			"There is no model %s to download (Ollama says: %s). Check the name; model names look like qwen3 or llama3.2:3b.", name, msg)}
+		return &Error{Kind: KindModelNotFound, Message: i18n.T("llm.pullNoSuchModel", name, msg)}
 	}
 	if offline(msg) {
-		return &Error{Kind: KindHTTP, Message: fmt.Sprintf(
-			"Ollama could not reach its model library to download %s. Check the internet connection and try again. (Ollama says: %s)", name, msg)}
+		return &Error{Kind: KindHTTP, Message: i18n.T("llm.pullOffline", name, msg)}
 	}
-	return &Error{Kind: KindHTTP, Message: fmt.Sprintf("Downloading %s failed: %s", name, msg)}
+	return &Error{Kind: KindHTTP, Message: i18n.T("llm.pullFailed", name, msg)}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
 
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/trace"
 )
 
@@ -35,7 +36,7 @@ func NewOpenAI(cfg Config) (Model, error) {
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	if cfg.Model == "" {
-		return nil, &Error{Kind: KindModelNotFound, Message: "No model is chosen. Pick one in Settings."}
+		return nil, &Error{Kind: KindModelNotFound, Message: i18n.T("llm.noModel")}
 	}
 	return &openAIModel{cfg: cfg, transport: sharedTransport}, nil
 }
@@ -149,10 +150,10 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 		return partial, m.classify(err, tee)
 	}
 	if msg := tee.errorMessage(); msg != "" {
-		return partial, &Error{Kind: KindStream, Message: "The model server reported an error: " + msg}
+		return partial, &Error{Kind: KindStream, Message: i18n.T("llm.serverError", msg)}
 	}
 	if !tee.finished() {
-		return partial, &Error{Kind: KindStream, Message: droppedMessage}
+		return partial, &Error{Kind: KindStream, Message: i18n.T("llm.dropped")}
 	}
 	out := Response{Reasoning: partial.Reasoning, ReasoningSource: source}
 	if len(resp.Choices) > 0 {
@@ -189,7 +190,7 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 	}
 	if strings.TrimSpace(out.Text) == "" && len(out.ToolCalls) == 0 && strings.TrimSpace(out.Reasoning) == "" {
 		// (A reply of thinking only is an answer: it happens, ollama#15288.)
-		return out, &Error{Kind: KindEmpty, Message: "The model server returned an empty answer. Try again, or choose another model."}
+		return out, &Error{Kind: KindEmpty, Message: i18n.T("llm.empty")}
 	}
 	return out, nil
 }
@@ -310,29 +311,26 @@ func (m *openAIModel) classify(err error, tee *streamTee) error {
 		return &Error{Kind: KindUnreachable, Message: m.unreachable(), Err: err}
 	case errors.Is(err, bufio.ErrTooLong), strings.Contains(msg, "token too long"):
 		// langchaingo reads SSE lines with a 64 KiB limit.
-		return &Error{Kind: KindStream, Err: err, Message: "The model server sent a piece of the answer larger than 64 KiB, which Parley cannot read. Try again or ask for a shorter answer."}
+		return &Error{Kind: KindStream, Err: err, Message: i18n.T("llm.chunkTooLarge")}
 	case strings.Contains(msg, "error reading streaming response"), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, io.EOF), strings.Contains(msg, "connection reset"):
-		return &Error{Kind: KindStream, Message: droppedMessage, Err: err}
+		return &Error{Kind: KindStream, Message: i18n.T("llm.dropped"), Err: err}
 	}
 	if em := tee.errorMessage(); em != "" {
-		return &Error{Kind: KindStream, Message: "The model server reported an error: " + em, Err: err}
+		return &Error{Kind: KindStream, Message: i18n.T("llm.serverError", em), Err: err}
 	}
-	return &Error{Kind: KindHTTP, Message: "The model call failed: " + msg, Err: err}
+	return &Error{Kind: KindHTTP, Message: i18n.T("llm.callFailed", msg), Err: err}
 }
-
-const droppedMessage = "The model server closed the connection mid-answer. Try again; if it keeps happening, check the server's log."
 
 func (m *openAIModel) unreachable() string { return unreachableMessage(m.cfg.BaseURL) }
 
 // unreachableMessage says that nothing answers at baseURL, in plain words
 // (the UI shows it as text).
 func unreachableMessage(baseURL string) string {
-	hint := "Is your model server running?"
 	if strings.Contains(baseURL, ":11434") {
-		hint = "Is Ollama running? Start the Ollama app, or run ollama serve in a terminal."
+		return i18n.T("llm.unreachableOllama", baseURL)
 	}
-	return fmt.Sprintf("Cannot reach the model server at %s. %s", baseURL, hint)
+	return i18n.T("llm.unreachable", baseURL)
 }
 
 // httpError explains a non-200 answer, using the server's own message.
@@ -345,25 +343,20 @@ func (m *openAIModel) httpError(status int, serverMsg string, cause error) *Erro
 	switch {
 	case strings.Contains(lower, "does not support tools"), strings.Contains(lower, "tools are not supported"),
 		strings.Contains(lower, "tool calling is not supported"), strings.Contains(lower, "tools param requires --jinja"):
-		return &Error{Kind: KindNoTools, Err: cause, Message: fmt.Sprintf(
-			"The model %s does not support tool calling. Choose a model with tool support in Settings (with Ollama, one that Settings marks as supporting tools, such as qwen3).", m.cfg.Model)}
+		return &Error{Kind: KindNoTools, Err: cause, Message: i18n.T("llm.noTools", m.cfg.Model)}
 	case toolRoleRefused(lower):
-		return &Error{Kind: KindNoToolRole, Err: cause, Message: fmt.Sprintf(
-			"The model server refused a tool result message (HTTP %d%s).", status, detail)}
+		return &Error{Kind: KindNoToolRole, Err: cause, Message: i18n.T("llm.toolRoleRefused", status, detail)}
 	case status == http.StatusNotFound && (serverMsg == "" || strings.Contains(lower, "model")):
-		return &Error{Kind: KindModelNotFound, Err: cause, Message: fmt.Sprintf(
-			"The model %s was not found on %s. Pull it first (ollama pull %s) or pick another in Settings.", m.cfg.Model, m.cfg.BaseURL, m.cfg.Model)}
+		return &Error{Kind: KindModelNotFound, Err: cause, Message: i18n.T("llm.modelNotFound", m.cfg.Model, m.cfg.BaseURL)}
 	case status == http.StatusNotFound:
-		return &Error{Kind: KindHTTP, Err: cause, Message: fmt.Sprintf(
-			"%s has no chat endpoint (HTTP 404%s). Check the base URL in Settings: OpenAI-compatible servers usually end in /v1.", m.cfg.BaseURL, detail)}
+		return &Error{Kind: KindHTTP, Err: cause, Message: i18n.T("llm.noChatEndpoint", m.cfg.BaseURL, detail)}
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return &Error{Kind: KindHTTP, Err: cause, Message: fmt.Sprintf(
-			"The model server at %s refused the request (HTTP %d%s). Check the API key in Settings.", m.cfg.BaseURL, status, detail)}
+		return &Error{Kind: KindHTTP, Err: cause, Message: i18n.T("llm.refused", m.cfg.BaseURL, status, detail)}
 	}
 	if serverMsg == "" {
 		serverMsg = http.StatusText(status)
 	}
-	return &Error{Kind: KindHTTP, Err: cause, Message: fmt.Sprintf("The model server answered with an error (HTTP %d): %s", status, serverMsg)}
+	return &Error{Kind: KindHTTP, Err: cause, Message: i18n.T("llm.httpError", status, serverMsg)}
 }
 
 // namesThinking tells a refusal of the thinking fields: Ollama's `think

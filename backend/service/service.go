@@ -10,6 +10,7 @@ import (
 	"github.com/parley-app/parley/backend/agentinbox"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/knowledge"
 	"github.com/parley-app/parley/backend/mcp"
 	"github.com/parley-app/parley/backend/questions"
@@ -73,6 +74,7 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 		return nil, fmt.Errorf("load settings: %w", err)
 	}
 	s.settings = applyOverrides(saved, opt.Config)
+	i18n.SetCurrent(i18n.Choose(s.settings.Language))
 
 	// MCP servers connect in the background: they never delay the start.
 	s.mcp = s.newMCPHost()

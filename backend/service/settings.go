@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/questions"
 )
 
@@ -32,6 +33,9 @@ type Settings struct {
 	// default, at AgentsAddr (loopback only).
 	AgentsEnabled bool   `json:"agents_enabled"`
 	AgentsAddr    string `json:"agents_addr"`
+	// Language of the interface and of the backend's messages: one of
+	// i18n.Languages, or "" to follow the system's.
+	Language string `json:"language"`
 }
 
 // DefaultSettings are used until the user saves their own.
@@ -71,6 +75,9 @@ func (s Settings) Validate() error {
 	}
 	if err := config.CheckLoopbackAddr(s.AgentsAddr); err != nil {
 		return inputErrorf("agents' address: " + err.Error())
+	}
+	if s.Language != "" && !i18n.Supported(s.Language) {
+		return inputErrorf(fmt.Sprintf("language must be \"\" (the system's) or one of %s", strings.Join(i18n.Languages, ", ")))
 	}
 	return nil
 }
@@ -138,6 +145,7 @@ func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, erro
 	if before.EmbeddingModel != eff.EmbeddingModel || before.BaseURL != eff.BaseURL || before.APIKey != eff.APIKey || before.DemoMode != eff.DemoMode {
 		s.knowledge.EmbeddingChanged() // vectors of the new model are made in the background
 	}
+	i18n.SetCurrent(i18n.Choose(eff.Language))
 	s.qm.UpdateConfig(s.questionConfig())
 	if s.opt.OnSettingsChanged != nil {
 		s.opt.OnSettingsChanged(eff)

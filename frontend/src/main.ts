@@ -4,8 +4,12 @@ import App from './App.vue'
 import './style.css'
 import './styles/shared.css'
 import { warmUpMarkdown } from './lib/markdown'
+import { i18n, setLanguage, startLanguage } from './i18n'
 
-createApp(App).use(createPinia()).mount('#app')
+// The first paint is in the last language shown (or the system's); the
+// saved setting follows with the settings.
+const app = createApp(App).use(createPinia()).use(i18n)
+void setLanguage(startLanguage()).finally(() => app.mount('#app'))
 
 // Markdown's first render is slow (code not compiled yet): do it while idle.
 const idle = window.requestIdleCallback ?? ((fn: () => void) => setTimeout(fn, 500))

@@ -305,6 +305,7 @@ export interface Settings {
   embedding_model: string
   agents_enabled: boolean
   agents_addr: string
+  language: string
 }
 
 export interface Health {

@@ -3,6 +3,7 @@
 // types become data: URLs; SVG, HTML and anything else are never rendered,
 // only named.
 import type { Attachment } from '../types'
+import { formatBytes } from '../i18n/format'
 
 export const INLINE_IMAGE_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/gif', 'image/webp']
 
@@ -17,10 +18,8 @@ export function imageSrc(a: Attachment): string | null {
   return `data:${mime};base64,${data}`
 }
 
-/** "12 KB", "3.4 MB", "512 bytes". */
+/** "12 kB", "3.4 MB", "512 byte" in the current language's way (Intl). */
 export function formatSize(bytes: number): string {
   if (!Number.isFinite(bytes) || bytes < 0) return ''
-  if (bytes < 1024) return `${bytes} byte${bytes === 1 ? '' : 's'}`
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`
+  return formatBytes(bytes)
 }

@@ -4,6 +4,7 @@
 import type { Attachment, ModelInfo } from '../types'
 import { LIMITS } from '../api/wire.gen'
 import { formatSize, INLINE_IMAGE_TYPES } from './attachments'
+import { t } from '../i18n'
 
 /** A file read for sending, or why it cannot be sent. */
 export type ReadResult = { ok: true; attachment: Attachment } | { ok: false; error: string }
@@ -47,33 +48,33 @@ export function sniffImage(b: Uint8Array): string | null {
 }
 
 /** Reads one file; an error names the file and says what is accepted. */
-export async function readAttachment(file: File, name = file.name || 'pasted file'): Promise<ReadResult> {
+export async function readAttachment(file: File, name = file.name || t('chat.files.pasted')): Promise<ReadResult> {
   const declaredImage = (file.type || '').startsWith('image/')
   if (file.size > LIMITS.maxImageBytes || (!declaredImage && file.size > LIMITS.maxTextFileBytes)) {
     const max = declaredImage ? LIMITS.maxImageBytes : LIMITS.maxTextFileBytes
-    return { ok: false, error: `${name} is ${formatSize(file.size)}; ${declaredImage ? 'an image' : 'a text file'} can be at most ${formatSize(max)}.` }
+    return { ok: false, error: t(declaredImage ? 'chat.files.imageTooLarge' : 'chat.files.textTooLarge', { name, size: formatSize(file.size), max: formatSize(max) }) }
   }
   let bytes: Uint8Array
   try {
     bytes = await bytesOf(file)
   } catch (err) {
-    return { ok: false, error: `Couldn't read ${name}: ${err instanceof Error ? err.message : String(err)}` }
+    return { ok: false, error: t('chat.files.readFailed', { name, error: err instanceof Error ? err.message : String(err) }) }
   }
   const image = sniffImage(bytes)
   if (image || declaredImage) {
     if (!image || !INLINE_IMAGE_TYPES.includes(image)) {
-      return { ok: false, error: `${name} is not a PNG, JPEG, GIF or WebP image, which is what models can read.` }
+      return { ok: false, error: t('chat.files.badImage', { name }) }
     }
     return { ok: true, attachment: { name, mime_type: image, size: bytes.length, data: base64(bytes) } }
   }
   if (!isText(bytes)) {
     return {
       ok: false,
-      error: `${name} is neither a text file nor an image: Parley sends text files (code, Markdown, CSV, JSON, logs) and PNG, JPEG, GIF or WebP images to the model.`,
+      error: t('chat.files.badType', { name }),
     }
   }
   if (bytes.length > LIMITS.maxTextFileBytes) {
-    return { ok: false, error: `${name} is ${formatSize(bytes.length)}; a text file can be at most ${formatSize(LIMITS.maxTextFileBytes)}.` }
+    return { ok: false, error: t('chat.files.textTooLarge', { name, size: formatSize(bytes.length), max: formatSize(LIMITS.maxTextFileBytes) }) }
   }
   const mime = file.type && (file.type.startsWith('text/') || file.type.startsWith('application/')) ? file.type : 'text/plain'
   return { ok: true, attachment: { name, mime_type: mime, size: bytes.length, data: base64(bytes) } }
@@ -81,10 +82,10 @@ export async function readAttachment(file: File, name = file.name || 'pasted fil
 
 /** Why adding `next` to `current` would break a per-message limit, or null. */
 export function limitError(current: Attachment[], next: Attachment): string | null {
-  if (current.length >= LIMITS.maxAttachments) return `A message can carry at most ${LIMITS.maxAttachments} files.`
+  if (current.length >= LIMITS.maxAttachments) return t('chat.files.tooMany', { count: LIMITS.maxAttachments })
   const total = current.reduce((n, a) => n + a.size, 0) + next.size
   if (total > LIMITS.maxAttachmentsBytes) {
-    return `The files would add up to ${formatSize(total)}; one message can carry at most ${formatSize(LIMITS.maxAttachmentsBytes)}.`
+    return t('chat.files.tooLarge', { total: formatSize(total), max: formatSize(LIMITS.maxAttachmentsBytes) })
   }
   return null
 }
@@ -99,5 +100,5 @@ export function visionError(model: string, models: ModelInfo[]): string | null {
   const strip = (n: string) => (n.includes(':', n.lastIndexOf('/') + 1) ? n : `${n}:latest`)
   const info = models.find((m) => m.name === model || strip(m.name) === strip(model))
   if (!info || info.supports_vision) return null
-  return `The model ${model} cannot read images. Choose a vision model in the header, or send the message without the image.`
+  return t('chat.files.noVision', { model })
 }

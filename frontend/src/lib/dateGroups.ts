@@ -1,14 +1,14 @@
 // The sidebar's date groups, by the conversation's last activity in the
-// user's local time: Today, Yesterday, Previous 7 days, Older.
+// user's local time: Today, Yesterday, Previous 7 days, Older (the headings
+// in the current language: i18n/format dayGroupLabel).
 import type { Conversation } from '../types'
 import { SNIPPET_CLOSE, SNIPPET_OPEN } from '../api/wire.gen'
+import { dayGroupLabel } from '../i18n/format'
 
 export interface DateGroup {
   label: string
   items: Conversation[]
 }
-
-const LABELS = ['Today', 'Yesterday', 'Previous 7 days', 'Older'] as const
 
 function startOfDay(d: Date): number {
   return new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime()
@@ -28,7 +28,8 @@ export function groupIndex(iso: string, now: Date): number {
 
 /** Non-empty groups in order, each keeping the given order of its items. */
 export function groupByDate(items: Conversation[], now = new Date()): DateGroup[] {
-  const groups: DateGroup[] = LABELS.map((label) => ({ label, items: [] }))
+  const groups: DateGroup[] = [0, 1, 2, 3].map((i) => ({ label: dayGroupLabel(i), items: [] }))
+
   for (const c of items) groups[groupIndex(c.updated_at || c.created_at, now)]!.items.push(c)
   return groups.filter((g) => g.items.length)
 }

@@ -2,6 +2,7 @@
 // DOMPurify as a second wall. Code is highlighted with highlight.js core and
 // a few common languages; each block gets a Copy button (handled by
 // MarkdownContent through event delegation, no inline scripts).
+import { language, t } from '../i18n'
 import MarkdownIt from 'markdown-it'
 import DOMPurify from 'dompurify'
 import hljs from 'highlight.js/lib/core'
@@ -59,7 +60,8 @@ md.renderer.rules.fence = (tokens, idx) => {
   const label = escapeHtml(info || 'text')
   return (
     `<div class="code-block"><div class="code-head"><span class="code-lang">${label}</span>` +
-    `<button type="button" class="copy-code" data-copy-code="">Copy</button></div>` +
+    `<button type="button" class="copy-code" data-copy-code="">${copyLabel()}</button></div>` +
+
     `<pre><code class="hljs${lang ? ' language-' + escapeHtml(lang) : ''}">${body}</code></pre></div>`
   )
 }
@@ -213,16 +215,31 @@ const BLOCK_CACHE_MAX_CHARS = 4_000_000
 const blockCache = new Map<string, string>()
 let blockCacheChars = 0
 
+// The code blocks' Copy button, in the current language (escaped once per language).
+const copyLabels = new Map<string, string>()
+function copyLabel(): string {
+  const lang = language()
+  let label = copyLabels.get(lang)
+  if (label === undefined) {
+    label = escapeHtml(t('common.copy'))
+    copyLabels.set(lang, label)
+  }
+  return label
+}
+
 function renderBlock(src: string, cache: boolean): string {
+
   if (!cache) return renderMarkdown(src)
-  const hit = blockCache.get(src)
+  // The HTML has the Copy buttons' words: one entry per language.
+  const key = `${language()}\u0000${src}`
+  const hit = blockCache.get(key)
   if (hit !== undefined) {
-    blockCache.delete(src)
-    blockCache.set(src, hit)
+    blockCache.delete(key)
+    blockCache.set(key, hit)
     return hit
   }
   const html = renderMarkdown(src)
-  blockCache.set(src, html)
+  blockCache.set(key, html)
   blockCacheChars += src.length + html.length
   while (blockCache.size > BLOCK_CACHE_MAX || (blockCacheChars > BLOCK_CACHE_MAX_CHARS && blockCache.size > 1)) {
     const [oldSrc, oldHtml] = blockCache.entries().next().value!

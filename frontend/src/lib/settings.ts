@@ -2,6 +2,7 @@
 // normalizing what the backend sends, and the checks the form does before
 // saving (the Go side validates again and its message is shown as is).
 import type { ModelInfo, Settings, ThemeSetting } from '../types'
+import { isLanguage } from '../i18n'
 
 export const OLLAMA_URL = 'http://127.0.0.1:11434/v1'
 
@@ -19,6 +20,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   embedding_model: '',
   agents_enabled: true,
   agents_addr: '127.0.0.1:8765',
+  language: '',
 })
 
 export type PresetId = 'ollama' | 'llamacpp' | 'lmstudio' | 'custom'
@@ -74,6 +76,7 @@ export function normalizeSettings(raw: Partial<Settings> | null | undefined): Se
     embedding_model: typeof r.embedding_model === 'string' ? r.embedding_model : d.embedding_model,
     agents_enabled: r.agents_enabled !== false,
     agents_addr: typeof r.agents_addr === 'string' && r.agents_addr ? r.agents_addr : d.agents_addr,
+    language: isLanguage(r.language) ? r.language : '',
   }
 }
 

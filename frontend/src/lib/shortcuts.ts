@@ -2,24 +2,28 @@
 // overlay (`?`) and, by action name, the desktop app's native menu (which
 // sends `menu:shortcut` with the action when one of its items is chosen).
 
-export type ShortcutAction = 'new-chat' | 'search' | 'settings' | 'stop' | 'regenerate' | 'edit-last' | 'help'
+import { t } from '../i18n'
 
+export type ShortcutAction
+ = 'new-chat' | 'search' | 'settings' | 'stop' | 'regenerate' | 'edit-last' | 'help'
+
+/** A shortcut; its label is the catalogue's layout.shortcuts.actions.<action>. */
 export interface Shortcut {
   action: ShortcutAction
   /** Keys as shown, with "Mod" for Ctrl (Cmd on a Mac). */
   keys: string[]
-  label: string
 }
 
 export const SHORTCUTS: readonly Shortcut[] = [
-  { action: 'new-chat', keys: ['Mod', 'N'], label: 'New chat' },
-  { action: 'search', keys: ['Mod', 'K'], label: 'Search conversations' },
-  { action: 'settings', keys: ['Mod', ','], label: 'Settings' },
-  { action: 'stop', keys: ['Escape'], label: 'Stop the reply' },
-  { action: 'regenerate', keys: ['Mod', 'Shift', 'R'], label: 'Regenerate the last reply' },
-  { action: 'edit-last', keys: ['↑'], label: 'Edit your last message (in an empty message box)' },
-  { action: 'help', keys: ['?'], label: 'Show these shortcuts' },
+  { action: 'new-chat', keys: ['Mod', 'N'] },
+  { action: 'search', keys: ['Mod', 'K'] },
+  { action: 'settings', keys: ['Mod', ','] },
+  { action: 'stop', keys: ['Escape'] },
+  { action: 'regenerate', keys: ['Mod', 'Shift', 'R'] },
+  { action: 'edit-last', keys: ['↑'] },
+  { action: 'help', keys: ['?'] },
 ]
+
 
 export const MENU_EVENT = 'menu:shortcut'
 
@@ -27,9 +31,11 @@ export function isMac(): boolean {
   return typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent || '')
 }
 
-/** How a key reads on this platform ("Ctrl" or "⌘"). */
+/** How a key reads on this platform and keyboard ("Ctrl", "Strg" or "⌘"). */
 export function keyLabel(key: string, mac = isMac()): string {
-  if (key === 'Mod') return mac ? '⌘' : 'Ctrl'
+  if (key === 'Mod') return mac ? '⌘' : t('layout.shortcuts.ctrlKey')
+  if (key === 'Shift') return mac ? '⇧' : t('layout.shortcuts.shiftKey')
+  if (key === 'Escape') return t('layout.shortcuts.escapeKey')
   return key
 }
 

@@ -1,18 +1,16 @@
 // Thinking models (SPEC §9): how long a reply thought, said as the chat says
 // it, and the thinking cut into pieces the page lays out one by one.
+import { t } from '../i18n'
+import { formatSeconds } from '../i18n/format'
 
-/** "12 s", "2 min 5 s", "less than a second" (as the Markdown export says it). */
+/** "12 sec", "2 min 5 sec", "less than a second", in the interface's language (Intl units). */
 export function thoughtFor(ms: number): string {
-  const s = Math.round(Math.max(0, ms) / 1000)
-  if (s < 1) return 'less than a second'
-  if (s < 60) return `${s} s`
-  if (s % 60 === 0) return `${s / 60} min`
-  return `${Math.floor(s / 60)} min ${s % 60} s`
+  return Math.round(Math.max(0, ms) / 1000) < 1 ? t('chat.thinking.lessThanSecond') : formatSeconds(ms)
 }
 
 /** The label of a thinking block that is done. */
 export function thoughtLabel(ms: number | undefined): string {
-  return `Thought for ${thoughtFor(ms ?? 0)}`
+  return t('chat.thinking.thoughtFor', { time: thoughtFor(ms ?? 0) })
 }
 
 /**

@@ -29,6 +29,7 @@ import { isRunActive, RUN_STATES } from '../types'
 import { toError, useTransport } from '../transport'
 import { useQuestionsStore } from './questions'
 import { branchActions, branchState, type BranchState } from './chatBranches'
+import { t } from '../i18n'
 
 /** A message list as the store keeps it: reactive itself, its messages plain. */
 function messageList(list: Message[]): Message[] {
@@ -155,7 +156,7 @@ export const useChatStore = defineStore('chat', {
       this.messages[id] = messageList([...serverMsgs, ...stillLocal])
       const state = RUN_STATES.includes(d.state) ? d.state : 'idle'
       this.runStates[id] = state
-      if (state === 'error') this.errors[id] = d.error || 'The assistant ran into a problem.'
+      if (state === 'error') this.errors[id] = d.error || t('chat.errors.problem')
       else if (!stillLocal.some((m) => m.local === 'failed')) this.errors[id] = null
       if (state !== 'streaming') delete this.streams[id]
       if (d.pending_question) useQuestionsStore().upsert({ ...d.pending_question, conversationId: d.pending_question.conversationId || id })
@@ -169,7 +170,7 @@ export const useChatStore = defineStore('chat', {
       const text = content.trim()
       if (!text && !attachments.length) return false
       if (this.isBusy(id)) {
-        this.errors[id] = 'The assistant is still working on this conversation. Stop it first, or wait.'
+        this.errors[id] = t('chat.errors.busy')
         return false
       }
       delete this.retryRegenerate[id]
@@ -208,7 +209,7 @@ export const useChatStore = defineStore('chat', {
         const e = toError(err)
         this.updateMessage(id, local.id, { local: 'failed' })
         if (this.runStates[id] === 'requesting') this.runStates[id] = before === 'error' ? 'idle' : before
-        this.errors[id] = e.status === 409 ? 'The assistant is still working on this conversation. Stop it first, or wait.' : `Couldn't send your message: ${e.message}`
+        this.errors[id] = e.status === 409 ? t('chat.errors.busy') : t('chat.errors.sendFailed', { error: e.message })
         return false
       }
     },
@@ -228,7 +229,7 @@ export const useChatStore = defineStore('chat', {
         return this.send(last.content, id, last.attachments ?? [])
       }
       if (this.isBusy(id)) {
-        this.errors[id] = 'The assistant is still working on this conversation. Stop it first, or wait.'
+        this.errors[id] = t('chat.errors.busy')
         return false
       }
       // A regenerated reply that never came: regenerate it again (the old reply is shown).
@@ -251,7 +252,7 @@ export const useChatStore = defineStore('chat', {
         const e = toError(err)
         if (this.runStates[id] === 'requesting') this.runStates[id] = before
         this.errors[id] =
-          e.status === 409 ? 'The assistant is still working on this conversation. Stop it first, or wait.' : `Couldn't retry: ${e.message}`
+          e.status === 409 ? t('chat.errors.busy') : t('chat.errors.retryFailed', { error: e.message })
         return false
       }
     },
@@ -263,7 +264,7 @@ export const useChatStore = defineStore('chat', {
       try {
         await useTransport().cancel(conversationId)
       } catch (err) {
-        this.errors[conversationId] = `Couldn't stop: ${toError(err).message}`
+        this.errors[conversationId] = t('chat.errors.stopFailed', { error: toError(err).message })
       } finally {
         this.stopping[conversationId] = false
       }
@@ -331,7 +332,7 @@ export const useChatStore = defineStore('chat', {
       const id = p.conversationId
       this.runStates[id] = p.state
       if (p.state === 'error') {
-        this.errors[id] = p.error || this.errors[id] || 'The assistant ran into a problem.'
+        this.errors[id] = p.error || this.errors[id] || t('chat.errors.problem')
         if (this.regenerateUnstored(id, p.runId, true)) delete this.streams[id]
         this.flushStream(id)
       } else if (p.state === 'requesting') {
@@ -424,7 +425,7 @@ export const useChatStore = defineStore('chat', {
     onRunError(p: Pick<RunErrorEvent, 'conversationId' | 'error'> & Partial<RunErrorEvent>): void {
       if (!p?.conversationId) return
       const id = p.conversationId
-      this.errors[id] = p.error || (p as { message?: string }).message || 'The assistant ran into a problem.'
+      this.errors[id] = p.error || (p as { message?: string }).message || t('chat.errors.problem')
       this.runStates[id] = 'error'
       if (this.regenerateUnstored(id, p.runId, true)) delete this.streams[id]
       this.flushStream(id)

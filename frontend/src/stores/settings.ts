@@ -8,6 +8,7 @@ import { DEFAULT_PROFILE } from '../types'
 import { toError, useTransport } from '../transport'
 import { normalizeSettings } from '../lib/settings'
 import { useAppStore } from './app'
+import { language, rememberLanguage, resolveLanguage, setLanguage } from '../i18n'
 
 export interface PullState {
   model: string
@@ -41,6 +42,13 @@ interface State {
   profilesLoaded: boolean
   profilesLoading: boolean
   profilesError: string | null
+}
+
+/** Shows the interface in the Settings language ("" = the system's) and remembers it for the next start. */
+export function applyLanguage(setting: string): void {
+  rememberLanguage(setting)
+  const lang = resolveLanguage(setting)
+  if (lang !== language()) void setLanguage(lang)
 }
 
 let checkSeq = 0
@@ -100,6 +108,7 @@ export const useSettingsStore = defineStore('settings', {
           this.loadError = null
           const app = useAppStore()
           if (this.settings.theme !== app.theme) app.setTheme(this.settings.theme)
+          applyLanguage(this.settings.language)
         } catch (err) {
           this.loadError = toError(err).message
         } finally {
@@ -148,6 +157,7 @@ export const useSettingsStore = defineStore('settings', {
         const saved = await useTransport().saveSettings(next)
         this.settings = normalizeSettings(saved && typeof saved === 'object' ? saved : next)
         useAppStore().setTheme(this.settings.theme)
+        applyLanguage(this.settings.language)
         await this.check()
         return true
       } catch (err) {

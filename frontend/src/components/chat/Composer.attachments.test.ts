@@ -117,13 +117,13 @@ describe('ReplyFigures', () => {
       { components: { ReplyFigures }, template: '<ReplyFigures :stats="s" />', data: () => ({ s: { time_to_first_token_ms: 420, duration_ms: 3000, tokens_per_second: 31.25, prompt_tokens: 2048, completion_tokens: 96, context_length: 8192 } }) },
       env,
     )
-    expect(w.find('[data-testid="reply-figures"]').text()).toBe('420 ms to first token · 31.3 tok/s · 2048 → 96 tokens · 25% of 8192 context')
+    expect(w.find('[data-testid="reply-figures"]').text()).toBe('420 ms to first token · 31.3 tok/s · 2,048 → 96 tokens · 25% of 8,192 context')
   })
   it('marks estimated counts and leaves out what is unknown', async () => {
     const w = await mountInBody(
       { components: { ReplyFigures }, template: '<ReplyFigures :stats="s" />', data: () => ({ s: { time_to_first_token_ms: 1500, duration_ms: 0, tokens_per_second: 0, prompt_tokens: 10, completion_tokens: 5, estimated: true } }) },
       env,
     )
-    expect(w.find('[data-testid="reply-figures"]').text()).toBe('1.5 s to first token · ≈10 → ≈5 tokens')
+    expect(w.find('[data-testid="reply-figures"]').text()).toBe('1.5 sec to first token · ≈10 → ≈5 tokens')
   })
 })

@@ -2,7 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { VueWrapper } from '@vue/test-utils'
 import App from '../../App.vue'
 import { mountInBody, resetDom, setupEnv, settle, type TestEnv } from '../../test-utils'
-import { DEMO_PROMPTS, STARTER_PROMPTS } from '../../lib/demoPrompts'
+import { demoPrompts, starterPrompts } from '../../lib/demoPrompts'
+
+const DEMO_PROMPTS = demoPrompts()
+const STARTER_PROMPTS = starterPrompts()
 import { useSettingsStore } from '../../stores/settings'
 
 let env: TestEnv

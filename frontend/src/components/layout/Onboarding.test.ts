@@ -86,7 +86,7 @@ describe('Onboarding (first run / no model server)', () => {
     expect(saves).toHaveLength(1)
     expect(saves[0]![0]).toMatchObject({ demo_mode: true, onboarded: true, base_url: 'http://127.0.0.1:11434/v1', model: 'qwen3' })
     expect(onboarding(v).exists()).toBe(false)
-    expect(v.find('[data-testid="demo-badge"]').text()).toBe('Demo mode')
+    expect(v.find('[data-testid="demo-badge"] .demo-badge-more').text()).toBe('Demo mode')
     expect(v.find('textarea[aria-label="Message"]').exists()).toBe(true)
   })
 

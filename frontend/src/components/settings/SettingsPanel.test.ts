@@ -83,6 +83,8 @@ describe('SettingsPanel', () => {
         'api_enabled',
         'api_key',
         'base_url',
+        'language',
+
         'demo_mode',
         'embedding_model',
         'max_pending_questions',

@@ -1,0 +1,212 @@
+// Package i18n holds the texts the backend shows to the user (error
+// messages, the window menu) in every language of the interface, one
+// catalogue file per language (locales/<code>.json, English the source), and
+// picks the language: the one chosen in Settings, else the system's (LANG,
+// which the desktop window's WebKitGTK follows too), and for an HTTP request
+// without a choice its Accept-Language. Texts sent to the model (tool
+// descriptions, the §1 result formats, system prompts) never come from here.
+//
+// Messages are golang.org/x/text/message formats (%s, %d, %[2]s to reorder),
+// which also write numbers the language's way.
+package i18n
+
+import (
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+	"golang.org/x/text/message/catalog"
+)
+
+// English is the source language: every key exists in it.
+const English = "en"
+
+// Languages are the codes of the interface's languages, English first; the
+// frontend has the same list (frontend/src/i18n).
+var Languages = []string{English, "zh-CN", "de", "es", "fr", "ja", "pt-BR"}
+
+//go:embed locales/*.json
+var localeFiles embed.FS
+
+var (
+	tags     []language.Tag
+	matcher  language.Matcher
+	cat      *catalog.Builder
+	printers = map[string]*message.Printer{}
+	current  atomic.Value // string: the process's language
+)
+
+func init() {
+	cat = catalog.NewBuilder(catalog.Fallback(language.English))
+	for _, code := range Languages {
+		tag := language.MustParse(code)
+		tags = append(tags, tag)
+		entries, err := Catalogue(code)
+		if err != nil {
+			panic(err) // the files are embedded: a broken one is a build error the tests catch
+		}
+		for key, text := range entries {
+			if err := cat.SetString(tag, key, text); err != nil {
+				panic(fmt.Sprintf("i18n: %s %s: %v", code, key, err))
+			}
+		}
+	}
+	matcher = language.NewMatcher(tags)
+	for i, code := range Languages {
+		printers[code] = message.NewPrinter(tags[i], message.Catalog(cat))
+	}
+	current.Store(English)
+}
+
+// Catalogue reads the embedded catalogue of one language.
+func Catalogue(code string) (map[string]string, error) {
+	b, err := localeFiles.ReadFile(path.Join("locales", code+".json"))
+	if err != nil {
+		return nil, fmt.Errorf("i18n: catalogue %s: %w", code, err)
+	}
+	var entries map[string]string
+	if err := json.Unmarshal(b, &entries); err != nil {
+		return nil, fmt.Errorf("i18n: catalogue %s: %w", code, err)
+	}
+	return entries, nil
+}
+
+// Supported reports whether code is one of Languages.
+func Supported(code string) bool {
+	_, ok := printers[code]
+	return ok
+}
+
+// Match returns the language of Languages that best fits the preferences
+// (BCP 47 tags, an Accept-Language header, or POSIX locales such as
+// de_DE.UTF-8), or "" when none fits.
+func Match(prefs ...string) string {
+	var want []language.Tag
+	for _, p := range prefs {
+		if p == "" {
+			continue
+		}
+		if strings.ContainsAny(p, ",;") {
+			if ts, _, err := language.ParseAcceptLanguage(p); err == nil {
+				want = append(want, ts...)
+			}
+			continue
+		}
+		p = posixToBCP47(p)
+		if p == "" {
+			continue
+		}
+		if t, err := language.Parse(p); err == nil {
+			want = append(want, t)
+		}
+	}
+	if len(want) == 0 {
+		return ""
+	}
+	_, i, conf := matcher.Match(want...)
+	if conf == language.No {
+		return ""
+	}
+	return Languages[i]
+}
+
+// posixToBCP47 turns "de_DE.UTF-8@euro" into "de-DE"; C and POSIX mean none.
+func posixToBCP47(s string) string {
+	if i := strings.IndexAny(s, ".@"); i >= 0 {
+		s = s[:i]
+	}
+	if s == "C" || s == "POSIX" {
+		return ""
+	}
+	return strings.ReplaceAll(s, "_", "-")
+}
+
+// System is the system's language from the environment (LC_ALL,
+// LC_MESSAGES, LANG, in POSIX order), English when none fits.
+func System(getenv func(string) string) string {
+	for _, v := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		if val := getenv(v); val != "" {
+			if code := Match(val); code != "" {
+				return code
+			}
+			return English
+		}
+	}
+	return English
+}
+
+// Choose is the language to speak: the Settings choice when it is one of
+// Languages, else the system's.
+func Choose(setting string) string {
+	if Supported(setting) {
+		return setting
+	}
+	return System(os.Getenv)
+}
+
+// SetCurrent sets the process's language (Parley has one user: the
+// language of their interface). Unknown codes mean English.
+func SetCurrent(code string) {
+	if !Supported(code) {
+		code = English
+	}
+	current.Store(code)
+}
+
+// Current is the process's language.
+func Current() string { return current.Load().(string) }
+
+// In formats the message key in a language (English for an unknown one).
+func In(code, key string, args ...any) string {
+	p, ok := printers[code]
+	if !ok {
+		p = printers[English]
+	}
+	return p.Sprintf(key, args...)
+}
+
+// T formats the message key in the process's language.
+func T(key string, args ...any) string { return In(Current(), key, args...) }
+
+// Message is a text of the catalogue with its arguments, kept so that it can
+// be said again in another language (an HTTP client's).
+type Message struct {
+	Key  string
+	Args []any
+}
+
+// M makes a Message.
+func M(key string, args ...any) Message { return Message{Key: key, Args: args} }
+
+// In says the message in a language.
+func (m Message) In(code string) string { return In(code, m.Key, m.Args...) }
+
+// String says the message in the process's language.
+func (m Message) String() string { return m.In(Current()) }
+
+// Localized is an error whose text is a catalogue message.
+type Localized interface {
+	error
+	Localized() Message
+}
+
+// Localize is err's text in a language: the catalogue message when err is
+// (or wraps, without adding words of its own) a Localized error, else
+// err.Error().
+func Localize(err error, code string) string {
+	var l Localized
+	if !errors.As(err, &l) {
+		return err.Error()
+	}
+	if err.Error() != l.Error() {
+		return err.Error() // wrapped with context that is not in the catalogue
+	}
+	return l.Localized().In(code)
+}
