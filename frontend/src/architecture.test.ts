@@ -86,6 +86,7 @@ function layerViolations(graph: Map<string, string[]>): string[] {
       if (under(from, 'components') && under(to, 'transport')) bad.push(`${edge} (components talk to stores, not to the transport)`)
       if (under(from, 'transport') && (under(to, 'stores') || under(to, 'components'))) bad.push(`${edge} (the transport knows no stores or components)`)
       if (under(from, 'stores') && under(to, 'components')) bad.push(`${edge} (stores know no components)`)
+      if (under(from, 'i18n') && !under(to, 'i18n')) bad.push(`${edge} (i18n is under every layer)`)
     }
   }
   return bad

@@ -7,6 +7,7 @@
 // - on an option, arrows move to the next/previous option (a radio is also chosen).
 import { nextTick, toValue, type MaybeRefOrGetter } from 'vue'
 import type { Question } from '../types'
+import { t } from '../i18n'
 
 export interface CardKeyboardOptions {
   /** The card's root element: focus moves stay inside it. */
@@ -64,7 +65,7 @@ export function useCardKeyboard(o: CardKeyboardOptions): { onKeydown: (e: Keyboa
     const i = o.step()
     const to = key === 'ArrowRight' ? (i + 1) % n : key === 'ArrowLeft' ? (i - 1 + n) % n : key === 'Home' ? 0 : n - 1
     o.setStep(to)
-    o.announce(to === o.count() ? 'Review your answers.' : `Question ${to + 1} of ${o.count()}.`)
+    o.announce(to === o.count() ? t('questions.card.reviewAnnounce') : t('questions.card.stepAnnounce', { n: to + 1, count: o.count() }))
     void nextTick(() => document.getElementById(o.tabId(to))?.focus())
   }
 
@@ -74,12 +75,12 @@ export function useCardKeyboard(o: CardKeyboardOptions): { onKeydown: (e: Keyboa
       e.preventDefault()
       const label = q.options[n - 1]!.label
       o.choose(label)
-      o.announce(`${o.isSelected(label) ? 'Selected' : 'Unselected'}: ${label}`)
+      o.announce(o.isSelected(label) ? t('questions.card.selected', { label }) : t('questions.card.unselected', { label }))
       void nextTick(() => options()[n - 1]?.focus())
     } else if (n === q.options.length + 1 && q.allowCustom) {
       e.preventDefault()
       o.setOther(q.multiSelect ? !o.otherOn() : true)
-      o.announce(o.otherOn() ? 'Other selected. Type your answer.' : 'Other unselected.')
+      o.announce(o.otherOn() ? t('questions.card.otherSelected') : t('questions.card.otherUnselected'))
       void nextTick(() => toValue(o.root)?.querySelector<HTMLElement>(o.otherOn() ? '[data-other-input]' : '[data-other]')?.focus())
     }
   }
@@ -125,9 +126,9 @@ export function useCardKeyboard(o: CardKeyboardOptions): { onKeydown: (e: Keyboa
   return { onKeydown }
 }
 
-/** The keys hint under a text field: what Enter does there, given the primary button's label. */
+/** The keys hint under a text field: what Enter does there, given the primary button's label (in the current language). */
 export function keysHint(primaryLabel: string, multiline: boolean): string {
-  const enter =
-    primaryLabel === 'Next' ? 'Enter for the next question' : primaryLabel === 'Review' ? 'Enter to review your answers' : 'Enter to submit'
-  return multiline ? `${enter} · Shift+Enter for a new line` : enter
+  const does =
+    primaryLabel === t('questions.card.next') ? 'next' : primaryLabel === t('questions.card.review') ? 'review' : 'submit'
+  return t(multiline ? `questions.keys.${does}Multiline` : `questions.keys.${does}`)
 }

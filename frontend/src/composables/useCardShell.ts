@@ -8,6 +8,7 @@ import type { Card, CardStatus, RespondRequest } from '../types'
 import { isAnswerable } from '../lib/cards'
 import { TIME_IS_UP, useCountdown } from './useCountdown'
 import { useAppearFocus } from './useAppearFocus'
+import { t } from '../i18n'
 
 export interface CardShellOptions {
   card: () => Card
@@ -53,7 +54,7 @@ export function useCardShell(o: CardShellOptions) {
     running: () => !isReadonly.value && o.card().status === 'pending',
     speaking: () => !isReadonly.value,
     // No late answers for these cards: the tool does not run, the server gets "cancel".
-    announce: (t) => announce(t === TIME_IS_UP ? 'Time is up.' : t),
+    announce: (text) => announce(text === t(TIME_IS_UP) ? t('questions.countdown.timeIsUpShort') : text),
   })
   const expired = computed(() => o.card().status === 'pending' && remaining.value !== null && remaining.value <= 0)
   const showForm = computed(() => !isReadonly.value && !expired.value)

@@ -2,7 +2,11 @@
 // second only while running, and the two announcements (one minute left, time up).
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { effectScope, nextTick, ref } from 'vue'
-import { ONE_MINUTE_LEFT, TIME_IS_UP, useCountdown, type CountdownOptions } from './useCountdown'
+import { ONE_MINUTE_LEFT as ONE_MINUTE_KEY, TIME_IS_UP as TIME_IS_UP_KEY, useCountdown, type CountdownOptions } from './useCountdown'
+import { t } from '../i18n'
+
+const ONE_MINUTE_LEFT = t(ONE_MINUTE_KEY)
+const TIME_IS_UP = t(TIME_IS_UP_KEY)
 
 const START = new Date('2026-03-01T12:00:00.000Z')
 const IN_3_MIN = '2026-03-01T12:03:00.000Z'

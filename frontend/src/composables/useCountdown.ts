@@ -2,7 +2,8 @@
 // ticking once a second while the card can be answered, with announcements
 // for screen readers at one minute left and when time is up.
 import { computed, onScopeDispose, ref, toValue, watch, type ComputedRef, type MaybeRefOrGetter } from 'vue'
-import { formatRemaining } from '../lib/cards'
+import { t } from '../i18n'
+import { formatClock } from '../i18n/format'
 
 export interface CountdownOptions {
   /** When the card expires (an ISO time); no countdown without it. */
@@ -23,8 +24,9 @@ export interface Countdown {
   text: ComputedRef<string>
 }
 
-export const ONE_MINUTE_LEFT = 'One minute left to answer.'
-export const TIME_IS_UP = 'Time is up. You can still answer anyway.'
+/** What is said at one minute left and when time is up (catalogue keys). */
+export const ONE_MINUTE_LEFT = 'questions.countdown.oneMinute'
+export const TIME_IS_UP = 'questions.countdown.timeIsUp'
 
 export function useCountdown(opts: CountdownOptions): Countdown {
   const now = ref(Date.now())
@@ -39,7 +41,7 @@ export function useCountdown(opts: CountdownOptions): Countdown {
   const urgent = computed(() => remaining.value !== null && remaining.value <= 60)
   const text = computed(() => {
     if (!toValue(opts.running) || remaining.value === null || remaining.value <= 0) return ''
-    return `${formatRemaining(remaining.value)} left`
+    return t('questions.countdown.left', { time: formatClock(remaining.value) })
   })
 
   function stop(): void {
@@ -60,8 +62,8 @@ export function useCountdown(opts: CountdownOptions): Countdown {
   watch([() => toValue(opts.running), expiresAt], sync, { immediate: true })
   watch(remaining, (r, before) => {
     if (!toValue(opts.speaking) || r === null || before === null || before === undefined) return
-    if (before > 60 && r <= 60 && r > 0) opts.announce(ONE_MINUTE_LEFT)
-    if (before > 0 && r <= 0) opts.announce(TIME_IS_UP)
+    if (before > 60 && r <= 60 && r > 0) opts.announce(t(ONE_MINUTE_LEFT))
+    if (before > 0 && r <= 0) opts.announce(t(TIME_IS_UP))
   })
   onScopeDispose(stop)
 

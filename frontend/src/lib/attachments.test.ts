@@ -18,7 +18,7 @@ describe('imageSrc', () => {
 
   it('formats sizes', () => {
     expect(formatSize(1)).toBe('1 byte')
-    expect(formatSize(2048)).toBe('2 KB')
+    expect(formatSize(2048)).toBe('2 kB')
     expect(formatSize(3.5 * 1024 * 1024)).toBe('3.5 MB')
   })
 })
@@ -49,7 +49,7 @@ describe('MessageAttachments', () => {
     expect(imgs).toHaveLength(1)
     expect(imgs[0]!.attributes('src')).toBe(`data:image/png;base64,${PNG}`)
     expect(imgs[0]!.attributes('alt')).toBe('chart.png')
-    expect(w.findAll('[data-testid="attachment-file"]').map((c) => c.text().replace(/\s+/g, ' '))).toEqual(['logo.svg image/svg+xml · 2 KB', 'notes.txt text/plain · 12 bytes'])
+    expect(w.findAll('[data-testid="attachment-file"]').map((c) => c.text().replace(/\s+/g, ' '))).toEqual(['logo.svg image/svg+xml · 2 kB', 'notes.txt text/plain · 12 bytes'])
     expect(document.body.innerHTML).not.toContain('<svg')
     const thumb = w.find('[data-testid="attachment-image"]')
     await thumb.trigger('click')

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { BODY_MAX, createAttention, nativeNotifier, NOTICE_TITLE, NOTIFICATION_TITLE, notificationBody, type Attention } from './attention'
+import { BODY_MAX, createAttention, nativeNotifier, notificationBody, notificationTitle, noticeTitle, type Attention } from './attention'
 import { fakePage, makeCard, q, type FakePage } from '../test-utils'
 import type { Card } from '../types'
 
@@ -44,7 +44,7 @@ describe('attention: notifications', () => {
     s.attention.cardArrived(card('b', 'Which hotel?'))
     expect(s.page.Notification.created).toHaveLength(1)
     const n = s.page.Notification.created[0]!
-    expect(n.title).toBe(NOTIFICATION_TITLE)
+    expect(n.title).toBe(notificationTitle())
     expect(n.title).toBe('Parley has a question')
     expect(n.options?.body).toBe('Which hotel?')
   })
@@ -285,7 +285,7 @@ describe('attention: native notifications in the desktop app', () => {
     s.page.document.blur()
     s.attention.cardArrived(card('b', 'Which hotel?'))
     s.attention.cardArrived(card('b', 'Which hotel?'))
-    expect(s.sent).toEqual([[NOTIFICATION_TITLE, 'Which hotel?']])
+    expect(s.sent).toEqual([[notificationTitle(), 'Which hotel?']])
     expect(s.page.Notification.created).toHaveLength(0)
     expect(s.page.document.title).toMatch(/^\(1\) /)
   })
@@ -308,7 +308,7 @@ describe('attention: native notifications in the desktop app', () => {
     expect(s.sent).toEqual([]) // focused: the user sees it in the chat
     s.page.document.blur()
     s.attention.noticeArrived('ci-bot', 'Tests   pass\non main')
-    expect(s.sent).toEqual([[NOTICE_TITLE, 'ci-bot: Tests pass on main']])
+    expect(s.sent).toEqual([[noticeTitle(), 'ci-bot: Tests pass on main']])
   })
 
   it('a failing native notification changes nothing else', async () => {

@@ -7,10 +7,16 @@
 // notification brings it forward.
 import type { Card } from '../types'
 import { cardSummary } from './cards'
+import { t } from '../i18n'
 
-export const NOTIFICATION_TITLE = 'Parley has a question'
+/** The notification's title (in the current language). */
+export function notificationTitle(): string {
+  return t('questions.notification.title')
+}
 /** The title of an agent's notice (SPEC §10): it asks nothing. */
-export const NOTICE_TITLE = 'Parley: a message from an agent'
+export function noticeTitle(): string {
+  return t('questions.notification.notice')
+}
 /** Longest notification body; longer questions are cut with an ellipsis. */
 export const BODY_MAX = 200
 const PREFIX = /^\(\d+\) /
@@ -122,7 +128,7 @@ function defaultEnv(): AttentionEnv {
 export function notificationBody(card: Card): string {
   const agent = card.source?.type === 'agent' && card.source.agent ? `${card.source.agent}: ` : ''
   const text = (agent + cardSummary(card)).replace(/\s+/g, ' ').trim()
-  if (!text) return 'The assistant is waiting for your answer.'
+  if (!text) return t('questions.notification.waiting')
   return text.length > BODY_MAX ? text.slice(0, BODY_MAX - 1).trimEnd() + '…' : text
 }
 
@@ -218,7 +224,7 @@ export function createAttention(opts: AttentionOptions): Attention {
     const id = card.question_id
     if (!Api || disposed || resolved.has(id) || shown.has(id) || isFocused()) return
     try {
-      const n = new Api(NOTIFICATION_TITLE, { body: notificationBody(card), tag: `parley-question-${id}` })
+      const n = new Api(notificationTitle(), { body: notificationBody(card), tag: `parley-question-${id}` })
       n.onclick = () => {
         shown.delete(id)
         try {
@@ -251,7 +257,7 @@ export function createAttention(opts: AttentionOptions): Attention {
         // In the desktop app: the OS notification (a click on it cannot be
         // handled; the title prefix and the inbox lead to the card).
         if (!focused) {
-          env.native.notify(NOTIFICATION_TITLE, notificationBody(card)).catch(() => undefined)
+          env.native.notify(notificationTitle(), notificationBody(card)).catch(() => undefined)
           attentionOn = true
           env.native.attention(true).catch(() => undefined)
         }
@@ -272,12 +278,12 @@ export function createAttention(opts: AttentionOptions): Attention {
       if (disposed || isFocused()) return
       const body = `${agent}: ${message}`.replace(/\s+/g, ' ').trim().slice(0, BODY_MAX)
       if (env.native) {
-        env.native.notify(NOTICE_TITLE, body).catch(() => undefined)
+        env.native.notify(noticeTitle(), body).catch(() => undefined)
         return
       }
       if (Api?.permission === 'granted') {
         try {
-          new Api(NOTICE_TITLE, { body })
+          new Api(noticeTitle(), { body })
         } catch {
           // notifications only from a service worker
         }

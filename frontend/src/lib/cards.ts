@@ -3,6 +3,7 @@
 // mirroring SPEC §1, and building the exact respond body of SPEC §4.
 import type { AnswerInput, Answers, Card, CardKind, CardStatus, Message, Question, QuestionEvent, QuestionOption } from '../types'
 import { CARD_KINDS, CARD_STATUSES } from '../types'
+import { t } from '../i18n'
 
 export const CUSTOM_MAX = 1000
 export const COMMENTS_MAX = 2000
@@ -126,30 +127,24 @@ export function isAnswerable(status: CardStatus, kind: CardKind = 'question'): b
 /** One line saying what a card asks (the inbox, notifications). */
 export function cardSummary(card: Card): string {
   if (card.kind === 'approval') {
-    const server = card.tool?.server || card.source?.server || 'A server'
-    const tool = card.tool?.name || card.source?.tool || 'a tool'
-    return `Allow ${server} to run ${tool}?`
+    const server = card.tool?.server || card.source?.server || t('questions.summary.aServer')
+    const tool = card.tool?.name || card.source?.tool || t('questions.summary.aTool')
+    return t('questions.summary.approval', { server, tool })
   }
   if (card.kind === 'elicitation') {
-    const server = card.server || card.source?.server || 'A server'
+    const server = card.server || card.source?.server || t('questions.summary.aServer')
     const msg = (card.message ?? '').trim()
-    if (card.mode === 'url') return msg ? `${server} asks you to open a link: ${msg}` : `${server} asks you to open a link`
-    return msg ? `${server} asks: ${msg}` : `${server} asks for information`
+    if (card.mode === 'url') return msg ? t('questions.summary.openLinkSaying', { server, message: msg }) : t('questions.summary.openLink', { server })
+    return msg ? t('questions.summary.asks', { server, message: msg }) : t('questions.summary.asksInfo', { server })
   }
   return card.questions?.[0]?.question ?? ''
 }
 
-export const STATUS_LABELS: Record<CardStatus, string> = {
-  pending: 'Waiting for your answer',
-  answered: 'Answered',
-  declined: 'Skipped',
-  cancelled: 'Cancelled',
-  timed_out: 'Timed out',
-  answered_late: 'Answered late',
-  superseded: 'Superseded',
-  approved: 'Approved',
-  rejected: 'Rejected',
-  accepted: 'Accepted',
+const STATUSES: readonly CardStatus[] = ['pending', 'answered', 'declined', 'cancelled', 'timed_out', 'answered_late', 'superseded', 'approved', 'rejected', 'accepted']
+
+/** A card's status in words, in the current language. */
+export function statusLabel(status: CardStatus): string {
+  return STATUSES.includes(status) ? t(`questions.status.${status}`) : status
 }
 
 /** One stored answer as display text. */
@@ -168,26 +163,26 @@ export function validateQuestion(q: Question, d: QuestionDraft | undefined): str
   const customUsed = openEnded || (q.allowCustom && draft.customOn)
   const text = draft.custom.trim()
   if (customUsed && text.length > CUSTOM_MAX) {
-    return `Your answer is too long: ${text.length} of ${CUSTOM_MAX} characters.`
+    return t('questions.errors.answerTooLong', { length: text.length, max: CUSTOM_MAX })
   }
-  if (openEnded) return text ? null : 'Write an answer.'
+  if (openEnded) return text ? null : t('questions.errors.writeAnswer')
   const labels = draft.selected.filter((l) => q.options.some((o) => o.label === l))
   if (customUsed && !text) {
     return labels.length && q.multiSelect
-      ? 'Write your answer in “Other”, or untick it.'
-      : 'Write your answer in “Other”, or choose an option.'
+      ? t('questions.errors.otherEmptyMulti')
+      : t('questions.errors.otherEmpty')
   }
   if (!labels.length && !customUsed) {
-    if (q.multiSelect) return q.allowCustom ? 'Choose at least one option, or write your own in “Other”.' : 'Choose at least one option.'
-    return q.allowCustom ? 'Choose an option, or write your own in “Other”.' : 'Choose an option.'
+    if (q.multiSelect) return q.allowCustom ? t('questions.errors.chooseSomeOrOther') : t('questions.errors.chooseSome')
+    return q.allowCustom ? t('questions.errors.chooseOneOrOther') : t('questions.errors.chooseOne')
   }
-  if (!q.multiSelect && labels.length > 1) return 'Choose only one option.'
+  if (!q.multiSelect && labels.length > 1) return t('questions.errors.onlyOne')
   return null
 }
 
 export function validateComments(comments: string): string | null {
   const n = comments.trim().length
-  return n > COMMENTS_MAX ? `Your comment is too long: ${n} of ${COMMENTS_MAX} characters.` : null
+  return n > COMMENTS_MAX ? t('questions.errors.commentTooLong', { length: n, max: COMMENTS_MAX }) : null
 }
 
 /** The answer to one question in the respond body shape. */
@@ -254,13 +249,4 @@ export function cardFromToolResult(msg: Message, questions: Question[], conversa
     ...(answers ? { answers } : {}),
     ...(comments ? { comments } : {}),
   }
-}
-
-/** "2:59" / "1:02:03" for a number of seconds. */
-export function formatRemaining(seconds: number): string {
-  const s = Math.max(0, Math.floor(seconds))
-  const h = Math.floor(s / 3600)
-  const m = Math.floor((s % 3600) / 60)
-  const sec = String(s % 60).padStart(2, '0')
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`
 }

@@ -4,6 +4,7 @@
 // already has shows masked, and leaving its value empty keeps the secret.
 import type { MCPServer, MCPServerConfig } from '../types'
 import { KEEP_SECRET } from './mcp'
+import { t } from '../i18n'
 
 export interface SecretRow {
   key: string
@@ -47,14 +48,14 @@ export function keepAllSecrets(s: MCPServer, enabled: boolean): MCPServerConfig 
   return built.cfg ?? { enabled }
 }
 
-function rows(list: SecretRow[], what: string): { map?: Record<string, string>; error?: string } {
+function rows(list: SecretRow[], what: 'env' | 'header'): { map?: Record<string, string>; error?: string } {
   const map: Record<string, string> = {}
   for (const r of list) {
     const key = r.key.trim()
     if (!key && !r.value) continue
-    if (!key) return { error: `Give every ${what} a name.` }
-    if (key in map) return { error: `The ${what} ${key} is listed twice.` }
-    if (!r.value && !r.stored) return { error: `Give the ${what} ${key} a value.` }
+    if (!key) return { error: t(`settings.mcp.config.${what}NoName`) }
+    if (key in map) return { error: t(`settings.mcp.config.${what}Twice`, { name: key }) }
+    if (!r.value && !r.stored) return { error: t(`settings.mcp.config.${what}NoValue`, { name: key }) }
     map[key] = r.value || KEEP_SECRET
   }
   return { map }
@@ -62,11 +63,11 @@ function rows(list: SecretRow[], what: string): { map?: Record<string, string>; 
 
 /** The PUT body, or the first problem with the form. */
 export function configFromDraft(d: ServerDraft): { cfg?: MCPServerConfig; error?: string } {
-  if (!SERVER_NAME.test(d.name.trim())) return { error: 'The name must be 1–32 letters, digits, “_” or “-”.' }
+  if (!SERVER_NAME.test(d.name.trim())) return { error: t('settings.mcp.config.badName') }
   if (d.transport === 'stdio') {
     const command = d.command.trim()
-    if (!command) return { error: 'Enter the command that starts the server.' }
-    const env = rows(d.env, 'environment variable')
+    if (!command) return { error: t('settings.mcp.config.noCommand') }
+    const env = rows(d.env, 'env')
     if (env.error) return { error: env.error }
     const cfg: MCPServerConfig = { command, args: d.args.filter((a) => a !== ''), enabled: d.enabled }
     if (Object.keys(env.map!).length) cfg.env = env.map
@@ -80,7 +81,7 @@ export function configFromDraft(d: ServerDraft): { cfg?: MCPServerConfig; error?
   } catch {
     ok = false
   }
-  if (!ok) return { error: 'Enter the server’s http(s) URL.' }
+  if (!ok) return { error: t('settings.mcp.config.badUrl') }
   const headers = rows(d.headers, 'header')
   if (headers.error) return { error: headers.error }
   const cfg: MCPServerConfig = { url, enabled: d.enabled }

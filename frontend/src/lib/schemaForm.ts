@@ -4,6 +4,7 @@
 // checks that mirror the Go side's, and the typed values sent back. Schemas
 // come from servers (`unknown` on the wire): everything is read defensively,
 // and what is not understood is reported, never guessed.
+import { t } from '../i18n'
 
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'multi'
 export type StringFormat = 'email' | 'uri' | 'date' | 'date-time'
@@ -105,10 +106,12 @@ function dedupe(opts: FieldOption[]): FieldOption[] {
   return opts.filter((o) => (seen.has(o.key) ? false : (seen.add(o.key), true)))
 }
 
-const YES_NO: FieldOption[] = [
-  { key: 'true', label: 'Yes', value: true },
-  { key: 'false', label: 'No', value: false },
-]
+function yesNo(): FieldOption[] {
+  return [
+    { key: 'true', label: t('common.yes'), value: true },
+    { key: 'false', label: t('common.no'), value: false },
+  ]
+}
 
 /** One property's schema as a field; null when it is none of the supported kinds. */
 export function parseField(key: string, raw: unknown, required: boolean): SchemaField | null {
@@ -150,7 +153,7 @@ export function parseField(key: string, raw: unknown, required: boolean): Schema
       return field
     }
     case 'boolean': {
-      const field: SchemaField = { ...base, kind: 'boolean', options: YES_NO }
+      const field: SchemaField = { ...base, kind: 'boolean', options: yesNo() }
       if (typeof raw.default === 'boolean') field.default = raw.default
       return field
     }
@@ -286,48 +289,46 @@ function validUri(text: string): boolean {
   }
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`
-}
 
 /** The message to show under a field, or null when its value may be sent. */
 export function validateField(f: SchemaField, d: FieldDraft | undefined): string | null {
   const draft = d ?? { selected: [], text: '' }
   if (isEmpty(f, draft)) {
     if (!f.required) return null
-    if (f.kind === 'multi') return 'Choose at least one option.'
-    if (f.kind === 'enum' || f.kind === 'boolean') return 'Choose an option.'
-    return 'This field is required.'
+    if (f.kind === 'multi') return t('questions.errors.chooseSome')
+    if (f.kind === 'enum' || f.kind === 'boolean') return t('questions.errors.chooseOne')
+    return t('questions.form.required')
   }
   if (f.kind === 'enum' || f.kind === 'boolean') {
-    if (draft.selected.length > 1 || !f.options.some((o) => o.key === draft.selected[0])) return 'Choose one of the options.'
+    if (draft.selected.length > 1 || !f.options.some((o) => o.key === draft.selected[0])) return t('questions.form.chooseOneOf')
     return null
   }
   if (f.kind === 'multi') {
     const n = draft.selected.filter((k) => f.options.some((o) => o.key === k)).length
-    if (f.minItems !== undefined && n < f.minItems) return `Choose at least ${plural(f.minItems, 'option')}.`
-    if (f.maxItems !== undefined && n > f.maxItems) return `Choose at most ${plural(f.maxItems, 'option')}.`
+    if (f.minItems !== undefined && n < f.minItems) return t('questions.form.minItems', { count: f.minItems })
+    if (f.maxItems !== undefined && n > f.maxItems) return t('questions.form.maxItems', { count: f.maxItems })
     return null
   }
   const text = f.kind === 'string' ? draft.text : draft.text.trim()
   if (f.kind === 'string') {
     const len = [...text].length
-    if (f.minLength !== undefined && len < f.minLength) return `Use at least ${plural(f.minLength, 'character')}.`
-    if (f.maxLength !== undefined && len > f.maxLength) return `Use at most ${plural(f.maxLength, 'character')}.`
-    const t = text.trim()
-    if (f.format === 'email' && !EMAIL.test(t)) return 'Enter an email address, like name@example.com.'
-    if (f.format === 'uri' && !validUri(t)) return 'Enter a full address, like https://example.com.'
-    if (f.format === 'date' && !validDate(t)) return 'Enter a date, like 2026-05-01.'
-    if (f.format === 'date-time' && (!LOCAL_DATE_TIME.test(t) || Number.isNaN(Date.parse(t)))) return 'Enter a date and time.'
+    if (f.minLength !== undefined && len < f.minLength) return t('questions.form.minLength', { count: f.minLength })
+    if (f.maxLength !== undefined && len > f.maxLength) return t('questions.form.maxLength', { count: f.maxLength })
+    const v = text.trim()
+    if (f.format === 'email' && !EMAIL.test(v)) return t('questions.form.email')
+    if (f.format === 'uri' && !validUri(v)) return t('questions.form.uri')
+    if (f.format === 'date' && !validDate(v)) return t('questions.form.date')
+    if (f.format === 'date-time' && (!LOCAL_DATE_TIME.test(v) || Number.isNaN(Date.parse(v)))) return t('questions.form.dateTime')
+
     return null
   }
   const n = Number(text)
   if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) || !Number.isFinite(n)) {
-    return f.kind === 'integer' ? 'Enter a whole number.' : 'Enter a number.'
+    return f.kind === 'integer' ? t('questions.form.integer') : t('questions.form.number')
   }
-  if (f.kind === 'integer' && !Number.isInteger(n)) return 'Enter a whole number.'
-  if (f.minimum !== undefined && n < f.minimum) return `Enter ${f.minimum} or more.`
-  if (f.maximum !== undefined && n > f.maximum) return `Enter ${f.maximum} or less.`
+  if (f.kind === 'integer' && !Number.isInteger(n)) return t('questions.form.integer')
+  if (f.minimum !== undefined && n < f.minimum) return t('questions.form.minimum', { min: f.minimum })
+  if (f.maximum !== undefined && n > f.maximum) return t('questions.form.maximum', { max: f.maximum })
   return null
 }
 
@@ -364,7 +365,7 @@ export function displayValue(f: SchemaField | undefined, v: unknown): string {
   if (v === undefined || v === null) return ''
   if (f && (f.kind === 'enum' || f.kind === 'boolean')) return f.options.find((o) => o.key === String(v))?.label ?? String(v)
   if (f && f.kind === 'multi' && Array.isArray(v)) return v.map((x) => f.options.find((o) => o.key === String(x))?.label ?? String(x)).join(', ')
-  if (typeof v === 'boolean') return v ? 'Yes' : 'No'
+  if (typeof v === 'boolean') return v ? t('common.yes') : t('common.no')
   if (Array.isArray(v)) return v.map((x) => displayValue(undefined, x)).join(', ')
   if (typeof v === 'object') return JSON.stringify(v)
   return String(v)
@@ -391,34 +392,34 @@ export function fromLocalDateTime(local: string): string {
 /** The input type and a hint for a text-like field. */
 export function inputFor(f: SchemaField): { type: string; hint: string; inputmode?: 'numeric' | 'decimal' } {
   if (f.kind === 'number' || f.kind === 'integer') {
-    const range =
+    const kind = f.kind === 'integer' ? 'integer' : 'number'
+    const hint =
       f.minimum !== undefined && f.maximum !== undefined
-        ? `from ${f.minimum} to ${f.maximum}`
+        ? t(`questions.form.hint.${kind}Range`, { min: f.minimum, max: f.maximum })
         : f.minimum !== undefined
-          ? `${f.minimum} or more`
+          ? t(`questions.form.hint.${kind}Min`, { min: f.minimum })
           : f.maximum !== undefined
-            ? `${f.maximum} or less`
-            : ''
-    const what = f.kind === 'integer' ? 'A whole number' : 'A number'
-    return { type: 'text', inputmode: f.kind === 'integer' ? 'numeric' : 'decimal', hint: range ? `${what} ${range}.` : `${what}.` }
+            ? t(`questions.form.hint.${kind}Max`, { max: f.maximum })
+            : t(`questions.form.hint.${kind}`)
+    return { type: 'text', inputmode: f.kind === 'integer' ? 'numeric' : 'decimal', hint }
   }
   const len =
     f.minLength !== undefined && f.maxLength !== undefined
-      ? `${f.minLength}–${f.maxLength} characters.`
+      ? t('questions.form.hint.lengthRange', { min: f.minLength, max: f.maxLength })
       : f.minLength !== undefined
-        ? `At least ${plural(f.minLength, 'character')}.`
+        ? t('questions.form.hint.lengthMin', { count: f.minLength })
         : f.maxLength !== undefined
-          ? `At most ${plural(f.maxLength, 'character')}.`
+          ? t('questions.form.hint.lengthMax', { count: f.maxLength })
           : ''
   switch (f.format) {
     case 'email':
-      return { type: 'email', hint: ['An email address.', len].filter(Boolean).join(' ') }
+      return { type: 'email', hint: [t('questions.form.hint.email'), len].filter(Boolean).join(' ') }
     case 'uri':
-      return { type: 'url', hint: ['A full address (https://…).', len].filter(Boolean).join(' ') }
+      return { type: 'url', hint: [t('questions.form.hint.uri'), len].filter(Boolean).join(' ') }
     case 'date':
-      return { type: 'date', hint: 'A date.' }
+      return { type: 'date', hint: t('questions.form.hint.date') }
     case 'date-time':
-      return { type: 'datetime-local', hint: 'A date and time (your local time).' }
+      return { type: 'datetime-local', hint: t('questions.form.hint.dateTime') }
     default:
       return { type: 'text', hint: len }
   }

@@ -2,7 +2,7 @@
 // normalizing what the backend sends, and the checks the form does before
 // saving (the Go side validates again and its message is shown as is).
 import type { ModelInfo, Settings, ThemeSetting } from '../types'
-import { isLanguage } from '../i18n'
+import { isLanguage, t } from '../i18n'
 
 export const OLLAMA_URL = 'http://127.0.0.1:11434/v1'
 
@@ -96,16 +96,16 @@ export function settingsProblem(s: Settings): string | null {
     u = null
   }
   if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.host) {
-    return `The server URL must be an http(s) address such as ${OLLAMA_URL}.`
+    return t('settings.problems.url', { example: OLLAMA_URL })
   }
   if (!isWhole(s.question_timeout_seconds) || s.question_timeout_seconds < 0 || s.question_timeout_seconds > 604800) {
-    return 'Question timeout must be a whole number of seconds from 0 (wait forever) to 604800.'
+    return t('settings.problems.timeout')
   }
   if (typeof s.rate_limit_seconds !== 'number' || !Number.isFinite(s.rate_limit_seconds) || s.rate_limit_seconds < 0 || s.rate_limit_seconds > 3600) {
-    return 'Seconds between questions must be a number from 0 to 3600.'
+    return t('settings.problems.rate')
   }
   if (!isWhole(s.max_pending_questions) || s.max_pending_questions < 1 || s.max_pending_questions > 1000) {
-    return 'Maximum waiting questions must be a whole number from 1 to 1000.'
+    return t('settings.problems.maxPending')
   }
   return null
 }

@@ -10,6 +10,7 @@ import type { Answers, ConversationDetail, Message, ModelInfo, RunState } from '
 import { toError, useTransport } from '../transport'
 import { BUSY_TEXT, branchErrorText, pathBefore, pathThrough } from '../lib/branches'
 import { useQuestionsStore } from './questions'
+import { t } from '../i18n'
 
 export interface BranchState {
   /** The user message being edited in place, per conversation. */
@@ -208,7 +209,7 @@ export const branchActions = {
   async forkAnswer(this: Host, questionId: string, answers: Answers, comments?: string): Promise<boolean> {
     const card = useQuestionsStore().cards[questionId]
     if (!card) {
-      this.forkErrors[questionId] = 'This question no longer exists.'
+      this.forkErrors[questionId] = t('questions.errors.gone')
       return false
     }
     const id = card.conversationId
@@ -230,7 +231,7 @@ export const branchActions = {
       restore()
       const e = toError(err)
       this.forkErrors[questionId] =
-        e.status === 422 ? e.message : e.status === 404 ? 'This question no longer exists.' : branchErrorText('change the answer', e)
+        e.status === 422 ? e.message : e.status === 404 ? t('questions.errors.gone') : branchErrorText('change the answer', e)
       return false
     } finally {
       this.forking[questionId] = false

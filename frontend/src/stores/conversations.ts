@@ -18,6 +18,7 @@ import { DEFAULT_PROFILE } from '../types'
 import { toError, useTransport } from '../transport'
 import { useChatStore } from './chat'
 import { useQuestionsStore } from './questions'
+import { t, t as i18nT } from '../i18n'
 
 export const PAGE_SIZE = 30
 
@@ -169,7 +170,7 @@ export const useConversationsStore = defineStore('conversations', {
         this.actionError = null
         return c
       } catch (err) {
-        this.actionError = `Couldn't start a new chat: ${toError(err).message}`
+        this.actionError = t('sidebar.errors.newChat', { error: toError(err).message })
         return null
       }
     },
@@ -244,7 +245,7 @@ export const useConversationsStore = defineStore('conversations', {
         return true
       } catch (err) {
         item.title = before
-        this.actionError = `Couldn't rename: ${toError(err).message}`
+        this.actionError = i18nT('sidebar.errors.rename', { error: toError(err).message })
         return false
       }
     },
@@ -261,7 +262,7 @@ export const useConversationsStore = defineStore('conversations', {
         return true
       } catch (err) {
         item.pinned = before
-        this.actionError = `Couldn't ${pinned ? 'pin' : 'unpin'}: ${toError(err).message}`
+        this.actionError = t(pinned ? 'sidebar.errors.pin' : 'sidebar.errors.unpin', { error: toError(err).message })
         return false
       }
     },
@@ -270,33 +271,33 @@ export const useConversationsStore = defineStore('conversations', {
     async setAssistant(id: string, assistant: string): Promise<boolean> {
       const item = this.byId(id)
       if (!item || (item.assistant || DEFAULT_PROFILE) === assistant) return false
-      return this.change(item, 'assistant', assistant, () => useTransport().setAssistant(id, assistant), "Couldn't switch the assistant")
+      return this.change(item, 'assistant', assistant, () => useTransport().setAssistant(id, assistant))
     },
 
     /** Chooses the conversation's model ('' = its profile's or the default); its next run uses it. */
     async setModel(id: string, model: string): Promise<boolean> {
       const item = this.byId(id)
       if (!item || (item.model ?? '') === model) return false
-      return this.change(item, 'model', model, () => useTransport().setModel(id, model), "Couldn't switch the model")
+      return this.change(item, 'model', model, () => useTransport().setModel(id, model))
     },
 
     /** Chooses how much the conversation's model thinks ('' = its profile's setting); its next run uses it. */
     async setThinking(id: string, thinking: string): Promise<boolean> {
       const item = this.byId(id)
       if (!item || (item.thinking ?? '') === thinking) return false
-      return this.change(item, 'thinking', thinking, () => useTransport().setThinking(id, thinking), "Couldn't change the thinking setting")
+      return this.change(item, 'thinking', thinking, () => useTransport().setThinking(id, thinking))
     },
 
     /**
      * Shows a field's new value at once and asks the backend for it; a
-     * refusal puts the old value back and says why (actionError).
+     * refusal puts the old value back and says why (actionError, from the
+     * catalogue's sidebar.errors.<field>).
      */
     async change<K extends 'assistant' | 'model' | 'thinking'>(
       item: Conversation,
       key: K,
       value: string,
       send: () => Promise<Conversation | void>,
-      failed: string,
     ): Promise<boolean> {
       const before = item[key]
       item[key] = value
@@ -307,7 +308,7 @@ export const useConversationsStore = defineStore('conversations', {
         return true
       } catch (err) {
         item[key] = before as Conversation[K]
-        this.actionError = `${failed}: ${toError(err).message}`
+        this.actionError = t(`sidebar.errors.${key}`, { error: toError(err).message })
         return false
       }
     },
@@ -347,7 +348,7 @@ export const useConversationsStore = defineStore('conversations', {
       try {
         await useTransport().deleteConversation(id)
       } catch (err) {
-        this.actionError = `Couldn't delete: ${toError(err).message}`
+        this.actionError = t('sidebar.errors.delete', { error: toError(err).message })
         return false
       }
       this.forgetDeleted(id)
@@ -365,10 +366,10 @@ export const useConversationsStore = defineStore('conversations', {
       try {
         const res = await useTransport().exportConversation(id, format)
         this.actionError = null
-        if (res.kind === 'saved') this.notice = `Exported to ${res.path}`
+        if (res.kind === 'saved') this.notice = t('sidebar.exported', { path: res.path })
         return res
       } catch (err) {
-        this.actionError = `Couldn't export: ${toError(err).message}`
+        this.actionError = t('sidebar.errors.export', { error: toError(err).message })
         return null
       }
     },
@@ -382,13 +383,14 @@ export const useConversationsStore = defineStore('conversations', {
       this.importError = null
       this.notice = null
       this.importing = true
-      const what = fileName ? `“${fileName}”` : 'the file'
+      const what = fileName ? t('sidebar.quotedFile', { name: fileName }) : t('sidebar.theFile')
+
       try {
         if (json !== undefined) {
           try {
             JSON.parse(json)
           } catch {
-            this.importError = `Couldn't import ${what}: it is not valid JSON. Choose a conversation exported from Parley as JSON.`
+            this.importError = t('sidebar.errors.importJson', { what })
             return null
           }
         }
@@ -405,11 +407,11 @@ export const useConversationsStore = defineStore('conversations', {
         else this.items = [c, ...this.items]
         this.remember()
         this.actionError = null
-        this.notice = `Imported “${c.title || 'New chat'}”.`
+        this.notice = t('sidebar.imported', { title: c.title || t('chat.newChat') })
         await this.select(c.id)
         return c
       } catch (err) {
-        this.importError = `Couldn't import ${what}: ${toError(err).message}`
+        this.importError = t('sidebar.errors.import', { what, error: toError(err).message })
         return null
       } finally {
         this.importing = false

@@ -1,5 +1,6 @@
 // How well each model asks (Settings → Models): the statistics the Go side
 // keeps per model, resetting them, and exporting settings with them.
+import { formatDuration } from '../i18n/format'
 import { defineStore } from 'pinia'
 import type { ExportResult, ModelStats, SettingsExport } from '../types'
 import { toError, useTransport } from '../transport'
@@ -58,12 +59,8 @@ export const useModelStatsStore = defineStore('modelStats', {
   },
 })
 
-/** "1.2 s", "45 s", "3 min 20 s"; an em dash when nothing was answered. */
+/** "1.2 sec", "45 sec", "3 min 20 sec" in the current language; an em dash when nothing was answered. */
 export function formatAnswerTime(ms: number): string {
   if (!ms || ms <= 0) return '—'
-  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`
-  const s = Math.round(ms / 1000)
-  if (s < 60) return `${s} s`
-  const m = Math.floor(s / 60)
-  return s % 60 ? `${m} min ${s % 60} s` : `${m} min`
+  return formatDuration(ms < 1000 ? 1000 : ms)
 }

@@ -8,6 +8,7 @@ import { useTransport, toError } from '../transport'
 import { answerText, cardFromEvent, emptyDraft, isAnswerable, normalizeCard, type CardDraft } from '../lib/cards'
 import type { McpCardDraft } from '../lib/mcpCards'
 import { cardTrace } from '../lib/cardTrace'
+import { t } from '../i18n'
 
 /** The answers as Go stores them: one text per question. */
 function answerTexts(answers: Answers): Record<string, string> {
@@ -231,10 +232,10 @@ export const useQuestionsStore = defineStore('questions', {
       } catch (err) {
         const e = toError(err)
         if (e.status === 409) {
-          this.respondErrors[id] = 'This question was already answered or closed.'
+          this.respondErrors[id] = t('questions.errors.alreadyClosed')
           void this.loadForConversation(conversationId)
         } else if (e.status === 404) {
-          this.respondErrors[id] = 'This question no longer exists.'
+          this.respondErrors[id] = t('questions.errors.gone')
         } else {
           this.respondErrors[id] = e.message
         }

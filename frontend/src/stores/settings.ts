@@ -8,7 +8,7 @@ import { DEFAULT_PROFILE } from '../types'
 import { toError, useTransport } from '../transport'
 import { normalizeSettings } from '../lib/settings'
 import { useAppStore } from './app'
-import { language, rememberLanguage, resolveLanguage, setLanguage } from '../i18n'
+import { language, rememberLanguage, resolveLanguage, setLanguage, t } from '../i18n'
 
 export interface PullState {
   model: string
@@ -199,7 +199,7 @@ export const useSettingsStore = defineStore('settings', {
     async pullModel(name: string): Promise<boolean> {
       const model = name.trim()
       if (!model || this.pull?.active) return false
-      this.pull = { model, status: 'Starting…', total: 0, completed: 0, active: true, done: false, error: null }
+      this.pull = { model, status: t('settings.model.pullStarting'), total: 0, completed: 0, active: true, done: false, error: null }
       try {
         await useTransport().pullModel(model)
         this.pull = { ...this.pull, status: 'success', active: false, done: true, completed: this.pull.total }
@@ -217,7 +217,7 @@ export const useSettingsStore = defineStore('settings', {
       if (p.status === 'error') {
         // The download failed on the server's side (also mid-stream).
         pull.active = false
-        pull.error = p.error || 'The download failed.'
+        pull.error = p.error || t('settings.model.pullFailed')
         return
       }
       if (typeof p.status === 'string' && p.status) pull.status = p.status

@@ -53,6 +53,7 @@ import {
   type Transport,
   type Unsubscribe,
 } from './transport'
+import { t } from '../i18n'
 
 export interface HttpTransportOptions {
   /** Prefix of every API path (default "/api/v1"). */
@@ -115,7 +116,7 @@ export class HttpTransport implements Transport {
     try {
       res = await this.fetchFn(this.base + path, init)
     } catch (err) {
-      throw new TransportError(`Can't reach Parley (${err instanceof Error ? err.message : String(err)})`, 0)
+      throw new TransportError(t('transport.unreachable', { error: err instanceof Error ? err.message : String(err) }), 0)
     }
     const text = await res.text().catch(() => '')
     if (!res.ok) {
@@ -123,7 +124,7 @@ export class HttpTransport implements Transport {
       const msg =
         data && typeof data === 'object' && typeof (data as { error?: unknown }).error === 'string'
           ? (data as { error: string }).error
-          : `Request failed (${res.status}${res.statusText ? ' ' + res.statusText : ''})`
+          : t('transport.failed', { status: `${res.status}${res.statusText ? ' ' + res.statusText : ''}` })
       throw new TransportError(msg, res.status)
     }
     return { text, res }
@@ -316,7 +317,7 @@ export class HttpTransport implements Transport {
 
   /** POST /conversations/import with the exported JSON as the body, as is. */
   async importConversation(json?: string): Promise<Conversation | null> {
-    if (json === undefined) throw new TransportError('Choose a file to import', 400)
+    if (json === undefined) throw new TransportError(t('transport.chooseFile'), 400)
     return this.request<Conversation>('POST', '/conversations/import', json, true)
   }
 

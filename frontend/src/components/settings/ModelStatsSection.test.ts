@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import ModelStatsSection from './ModelStatsSection.vue'
 import { mountInBody, resetDom, settle, setupEnv, type TestEnv } from '../../test-utils'
 import { formatAnswerTime } from '../../stores/modelStats'
+import { setLanguage } from '../../i18n'
 import type { ModelStats } from '../../types'
 
 let env: TestEnv
@@ -30,7 +31,7 @@ describe('Settings → How well each model asks', () => {
     const qwen = items[1]!
     expect(qwen.find('[data-testid="stat-cards"]').text()).toBe('7')
     expect(qwen.find('[data-testid="stat-outcomes"]').text()).toBe('4 / 1 / 1 / 1')
-    expect(qwen.find('[data-testid="stat-median"]').text()).toBe('12 s')
+    expect(qwen.find('[data-testid="stat-median"]').text()).toBe('12 sec')
     expect(qwen.find('[data-testid="stat-invalid"]').text()).toBe('2 / 1')
     const llama = items[0]!
     expect(llama.find('[data-testid="stat-median"]').text()).toBe('—')
@@ -80,11 +81,17 @@ describe('Settings → How well each model asks', () => {
     expect(text).not.toContain('secret')
   })
 
-  it('formats answer times', () => {
+  it('formats answer times, in the language of the interface', async () => {
     expect(formatAnswerTime(0)).toBe('—')
-    expect(formatAnswerTime(1234)).toBe('1.2 s')
-    expect(formatAnswerTime(45_000)).toBe('45 s')
-    expect(formatAnswerTime(200_000)).toBe('3 min 20 s')
+    expect(formatAnswerTime(1234)).toBe('1.2 sec')
+    expect(formatAnswerTime(45_000)).toBe('45 sec')
+    expect(formatAnswerTime(200_000)).toBe('3 min 20 sec')
     expect(formatAnswerTime(120_000)).toBe('2 min')
+    await setLanguage('de')
+    try {
+      expect(formatAnswerTime(1234)).toBe('1,2 Sek.')
+    } finally {
+      await setLanguage('en')
+    }
   })
 })
