@@ -1087,6 +1087,7 @@ export namespace service {
 	    embedding_model: string;
 	    agents_enabled: boolean;
 	    agents_addr: string;
+	    language: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -1107,6 +1108,7 @@ export namespace service {
 	        this.embedding_model = source["embedding_model"];
 	        this.agents_enabled = source["agents_enabled"];
 	        this.agents_addr = source["agents_addr"];
+	        this.language = source["language"];
 	    }
 	}
 	export class SettingsExport {
