@@ -297,5 +297,5 @@ func (l *runLoop) tooManyInvalid() error {
 	if l.text.invalid < MaxInvalidCalls {
 		return nil
 	}
-	return &llm.Error{Kind: "invalid_calls", Message: i18n.T("agent.invalidCalls", l.text.invalid)}
+	return &llm.Error{Kind: "invalid_calls", Message: i18n.T("agent.invalidCalls", l.text.invalid), Text: i18n.M("agent.invalidCalls", l.text.invalid)}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/service"
 )
 
@@ -77,9 +78,21 @@ func (s *Server) protectSized(limit int64, h func(http.ResponseWriter, *http.Req
 			case status >= 500:
 				s.log.Error("api request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 			}
-			writeError(w, status, err.Error())
+			writeError(w, status, s.errorText(r, err))
 		}
 	})
+}
+
+// errorText says err in the language of the interface (Settings), or, when
+// none is chosen there, in the client's Accept-Language; the process's
+// language otherwise (backend/i18n).
+func (s *Server) errorText(r *http.Request, err error) string {
+	if s.opts.Backend.GetSettings().Language == "" {
+		if lang := i18n.Match(r.Header.Get("Accept-Language")); lang != "" {
+			return i18n.Localize(err, lang)
+		}
+	}
+	return err.Error()
 }
 
 // statusFor maps an error to its HTTP status: the service's error kinds,

@@ -198,15 +198,15 @@ type Localized interface {
 }
 
 // Localize is err's text in a language: the catalogue message when err is
-// (or wraps, without adding words of its own) a Localized error, else
+// a Localized error, or wraps one and says just its message, else
 // err.Error().
 func Localize(err error, code string) string {
 	var l Localized
-	if !errors.As(err, &l) {
+	if !errors.As(err, &l) || l.Localized().Key == "" {
 		return err.Error()
 	}
-	if err.Error() != l.Error() {
-		return err.Error() // wrapped with context that is not in the catalogue
+	if msg := err.Error(); msg != l.Error() && msg != l.Localized().String() {
+		return msg // wrapped with words that are not in the catalogue
 	}
 	return l.Localized().In(code)
 }

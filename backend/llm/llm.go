@@ -8,6 +8,8 @@ package llm
 import (
 	"context"
 	"fmt"
+
+	"github.com/parley-app/parley/backend/i18n"
 )
 
 // DefaultBaseURL is Ollama's OpenAI-compatible endpoint.
@@ -131,12 +133,18 @@ const (
 	KindEmpty         = "empty"
 )
 
-// Error is a model-server failure with a message for the user.
+// Error is a model-server failure with a message for the user: Message in
+// the process's language, Text the same from the catalogue, so that an HTTP
+// client can get it in its own (Accept-Language).
 type Error struct {
 	Kind    string
 	Message string
+	Text    i18n.Message
 	Err     error
 }
+
+// Localized is the catalogue message (i18n.Localize).
+func (e *Error) Localized() i18n.Message { return e.Text }
 
 func (e *Error) Error() string {
 	if e.Err != nil {

@@ -36,7 +36,7 @@ func NewOpenAI(cfg Config) (Model, error) {
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	if cfg.Model == "" {
-		return nil, &Error{Kind: KindModelNotFound, Message: i18n.T("llm.noModel")}
+		return nil, &Error{Kind: KindModelNotFound, Message: i18n.T("llm.noModel"), Text: i18n.M("llm.noModel")}
 	}
 	return &openAIModel{cfg: cfg, transport: sharedTransport}, nil
 }
@@ -150,10 +150,10 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 		return partial, m.classify(err, tee)
 	}
 	if msg := tee.errorMessage(); msg != "" {
-		return partial, &Error{Kind: KindStream, Message: i18n.T("llm.serverError", msg)}
+		return partial, &Error{Kind: KindStream, Message: i18n.T("llm.serverError", msg), Text: i18n.M("llm.serverError", msg)}
 	}
 	if !tee.finished() {
-		return partial, &Error{Kind: KindStream, Message: i18n.T("llm.dropped")}
+		return partial, &Error{Kind: KindStream, Message: i18n.T("llm.dropped"), Text: i18n.M("llm.dropped")}
 	}
 	out := Response{Reasoning: partial.Reasoning, ReasoningSource: source}
 	if len(resp.Choices) > 0 {
@@ -190,7 +190,7 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 	}
 	if strings.TrimSpace(out.Text) == "" && len(out.ToolCalls) == 0 && strings.TrimSpace(out.Reasoning) == "" {
 		// (A reply of thinking only is an answer: it happens, ollama#15288.)
-		return out, &Error{Kind: KindEmpty, Message: i18n.T("llm.empty")}
+		return out, &Error{Kind: KindEmpty, Message: i18n.T("llm.empty"), Text: i18n.M("llm.empty")}
 	}
 	return out, nil
 }
@@ -308,18 +308,18 @@ func (m *openAIModel) classify(err error, tee *streamTee) error {
 	switch {
 	case errors.As(err, &opErr) && opErr.Op == "dial", errors.Is(err, syscall.ECONNREFUSED),
 		strings.Contains(msg, "connection refused"), strings.Contains(msg, "no such host"):
-		return &Error{Kind: KindUnreachable, Message: m.unreachable(), Err: err}
+		return &Error{Kind: KindUnreachable, Message: m.unreachable(), Text: unreachableText(m.cfg.BaseURL), Err: err}
 	case errors.Is(err, bufio.ErrTooLong), strings.Contains(msg, "token too long"):
 		// langchaingo reads SSE lines with a 64 KiB limit.
-		return &Error{Kind: KindStream, Err: err, Message: i18n.T("llm.chunkTooLarge")}
+		return &Error{Kind: KindStream, Err: err, Message: i18n.T("llm.chunkTooLarge"), Text: i18n.M("llm.chunkTooLarge")}
 	case strings.Contains(msg, "error reading streaming response"), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, io.EOF), strings.Contains(msg, "connection reset"):
-		return &Error{Kind: KindStream, Message: i18n.T("llm.dropped"), Err: err}
+		return &Error{Kind: KindStream, Message: i18n.T("llm.dropped"), Text: i18n.M("llm.dropped"), Err: err}
 	}
 	if em := tee.errorMessage(); em != "" {
-		return &Error{Kind: KindStream, Message: i18n.T("llm.serverError", em), Err: err}
+		return &Error{Kind: KindStream, Message: i18n.T("llm.serverError", em), Text: i18n.M("llm.serverError", em), Err: err}
 	}
-	return &Error{Kind: KindHTTP, Message: i18n.T("llm.callFailed", msg), Err: err}
+	return &Error{Kind: KindHTTP, Message: i18n.T("llm.callFailed", msg), Text: i18n.M("llm.callFailed", msg), Err: err}
 }
 
 func (m *openAIModel) unreachable() string { return unreachableMessage(m.cfg.BaseURL) }
@@ -327,10 +327,15 @@ func (m *openAIModel) unreachable() string { return unreachableMessage(m.cfg.Bas
 // unreachableMessage says that nothing answers at baseURL, in plain words
 // (the UI shows it as text).
 func unreachableMessage(baseURL string) string {
+	return unreachableText(baseURL).String()
+}
+
+// unreachableText is unreachableMessage as a catalogue message.
+func unreachableText(baseURL string) i18n.Message {
 	if strings.Contains(baseURL, ":11434") {
-		return i18n.T("llm.unreachableOllama", baseURL)
+		return i18n.M("llm.unreachableOllama", baseURL)
 	}
-	return i18n.T("llm.unreachable", baseURL)
+	return i18n.M("llm.unreachable", baseURL)
 }
 
 // httpError explains a non-200 answer, using the server's own message.
@@ -343,20 +348,20 @@ func (m *openAIModel) httpError(status int, serverMsg string, cause error) *Erro
 	switch {
 	case strings.Contains(lower, "does not support tools"), strings.Contains(lower, "tools are not supported"),
 		strings.Contains(lower, "tool calling is not supported"), strings.Contains(lower, "tools param requires --jinja"):
-		return &Error{Kind: KindNoTools, Err: cause, Message: i18n.T("llm.noTools", m.cfg.Model)}
+		return &Error{Kind: KindNoTools, Err: cause, Message: i18n.T("llm.noTools", m.cfg.Model), Text: i18n.M("llm.noTools", m.cfg.Model)}
 	case toolRoleRefused(lower):
-		return &Error{Kind: KindNoToolRole, Err: cause, Message: i18n.T("llm.toolRoleRefused", status, detail)}
+		return &Error{Kind: KindNoToolRole, Err: cause, Message: i18n.T("llm.toolRoleRefused", status, detail), Text: i18n.M("llm.toolRoleRefused", status, detail)}
 	case status == http.StatusNotFound && (serverMsg == "" || strings.Contains(lower, "model")):
-		return &Error{Kind: KindModelNotFound, Err: cause, Message: i18n.T("llm.modelNotFound", m.cfg.Model, m.cfg.BaseURL)}
+		return &Error{Kind: KindModelNotFound, Err: cause, Message: i18n.T("llm.modelNotFound", m.cfg.Model, m.cfg.BaseURL), Text: i18n.M("llm.modelNotFound", m.cfg.Model, m.cfg.BaseURL)}
 	case status == http.StatusNotFound:
-		return &Error{Kind: KindHTTP, Err: cause, Message: i18n.T("llm.noChatEndpoint", m.cfg.BaseURL, detail)}
+		return &Error{Kind: KindHTTP, Err: cause, Message: i18n.T("llm.noChatEndpoint", m.cfg.BaseURL, detail), Text: i18n.M("llm.noChatEndpoint", m.cfg.BaseURL, detail)}
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return &Error{Kind: KindHTTP, Err: cause, Message: i18n.T("llm.refused", m.cfg.BaseURL, status, detail)}
+		return &Error{Kind: KindHTTP, Err: cause, Message: i18n.T("llm.refused", m.cfg.BaseURL, status, detail), Text: i18n.M("llm.refused", m.cfg.BaseURL, status, detail)}
 	}
 	if serverMsg == "" {
 		serverMsg = http.StatusText(status)
 	}
-	return &Error{Kind: KindHTTP, Err: cause, Message: i18n.T("llm.httpError", status, serverMsg)}
+	return &Error{Kind: KindHTTP, Err: cause, Message: i18n.T("llm.httpError", status, serverMsg), Text: i18n.M("llm.httpError", status, serverMsg)}
 }
 
 // namesThinking tells a refusal of the thinking fields: Ollama's `think

@@ -101,6 +101,8 @@ type ModelStatus struct {
 	// it answers): turning demo mode off in Settings lists them at once,
 	// before Save.
 	ServerModels []ModelInfo `json:"server_models,omitempty"`
+	// err is why the server did not answer (for errors that keep the cause).
+	err error
 }
 
 // CheckModelServer asks the configured server for its models.
@@ -124,7 +126,7 @@ func (s *Service) CheckModelServer(ctx context.Context) ModelStatus {
 		return out
 	}
 	if err != nil {
-		out.Message = userMessage(err, st.BaseURL)
+		out.Message, out.err = userMessage(err, st.BaseURL), err
 		return out
 	}
 	out.Reachable, out.Ollama, out.Models = true, server.Ollama, models
@@ -136,7 +138,7 @@ func (s *Service) CheckModelServer(ctx context.Context) ModelStatus {
 func (s *Service) ListModels(ctx context.Context) ([]ModelInfo, error) {
 	st := s.CheckModelServer(ctx)
 	if !st.Reachable {
-		return nil, &UpstreamError{Msg: st.Message}
+		return nil, &UpstreamError{Msg: st.Message, Err: st.err}
 	}
 	return st.Models, nil
 }

@@ -9,12 +9,9 @@
 // Screenshots: test-artifacts/e2e-i18n-<lang>-<what>-<width>.png.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { createRequire } from 'node:module'
-import { launchChromium, screenshot } from './helpers.mjs'
+import { assertNoSeriousViolations as assertAxeClean, launchChromium, screenshot } from './helpers.mjs'
 import { enableDemo, login } from './serve.mjs'
 import { startTempServe, waitUntil } from './util.mjs'
-
-const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
 
 // What each language must show (from its catalogue, src/i18n/locales).
 const LANGS = {
@@ -82,15 +79,6 @@ async function assertFits(page, where) {
   assert.deepEqual(await overflowing(page), [], `text overflows its box in ${where}`)
   const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
   assert.equal(sideways, 0, `the page scrolls sideways in ${where}`)
-}
-
-async function assertAxeClean(page, where) {
-  await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))))
-  if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: axeSource })
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }))
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  const report = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n` + v.nodes.map((n) => `    ${n.target.join(' ')}`).join('\n')).join('\n')
-  assert.equal(bad.length, 0, `axe in ${where}:\n${report}`)
 }
 
 for (const [lang, want] of Object.entries(LANGS)) {
