@@ -39,3 +39,24 @@ func TestAppMenuSendsShortcutActions(t *testing.T) {
 	assert.Equal(t, keys.Combo("r", keys.CmdOrCtrlKey, keys.ShiftKey), accel["Regenerate last reply"])
 	assert.Nil(t, accel["Keyboard shortcuts (?)"], "? must stay with the page")
 }
+
+// The menu speaks the interface's language: built for German, its items are
+// the German catalogue's (backend/i18n), with the same accelerators.
+func TestAppMenuInGerman(t *testing.T) {
+	m := appMenu("de", func(string, ...any) {})
+	var chat *menu.Menu
+	for _, it := range m.Items {
+		if it.Label == "Chat" && it.SubMenu != nil {
+			chat = it.SubMenu
+		}
+	}
+	require.NotNil(t, chat, "no Chat menu")
+	labels := map[string]*keys.Accelerator{}
+	for _, it := range chat.Items {
+		labels[it.Label] = it.Accelerator
+	}
+	assert.Contains(t, labels, "Neuer Chat")
+	assert.Equal(t, keys.CmdOrCtrl("n"), labels["Neuer Chat"])
+	assert.Contains(t, labels, "Tastenkürzel (?)")
+	assert.NotContains(t, labels, "New chat")
+}
