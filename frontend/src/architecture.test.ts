@@ -38,7 +38,7 @@ function importsOf(file: string, text: string, exists: (p: string) => boolean): 
   for (const re of patterns) for (const m of text.matchAll(re)) specs.add(m[1]!)
   const out: string[] = []
   for (const spec of specs) {
-    if (!spec.startsWith('.') || spec.endsWith('.css')) continue // packages and styles
+    if (!spec.startsWith('.') || spec.endsWith('.css') || spec.endsWith('.json')) continue // packages, styles and data (the catalogues)
     const base = resolvePath(file, spec)
     if (base === null) continue // outside src
     const hit = [base, `${base}.ts`, `${base}.vue`, `${base}/index.ts`].find((c) => /\.(ts|vue)$/.test(c) && exists(c))

@@ -19,6 +19,7 @@ import { toError, useTransport } from '../transport'
 import { useChatStore } from './chat'
 import { useQuestionsStore } from './questions'
 import { t, t as i18nT } from '../i18n'
+import { DEFAULT_TITLE, shownTitle } from '../lib/titles'
 
 export const PAGE_SIZE = 30
 
@@ -407,7 +408,7 @@ export const useConversationsStore = defineStore('conversations', {
         else this.items = [c, ...this.items]
         this.remember()
         this.actionError = null
-        this.notice = t('sidebar.imported', { title: c.title || t('chat.newChat') })
+        this.notice = t('sidebar.imported', { title: shownTitle(c.title) })
         await this.select(c.id)
         return c
       } catch (err) {
@@ -496,7 +497,7 @@ export const useConversationsStore = defineStore('conversations', {
         return
       }
       const item = this.items.find((c) => c.id === p.conversationId)
-      if (p.state === 'idle' && item && (!item.title || item.title === 'New chat')) {
+      if (p.state === 'idle' && item && (!item.title || item.title === DEFAULT_TITLE)) {
         try {
           const d = await useTransport().getConversation(p.conversationId)
           if (d.title) item.title = d.title

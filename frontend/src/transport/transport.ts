@@ -40,6 +40,7 @@ import type {
   SendMessageRequest,
   TraceMark,
 } from '../api/wire.gen'
+import { t } from '../i18n'
 
 export type Unsubscribe = () => void
 export type EventHandler<E extends EventName> = (payload: EventMap[E]) => void
@@ -196,12 +197,12 @@ export class TransportError extends Error {
 /** Turns anything thrown or rejected (Wails rejects with a string) into an Error. */
 export function toError(err: unknown): TransportError {
   if (err instanceof TransportError) return err
-  if (err instanceof Error) return new TransportError(err.message || 'Something went wrong')
-  if (typeof err === 'string') return new TransportError(err || 'Something went wrong')
+  if (err instanceof Error) return new TransportError(err.message || t('chat.runState.error'))
+  if (typeof err === 'string') return new TransportError(err || t('chat.runState.error'))
   if (err && typeof err === 'object' && 'error' in err && typeof (err as { error: unknown }).error === 'string') {
     return new TransportError((err as { error: string }).error)
   }
-  return new TransportError('Something went wrong')
+  return new TransportError(t('chat.runState.error'))
 }
 
 /** A small event hub the implementations share. */
