@@ -1,8 +1,6 @@
 // Shared helpers for the browser end-to-end tests (node:test + playwright-core
 // driving Debian's Chromium; browsers cannot be downloaded here).
 import { chromium } from 'playwright-core'
-import assert from 'node:assert/strict'
-import { createRequire } from 'node:module'
 import { createServer } from 'node:http'
 import { readFile, mkdir } from 'node:fs/promises'
 import { extname, join, normalize, resolve } from 'node:path'
@@ -39,25 +37,6 @@ export async function serveDist() {
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok))
   const { port } = server.address()
   return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((ok) => server.close(ok)) }
-}
-
-const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
-
-/**
- * Runs axe on the page and fails with a readable list of serious and
- * critical violations. axe's script is put into the page by the test (the
- * app's CSP allows no inline script: the context needs bypassCSP).
- */
-export async function assertNoSeriousViolations(page, where) {
-  // Colours in the middle of a transition (a theme switch) are neither side's.
-  await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))))
-  if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: axeSource })
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }))
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  const report = bad
-    .map((v) => `${v.impact} ${v.id}: ${v.help}\n` + v.nodes.map((n) => `    ${n.target.join(' ')}\n      ${n.failureSummary.replace(/\n/g, '\n      ')}`).join('\n'))
-    .join('\n')
-  assert.equal(bad.length, 0, `axe in ${where}:\n${report}`)
 }
 
 export async function screenshot(page, name) {

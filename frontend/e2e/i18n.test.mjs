@@ -9,7 +9,8 @@
 // Screenshots: test-artifacts/e2e-i18n-<lang>-<what>-<width>.png.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { assertNoSeriousViolations as assertAxeClean, launchChromium, screenshot } from './helpers.mjs'
+import { launchChromium, screenshot } from './helpers.mjs'
+import { assertNoSeriousViolations as assertAxeClean } from './axe.mjs'
 import { enableDemo, login } from './serve.mjs'
 import { startTempServe, waitUntil } from './util.mjs'
 

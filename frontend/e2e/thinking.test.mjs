@@ -14,7 +14,7 @@ import { startXvfb, startWebDriver, Session } from './webkit.mjs'
 import { assertNoSeriousViolations, assertNoSeriousViolationsWebKit, useTheme } from './axe.mjs'
 
 const PROMPT = 'Think it through: is 9.11 bigger than 9.9?'
-const THOUGHT = /^Thought for (\d+ s|less than a second)$/
+const THOUGHT = /^Thought for (\d+ sec|less than a second)$/
 
 let server
 

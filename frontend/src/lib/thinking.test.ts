@@ -1,15 +1,26 @@
 import { describe, expect, it } from 'vitest'
+import { setLanguage } from '../i18n'
 import { THINKING_PIECE, ThinkingAppender, thinkingPieces, thoughtFor, thoughtLabel } from './thinking'
 
 describe('thinking', () => {
-  it('says a thinking time as the chat and the Markdown export say it', () => {
+  it('says a thinking time with Intl units, in the interface language', async () => {
     expect(thoughtFor(0)).toBe('less than a second')
     expect(thoughtFor(499)).toBe('less than a second')
-    expect(thoughtFor(12_400)).toBe('12 s')
+    expect(thoughtFor(12_400)).toBe('12 sec')
     expect(thoughtFor(59_600)).toBe('1 min')
-    expect(thoughtFor(125_000)).toBe('2 min 5 s')
+    expect(thoughtFor(125_000)).toBe('2 min 5 sec')
     expect(thoughtLabel(undefined)).toBe('Thought for less than a second')
-    expect(thoughtLabel(1800)).toBe('Thought for 2 s')
+    expect(thoughtLabel(1800)).toBe('Thought for 2 sec')
+    await setLanguage('de')
+    try {
+      expect(thoughtLabel(12_400)).toBe('12 Sek. nachgedacht')
+      expect(thoughtFor(125_000)).toBe('2 Min. 5 Sek.')
+      expect(thoughtFor(300)).toBe('weniger als eine Sekunde')
+      await setLanguage('ja')
+      expect(thoughtLabel(12_400)).toBe('12 秒考えました')
+    } finally {
+      await setLanguage('en')
+    }
   })
 
   it('cuts thinking into paragraphs, and long paragraphs into pieces', () => {

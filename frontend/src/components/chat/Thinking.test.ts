@@ -46,7 +46,7 @@ describe('a reply that thought', () => {
     const item = mountItem(reply({ reasoning: 'Six times seven.\n\n<img src=x onerror=alert(1)> is text', reasoning_ms: 12_400 }))
     const toggle = item.find('[data-testid="thinking-toggle"]')
     expect(toggle.element.tagName).toBe('BUTTON') // Enter and Space open it
-    expect(toggle.text()).toBe('Thought for 12 s')
+    expect(toggle.text()).toBe('Thought for 12 sec')
     expect(toggle.attributes('aria-expanded')).toBe('false')
     expect(item.find('[data-testid="thinking-body"]').exists()).toBe(false)
     expect(item.text()).not.toContain('Six times')
@@ -77,8 +77,8 @@ describe('a reply that thought', () => {
       }),
     )
     const figures = item.find('[data-testid="reply-figures"]')
-    expect(figures.find('[data-figure="thought"]').text()).toBe('thought 12 s')
-    expect(figures.find('[data-figure="answer"]').text()).toBe('answered in 3.4 s')
+    expect(figures.find('[data-figure="thought"]').text()).toBe('thought 12 sec')
+    expect(figures.find('[data-figure="answer"]').text()).toBe('answered in 3.4 sec')
     expect(item.find('[data-testid="thinking-note"]').text()).toContain('refused thinking "low"')
   })
 
