@@ -2,7 +2,7 @@ package agent
 
 import (
 	"errors"
-	"fmt"
+	"github.com/parley-app/parley/backend/i18n"
 	"slices"
 	"time"
 
@@ -103,9 +103,9 @@ func (l *runLoop) refuseThinking(err error, req llm.Request, setting string, mai
 		"model", id.Model, "base_url", id.BaseURL, "err", le.Message)
 	if main {
 		if refused == textcalls.RefusedHistory {
-			l.thinkingNote = "The server refused the thinking sent back with the history; it was sent again without it."
+			l.thinkingNote = i18n.T("agent.thinkingHistoryRefused")
 		} else {
-			l.thinkingNote = fmt.Sprintf("The server refused thinking %q for this model; it was asked again without the setting.", setting)
+			l.thinkingNote = i18n.T("agent.thinkingRefused", setting)
 		}
 	}
 	return true

@@ -12,6 +12,7 @@ import (
 	"github.com/parley-app/parley/backend/agent"
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/llm"
 )
 
@@ -19,11 +20,20 @@ import (
 // or of a kind Parley cannot send to the model (HTTP 422). Msg names the file.
 type AttachmentError struct {
 	Msg      string
+	Text     i18n.Message // Msg from the catalogue (i18n.Localize)
 	TooLarge bool
 }
 
 // Error returns the message for the user.
 func (e *AttachmentError) Error() string { return e.Msg }
+
+// Localized is the catalogue message, if any.
+func (e *AttachmentError) Localized() i18n.Message { return e.Text }
+
+// attachmentError refuses a file with a catalogue message.
+func attachmentError(text i18n.Message, tooLarge bool) error {
+	return &AttachmentError{Msg: text.String(), Text: text, TooLarge: tooLarge}
+}
 
 // imageTypes are the pictures vision models take.
 var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
@@ -33,7 +43,7 @@ var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
 // content (an image must be one; anything else must be UTF-8 text).
 func checkAttachments(atts []chat.Attachment) ([]chat.Attachment, error) {
 	if len(atts) > api.MaxAttachments {
-		return nil, &AttachmentError{Msg: fmt.Sprintf("a message can carry at most %d files (got %d)", api.MaxAttachments, len(atts))}
+		return nil, attachmentError(i18n.M("service.attach.tooMany", api.MaxAttachments, len(atts)), false)
 	}
 	out := make([]chat.Attachment, 0, len(atts))
 	total := 0
@@ -51,18 +61,18 @@ func checkAttachments(atts []chat.Attachment) ([]chat.Attachment, error) {
 		switch {
 		case strings.HasPrefix(a.MIMEType, "image/") || strings.HasPrefix(sniffed, "image/"):
 			if !slices.Contains(imageTypes, sniffed) {
-				return nil, &AttachmentError{Msg: fmt.Sprintf("%s is not a PNG, JPEG, GIF or WebP image, which is what models can read", a.Name)}
+				return nil, attachmentError(i18n.M("service.attach.notImage", a.Name), false)
 			}
 			if len(a.Data) > api.MaxImageBytes {
-				return nil, &AttachmentError{TooLarge: true, Msg: fmt.Sprintf("%s is %s; an image can be at most %s", a.Name, sizeText(len(a.Data)), sizeText(api.MaxImageBytes))}
+				return nil, attachmentError(i18n.M("service.attach.imageTooLarge", a.Name, sizeText(len(a.Data)), sizeText(api.MaxImageBytes)), true)
 			}
 			a.MIMEType = sniffed
 		default:
 			if !utf8.Valid(a.Data) || slices.Contains(a.Data, 0) {
-				return nil, &AttachmentError{Msg: fmt.Sprintf("%s is neither a text file nor an image (PNG, JPEG, GIF or WebP): Parley sends text files (code, Markdown, CSV, JSON, logs) and images to the model", a.Name)}
+				return nil, attachmentError(i18n.M("service.attach.unknownKind", a.Name), false)
 			}
 			if len(a.Data) > api.MaxTextFileBytes {
-				return nil, &AttachmentError{TooLarge: true, Msg: fmt.Sprintf("%s is %s; a text file can be at most %s", a.Name, sizeText(len(a.Data)), sizeText(api.MaxTextFileBytes))}
+				return nil, attachmentError(i18n.M("service.attach.textTooLarge", a.Name, sizeText(len(a.Data)), sizeText(api.MaxTextFileBytes)), true)
 			}
 			if !strings.HasPrefix(a.MIMEType, "text/") && !strings.HasPrefix(a.MIMEType, "application/") {
 				a.MIMEType = "text/plain"
@@ -71,7 +81,7 @@ func checkAttachments(atts []chat.Attachment) ([]chat.Attachment, error) {
 		out = append(out, a)
 	}
 	if total > api.MaxAttachmentsBytes {
-		return nil, &AttachmentError{TooLarge: true, Msg: fmt.Sprintf("the files add up to %s; one message can carry at most %s", sizeText(total), sizeText(api.MaxAttachmentsBytes))}
+		return nil, attachmentError(i18n.M("service.attach.totalTooLarge", sizeText(total), sizeText(api.MaxAttachmentsBytes)), true)
 	}
 	return out, nil
 }
@@ -111,7 +121,7 @@ func (s *Service) checkVision(ctx context.Context, assistant, modelName string) 
 		return &UpstreamError{Msg: userMessage(err, base), Err: err}
 	}
 	if !ok {
-		return &AttachmentError{Msg: fmt.Sprintf("The model %s cannot read images. Choose a vision model (with Ollama, one whose details list \"vision\", such as qwen2.5vl or llava), or send the message without the image.", name)}
+		return attachmentError(i18n.M("service.attach.noVision", name), false)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/parley-app/parley/backend/i18n"
 	"strings"
 	"unicode/utf8"
 
@@ -33,7 +34,7 @@ func (s *Service) Send(ctx context.Context, id string, req SendRequest) (string,
 		return "", inputErrorf(`"content" must not be empty`)
 	}
 	if utf8.RuneCountInString(content) > MaxMessageChars {
-		return "", inputErrorf(fmt.Sprintf("message is longer than %d characters", MaxMessageChars))
+		return "", inputError(i18n.M("service.messageTooLong", MaxMessageChars))
 	}
 	atts, err := checkAttachments(req.Attachments)
 	if err != nil {
@@ -120,7 +121,7 @@ func (s *Service) Regenerate(ctx context.Context, id, messageID, model string) (
 		}
 	}
 	if user < 0 {
-		return "", inputErrorf("this reply answers no message of yours, so there is nothing to regenerate it from")
+		return "", inputError(i18n.M("service.regenerateNothing"))
 	}
 	if s.rt.Active(id) {
 		return "", ErrRunActive

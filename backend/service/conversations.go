@@ -3,7 +3,7 @@ package service
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/parley-app/parley/backend/i18n"
 	"strings"
 	"unicode/utf8"
 
@@ -31,7 +31,7 @@ func (s *Service) ListConversations(ctx context.Context, limit int, cursor, quer
 func (s *Service) CreateConversation(ctx context.Context, title, assistant string) (*chat.Conversation, error) {
 	title = strings.TrimSpace(title)
 	if utf8.RuneCountInString(title) > MaxTitleChars {
-		return nil, inputErrorf(fmt.Sprintf("title must be at most %d characters", MaxTitleChars))
+		return nil, inputError(i18n.M("service.titleTooLong", MaxTitleChars))
 	}
 	assistant, err := s.checkAssistant(ctx, assistant)
 	if err != nil {
@@ -47,7 +47,7 @@ func (s *Service) checkAssistant(ctx context.Context, assistant string) (string,
 		return agent.DefaultProfileName, nil
 	}
 	if _, err := s.store.Profile(ctx, assistant); err != nil {
-		return "", inputErrorf(fmt.Sprintf("unknown assistant %q", assistant))
+		return "", inputError(i18n.M("service.unknownAssistant", assistant))
 	}
 	return assistant, nil
 }
@@ -93,7 +93,7 @@ func (s *Service) GetConversation(ctx context.Context, id string) (*Conversation
 func (s *Service) RenameConversation(ctx context.Context, id, title string) error {
 	title = strings.TrimSpace(title)
 	if title == "" || utf8.RuneCountInString(title) > MaxTitleChars {
-		return inputErrorf(fmt.Sprintf("title must be 1 to %d characters", MaxTitleChars))
+		return inputError(i18n.M("service.titleLength", MaxTitleChars))
 	}
 	if err := s.store.RenameConversation(ctx, id, title); err != nil {
 		return err
@@ -130,7 +130,7 @@ func (s *Service) SetAssistant(ctx context.Context, id, assistant string) error 
 func (s *Service) SetModel(ctx context.Context, id, model string) error {
 	model = strings.TrimSpace(model)
 	if utf8.RuneCountInString(model) > maxModelNameChars {
-		return inputErrorf(fmt.Sprintf("a model name can be at most %d characters", maxModelNameChars))
+		return inputError(i18n.M("service.modelNameTooLong", maxModelNameChars))
 	}
 	if err := s.store.SetModel(ctx, id, model); err != nil {
 		return err

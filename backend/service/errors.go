@@ -5,31 +5,51 @@ import (
 	"fmt"
 
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/knowledge"
 	"github.com/parley-app/parley/backend/mcp"
 	"github.com/parley-app/parley/backend/questions"
 )
 
 // ErrRunActive is returned when a message is sent while a run is active.
-var ErrRunActive = errors.New("a run is already active in this conversation")
+var ErrRunActive error = &saidError{i18n.M("service.runActive")}
 
 // ErrAgentConversation: the assistant does not reply in an agent's
 // conversation (SPEC §10) (HTTP 409).
 var ErrAgentConversation = errors.New("no assistant replies in an agent's conversation")
 
 // ErrTooLarge is returned for an import larger than MaxImportBytes.
-var ErrTooLarge = errors.New("too large to be a Parley conversation")
+var ErrTooLarge error = &saidError{i18n.M("service.importTooLarge")}
+
+// saidError is a sentinel error whose text is a catalogue message, said in
+// the language of the moment it is shown (errors.Is compares the pointer).
+type saidError struct{ text i18n.Message }
+
+func (e *saidError) Error() string           { return e.text.String() }
+func (e *saidError) Localized() i18n.Message { return e.text }
 
 // ErrBadPageSize is returned for a conversation page size out of range.
 var ErrBadPageSize error = &InputError{Msg: fmt.Sprintf("limit must be a number from 1 to %d", MaxPageSize)}
 
-// InputError is a request the user or client got wrong (HTTP 400).
-type InputError struct{ Msg string }
+// InputError is a request the user or client got wrong (HTTP 400). Msg is
+// for the user; Text, when set, is the same message from the catalogue, to
+// be said again in an HTTP client's language (i18n.Localize). Messages only
+// API clients see (JSON field names) are English only.
+type InputError struct {
+	Msg  string
+	Text i18n.Message
+}
 
 // Error returns the message for the user.
 func (e *InputError) Error() string { return e.Msg }
 
+// Localized is the catalogue message, if any.
+func (e *InputError) Localized() i18n.Message { return e.Text }
+
 func inputErrorf(msg string) error { return &InputError{Msg: msg} }
+
+// inputError is an InputError the interface shows: from the catalogue.
+func inputError(text i18n.Message) error { return &InputError{Msg: text.String(), Text: text} }
 
 // ValueError is a field given a value it never takes, such as an unknown
 // thinking setting (HTTP 422).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/parley-app/parley/backend/i18n"
 	"strings"
 	"time"
 
@@ -150,7 +151,7 @@ func (s *Service) ListModels(ctx context.Context) ([]ModelInfo, error) {
 func (s *Service) PullModel(ctx context.Context, name string) error {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return inputErrorf("model name must not be empty")
+		return inputError(i18n.M("service.modelNameEmpty"))
 	}
 	st := s.GetSettings()
 	err := llm.NewOllama(st.BaseURL).Pull(ctx, name, func(p llm.PullProgress) {
@@ -178,5 +179,5 @@ func userMessage(err error, base string) string {
 	if errors.As(err, &le) && le.Message != "" {
 		return le.Message
 	}
-	return fmt.Sprintf("Cannot reach the model server at %s: %v", base, err)
+	return i18n.T("service.cannotReach", base, err.Error())
 }

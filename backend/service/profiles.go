@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/parley-app/parley/backend/i18n"
 	"regexp"
 	"slices"
 	"strings"
@@ -70,10 +71,10 @@ func (s *Service) Profiles(ctx context.Context) ([]Profile, error) {
 func (s *Service) SaveProfile(ctx context.Context, p Profile) (Profile, error) {
 	p.Name = strings.TrimSpace(p.Name)
 	if !profileName.MatchString(p.Name) {
-		return Profile{}, inputErrorf("profile name must be 1-40 letters, digits, spaces, dots, dashes or underscores")
+		return Profile{}, inputError(i18n.M("service.profileName"))
 	}
 	if utf8.RuneCountInString(p.SystemPrompt) > MaxSystemPromptChars {
-		return Profile{}, inputErrorf(fmt.Sprintf("system prompt must be at most %d characters", MaxSystemPromptChars))
+		return Profile{}, inputError(i18n.M("service.systemPromptTooLong", MaxSystemPromptChars))
 	}
 	known := map[string]bool{}
 	for _, t := range s.AvailableTools() {
@@ -83,7 +84,7 @@ func (s *Service) SaveProfile(ctx context.Context, p Profile) (Profile, error) {
 	tools := []string{}
 	for _, t := range p.Tools {
 		if !known[t] && !mcpProfileEntry.MatchString(t) {
-			return Profile{}, inputErrorf(fmt.Sprintf("unknown tool %q", t))
+			return Profile{}, inputError(i18n.M("service.unknownTool", t))
 		}
 		if !seen[t] {
 			seen[t] = true

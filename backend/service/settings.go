@@ -55,15 +55,15 @@ func DefaultSettings() Settings {
 func (s Settings) Validate() error {
 	u, err := url.Parse(s.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return inputErrorf(fmt.Sprintf("base URL %q must be an http(s) URL such as %s", s.BaseURL, config.DefaultBaseURL))
+		return inputError(i18n.M("service.baseURL", s.BaseURL, config.DefaultBaseURL))
 	}
 	switch {
 	case s.QuestionTimeoutSeconds < 0 || s.QuestionTimeoutSeconds > 7*24*3600:
-		return inputErrorf("question timeout must be 0 (wait forever) to 604800 seconds")
+		return inputError(i18n.M("service.questionTimeout", 604800))
 	case s.RateLimitSeconds < 0 || s.RateLimitSeconds > 3600:
-		return inputErrorf("rate limit must be 0 to 3600 seconds between questions")
+		return inputError(i18n.M("service.rateLimit", 3600))
 	case s.MaxPendingQuestions < 1 || s.MaxPendingQuestions > 1000:
-		return inputErrorf("maximum pending questions must be 1 to 1000")
+		return inputError(i18n.M("service.maxPending", 1000))
 	}
 	if len(s.EmbeddingModel) > maxModelNameChars {
 		return inputErrorf(fmt.Sprintf("embedding model name must be at most %d characters", maxModelNameChars))
