@@ -10,7 +10,7 @@ source scripts/lib.sh
 APT_PACKAGES=(
   build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libsqlite3-dev
   xvfb xauth x11-utils imagemagick xdotool chromium webkit2gtk-driver
-  fonts-noto-color-emoji nsis poppler-utils
+  fonts-noto-color-emoji nsis poppler-utils locales
 )
 
 install_debian_packages() {
