@@ -104,30 +104,30 @@ md.core.ruler.push('citations', (state) => {
   for (const block of state.tokens) {
     if (block.type !== 'inline' || !block.children) continue
     const out: typeof block.children = []
-    for (const t of block.children) {
-      if (t.type !== 'text' || !t.content.includes('[')) {
-        out.push(t)
+    for (const tok of block.children) {
+      if (tok.type !== 'text' || !tok.content.includes('[')) {
+        out.push(tok)
         continue
       }
       let last = 0
-      for (const m of t.content.matchAll(CITATION)) {
+      for (const m of tok.content.matchAll(CITATION)) {
         const n = Number(m[1])
         if (!cites.has(n)) continue
         if (m.index > last) {
           const text = new state.Token('text', '', 0)
-          text.content = t.content.slice(last, m.index)
+          text.content = tok.content.slice(last, m.index)
           out.push(text)
         }
         const chip = new state.Token('html_inline', '', 0)
-        chip.content = `<button type="button" class="cite" data-cite="${n}" aria-label="Source ${n}" aria-haspopup="dialog">${n}</button>`
+        chip.content = `<button type="button" class="cite" data-cite="${n}" aria-label="${md.utils.escapeHtml(t('knowledge.source.chip', { n }))}" aria-haspopup="dialog">${n}</button>`
         out.push(chip)
         last = m.index + m[0].length
       }
       if (last === 0) {
-        out.push(t)
-      } else if (last < t.content.length) {
+        out.push(tok)
+      } else if (last < tok.content.length) {
         const rest = new state.Token('text', '', 0)
-        rest.content = t.content.slice(last)
+        rest.content = tok.content.slice(last)
         out.push(rest)
       }
     }

@@ -1,14 +1,15 @@
 // Settings' sections and their URLs (#settings/<section>), so that each is
 // reachable by a link in the browser build and by keyboard in its list.
+// (Their names are the catalogue's settings.sections.<key>.)
 export const SETTINGS_SECTIONS = [
-  { key: 'server', label: 'Model server' },
-  { key: 'models', label: 'Models' },
-  { key: 'assistants', label: 'Assistants' },
-  { key: 'tools', label: 'Tools' },
-  { key: 'knowledge', label: 'Knowledge' },
-  { key: 'agents', label: 'Agents' },
-  { key: 'appearance', label: 'Appearance' },
-  { key: 'data', label: 'Data' },
+  { key: 'server' },
+  { key: 'models' },
+  { key: 'assistants' },
+  { key: 'tools' },
+  { key: 'knowledge' },
+  { key: 'agents' },
+  { key: 'appearance' },
+  { key: 'data' },
 ] as const
 
 export type SettingsSectionKey = (typeof SETTINGS_SECTIONS)[number]['key']

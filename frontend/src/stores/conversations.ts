@@ -326,7 +326,7 @@ export const useConversationsStore = defineStore('conversations', {
         return true
       } catch (err) {
         item.knowledge = before
-        this.actionError = `Couldn't attach the documents: ${toError(err).message}`
+        this.actionError = t('knowledge.attachFailed', { error: toError(err).message })
         return false
       }
     },

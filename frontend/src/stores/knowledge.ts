@@ -4,6 +4,7 @@
 import { defineStore } from 'pinia'
 import type { Collection, KnowledgeProgressEvent } from '../types'
 import { useTransport, toError } from '../transport'
+import { t } from '../i18n'
 
 interface State {
   collections: Collection[]
@@ -123,10 +124,10 @@ export const useKnowledgeStore = defineStore('knowledge', {
      * 'copied', or the reason it failed.
      */
     async openSource(path: string): Promise<string> {
-      const t = useTransport()
+      const transport = useTransport()
       try {
-        if (await t.openSource(path)) return 'opened'
-        return (await t.copyText(path)) ? 'copied' : 'Could not copy the path'
+        if (await transport.openSource(path)) return 'opened'
+        return (await transport.copyText(path)) ? 'copied' : t('knowledge.source.copyFailed')
       } catch (err) {
         return toError(err).message
       }
