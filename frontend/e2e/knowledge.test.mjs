@@ -71,7 +71,7 @@ test('Chromium: a collection made in Settings, attached in the composer; the rep
     await item.waitFor()
     await page.waitForFunction(() => {
       const el = document.querySelector('[data-testid^="collection-"][data-status]')
-      return el?.getAttribute('data-status') === 'ready' && /with vectors/.test(el.textContent || '') && el.textContent.includes('1 of 1 files')
+      return el?.getAttribute('data-status') === 'ready' && /with vectors/.test(el.textContent || '') && el.textContent.includes('1 of 1 file')
     }, null, { timeout: 20000 })
     await screenshot(page, 'e2e-knowledge-settings.png')
     await page.getByTestId('settings-close').click()
