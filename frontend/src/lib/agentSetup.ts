@@ -10,10 +10,12 @@
 export interface AgentSetup {
   id: string
   label: string
-  /** Where it goes, in words. */
+  /** Where it goes, in words (the interface's language). */
   where: string
   text: string
 }
+
+import { t } from '../i18n'
 
 /** The environment variable the Codex setup reads the token from. */
 export const TOKEN_ENV = 'PARLEY_AGENT_TOKEN'
@@ -25,37 +27,37 @@ export function agentSetups(url: string, token: string): AgentSetup[] {
     {
       id: 'claude-code',
       label: 'Claude Code',
-      where: 'Run in a terminal (add --scope user for every project). For permission prompts: claude -p … --permission-prompt-tool mcp__parley__request_permission',
+      where: t('agents.where.claudeCode'),
       text: `claude mcp add --transport http --header "Authorization: ${auth}" parley ${url}`,
     },
     {
       id: 'codex',
       label: 'Codex',
-      where: `~/.codex/config.toml, with ${TOKEN_ENV} exported in the shell that starts Codex`,
+      where: t('agents.where.codex', { env: TOKEN_ENV }),
       text: `# export ${TOKEN_ENV}=${token}\n[mcp_servers.parley]\nurl = "${url}"\nbearer_token_env_var = "${TOKEN_ENV}"\n`,
     },
     {
       id: 'goose',
       label: 'Goose',
-      where: '~/.config/goose/config.yaml, under extensions: (runs `parley mcp`, which makes its own token)',
+      where: t('agents.where.goose'),
       text: `extensions:\n  parley:\n    enabled: true\n    type: stdio\n    name: parley\n    cmd: parley\n    args: [mcp]\n    timeout: 300\n`,
     },
     {
       id: 'cursor',
       label: 'Cursor',
-      where: '~/.cursor/mcp.json (or .cursor/mcp.json in a project)',
+      where: t('agents.where.cursor'),
       text: json({ mcpServers: { parley: { url, headers: { Authorization: auth } } } }),
     },
     {
       id: 'vscode',
       label: 'VS Code',
-      where: '.vscode/mcp.json in the workspace (or MCP: Open User Configuration)',
+      where: t('agents.where.vscode'),
       text: json({ servers: { parley: { type: 'http', url, headers: { Authorization: auth } } } }),
     },
     {
       id: 'json',
       label: 'MCP JSON',
-      where: 'Any host that reads mcpServers; hosts that start a command can use {"command":"parley","args":["mcp"]} instead',
+      where: t('agents.where.json', { command: '{"command":"parley","args":["mcp"]}' }),
       text: json({ mcpServers: { parley: { type: 'http', url, headers: { Authorization: auth } } } }),
     },
   ]
