@@ -32,7 +32,6 @@ after(async () => {
   await server?.stop()
 })
 
-const settle = (page) => page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))))
 
 // axe's script is put into the page by the test (the app's CSP allows no inline script).
 async function newPage(width = 1200, height = 860, colorScheme = 'light') {

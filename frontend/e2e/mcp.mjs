@@ -99,7 +99,8 @@ export async function startMcpServe({ policies = {}, extraArgs = [], command = p
       const s = body?.find((x) => x.name === 'everything')
       return s?.status === 'connected' && s.tools.length > 0 && s
     },
-    { timeout: 30000, what: 'the everything server to connect' },
+    // npx starts the server: generous, since only a broken run reaches it.
+    { timeout: 120000, what: 'the everything server to connect' },
   )
   for (const [tool, policy] of Object.entries(policies)) {
     const res = await server.api('PUT', `/api/v1/mcp/servers/everything/tools/${tool}`, { policy })
