@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/stretchr/testify/require"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -57,12 +58,8 @@ func writeMarkdownCorpus(b *testing.B, dir string, files, size int) int64 {
 			}
 		}
 		sub := filepath.Join(dir, fmt.Sprintf("d%02d", i%50))
-		if err := os.MkdirAll(sub, 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%05d.md", i)), []byte(sb.String()), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, os.MkdirAll(sub, 0o755))
+		require.NoError(b, os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%05d.md", i)), []byte(sb.String()), 0o644))
 		total += int64(sb.Len())
 	}
 	return total
@@ -73,39 +70,25 @@ func writeMarkdownCorpus(b *testing.B, dir string, files, size int) int64 {
 func indexOnce(b *testing.B, dir string, embed EmbedConfig, batch int) int {
 	b.Helper()
 	st, err := store.OpenWith(filepath.Join(b.TempDir(), "parley.db"), store.Options{Logger: quietLogger()})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	defer st.Close()
 	m := New(Options{Store: st, Logger: quietLogger(), NoWatch: true, EmbedBatch: batch, Embed: func() EmbedConfig { return embed }})
-	if err := m.Start(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, m.Start(context.Background()))
 	defer m.Close()
 	c, err := m.Create(context.Background(), "bench", []string{dir})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := m.WaitIdle(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
+	require.NoError(b, m.WaitIdle(context.Background()))
 	for embed.Model != "" {
 		info, err := m.Info(context.Background(), c.ID)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		if info.EmbeddedChunks == info.Chunks {
 			break
 		}
-		if info.EmbeddingError != "" {
-			b.Fatal(info.EmbeddingError)
-		}
-		m.waitVectors()
+		require.Empty(b, info.EmbeddingError)
+		time.Sleep(20 * time.Millisecond) // a poll interval: the loop waits for the condition
 	}
 	info, err := m.Info(context.Background(), c.ID)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	return info.Chunks
 }
 
@@ -141,9 +124,6 @@ func BenchmarkIndexMarkdown(b *testing.B) {
 		})
 	}
 }
-
-// waitVectors gives the embedding pass time to move on (benchmarks poll).
-func (m *Manager) waitVectors() { time.Sleep(20 * time.Millisecond) }
 
 // searchFixture is a store of 100,000 passages with 768-dimension vectors
 // (clustered like real embeddings: each passage near one of 1,000 topics).
@@ -183,31 +163,23 @@ func TestMain(m *testing.M) {
 
 func loadSearchFixture(b *testing.B) *searchFixture {
 	fixtureOnce.Do(func() { fixture = buildSearchFixture(b) })
-	if fixture == nil {
-		b.Fatal("fixture failed")
-	}
+	require.NotNil(b, fixture, "fixture failed")
 	return fixture
 }
 
 func buildSearchFixture(b *testing.B) *searchFixture {
 	dir, err := os.MkdirTemp("", "parley-kbench-")
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	f := &searchFixture{dbPath: filepath.Join(dir, "parley.db")}
 	st, err := store.OpenWith(f.dbPath, store.Options{Logger: quietLogger()})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	// The query vectors come from the scripted server: queries are topic
 	// words, each topic's passages lie near the topic word's vector.
 	f.srv = modelserver.New(modelserver.Turns(), modelserver.WithEmbeddingModels("nomic-embed-text"))
 	cfg := EmbedConfig{BaseURL: f.srv.URL(), Model: "nomic-embed-text"}
 	f.m = New(Options{Store: st, Logger: quietLogger(), NoWatch: true, Embed: func() EmbedConfig { return cfg }})
 	c, err := st.CreateCollection(context.Background(), "bench", []string{dir})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	f.id = c.ID
 	r := rand.New(rand.NewPCG(3, 4))
 	topics := make([][]float32, benchTopics)
@@ -222,15 +194,11 @@ func buildSearchFixture(b *testing.B) *searchFixture {
 			ps[i] = store.Passage{Locator: fmt.Sprintf("lines %d–%d", i*10+1, i*10+10),
 				Text: fmt.Sprintf("topic%d %s", n%benchTopics, benchParagraph(r, 30))}
 		}
-		if err := st.SaveIndexedFiles(context.Background(), c.ID, []store.IndexedFile{{Path: fmt.Sprintf("%s/f%04d.md", dir, file), Hash: "x", Passages: ps}}); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, st.SaveIndexedFiles(context.Background(), c.ID, []store.IndexedFile{{Path: fmt.Sprintf("%s/f%04d.md", dir, file), Hash: "x", Passages: ps}}))
 	}
 	for after := int64(0); ; {
 		todo, err := st.ChunksToEmbed(context.Background(), cfg.Model, after, 2000)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		if len(todo) == 0 {
 			break
 		}
@@ -246,9 +214,7 @@ func buildSearchFixture(b *testing.B) *searchFixture {
 			f.seqs = append(f.seqs, t.Seq)
 			f.exact = append(f.exact, dequantize(q))
 		}
-		if err := st.SaveEmbeddings(context.Background(), cfg.Model, es); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, st.SaveEmbeddings(context.Background(), cfg.Model, es))
 		after = todo[len(todo)-1].Seq
 	}
 	// Varied queries: a topic and a word, a topic and three words, three
@@ -299,9 +265,8 @@ func BenchmarkSearch100k(b *testing.B) {
 	f := loadSearchFixture(b)
 	ctx := context.Background()
 	cfg := f.m.opt.Embed()
-	if _, err := f.m.Search(ctx, []string{f.id}, "warm up", 8); err != nil { // loads the vectors
-		b.Fatal(err)
-	}
+	_, err := f.m.Search(ctx, []string{f.id}, "warm up", 8) // loads the vectors
+	require.NoError(b, err)
 	var fast, keywordT, vectorT, brute []time.Duration
 	recall, checked := 0.0, 0
 	b.ResetTimer()
@@ -309,9 +274,8 @@ func BenchmarkSearch100k(b *testing.B) {
 	for range b.N {
 		for _, q := range f.queries {
 			t0 := time.Now()
-			if _, _, err := f.m.SearchWithStats(ctx, []string{f.id}, q, 8); err != nil {
-				b.Fatal(err)
-			}
+			_, _, err := f.m.SearchWithStats(ctx, []string{f.id}, q, 8)
+			require.NoError(b, err)
 			fast = append(fast, time.Since(t0))
 		}
 	}
@@ -320,15 +284,11 @@ func BenchmarkSearch100k(b *testing.B) {
 	for i, q := range f.queries { // the parts, and the baseline
 		t0 := time.Now()
 		keyword, err := f.m.keywordSearch(ctx, []string{f.id}, q, 8, 50)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		keywordT = append(keywordT, time.Since(t0))
 		t0 = time.Now()
 		got, err := f.m.vectorSearch(ctx, cfg, []string{f.id}, q, 50)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		vectorT = append(vectorT, time.Since(t0))
 		if i >= bruteQueries {
 			continue
@@ -338,14 +298,10 @@ func BenchmarkSearch100k(b *testing.B) {
 		}
 		t0 = time.Now()
 		vs, err := f.m.embedderFor(cfg).Embed(ctx, []string{q})
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		exact := bruteForce(f, normalize(vs[0]), 50)
 		keyword, err = f.m.keywordSearch(ctx, []string{f.id}, q, 8, 50)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		fuse([][]int64{keyword, exact}, 8)
 		brute = append(brute, time.Since(t0))
 		want := map[int64]bool{} // recall@10 of the two-pass vector ranking
@@ -415,9 +371,7 @@ func BenchmarkIndex20kFilesPeakRSS(b *testing.B) {
 
 func procStatusKB(b *testing.B, field string) int64 {
 	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	for _, ln := range strings.Split(string(data), "\n") {
 		if strings.HasPrefix(ln, field+":") {
 			n, _ := strconv.ParseInt(strings.Fields(ln)[1], 10, 64)
@@ -433,8 +387,7 @@ func BenchmarkKeywordOnly100k(b *testing.B) {
 	f := loadSearchFixture(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := f.m.keywordSearch(context.Background(), []string{f.id}, f.queries[i%len(f.queries)], 8, 50); err != nil {
-			b.Fatal(err)
-		}
+		_, err := f.m.keywordSearch(context.Background(), []string{f.id}, f.queries[i%len(f.queries)], 8, 50)
+		require.NoError(b, err)
 	}
 }
