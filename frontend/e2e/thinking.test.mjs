@@ -52,13 +52,13 @@ test('Chromium: the thinking streams, folds away with its duration, opens by key
 
     // It streams: "Thinking…", the text growing in its small area.
     const live = page.getByTestId('thinking-live')
-    await live.waitFor({ timeout: 15000 })
+    await live.waitFor({ timeout: 60000 })
     assert.match(await live.innerText(), /Thinking…/)
     const liveText = page.getByTestId('thinking-live-text')
     const first = await waitUntil(async () => (await liveText.count()) && (await liveText.innerText()).length, { what: 'the first thinking', timeout: 10000 }).catch(() => 0)
     if (first) {
       // (Under heavy load the whole thinking may be shown in one frame.)
-      await waitUntil(async () => !(await liveText.count()) || (await liveText.innerText()).length > first, { what: 'the thinking to grow', timeout: 10000 })
+      await waitUntil(async () => !(await liveText.count()) || (await liveText.innerText()).length > first, { what: 'the thinking to grow', timeout: 30000 })
       await screenshot(page, 'e2e-thinking-live.png')
       await assertNoSeriousViolations(page, 'the thinking while it streams', '[data-testid=streaming-message]').catch((e) => {
         if (page.isClosed()) throw e
@@ -69,7 +69,7 @@ test('Chromium: the thinking streams, folds away with its duration, opens by key
 
     // The answer: the thinking folded away with its duration, the reply shown.
     const reply = page.getByTestId('assistant-message').filter({ hasText: '9.9 is bigger' })
-    await reply.waitFor({ timeout: 20000 })
+    await reply.waitFor({ timeout: 60000 })
     const toggle = reply.getByTestId('thinking-toggle')
     assert.match((await toggle.innerText()).trim(), THOUGHT)
     assert.equal(await toggle.getAttribute('aria-expanded'), 'false')
@@ -84,7 +84,7 @@ test('Chromium: the thinking streams, folds away with its duration, opens by key
     // By keyboard: Enter opens, Space closes.
     await toggle.focus()
     await page.keyboard.press('Enter')
-    assert.equal(await toggle.getAttribute('aria-expanded'), 'true')
+    await waitUntil(async () => (await toggle.getAttribute('aria-expanded')) === 'true', { what: 'Enter to open the thinking' })
     const body = reply.getByTestId('thinking-body')
     await body.waitFor()
     assert.match(await body.innerText(), /90 hundredths against 11 hundredths/)
@@ -98,7 +98,7 @@ test('Chromium: the thinking streams, folds away with its duration, opens by key
     await useTheme(page, 'light')
     await toggle.focus()
     await page.keyboard.press(' ')
-    assert.equal(await toggle.getAttribute('aria-expanded'), 'false')
+    await waitUntil(async () => (await toggle.getAttribute('aria-expanded')) === 'false', { what: 'Space to close the thinking' })
     assert.equal(await body.count(), 0)
     await assertNoSeriousViolations(page, 'a reply with its thinking folded (light)')
 
