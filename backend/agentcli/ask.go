@@ -14,6 +14,7 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/i18n"
 )
 
 // Exit codes of `parley ask` (SPEC §10).
@@ -114,6 +115,7 @@ func RunAsk(ctx context.Context, args []string, getenv func(string) string, stdo
 		fmt.Fprintln(stderr, "parley ask:", err)
 		return ExitUnreachable
 	}
+	c.lang = i18n.System(getenv)
 	q := map[string]any{"question": a.question, "options": []string(a.options), "multiSelect": a.multi}
 	if a.options == nil {
 		q["options"] = []string{}
@@ -192,6 +194,9 @@ func printOutcome(a askArgs, st api.AskState, stdout, stderr io.Writer) int {
 type client struct {
 	base, token string
 	http        *http.Client
+	// lang is the terminal's language (LANG): Parley says a refusal in it
+	// when its Settings choose no language.
+	lang string
 }
 
 func newClient(dataDir, token string) (*client, error) {
@@ -226,6 +231,9 @@ func (c *client) do(ctx context.Context, method, path string, body, out any) (in
 		return 0, "", err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
+	if c.lang != "" {
+		req.Header.Set("Accept-Language", c.lang)
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

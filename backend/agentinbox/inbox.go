@@ -24,6 +24,7 @@ import (
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/questions"
 )
 
@@ -43,26 +44,66 @@ const (
 
 // Errors of the inbox. A refusal (rate limit, pending cap) is *RefusedError;
 // bad input is *InputError.
+//
+// Their texts are what an agent relays to its person, so they come from the
+// catalogue (backend/i18n): said in the language of Parley's interface (an
+// MCP call carries no language of its own), and again in an HTTP client's
+// Accept-Language when Settings choose none (i18n.Localize).
 var (
 	// ErrUnknownCard: no such card, or a card of another agent.
-	ErrUnknownCard = errors.New("unknown question_id (or a card of another agent)")
+	ErrUnknownCard error = &saidError{i18n.M("agents.unknownCard")}
 )
 
+// saidError is a sentinel error whose text is a catalogue message, said in
+// the language of the moment it is shown (errors.Is compares the pointer).
+type saidError struct{ text i18n.Message }
+
+func (e *saidError) Error() string           { return e.text.String() }
+func (e *saidError) Localized() i18n.Message { return e.text }
+
 // InputError is input to fix; its text says which field and why.
-type InputError struct{ Msg string }
+type InputError struct {
+	Msg  string
+	Text i18n.Message
+}
 
 func (e *InputError) Error() string { return e.Msg }
 
-func inputErr(format string, args ...any) error {
-	return &InputError{Msg: fmt.Sprintf(format, args...)}
+// Localized is the catalogue message.
+func (e *InputError) Localized() i18n.Message { return e.Text }
+
+// Invalid is an *InputError with a catalogue message (the adapters' own
+// checks of an agent's input use it too).
+func Invalid(key string, args ...any) error {
+	text := i18n.M(key, args...)
+	return &InputError{Msg: text.String(), Text: text}
 }
+
+func inputErr(key string, args ...any) error { return Invalid(key, args...) }
 
 // RefusedError is a card refused by the agent's rate limit or pending cap:
 // the text says why and what to do (a tool error over MCP, 429 over REST).
-type RefusedError struct{ Err error }
+type RefusedError struct {
+	Err  error
+	Text i18n.Message
+}
 
-func (e *RefusedError) Error() string { return "refused: " + e.Err.Error() }
-func (e *RefusedError) Unwrap() error { return e.Err }
+func (e *RefusedError) Error() string           { return e.Text.String() }
+func (e *RefusedError) Unwrap() error           { return e.Err }
+func (e *RefusedError) Localized() i18n.Message { return e.Text }
+
+// refused says why the questions' manager refused an agent's card.
+func refused(err error) *RefusedError {
+	var rl *questions.RateLimitError
+	var pc *questions.PendingCapError
+	switch {
+	case errors.As(err, &rl):
+		return &RefusedError{Err: err, Text: i18n.M("agents.rateLimited", rl.Seconds())}
+	case errors.As(err, &pc):
+		return &RefusedError{Err: err, Text: i18n.M("agents.pendingCap", pc.Max)}
+	}
+	return &RefusedError{Err: err, Text: i18n.M("agents.refused", err.Error())}
+}
 
 // Store is what the inbox keeps in the database.
 type Store interface {
@@ -145,7 +186,7 @@ func (in *Inbox) Ask(ctx context.Context, req AskRequest) (*questions.Card, erro
 func (in *Inbox) RequestPermission(ctx context.Context, req PermissionRequest) (*questions.Card, error) {
 	name := strings.TrimSpace(req.ToolName)
 	if name == "" || utf8.RuneCountInString(name) > 200 {
-		return nil, inputErr("invalid input: tool_name must be 1-200 characters")
+		return nil, inputErr("agents.badToolName", 200)
 	}
 	input := req.Input
 	if len(input) == 0 || string(input) == "null" {
@@ -153,7 +194,7 @@ func (in *Inbox) RequestPermission(ctx context.Context, req PermissionRequest) (
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(input, &obj); err != nil || obj == nil {
-		return nil, inputErr("invalid input: input must be a JSON object (the tool call's input)")
+		return nil, inputErr("agents.badPermissionInput")
 	}
 	args, err := json.Marshal(map[string]any{"tool_name": name, "input": input, "tool_use_id": req.ToolUseID})
 	if err != nil {
@@ -176,10 +217,10 @@ func (in *Inbox) file(ctx context.Context, agent, contextText, tool, args string
 		return nil, err
 	}
 	if n := utf8.RuneCountInString(contextText); n > api.MaxAgentContextChars {
-		return nil, inputErr("invalid input: context must be at most %d characters (got %d)", api.MaxAgentContextChars, n)
+		return nil, inputErr("agents.contextTooLong", api.MaxAgentContextChars, n)
 	}
 	if ask.Timeout != nil && *ask.Timeout < 0 {
-		return nil, inputErr("invalid input: timeout_seconds must be 0 (never) or more")
+		return nil, inputErr("agents.badTimeout")
 	}
 	conv, created, err := in.store.AgentConversation(ctx, agent)
 	if err != nil {
@@ -197,7 +238,7 @@ func (in *Inbox) file(ctx context.Context, agent, contextText, tool, args string
 	switch {
 	case errors.As(err, &rl), errors.Is(err, questions.ErrTooManyPending):
 		in.log.Info("agent card refused", "agent", agent, "err", err)
-		return nil, &RefusedError{Err: err}
+		return nil, refused(err)
 	case err != nil:
 		return nil, err
 	}
@@ -236,14 +277,14 @@ func (in *Inbox) Notify(ctx context.Context, agent, message, level string) error
 	}
 	message = strings.TrimSpace(message)
 	if n := utf8.RuneCountInString(message); n == 0 || n > api.MaxNoticeChars {
-		return inputErr("invalid input: message must be 1-%d characters (got %d)", api.MaxNoticeChars, n)
+		return inputErr("agents.badNotice", api.MaxNoticeChars, n)
 	}
 	switch level {
 	case "":
 		level = LevelInfo
 	case LevelInfo, LevelSuccess, LevelWarning:
 	default:
-		return inputErr(`invalid input: level must be "info", "success" or "warning" (got %q)`, level)
+		return inputErr("agents.badLevel", level)
 	}
 	conv, created, err := in.store.AgentConversation(ctx, agent)
 	if err != nil {
@@ -270,10 +311,10 @@ var noticeMarks = map[string]string{LevelInfo: "ℹ️", LevelSuccess: "✅", Le
 func CleanAgentName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if n := utf8.RuneCountInString(name); n == 0 || n > api.MaxAgentNameChars {
-		return "", inputErr("invalid agent name: must be 1-%d characters (got %d)", api.MaxAgentNameChars, n)
+		return "", inputErr("agents.badName", api.MaxAgentNameChars, n)
 	}
 	if strings.ContainsFunc(name, unicode.IsControl) {
-		return "", inputErr("invalid agent name: control characters are not allowed")
+		return "", inputErr("agents.nameControl")
 	}
 	return name, nil
 }

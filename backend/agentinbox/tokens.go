@@ -13,6 +13,7 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/i18n"
 )
 
 // TokenPrefix starts every agent token, so one is told from the API token
@@ -29,7 +30,7 @@ type TokenStore interface {
 }
 
 // ErrTokenNotFound: no agent token with that id.
-var ErrTokenNotFound = errors.New("agent token not found")
+var ErrTokenNotFound error = &saidError{i18n.M("agents.tokenNotFound")}
 
 // touchEvery bounds how often a token's last use is written.
 const touchEvery = time.Minute

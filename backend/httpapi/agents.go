@@ -139,7 +139,7 @@ func (s *Server) postAsk(w http.ResponseWriter, r *http.Request) error {
 	}
 	var body askBody
 	if err := json.Unmarshal(raw, &body); err != nil {
-		return httpError{http.StatusUnprocessableEntity, "invalid input: " + err.Error()}
+		return statusError{http.StatusUnprocessableEntity, agentinbox.Invalid("agents.badJSON", err.Error())}
 	}
 	agent := body.Agent
 	if agent == "" {
@@ -151,7 +151,7 @@ func (s *Server) postAsk(w http.ResponseWriter, r *http.Request) error {
 	var timeout *time.Duration
 	if body.TimeoutSeconds != nil {
 		if *body.TimeoutSeconds < 0 {
-			return httpError{http.StatusUnprocessableEntity, "invalid input: timeout_seconds must be 0 (never) or more"}
+			return statusError{http.StatusUnprocessableEntity, agentinbox.Invalid("agents.badTimeout")}
 		}
 		d := time.Duration(*body.TimeoutSeconds) * time.Second
 		timeout = &d
@@ -169,7 +169,7 @@ func (s *Server) getAsk(w http.ResponseWriter, r *http.Request) error {
 	if v := r.URL.Query().Get("wait"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > api.MaxAgentWaitSeconds {
-			return httpError{http.StatusBadRequest, "wait must be 0-600 seconds"}
+			return statusError{http.StatusBadRequest, agentinbox.Invalid("agents.badWait", api.MaxAgentWaitSeconds)}
 		}
 		wait = n
 	}
@@ -193,13 +193,11 @@ func agentError(err error) error {
 	var refused *agentinbox.RefusedError
 	switch {
 	case errors.As(err, &in), errors.As(err, &ie):
-		return httpError{http.StatusUnprocessableEntity, err.Error()}
+		return statusError{http.StatusUnprocessableEntity, err}
 	case errors.As(err, &refused):
-		return httpError{http.StatusTooManyRequests, err.Error()}
-	case errors.Is(err, agentinbox.ErrUnknownCard):
-		return httpError{http.StatusNotFound, err.Error()}
-	case errors.Is(err, agentinbox.ErrTokenNotFound):
-		return httpError{http.StatusNotFound, err.Error()}
+		return statusError{http.StatusTooManyRequests, err}
+	case errors.Is(err, agentinbox.ErrUnknownCard), errors.Is(err, agentinbox.ErrTokenNotFound):
+		return statusError{http.StatusNotFound, err}
 	}
 	return err
 }

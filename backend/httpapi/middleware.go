@@ -21,6 +21,15 @@ type httpError struct {
 // Error returns the message sent to the client.
 func (e httpError) Error() string { return e.msg }
 
+// statusError answers err with a status of its own; err's text (and its
+// catalogue message, for the client's language) is the message.
+type statusError struct {
+	status int
+	error
+}
+
+func (e statusError) Unwrap() error { return e.error }
+
 // forgeable refuses what a page of another site could make a browser send
 // with the login cookie, the second wall behind the SameSite cookie and the
 // Origin check (a browser that sends no Origin, a form): a request the
@@ -57,7 +66,8 @@ func (s *Server) protectSized(limit int64, h func(http.ResponseWriter, *http.Req
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.auth.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="parley"`)
-			writeError(w, http.StatusUnauthorized, "missing or wrong token")
+			// A revoked agent token lands here too: its script shows this to a person.
+			writeError(w, http.StatusUnauthorized, s.say(r, i18n.M("api.wrongToken")))
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
@@ -87,22 +97,40 @@ func (s *Server) protectSized(limit int64, h func(http.ResponseWriter, *http.Req
 // none is chosen there, in the client's Accept-Language; the process's
 // language otherwise (backend/i18n).
 func (s *Server) errorText(r *http.Request, err error) string {
-	if s.opts.Backend.GetSettings().Language == "" {
-		if lang := i18n.Match(r.Header.Get("Accept-Language")); lang != "" {
-			return i18n.Localize(err, lang)
-		}
+	if lang := s.clientLanguage(r); lang != "" {
+		return i18n.Localize(err, lang)
 	}
 	return err.Error()
+}
+
+// say is a catalogue message in the language errorText speaks.
+func (s *Server) say(r *http.Request, m i18n.Message) string {
+	if lang := s.clientLanguage(r); lang != "" {
+		return m.In(lang)
+	}
+	return m.String()
+}
+
+// clientLanguage is the client's Accept-Language when Settings choose no
+// language and Parley speaks it, else "" (the process's language).
+func (s *Server) clientLanguage(r *http.Request) string {
+	if s.opts.Backend.GetSettings().Language != "" {
+		return ""
+	}
+	return i18n.Match(r.Header.Get("Accept-Language"))
 }
 
 // statusFor maps an error to its HTTP status: the service's error kinds,
 // and the request errors of this adapter (bad JSON, oversized bodies).
 func statusFor(err error) int {
 	var he httpError
+	var se statusError
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &he):
 		return he.status
+	case errors.As(err, &se):
+		return se.status
 	case errors.As(err, &mbe):
 		return http.StatusRequestEntityTooLarge
 	}

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -164,10 +165,20 @@ func SetCurrent(code string) {
 func Current() string { return current.Load().(string) }
 
 // In formats the message key in a language (English for an unknown one).
+// An argument that is itself a Message is said in the same language.
 func In(code, key string, args ...any) string {
 	p, ok := printers[code]
 	if !ok {
 		p = printers[English]
+	}
+	cloned := false
+	for i, a := range args {
+		if m, ok := a.(Message); ok {
+			if !cloned {
+				args, cloned = slices.Clone(args), true // never change the caller's
+			}
+			args[i] = m.In(code)
+		}
 	}
 	return p.Sprintf(key, args...)
 }

@@ -86,44 +86,52 @@ func (c ServerConfig) secrets() []string {
 	return out
 }
 
-// Validate checks one server's configuration.
+// Validate checks one server's configuration; its error is an
+// *InputError said in the language of the interface.
 func (c ServerConfig) Validate() error {
+	if err := c.validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (c ServerConfig) validate() *InputError {
 	cmd, u := strings.TrimSpace(c.Command), strings.TrimSpace(c.URL)
 	switch {
 	case cmd != "" && u != "":
-		return errors.New(`give either "command" (stdio) or "url" (streamable HTTP), not both`)
+		return inputErr("mcp.commandAndURL")
 	case cmd == "" && u == "":
-		return errors.New(`"command" (stdio) or "url" (streamable HTTP) is required`)
+		return inputErr("mcp.commandOrURL")
 	case u != "":
 		parsed, err := url.Parse(u)
 		if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
-			return fmt.Errorf(`"url" must be an http:// or https:// URL (got %q)`, u)
+			return inputErr("mcp.badURL", u)
 		}
 		if len(c.Args) > 0 || len(c.Env) > 0 {
-			return errors.New(`"args" and "env" are for stdio servers (with "command")`)
+			return inputErr("mcp.argsNeedCommand")
 		}
 	default:
 		if len(c.Headers) > 0 {
-			return errors.New(`"headers" are for streamable HTTP servers (with "url")`)
+			return inputErr("mcp.headersNeedURL")
 		}
 	}
 	for k := range c.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
-			return fmt.Errorf("env name %q is not valid", k)
+			return inputErr("mcp.badEnvName", k)
 		}
 	}
 	for k := range c.Headers {
 		if k == "" || strings.ContainsAny(k, ":\r\n ") {
-			return fmt.Errorf("header name %q is not valid", k)
+			return inputErr("mcp.badHeaderName", k)
 		}
 	}
 	for tool, p := range c.ToolPolicies {
 		if !validPolicy(p) {
-			return fmt.Errorf("policy %q of tool %q must be allow, ask or block", p, tool)
+			return inputErr("mcp.badToolPolicy", p, tool)
 		}
 	}
 	if c.Timeout < 0 {
-		return errors.New(`"timeout" must be a number of seconds >= 0`)
+		return inputErr("mcp.badTimeout")
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/i18n"
 )
 
 // supervise keeps one server connected until ctx ends: it connects, lists
@@ -39,7 +40,7 @@ func (h *Host) supervise(ctx context.Context, s *server, done chan struct{}) {
 			msg := h.describe(s, proc, err)
 			h.log.Warn("MCP server failed to start", "server", s.name, "err", msg, "retry_in", backoff)
 			h.mu.Lock()
-			h.setStateLocked(s, api.MCPError, msg)
+			h.setStateLocked(s, api.MCPError, i18n.T("mcp.startFailed", msg))
 			h.mu.Unlock()
 			if !sleep(ctx, backoff) {
 				h.ended(s)
@@ -66,11 +67,11 @@ func (h *Host) supervise(ctx context.Context, s *server, done chan struct{}) {
 			if err == nil {
 				err = errors.New("the connection closed")
 			}
-			msg := "the server stopped: " + h.describe(s, proc, err)
+			msg := h.describe(s, proc, err)
 			h.log.Warn("MCP server stopped; restarting", "server", s.name, "err", msg, "retry_in", backoff)
 			h.mu.Lock()
 			s.session = nil
-			h.setStateLocked(s, api.MCPError, msg)
+			h.setStateLocked(s, api.MCPError, i18n.T("mcp.stopped", msg))
 			h.mu.Unlock()
 		}
 		if time.Since(connectedAt) > h.opt.MaxBackoff {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/i18n"
 )
 
 // Errors of the Host. InputError is a request to fix (HTTP 400).
@@ -26,14 +26,32 @@ var (
 	ErrStopped = errors.New("the MCP host has stopped")
 )
 
-// InputError is a bad server name, configuration or policy.
-type InputError struct{ Msg string }
+// InputError is a bad server name, configuration or policy. Its text is a
+// catalogue message (Settings → Tools shows it), said again in an HTTP
+// client's language by i18n.Localize.
+type InputError struct {
+	Msg  string
+	Text i18n.Message
+}
 
 func (e *InputError) Error() string { return e.Msg }
 
-func inputErr(format string, args ...any) error {
-	return &InputError{Msg: fmt.Sprintf(format, args...)}
+// Localized is the catalogue message.
+func (e *InputError) Localized() i18n.Message { return e.Text }
+
+func inputErr(key string, args ...any) *InputError {
+	text := i18n.M(key, args...)
+	return &InputError{Msg: text.String(), Text: text}
 }
+
+// notFoundError is ErrNotFound said for one server or tool.
+type notFoundError struct{ text i18n.Message }
+
+func (e *notFoundError) Error() string           { return e.text.String() }
+func (e *notFoundError) Localized() i18n.Message { return e.text }
+func (e *notFoundError) Is(target error) bool    { return target == ErrNotFound }
+
+func serverNotFound(name string) error { return &notFoundError{i18n.M("mcp.serverNotFound", name)} }
 
 // Defaults of Options.
 const (
@@ -129,7 +147,7 @@ func New(opt Options) *Host {
 		}
 		s := newServer(name, cfg)
 		if err := cfg.Validate(); err != nil {
-			s.status, s.err = api.MCPError, err.Error()
+			s.status, s.err = api.MCPError, err.Error() // in the language of the interface
 		}
 		h.servers[name] = s
 	}
@@ -226,7 +244,7 @@ func (h *Host) Server(name string) (api.MCPServer, error) {
 	defer h.mu.Unlock()
 	s, ok := h.servers[name]
 	if !ok {
-		return api.MCPServer{}, fmt.Errorf("MCP server %q: %w", name, ErrNotFound)
+		return api.MCPServer{}, serverNotFound(name)
 	}
 	return h.viewLocked(s), nil
 }
@@ -288,7 +306,7 @@ func (h *Host) renameToolsLocked() {
 // timeout are kept) and (re)connects it when enabled.
 func (h *Host) PutServer(name string, in api.MCPServerConfig) (api.MCPServer, error) {
 	if !ValidName(name) {
-		return api.MCPServer{}, inputErr("server name must be 1-32 letters, digits, _ or - (got %q)", name)
+		return api.MCPServer{}, inputErr("mcp.badName", name)
 	}
 	h.saveLock.Lock()
 	defer h.saveLock.Unlock()
@@ -304,9 +322,9 @@ func (h *Host) PutServer(name string, in api.MCPServerConfig) (api.MCPServer, er
 		prev = &p
 	}
 	cfg := fromAPI(in, prev)
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(); err != nil {
 		h.mu.Unlock()
-		return api.MCPServer{}, &InputError{Msg: fmt.Sprintf("server %q: %v", name, err)}
+		return api.MCPServer{}, inputErr("mcp.serverInvalid", name, err.Text)
 	}
 	if prev != nil {
 		cfg.Type = prev.Type
@@ -348,7 +366,7 @@ func (h *Host) DeleteServer(name string) error {
 	s, ok := h.servers[name]
 	if !ok {
 		h.mu.Unlock()
-		return fmt.Errorf("MCP server %q: %w", name, ErrNotFound)
+		return serverNotFound(name)
 	}
 	if err := h.saveLocked(func(fc *fileConfig) { delete(fc.Servers, name) }); err != nil {
 		h.mu.Unlock()
@@ -365,7 +383,7 @@ func (h *Host) DeleteServer(name string) error {
 // SetToolPolicy sets a listed tool's policy: allow, ask or block.
 func (h *Host) SetToolPolicy(serverName, tool, policy string) (api.MCPTool, error) {
 	if !validPolicy(policy) {
-		return api.MCPTool{}, inputErr(`"policy" must be allow, ask or block (got %q)`, policy)
+		return api.MCPTool{}, inputErr("mcp.badPolicy", policy)
 	}
 	h.saveLock.Lock()
 	defer h.saveLock.Unlock()
@@ -376,11 +394,11 @@ func (h *Host) SetToolPolicy(serverName, tool, policy string) (api.MCPTool, erro
 	}
 	s, ok := h.servers[serverName]
 	if !ok {
-		return api.MCPTool{}, fmt.Errorf("MCP server %q: %w", serverName, ErrNotFound)
+		return api.MCPTool{}, serverNotFound(serverName)
 	}
 	i := slices.IndexFunc(s.tools, func(t *sdk.Tool) bool { return t.Name == tool })
 	if i < 0 {
-		return api.MCPTool{}, fmt.Errorf("tool %q of MCP server %q: %w", tool, serverName, ErrNotFound)
+		return api.MCPTool{}, &notFoundError{i18n.M("mcp.toolNotFound", tool, serverName)}
 	}
 	cfg := s.cfg.clone()
 	if cfg.ToolPolicies == nil {
@@ -405,10 +423,10 @@ func (h *Host) Import(content []byte) (api.MCPImportResult, error) {
 	res := api.MCPImportResult{Added: []string{}, Skipped: map[string]string{}}
 	fc, err := parseFile(content)
 	if err != nil {
-		return res, inputErr("not an MCP configuration: %v", err)
+		return res, inputErr("mcp.importNotConfig", err.Error())
 	}
 	if len(fc.Servers) == 0 {
-		return res, inputErr(`no servers found: expected {"mcpServers":{"<name>":{"command":...}|{"url":...}}}`)
+		return res, inputErr("mcp.importNoServers")
 	}
 	h.saveLock.Lock()
 	defer h.saveLock.Unlock()
@@ -422,9 +440,9 @@ func (h *Host) Import(content []byte) (api.MCPImportResult, error) {
 		cfg := fc.Servers[name]
 		switch {
 		case !ValidName(name):
-			res.Skipped[name] = "invalid name: use 1-32 letters, digits, _ or -"
+			res.Skipped[name] = i18n.T("mcp.importBadName")
 		case h.servers[name] != nil:
-			res.Skipped[name] = "a server with this name is already configured"
+			res.Skipped[name] = i18n.T("mcp.importNameTaken")
 		default:
 			if err := cfg.Validate(); err != nil {
 				res.Skipped[name] = err.Error()
@@ -450,12 +468,22 @@ func (h *Host) Import(content []byte) (api.MCPImportResult, error) {
 	return res, nil
 }
 
+// loadError is a change refused because mcp.json could not be read.
+type loadError struct {
+	text i18n.Message
+	err  error
+}
+
+func (e *loadError) Error() string           { return e.text.String() }
+func (e *loadError) Unwrap() error           { return e.err }
+func (e *loadError) Localized() i18n.Message { return e.text }
+
 func (h *Host) writableLocked() error {
 	if h.stopped {
 		return ErrStopped
 	}
 	if h.loadErr != nil {
-		return fmt.Errorf("%s cannot be read, so it is not changed (fix or remove it, then restart Parley): %w", ConfigFile, h.loadErr)
+		return &loadError{text: i18n.M("mcp.unreadable", ConfigFile, h.loadErr.Error()), err: h.loadErr}
 	}
 	return nil
 }

@@ -10,7 +10,6 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/parley-app/parley/backend/agentinbox"
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/questions"
 )
 
@@ -168,7 +168,7 @@ func (w waitInput) wait() (time.Duration, error) {
 		return api.DefaultAgentWaitSeconds * time.Second, nil
 	}
 	if s := *w.WaitSeconds; s < 1 || s > api.MaxAgentWaitSeconds {
-		return 0, fmt.Errorf("invalid input: wait_seconds must be 1-%d (got %d)", api.MaxAgentWaitSeconds, s)
+		return 0, agentinbox.Invalid("agents.badWaitSeconds", api.MaxAgentWaitSeconds, s)
 	}
 	return time.Duration(*w.WaitSeconds) * time.Second, nil
 }
@@ -178,7 +178,7 @@ func (w waitInput) timeout() (*time.Duration, error) {
 		return nil, nil
 	}
 	if *w.TimeoutSeconds < 0 {
-		return nil, errors.New("invalid input: timeout_seconds must be 0 (never) or more")
+		return nil, agentinbox.Invalid("agents.badTimeout")
 	}
 	d := time.Duration(*w.TimeoutSeconds) * time.Second
 	return &d, nil
@@ -197,7 +197,7 @@ func (w waitInput) limits() (wait time.Duration, timeout *time.Duration, err err
 // they are not a JSON object of the right shape.
 func decodeArgs(raw json.RawMessage, v any) *sdk.CallToolResult {
 	if err := json.Unmarshal(raw, v); err != nil {
-		return toolError("invalid input: arguments must be a JSON object: " + err.Error())
+		return toolError(i18n.T("agents.argumentsNotObject", err.Error()))
 	}
 	return nil
 }
@@ -229,7 +229,7 @@ func (h *handlers) getAnswer(ctx context.Context, req *sdk.CallToolRequest) (*sd
 		return bad, nil
 	}
 	if in.QuestionID == "" {
-		return toolError("invalid input: question_id is required"), nil
+		return toolError(i18n.T("agents.questionIDRequired")), nil
 	}
 	wait, err := in.wait()
 	if err != nil {

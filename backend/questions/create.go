@@ -3,7 +3,6 @@ package questions
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -76,11 +75,11 @@ func (m *Manager) createCardWith(ctx context.Context, card *Card, opt createOpti
 	cfg := m.cfg
 	if global && cfg.MaxPending > 0 && m.pendingCount >= cfg.MaxPending {
 		m.mu.Unlock()
-		return nil, fmt.Errorf("%w (%d): wait for the user to answer", ErrTooManyPending, cfg.MaxPending)
+		return nil, &PendingCapError{Max: cfg.MaxPending}
 	}
 	if !global && cfg.MaxPending > 0 && m.pendingInLocked(conv) >= cfg.MaxPending {
 		m.mu.Unlock()
-		return nil, fmt.Errorf("%w: this agent already has %d questions waiting for the user (the most it may have); wait for an answer", ErrTooManyPending, cfg.MaxPending)
+		return nil, &PendingCapError{Max: cfg.MaxPending, Agent: true}
 	}
 	timeout := cfg.Timeout
 	if opt.timeout != nil {

@@ -34,10 +34,33 @@ var (
 type RateLimitError struct{ Wait time.Duration }
 
 func (e *RateLimitError) Error() string {
-	const step = 100 * time.Millisecond
-	secs := float64((e.Wait+step-1)/step) / 10 // round up, so waiting that long always suffices
-	return fmt.Sprintf("rate limited: wait %.1fs before asking again", secs)
+	return fmt.Sprintf("rate limited: wait %.1fs before asking again", e.Seconds())
 }
+
+// Seconds is the wait in seconds, rounded up to a tenth (waiting that
+// long always suffices).
+func (e *RateLimitError) Seconds() float64 {
+	const step = 100 * time.Millisecond
+	return float64((e.Wait+step-1)/step) / 10
+}
+
+// PendingCapError is ErrTooManyPending with the cap that was reached; its
+// text is the tool result the model receives.
+type PendingCapError struct {
+	Max int
+	// Agent: the cap of one agent's conversation (SPEC §10), not the
+	// global one.
+	Agent bool
+}
+
+func (e *PendingCapError) Error() string {
+	if e.Agent {
+		return fmt.Sprintf("%v: this agent already has %d questions waiting for the user (the most it may have); wait for an answer", ErrTooManyPending, e.Max)
+	}
+	return fmt.Sprintf("%v (%d): wait for the user to answer", ErrTooManyPending, e.Max)
+}
+
+func (e *PendingCapError) Is(target error) bool { return target == ErrTooManyPending }
 
 // backgroundSaveTimeout bounds saves nobody waits for (timeouts, cancels).
 const backgroundSaveTimeout = 10 * time.Second
