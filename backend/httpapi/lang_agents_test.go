@@ -82,6 +82,10 @@ func TestAgentErrorsSpeakTheUsersLanguage(t *testing.T) {
 	assert.Equal(t, http.StatusUnprocessableEntity, code, out)
 	assert.Equal(t, "entrada inválida: timeout_seconds deve ser 0 (nunca) ou mais", errorOf(t, out))
 
+	code, out = do(t, ts, http.MethodPost, "/api/v1/asks", `{"questions":[{"question":"A?","options":["x","y","z","w","v"]}]}`, de)
+	assert.Equal(t, http.StatusUnprocessableEntity, code, out)
+	assert.Equal(t, "ungültige Eingabe: questions[0].options muss 2 bis 4 Einträge haben (hier 5)", errorOf(t, out))
+
 	// A revoked token: the script's person reads why.
 	tok := newAgentToken(t, ts, "cron")
 	code, out = do(t, ts, http.MethodDelete, "/api/v1/agent-tokens/"+tok.ID, "", nil)
@@ -123,6 +127,11 @@ func TestAgentErrorsSpeakTheUsersLanguage(t *testing.T) {
 	text, isErr = callText(t, cs, ask)
 	assert.True(t, isErr, text)
 	assert.Regexp(t, `^abgelehnt: zu viele Fragen in kurzer Zeit – warte \d+,\d s, bevor du wieder fragst$`, text)
+
+	text, isErr = callText(t, cs, &sdk.CallToolParams{Name: "ask_user_question", Arguments: map[string]any{
+		"questions": []any{map[string]any{"question": "", "options": []any{"Yes", "No"}}}}})
+	assert.True(t, isErr, text)
+	assert.Equal(t, "ungültige Eingabe: questions[0].question muss 1 bis 500 Zeichen lang sein (hier 0)", text)
 
 	text, isErr = callText(t, cs, &sdk.CallToolParams{Name: "notify_user", Arguments: map[string]any{"message": "done", "level": "loud"}})
 	assert.True(t, isErr, text)

@@ -97,27 +97,20 @@ func (s *Server) protectSized(limit int64, h func(http.ResponseWriter, *http.Req
 // none is chosen there, in the client's Accept-Language; the process's
 // language otherwise (backend/i18n).
 func (s *Server) errorText(r *http.Request, err error) string {
-	if lang := s.clientLanguage(r); lang != "" {
-		return i18n.Localize(err, lang)
-	}
-	return err.Error()
+	return i18n.Localize(err, s.language(r))
 }
 
 // say is a catalogue message in the language errorText speaks.
-func (s *Server) say(r *http.Request, m i18n.Message) string {
-	if lang := s.clientLanguage(r); lang != "" {
-		return m.In(lang)
-	}
-	return m.String()
-}
+func (s *Server) say(r *http.Request, m i18n.Message) string { return m.In(s.language(r)) }
 
-// clientLanguage is the client's Accept-Language when Settings choose no
-// language and Parley speaks it, else "" (the process's language).
-func (s *Server) clientLanguage(r *http.Request) string {
-	if s.opts.Backend.GetSettings().Language != "" {
-		return ""
+// language is the one a request is answered in.
+func (s *Server) language(r *http.Request) string {
+	if s.opts.Backend.GetSettings().Language == "" {
+		if lang := i18n.Match(r.Header.Get("Accept-Language")); lang != "" {
+			return lang
+		}
 	}
-	return i18n.Match(r.Header.Get("Accept-Language"))
+	return i18n.Current()
 }
 
 // statusFor maps an error to its HTTP status: the service's error kinds,

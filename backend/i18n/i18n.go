@@ -41,7 +41,8 @@ var (
 	matcher  language.Matcher
 	cat      *catalog.Builder
 	printers = map[string]*message.Printer{}
-	current  atomic.Value // string: the process's language
+	sources  map[string]string // the English catalogue
+	current  atomic.Value      // string: the process's language
 )
 
 func init() {
@@ -52,6 +53,9 @@ func init() {
 		entries, err := Catalogue(code)
 		if err != nil {
 			panic(err) // the files are embedded: a broken one is a build error the tests catch
+		}
+		if code == English {
+			sources = entries
 		}
 		for key, text := range entries {
 			if err := cat.SetString(tag, key, text); err != nil {
@@ -181,6 +185,15 @@ func In(code, key string, args ...any) string {
 		}
 	}
 	return p.Sprintf(key, args...)
+}
+
+// Source is the English format of the message key, for texts that must
+// read exactly as fmt writes them (those for the model: no digit grouping).
+func Source(key string) string {
+	if f, ok := sources[key]; ok {
+		return f
+	}
+	return key
 }
 
 // T formats the message key in the process's language.

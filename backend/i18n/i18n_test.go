@@ -117,9 +117,16 @@ func TestKeysUsedInCodeExist(t *testing.T) {
 						keyArg = 1
 					}
 				}
+				// The packages' own error helpers take a key too.
+				if fn.Sel.Name == "Invalid" {
+					checkKeyLiterals(t, en, path, call, &used)
+				}
 			case *ast.Ident:
 				if fn.Name == "t" && strings.HasSuffix(path, "menu.go") {
 					keyArg = 0
+				}
+				if fn.Name == "inputErr" {
+					checkKeyLiterals(t, en, path, call, &used)
 				}
 			}
 			if keyArg < 0 || len(call.Args) <= keyArg {
@@ -211,3 +218,24 @@ func (w *wrapErr) Error() string {
 	return w.prefix + w.inner.Error()
 }
 func (w *wrapErr) Unwrap() error { return w.inner }
+
+// keyRE is what a catalogue key looks like (mcp.badName, questions.rule.count).
+var keyRE = regexp.MustCompile(`^(mcp|agents|questions)\.[A-Za-z.]+$`)
+
+// checkKeyLiterals checks the string literals of a call that look like keys.
+func checkKeyLiterals(t *testing.T, en map[string]string, path string, call *ast.CallExpr, used *int) {
+	t.Helper()
+	for _, a := range call.Args {
+		lit, ok := a.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			continue
+		}
+		key, _ := strconv.Unquote(lit.Value)
+		if !keyRE.MatchString(key) {
+			continue
+		}
+		*used++
+		_, ok = en[key]
+		assert.True(t, ok, "%s uses %q, which the English catalogue lacks", path, key)
+	}
+}

@@ -210,12 +210,12 @@ func (h *handlers) ask(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 	}
 	wait, timeout, err := in.limits()
 	if err != nil {
-		return toolError(err.Error()), nil
+		return toolError(said(err)), nil
 	}
 	agent := AgentName(req)
 	card, err := h.agents.Ask(ctx, agentinbox.AskRequest{Agent: agent, Input: args, Context: in.Context, Timeout: timeout})
 	if err != nil {
-		return toolError(err.Error()), nil
+		return toolError(said(err)), nil
 	}
 	return h.await(ctx, req, agent, card.ID, wait)
 }
@@ -233,7 +233,7 @@ func (h *handlers) getAnswer(ctx context.Context, req *sdk.CallToolRequest) (*sd
 	}
 	wait, err := in.wait()
 	if err != nil {
-		return toolError(err.Error()), nil
+		return toolError(said(err)), nil
 	}
 	return h.await(ctx, req, AgentName(req), in.QuestionID, wait)
 }
@@ -250,13 +250,13 @@ func (h *handlers) permission(ctx context.Context, req *sdk.CallToolRequest) (*s
 	}
 	wait, timeout, err := in.limits()
 	if err != nil {
-		return toolError(err.Error()), nil
+		return toolError(said(err)), nil
 	}
 	agent := AgentName(req)
 	card, err := h.agents.RequestPermission(ctx, agentinbox.PermissionRequest{Agent: agent, ToolName: in.ToolName,
 		Input: in.Input, ToolUseID: in.ToolUseID, Context: in.Context, Timeout: timeout})
 	if err != nil {
-		return toolError(err.Error()), nil
+		return toolError(said(err)), nil
 	}
 	return h.await(ctx, req, agent, card.ID, wait)
 }
@@ -270,7 +270,7 @@ func (h *handlers) notify(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 		return bad, nil
 	}
 	if err := h.agents.Notify(ctx, AgentName(req), in.Message, in.Level); err != nil {
-		return toolError(err.Error()), nil
+		return toolError(said(err)), nil
 	}
 	return textResult("The user was notified."), nil
 }
@@ -289,7 +289,7 @@ func (h *handlers) await(ctx context.Context, req *sdk.CallToolRequest, agent, i
 		}
 		ans, err := h.agents.Answer(ctx, agent, id, max(chunk, 0))
 		if err != nil {
-			return toolError(err.Error()), nil
+			return toolError(said(err)), nil
 		}
 		if !ans.Pending || !time.Now().Before(deadline) || ctx.Err() != nil {
 			return textResult(ans.Result), nil
@@ -333,3 +333,8 @@ func toolError(text string) *sdk.CallToolResult {
 	r.IsError = true
 	return r
 }
+
+// said is an error as the agent's person reads it: in the language of
+// Parley's interface (a tool call carries no language of its own), the
+// catalogue's words where the error has them.
+func said(err error) string { return i18n.Localize(err, i18n.Current()) }

@@ -42,7 +42,7 @@ func (m *Manager) CreateForAgent(ctx context.Context, req AgentAsk) (*Card, erro
 	}
 	if req.Tool != nil {
 		if !isObject(req.Tool.Arguments) {
-			return nil, inputErr("input", "must be a JSON object")
+			return nil, inputErr("input", "questions.rule.object")
 		}
 		tool := *req.Tool
 		if len(tool.InputSchema) == 0 {

@@ -4,20 +4,30 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/parley-app/parley/backend/i18n"
 )
 
 // InputError is a tool input the model got wrong. Its text is the tool result
 // the model receives, naming the field and the rule so it can retry, e.g.
-// "invalid input: questions[1].options must have 2-4 items (got 5)".
+// "invalid input: questions[1].options must have 2-4 items (got 5)": always
+// English, as every text for the model. Text is the same message from the
+// catalogue, which an agent's person reads in their language (Localized).
 type InputError struct {
 	Field string // e.g. "questions[1].options"; "arguments" for the whole input
 	Rule  string // e.g. "must have 2-4 items (got 5)"
+	Text  i18n.Message
 }
 
 func (e *InputError) Error() string { return "invalid input: " + e.Field + " " + e.Rule }
 
-func inputErr(field, format string, args ...any) *InputError {
-	return &InputError{Field: field, Rule: fmt.Sprintf(format, args...)}
+// Localized is the catalogue message.
+func (e *InputError) Localized() i18n.Message { return e.Text }
+
+// inputErr names the field and the rule (a catalogue key).
+func inputErr(field, rule string, args ...any) *InputError {
+	return &InputError{Field: field, Rule: fmt.Sprintf(i18n.Source(rule), args...),
+		Text: i18n.M("questions.invalid", field, i18n.M(rule, args...))}
 }
 
 // ParseInput decodes the model's tool arguments into validated, normalized
@@ -30,17 +40,17 @@ func inputErr(field, format string, args ...any) *InputError {
 func ParseInput(raw []byte) ([]Question, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
-		return nil, inputErr("arguments", "must be a JSON object with a \"questions\" array (got nothing)")
+		return nil, inputErr("arguments", "questions.rule.argsMissing")
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &top); err != nil {
 		if !json.Valid(raw) {
-			return nil, inputErr("arguments", "are not valid JSON: %v", err)
+			return nil, inputErr("arguments", "questions.rule.argsNotJSON", err.Error())
 		}
-		return nil, inputErr("arguments", "must be a JSON object with a \"questions\" array")
+		return nil, inputErr("arguments", "questions.rule.argsNotObject")
 	}
 	if top == nil { // the literal null
-		return nil, inputErr("arguments", "must be a JSON object with a \"questions\" array")
+		return nil, inputErr("arguments", "questions.rule.argsNotObject")
 	}
 
 	var qs []Question
@@ -66,7 +76,7 @@ func ParseInput(raw []byte) ([]Question, error) {
 		}
 		qs = []Question{q}
 	default:
-		return nil, inputErr("questions", "is required (an array of %d-%d questions)", MinQuestions, MaxQuestions)
+		return nil, inputErr("questions", "questions.rule.questionsRequired", MinQuestions, MaxQuestions)
 	}
 
 	qs = normalizeQuestions(qs)
@@ -94,7 +104,7 @@ func decodeQuestionList(v json.RawMessage) ([]json.RawMessage, error) {
 			return items, nil
 		}
 	}
-	return nil, inputErr("questions", "must be an array of %d-%d questions", MinQuestions, MaxQuestions)
+	return nil, inputErr("questions", "questions.rule.questionsArray", MinQuestions, MaxQuestions)
 }
 
 func decodeQuestion(v json.RawMessage, path string) (Question, error) {
@@ -105,7 +115,7 @@ func decodeQuestion(v json.RawMessage, path string) (Question, error) {
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(v, &obj); err != nil || obj == nil {
-		return Question{}, inputErr(path, "must be an object with a \"question\" field")
+		return Question{}, inputErr(path, "questions.rule.questionObject")
 	}
 	return decodeQuestionObject(obj, path)
 }
@@ -118,7 +128,7 @@ func decodeQuestionObject(obj map[string]json.RawMessage, path string) (Question
 		return q, err
 	}
 	if !ok {
-		return q, inputErr(path+".question", "is required (%d-%d characters)", MinQuestionLen, MaxQuestionLen)
+		return q, inputErr(path+".question", "questions.rule.required", MinQuestionLen, MaxQuestionLen)
 	}
 	q.Question = text
 	if q.Header, _, err = stringField(obj, "header", path); err != nil {
@@ -152,7 +162,7 @@ func decodeOptions(v json.RawMessage, path string) ([]Option, error) {
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(v, &items); err != nil {
-		return nil, inputErr(path, "must be an array of %d-%d options, or empty for an open-ended question", MinOptions, MaxOptions)
+		return nil, inputErr(path, "questions.rule.optionsArray", MinOptions, MaxOptions)
 	}
 	opts := make([]Option, 0, len(items))
 	for i, item := range items {
@@ -164,14 +174,14 @@ func decodeOptions(v json.RawMessage, path string) ([]Option, error) {
 		}
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(item, &obj); err != nil || obj == nil {
-			return nil, inputErr(p, "must be a string or an object with a \"label\"")
+			return nil, inputErr(p, "questions.rule.optionShape")
 		}
 		label, ok, err := stringField(obj, "label", p)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			return nil, inputErr(p+".label", "is required (%d-%d characters)", MinLabelLen, MaxLabelLen)
+			return nil, inputErr(p+".label", "questions.rule.required", MinLabelLen, MaxLabelLen)
 		}
 		desc, _, err := stringField(obj, "description", p)
 		if err != nil {
@@ -190,7 +200,7 @@ func stringField(obj map[string]json.RawMessage, key, path string) (string, bool
 	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil {
-		return "", false, inputErr(path+"."+key, "must be a string")
+		return "", false, inputErr(path+"."+key, "questions.rule.string")
 	}
 	return s, true, nil
 }
@@ -215,5 +225,5 @@ func boolField(obj map[string]json.RawMessage, key, path string) (*bool, error) 
 			return &b, nil
 		}
 	}
-	return nil, inputErr(path+"."+key, "must be a boolean")
+	return nil, inputErr(path+"."+key, "questions.rule.boolean")
 }

@@ -37,24 +37,24 @@ func chars(s string) int { return utf8.RuneCountInString(strings.TrimSpace(s)) }
 // Errors are *InputError naming the field (0-based indexes).
 func ValidateQuestions(qs []Question) error {
 	if n := len(qs); n < MinQuestions || n > MaxQuestions {
-		return inputErr("questions", "must have %d-%d items (got %d)", MinQuestions, MaxQuestions, n)
+		return inputErr("questions", "questions.rule.count", MinQuestions, MaxQuestions, n)
 	}
 	seenQuestion := make(map[string]int, len(qs))
 	for i, q := range qs {
 		path := fmt.Sprintf("questions[%d]", i)
 		if n := chars(q.Question); n < MinQuestionLen || n > MaxQuestionLen {
-			return inputErr(path+".question", "must be %d-%d characters (got %d)", MinQuestionLen, MaxQuestionLen, n)
+			return inputErr(path+".question", "questions.rule.length", MinQuestionLen, MaxQuestionLen, n)
 		}
 		key := strings.TrimSpace(q.Question)
 		if j, dup := seenQuestion[key]; dup {
-			return inputErr(path+".question", "must be unique within the call (same text as questions[%d].question)", j)
+			return inputErr(path+".question", "questions.rule.unique", j)
 		}
 		seenQuestion[key] = i
 		if n := chars(q.Header); n > MaxHeaderLen {
-			return inputErr(path+".header", "must be at most %d characters (got %d)", MaxHeaderLen, n)
+			return inputErr(path+".header", "questions.rule.atMost", MaxHeaderLen, n)
 		}
 		if n := chars(q.Placeholder); n > MaxPlaceholderLen {
-			return inputErr(path+".placeholder", "must be at most %d characters (got %d)", MaxPlaceholderLen, n)
+			return inputErr(path+".placeholder", "questions.rule.atMost", MaxPlaceholderLen, n)
 		}
 		if err := validateOptions(q, path); err != nil {
 			return err
@@ -67,29 +67,29 @@ func validateOptions(q Question, path string) error {
 	n := len(q.Options)
 	if n == 0 {
 		if q.MultiSelect {
-			return inputErr(path+".multiSelect", "must be false for an open-ended question (got true with 0 options)")
+			return inputErr(path+".multiSelect", "questions.rule.multiOpen")
 		}
 		if !q.AllowCustom {
-			return inputErr(path+".allowCustom", "must be true for an open-ended question (got false with 0 options)")
+			return inputErr(path+".allowCustom", "questions.rule.customOpen")
 		}
 		return nil
 	}
 	if n < MinOptions || n > MaxOptions {
-		return inputErr(path+".options", "must have %d-%d items (got %d)", MinOptions, MaxOptions, n)
+		return inputErr(path+".options", "questions.rule.count", MinOptions, MaxOptions, n)
 	}
 	seenLabel := make(map[string]int, n)
 	for j, o := range q.Options {
 		p := fmt.Sprintf("%s.options[%d]", path, j)
 		if c := chars(o.Label); c < MinLabelLen || c > MaxLabelLen {
-			return inputErr(p+".label", "must be %d-%d characters (got %d)", MinLabelLen, MaxLabelLen, c)
+			return inputErr(p+".label", "questions.rule.length", MinLabelLen, MaxLabelLen, c)
 		}
 		label := strings.TrimSpace(o.Label)
 		if k, dup := seenLabel[label]; dup {
-			return inputErr(p+".label", "must be unique within the question (%q repeats %s.options[%d].label)", label, path, k)
+			return inputErr(p+".label", "questions.rule.labelUnique", label, path, k)
 		}
 		seenLabel[label] = j
 		if c := chars(o.Description); c > MaxDescriptionLen {
-			return inputErr(p+".description", "must be at most %d characters (got %d)", MaxDescriptionLen, c)
+			return inputErr(p+".description", "questions.rule.atMost", MaxDescriptionLen, c)
 		}
 	}
 	return nil
