@@ -125,6 +125,13 @@ func TestParleyAskOutputAndExitCodes(t *testing.T) {
 	code, _, errOut = wait()
 	assert.Equal(t, ExitRefused, code)
 	assert.Contains(t, errOut, "questions waiting for the user")
+	// In the terminal's language (LANG) while Parley's Settings choose none.
+	var germanOut, germanErr bytes.Buffer
+	german := func(k string) string { return map[string]string{"LANG": "de_DE.UTF-8"}[k] }
+	code = RunAsk(context.Background(), []string{"Second?", "--data-dir", dir}, german, &germanOut, &germanErr)
+	assert.Equal(t, ExitRefused, code)
+	assert.Contains(t, germanErr.String(), "abgelehnt: dieser Agent wartet schon auf so viele Antworten, wie er darf (Höchstzahl offener Fragen: 1)")
+	assert.Empty(t, germanOut.String())
 	answerNext(t, svc, func(*questions.Card) questions.Response { return questions.Response{Action: questions.ActionDecline} })
 	code, _, _ = first()
 	assert.Equal(t, ExitDeclined, code)
@@ -198,27 +205,4 @@ func TestParleyMCPForwardsUnderTheAgentsName(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, toks, 1)
 	assert.Equal(t, MCPTokenName, toks[0].Name)
-}
-
-// parley ask prints a refusal in the terminal's language (LANG) while
-// Parley's Settings choose none.
-func TestParleyAskRefusalInTheTerminalsLanguage(t *testing.T) {
-	svc, dir := running(t)
-	set := svc.GetSettings()
-	set.MaxPendingQuestions = 1
-	_, err := svc.SaveSettings(context.Background(), set)
-	require.NoError(t, err)
-	first := runAsk(t, "First?", "--data-dir", dir)
-	require.Eventually(t, func() bool { return len(svc.PendingQuestions()) == 1 }, 10*time.Second, 5*time.Millisecond)
-
-	var out, errOut bytes.Buffer
-	german := func(k string) string { return map[string]string{"LANG": "de_DE.UTF-8"}[k] }
-	code := RunAsk(context.Background(), []string{"Second?", "--data-dir", dir}, german, &out, &errOut)
-	assert.Equal(t, ExitRefused, code)
-	assert.Contains(t, errOut.String(), "abgelehnt: dieser Agent wartet schon auf so viele Antworten, wie er darf (Höchstzahl offener Fragen: 1)")
-	assert.Empty(t, out.String())
-
-	answerNext(t, svc, func(*questions.Card) questions.Response { return questions.Response{Action: questions.ActionDecline} })
-	code, _, _ = first()
-	assert.Equal(t, ExitDeclined, code)
 }
