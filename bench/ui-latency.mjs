@@ -265,7 +265,7 @@ async function cardRounds(browser, server, model, base = 0) {
       for (const el of document.querySelectorAll('[data-testid=question-card][data-status=pending]')) {
         const id = el.dataset.questionId
         if (!id || b.cards[id] || !el.querySelector('[data-testid=primary]')) continue
-        const rec = (b.cards[id] = { dom: now() })
+        const rec = (b.cards[id] = { dom: now(), round: Number(/Round (\d+) of the bench/.exec(el.textContent)?.[1]) })
         // After the next frame: the card has been painted.
         requestAnimationFrame(() => setTimeout(() => { rec.paint = now() }, 0))
       }
@@ -285,12 +285,12 @@ async function cardRounds(browser, server, model, base = 0) {
   for (let i = base; i < base + WARMUP + ROUNDS; i++) {
     await composer.fill(`card ${i}`)
     await composer.press('Enter')
-    const card = page.locator('[data-testid=question-card][data-status=pending]')
-    await card.getByText(`Round ${i} of the bench`).waitFor({ timeout: 15000 })
-    const qid = await card.getAttribute('data-question-id')
-    const rec = await waitUntil(() => page.evaluate((id) => (window.__bench.cards[id]?.paint ? window.__bench.cards[id] : null), qid), {
-      interval: 10, what: 'the card paint timestamp',
+    // Polled as the floor is (bench/floor.mjs), not with a locator: a
+    // locator's wait queries the page every frame, work that races the card.
+    const [qid, rec] = await waitUntil(() => page.evaluate((round) => Object.entries(window.__bench.cards).find(([, r]) => r.round === round && r.paint) ?? null, i), {
+      interval: 10, timeout: 15000, what: `the card of round ${i} painted`,
     })
+    const card = page.locator(`[data-testid=question-card][data-question-id="${qid}"]`)
     const tTool = model.state.toolCallAt.get(i)
     await card.getByText('Alpha', { exact: true }).click()
     const next = model.nextToolResult()

@@ -77,8 +77,13 @@ function capitalized(s: string): string {
 
 /** "Today" or "Yesterday" in the language (Intl's relative days), capitalized as a heading. */
 export function relativeDay(daysAgo: 0 | 1): string {
-  return capitalized(new Intl.RelativeTimeFormat(language(), { numeric: 'auto' }).format(-daysAgo, 'day'))
+  const lang = language()
+  let format = relativeDayFormats.get(lang)
+  if (!format) relativeDayFormats.set(lang, (format = new Intl.RelativeTimeFormat(lang, { numeric: 'auto' })))
+  return capitalized(format.format(-daysAgo, 'day'))
 }
+/** One formatter per language: making one costs more than the sidebar's whole grouping. */
+const relativeDayFormats = new Map<string, Intl.RelativeTimeFormat>()
 
 /** A date and time, e.g. for when something was made or last used. */
 export function formatDateTime(iso: string): string {

@@ -28,10 +28,10 @@ export function groupIndex(iso: string, now: Date): number {
 
 /** Non-empty groups in order, each keeping the given order of its items. */
 export function groupByDate(items: Conversation[], now = new Date()): DateGroup[] {
-  const groups: DateGroup[] = [0, 1, 2, 3].map((i) => ({ label: dayGroupLabel(i), items: [] }))
-
-  for (const c of items) groups[groupIndex(c.updated_at || c.created_at, now)]!.items.push(c)
-  return groups.filter((g) => g.items.length)
+  const buckets: Conversation[][] = [[], [], [], []]
+  for (const c of items) buckets[groupIndex(c.updated_at || c.created_at, now)]!.push(c)
+  // Headings only for the groups shown (each is a translation).
+  return buckets.flatMap((list, i) => (list.length ? [{ label: dayGroupLabel(i), items: list }] : []))
 }
 
 /** A search snippet as text parts, `mark` where the search words matched. */

@@ -475,7 +475,14 @@ export const useConversationsStore = defineStore('conversations', {
     /** Marks a conversation as just active (moves it up the list). */
     touch(id: string): void {
       const item = this.items.find((c) => c.id === id)
-      if (item) item.updated_at = new Date().toISOString()
+      if (!item) return
+      const now = new Date()
+      // Already the newest of the list, and of today: the new time moves
+      // nothing, so it is not set (each message of a run touches; a change
+      // would sort and render the sidebar again while a card arrives).
+      const last = item.updated_at ? new Date(item.updated_at) : null
+      if (last && last.toDateString() === now.toDateString() && this.items.every((c) => c === item || newer(item, c) < 0)) return
+      item.updated_at = now.toISOString()
     },
 
     /** Fetches a conversation we heard of through an event but do not list. */

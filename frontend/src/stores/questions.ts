@@ -206,11 +206,14 @@ export const useQuestionsStore = defineStore('questions', {
     /** Sends the user's response; resolves true when the backend took it. */
     async respond(conversationId: string, req: RespondRequest): Promise<boolean> {
       const id = req.question_id
-      cardTrace().submitted(id)
       this.sending[id] = true
       this.respondErrors[id] = null
       try {
-        const card = await useTransport().respond(conversationId, req)
+        // The answer's request leaves first; the trace's report of the
+        // Submit (its time is the click's, taken before) goes after it.
+        const sent = useTransport().respond(conversationId, req)
+        cardTrace().submitted(id)
+        const card = await sent
         if (card && typeof card === 'object' && card.question_id) {
           this.upsert(card)
         } else if (this.cards[id]) {
