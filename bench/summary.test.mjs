@@ -84,6 +84,28 @@ test('card latency is judged as a ratio to the floor measured in the same run', 
   assert.match(text, /card painted \/ floor, p95 \(Chromium\)\s+1\.500×\s+<= 2\.000×\s+met/)
 })
 
+test("the Wails window's card is judged as a ratio to the bare Wails app's floor, its milliseconds not", () => {
+  const figs = readFigures([
+    // Recorded with the millisecond targets of before: the summary's (none) win.
+    JSON.stringify({ id: 'window.card.dom.p95', label: 'x', value: 30, unit: 'ms', target: 16, cmp: '<=' }),
+    JSON.stringify({ id: 'window.card.dom.floor.p95', label: 'x', value: 12, unit: 'ms' }),
+    JSON.stringify({ id: 'window.card.paint.p95', label: 'x', value: 45, unit: 'ms', target: 33, cmp: '<=' }),
+    JSON.stringify({ id: 'window.card.paint.floor.p95', label: 'x', value: 25, unit: 'ms' }),
+  ].join('\n'))
+  const ratios = new Map(ratioFigures(figs).map((f) => [f.id, f]))
+  assert.equal(ratios.get('window.card.dom.ratio').value, 2.5)
+  assert.equal(verdict(ratios.get('window.card.dom.ratio')), 'MISSED')
+  assert.equal(ratios.get('window.card.paint.ratio').value, 1.8)
+  assert.equal(verdict(ratios.get('window.card.paint.ratio')), 'met')
+  for (const f of ratios.values()) figs.set(f.id, f)
+  const text = summarize(figs)
+  assert.match(text, /Wails window: chunk -> card in the DOM, p95\s+30 ms\s+$/m)
+  assert.match(text, /floor: Wails event -> element painted, p95 \(bare app\)\s+25 ms\s+$/m)
+  assert.match(text, /card in the DOM \/ floor, p95 \(Wails window\)\s+2\.500×\s+<= 2\.000×\s+MISSED/)
+  assert.match(text, /card painted \/ floor, p95 \(Wails window\)\s+1\.800×\s+<= 2\.000×\s+met/)
+  assert.match(summarize(new Map()), /card painted \/ floor, p95 \(Wails window\)\s+-\s+<= 2\.000×\s+not measured/)
+})
+
 test('no ratio without both figures, or with a floor of zero: the ratio reads not measured', () => {
   const onlyParley = readFigures(JSON.stringify({ id: 'card.dom.p95', label: 'card in the DOM', value: 26, unit: 'ms' }))
   assert.deepEqual(ratioFigures(onlyParley), [])
