@@ -401,7 +401,7 @@ func (s *Store) KeywordSearch(ctx context.Context, collections []string, match s
 	// best few, taken deep enough for several collections to share them.
 	args := append([]any{match, limit * keywordOversample}, anyStrings(collections)...)
 	args = append(args, limit)
-	rows, err := s.readers.QueryContext(ctx,
+	out, err := column[int64](s.readers.QueryContext(ctx,
 		`WITH ranked AS (
 		     SELECT rowid, bm25(knowledge_search, 1.0, 2.0) AS score FROM knowledge_search
 		     WHERE knowledge_search MATCH ? ORDER BY score LIMIT ?)
@@ -409,20 +409,11 @@ func (s *Store) KeywordSearch(ctx context.Context, collections []string, match s
 		 JOIN knowledge_chunks c ON c.seq = ranked.rowid
 		 JOIN knowledge_files f ON f.seq = c.file_seq
 		 WHERE f.collection_id IN `+inClause(len(collections))+`
-		 ORDER BY ranked.score LIMIT ?`, args...)
+		 ORDER BY ranked.score LIMIT ?`, args...))
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var seq int64
-		if err := rows.Scan(&seq); err != nil {
-			return nil, err
-		}
-		out = append(out, seq)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // CollectionVectors calls fn with the stored vector and sign bits of every

@@ -232,20 +232,7 @@ func (b *shortTxs) deleteOrphanFile(seq int64) error {
 
 // int64s runs a query of one integer column in the open transaction.
 func (b *shortTxs) int64s(query string, args ...any) ([]int64, error) {
-	rows, err := b.query(query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var n int64
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return column[int64](b.query(query, args...))
 }
 
 // DeletedKnowledgeLeft counts the file rows and passages deleted
