@@ -71,6 +71,8 @@ type Manager struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	emitMu sync.Mutex // one knowledge:progress read and sent at a time
+
 	mu        sync.Mutex
 	queue     []string        // collections waiting for a scan, in order
 	queued    map[string]bool // the same, as a set
@@ -436,7 +438,9 @@ func (m *Manager) readFile(f foundFile, known store.KnowledgeFile) (out store.In
 }
 
 // emitProgress sends knowledge:progress for a collection, at most every
-// 200 ms unless final.
+// 200 ms unless final (a few events a second: the page's work per event
+// stays small). Events are read and sent one at a time, so none sent
+// after the final one carries older figures: the UI ends at the exact counts.
 func (m *Manager) emitProgress(id string, final bool) {
 	m.mu.Lock()
 	if !final && time.Since(m.lastEmit[id]) < 200*time.Millisecond {
@@ -445,6 +449,8 @@ func (m *Manager) emitProgress(id string, final bool) {
 	}
 	m.lastEmit[id] = time.Now()
 	m.mu.Unlock()
+	m.emitMu.Lock()
+	defer m.emitMu.Unlock()
 	ctx := context.WithoutCancel(m.ctx)
 	k, err := m.st.KnowledgeCounts(ctx, id)
 	if err != nil {

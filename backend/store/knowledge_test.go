@@ -190,14 +190,14 @@ func TestDeleteCollectionIsOneShortWriteAndThePurgeLetsOtherWritesIn(t *testing.
 	s := newStore(t)
 	conv := mustConversation(t, s, "chat")
 	keep := bigCollection(t, s, 3, 4)
-	c := bigCollection(t, s, 100, 20)
+	c := bigCollection(t, s, 60, 20)
 	require.NoError(t, s.DeleteCollection(ctx, c.ID))
 	_, err := s.Collection(ctx, c.ID)
 	assert.ErrorIs(t, err, chat.ErrNotFound, "gone at once")
 	assert.ErrorIs(t, s.DeleteCollection(ctx, c.ID), chat.ErrNotFound, "deleted twice")
 	files, passages, err := s.DeletedKnowledgeLeft(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, [2]int{100, 2000}, [2]int{files, passages}, "left to purge, not removed by a cascade")
+	assert.Equal(t, [2]int{60, 1200}, [2]int{files, passages}, "left to purge, not removed by a cascade")
 	// The writer connection has its foreign keys back.
 	var fk int
 	require.NoError(t, s.writer.QueryRow(`PRAGMA foreign_keys`).Scan(&fk))
@@ -231,8 +231,8 @@ func TestDeleteCollectionIsOneShortWriteAndThePurgeLetsOtherWritesIn(t *testing.
 	s.txBegun = nil
 	require.NoError(t, <-wrote)
 	assert.Equal(t, 1, storedAt2nd, "the message was stored between the purge's first and second transactions")
-	assert.Greater(t, leftAt2nd, 1000, "passages of the deleted collection left when the message was stored")
-	assert.GreaterOrEqual(t, calls, 2000/maxTxRows, "short transactions")
+	assert.Greater(t, leftAt2nd, 600, "passages of the deleted collection left when the message was stored")
+	assert.GreaterOrEqual(t, calls, 1200/maxTxRows, "short transactions")
 	assert.EqualValues(t, calls, begun.Load(), "one transaction a call")
 
 	// Nothing of it is left in the search index; the other collection is whole.
@@ -249,11 +249,11 @@ func TestLongIndexWritesAreShortTransactions(t *testing.T) {
 	s := newStore(t)
 	c, err := s.CreateCollection(ctx, "Docs", []string{"/docs"})
 	require.NoError(t, err)
-	ps := make([]Passage, 1000)
+	ps := make([]Passage, 600)
 	for i := range ps {
 		ps[i] = Passage{Locator: fmt.Sprintf("p. %d", i+1), Text: "a long manual " + strings.Repeat("word ", 20)}
 	}
-	// A file of 1,000 passages spans several transactions and stays
+	// A file of 600 passages spans several transactions and stays
 	// pending (not indexed, its hash unknown) until its last one.
 	var begun atomic.Int32
 	var statusSeen []string
@@ -267,26 +267,26 @@ func TestLongIndexWritesAreShortTransactions(t *testing.T) {
 		}
 	}
 	require.NoError(t, s.SaveIndexedFiles(ctx, c.ID, []IndexedFile{{Path: "/docs/manual.pdf", Size: 9, MtimeNs: 9, Hash: "h1", Passages: ps}}))
-	assert.GreaterOrEqual(t, int(begun.Load()), 1000/maxTxRows, "transactions")
+	assert.GreaterOrEqual(t, int(begun.Load()), 600/maxTxRows, "transactions")
 	require.NotEmpty(t, statusSeen)
 	for _, st := range statusSeen {
 		assert.Equal(t, "pending:", st, "a file half stored is pending")
 	}
 	k, err := s.KnowledgeCounts(ctx, c.ID)
 	require.NoError(t, err)
-	assert.Equal(t, KnowledgeCounts{Files: 1, IndexedFiles: 1, Chunks: 1000}, k)
+	assert.Equal(t, KnowledgeCounts{Files: 1, IndexedFiles: 1, Chunks: 600}, k)
 
 	// Replacing it by a short version removes the old passages in steps too.
 	begun.Store(0)
 	statusSeen = nil
 	require.NoError(t, s.SaveIndexedFiles(ctx, c.ID, []IndexedFile{{Path: "/docs/manual.pdf", Size: 10, MtimeNs: 10, Hash: "h2", Passages: ps[:2]}}))
-	assert.GreaterOrEqual(t, int(begun.Load()), 1000/maxTxRows)
+	assert.GreaterOrEqual(t, int(begun.Load()), 600/maxTxRows)
 	files, err := s.KnowledgeFiles(ctx, c.ID)
 	require.NoError(t, err)
 	assert.Equal(t, []KnowledgeFile{{Path: "/docs/manual.pdf", Size: 10, MtimeNs: 10, Hash: "h2", Status: FileIndexed}}, files)
 
 	// Many new files and a folder gone: short transactions as well.
-	many := make([]KnowledgeFile, 3*maxTxRows)
+	many := make([]KnowledgeFile, 2*maxTxRows+1)
 	paths := make([]string, len(many))
 	for i := range many {
 		many[i] = KnowledgeFile{Path: fmt.Sprintf("/docs/n%04d.md", i), Size: 1, MtimeNs: 1}
