@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/store"
 )
@@ -390,4 +391,78 @@ func BenchmarkKeywordOnly100k(b *testing.B) {
 		_, err := f.m.keywordSearch(context.Background(), []string{f.id}, f.queries[i%len(f.queries)], 8, 50)
 		require.NoError(b, err)
 	}
+}
+
+// chatWriteEvery paces the chat's writes in BenchmarkChatWriteWhileIndexing20k
+// (a busy conversation; the pacing is what is benchmarked, not a wait for a
+// condition).
+const chatWriteEvery = 20 * time.Millisecond
+
+// chatWrites stores a user message every chatWriteEvery through the store's
+// real API until stop is closed (or n messages when n > 0), and returns how
+// long each write took.
+func chatWrites(b *testing.B, st *store.Store, convID string, n int, stop <-chan struct{}) []time.Duration {
+	b.Helper()
+	var out []time.Duration
+	tick := time.NewTicker(chatWriteEvery)
+	defer tick.Stop()
+	for i := 0; n <= 0 || i < n; i++ {
+		select {
+		case <-stop:
+			return out
+		case <-tick.C:
+		}
+		t0 := time.Now()
+		require.NoError(b, st.AppendMessage(context.Background(),
+			&chat.Message{ConversationID: convID, Role: chat.RoleUser, Content: fmt.Sprintf("message %d while the folder indexes", i)}))
+		out = append(out, time.Since(t0))
+	}
+	return out
+}
+
+// BenchmarkChatWriteWhileIndexing20k: how long the chat waits to store a
+// message (the store's AppendMessage, one every 20 ms) while a folder of
+// 20,000 Markdown files indexes, beside the same writes with no indexing in
+// the same run (SQLite has one writer: a message waits for the index's
+// transaction that holds it). p95-ratio is the p95 while indexing over the
+// idle p95: the figure a busy machine does not skew much.
+func BenchmarkChatWriteWhileIndexing20k(b *testing.B) {
+	dir := b.TempDir()
+	writeMarkdownCorpus(b, dir, 20_000, 2_000)
+	var idle, busy []time.Duration
+	files := 0
+	b.ResetTimer()
+	for range b.N {
+		st, err := store.OpenWith(filepath.Join(b.TempDir(), "parley.db"), store.Options{Logger: quietLogger()})
+		require.NoError(b, err)
+		conv, err := st.CreateConversation(context.Background(), "bench", "default")
+		require.NoError(b, err)
+		idle = append(idle, chatWrites(b, st, conv.ID, 200, nil)...)
+
+		m := New(Options{Store: st, Logger: quietLogger(), NoWatch: true})
+		require.NoError(b, m.Start(context.Background()))
+		c, err := m.Create(context.Background(), "bench", []string{dir})
+		require.NoError(b, err)
+		stop := make(chan struct{})
+		got := make(chan []time.Duration)
+		go func() { got <- chatWrites(b, st, conv.ID, 0, stop) }()
+		require.NoError(b, m.WaitIdle(context.Background()))
+		close(stop)
+		busy = append(busy, <-got...)
+		info, err := m.Info(context.Background(), c.ID)
+		require.NoError(b, err)
+		files += info.IndexedFiles
+		m.Close()
+		require.NoError(b, st.Close())
+	}
+	b.StopTimer()
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(percentile(idle, 0.5)), "idle-p50-ms")
+	b.ReportMetric(ms(percentile(idle, 0.95)), "idle-p95-ms")
+	b.ReportMetric(ms(percentile(busy, 0.5)), "indexing-p50-ms")
+	b.ReportMetric(ms(percentile(busy, 0.95)), "indexing-p95-ms")
+	b.ReportMetric(ms(percentile(busy, 1)), "indexing-max-ms")
+	b.ReportMetric(ms(percentile(busy, 0.95))/ms(percentile(idle, 0.95)), "p95-ratio")
+	b.ReportMetric(float64(len(busy))/float64(b.N), "writes-while-indexing")
+	b.ReportMetric(float64(files)/float64(b.N), "files-indexed")
 }

@@ -41,6 +41,10 @@ type Options struct {
 	// beforeRead, in tests, is called before each file is read, with the
 	// scan's context.
 	beforeRead func(ctx context.Context, path string)
+	// afterPurge, in tests, is called after each short transaction of the
+	// purge of deleted collections that removed something, with the
+	// Manager's context.
+	afterPurge func(ctx context.Context)
 }
 
 // Errors of the collection API.
@@ -67,6 +71,8 @@ type Manager struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	emitMu sync.Mutex // one knowledge:progress read and sent at a time
+
 	mu        sync.Mutex
 	queue     []string        // collections waiting for a scan, in order
 	queued    map[string]bool // the same, as a set
@@ -76,6 +82,7 @@ type Manager struct {
 	stateCh   chan struct{} // closed and replaced whenever the queue or the running scan changes
 	wake      chan struct{}
 	embedWake chan struct{}
+	purgeWake chan struct{}
 	embedding bool   // the embedding pass is running
 	embedErr  string // why the last embedding pass failed
 	lastEmit  map[string]time.Time
@@ -112,7 +119,7 @@ func New(opt Options) *Manager {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Manager{opt: opt, st: opt.Store, ev: opt.Events, log: opt.Logger, ctx: ctx, cancel: cancel,
-		queued: map[string]bool{}, wake: make(chan struct{}, 1), embedWake: make(chan struct{}, 1), stateCh: make(chan struct{}),
+		queued: map[string]bool{}, wake: make(chan struct{}, 1), embedWake: make(chan struct{}, 1), purgeWake: make(chan struct{}, 1), stateCh: make(chan struct{}),
 		lastEmit: map[string]time.Time{}, vectors: map[string]*cachedIndex{}}
 }
 
@@ -130,9 +137,11 @@ func (m *Manager) Start(ctx context.Context) error {
 			go func() { defer m.wg.Done(); w.run(m.ctx) }()
 		}
 	}
-	m.wg.Add(2)
+	m.wg.Add(3)
 	go func() { defer m.wg.Done(); m.indexLoop() }()
 	go func() { defer m.wg.Done(); m.embedLoop() }()
+	go func() { defer m.wg.Done(); m.purgeLoop() }()
+	m.wakePurge() // a delete the last session did not finish
 	cs, err := m.st.Collections(ctx)
 	if err != nil {
 		return err
@@ -199,6 +208,37 @@ func (m *Manager) wakeEmbed() {
 	select {
 	case m.embedWake <- struct{}{}:
 	default:
+	}
+}
+
+func (m *Manager) wakePurge() {
+	select {
+	case m.purgeWake <- struct{}{}:
+	default:
+	}
+}
+
+// purgeLoop removes what deleted collections left, one short transaction
+// at a time, so the chat's writes get the database in between.
+func (m *Manager) purgeLoop() {
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-m.purgeWake:
+		}
+		for more := true; more && m.ctx.Err() == nil; {
+			var err error
+			if more, err = m.st.PurgeDeletedKnowledge(m.ctx); err != nil {
+				if m.ctx.Err() == nil {
+					m.log.Error("remove deleted collections' index", "err", err)
+				}
+				break
+			}
+			if more && m.opt.afterPurge != nil {
+				m.opt.afterPurge(m.ctx)
+			}
+		}
 	}
 }
 
@@ -398,7 +438,9 @@ func (m *Manager) readFile(f foundFile, known store.KnowledgeFile) (out store.In
 }
 
 // emitProgress sends knowledge:progress for a collection, at most every
-// 200 ms unless final.
+// 200 ms unless final (a few events a second: the page's work per event
+// stays small). Events are read and sent one at a time, so none sent
+// after the final one carries older figures: the UI ends at the exact counts.
 func (m *Manager) emitProgress(id string, final bool) {
 	m.mu.Lock()
 	if !final && time.Since(m.lastEmit[id]) < 200*time.Millisecond {
@@ -407,6 +449,8 @@ func (m *Manager) emitProgress(id string, final bool) {
 	}
 	m.lastEmit[id] = time.Now()
 	m.mu.Unlock()
+	m.emitMu.Lock()
+	defer m.emitMu.Unlock()
 	ctx := context.WithoutCancel(m.ctx)
 	k, err := m.st.KnowledgeCounts(ctx, id)
 	if err != nil {
@@ -644,6 +688,9 @@ func (m *Manager) stopScan(id string) {
 }
 
 // Delete removes a collection and its index; the files are never touched.
+// The collection is gone at once (from the API and from search); its
+// passages are removed in the background, in short transactions (also
+// after a restart, when the app stopped before they all were).
 func (m *Manager) Delete(ctx context.Context, id string) error {
 	if _, err := m.st.Collection(ctx, id); err != nil {
 		return err
@@ -656,6 +703,7 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	delete(m.vectors, id)
 	delete(m.lastEmit, id)
 	m.mu.Unlock()
+	m.wakePurge()
 	return nil
 }
 

@@ -355,6 +355,66 @@ func TestCancelReindexRenameDelete(t *testing.T) {
 	assert.ErrorIs(t, h.m.Delete(ctx, c.ID), ErrNotFound)
 }
 
+func TestDeleteIsAtOnceAndItsRemovalFinishesAfterARestart(t *testing.T) {
+	dir := t.TempDir()
+	var want []string
+	for i := range 30 {
+		var doc strings.Builder
+		for j := range 20 {
+			fmt.Fprintf(&doc, "# Section %d\n\nThe lighthouse keeper of file %d writes entry %d.\n\n", j, i, j)
+		}
+		writeFile(t, dir, fmt.Sprintf("f%02d.md", i), []byte(doc.String()))
+		want = append(want, doc.String())
+	}
+	purging := make(chan struct{})
+	var once sync.Once
+	h := newHarness(t, func(o *Options) {
+		o.NoWatch = true
+		o.afterPurge = func(ctx context.Context) {
+			// The first short transaction is done: the app dies here.
+			once.Do(func() { close(purging); <-ctx.Done() })
+		}
+	})
+	c, err := h.m.Create(ctx, "Logs", []string{dir})
+	require.NoError(t, err)
+	info := h.waitReady(c.ID, 30)
+	require.Equal(t, 600, info.Chunks)
+	require.NotEmpty(t, h.search(c.ID, "lighthouse keeper", 5))
+
+	require.NoError(t, h.m.Delete(ctx, c.ID))
+	// Gone at once from the API and from search, its passages still stored.
+	_, err = h.m.Info(ctx, c.ID)
+	assert.ErrorIs(t, err, ErrNotFound)
+	list, err := h.m.List(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, list)
+	assert.Empty(t, h.search(c.ID, "lighthouse keeper", 5), "a deleted collection's passages are found")
+	assert.ErrorIs(t, h.m.Delete(ctx, c.ID), ErrNotFound)
+	<-purging
+	files, passages, err := h.st.DeletedKnowledgeLeft(ctx)
+	require.NoError(t, err)
+	assert.Greater(t, passages, 0, "the purge is in short transactions: passages left after the first")
+	assert.Less(t, passages, 600, "the first transaction removed some")
+	assert.Positive(t, files)
+	h.close() // in the middle of the removal
+
+	h.open(func(o *Options) { o.NoWatch = true })
+	h.waitFor("the removal finished at start", func() bool {
+		files, passages, err := h.st.DeletedKnowledgeLeft(ctx)
+		require.NoError(h.t, err)
+		return files == 0 && passages == 0
+	})
+	for i, doc := range want {
+		got, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("f%02d.md", i)))
+		require.NoError(t, err, "the files are never touched")
+		assert.Equal(t, doc, string(got))
+	}
+	// A collection of the same folder indexes it all again.
+	again, err := h.m.Create(ctx, "Logs", []string{dir})
+	require.NoError(t, err)
+	assert.Equal(t, 600, h.waitReady(again.ID, 30).Chunks)
+}
+
 func TestNamedFileOfAnUnreadableKindIsAnError(t *testing.T) {
 	h := newHarness(t, nil)
 	dir := t.TempDir()

@@ -49,6 +49,10 @@ func (m *Manager) SearchWithStats(ctx context.Context, collections []string, que
 		topK = api.DefaultTopK
 	}
 	topK = min(topK, api.MaxTopK)
+	collections, err := m.existing(ctx, collections)
+	if err != nil {
+		return nil, stats, err
+	}
 	depth := max(50, topK*5) // how deep each ranking goes into the fusion
 	// The two rankings run at once: the keyword one in SQLite, the vector
 	// one waiting on the model server and then scanning memory.
@@ -94,6 +98,26 @@ func (m *Manager) SearchWithStats(ctx context.Context, collections []string, que
 		out = append(out, Result{CollectionID: h.CollectionID, Path: h.Path, Locator: h.Locator, Text: h.Text, Score: f.score})
 	}
 	return out, stats, nil
+}
+
+// existing keeps the collections that exist: a deleted one's passages
+// wait in the index for the purge, and are never found.
+func (m *Manager) existing(ctx context.Context, ids []string) ([]string, error) {
+	cs, err := m.st.Collections(ctx)
+	if err != nil {
+		return nil, err
+	}
+	live := make(map[string]bool, len(cs))
+	for _, c := range cs {
+		live[c.ID] = true
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if live[id] {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }
 
 type scored struct {

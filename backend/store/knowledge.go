@@ -187,13 +187,6 @@ func (s *Store) UpdateCollection(ctx context.Context, c *Collection) error {
 	return checkUpdated(res, err, "update collection", c.ID)
 }
 
-// DeleteCollection deletes a collection and its index (files and passages
-// cascade; triggers drop them from the search index).
-func (s *Store) DeleteCollection(ctx context.Context, id string) error {
-	res, err := s.writer.ExecContext(ctx, `DELETE FROM knowledge_collections WHERE id = ?`, id)
-	return checkUpdated(res, err, "delete collection", id)
-}
-
 // KnowledgeCounts returns a collection's files, indexed files, passages and
 // the files that failed (at most maxListedProblems, by path).
 func (s *Store) KnowledgeCounts(ctx context.Context, id string) (KnowledgeCounts, error) {
@@ -243,78 +236,97 @@ func (s *Store) KnowledgeFiles(ctx context.Context, collectionID string) ([]Know
 
 // AddPendingFiles records files found to be new or changed: they count in
 // the collection's files and wait for the indexer (their passages stay
-// searchable until replaced).
+// searchable until replaced). Stored in short transactions.
 func (s *Store) AddPendingFiles(ctx context.Context, collectionID string, files []KnowledgeFile) error {
-	if len(files) == 0 {
-		return nil
-	}
-	return s.withTx(ctx, func(tx *sql.Tx) error {
+	return s.runShortTxs(ctx, func(b *shortTxs) error {
 		for _, f := range files {
-			if _, err := tx.ExecContext(ctx,
+			if _, err := b.exec(
 				`INSERT INTO knowledge_files (collection_id, path, size, mtime_ns, status) VALUES (?, ?, ?, ?, 'pending')
 				 ON CONFLICT (collection_id, path) DO UPDATE SET status = 'pending', error = NULL`,
 				collectionID, f.Path, f.Size, f.MtimeNs); err != nil {
 				return fmt.Errorf("add file %s to collection %s: %w", f.Path, collectionID, err)
 			}
-		}
-		return nil
-	})
-}
-
-// SaveIndexedFiles stores what the indexer made of files, in one
-// transaction: each file's row, and its passages replacing the old ones.
-func (s *Store) SaveIndexedFiles(ctx context.Context, collectionID string, files []IndexedFile) error {
-	if len(files) == 0 {
-		return nil
-	}
-	return s.withTx(ctx, func(tx *sql.Tx) error {
-		for _, f := range files {
-			if err := saveIndexedFile(ctx, tx, collectionID, f); err != nil {
-				return fmt.Errorf("save file %s of collection %s: %w", f.Path, collectionID, err)
+			if err := b.commitIfFull(); err != nil {
+				return err
 			}
 		}
 		return nil
 	})
 }
 
-func saveIndexedFile(ctx context.Context, tx *sql.Tx, collectionID string, f IndexedFile) error {
+// SaveIndexedFiles stores what the indexer made of files: each file's row,
+// and its passages replacing the old ones, in short transactions. A file
+// split between two transactions stays pending until its last passage is
+// stored (a crash meanwhile leaves it to be read again).
+func (s *Store) SaveIndexedFiles(ctx context.Context, collectionID string, files []IndexedFile) error {
+	return s.runShortTxs(ctx, func(b *shortTxs) error {
+		for _, f := range files {
+			if err := b.saveIndexedFile(collectionID, f); err != nil {
+				return fmt.Errorf("save file %s of collection %s: %w", f.Path, collectionID, err)
+			}
+			if err := b.commitIfFull(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (b *shortTxs) saveIndexedFile(collectionID string, f IndexedFile) error {
 	status, errText := FileIndexed, ""
 	if f.Err != "" {
 		status, errText = FileError, f.Err
 	}
-	var seq int64
-	if err := tx.QueryRowContext(ctx,
-		`INSERT INTO knowledge_files (collection_id, path, size, mtime_ns, hash, status, error) VALUES (?, ?, ?, ?, ?, ?, ?)
-		 ON CONFLICT (collection_id, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
-		     hash = excluded.hash, status = excluded.status, error = excluded.error
-		 RETURNING seq`,
-		collectionID, f.Path, f.Size, f.MtimeNs, f.Hash, status, nullString(errText)).Scan(&seq); err != nil {
+	if f.Unchanged {
+		_, err := b.exec(
+			`UPDATE knowledge_files SET size = ?, mtime_ns = ?, hash = ?, status = ?, error = ? WHERE collection_id = ? AND path = ?`,
+			f.Size, f.MtimeNs, f.Hash, status, nullString(errText), collectionID, f.Path)
 		return err
 	}
-	if f.Unchanged {
-		return nil
+	seqs, err := b.int64s(
+		`INSERT INTO knowledge_files (collection_id, path, size, mtime_ns, status) VALUES (?, ?, ?, ?, 'pending')
+		 ON CONFLICT (collection_id, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,
+		     hash = '', status = 'pending', error = NULL
+		 RETURNING seq`,
+		collectionID, f.Path, f.Size, f.MtimeNs)
+	if err != nil {
+		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM knowledge_chunks WHERE file_seq = ?`, seq); err != nil {
+	seq := seqs[0]
+	b.rows++
+	if err := b.deleteFilePassages(seq); err != nil {
 		return err
 	}
 	for i, p := range f.Passages {
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO knowledge_chunks (file_seq, ord, locator, text) VALUES (?, ?, ?, ?)`, seq, i, p.Locator, p.Text); err != nil {
+		if err := b.commitIfFull(); err != nil {
+			return err
+		}
+		if _, err := b.exec(`INSERT INTO knowledge_chunks (file_seq, ord, locator, text) VALUES (?, ?, ?, ?)`,
+			seq, i, p.Locator, p.Text); err != nil {
 			return err
 		}
 	}
-	return nil
+	_, err = b.exec(`UPDATE knowledge_files SET hash = ?, status = ?, error = ? WHERE seq = ?`,
+		f.Hash, status, nullString(errText), seq)
+	return err
 }
 
-// DeleteKnowledgeFiles removes files (and their passages) from a collection's index.
+// DeleteKnowledgeFiles removes files (and their passages) from a
+// collection's index, in short transactions.
 func (s *Store) DeleteKnowledgeFiles(ctx context.Context, collectionID string, paths []string) error {
-	if len(paths) == 0 {
-		return nil
-	}
-	return s.withTx(ctx, func(tx *sql.Tx) error {
+	return s.runShortTxs(ctx, func(b *shortTxs) error {
 		for _, p := range paths {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM knowledge_files WHERE collection_id = ? AND path = ?`, collectionID, p); err != nil {
+			seqs, err := b.int64s(`SELECT seq FROM knowledge_files WHERE collection_id = ? AND path = ?`, collectionID, p)
+			if err != nil {
 				return fmt.Errorf("remove file %s from collection %s: %w", p, collectionID, err)
+			}
+			for _, seq := range seqs {
+				if err := b.deleteKnowledgeFile(seq); err != nil {
+					return fmt.Errorf("remove file %s from collection %s: %w", p, collectionID, err)
+				}
+			}
+			if err := b.commitIfFull(); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -322,11 +334,14 @@ func (s *Store) DeleteKnowledgeFiles(ctx context.Context, collectionID string, p
 }
 
 // ChunksToEmbed returns up to limit passages after afterSeq, in order, whose
-// vector is missing or was made by another model than model.
+// vector is missing or was made by another model than model (not those of
+// a deleted collection, waiting to be purged).
 func (s *Store) ChunksToEmbed(ctx context.Context, model string, afterSeq int64, limit int) ([]ChunkText, error) {
 	rows, err := s.readers.QueryContext(ctx,
-		`SELECT seq, locator, text FROM knowledge_chunks
-		 WHERE seq > ? AND (embedding_model IS NULL OR embedding_model <> ?) ORDER BY seq LIMIT ?`, afterSeq, model, limit)
+		`SELECT c.seq, c.locator, c.text FROM knowledge_chunks c
+		 WHERE c.seq > ? AND (c.embedding_model IS NULL OR c.embedding_model <> ?)
+		   AND EXISTS (SELECT 1 FROM knowledge_files f JOIN knowledge_collections k ON k.id = f.collection_id WHERE f.seq = c.file_seq)
+		 ORDER BY c.seq LIMIT ?`, afterSeq, model, limit)
 	if err != nil {
 		return nil, fmt.Errorf("find passages to embed: %w", err)
 	}
@@ -386,7 +401,7 @@ func (s *Store) KeywordSearch(ctx context.Context, collections []string, match s
 	// best few, taken deep enough for several collections to share them.
 	args := append([]any{match, limit * keywordOversample}, anyStrings(collections)...)
 	args = append(args, limit)
-	rows, err := s.readers.QueryContext(ctx,
+	out, err := column[int64](s.readers.QueryContext(ctx,
 		`WITH ranked AS (
 		     SELECT rowid, bm25(knowledge_search, 1.0, 2.0) AS score FROM knowledge_search
 		     WHERE knowledge_search MATCH ? ORDER BY score LIMIT ?)
@@ -394,20 +409,11 @@ func (s *Store) KeywordSearch(ctx context.Context, collections []string, match s
 		 JOIN knowledge_chunks c ON c.seq = ranked.rowid
 		 JOIN knowledge_files f ON f.seq = c.file_seq
 		 WHERE f.collection_id IN `+inClause(len(collections))+`
-		 ORDER BY ranked.score LIMIT ?`, args...)
+		 ORDER BY ranked.score LIMIT ?`, args...))
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var seq int64
-		if err := rows.Scan(&seq); err != nil {
-			return nil, err
-		}
-		out = append(out, seq)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // CollectionVectors calls fn with the stored vector and sign bits of every

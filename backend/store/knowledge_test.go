@@ -1,7 +1,11 @@
 package store
 
 import (
+	"fmt"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -74,6 +78,7 @@ func TestKnowledgeFilesPassagesAndKeywordSearch(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, seqs)
 	require.NoError(t, s.DeleteCollection(ctx, other.ID))
+	purgeAll(t, s)
 	var left int
 	require.NoError(t, s.readers.QueryRow(`SELECT count(*) FROM knowledge_chunks`).Scan(&left))
 	assert.Equal(t, 0, left)
@@ -146,4 +151,156 @@ func TestConversationProfileKnowledgeAndMessageSources(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, msgs, 1)
 	assert.Equal(t, m.Sources, msgs[0].Sources)
+}
+
+// purgeAll purges what deleted collections left, one short transaction a
+// call, and returns how many calls it took.
+func purgeAll(t *testing.T, s *Store) int {
+	t.Helper()
+	calls := 0
+	for more := true; more; calls++ {
+		var err error
+		more, err = s.PurgeDeletedKnowledge(ctx)
+		require.NoError(t, err)
+	}
+	files, passages, err := s.DeletedKnowledgeLeft(ctx)
+	require.NoError(t, err)
+	require.Equal(t, [2]int{0, 0}, [2]int{files, passages}, "left after the purge")
+	return calls
+}
+
+// bigCollection stores a collection of files × perFile passages.
+func bigCollection(t *testing.T, s *Store, files, perFile int) *Collection {
+	t.Helper()
+	c, err := s.CreateCollection(ctx, "Big", []string{"/big"})
+	require.NoError(t, err)
+	var batch []IndexedFile
+	for f := range files {
+		ps := make([]Passage, perFile)
+		for i := range ps {
+			ps[i] = Passage{Locator: fmt.Sprintf("lines %d–%d", i*10+1, i*10+10), Text: fmt.Sprintf("passage %d of file %d about lighthouses", i, f)}
+		}
+		batch = append(batch, IndexedFile{Path: fmt.Sprintf("/big/f%04d.md", f), Hash: "h", Passages: ps})
+	}
+	require.NoError(t, s.SaveIndexedFiles(ctx, c.ID, batch))
+	return c
+}
+
+func TestDeleteCollectionIsOneShortWriteAndThePurgeLetsOtherWritesIn(t *testing.T) {
+	s := newStore(t)
+	conv := mustConversation(t, s, "chat")
+	keep := bigCollection(t, s, 3, 4)
+	c := bigCollection(t, s, 60, 20)
+	require.NoError(t, s.DeleteCollection(ctx, c.ID))
+	_, err := s.Collection(ctx, c.ID)
+	assert.ErrorIs(t, err, chat.ErrNotFound, "gone at once")
+	assert.ErrorIs(t, s.DeleteCollection(ctx, c.ID), chat.ErrNotFound, "deleted twice")
+	files, passages, err := s.DeletedKnowledgeLeft(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, [2]int{60, 1200}, [2]int{files, passages}, "left to purge, not removed by a cascade")
+	// The writer connection has its foreign keys back.
+	var fk int
+	require.NoError(t, s.writer.QueryRow(`PRAGMA foreign_keys`).Scan(&fk))
+	assert.Equal(t, 1, fk)
+
+	// While the purge's first transaction holds the writer, the chat
+	// stores a message: it queues for the connection, gets it when that
+	// transaction commits, and is stored before the next one begins, while
+	// most of the collection is still there.
+	var begun atomic.Int32
+	wrote := make(chan error, 1)
+	var storedAt2nd, leftAt2nd int
+	s.txBegun = func() {
+		switch begun.Add(1) {
+		case 1:
+			waits := s.writer.Stats().WaitCount
+			go func() {
+				wrote <- s.AppendMessage(ctx, &chat.Message{ConversationID: conv.ID, Role: chat.RoleUser, Content: "still there?"})
+			}()
+			require.Eventually(t, func() bool { return s.writer.Stats().WaitCount > waits }, 30*time.Second, time.Millisecond,
+				"the message write waits for the writer")
+		case 2:
+			msgs, err := s.Messages(ctx, conv.ID)
+			assert.NoError(t, err)
+			storedAt2nd = len(msgs)
+			_, leftAt2nd, err = s.DeletedKnowledgeLeft(ctx)
+			assert.NoError(t, err)
+		}
+	}
+	calls := purgeAll(t, s)
+	s.txBegun = nil
+	require.NoError(t, <-wrote)
+	assert.Equal(t, 1, storedAt2nd, "the message was stored between the purge's first and second transactions")
+	assert.Greater(t, leftAt2nd, 600, "passages of the deleted collection left when the message was stored")
+	assert.GreaterOrEqual(t, calls, 1200/maxTxRows, "short transactions")
+	assert.EqualValues(t, calls, begun.Load(), "one transaction a call")
+
+	// Nothing of it is left in the search index; the other collection is whole.
+	var left int
+	require.NoError(t, s.readers.QueryRow(`SELECT count(*) FROM knowledge_search WHERE knowledge_search MATCH 'lighthouses'`).Scan(&left))
+	assert.Equal(t, 12, left, "only the kept collection's passages are found")
+	k, err := s.KnowledgeCounts(ctx, keep.ID)
+	require.NoError(t, err)
+	assert.Equal(t, 3, k.Files)
+	assert.Equal(t, 12, k.Chunks)
+}
+
+func TestLongIndexWritesAreShortTransactions(t *testing.T) {
+	s := newStore(t)
+	c, err := s.CreateCollection(ctx, "Docs", []string{"/docs"})
+	require.NoError(t, err)
+	ps := make([]Passage, 600)
+	for i := range ps {
+		ps[i] = Passage{Locator: fmt.Sprintf("p. %d", i+1), Text: "a long manual " + strings.Repeat("word ", 20)}
+	}
+	// A file of 600 passages spans several transactions and stays
+	// pending (not indexed, its hash unknown) until its last one.
+	var begun atomic.Int32
+	var statusSeen []string
+	s.txBegun = func() {
+		if begun.Add(1) > 1 {
+			files, err := s.KnowledgeFiles(ctx, c.ID)
+			assert.NoError(t, err)
+			for _, f := range files {
+				statusSeen = append(statusSeen, f.Status+":"+f.Hash)
+			}
+		}
+	}
+	require.NoError(t, s.SaveIndexedFiles(ctx, c.ID, []IndexedFile{{Path: "/docs/manual.pdf", Size: 9, MtimeNs: 9, Hash: "h1", Passages: ps}}))
+	assert.GreaterOrEqual(t, int(begun.Load()), 600/maxTxRows, "transactions")
+	require.NotEmpty(t, statusSeen)
+	for _, st := range statusSeen {
+		assert.Equal(t, "pending:", st, "a file half stored is pending")
+	}
+	k, err := s.KnowledgeCounts(ctx, c.ID)
+	require.NoError(t, err)
+	assert.Equal(t, KnowledgeCounts{Files: 1, IndexedFiles: 1, Chunks: 600}, k)
+
+	// Replacing it by a short version removes the old passages in steps too.
+	begun.Store(0)
+	statusSeen = nil
+	require.NoError(t, s.SaveIndexedFiles(ctx, c.ID, []IndexedFile{{Path: "/docs/manual.pdf", Size: 10, MtimeNs: 10, Hash: "h2", Passages: ps[:2]}}))
+	assert.GreaterOrEqual(t, int(begun.Load()), 600/maxTxRows)
+	files, err := s.KnowledgeFiles(ctx, c.ID)
+	require.NoError(t, err)
+	assert.Equal(t, []KnowledgeFile{{Path: "/docs/manual.pdf", Size: 10, MtimeNs: 10, Hash: "h2", Status: FileIndexed}}, files)
+
+	// Many new files and a folder gone: short transactions as well.
+	many := make([]KnowledgeFile, 2*maxTxRows+1)
+	paths := make([]string, len(many))
+	for i := range many {
+		many[i] = KnowledgeFile{Path: fmt.Sprintf("/docs/n%04d.md", i), Size: 1, MtimeNs: 1}
+		paths[i] = many[i].Path
+	}
+	s.txBegun = nil
+	begun.Store(0)
+	s.txBegun = func() { begun.Add(1) }
+	require.NoError(t, s.AddPendingFiles(ctx, c.ID, many))
+	assert.GreaterOrEqual(t, int(begun.Load()), 3)
+	begun.Store(0)
+	require.NoError(t, s.DeleteKnowledgeFiles(ctx, c.ID, append(paths, "/docs/manual.pdf")))
+	assert.GreaterOrEqual(t, int(begun.Load()), 3)
+	k, err = s.KnowledgeCounts(ctx, c.ID)
+	require.NoError(t, err)
+	assert.Equal(t, KnowledgeCounts{}, k)
 }

@@ -427,19 +427,6 @@ func scanMessages(rows *sql.Rows) ([]chat.Message, map[string]int, error) {
 
 // siblingIDs lists the children of parent ("" = the first messages), oldest first.
 func siblingIDs(ctx context.Context, q querier, conversationID, parent string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id FROM messages WHERE conversation_id = ? AND parent_id IS ? ORDER BY seq`,
-		conversationID, nullString(parent))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return column[string](q.QueryContext(ctx, `SELECT id FROM messages WHERE conversation_id = ? AND parent_id IS ? ORDER BY seq`,
+		conversationID, nullString(parent)))
 }

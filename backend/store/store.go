@@ -60,6 +60,10 @@ type Store struct {
 	writer *sql.DB
 	// readers serve queries concurrently (WAL lets them run beside the writer).
 	readers *sql.DB
+
+	// txBegun, in tests, is called as each short transaction of the
+	// knowledge index begins (the writer connection held).
+	txBegun func()
 }
 
 // Open opens (creating when missing) the Parley database at path and

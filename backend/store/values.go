@@ -80,3 +80,20 @@ func decodeIDs(ns sql.NullString) ([]string, error) {
 	}
 	return ids, nil
 }
+
+// column reads the one column of a query's rows, closing them.
+func column[T any](rows *sql.Rows, err error) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
