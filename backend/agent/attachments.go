@@ -54,6 +54,17 @@ func (c *replyClock) token() {
 	}
 }
 
+// answerMillis is how long the answer took after the last thinking (0 for a
+// reply that did not think), at least 1 ms: on a busy machine the last
+// thinking and the whole answer can be read from the stream in one burst,
+// and a reply that thought still says it answered.
+func (c *replyClock) answerMillis(end time.Time) int64 {
+	if c.lastThought.IsZero() {
+		return 0
+	}
+	return max(1, end.Sub(c.lastThought).Milliseconds())
+}
+
 // stats are the figures of a call that answered resp; tokens the server did
 // not count are estimated from the text (about four characters a token).
 func (c *replyClock) stats(ctx context.Context, rt *Runtime, model llm.Model, msgs []llm.Message, resp llm.Response) *chat.MessageStats {
@@ -79,9 +90,7 @@ func (c *replyClock) stats(ctx context.Context, rt *Runtime, model llm.Model, ms
 		}
 		st.PromptTokens, st.CompletionTokens = estimateTokens(in), estimateTokens(out)
 	}
-	if !c.lastThought.IsZero() {
-		st.AnswerMs = end.Sub(c.lastThought).Milliseconds()
-	}
+	st.AnswerMs = c.answerMillis(end)
 	if gen := end.Sub(c.first).Seconds(); !c.first.IsZero() && gen > 0 && st.CompletionTokens > 0 {
 		st.TokensPerSecond = float64(st.CompletionTokens) / gen
 	}
