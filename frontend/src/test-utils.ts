@@ -4,6 +4,7 @@ import { flushPromises, mount, type VueWrapper } from '@vue/test-utils'
 import type { Component } from 'vue'
 import { FakeTransport } from './transport/fake'
 import { setTransport } from './transport'
+import { flushAfterPaint } from './lib/frame'
 import type { Card, Question } from './types'
 
 export interface TestEnv {
@@ -75,6 +76,7 @@ export function makeCard(partial: Partial<Card> = {}): Card {
 
 export async function settle(): Promise<void> {
   await flushPromises()
+  flushAfterPaint()
   await flushPromises()
 }
 

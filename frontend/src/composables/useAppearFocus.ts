@@ -2,6 +2,7 @@
 // tells the list (which scrolls it into view). Shared by every kind of card.
 import { onMounted, type Ref } from 'vue'
 import { isTextField } from './useCardKeyboard'
+import { afterPaint } from '../lib/frame'
 
 export interface AppearFocusOptions {
   root: Ref<HTMLElement | null>
@@ -23,8 +24,16 @@ export function userIsTypingElsewhere(root: HTMLElement | null): boolean {
 export function useAppearFocus(o: AppearFocusOptions): void {
   onMounted(() => {
     if (!o.showForm()) return
-    const focused = o.autofocus() && !userIsTypingElsewhere(o.root.value)
-    if (focused) o.focusFirst({ preventScroll: true })
-    if (o.root.value) o.emitAppear(o.root.value, focused)
+    const el = o.root.value
+    const focused = o.autofocus() && !userIsTypingElsewhere(el)
+    if (el) o.emitAppear(el, focused)
+    if (!focused) return
+    // Focusing lays the page out at once: done after the card is painted, so
+    // the card is not seen later for it. Focus the user moved meanwhile (a
+    // click, a field they began typing in) stays where they put it.
+    const before = document.activeElement
+    afterPaint(() => {
+      if (el?.isConnected && o.showForm() && document.activeElement === before) o.focusFirst({ preventScroll: true })
+    })
   })
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { nextTick, ref } from 'vue'
-import { FRAME_FALLBACK_MS, cancelFrameTask, flushFrame, framePending, onNextFrame } from './frame'
+import { FRAME_FALLBACK_MS, afterPaint, cancelFrameTask, flushAfterPaint, flushFrame, framePending, onNextFrame } from './frame'
 
 afterEach(async () => {
   await flushFrame()
@@ -61,5 +61,36 @@ describe('frame tasks', () => {
     await flushFrame()
     await nextTick()
     expect(ran).toBe(false)
+  })
+
+  it('after-paint tasks run in a task after the next animation frame, in order, or on a timer without frames', () => {
+    vi.useFakeTimers()
+    const frames: FrameRequestCallback[] = []
+    vi.stubGlobal('requestAnimationFrame', (cb: FrameRequestCallback) => frames.push(cb))
+    vi.stubGlobal('cancelAnimationFrame', () => {})
+    const log: string[] = []
+    afterPaint(() => log.push('a'))
+    afterPaint(() => log.push('b'))
+    vi.advanceTimersByTime(0)
+    expect(log).toEqual([])
+    expect(frames).toHaveLength(1)
+    frames.shift()!(0)
+    expect(log).toEqual([]) // not in the frame itself: after it, once it is painted
+    vi.advanceTimersByTime(0)
+    expect(log).toEqual(['a', 'b'])
+    vi.advanceTimersByTime(FRAME_FALLBACK_MS)
+    expect(log).toEqual(['a', 'b'])
+
+    afterPaint(() => log.push('hidden')) // no frame comes
+    vi.advanceTimersByTime(FRAME_FALLBACK_MS - 1)
+    expect(log).toEqual(['a', 'b'])
+    vi.advanceTimersByTime(1)
+    expect(log).toEqual(['a', 'b', 'hidden'])
+    afterPaint(() => log.push('flushed'))
+    flushAfterPaint()
+    expect(log).toEqual(['a', 'b', 'hidden', 'flushed'])
+    frames.splice(0).forEach((f) => f(0))
+    vi.advanceTimersByTime(FRAME_FALLBACK_MS)
+    expect(log).toEqual(['a', 'b', 'hidden', 'flushed'])
   })
 })

@@ -20,21 +20,41 @@ export const FRAME_FALLBACK_MS = 100
 
 const updates = new Map<unknown, Task>()
 const measures = new Map<unknown, Task>()
-let rafId: number | null = null
-let timerId: ReturnType<typeof setTimeout> | null = null
 
-function cancelScheduled(): void {
-  if (rafId !== null && typeof cancelAnimationFrame === 'function') cancelAnimationFrame(rafId)
-  if (timerId !== null) clearTimeout(timerId)
-  rafId = null
-  timerId = null
+/**
+ * A wake-up in the next animation frame, or on a timer where frames do not
+ * come. `afterFrame`: in a task after that frame (it has been painted), not in it.
+ */
+class Wakeup {
+  private raf: number | null = null
+  private timer: ReturnType<typeof setTimeout> | null = null
+
+  constructor(
+    private readonly fire: () => void,
+    private readonly afterFrame = false,
+  ) {}
+
+  schedule(): void {
+    if (this.raf !== null || this.timer !== null) return
+    if (typeof requestAnimationFrame === 'function')
+      this.raf = requestAnimationFrame(() => {
+        this.raf = null
+        if (!this.afterFrame) return this.fire()
+        if (this.timer !== null) clearTimeout(this.timer)
+        this.timer = setTimeout(this.fire, 0)
+      })
+    this.timer = setTimeout(this.fire, FRAME_FALLBACK_MS)
+  }
+
+  cancel(): void {
+    if (this.raf !== null && typeof cancelAnimationFrame === 'function') cancelAnimationFrame(this.raf)
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.raf = null
+    this.timer = null
+  }
 }
 
-function ensureScheduled(): void {
-  if (rafId !== null || timerId !== null) return
-  if (typeof requestAnimationFrame === 'function') rafId = requestAnimationFrame(() => flushFrame())
-  timerId = setTimeout(() => flushFrame(), FRAME_FALLBACK_MS)
-}
+const frame = new Wakeup(() => void flushFrame())
 
 function runAll(tasks: Map<unknown, Task>): void {
   const list = [...tasks.values()]
@@ -51,14 +71,14 @@ function runAll(tasks: Map<unknown, Task>): void {
 /** Runs `fn` in the next frame (once, however often it is scheduled before). */
 export function onNextFrame(key: unknown, fn: Task, phase: FramePhase = 'update'): void {
   ;(phase === 'update' ? updates : measures).set(key, fn)
-  ensureScheduled()
+  frame.schedule()
 }
 
 /** Drops a task scheduled under `key` (a component going away). */
 export function cancelFrameTask(key: unknown): void {
   updates.delete(key)
   measures.delete(key)
-  if (!updates.size && !measures.size) cancelScheduled()
+  if (!updates.size && !measures.size) frame.cancel()
 }
 
 /**
@@ -67,7 +87,7 @@ export function cancelFrameTask(key: unknown): void {
  * while they run wait for the next frame.
  */
 export function flushFrame(): Promise<void> {
-  cancelScheduled()
+  frame.cancel()
   if (!updates.size && !measures.size) return Promise.resolve()
   runAll(updates)
   if (!measures.size) return Promise.resolve()
@@ -79,4 +99,28 @@ export function flushFrame(): Promise<void> {
 /** Whether tasks wait for a frame. */
 export function framePending(): boolean {
   return updates.size > 0 || measures.size > 0
+}
+
+// ---- after the paint -----------------------------------------------------------
+// Work a new thing does not need before it is seen (moving focus into it,
+// which lays the page out at once; the window title's count) runs in a task
+// after the next frame, so the frame that shows it does not wait for it.
+
+const afterPaintTasks = new Map<symbol, Task>()
+const painted = new Wakeup(runAfterPaint, true)
+
+function runAfterPaint(): void {
+  painted.cancel()
+  runAll(afterPaintTasks)
+}
+
+/** Runs `fn` in a task after the next frame has been painted (or after FRAME_FALLBACK_MS without frames). */
+export function afterPaint(fn: Task): void {
+  afterPaintTasks.set(Symbol('after-paint'), fn)
+  painted.schedule()
+}
+
+/** Runs the tasks waiting for a paint now (tests: the frame comes when they say). */
+export function flushAfterPaint(): void {
+  runAfterPaint()
 }

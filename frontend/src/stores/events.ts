@@ -14,6 +14,7 @@ import { useKnowledgeStore } from './knowledge'
 import { cardFromEvent } from '../lib/cards'
 import { cardTrace } from '../lib/cardTrace'
 import { createAttention, type AttentionEnv } from '../lib/attention'
+import { afterPaint } from '../lib/frame'
 import type { Card } from '../types'
 
 export interface ConnectOptions {
@@ -69,7 +70,8 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
       void conversations.ensureKnown(card.conversationId)
       // The stored card: one already resolved (or of a deleted conversation) does not notify.
       const stored = questions.cards[card.question_id]
-      if (stored) attention.cardArrived(stored)
+      // The title's count and the notification wait until the card is painted.
+      if (stored) afterPaint(() => attention.cardArrived(stored))
     }),
     t.on('question:resolved', (p) => {
       questions.onQuestionEvent(p)

@@ -31,6 +31,29 @@ describe('questions store', () => {
     expect(store.cards.q1!.answers).toEqual({ 'Which database?': 'SQLite' })
   })
 
+  it("a conversation's card list stays the same list until one of its cards changes; the counts follow every status", () => {
+    const store = useQuestionsStore()
+    store.upsert(makeCard({ question_id: 'a1', conversationId: 'a', created_at: '2026-01-01T00:00:02Z' }))
+    store.upsert(makeCard({ question_id: 'a0', conversationId: 'a', created_at: '2026-01-01T00:00:01Z', status: 'answered' }))
+    store.upsert(makeCard({ question_id: 'b1', conversationId: 'b', created_at: '2026-01-01T00:00:03Z' }))
+    const listA = store.cardsFor('a')
+    expect(listA.map((c) => c.question_id)).toEqual(['a0', 'a1'])
+    expect(store.cardsFor('a')).toBe(listA) // read again: not built again
+    expect(store.cardsFor('none')).toEqual([])
+    expect([store.pendingCountFor('a'), store.pendingCountFor('b'), store.pendingCountFor('none')]).toEqual([1, 1, 0])
+
+    store.upsert(makeCard({ question_id: 'b1', conversationId: 'b', status: 'declined' }))
+    expect(store.pendingCountFor('b')).toBe(0)
+    expect(store.cardsFor('b').map((c) => c.status)).toEqual(['declined'])
+    expect(store.cardsFor('a').map((c) => c.question_id)).toEqual(['a0', 'a1'])
+
+    store.upsert(makeCard({ question_id: 'a2', conversationId: 'a', created_at: '2026-01-01T00:00:00Z' }))
+    expect(store.cardsFor('a')).not.toBe(listA)
+    expect(store.cardsFor('a').map((c) => c.question_id)).toEqual(['a2', 'a0', 'a1'])
+    expect(store.pendingCountFor('a')).toBe(2)
+    expect(store.inboxCount).toBe(2)
+  })
+
   it('loads pending cards for the inbox and a conversation’s cards', async () => {
     env.fake.addConversation({ id: 'a' })
     env.fake.addConversation({ id: 'b' })

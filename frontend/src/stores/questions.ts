@@ -50,6 +50,9 @@ export function statusAfter(card: Card, req: RespondRequest): CardStatus {
   }
 }
 
+/** The card list of a conversation without cards (one, so it never reads as changed). */
+const NO_CARDS = Object.freeze([] as Card[]) as Card[]
+
 function byCreated(a: Card, b: Card): number {
   return (a.created_at ?? '').localeCompare(b.created_at ?? '')
 }
@@ -76,16 +79,32 @@ export const useQuestionsStore = defineStore('questions', {
     inboxCount(): number {
       return this.pendingCards.length
     },
-    /** A conversation's cards, oldest first. */
-    cardsFor(state) {
-      return (conversationId: string): Card[] =>
-        Object.values(state.cards)
-          .filter((c) => c.conversationId === conversationId)
-          .sort(byCreated)
+    /**
+     * Every conversation's cards, oldest first, grouped in one pass: a card
+     * event costs one pass over the cards, not one per conversation shown.
+     */
+    cardsByConversation(state): Map<string, Card[]> {
+      const byId = new Map<string, Card[]>()
+      for (const c of Object.values(state.cards)) {
+        const list = byId.get(c.conversationId)
+        if (list) list.push(c)
+        else byId.set(c.conversationId, [c])
+      }
+      for (const list of byId.values()) list.sort(byCreated)
+      return byId
     },
-    pendingCountFor(state) {
-      return (conversationId: string): number =>
-        Object.values(state.cards).filter((c) => c.conversationId === conversationId && c.status === 'pending').length
+    /** Pending cards per conversation. */
+    pendingCounts(): Map<string, number> {
+      const counts = new Map<string, number>()
+      for (const c of this.pendingCards) counts.set(c.conversationId, (counts.get(c.conversationId) ?? 0) + 1)
+      return counts
+    },
+    /** A conversation's cards, oldest first (the same list while none of them changes). */
+    cardsFor() {
+      return (conversationId: string): Card[] => this.cardsByConversation.get(conversationId) ?? NO_CARDS
+    },
+    pendingCountFor() {
+      return (conversationId: string): number => this.pendingCounts.get(conversationId) ?? 0
     },
   },
 

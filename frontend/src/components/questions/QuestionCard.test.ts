@@ -5,6 +5,7 @@ import QuestionCard from './QuestionCard.vue'
 import type { Card, RespondRequest } from '../../types'
 import { makeCard, q, setupEnv, type TestEnv } from '../../test-utils'
 import { useQuestionsStore } from '../../stores/questions'
+import { flushAfterPaint } from '../../lib/frame'
 
 let env: TestEnv
 let wrapper: VueWrapper | null = null
@@ -103,11 +104,29 @@ describe('QuestionCard: structure and accessibility', () => {
     expect(document.getElementById(fieldset.attributes('aria-describedby')!)!.textContent).toBe('Choose all that apply.')
   })
 
-  it('moves focus into the card when it appears', async () => {
+  it('moves focus into the card once it has been painted, not before', async () => {
+    ;(document.activeElement as HTMLElement | null)?.blur()
     const w = mountCard(makeCard())
     await nextTick()
     await nextTick()
+    // Focusing lays the page out at once: the frame that shows the card does not wait for it.
+    expect(document.activeElement).toBe(document.body)
+    flushAfterPaint()
+    await nextTick()
     expect(document.activeElement).toBe(radios(w)[0]!.element)
+  })
+
+  it('leaves focus where the user moved it before the card was painted', async () => {
+    const w = mountCard(makeCard())
+    await nextTick()
+    const other = document.createElement('button')
+    document.body.appendChild(other)
+    other.focus()
+    flushAfterPaint()
+    await nextTick()
+    expect(document.activeElement).toBe(other)
+    expect(w.find('[data-option]').exists()).toBe(true)
+    other.remove()
   })
 
   it('does not steal focus from text the user is typing elsewhere', async () => {
