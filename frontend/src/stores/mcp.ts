@@ -20,6 +20,14 @@ interface State {
   removed: Record<string, true>
 }
 
+/**
+ * The server states events brought while a load was on its way, one map per
+ * load: they are newer than the list the load answers with (taken before),
+ * which must not overwrite them (a server that connected meanwhile would
+ * read "Connecting…" until its next change).
+ */
+const newerThanLoads = new Set<Map<string, MCPServer>>()
+
 export const useMcpStore = defineStore('mcp', {
   state: (): State => ({ servers: {}, loaded: false, loading: false, loadError: null, errors: {}, busy: {}, removed: {} }),
 
@@ -33,16 +41,20 @@ export const useMcpStore = defineStore('mcp', {
   actions: {
     async load(): Promise<void> {
       this.loading = true
+      const newer = new Map<string, MCPServer>()
+      newerThanLoads.add(newer)
       try {
         const list = await useTransport().mcpServers()
         const next: Record<string, MCPServer> = {}
         for (const s of list) next[s.name] = s
+        for (const [name, s] of newer) if (!this.removed[name]) next[name] = s
         this.servers = next
         this.loaded = true
         this.loadError = null
       } catch (err) {
         this.loadError = toError(err).message
       } finally {
+        newerThanLoads.delete(newer)
         this.loading = false
       }
     },
@@ -51,7 +63,9 @@ export const useMcpStore = defineStore('mcp', {
     onServerEvent(payload: MCPServer | null | undefined): void {
       if (!payload || typeof payload !== 'object' || !payload.name) return
       if (this.removed[payload.name]) return
-      this.servers[payload.name] = normalizeMCPServer(payload)
+      const server = normalizeMCPServer(payload)
+      this.servers[payload.name] = server
+      for (const newer of newerThanLoads) newer.set(payload.name, server)
     },
 
     /** Adds or replaces a server; resolves true when saved (else the error is in `errors`). */

@@ -1,13 +1,14 @@
 // Settings → Tools → MCP servers on the fake transport: the list with state
 // and errors, live updates from mcp:server, add / edit with masked secrets,
 // enable / disable, remove after a confirmation, tool policies, and import.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { VueWrapper } from '@vue/test-utils'
 import McpSection from './McpSection.vue'
 import { mountInBody, resetDom, settle, setupEnv, onReset, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
 import { useMcpStore } from '../../stores/mcp'
 import { configFromDraft, draftFromServer } from '../../lib/mcpConfig'
+import type { MCPServer } from '../../types'
 
 let env: TestEnv
 
@@ -64,6 +65,26 @@ describe('McpSection', () => {
     env.fake.mcp.setStatus('remote', 'connected', undefined, [{ name: 'search', description: 'Searches', policy: 'ask', model_name: '' }])
     await settle()
     expect(server(w, 'remote').findAll('[data-testid="mcp-tool"]').map((t) => t.find('code').text())).toEqual(['search'])
+  })
+
+  it('a state an event brought while the list was loading is not overwritten by the older list', async () => {
+    const store = useMcpStore()
+    const before = env.fake.mcp.list().map((s) => ({ ...s }))
+    let answer!: (list: MCPServer[]) => void
+    vi.spyOn(env.fake, 'mcpServers').mockImplementation(() => new Promise((r) => (answer = r)))
+    const loading = store.load()
+    // The server connects after the list was read, before it arrives.
+    store.onServerEvent({ ...before.find((s) => s.name === 'remote')!, status: 'connected', error: '' })
+    answer(before)
+    await loading
+    expect(store.servers.remote!.status).toBe('connected')
+    expect(store.servers.remote!.error ?? '').toBe('')
+    expect(store.servers.everything!.status).toBe(before.find((s) => s.name === 'everything')!.status)
+
+    // A later load, with no event meanwhile, takes the list as it is.
+    vi.mocked(env.fake.mcpServers).mockResolvedValueOnce(before)
+    await store.load()
+    expect(store.servers.remote!.status).toBe('error')
   })
 
   it('changes a tool policy', async () => {
