@@ -5,6 +5,23 @@ import { defineStore } from 'pinia'
 import type { Collection, KnowledgeProgressEvent } from '../types'
 import { useTransport, toError } from '../transport'
 import { t } from '../i18n'
+import { eventsDuringLoadsPerStore } from '../lib/eventsDuringLoads'
+
+/** The figures a `knowledge:progress` event brings. */
+type Progress = Pick<Collection, 'files' | 'indexed_files' | 'chunks' | 'status'>
+
+/**
+ * The progress events brought while a load (the list, or one collection) was
+ * on its way: its answer, read before, must not overwrite them (a finished
+ * collection would read "indexing" until its next change).
+ */
+const progressDuringLoads = eventsDuringLoadsPerStore<string, Progress>()
+
+/** `c` with the progress events brought while it was on its way. */
+function withNewerProgress(c: Collection, newer: ReadonlyMap<string, Progress>): Collection {
+  const progress = newer.get(c.id)
+  return progress ? { ...c, ...progress } : c
+}
 
 interface State {
   collections: Collection[]
@@ -29,7 +46,12 @@ export const useKnowledgeStore = defineStore('knowledge', {
     async load(): Promise<void> {
       this.loading = true
       try {
-        this.collections = await useTransport().listCollections()
+        await progressDuringLoads(this).load(
+          () => useTransport().listCollections(),
+          (list, newer) => {
+            this.collections = list.map((c) => withNewerProgress(c, newer))
+          },
+        )
         this.loaded = true
         this.loadError = null
       } catch (err) {
@@ -48,18 +70,23 @@ export const useKnowledgeStore = defineStore('knowledge', {
     /** A `knowledge:progress` event: the figures now; the errors once it settles. */
     async onProgress(p: KnowledgeProgressEvent | null | undefined): Promise<void> {
       if (!p || typeof p !== 'object' || !p.id) return
+      const progress: Progress = { files: p.files, indexed_files: p.indexed_files, chunks: p.chunks, status: p.status }
+      progressDuringLoads(this).record(p.id, progress)
       const c = this.byId(p.id)
       if (!c) {
         if (this.loaded) await this.refresh(p.id)
         return
       }
-      Object.assign(c, { files: p.files, indexed_files: p.indexed_files, chunks: p.chunks, status: p.status })
+      Object.assign(c, progress)
       if (p.status !== 'indexing') await this.refresh(p.id)
     },
 
     async refresh(id: string): Promise<void> {
       try {
-        this.put(await useTransport().getCollection(id))
+        await progressDuringLoads(this).load(
+          () => useTransport().getCollection(id),
+          (c, newer) => this.put(withNewerProgress(c, newer)),
+        )
       } catch {
         // deleted meanwhile
       }

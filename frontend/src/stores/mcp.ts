@@ -6,6 +6,7 @@ import type { MCPImportResult, MCPPolicy, MCPServer, MCPServerConfig } from '../
 import { useTransport, toError } from '../transport'
 import { normalizeMCPServer } from '../lib/mcp'
 import { keepAllSecrets } from '../lib/mcpConfig'
+import { eventsDuringLoadsPerStore } from '../lib/eventsDuringLoads'
 
 interface State {
   servers: Record<string, MCPServer>
@@ -21,12 +22,11 @@ interface State {
 }
 
 /**
- * The server states events brought while a load was on its way, one map per
- * load: they are newer than the list the load answers with (taken before),
- * which must not overwrite them (a server that connected meanwhile would
- * read "Connecting…" until its next change).
+ * The server states events brought while a load was on its way: the list it
+ * answers with must not overwrite them (a server that connected meanwhile
+ * would read "Connecting…" until its next change).
  */
-const newerThanLoads = new Set<Map<string, MCPServer>>()
+const statesDuringLoads = eventsDuringLoadsPerStore<string, MCPServer>()
 
 export const useMcpStore = defineStore('mcp', {
   state: (): State => ({ servers: {}, loaded: false, loading: false, loadError: null, errors: {}, busy: {}, removed: {} }),
@@ -41,20 +41,21 @@ export const useMcpStore = defineStore('mcp', {
   actions: {
     async load(): Promise<void> {
       this.loading = true
-      const newer = new Map<string, MCPServer>()
-      newerThanLoads.add(newer)
       try {
-        const list = await useTransport().mcpServers()
-        const next: Record<string, MCPServer> = {}
-        for (const s of list) next[s.name] = s
-        for (const [name, s] of newer) if (!this.removed[name]) next[name] = s
-        this.servers = next
+        await statesDuringLoads(this).load(
+          () => useTransport().mcpServers(),
+          (list, newer) => {
+            const next: Record<string, MCPServer> = {}
+            for (const s of list) next[s.name] = s
+            for (const [name, s] of newer) if (!this.removed[name]) next[name] = s
+            this.servers = next
+          },
+        )
         this.loaded = true
         this.loadError = null
       } catch (err) {
         this.loadError = toError(err).message
       } finally {
-        newerThanLoads.delete(newer)
         this.loading = false
       }
     },
@@ -65,7 +66,7 @@ export const useMcpStore = defineStore('mcp', {
       if (this.removed[payload.name]) return
       const server = normalizeMCPServer(payload)
       this.servers[payload.name] = server
-      for (const newer of newerThanLoads) newer.set(payload.name, server)
+      statesDuringLoads(this).record(payload.name, server)
     },
 
     /** Adds or replaces a server; resolves true when saved (else the error is in `errors`). */

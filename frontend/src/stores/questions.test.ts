@@ -1,8 +1,9 @@
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { makeCard, q, setupEnv, settle, type TestEnv } from '../test-utils'
 import { useQuestionsStore } from './questions'
 import { useConversationsStore } from './conversations'
 import { connectEvents } from './events'
+import type { Card } from '../types'
 
 let env: TestEnv
 beforeEach(() => {
@@ -65,6 +66,35 @@ describe('questions store', () => {
     await store.loadForConversation('b')
     expect(store.cardsFor('b').map((c) => c.status)).toEqual(['answered'])
     expect(store.inboxCount).toBe(1)
+  })
+
+  it("a card resolved by an event while its conversation's cards were loading stays resolved", async () => {
+    env.fake.addConversation({ id: 'a' })
+    env.fake.addCard({ question_id: 'p1', conversationId: 'a', questions: [question] })
+    env.fake.addCard({ question_id: 'p2', conversationId: 'a', questions: [question] })
+    const store = useQuestionsStore()
+    const stop = connectEvents()
+    await store.loadPending()
+    const before = await env.fake.conversationQuestions('a')
+    let answer!: (list: Card[]) => void
+    vi.spyOn(env.fake, 'conversationQuestions').mockImplementationOnce(() => new Promise((r) => (answer = r)))
+    const loading = store.loadForConversation('a')
+    // The card is answered after the list was read, before it arrives.
+    const p1 = before.find((c) => c.question_id === 'p1')!
+    env.fake.emit('question:resolved', { ...p1, status: 'answered', answers: { 'Tea or coffee?': 'Tea' } })
+    await settle()
+    answer(before)
+    await loading
+    expect(store.cards.p1!.status).toBe('answered')
+    expect(store.cards.p1!.answers).toEqual({ 'Tea or coffee?': 'Tea' })
+    expect(store.cards.p2!.status).toBe('pending')
+    expect(store.inboxCount).toBe(1)
+
+    // A later load, with no event meanwhile: the server is the truth for the conversation's cards.
+    vi.mocked(env.fake.conversationQuestions).mockResolvedValueOnce([{ ...p1, status: 'answered', answers: { 'Tea or coffee?': 'Coffee' } }])
+    await store.loadForConversation('a')
+    expect(store.cards.p1!.answers).toEqual({ 'Tea or coffee?': 'Coffee' })
+    stop()
   })
 
   it('never moves a resolved card back to pending (late or repeated events)', () => {

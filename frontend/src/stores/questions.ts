@@ -9,6 +9,7 @@ import { answerText, cardFromEvent, emptyDraft, isAnswerable, normalizeCard, typ
 import type { McpCardDraft } from '../lib/mcpCards'
 import { cardTrace } from '../lib/cardTrace'
 import { t } from '../i18n'
+import { eventsDuringLoadsPerStore } from '../lib/eventsDuringLoads'
 
 /** The answers as Go stores them: one text per question. */
 function answerTexts(answers: Answers): Record<string, string> {
@@ -52,6 +53,13 @@ export function statusAfter(card: Card, req: RespondRequest): CardStatus {
 
 /** The card list of a conversation without cards (one, so it never reads as changed). */
 const NO_CARDS = Object.freeze([] as Card[]) as Card[]
+
+/**
+ * The cards events brought (as the store took them) while a conversation's
+ * list was on its way: the list, read before, must not overwrite them (a card
+ * resolved meanwhile would read pending again).
+ */
+const cardsDuringLoads = eventsDuringLoadsPerStore<string, Card>()
 
 function byCreated(a: Card, b: Card): number {
   return (a.created_at ?? '').localeCompare(b.created_at ?? '')
@@ -136,7 +144,7 @@ export const useQuestionsStore = defineStore('questions', {
 
     onQuestionEvent(payload: QuestionEvent | { conversationId: string; card: Card }): void {
       const card = cardFromEvent(payload)
-      if (card) this.upsert(card)
+      if (card) cardsDuringLoads(this).record(card.question_id, this.upsert(card))
     },
 
     /** Replaces the set of pending cards with the server's (the inbox). */
@@ -158,17 +166,23 @@ export const useQuestionsStore = defineStore('questions', {
 
     async loadForConversation(conversationId: string): Promise<void> {
       try {
-        const list = await useTransport().conversationQuestions(conversationId)
-        if (this.forgotten[conversationId]) return
-        for (const c of list) {
-          const card = normalizeCard({ ...c, conversationId: c.conversationId || conversationId })
-          // The server is the truth for a conversation's own list.
-          this.cards[card.question_id] = this.cards[card.question_id] ? { ...this.cards[card.question_id]!, ...card } : card
-          if (!isAnswerable(card.status, card.kind)) {
-            delete this.drafts[card.question_id]
-            delete this.mcpDrafts[card.question_id]
-          }
-        }
+        await cardsDuringLoads(this).load(
+          () => useTransport().conversationQuestions(conversationId),
+          (list, newer) => {
+            if (this.forgotten[conversationId]) return
+            for (const c of list) {
+              const card = normalizeCard({ ...c, conversationId: c.conversationId || conversationId })
+              // The server is the truth for a conversation's own list, except
+              // for what an event brought while the list was on its way.
+              const now: Card = { ...this.cards[card.question_id], ...card, ...newer.get(card.question_id) }
+              this.cards[card.question_id] = now
+              if (!isAnswerable(now.status, now.kind)) {
+                delete this.drafts[now.question_id]
+                delete this.mcpDrafts[now.question_id]
+              }
+            }
+          },
+        )
       } catch (err) {
         this.loadError = toError(err).message
       }
