@@ -71,14 +71,18 @@ test('a second card in the same conversation is shown after the newest message, 
     assert.equal(iSecond, order.length - 1, 'the waiting card is the last thing in the conversation' + seen)
 
     // The run waits on the card: the actions that wait for the run are dimmed
-    // and take no clicks; they come back when the run ends.
+    // (by their colour: an opacity change on every one would lay the whole
+    // list out again) and take no clicks; they come back when the run ends.
     const editLook = () => page.getByTestId('edit-message').first().evaluate((b) => {
       const s = getComputedStyle(b)
-      return `${s.opacity} ${s.pointerEvents}`
+      // rgb(r, g, b), rgba(r, g, b, a) or color(srgb r g b / a)
+      const m = /\/\s*([\d.]+)\)$|^rgba\(.*,\s*([\d.]+)\)$/.exec(s.color)
+      const alpha = m ? (m[1] ?? m[2]) : '1'
+      return `opacity ${s.opacity}, colour alpha ${Number(alpha).toFixed(2)}, ${s.pointerEvents}`
     })
-    assert.equal(await editLook(), '0.45 none', 'Edit while the run waits on the card')
+    assert.equal(await editLook(), 'opacity 1, colour alpha 0.45, none', 'Edit while the run waits on the card')
     await page.locator(`[data-question-id="${pending}"]`).getByTestId('skip').click()
-    await waitUntil(async () => (await editLook()) === '1 auto', { what: 'Edit to be available once the run ended' })
+    await waitUntil(async () => (await editLook()) === 'opacity 1, colour alpha 1.00, auto', { what: 'Edit to be available once the run ended' })
     assert.deepEqual(errors, [])
   } finally {
     await server.stop()
