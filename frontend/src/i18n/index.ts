@@ -7,6 +7,7 @@
 // LANG); it switches live, and <html lang> follows it. The catalogues other
 // than English load on demand. The Go side has the same languages
 // (backend/i18n).
+import type { App, Plugin } from 'vue'
 import { createI18n, type MessageCompiler } from 'vue-i18n'
 import { IntlMessageFormat } from 'intl-messageformat'
 import en from './locales/en.json'
@@ -55,9 +56,34 @@ export const i18n = createI18n({
   fallbackWarn: false,
 })
 
-/** Translates a key of the catalogue in the current language (for script code; templates use $t). */
+/**
+ * The texts without values, per language and key. The interface asks for the
+ * same fixed texts on every render (a question card's labels and hints, the
+ * header's), and vue-i18n resolves, compiles and formats each one again each
+ * time: ~2 ms of a card's mount. A catalogue is loaded before its language is
+ * shown and never changes after, so a text once translated stays right.
+ */
+const fixedTexts = new Map<string, string>()
+
+/** Translates a key of the catalogue in the current language (templates' $t too: i18nPlugin). */
 export function t(key: string, values?: Record<string, unknown>): string {
-  return values ? i18n.global.t(key, values) : i18n.global.t(key)
+  if (values) return i18n.global.t(key, values)
+  // Reading the language keeps a rendering that asked reactive to a switch.
+  const id = `${i18n.global.locale.value}\u0000${key}`
+  let text = fixedTexts.get(id)
+  if (text === undefined) {
+    text = i18n.global.t(key)
+    fixedTexts.set(id, text)
+  }
+  return text
+}
+
+/** vue-i18n, with templates' $t the cached t above. */
+export const i18nPlugin: Plugin = {
+  install(app: App) {
+    app.use(i18n)
+    app.config.globalProperties.$t = ((key: string, values?: Record<string, unknown>) => t(key, values)) as typeof app.config.globalProperties.$t
+  },
 }
 
 /** The current language. */
