@@ -97,6 +97,25 @@ describe('questions store', () => {
     stop()
   })
 
+  it("a card answered while its conversation's cards were loading stays answered (no event needed)", async () => {
+    env.fake.addConversation({ id: 'a' })
+    env.fake.addCard({ question_id: 'p1', conversationId: 'a', questions: [question] })
+    const store = useQuestionsStore()
+    await store.loadPending()
+    const before = await env.fake.conversationQuestions('a')
+    let answer!: (list: Card[]) => void
+    vi.spyOn(env.fake, 'conversationQuestions').mockImplementationOnce(() => new Promise((r) => (answer = r)))
+    const loading = store.loadForConversation('a')
+    // The user answers after the list was read, before it arrives; no event follows.
+    const body = { question_id: 'p1', action: 'submit' as const, answers: { 'Tea or coffee?': { selected: ['Tea'] } } }
+    expect(await store.respond('a', body)).toBe(true)
+    answer(before)
+    await loading
+    expect(store.cards.p1!.status).toBe('answered')
+    expect(store.cards.p1!.answers).toEqual({ 'Tea or coffee?': 'Tea' })
+    expect(store.inboxCount).toBe(0)
+  })
+
   it('never moves a resolved card back to pending (late or repeated events)', () => {
     const store = useQuestionsStore()
     store.upsert(makeCard({ status: 'answered', answers: { 'Which database?': 'Postgres' } }))

@@ -247,13 +247,16 @@ export const useQuestionsStore = defineStore('questions', {
         const sent = useTransport().respond(conversationId, req)
         cardTrace().submitted(id)
         const card = await sent
+        // What the answer settled is newer than a conversation's list on its
+        // way (read before it, it would show the card waiting again).
+        const settled = (c: Card) => cardsDuringLoads(this).record(id, this.upsert(c))
         if (card && typeof card === 'object' && card.question_id) {
-          this.upsert(card)
+          settled(card)
         } else if (this.cards[id]) {
           const prev = this.cards[id]!
           const status = statusAfter(prev, req)
           // Until question:resolved brings the stored answers, keep what was sent.
-          this.upsert({
+          settled({
             ...prev,
             status,
             ...(req.answers ? { answers: answerTexts(req.answers) } : {}),
