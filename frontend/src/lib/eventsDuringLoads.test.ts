@@ -69,6 +69,26 @@ describe('EventsDuringLoads', () => {
     expect(await events.load(async () => ({}), merged)).toEqual({})
   })
 
+  it("records a store's own answer only into the loads that were on their way when it was asked", async () => {
+    const events = new EventsDuringLoads<string, string>()
+    const earlier = deferred<Record<string, string>>()
+    const earlierLoad = events.load(() => earlier.promise, merged)
+    const intoEarlier = events.recordIntoLoadsOpenNow()
+    const later = deferred<Record<string, string>>()
+    const laterLoad = events.load(() => later.promise, merged)
+    intoEarlier('a', 'refreshed')
+    earlier.resolve({ a: 'old' })
+    later.resolve({ a: 'newer' })
+    expect(await earlierLoad).toEqual({ a: 'refreshed' })
+    expect(await laterLoad).toEqual({ a: 'newer' })
+    // Once the earlier load is done, nothing more goes into its record.
+    const next = deferred<Record<string, string>>()
+    const nextLoad = events.load(() => next.promise, merged)
+    intoEarlier('a', 'late')
+    next.resolve({ a: 'current' })
+    expect(await nextLoad).toEqual({ a: 'current' })
+  })
+
   it('keeps one record per store', async () => {
     const perStore = eventsDuringLoadsPerStore<string, string>()
     const storeA = {}

@@ -13,6 +13,18 @@ export class EventsDuringLoads<K, V> {
   }
 
   /**
+   * For an answer a store fetched itself (not an event): records into the
+   * loads on their way now, which started before it and may answer older
+   * data, and not into loads started after it, whose answers may be newer.
+   */
+  recordIntoLoadsOpenNow(): (key: K, value: V) => void {
+    const earlier = [...this.open]
+    return (key, value) => {
+      for (const newer of earlier) if (this.open.has(newer)) newer.set(key, value)
+    }
+  }
+
+  /**
    * Awaits `fetch` and hands its answer to `apply` with what events brought
    * meanwhile, in the same step, so no event falls between the two. When
    * `fetch` rejects, so does this, and `apply` is not called.

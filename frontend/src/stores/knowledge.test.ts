@@ -53,4 +53,33 @@ describe('knowledge store', () => {
     expect(kn.byId(created.id)).toMatchObject({ status: 'ready', files: 1, indexed_files: 1, chunks: 1 })
     stop()
   })
+
+  it("a collection refreshed while the list was loading keeps what the refresh brought (the errors too); a list asked for later is taken as it is", async () => {
+    const created = env.fake.knowledge.create({ name: 'Docs', paths: ['/home/me/docs'] })
+    const kn = useKnowledgeStore()
+    await kn.load()
+    const listed = env.fake.knowledge.list()
+    let answerList!: (list: Collection[]) => void
+    vi.spyOn(env.fake, 'listCollections').mockImplementationOnce(() => new Promise((r) => (answerList = r)))
+    const loading = kn.load()
+    // The refresh is asked and answered while the list (read before it) is on its way.
+    const settled: Collection = { ...env.fake.knowledge.get(created.id), status: 'ready', files: 2, indexed_files: 1, errors: [{ path: '/home/me/docs/b.pdf', error: 'not a PDF' }] }
+    vi.spyOn(env.fake, 'getCollection').mockResolvedValueOnce(settled)
+    await kn.refresh(created.id)
+    expect(kn.byId(created.id)!.errors).toEqual(settled.errors)
+    answerList(listed)
+    await loading
+    expect(kn.byId(created.id)).toMatchObject({ status: 'ready', files: 2, indexed_files: 1, errors: settled.errors })
+
+    // A load started after the refresh may answer newer data: it is taken as it is.
+    let answerLater!: (list: Collection[]) => void
+    vi.mocked(env.fake.getCollection).mockResolvedValueOnce({ ...settled, name: 'Old name' })
+    const refreshing = kn.refresh(created.id)
+    vi.mocked(env.fake.listCollections).mockImplementationOnce(() => new Promise((r) => (answerLater = r)))
+    const later = kn.load()
+    await refreshing
+    answerLater([{ ...settled, name: 'New name', errors: [] }])
+    await later
+    expect(kn.byId(created.id)).toMatchObject({ name: 'New name', errors: [] })
+  })
 })

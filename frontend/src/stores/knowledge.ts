@@ -11,14 +11,15 @@ import { eventsDuringLoadsPerStore } from '../lib/eventsDuringLoads'
 type Progress = Pick<Collection, 'files' | 'indexed_files' | 'chunks' | 'status'>
 
 /**
- * The progress events brought while a load (the list, or one collection) was
- * on its way: its answer, read before, must not overwrite them (a finished
- * collection would read "indexing" until its next change).
+ * The progress events (and refreshed collections) brought while a load (the
+ * list, or one collection) was on its way: its answer, read before, must not
+ * overwrite them (a finished collection would read "indexing" until its next
+ * change, or lose the errors its refresh brought).
  */
-const progressDuringLoads = eventsDuringLoadsPerStore<string, Progress>()
+const progressDuringLoads = eventsDuringLoadsPerStore<string, Partial<Collection>>()
 
-/** `c` with the progress events brought while it was on its way. */
-function withNewerProgress(c: Collection, newer: ReadonlyMap<string, Progress>): Collection {
+/** `c` with what events and refreshes brought while it was on its way. */
+function withNewerProgress(c: Collection, newer: ReadonlyMap<string, Partial<Collection>>): Collection {
   const progress = newer.get(c.id)
   return progress ? { ...c, ...progress } : c
 }
@@ -82,10 +83,16 @@ export const useKnowledgeStore = defineStore('knowledge', {
     },
 
     async refresh(id: string): Promise<void> {
+      const loads = progressDuringLoads(this)
+      const intoEarlierLoads = loads.recordIntoLoadsOpenNow()
       try {
-        await progressDuringLoads(this).load(
+        await loads.load(
           () => useTransport().getCollection(id),
-          (c, newer) => this.put(withNewerProgress(c, newer)),
+          (c, newer) => {
+            const fresh = withNewerProgress(c, newer)
+            this.put(fresh)
+            intoEarlierLoads(id, fresh)
+          },
         )
       } catch {
         // deleted meanwhile
