@@ -42,5 +42,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     setupFiles: ['src/test-setup.ts'],
+    // Vitest 5 keeps transformed modules on disk between runs by default; a
+    // cached component then skips @vitejs/plugin-vue's link from a shared
+    // `<style src>` (msg-actions.css) to its component, and the next run
+    // fails to transform that style ("reading 'scoped'").
+    fsModuleCache: false,
   },
 })
