@@ -82,7 +82,7 @@ export function t(key: string, values?: Record<string, unknown>): string {
 export const i18nPlugin: Plugin = {
   install(app: App) {
     app.use(i18n)
-    app.config.globalProperties.$t = ((key: string, values?: Record<string, unknown>) => t(key, values)) as typeof app.config.globalProperties.$t
+    app.config.globalProperties.$t = t as typeof app.config.globalProperties.$t
   },
 }
 
