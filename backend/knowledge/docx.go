@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -32,7 +31,7 @@ const maxDocxXML = 200 << 20
 func docxBlocks(data []byte) ([]block, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		return nil, fmt.Errorf("not a DOCX file (not a zip archive): %w", err)
+		return nil, fileErr("knowledge.docxNotZip", err)
 	}
 	var doc *zip.File
 	for _, f := range zr.File {
@@ -42,16 +41,16 @@ func docxBlocks(data []byte) ([]block, error) {
 		}
 	}
 	if doc == nil {
-		return nil, errors.New("not a DOCX file: no word/document.xml inside")
+		return nil, fileErr("knowledge.docxNoDocument", nil)
 	}
 	rc, err := doc.Open()
 	if err != nil {
-		return nil, fmt.Errorf("open word/document.xml: %w", err)
+		return nil, fileErr("knowledge.docxUnreadable", err)
 	}
 	defer rc.Close()
 	blocks, err := readWordML(io.LimitReader(rc, maxDocxXML))
 	if err != nil {
-		return nil, fmt.Errorf("read word/document.xml: %w", err)
+		return nil, fileErr("knowledge.docxUnreadable", err)
 	}
 	return blocks, nil
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/store"
 )
 
@@ -53,9 +53,17 @@ var (
 	ErrNotFound = chat.ErrNotFound
 )
 
-func invalidf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
-}
+// InvalidError is a collection or a search that breaks a rule (HTTP 422).
+// Its text is a catalogue message (Settings → Knowledge shows it), said
+// again in an HTTP client's language by i18n.Localize.
+type InvalidError struct{ text i18n.Message }
+
+func (e *InvalidError) Error() string           { return e.text.String() }
+func (e *InvalidError) Localized() i18n.Message { return e.text }
+func (e *InvalidError) Is(target error) bool    { return target == ErrInvalid }
+
+// Invalid is an InvalidError saying the catalogue message key.
+func Invalid(key string, args ...any) error { return &InvalidError{i18n.M(key, args...)} }
 
 // Manager keeps the collections indexed: one worker reads files (one at a
 // time, stored in batches, so memory stays bounded and the chat keeps the
@@ -408,10 +416,7 @@ func (m *Manager) readFile(f foundFile, known store.KnowledgeFile) (out store.In
 		return out, true
 	}
 	if err != nil {
-		out.Err = fmt.Sprintf("cannot read the file: %v", errors.Unwrap(err))
-		if errors.Unwrap(err) == nil {
-			out.Err = "cannot read the file: " + err.Error()
-		}
+		out.Err = i18n.T("knowledge.fileUnreadable", errDetail(err))
 		return out, false
 	}
 	if len(data) > MaxFileBytes {
@@ -430,7 +435,7 @@ func (m *Manager) readFile(f foundFile, known store.KnowledgeFile) (out store.In
 	case err != nil:
 		out.Err = err.Error()
 	case len(ps) == 0:
-		out.Err = "no text to index: the file is empty"
+		out.Err = i18n.T("knowledge.fileEmpty")
 	default:
 		out.Passages = ps
 	}
@@ -544,7 +549,7 @@ func (m *Manager) List(ctx context.Context) ([]api.Collection, error) {
 func checkName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || utf8.RuneCountInString(name) > api.MaxCollectionName {
-		return "", invalidf("name must be 1 to %d characters", api.MaxCollectionName)
+		return "", Invalid("knowledge.badName", api.MaxCollectionName)
 	}
 	return name, nil
 }
@@ -552,21 +557,21 @@ func checkName(name string) (string, error) {
 // checkPaths cleans paths: each absolute and existing, no duplicates.
 func checkPaths(paths []string) ([]string, error) {
 	if len(paths) == 0 || len(paths) > api.MaxCollectionPaths {
-		return nil, invalidf("paths must list 1 to %d files or folders", api.MaxCollectionPaths)
+		return nil, Invalid("knowledge.badPathCount", api.MaxCollectionPaths)
 	}
 	out := make([]string, 0, len(paths))
 	seen := map[string]bool{}
 	for _, p := range paths {
 		p = strings.TrimSpace(p)
 		if !filepath.IsAbs(p) {
-			return nil, invalidf("path %q is not absolute", p)
+			return nil, Invalid("knowledge.pathNotAbsolute", p)
 		}
 		p = filepath.Clean(p)
 		if _, err := os.Stat(p); err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				return nil, invalidf("path %s does not exist", p)
+				return nil, Invalid("knowledge.pathMissing", p)
 			}
-			return nil, invalidf("path %s cannot be read: %v", p, err)
+			return nil, Invalid("knowledge.pathUnreadable", p, errDetail(err))
 		}
 		if !seen[p] {
 			seen[p] = true

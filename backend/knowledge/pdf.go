@@ -12,7 +12,7 @@ import (
 )
 
 // errNoText: a PDF without a text layer (a scan) has nothing to index.
-var errNoText = errors.New("the PDF has no text layer (a scanned document?): nothing to index")
+var errNoText error = &fileError{key: "knowledge.pdfNoText"}
 
 // pdfBlocks reads the text layer of each page (github.com/ledongthuc/pdf,
 // pure Go): the glyphs placed on the page are put back into lines, top to
@@ -21,16 +21,16 @@ func pdfBlocks(data []byte) (blocks []block, err error) {
 	defer func() {
 		// The reader panics on some malformed files.
 		if r := recover(); r != nil {
-			blocks, err = nil, fmt.Errorf("unreadable PDF: %v", r)
+			blocks, err = nil, fileErr("knowledge.pdfUnreadable", fmt.Errorf("%v", r))
 		}
 	}()
 	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		return nil, fmt.Errorf("unreadable PDF: %w", err)
+		return nil, fileErr("knowledge.pdfUnreadable", err)
 	}
 	pages := r.NumPage()
 	if pages == 0 {
-		return nil, errors.New("unreadable PDF: no pages")
+		return nil, fileErr("knowledge.pdfUnreadable", errors.New("no pages"))
 	}
 	for i := 1; i <= pages; i++ {
 		p := r.Page(i)

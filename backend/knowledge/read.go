@@ -8,10 +8,12 @@ package knowledge
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/store"
 )
 
@@ -91,11 +93,11 @@ func looksLikeText(head []byte) bool {
 }
 
 // errNotDocument: a file given by name that Parley cannot read.
-var errNotDocument = errors.New("not a kind of file Parley reads (text, Markdown, reStructuredText, HTML, CSV, JSON, logs, source code, PDF or DOCX)")
+var errNotDocument error = &fileError{key: "knowledge.notDocument"}
 
 // errNotText: a file read as text (by its name) holds binary data. Found
 // in a folder, such a file is skipped; named itself, it is an error.
-var errNotText = errors.New("not text: the file holds binary data")
+var errNotText error = &fileError{key: "knowledge.notText"}
 
 // readPassages turns a file's content into passages.
 func readPassages(path string, data []byte) ([]store.Passage, error) {
@@ -157,4 +159,45 @@ func csvBlocks(text string) []block {
 		out = append(out, block{line: 1, endLine: 1, text: header})
 	}
 	return out
+}
+
+// fileError is why a file or a collection's path could not be read, said in
+// the interface's language when it is stored (Settings → Knowledge lists
+// it); the technical detail, if any, stays as the library said it.
+type fileError struct {
+	key    string
+	path   string // the collection's path the sentence names, if any
+	detail error
+}
+
+func (e *fileError) Error() string {
+	var args []any
+	if e.path != "" {
+		args = append(args, e.path)
+	}
+	if e.detail != nil {
+		args = append(args, errDetail(e.detail))
+	}
+	return i18n.T(e.key, args...)
+}
+
+func (e *fileError) Unwrap() error { return e.detail }
+
+// fileErr is a fileError; path, when given, is named in the sentence before the detail.
+func fileErr(key string, detail error, path ...string) error {
+	e := &fileError{key: key, detail: detail}
+	if len(path) > 0 {
+		e.path = path[0]
+	}
+	return e
+}
+
+// errDetail is what went wrong, without the path an os error repeats (the
+// sentence it goes into names the file).
+func errDetail(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }

@@ -2,7 +2,6 @@ package knowledge
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,9 +34,9 @@ func walkRoot(root string, fn func(foundFile), dir func(string)) error {
 	info, err := os.Stat(root)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s no longer exists", root)
+			return fileErr("knowledge.rootGone", nil, root)
 		}
-		return fmt.Errorf("cannot read %s: %w", root, err)
+		return fileErr("knowledge.rootUnreadable", err, root)
 	}
 	if !info.IsDir() {
 		if info.Mode().IsRegular() && info.Size() <= MaxFileBytes {
@@ -48,7 +47,7 @@ func walkRoot(root string, fn func(foundFile), dir func(string)) error {
 	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == root {
-				return fmt.Errorf("cannot read %s: %w", root, err)
+				return fileErr("knowledge.rootUnreadable", err, root)
 			}
 			return nil // an unreadable folder inside is left out
 		}

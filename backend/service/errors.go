@@ -119,7 +119,3 @@ func KindOf(err error) Kind {
 		return KindInternal
 	}
 }
-
-// validationf is a request that fails a rule of the data (HTTP 422), such
-// as a collection that does not exist.
-func validationf(msg string) error { return fmt.Errorf("%w: %s", knowledge.ErrInvalid, msg) }

@@ -112,13 +112,13 @@ func (s *Service) DeleteCollection(ctx context.Context, id string) error {
 func (s *Service) SearchCollection(ctx context.Context, id string, req api.KnowledgeSearchRequest) (api.KnowledgeSearchResponse, error) {
 	query := strings.TrimSpace(req.Query)
 	if query == "" || len(query) > api.MaxKnowledgeQueryLen {
-		return api.KnowledgeSearchResponse{}, validationf(fmt.Sprintf("query must be 1 to %d characters", api.MaxKnowledgeQueryLen))
+		return api.KnowledgeSearchResponse{}, knowledge.Invalid("knowledge.badQuery", api.MaxKnowledgeQueryLen)
 	}
 	if req.TopK == 0 {
 		req.TopK = api.DefaultTopK
 	}
 	if req.TopK < 1 || req.TopK > api.MaxTopK {
-		return api.KnowledgeSearchResponse{}, validationf(fmt.Sprintf("top_k must be 1 to %d", api.MaxTopK))
+		return api.KnowledgeSearchResponse{}, knowledge.Invalid("knowledge.badTopK", api.MaxTopK)
 	}
 	if !s.knowledge.Exists(ctx, id) {
 		return api.KnowledgeSearchResponse{}, fmt.Errorf("collection %s: %w", id, chat.ErrNotFound)
@@ -140,7 +140,7 @@ func (s *Service) checkCollections(ctx context.Context, ids []string) ([]string,
 	var out []string
 	for _, id := range ids {
 		if !s.knowledge.Exists(ctx, id) {
-			return nil, validationf(fmt.Sprintf("unknown knowledge collection %q", id))
+			return nil, knowledge.Invalid("knowledge.unknownCollection", id)
 		}
 		if !seen[id] {
 			seen[id] = true

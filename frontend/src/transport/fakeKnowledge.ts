@@ -32,16 +32,16 @@ export class FakeKnowledge {
 
   private check(name: string | undefined, paths: string[] | undefined): void {
     if (name !== undefined && (!name.trim() || name.trim().length > LIMITS.maxCollectionName)) {
-      throw new TransportError(`invalid collection: name must be 1 to ${LIMITS.maxCollectionName} characters`, 422)
+      throw new TransportError(`a collection's name must be 1 to ${LIMITS.maxCollectionName} characters`, 422)
     }
     for (const p of paths ?? []) {
-      if (!p.startsWith('/')) throw new TransportError(`invalid collection: path "${p}" is not absolute`, 422)
+      if (!p.startsWith('/')) throw new TransportError(`path "${p}" is not absolute`, 422)
     }
   }
 
   create(req: CollectionRequest): Collection {
     this.check(req.name ?? '', req.paths ?? [])
-    if (!req.paths?.length) throw new TransportError('invalid collection: paths must list 1 to 100 files or folders', 422)
+    if (!req.paths?.length) throw new TransportError('a collection lists 1 to 100 files or folders', 422)
     const c: Collection = {
       id: fakeId('kn'), name: req.name!.trim(), paths: [...req.paths], status: 'indexing', files: 0, indexed_files: 0, chunks: 0,
       embedding_model: null, embedded_chunks: 0, errors: [], cancelled: false, created_at: new Date().toISOString(),
