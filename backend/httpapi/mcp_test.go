@@ -185,6 +185,10 @@ func TestRespondToAnApprovalCard(t *testing.T) {
 	code, body = respond(conv, `{"question_id":"`+id+`","action":"approve","arguments":{"message":5}}`)
 	assert.Equal(t, 422, code, body)
 	assert.Contains(t, body, "/message")
+	code, body = do(t, ts, "POST", "/api/v1/conversations/"+conv+"/respond", `{"question_id":"`+id+`","action":"approve","arguments":{"message":5}}`,
+		map[string]string{"Accept-Language": "de"})
+	assert.Equal(t, 422, code, body)
+	assert.True(t, strings.HasPrefix(errorOf(t, body), "ungültige Antwort: die bearbeiteten Argumente passen nicht zum Eingabeschema des Werkzeugs: "), body)
 	code, body = respond(conv, `{"question_id":"`+id+`","action":"accept"}`)
 	assert.Equal(t, 422, code, body)
 	code, body = respond(conv, `{"question_id":"`+id+`","action":"telepathy"}`)

@@ -132,7 +132,7 @@ func TestKeysUsedInCodeExist(t *testing.T) {
 				if fn.Name == "t" && strings.HasSuffix(path, "menu.go") {
 					keyArg = 0
 				}
-				if fn.Name == "inputErr" || fn.Name == "Invalid" || fn.Name == "fileErr" {
+				if fn.Name == "inputErr" || fn.Name == "Invalid" || fn.Name == "fileErr" || fn.Name == "answerErr" {
 					checkKeyLiterals(t, en, path, call, &used)
 				}
 			}

@@ -6,19 +6,28 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/parley-app/parley/backend/i18n"
 )
 
 // ValidationError is a user answer that breaks the rules of SPEC §1. The
 // card stays pending; the HTTP API maps it to 422. Msg is the whole text
-// (naming the question); Question and Reason are its parts.
+// (naming the question) in English; Question and Reason are its parts.
+// Text is the same from the catalogue: the user reads it in their language
+// (Error in the window's, Localized for an HTTP client's).
 type ValidationError struct {
 	Msg      string // e.g. `invalid answer to "Which database?": "Oracle" is not one of its options`
 	Question string // the question text the problem is about; "" for the whole card
 	Reason   string
+	Text     i18n.Message
 }
 
 func (e *ValidationError) Error() string {
+	if e.Text.Key != "" {
+		return e.Text.String()
+	}
 	if e.Msg != "" {
 		return e.Msg
 	}
@@ -28,8 +37,27 @@ func (e *ValidationError) Error() string {
 	return fmt.Sprintf("invalid answer to %q: %s", e.Question, e.Reason)
 }
 
-func answerErr(question, format string, args ...any) *ValidationError {
-	e := &ValidationError{Question: question, Reason: fmt.Sprintf(format, args...)}
+// Localized is the catalogue message (empty for a request no user makes).
+func (e *ValidationError) Localized() i18n.Message { return e.Text }
+
+// answerErr is a ValidationError whose reason is the catalogue message key
+// (numbers are passed as strings: written as fmt writes them, in every
+// language, the English text as it always read).
+func answerErr(question, key string, args ...any) *ValidationError {
+	e := &ValidationError{Question: question, Reason: fmt.Sprintf(i18n.Source(key), args...)}
+	e.Msg = e.Error()
+	if question == "" {
+		e.Text = i18n.M("questions.answer.invalid", i18n.M(key, args...))
+	} else {
+		e.Text = i18n.M("questions.answer.invalidTo", question, i18n.M(key, args...))
+	}
+	return e
+}
+
+// protocolErr is a ValidationError only a client of the API can cause (the
+// window never sends it): said in English.
+func protocolErr(format string, args ...any) *ValidationError {
+	e := &ValidationError{Reason: fmt.Sprintf(format, args...)}
 	e.Msg = e.Error()
 	return e
 }
@@ -40,7 +68,7 @@ func answerErr(question, format string, args ...any) *ValidationError {
 // with ", ". Errors are *ValidationError.
 func ValidateAnswers(qs []Question, answers map[string]AnswerInput, comments string) (map[string]string, error) {
 	if n := chars(comments); n > MaxCommentsLen {
-		return nil, answerErr("", "comments must be at most %d characters (got %d)", MaxCommentsLen, n)
+		return nil, answerErr("", "questions.answer.commentsTooLong", strconv.Itoa(MaxCommentsLen), strconv.Itoa(n))
 	}
 	known := make(map[string]bool, len(qs))
 	for _, q := range qs {
@@ -54,7 +82,7 @@ func ValidateAnswers(qs []Question, answers map[string]AnswerInput, comments str
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return nil, answerErr("", "there is no question %q on this card", unknown[0])
+		return nil, answerErr("", "questions.answer.noSuchQuestion", unknown[0])
 	}
 
 	out := make(map[string]string, len(qs))
@@ -70,33 +98,33 @@ func ValidateAnswers(qs []Question, answers map[string]AnswerInput, comments str
 
 func answerText(q Question, a AnswerInput) (string, error) {
 	if !q.MultiSelect && len(a.Selected) > 1 {
-		return "", answerErr(q.Question, "only one option may be selected (got %d)", len(a.Selected))
+		return "", answerErr(q.Question, "questions.answer.onlyOne", strconv.Itoa(len(a.Selected)))
 	}
 	parts := make([]string, 0, len(a.Selected)+1)
 	for _, sel := range a.Selected {
 		label := strings.TrimSpace(sel)
 		if !slices.ContainsFunc(q.Options, func(o Option) bool { return o.Label == label }) {
-			return "", answerErr(q.Question, "%q is not one of its options", sel)
+			return "", answerErr(q.Question, "questions.answer.notAnOption", sel)
 		}
 		if slices.Contains(parts, label) {
-			return "", answerErr(q.Question, "%q is selected more than once", label)
+			return "", answerErr(q.Question, "questions.answer.selectedTwice", label)
 		}
 		parts = append(parts, label)
 	}
 	if custom := strings.TrimSpace(a.Custom); custom != "" {
 		if !q.AllowCustom {
-			return "", answerErr(q.Question, "free text is not allowed; pick one of the options")
+			return "", answerErr(q.Question, "questions.answer.noFreeText")
 		}
 		if n := chars(custom); n < MinCustomLen || n > MaxCustomLen {
-			return "", answerErr(q.Question, "free text must be %d-%d characters (got %d)", MinCustomLen, MaxCustomLen, n)
+			return "", answerErr(q.Question, "questions.answer.freeTextLength", strconv.Itoa(MinCustomLen), strconv.Itoa(MaxCustomLen), strconv.Itoa(n))
 		}
 		parts = append(parts, custom)
 	}
 	if len(parts) == 0 {
 		if len(q.Options) == 0 {
-			return "", answerErr(q.Question, "an answer is required; type one")
+			return "", answerErr(q.Question, "questions.answer.typeOne")
 		}
-		return "", answerErr(q.Question, "an answer is required; select an option or type one")
+		return "", answerErr(q.Question, "questions.answer.required")
 	}
 	return strings.Join(parts, ", "), nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -128,7 +129,7 @@ func (m *Manager) changeFor(kind Kind, r Response) (change, error) {
 	case kind == KindApproval && a == ActionReject:
 		reason := strings.TrimSpace(r.Reason)
 		if n := utf8.RuneCountInString(reason); n > MaxCommentsLen {
-			return change{}, answerErr("", "the reason must be at most %d characters (got %d)", MaxCommentsLen, n)
+			return change{}, answerErr("", "questions.answer.reasonTooLong", strconv.Itoa(MaxCommentsLen), strconv.Itoa(n))
 		}
 		return change{from: []Status{StatusPending}, apply: func(c *Card) {
 			c.Status, c.Reason = StatusRejected, reason
@@ -138,7 +139,7 @@ func (m *Manager) changeFor(kind Kind, r Response) (change, error) {
 	case kind == KindElicitation && a == ActionAccept:
 		return m.acceptChange(r), nil
 	}
-	return change{}, answerErr("", "action %q does not apply to a%s %s card (use %s)", r.Action, article(kind), kind, actionsFor(kind))
+	return change{}, protocolErr("action %q does not apply to a%s %s card (use %s)", r.Action, article(kind), kind, actionsFor(kind))
 }
 
 func article(k Kind) string {
@@ -158,7 +159,7 @@ func (m *Manager) approveChange(r Response) change {
 				return nil
 			}
 			if !isObject(r.Arguments) {
-				return answerErr("", "the edited arguments must be a JSON object")
+				return answerErr("", "questions.answer.argsNotObject")
 			}
 			if c.Tool == nil || len(c.Tool.InputSchema) == 0 {
 				return nil
@@ -170,7 +171,7 @@ func (m *Manager) approveChange(r Response) change {
 				return nil
 			}
 			if err := validateValue(sch, r.Arguments); err != nil {
-				return answerErr("", "the edited arguments do not fit the tool's input schema: %v", err)
+				return answerErr("", "questions.answer.argsSchema", err.Error())
 			}
 			return nil
 		},
@@ -203,18 +204,18 @@ func (m *Manager) acceptChange(r Response) change {
 				raw = json.RawMessage(`{}`)
 			}
 			if !isObject(raw) {
-				return answerErr("", "the content must be a JSON object")
+				return answerErr("", "questions.answer.contentNotObject")
 			}
 			filled, err := fillDefaults(c.Schema, raw)
 			if err != nil {
-				return answerErr("", "the content is not valid: %v", err)
+				return answerErr("", "questions.answer.contentInvalid", err.Error())
 			}
 			sch, err := compileSchema(c.Schema)
 			if err != nil {
-				return answerErr("", "the requested schema is not usable: %v", err)
+				return answerErr("", "questions.answer.schemaUnusable", err.Error())
 			}
 			if err := validateValue(sch, filled); err != nil {
-				return answerErr("", "the content does not fit the requested schema: %v", err)
+				return answerErr("", "questions.answer.contentSchema", err.Error())
 			}
 			content = filled
 			return nil
