@@ -8,6 +8,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/service"
 )
 
@@ -130,8 +131,8 @@ func (c *ConversationService) ExportConversation(id, format string) (string, err
 		ext = "json"
 	}
 	path, err := runtime.SaveFileDialog(c.ctx, runtime.SaveDialogOptions{
-		Title: "Export conversation", DefaultFilename: c.svc.ExportFileName(c.ctx, id, format),
-		Filters: []runtime.FileFilter{{DisplayName: strings.ToUpper(ext) + " files", Pattern: "*." + ext}},
+		Title: i18n.T("dialog.exportConversation"), DefaultFilename: c.svc.ExportFileName(c.ctx, id, format),
+		Filters: []runtime.FileFilter{{DisplayName: i18n.T("dialog.filesOfType", strings.ToUpper(ext)), Pattern: "*." + ext}},
 	})
 	if err != nil || path == "" {
 		return "", err
@@ -146,8 +147,8 @@ func (c *ConversationService) ExportConversation(id, format string) (string, err
 // the user cancelled.
 func (c *ConversationService) ImportConversation() (*chat.Conversation, error) {
 	path, err := runtime.OpenFileDialog(c.ctx, runtime.OpenDialogOptions{
-		Title:   "Import conversation",
-		Filters: []runtime.FileFilter{{DisplayName: "Parley conversation (*.json)", Pattern: "*.json"}},
+		Title:   i18n.T("dialog.importConversation"),
+		Filters: []runtime.FileFilter{{DisplayName: i18n.T("dialog.parleyConversation"), Pattern: "*.json"}},
 	})
 	if err != nil || path == "" {
 		return nil, err

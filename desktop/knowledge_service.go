@@ -10,6 +10,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/i18n"
 )
 
 // KnowledgeService is window.go.desktop.KnowledgeService: the knowledge
@@ -64,12 +65,12 @@ func (k *KnowledgeService) SetConversationKnowledge(conversationID string, ids [
 
 // ChooseFolder asks for a folder with the system's dialog ("" when cancelled).
 func (k *KnowledgeService) ChooseFolder() (string, error) {
-	return runtime.OpenDirectoryDialog(k.ctx, runtime.OpenDialogOptions{Title: "Add a folder to the collection"})
+	return runtime.OpenDirectoryDialog(k.ctx, runtime.OpenDialogOptions{Title: i18n.T("dialog.addFolder")})
 }
 
 // ChooseFiles asks for files with the system's dialog (none when cancelled).
 func (k *KnowledgeService) ChooseFiles() ([]string, error) {
-	return wire(runtime.OpenMultipleFilesDialog(k.ctx, runtime.OpenDialogOptions{Title: "Add files to the collection"}))
+	return wire(runtime.OpenMultipleFilesDialog(k.ctx, runtime.OpenDialogOptions{Title: i18n.T("dialog.addFiles")}))
 }
 
 // OpenSource opens a cited file with the system's application for it,

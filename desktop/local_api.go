@@ -2,7 +2,6 @@ package desktop
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"log/slog"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/core"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/service"
 )
 
@@ -82,10 +82,9 @@ func (d *localAPI) apply(s service.Settings) {
 // listenError says why the listener could not start, with the way out.
 func listenError(addr string, err error) string {
 	if errors.Is(err, syscall.EADDRINUSE) {
-		return fmt.Sprintf("%s is taken: another Parley or `parley serve` may be running there. "+
-			"Close it, or choose another address (e.g. 127.0.0.1:8766) and update your agents' setup.", addr)
+		return i18n.T("agents.addrTaken", addr)
 	}
-	return fmt.Sprintf("Parley cannot listen on %s: %v", addr, err)
+	return i18n.T("agents.cannotListen", addr, err.Error())
 }
 
 // status is the listener's state for Settings → Agents.

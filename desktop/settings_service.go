@@ -8,6 +8,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/service"
 )
 
@@ -53,8 +54,8 @@ func (s *SettingsService) SaveSettingsExport() (string, error) {
 		return "", fmt.Errorf("encode settings export: %w", err)
 	}
 	path, err := runtime.SaveFileDialog(s.ctx, runtime.SaveDialogOptions{
-		Title: "Export settings", DefaultFilename: "parley-settings.json",
-		Filters: []runtime.FileFilter{{DisplayName: "JSON files", Pattern: "*.json"}},
+		Title: i18n.T("dialog.exportSettings"), DefaultFilename: "parley-settings.json",
+		Filters: []runtime.FileFilter{{DisplayName: i18n.T("dialog.filesOfType", "JSON"), Pattern: "*.json"}},
 	})
 	if err != nil || path == "" {
 		return "", err

@@ -56,3 +56,25 @@ func TestRefusedAnswersSpeakTheUsersLanguage(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, body)
 	assert.Contains(t, body, `"status":"pending"`, "a refused answer changed the card")
 }
+
+// Settings → Profiles lists Parley's own tool entries in the client's
+// language; the built-in tools keep the description their model reads.
+func TestToolListFollowsAcceptLanguage(t *testing.T) {
+	_, _, ts := agentServer(t, nil)
+	list := func(hdr map[string]string) map[string]string {
+		code, body := do(t, ts, http.MethodGet, "/api/v1/tools", "", hdr)
+		require.Equal(t, http.StatusOK, code, body)
+		var tools []struct{ Name, Description string }
+		require.NoError(t, json.Unmarshal([]byte(body), &tools))
+		out := map[string]string{}
+		for _, tl := range tools {
+			out[tl.Name] = tl.Description
+		}
+		return out
+	}
+	es := list(map[string]string{"Accept-Language": "es-MX"})
+	assert.Equal(t, "Te hace preguntas (una tarjeta en el chat) antes de adivinar", es["ask_user_question"])
+	assert.Equal(t, "Las herramientas de todos los servidores MCP activados (según sus reglas)", es["mcp:*"])
+	assert.True(t, strings.HasPrefix(es["current_time"], "Returns the current local date"), es["current_time"])
+	assert.Equal(t, "Ask you questions (a card in the chat) before guessing", list(nil)["ask_user_question"])
+}

@@ -55,8 +55,15 @@ func (s *Server) deleteProfile(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) tools(w http.ResponseWriter, _ *http.Request) error {
-	writeJSON(w, http.StatusOK, s.opts.Backend.AvailableTools())
+func (s *Server) tools(w http.ResponseWriter, r *http.Request) error {
+	tools := s.opts.Backend.AvailableTools()
+	lang := s.language(r)
+	for i := range tools {
+		if tools[i].Text.Key != "" {
+			tools[i].Description = tools[i].Text.In(lang)
+		}
+	}
+	writeJSON(w, http.StatusOK, tools)
 	return nil
 }
 

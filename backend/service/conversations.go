@@ -83,7 +83,7 @@ func (s *Service) GetConversation(ctx context.Context, id string) (*Conversation
 	if d.State == chat.StateIdle && !active {
 		if run, err := s.store.LatestRun(ctx, id); err == nil && run.Status == chat.RunInterrupted {
 			d.State = chat.StateError
-			d.Error = "Parley was closed before the assistant finished. Retry to continue."
+			d.Error = i18n.T("service.interrupted")
 		}
 	}
 	return d, nil

@@ -3,13 +3,16 @@ package service
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/i18n"
+	"github.com/parley-app/parley/backend/modelserver"
 )
 
 // The refusals the interface shows (Settings, profiles, a rename, a model
@@ -57,4 +60,51 @@ func TestUserFacingRefusalsSpeakTheChosenLanguage(t *testing.T) {
 	i18n.SetCurrent("fr")
 	assert.Equal(t, "une réponse est déjà en cours dans cette conversation", ErrRunActive.Error())
 	assert.Equal(t, "a run is already active in this conversation", i18n.Localize(ErrRunActive, i18n.English))
+}
+
+// Parley's own texts outside refusals follow the chosen language too: the
+// banner of a reply cut short by closing the app, the model server with no
+// models, and Parley's own entries in the profiles' tool list (the built-in
+// tools keep the description their model reads).
+func TestParleysOwnTextsSpeakTheChosenLanguage(t *testing.T) {
+	slow := func(modelserver.ChatRequest) modelserver.Turn {
+		return modelserver.Turn{Text: "late", FirstTokenDelay: time.Minute}
+	}
+	e := newEnv(t, slow, time.Minute)
+	ctx := context.Background()
+	t.Cleanup(func() { i18n.SetCurrent(i18n.English) })
+	c, err := e.svc.CreateConversation(ctx, "Slow", "")
+	require.NoError(t, err)
+	_, err = e.svc.SendMessage(ctx, c.ID, "hello")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(e.model.Requests()) > 0 }, 10*time.Second, 10*time.Millisecond, "the model was asked")
+	e.close()
+	e.open()
+	d := e.waitState(c.ID, chat.StateError)
+	assert.Equal(t, "Parley was closed before the assistant finished. Retry to continue.", d.Error)
+	i18n.SetCurrent("fr")
+	d, err = e.svc.GetConversation(ctx, c.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "Parley a été fermé avant que l'assistant ait fini. Réessayez pour continuer.", d.Error)
+
+	i18n.SetCurrent("de")
+	tools := map[string]ToolInfo{}
+	for _, tl := range e.svc.AvailableTools() {
+		tools[tl.Name] = tl
+	}
+	assert.Equal(t, "Stellt dir Fragen (eine Karte im Chat), statt zu raten", tools["ask_user_question"].Description)
+	assert.Equal(t, "Lässt bis zu 4 Unteragenten parallel an Teilen einer Aufgabe arbeiten", tools["spawn_agents"].Description)
+	assert.Equal(t, "Run up to 4 sub-agents in parallel on parts of a task", tools["spawn_agents"].Text.In(i18n.English), "said again in a client's language")
+	assert.True(t, strings.HasPrefix(tools["current_time"].Description, "Returns the current local date"), "the model's description")
+
+	empty := modelserver.New(modelserver.Turns(), modelserver.WithModels([]string{}))
+	t.Cleanup(empty.Close)
+	ja := envAt(t, empty.URL(), "", "")
+	i18n.SetCurrent("ja")
+	c, err = ja.svc.CreateConversation(ctx, "", "")
+	require.NoError(t, err)
+	_, err = ja.svc.SendMessage(ctx, c.ID, "hello")
+	require.NoError(t, err)
+	d = ja.waitState(c.ID, chat.StateError)
+	assert.True(t, strings.HasPrefix(d.Error, empty.URL()+" のモデルサーバーにはまだモデルがありません。"), d.Error)
 }

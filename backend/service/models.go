@@ -61,10 +61,9 @@ func (s *Service) pickInstalledModel(base, apiKey string) (string, error) {
 		return "", err
 	case err != nil:
 		s.log.Warn("list models to pick one", "base_url", base, "err", err)
-		return "", &llm.Error{Kind: llm.KindModelNotFound, Err: err, Message: "No model is chosen yet, and Parley could not ask the model server for its models. Pick a model in Settings, or try the demo mode."}
+		return "", &llm.Error{Kind: llm.KindModelNotFound, Err: err, Message: i18n.T("service.noModelNoList"), Text: i18n.M("service.noModelNoList")}
 	case len(server.Models) == 0:
-		return "", &llm.Error{Kind: llm.KindModelNotFound, Message: fmt.Sprintf(
-			"The model server at %s has no models yet. Download one in Settings (with Ollama, qwen3 is a good start) or load one in your server, or try the demo mode.", base)}
+		return "", &llm.Error{Kind: llm.KindModelNotFound, Message: i18n.T("service.noModels", base), Text: i18n.M("service.noModels", base)}
 	}
 	for _, m := range server.Models {
 		if m.SupportsTools {

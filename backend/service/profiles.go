@@ -5,24 +5,35 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/parley-app/parley/backend/i18n"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/parley-app/parley/backend/agent"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/store"
 )
 
 // Profile is an assistant profile as clients see it.
 type Profile = agent.Profile
 
-// ToolInfo describes a tool a profile can opt in to.
+// ToolInfo describes a tool a profile can opt in to. Description is for
+// the user (Settings → Profiles): Parley's own entries say it in the
+// interface's language, and Text again in an HTTP client's; the built-in
+// tools' and MCP tools' descriptions are the ones the model reads.
 type ToolInfo struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
+	Name        string       `json:"name"`
+	Description string       `json:"description"`
+	Text        i18n.Message `json:"-"`
+}
+
+// toolInfo is one of Parley's own entries, described from the catalogue.
+func toolInfo(name, key string, args ...any) ToolInfo {
+	text := i18n.M(key, args...)
+	return ToolInfo{Name: name, Description: text.String(), Text: text}
 }
 
 var profileName = regexp.MustCompile(`^[\p{L}\p{N} _.-]{1,40}$`)
@@ -32,15 +43,15 @@ var profileName = regexp.MustCompile(`^[\p{L}\p{N} _.-]{1,40}$`)
 // server's (mcp:<server>) and each listed tool (<server>__<tool>).
 func (s *Service) AvailableTools() []ToolInfo {
 	out := []ToolInfo{
-		{Name: agent.ToolAskUser, Description: "Ask you questions (a card in the chat) before guessing"},
-		{Name: agent.ToolSpawnAgents, Description: "Run up to 4 sub-agents in parallel on parts of a task"},
+		toolInfo(agent.ToolAskUser, "service.tool.askUser"),
+		toolInfo(agent.ToolSpawnAgents, "service.tool.spawnAgents", strconv.Itoa(agent.MaxSubAgents)),
 	}
 	for _, t := range agent.BuiltinTools(nil) {
 		out = append(out, ToolInfo{Name: t.Name, Description: t.Description})
 	}
-	out = append(out, ToolInfo{Name: agent.MCPAllTools, Description: "The tools of every enabled MCP server (by their policies)"})
+	out = append(out, toolInfo(agent.MCPAllTools, "service.tool.mcpAll"))
 	for _, srv := range s.mcp.Servers() {
-		out = append(out, ToolInfo{Name: agent.MCPPrefix + srv.Name, Description: "The tools of the MCP server " + srv.Name})
+		out = append(out, toolInfo(agent.MCPPrefix+srv.Name, "service.tool.mcpServer", srv.Name))
 		for _, t := range srv.Tools {
 			out = append(out, ToolInfo{Name: t.ModelName, Description: t.Description})
 		}

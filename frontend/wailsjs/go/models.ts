@@ -613,6 +613,25 @@ export namespace chat {
 
 }
 
+export namespace i18n {
+	
+	export class Message {
+	    Key: string;
+	    Args: any[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Message(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.Key = source["Key"];
+	        this.Args = source["Args"];
+	    }
+	}
+
+}
+
 export namespace questions {
 	
 	export class AnswerInput {
