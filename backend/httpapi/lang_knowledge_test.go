@@ -76,4 +76,51 @@ func TestKnowledgeErrorsFollowTheLanguage(t *testing.T) {
 	assert.True(t, strings.HasPrefix(problems["scan.pdf"], "unlesbares PDF: "), problems["scan.pdf"])
 	assert.Equal(t, "kein Text zum Indexieren: die Datei ist leer", problems["empty.txt"])
 	assert.Equal(t, 1, after.IndexedFiles, "the readable file stays indexed")
+
+	// The list is said in the language chosen when it is shown: French now,
+	// without reading the files again; the library's own words stay as they were.
+	code, out = do(t, k.ts, http.MethodGet, "/api/v1/settings", "", nil)
+	require.Equal(t, http.StatusOK, code, out)
+	code, out = do(t, k.ts, http.MethodPut, "/api/v1/settings", withLanguage(t, out, "fr"), nil)
+	require.Equal(t, http.StatusOK, code, out)
+	var french api.Collection
+	require.Equal(t, http.StatusOK, k.call(http.MethodGet, "/api/v1/knowledge/"+c.ID, nil, &french))
+	require.Len(t, french.Errors, 2, "%+v", french)
+	for _, e := range french.Errors {
+		switch filepath.Base(e.Path) {
+		case "scan.pdf":
+			require.True(t, strings.HasPrefix(e.Error, "PDF illisible : "), e.Error)
+			assert.Equal(t, strings.TrimPrefix(problems["scan.pdf"], "unlesbares PDF: "), strings.TrimPrefix(e.Error, "PDF illisible : "))
+		case "empty.txt":
+			assert.Equal(t, "aucun texte à indexer : le fichier est vide", e.Error)
+		default:
+			t.Errorf("unexpected file listed: %+v", e)
+		}
+	}
+
+	// A collection whose folder is gone says so in the language shown, too.
+	gone := t.TempDir()
+	writeDoc(t, gone, "notes.md", "# Notes\n\nSomething to index.\n")
+	var second api.Collection
+	require.Equal(t, http.StatusCreated, k.call(http.MethodPost, "/api/v1/knowledge", map[string]any{"name": "notes", "paths": []string{gone}}, &second))
+	k.waitReady(second.ID)
+	require.NoError(t, os.RemoveAll(gone))
+	require.Equal(t, http.StatusAccepted, k.call(http.MethodPost, "/api/v1/knowledge/"+second.ID+"/reindex", nil, nil))
+	k.waitFor("the collection's error", func() bool {
+		require.Equal(t, http.StatusOK, k.call(http.MethodGet, "/api/v1/knowledge/"+second.ID, nil, &second))
+		return second.Status == api.KnowledgeError
+	})
+	assert.Equal(t, gone+" n'existe plus", second.Error)
+	code, out = do(t, k.ts, http.MethodGet, "/api/v1/settings", "", nil)
+	require.Equal(t, http.StatusOK, code, out)
+	code, out = do(t, k.ts, http.MethodPut, "/api/v1/settings", withLanguage(t, out, "en"), nil)
+	require.Equal(t, http.StatusOK, code, out)
+	require.Equal(t, http.StatusOK, k.call(http.MethodGet, "/api/v1/knowledge/"+second.ID, nil, &second))
+	assert.Equal(t, gone+" no longer exists", second.Error)
+	require.Equal(t, http.StatusOK, k.call(http.MethodGet, "/api/v1/knowledge/"+c.ID, nil, &french))
+	for _, e := range french.Errors {
+		if filepath.Base(e.Path) == "empty.txt" {
+			assert.Equal(t, "no text to index: the file is empty", e.Error)
+		}
+	}
 }

@@ -234,3 +234,88 @@ func Localize(err error, code string) string {
 	}
 	return l.Localized().In(code)
 }
+
+// ---- texts kept in the database ------------------------------------------------
+// A text Parley stores to show later (why a file of a collection could not be
+// read) is kept as its catalogue messages, not as words: it is then said in
+// the language chosen when it is shown, not the one chosen when it was
+// written. Texts stored before, and errors that are not catalogue messages
+// (a library's words), are kept and shown as they are.
+
+// storedPrefix marks a stored text that holds messages (JSON after it).
+const storedPrefix = "i18n:"
+
+// storedPart is one error of a stored text: its words as first said (Text)
+// and, for a catalogue message, its key and arguments to say it again. The
+// words are shown where the key is no longer in the catalogue.
+type storedPart struct {
+	Key  string   `json:"k,omitempty"`
+	Args []string `json:"a,omitempty"`
+	Text string   `json:"t,omitempty"`
+}
+
+// Store is the form in which errs are kept: each a catalogue message where
+// it is one whose arguments are all text (said again when shown), else its
+// words. Shown joined by "; " (ShowStored).
+func Store(errs ...error) string {
+	if len(errs) == 0 {
+		return ""
+	}
+	parts := make([]storedPart, 0, len(errs))
+	for _, err := range errs {
+		parts = append(parts, storedPartOf(err))
+	}
+	b, err := json.Marshal(parts)
+	if err != nil { // strings only: cannot happen
+		return strings.Join(shownParts(parts, English), "; ")
+	}
+	return storedPrefix + string(b)
+}
+
+func storedPartOf(err error) storedPart {
+	words := storedPart{Text: err.Error()}
+	var l Localized
+	if !errors.As(err, &l) || l.Localized().Key == "" || err.Error() != l.Error() {
+		return words // not a message, or wrapped with other words
+	}
+	m := l.Localized()
+	args := make([]string, 0, len(m.Args))
+	for _, a := range m.Args {
+		s, ok := a.(string)
+		if !ok { // a number would not be formatted as its verb wants after a round trip
+			return words
+		}
+		args = append(args, s)
+	}
+	return storedPart{Key: m.Key, Args: args, Text: words.Text}
+}
+
+// ShowStored is a stored text (Store) in a language; a text stored as
+// words (before messages were kept, or by hand) is returned as it is.
+func ShowStored(stored, code string) string {
+	rest, ok := strings.CutPrefix(stored, storedPrefix)
+	if !ok {
+		return stored
+	}
+	var parts []storedPart
+	if err := json.Unmarshal([]byte(rest), &parts); err != nil {
+		return stored
+	}
+	return strings.Join(shownParts(parts, code), "; ")
+}
+
+func shownParts(parts []storedPart, code string) []string {
+	out := make([]string, 0, len(parts))
+	for _, p := range parts {
+		if _, known := sources[p.Key]; !known {
+			out = append(out, p.Text)
+			continue
+		}
+		args := make([]any, len(p.Args))
+		for i, a := range p.Args {
+			args[i] = a
+		}
+		out = append(out, In(code, p.Key, args...))
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package i18n
 
 import (
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -132,7 +133,7 @@ func TestKeysUsedInCodeExist(t *testing.T) {
 				if fn.Name == "t" && strings.HasSuffix(path, "menu.go") {
 					keyArg = 0
 				}
-				if fn.Name == "inputErr" || fn.Name == "Invalid" || fn.Name == "fileErr" || fn.Name == "answerErr" {
+				if fn.Name == "inputErr" || fn.Name == "Invalid" || fn.Name == "fileErr" || fn.Name == "answerErr" || fn.Name == "embedErr" {
 					checkKeyLiterals(t, en, path, call, &used)
 				}
 			}
@@ -211,6 +212,30 @@ func TestLocalizeSaysAnErrorInTheRequestsLanguage(t *testing.T) {
 	wrapped := &wrapErr{err, "list: "}
 	assert.Equal(t, wrapped.Error(), Localize(wrapped, "de"), "words outside the catalogue stay as they are")
 	assert.Equal(t, "plain", Localize(&wrapErr{nil, "plain"}, "de"))
+}
+
+func TestStoredTextsAreSaidInTheLanguageShown(t *testing.T) {
+	unreadable := testLocalized{M("knowledge.fileUnreadable", "permission denied")}
+	stored := Store(
+		unreadable,
+		errors.New("pdf: bad xref table"), // a library's words
+		&wrapErr{testLocalized{M("knowledge.fileEmpty")}, "doc: "}, // wrapped with words
+		testLocalized{M("knowledge.badName", 80)},                  // a number: kept as words
+	)
+	english := "cannot read the file: permission denied; pdf: bad xref table; doc: no text to index: the file is empty; " +
+		"a collection's name must be 1 to 80 characters"
+	assert.Equal(t, english, ShowStored(stored, English))
+	german := In("de", "knowledge.fileUnreadable", "permission denied")
+	require.NotEqual(t, unreadable.Error(), german, "the catalogue has German for it")
+	assert.Equal(t, german+"; pdf: bad xref table; doc: no text to index: the file is empty; a collection's name must be 1 to 80 characters",
+		ShowStored(stored, "de"), "the message in the language shown; other words as they were")
+	assert.Equal(t, english, ShowStored(stored, "xx"), "an unknown language reads English")
+
+	assert.Equal(t, "", Store())
+	assert.Equal(t, "cannot read the file: x", ShowStored("cannot read the file: x", "de"), "a text stored as words before")
+	assert.Equal(t, "i18n:{", ShowStored("i18n:{", "de"), "not what Store writes")
+	assert.Equal(t, "the words of then", ShowStored(`i18n:[{"k":"knowledge.noLongerAKey","a":["x"],"t":"the words of then"}]`, "de"),
+		"a key gone from the catalogue shows the words it was stored with")
 }
 
 type wrapErr struct {

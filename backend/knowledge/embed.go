@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/parley-app/parley/backend/i18n"
 )
 
 // EmbedConfig says which server and model make the vectors ("" Model =
@@ -39,13 +41,34 @@ func NewEmbedder(cfg EmbedConfig) *Embedder {
 	return &Embedder{cfg: cfg, client: &http.Client{Timeout: 5 * time.Minute}}
 }
 
-// EmbedError is a failure of the embedding server, with its message.
+// EmbedError is a failure of the embedding server: what Parley says of it,
+// a catalogue message (Settings → Knowledge shows it in the language chosen
+// when it is shown), and the server's own words, if it sent any.
 type EmbedError struct {
-	Status  int // HTTP status, 0 when the server did not answer
-	Message string
+	Status int    // HTTP status, 0 when the server did not answer
+	Detail string // the server's error text, as it said it
+	Text   i18n.Message
 }
 
-func (e *EmbedError) Error() string { return e.Message }
+func (e *EmbedError) Error() string           { return e.Text.String() }
+func (e *EmbedError) Localized() i18n.Message { return e.Text }
+
+// embedErr is an EmbedError saying the catalogue message key; arguments are
+// text (numbers written with strconv), so the message can be stored.
+func embedErr(key string, args ...string) *EmbedError {
+	as := make([]any, len(args))
+	for i, a := range args {
+		as[i] = a
+	}
+	return &EmbedError{Text: i18n.M(key, as...)}
+}
+
+// statusErr is the server's answer with an HTTP error status.
+func statusErr(url string, status int, detail string) *EmbedError {
+	e := embedErr("knowledge.embed.status", url, strconv.Itoa(status), detail)
+	e.Status, e.Detail = status, detail
+	return e
+}
 
 // Embed returns one vector a text, in order.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
@@ -61,7 +84,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	if !openAI {
 		vs, err := e.ollama(ctx, texts)
 		var ee *EmbedError
-		if !errors.As(err, &ee) || (ee.Status != http.StatusNotFound && ee.Status != http.StatusMethodNotAllowed) || strings.Contains(ee.Message, "model") {
+		if !errors.As(err, &ee) || (ee.Status != http.StatusNotFound && ee.Status != http.StatusMethodNotAllowed) || strings.Contains(ee.Detail, "model") {
 			return vs, err
 		}
 		// Not Ollama (its 404 for a missing model names the model).
@@ -85,7 +108,7 @@ func (e *Embedder) ollama(ctx context.Context, texts []string) ([][]float32, err
 		return nil, err
 	}
 	if len(out.Embeddings) != len(texts) {
-		return nil, &EmbedError{Message: fmt.Sprintf("the server sent %d vectors for %d texts", len(out.Embeddings), len(texts))}
+		return nil, embedErr("knowledge.embed.count", strconv.Itoa(len(out.Embeddings)), strconv.Itoa(len(texts)))
 	}
 	return out.Embeddings, nil
 }
@@ -104,13 +127,13 @@ func (e *Embedder) openAIEmbed(ctx context.Context, texts []string) ([][]float32
 	vs := make([][]float32, len(texts))
 	for _, d := range out.Data {
 		if d.Index < 0 || d.Index >= len(texts) {
-			return nil, &EmbedError{Message: fmt.Sprintf("the server sent a vector for input %d of %d", d.Index, len(texts))}
+			return nil, embedErr("knowledge.embed.index", strconv.Itoa(d.Index), strconv.Itoa(len(texts)))
 		}
 		vs[d.Index] = d.Embedding
 	}
 	for i, v := range vs {
 		if len(v) == 0 {
-			return nil, &EmbedError{Message: fmt.Sprintf("the server sent no vector for input %d", i)}
+			return nil, embedErr("knowledge.embed.missing", strconv.Itoa(i))
 		}
 	}
 	return vs, nil
@@ -134,18 +157,18 @@ func (e *Embedder) post(ctx context.Context, url string, body, dst any) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &EmbedError{Message: fmt.Sprintf("the model server at %s does not answer: %v", e.cfg.BaseURL, err)}
+		return embedErr("knowledge.embed.unreachable", e.cfg.BaseURL, err.Error())
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(res.Body, 256<<20))
 	if err != nil {
-		return &EmbedError{Message: fmt.Sprintf("read the embeddings: %v", err)}
+		return embedErr("knowledge.embed.unreadable", err.Error())
 	}
 	if res.StatusCode != http.StatusOK {
-		return &EmbedError{Status: res.StatusCode, Message: fmt.Sprintf("%s answered %d: %s", url, res.StatusCode, errorText(data))}
+		return statusErr(url, res.StatusCode, errorText(data))
 	}
 	if err := json.Unmarshal(data, dst); err != nil {
-		return &EmbedError{Message: fmt.Sprintf("%s sent no readable embeddings: %v", url, err)}
+		return embedErr("knowledge.embed.badBody", url, err.Error())
 	}
 	return nil
 }

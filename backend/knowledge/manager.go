@@ -316,7 +316,7 @@ func (m *Manager) scan(ctx context.Context, id string) error {
 	}
 	seen := map[string]bool{}
 	var todo []foundFile
-	var problems []string
+	var problems []error
 	for _, root := range c.Paths {
 		err := walkRoot(root, func(f foundFile) {
 			if seen[f.path] {
@@ -329,7 +329,7 @@ func (m *Manager) scan(ctx context.Context, id string) error {
 			}
 		}, m.watchDir)
 		if err != nil {
-			problems = append(problems, err.Error())
+			problems = append(problems, err)
 		}
 		if m.watch != nil {
 			m.watch.add(root)
@@ -357,7 +357,7 @@ func (m *Manager) scan(ctx context.Context, id string) error {
 	if err := m.st.AddPendingFiles(ctx, id, pending); err != nil {
 		return err
 	}
-	if msg := strings.Join(problems, "; "); msg != c.Error {
+	if msg := i18n.Store(problems...); msg != c.Error {
 		c.Error = msg
 		if err := m.st.UpdateCollection(ctx, c); err != nil {
 			return err
@@ -416,7 +416,7 @@ func (m *Manager) readFile(f foundFile, known store.KnowledgeFile) (out store.In
 		return out, true
 	}
 	if err != nil {
-		out.Err = i18n.T("knowledge.fileUnreadable", errDetail(err))
+		out.Err = i18n.Store(fileErr("knowledge.fileUnreadable", err))
 		return out, false
 	}
 	if len(data) > MaxFileBytes {
@@ -433,9 +433,9 @@ func (m *Manager) readFile(f foundFile, known store.KnowledgeFile) (out store.In
 	case (errors.Is(err, errNotText) || errors.Is(err, errNotDocument)) && !f.named:
 		return out, true
 	case err != nil:
-		out.Err = err.Error()
+		out.Err = i18n.Store(err)
 	case len(ps) == 0:
-		out.Err = i18n.T("knowledge.fileEmpty")
+		out.Err = i18n.Store(fileErr("knowledge.fileEmpty", nil))
 	default:
 		out.Passages = ps
 	}
@@ -510,10 +510,10 @@ func (m *Manager) info(ctx context.Context, c *store.Collection) (api.Collection
 		return api.Collection{}, err
 	}
 	out := api.Collection{ID: c.ID, Name: c.Name, Paths: c.Paths, Files: k.Files, IndexedFiles: k.IndexedFiles,
-		Chunks: k.Chunks, Cancelled: c.Cancelled, Error: c.Error,
+		Chunks: k.Chunks, Cancelled: c.Cancelled, Error: i18n.ShowStored(c.Error, i18n.Current()),
 		CreatedAt: c.CreatedAt.Format(time.RFC3339)}
 	for _, p := range k.Errors {
-		out.Errors = append(out.Errors, api.KnowledgeFileError{Path: p.Path, Error: p.Error})
+		out.Errors = append(out.Errors, api.KnowledgeFileError{Path: p.Path, Error: i18n.ShowStored(p.Error, i18n.Current())})
 	}
 	if model := m.opt.Embed().Model; model != "" {
 		out.EmbeddingModel = &model
@@ -521,7 +521,7 @@ func (m *Manager) info(ctx context.Context, c *store.Collection) (api.Collection
 			return api.Collection{}, err
 		}
 		m.mu.Lock()
-		out.EmbeddingError = m.embedErr
+		out.EmbeddingError = i18n.ShowStored(m.embedErr, i18n.Current())
 		m.mu.Unlock()
 	}
 	out.Status = m.status(ctx, c)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/store"
 )
@@ -535,4 +536,11 @@ func TestOpenAICompatibleEmbeddingsAndModelChange(t *testing.T) {
 		return strings.Contains(info.EmbeddingError, "does not support embeddings") && info.Status == api.KnowledgeReady
 	})
 	assert.NotEmpty(t, h.search(c.ID, "apples", 2))
+	// Said in the language chosen when it is shown; the server's words as it sent them.
+	t.Cleanup(func() { i18n.SetCurrent(i18n.English) })
+	i18n.SetCurrent("de")
+	info, err := h.m.Info(ctx, c.ID)
+	require.NoError(t, err)
+	assert.Contains(t, info.EmbeddingError, " antwortete ")
+	assert.Contains(t, info.EmbeddingError, "does not support embeddings")
 }

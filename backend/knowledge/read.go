@@ -161,16 +161,20 @@ func csvBlocks(text string) []block {
 	return out
 }
 
-// fileError is why a file or a collection's path could not be read, said in
-// the interface's language when it is stored (Settings → Knowledge lists
-// it); the technical detail, if any, stays as the library said it.
+// fileError is why a file or a collection's path could not be read (Settings
+// → Knowledge lists it, in the language chosen when it is shown); the
+// technical detail, if any, stays as the library said it.
 type fileError struct {
 	key    string
 	path   string // the collection's path the sentence names, if any
 	detail error
 }
 
-func (e *fileError) Error() string {
+func (e *fileError) Error() string { return e.Localized().String() }
+
+// Localized is the catalogue message: the collection's listing says it in
+// the language chosen when it is shown (it is stored with i18n.Store).
+func (e *fileError) Localized() i18n.Message {
 	var args []any
 	if e.path != "" {
 		args = append(args, e.path)
@@ -178,7 +182,7 @@ func (e *fileError) Error() string {
 	if e.detail != nil {
 		args = append(args, errDetail(e.detail))
 	}
-	return i18n.T(e.key, args...)
+	return i18n.M(e.key, args...)
 }
 
 func (e *fileError) Unwrap() error { return e.detail }

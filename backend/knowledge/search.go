@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/store"
 )
 
@@ -372,7 +373,7 @@ func (m *Manager) embedPass() error {
 	m.mu.Lock()
 	m.embedding = false
 	if err != nil && m.ctx.Err() == nil {
-		m.embedErr = err.Error()
+		m.embedErr = i18n.Store(err) // said in the language chosen when it is shown
 	} else if err == nil {
 		m.embedErr = ""
 	}
