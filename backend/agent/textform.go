@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/textcalls"
 	"github.com/parley-app/parley/backend/trace"
@@ -297,5 +296,5 @@ func (l *runLoop) tooManyInvalid() error {
 	if l.text.invalid < MaxInvalidCalls {
 		return nil
 	}
-	return &llm.Error{Kind: "invalid_calls", Message: i18n.T("agent.invalidCalls", l.text.invalid), Text: i18n.M("agent.invalidCalls", l.text.invalid)}
+	return llm.NewError("invalid_calls", nil, "agent.invalidCalls", l.text.invalid)
 }

@@ -126,14 +126,14 @@ func TestKeysUsedInCodeExist(t *testing.T) {
 					}
 				}
 				// The packages' own error helpers take a key too.
-				if fn.Sel.Name == "Invalid" {
+				if fn.Sel.Name == "Invalid" || fn.Sel.Name == "NewError" {
 					checkKeyLiterals(t, en, path, call, &used)
 				}
 			case *ast.Ident:
 				if fn.Name == "t" && strings.HasSuffix(path, "menu.go") {
 					keyArg = 0
 				}
-				if fn.Name == "inputErr" || fn.Name == "Invalid" || fn.Name == "fileErr" || fn.Name == "answerErr" || fn.Name == "embedErr" {
+				if fn.Name == "inputErr" || fn.Name == "Invalid" || fn.Name == "fileErr" || fn.Name == "answerErr" || fn.Name == "embedErr" || fn.Name == "NewError" {
 					checkKeyLiterals(t, en, path, call, &used)
 				}
 			}
@@ -252,7 +252,7 @@ func (w *wrapErr) Error() string {
 func (w *wrapErr) Unwrap() error { return w.inner }
 
 // keyRE is what a catalogue key looks like (mcp.badName, questions.rule.count).
-var keyRE = regexp.MustCompile(`^(mcp|agents|questions|knowledge)\.[A-Za-z.]+$`)
+var keyRE = regexp.MustCompile(`^(mcp|agents|agent|questions|knowledge|llm|service)\.[A-Za-z.]+$`)
 
 // checkKeyLiterals checks the string literals of a call that look like keys.
 func checkKeyLiterals(t *testing.T, en map[string]string, path string, call *ast.CallExpr, used *int) {

@@ -143,6 +143,12 @@ type Error struct {
 	Err     error
 }
 
+// NewError is an Error saying the catalogue message key with args: Message
+// in the process's language, Text to say it again in another. cause may be nil.
+func NewError(kind string, cause error, key string, args ...any) *Error {
+	return &Error{Kind: kind, Message: i18n.T(key, args...), Text: i18n.M(key, args...), Err: cause}
+}
+
 // Localized is the catalogue message (i18n.Localize).
 func (e *Error) Localized() i18n.Message { return e.Text }
 

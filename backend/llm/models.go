@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-
-	"github.com/parley-app/parley/backend/i18n"
 )
 
 // ServerModels is what a model server offers.
@@ -98,7 +96,7 @@ func openAIModels(ctx context.Context, client *http.Client, baseURL, apiKey stri
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
 	if err != nil {
-		return nil, &Error{Kind: KindStream, Message: i18n.T("llm.listStopped", baseURL), Text: i18n.M("llm.listStopped", baseURL), Err: err}
+		return nil, NewError(KindStream, err, "llm.listStopped", baseURL)
 	}
 	if res.StatusCode != http.StatusOK {
 		msg := serverMessage(body)
@@ -108,11 +106,11 @@ func openAIModels(ctx context.Context, client *http.Client, baseURL, apiKey stri
 		}
 		switch res.StatusCode {
 		case http.StatusUnauthorized, http.StatusForbidden:
-			return nil, &Error{Kind: KindHTTP, Message: i18n.T("llm.listRefused", baseURL, detail), Text: i18n.M("llm.listRefused", baseURL, detail)}
+			return nil, NewError(KindHTTP, nil, "llm.listRefused", baseURL, detail)
 		case http.StatusNotFound:
-			return nil, &Error{Kind: KindHTTP, Message: i18n.T("llm.listNotFound", baseURL, detail), Text: i18n.M("llm.listNotFound", baseURL, detail)}
+			return nil, NewError(KindHTTP, nil, "llm.listNotFound", baseURL, detail)
 		}
-		return nil, &Error{Kind: KindHTTP, Message: i18n.T("llm.listFailed", baseURL, detail), Text: i18n.M("llm.listFailed", baseURL, detail)}
+		return nil, NewError(KindHTTP, nil, "llm.listFailed", baseURL, detail)
 	}
 	var list struct {
 		Data *[]struct {
@@ -126,7 +124,7 @@ func openAIModels(ctx context.Context, client *http.Client, baseURL, apiKey stri
 		} `json:"models"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil || list.Data == nil {
-		return nil, &Error{Kind: KindHTTP, Err: err, Message: i18n.T("llm.notOpenAI", baseURL), Text: i18n.M("llm.notOpenAI", baseURL)}
+		return nil, NewError(KindHTTP, err, "llm.notOpenAI", baseURL)
 	}
 	// No vision unless the listing says so.
 	sees := func(caps []string) bool {

@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/parley-app/parley/backend/i18n"
 )
 
 // Ollama talks to Ollama's native API (model management), at the root of
@@ -110,7 +108,7 @@ func (o *Ollama) getJSON(ctx context.Context, method, path string, body, dst any
 	}
 	defer res.Body.Close()
 	if err := json.NewDecoder(res.Body).Decode(dst); err != nil {
-		return &Error{Kind: KindHTTP, Message: i18n.T("llm.notOllama", o.root, path), Text: i18n.M("llm.notOllama", o.root, path), Err: err}
+		return NewError(KindHTTP, err, "llm.notOllama", o.root, path)
 	}
 	return nil
 }
@@ -172,7 +170,7 @@ func (o *Ollama) Models(ctx context.Context) ([]ModelInfo, error) {
 		return nil, err
 	}
 	if !native {
-		return nil, &Error{Kind: KindHTTP, Message: i18n.T("llm.notOllamaTags", o.root), Text: i18n.M("llm.notOllamaTags", o.root)}
+		return nil, NewError(KindHTTP, nil, "llm.notOllamaTags", o.root)
 	}
 	return models, nil
 }
@@ -221,12 +219,12 @@ func (o *Ollama) Pull(ctx context.Context, name string, progress func(PullProgre
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &Error{Kind: KindStream, Message: i18n.T("llm.pullDropped", name, o.root), Text: i18n.M("llm.pullDropped", name, o.root), Err: err}
+		return NewError(KindStream, err, "llm.pullDropped", name, o.root)
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return &Error{Kind: KindStream, Message: i18n.T("llm.pullUnfinished", name), Text: i18n.M("llm.pullUnfinished", name)}
+	return NewError(KindStream, nil, "llm.pullUnfinished", name)
 }
 
 // pullRefused explains a pull Ollama answered with an error status.
@@ -234,16 +232,16 @@ func (o *Ollama) pullRefused(name string, res *http.Response) error {
 	msg := errorBody(res)
 	switch {
 	case res.StatusCode == http.StatusBadRequest:
-		return &Error{Kind: KindBadRequest, Message: i18n.T("llm.pullBadName", name, msg), Text: i18n.M("llm.pullBadName", name, msg)}
+		return NewError(KindBadRequest, nil, "llm.pullBadName", name, msg)
 	case strings.Contains(msg, "file does not exist"):
 		return pullFailed(name, msg)
 	case res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusMethodNotAllowed:
-		return &Error{Kind: KindHTTP, Message: i18n.T("llm.pullNoAPI", o.base, res.StatusCode), Text: i18n.M("llm.pullNoAPI", o.base, res.StatusCode)}
+		return NewError(KindHTTP, nil, "llm.pullNoAPI", o.base, res.StatusCode)
 	}
 	if offline(msg) {
 		return pullFailed(name, msg)
 	}
-	return &Error{Kind: KindHTTP, Message: i18n.T("llm.pullHTTP", name, res.StatusCode, msg), Text: i18n.M("llm.pullHTTP", name, res.StatusCode, msg)}
+	return NewError(KindHTTP, nil, "llm.pullHTTP", name, res.StatusCode, msg)
 }
 
 // offline tells Ollama's words for a registry it cannot reach.
@@ -260,10 +258,10 @@ func offline(msg string) bool {
 func pullFailed(name, msg string) error {
 	if strings.Contains(msg, "file does not exist") {
 		// Ollama's words for a name its registry does not have.
-		return &Error{Kind: KindModelNotFound, Message: i18n.T("llm.pullNoSuchModel", name, msg), Text: i18n.M("llm.pullNoSuchModel", name, msg)}
+		return NewError(KindModelNotFound, nil, "llm.pullNoSuchModel", name, msg)
 	}
 	if offline(msg) {
-		return &Error{Kind: KindHTTP, Message: i18n.T("llm.pullOffline", name, msg), Text: i18n.M("llm.pullOffline", name, msg)}
+		return NewError(KindHTTP, nil, "llm.pullOffline", name, msg)
 	}
-	return &Error{Kind: KindHTTP, Message: i18n.T("llm.pullFailed", name, msg), Text: i18n.M("llm.pullFailed", name, msg)}
+	return NewError(KindHTTP, nil, "llm.pullFailed", name, msg)
 }

@@ -36,7 +36,7 @@ func NewOpenAI(cfg Config) (Model, error) {
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	if cfg.Model == "" {
-		return nil, &Error{Kind: KindModelNotFound, Message: i18n.T("llm.noModel"), Text: i18n.M("llm.noModel")}
+		return nil, NewError(KindModelNotFound, nil, "llm.noModel")
 	}
 	return &openAIModel{cfg: cfg, transport: sharedTransport}, nil
 }
@@ -150,10 +150,10 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 		return partial, m.classify(err, tee)
 	}
 	if msg := tee.errorMessage(); msg != "" {
-		return partial, &Error{Kind: KindStream, Message: i18n.T("llm.serverError", msg), Text: i18n.M("llm.serverError", msg)}
+		return partial, NewError(KindStream, nil, "llm.serverError", msg)
 	}
 	if !tee.finished() {
-		return partial, &Error{Kind: KindStream, Message: i18n.T("llm.dropped"), Text: i18n.M("llm.dropped")}
+		return partial, NewError(KindStream, nil, "llm.dropped")
 	}
 	out := Response{Reasoning: partial.Reasoning, ReasoningSource: source}
 	if len(resp.Choices) > 0 {
@@ -190,7 +190,7 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 	}
 	if strings.TrimSpace(out.Text) == "" && len(out.ToolCalls) == 0 && strings.TrimSpace(out.Reasoning) == "" {
 		// (A reply of thinking only is an answer: it happens, ollama#15288.)
-		return out, &Error{Kind: KindEmpty, Message: i18n.T("llm.empty"), Text: i18n.M("llm.empty")}
+		return out, NewError(KindEmpty, nil, "llm.empty")
 	}
 	return out, nil
 }
@@ -311,15 +311,15 @@ func (m *openAIModel) classify(err error, tee *streamTee) error {
 		return &Error{Kind: KindUnreachable, Message: m.unreachable(), Text: unreachableText(m.cfg.BaseURL), Err: err}
 	case errors.Is(err, bufio.ErrTooLong), strings.Contains(msg, "token too long"):
 		// langchaingo reads SSE lines with a 64 KiB limit.
-		return &Error{Kind: KindStream, Err: err, Message: i18n.T("llm.chunkTooLarge"), Text: i18n.M("llm.chunkTooLarge")}
+		return NewError(KindStream, err, "llm.chunkTooLarge")
 	case strings.Contains(msg, "error reading streaming response"), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, io.EOF), strings.Contains(msg, "connection reset"):
-		return &Error{Kind: KindStream, Message: i18n.T("llm.dropped"), Text: i18n.M("llm.dropped"), Err: err}
+		return NewError(KindStream, err, "llm.dropped")
 	}
 	if em := tee.errorMessage(); em != "" {
-		return &Error{Kind: KindStream, Message: i18n.T("llm.serverError", em), Text: i18n.M("llm.serverError", em), Err: err}
+		return NewError(KindStream, err, "llm.serverError", em)
 	}
-	return &Error{Kind: KindHTTP, Message: i18n.T("llm.callFailed", msg), Text: i18n.M("llm.callFailed", msg), Err: err}
+	return NewError(KindHTTP, err, "llm.callFailed", msg)
 }
 
 func (m *openAIModel) unreachable() string { return unreachableMessage(m.cfg.BaseURL) }
@@ -348,20 +348,20 @@ func (m *openAIModel) httpError(status int, serverMsg string, cause error) *Erro
 	switch {
 	case strings.Contains(lower, "does not support tools"), strings.Contains(lower, "tools are not supported"),
 		strings.Contains(lower, "tool calling is not supported"), strings.Contains(lower, "tools param requires --jinja"):
-		return &Error{Kind: KindNoTools, Err: cause, Message: i18n.T("llm.noTools", m.cfg.Model), Text: i18n.M("llm.noTools", m.cfg.Model)}
+		return NewError(KindNoTools, cause, "llm.noTools", m.cfg.Model)
 	case toolRoleRefused(lower):
-		return &Error{Kind: KindNoToolRole, Err: cause, Message: i18n.T("llm.toolRoleRefused", status, detail), Text: i18n.M("llm.toolRoleRefused", status, detail)}
+		return NewError(KindNoToolRole, cause, "llm.toolRoleRefused", status, detail)
 	case status == http.StatusNotFound && (serverMsg == "" || strings.Contains(lower, "model")):
-		return &Error{Kind: KindModelNotFound, Err: cause, Message: i18n.T("llm.modelNotFound", m.cfg.Model, m.cfg.BaseURL), Text: i18n.M("llm.modelNotFound", m.cfg.Model, m.cfg.BaseURL)}
+		return NewError(KindModelNotFound, cause, "llm.modelNotFound", m.cfg.Model, m.cfg.BaseURL)
 	case status == http.StatusNotFound:
-		return &Error{Kind: KindHTTP, Err: cause, Message: i18n.T("llm.noChatEndpoint", m.cfg.BaseURL, detail), Text: i18n.M("llm.noChatEndpoint", m.cfg.BaseURL, detail)}
+		return NewError(KindHTTP, cause, "llm.noChatEndpoint", m.cfg.BaseURL, detail)
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return &Error{Kind: KindHTTP, Err: cause, Message: i18n.T("llm.refused", m.cfg.BaseURL, status, detail), Text: i18n.M("llm.refused", m.cfg.BaseURL, status, detail)}
+		return NewError(KindHTTP, cause, "llm.refused", m.cfg.BaseURL, status, detail)
 	}
 	if serverMsg == "" {
 		serverMsg = http.StatusText(status)
 	}
-	return &Error{Kind: KindHTTP, Err: cause, Message: i18n.T("llm.httpError", status, serverMsg), Text: i18n.M("llm.httpError", status, serverMsg)}
+	return NewError(KindHTTP, cause, "llm.httpError", status, serverMsg)
 }
 
 // namesThinking tells a refusal of the thinking fields: Ollama's `think

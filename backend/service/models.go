@@ -61,9 +61,9 @@ func (s *Service) pickInstalledModel(base, apiKey string) (string, error) {
 		return "", err
 	case err != nil:
 		s.log.Warn("list models to pick one", "base_url", base, "err", err)
-		return "", &llm.Error{Kind: llm.KindModelNotFound, Err: err, Message: i18n.T("service.noModelNoList"), Text: i18n.M("service.noModelNoList")}
+		return "", llm.NewError(llm.KindModelNotFound, err, "service.noModelNoList")
 	case len(server.Models) == 0:
-		return "", &llm.Error{Kind: llm.KindModelNotFound, Message: i18n.T("service.noModels", base), Text: i18n.M("service.noModels", base)}
+		return "", llm.NewError(llm.KindModelNotFound, nil, "service.noModels", base)
 	}
 	for _, m := range server.Models {
 		if m.SupportsTools {
