@@ -225,14 +225,24 @@ type Localized interface {
 // a Localized error, or wraps one and says just its message, else
 // err.Error().
 func Localize(err error, code string) string {
-	var l Localized
-	if !errors.As(err, &l) || l.Localized().Key == "" {
+	m, ok := messageOf(err)
+	if !ok {
 		return err.Error()
 	}
-	if msg := err.Error(); msg != l.Error() && msg != l.Localized().String() {
-		return msg // wrapped with words that are not in the catalogue
+	return m.In(code)
+}
+
+// messageOf is err's catalogue message when err says just that: a Localized
+// error, or one wrapping it without words of its own.
+func messageOf(err error) (Message, bool) {
+	var l Localized
+	if !errors.As(err, &l) || l.Localized().Key == "" {
+		return Message{}, false
 	}
-	return l.Localized().In(code)
+	if msg := err.Error(); msg != l.Error() && msg != l.Localized().String() {
+		return Message{}, false // wrapped with words that are not in the catalogue
+	}
+	return l.Localized(), true
 }
 
 // ---- texts kept in the database ------------------------------------------------
@@ -265,20 +275,16 @@ func Store(errs ...error) string {
 	for _, err := range errs {
 		parts = append(parts, storedPartOf(err))
 	}
-	b, err := json.Marshal(parts)
-	if err != nil { // strings only: cannot happen
-		return strings.Join(shownParts(parts, English), "; ")
-	}
+	b, _ := json.Marshal(parts) // strings only: cannot fail
 	return storedPrefix + string(b)
 }
 
 func storedPartOf(err error) storedPart {
 	words := storedPart{Text: err.Error()}
-	var l Localized
-	if !errors.As(err, &l) || l.Localized().Key == "" || err.Error() != l.Error() {
-		return words // not a message, or wrapped with other words
+	m, ok := messageOf(err)
+	if !ok {
+		return words
 	}
-	m := l.Localized()
 	args := make([]string, 0, len(m.Args))
 	for _, a := range m.Args {
 		s, ok := a.(string)
