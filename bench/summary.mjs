@@ -85,6 +85,9 @@ function cardRatios(surface, { suffix = '', also = '' } = {}) {
 // figures in the Wails window (WebKitGTK under Xvfb).
 export const EXPECTED = [
   ...cardRows(CARD_SURFACES.chromium),
+  // No target: how far a page costing what the bare one costs would get,
+  // given Parley's own Go path (bench/ui-latency.mjs pageBound).
+  { id: 'card.dom.bound.ratio', label: '    Go path + bare page / floor, p95 (best a page can reach)', unit: '×' },
   { id: 'submit.next.p95', label: 'Submit click -> next model request, p95 (Chromium)', unit: 'ms', target: 10 },
   { id: 'open5000.first', label: 'first open of 5,000 messages, click -> painted', unit: 'ms', target: 200 },
   { id: 'open5000.longtask.max', label: 'first open of 5,000 messages: longest task', unit: 'ms', target: 50 },

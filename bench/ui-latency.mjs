@@ -688,6 +688,20 @@ async function traceTables(server, measured) {
   }
 }
 
+// The best ratio a page could reach on this machine: each measured round's
+// Go path (the model server's write -> the card's event written to the SSE
+// stream, from the trace) with the floor's page on top (each floor round:
+// SSE write -> element in the DOM), every pair, so that the spread of both
+// is kept. A page that cost no more than the bare one would be at this ratio.
+function pageBound(records, floorDom) {
+  const goPath = records.map((r) => r.marks.sse_written - r.marks.server_write).filter(Number.isFinite)
+  if (!goPath.length || !floorDom.length) return null
+  const sums = goPath.flatMap((g) => floorDom.map((f) => g + f))
+  const floor = stats(floorDom)
+  const sum = stats(sums)
+  return { goPath: stats(goPath), sum, ratio: sum.p95 / floor.p95 }
+}
+
 // (g) A folder of Markdown files with headings and paragraphs, for indexing.
 function writeIndexFolder() {
   const dir = mkdtempSync(join(tmpdir(), 'parley-bench-index-'))
@@ -783,7 +797,10 @@ async function main() {
       log(`(a) floor: ${WARMUP} warm-up + ${ROUNDS} events to a bare page`)
       const fl = await floorRounds(browser, { rounds: ROUNDS, warmup: WARMUP })
       results.floor = { a: stats(fl.paint), aDom: stats(fl.dom) }
-      if (process.env.PARLEY_TRACE === '1') results.trace = await traceTables(server, results.cards.measured)
+      if (process.env.PARLEY_TRACE === '1') {
+        results.trace = await traceTables(server, results.cards.measured)
+        results.bound = pageBound(results.trace.records, fl.dom)
+      }
       // The same with a model that thinks before its first token, as real
       // ones do: the card then does not arrive while the page is still
       // showing the user's own message (see the trace's page_received hop).
@@ -887,6 +904,11 @@ async function main() {
     lines.push('', formatHopTable('(a) the card trace, hop by hop (+ = since the hop before, cum = since the model server wrote the first tool-call chunk):', results.trace.card),
       '', formatHopTable('(b) Submit -> next model request, hop by hop (cum = since the Submit click in the page):', results.trace.submit))
   }
+  if (results.bound) {
+    const b = results.bound
+    lines.push('', `(a) the best a page could do here: Parley's Go path (model server's write -> card event written) p50 ${ms(b.goPath.p50)}, p95 ${ms(b.goPath.p95)}; ` +
+      `with the bare page on top p95 ${ms(b.sum.p95)} = ${b.ratio.toFixed(2)}× the floor in the DOM (the page's own share is what Parley's figure adds beyond it)`)
+  }
   lines.push('')
   console.log(lines.join('\n'))
   if (cards) {
@@ -903,6 +925,10 @@ async function main() {
       const ct = results.cardsThinking
       recordFigure({ id: 'card.dom.p95.thinking', label: `card in the DOM, p95, model thinking ${THINK_MS} ms (Chromium)`, value: ct.aDom.p95, unit: 'ms', note: note(ct.aDom) })
       recordFigure({ id: 'card.paint.p95.thinking', label: `card painted, p95, model thinking ${THINK_MS} ms (Chromium)`, value: ct.a.p95, unit: 'ms', note: note(ct.a) })
+    }
+    if (results.bound) {
+      recordFigure({ id: 'card.dom.bound.ratio', label: 'card in the DOM: Go path + bare page / floor, p95 (the best ratio a page can reach, Chromium)', value: results.bound.ratio, unit: '×',
+        note: `Go path p95 ${results.bound.goPath.p95.toFixed(1)} ms; with the bare page on top p95 ${results.bound.sum.p95.toFixed(1)} ms` })
     }
     recordFigure({ id: 'submit.next.p95', label: 'Submit click -> next model request, p95 (Chromium)', value: cards.b.p95, unit: 'ms', target: 10, cmp: '<=', note: note(cards.b) })
   }

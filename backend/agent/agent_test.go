@@ -16,6 +16,7 @@ import (
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
@@ -509,7 +510,8 @@ func TestModelServerFaultsEndWithReadableRunError(t *testing.T) {
 			require.Equal(t, chat.StateError, states[len(states)-1], "states %v", states)
 			r, _ := h.history.Run(st.RunID)
 			require.Equal(t, chat.RunFailed, r.Status, "run saved as %+v", r)
-			require.Equal(t, st.Error, r.Error, "run saved as %+v", r)
+			require.Equal(t, st.Error, i18n.ShowStored(r.Error, i18n.Current()), "run saved as %+v", r)
+			require.True(t, strings.HasPrefix(r.Error, "i18n:"), "kept as the catalogue's message, to be said in the language chosen later: %q", r.Error)
 		})
 	}
 }

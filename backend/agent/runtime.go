@@ -72,6 +72,14 @@ type StateInfo struct {
 	PendingQuestion *questions.Card `json:"pending_question,omitempty"`
 }
 
+// shown is the state with its error said in the language chosen now: the
+// runtime keeps the error as i18n.Store made it, so that switching languages
+// changes the banner of a run that failed before.
+func (s StateInfo) shown() StateInfo {
+	s.Error = i18n.ShowStored(s.Error, i18n.Current())
+	return s
+}
+
 // ErrRunActive is returned when a conversation already has an active run.
 var ErrRunActive = errors.New("a run is already active in this conversation")
 
@@ -328,12 +336,13 @@ func (r *Runtime) Active(conversationID string) bool {
 	return ar != nil && !ar.ended
 }
 
-// State returns the conversation's run state.
+// State returns the conversation's run state, its error said in the
+// language chosen now.
 func (r *Runtime) State(conversationID string) StateInfo {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s, ok := r.states[conversationID]; ok {
-		return s
+		return s.shown()
 	}
 	return StateInfo{ConversationID: conversationID, State: chat.StateIdle}
 }
@@ -426,8 +435,9 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 			final.State, final.Error = chat.StateError, errMsg
 		}
 		changed := r.storeState(final, ar)
+		final = final.shown()
 		if status == chat.RunFailed {
-			r.emit(events.RunError, events.RunErrorPayload{ConversationID: conv, RunID: run.ID, Error: errMsg})
+			r.emit(events.RunError, events.RunErrorPayload{ConversationID: conv, RunID: run.ID, Error: final.Error})
 		}
 		if changed {
 			r.emit(events.ConversationState, final)
@@ -452,14 +462,14 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 	}
 	model, err := r.opt.Model(profile.Model)
 	if err != nil {
-		finish(chat.RunFailed, userMessage(err))
+		finish(chat.RunFailed, runErrorText(err))
 		return
 	}
 	loop.model = model
 	loop.begin(req.UserText)
 	for step := 0; ; step++ {
 		if step >= r.opt.MaxSteps {
-			finish(chat.RunFailed, i18n.T("agent.maxSteps", r.opt.MaxSteps))
+			finish(chat.RunFailed, i18n.Store(i18n.NewError("agent.maxSteps", r.opt.MaxSteps)))
 			return
 		}
 		held := len(loop.heldStats)
@@ -491,17 +501,27 @@ func (l *runLoop) end(stop bool, err error, finish func(status, errMsg string)) 
 		finish(chat.RunCancelled, "")
 		return
 	}
-	finish(chat.RunFailed, userMessage(err))
+	finish(chat.RunFailed, runErrorText(err))
 }
 
-// userMessage turns an error into text for the user.
-func userMessage(err error) string {
-	if err == nil {
-		return "Something went wrong."
-	}
+// userMessage turns an error into text for the user (a sub-agent's result
+// for the model).
+func userMessage(err error) string { return i18n.ShowStored(runErrorText(err), i18n.Current()) }
+
+// runErrorText is a failed run's error as it is kept (the run's row, the
+// conversation's state): the model server's message, or err's catalogue
+// message, said in the language chosen when it is shown (i18n.ShowStored);
+// other errors as their words.
+func runErrorText(err error) string {
 	var le *llm.Error
-	if errors.As(err, &le) && le.Message != "" {
-		return le.Message
+	switch {
+	case err == nil:
+		return i18n.Store(i18n.NewError("agent.failed"))
+	case errors.As(err, &le) && le.Text.Key != "":
+		return i18n.Store(le)
+	case le != nil && le.Message != "":
+		return i18n.Store(errors.New(le.Message))
+	default:
+		return i18n.Store(err)
 	}
-	return err.Error()
 }

@@ -51,15 +51,8 @@ const (
 // Accept-Language when Settings choose none (i18n.Localize).
 var (
 	// ErrUnknownCard: no such card, or a card of another agent.
-	ErrUnknownCard error = &saidError{i18n.M("agents.unknownCard")}
+	ErrUnknownCard = i18n.NewError("agents.unknownCard")
 )
-
-// saidError is a sentinel error whose text is a catalogue message, said in
-// the language of the moment it is shown (errors.Is compares the pointer).
-type saidError struct{ text i18n.Message }
-
-func (e *saidError) Error() string           { return e.text.String() }
-func (e *saidError) Localized() i18n.Message { return e.text }
 
 // InputError is input to fix; its text says which field and why.
 type InputError struct {

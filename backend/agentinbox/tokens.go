@@ -30,7 +30,7 @@ type TokenStore interface {
 }
 
 // ErrTokenNotFound: no agent token with that id.
-var ErrTokenNotFound error = &saidError{i18n.M("agents.tokenNotFound")}
+var ErrTokenNotFound = i18n.NewError("agents.tokenNotFound")
 
 // touchEvery bounds how often a token's last use is written.
 const touchEvery = time.Minute

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/store"
 )
@@ -172,7 +173,9 @@ func ExportJSON(ctx context.Context, s *store.Store, conversationID string) ([]b
 		doc.Branches = append(doc.Branches, exportBranch{ParentID: parent, ChildID: t.Choices[parent]})
 	}
 	for _, r := range t.Runs {
-		doc.Runs = append(doc.Runs, exportRun{ID: r.ID, Status: r.Status, ResumedFrom: r.ResumedFrom, Error: r.Error,
+		// A run's error is kept to be said in the language chosen (agent); a
+		// file says it in words.
+		doc.Runs = append(doc.Runs, exportRun{ID: r.ID, Status: r.Status, ResumedFrom: r.ResumedFrom, Error: i18n.ShowStored(r.Error, i18n.Current()),
 			StartedAt: r.StartedAt, EndedAt: r.EndedAt})
 	}
 	for _, c := range t.Cards {

@@ -221,6 +221,16 @@ type Localized interface {
 	Localized() Message
 }
 
+// NewError is an error whose text is the catalogue message key with args,
+// said in the language of the moment it is read. Each is its own pointer, so
+// a package's sentinel errors are told apart by errors.Is.
+func NewError(key string, args ...any) error { return &messageError{M(key, args...)} }
+
+type messageError struct{ m Message }
+
+func (e *messageError) Error() string      { return e.m.String() }
+func (e *messageError) Localized() Message { return e.m }
+
 // Localize is err's text in a language: the catalogue message when err is
 // a Localized error, or wraps one and says just its message, else
 // err.Error().
@@ -259,14 +269,14 @@ const storedPrefix = "i18n:"
 // and, for a catalogue message, its key and arguments to say it again. The
 // words are shown where the key is no longer in the catalogue.
 type storedPart struct {
-	Key  string   `json:"k,omitempty"`
-	Args []string `json:"a,omitempty"`
-	Text string   `json:"t,omitempty"`
+	Key  string `json:"k,omitempty"`
+	Args []any  `json:"a,omitempty"` // strings and whole numbers
+	Text string `json:"t,omitempty"`
 }
 
 // Store is the form in which errs are kept: each a catalogue message where
-// it is one whose arguments are all text (said again when shown), else its
-// words. Shown joined by "; " (ShowStored).
+// its arguments survive the round trip (text and whole numbers; said again
+// when shown), else its words. Shown joined by "; " (ShowStored).
 func Store(errs ...error) string {
 	if len(errs) == 0 {
 		return ""
@@ -275,7 +285,7 @@ func Store(errs ...error) string {
 	for _, err := range errs {
 		parts = append(parts, storedPartOf(err))
 	}
-	b, _ := json.Marshal(parts) // strings only: cannot fail
+	b, _ := json.Marshal(parts) // strings and integers only: cannot fail
 	return storedPrefix + string(b)
 }
 
@@ -285,13 +295,18 @@ func storedPartOf(err error) storedPart {
 	if !ok {
 		return words
 	}
-	args := make([]string, 0, len(m.Args))
+	args := make([]any, 0, len(m.Args))
 	for _, a := range m.Args {
-		s, ok := a.(string)
-		if !ok { // a number would not be formatted as its verb wants after a round trip
+		switch v := a.(type) {
+		case string:
+			args = append(args, v)
+		case int:
+			args = append(args, int64(v))
+		case int64:
+			args = append(args, v)
+		default: // a duration or a float would not be said as its verb wants after a round trip
 			return words
 		}
-		args = append(args, s)
 	}
 	return storedPart{Key: m.Key, Args: args, Text: words.Text}
 }
@@ -303,8 +318,10 @@ func ShowStored(stored, code string) string {
 	if !ok {
 		return stored
 	}
+	dec := json.NewDecoder(strings.NewReader(rest))
+	dec.UseNumber() // whole numbers come back as numbers %d can say
 	var parts []storedPart
-	if err := json.Unmarshal([]byte(rest), &parts); err != nil {
+	if err := dec.Decode(&parts); err != nil {
 		return stored
 	}
 	return strings.Join(shownParts(parts, code), "; ")
@@ -317,11 +334,33 @@ func shownParts(parts []storedPart, code string) []string {
 			out = append(out, p.Text)
 			continue
 		}
-		args := make([]any, len(p.Args))
-		for i, a := range p.Args {
-			args[i] = a
+		args, ok := storedArgs(p.Args)
+		if !ok {
+			out = append(out, p.Text)
+			continue
 		}
 		out = append(out, In(code, p.Key, args...))
 	}
 	return out
+}
+
+// storedArgs are a stored message's arguments as Store had them: text, and
+// whole numbers as int64. Anything else is not what Store writes.
+func storedArgs(stored []any) ([]any, bool) {
+	args := make([]any, len(stored))
+	for i, a := range stored {
+		switch v := a.(type) {
+		case string:
+			args[i] = v
+		case json.Number:
+			n, err := v.Int64()
+			if err != nil {
+				return nil, false
+			}
+			args[i] = n
+		default:
+			return nil, false
+		}
+	}
+	return args, true
 }

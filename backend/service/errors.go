@@ -12,21 +12,14 @@ import (
 )
 
 // ErrRunActive is returned when a message is sent while a run is active.
-var ErrRunActive error = &saidError{i18n.M("service.runActive")}
+var ErrRunActive = i18n.NewError("service.runActive")
 
 // ErrAgentConversation: the assistant does not reply in an agent's
 // conversation (SPEC §10) (HTTP 409).
 var ErrAgentConversation = errors.New("no assistant replies in an agent's conversation")
 
 // ErrTooLarge is returned for an import larger than MaxImportBytes.
-var ErrTooLarge error = &saidError{i18n.M("service.importTooLarge")}
-
-// saidError is a sentinel error whose text is a catalogue message, said in
-// the language of the moment it is shown (errors.Is compares the pointer).
-type saidError struct{ text i18n.Message }
-
-func (e *saidError) Error() string           { return e.text.String() }
-func (e *saidError) Localized() i18n.Message { return e.text }
+var ErrTooLarge = i18n.NewError("service.importTooLarge")
 
 // ErrBadPageSize is returned for a conversation page size out of range.
 var ErrBadPageSize error = &InputError{Msg: fmt.Sprintf("limit must be a number from 1 to %d", MaxPageSize)}

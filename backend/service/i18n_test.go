@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/modelserver"
 )
@@ -107,4 +108,24 @@ func TestParleysOwnTextsSpeakTheChosenLanguage(t *testing.T) {
 	require.NoError(t, err)
 	d = ja.waitState(c.ID, chat.StateError)
 	assert.True(t, strings.HasPrefix(d.Error, empty.URL()+" のモデルサーバーにはまだモデルがありません。"), d.Error)
+
+	// The banner of that failed run is said in the language chosen later (the
+	// events said it in the one of the moment), and so is the export.
+	var announced []string
+	for _, ev := range ja.rec.Events() {
+		if p, ok := ev.Payload.(events.RunErrorPayload); ok && p.ConversationID == c.ID {
+			announced = append(announced, p.Error)
+		}
+	}
+	require.Len(t, announced, 1)
+	assert.Equal(t, d.Error, announced[0])
+	i18n.SetCurrent("de")
+	d, err = ja.svc.GetConversation(ctx, c.ID)
+	require.NoError(t, err)
+	assert.Equal(t, chat.StateError, d.State)
+	assert.True(t, strings.HasPrefix(d.Error, "Der Modellserver unter "+empty.URL()+" hat noch keine Modelle."), d.Error)
+	doc, err := ja.svc.ExportConversation(ctx, c.ID, "json")
+	require.NoError(t, err)
+	assert.Contains(t, doc, "hat noch keine Modelle", "the export says it in words")
+	assert.NotContains(t, doc, "i18n:")
 }

@@ -5,6 +5,8 @@ import { useChatStore, messageFromDone } from './chat'
 import { useConversationsStore } from './conversations'
 import { useQuestionsStore } from './questions'
 import { connectEvents } from './events'
+import { useSettingsStore } from './settings'
+import { rememberLanguage, setLanguage } from '../i18n'
 
 let env: TestEnv
 beforeEach(() => {
@@ -34,6 +36,38 @@ describe('chat store', () => {
     // Opened through the conversations store, it is known with its title.
     await useConversationsStore().reload('c1')
     expect(useConversationsStore().byId('c1')!.title).toBe('First')
+  })
+
+  it("reads a failed run's error again when Settings change the language (the backend says it in the new one)", async () => {
+    seed()
+    env.fake.addConversation({ id: 'c2', title: 'Second' })
+    for (const id of ['c1', 'c2']) {
+      env.fake.conversations.get(id)!.state = 'error'
+      env.fake.conversations.get(id)!.error = 'Cannot reach the model server'
+    }
+    const chat = useChatStore()
+    await chat.open('c1')
+    await chat.open('c2')
+    const settings = useSettingsStore()
+    await settings.load()
+    env.fake.conversations.get('c1')!.error = 'Der Modellserver ist nicht erreichbar'
+    env.fake.conversations.get('c2')!.state = 'idle' // retried elsewhere meanwhile
+    env.fake.conversations.get('c2')!.error = ''
+
+    expect(await settings.save({ ...settings.settings!, theme: 'dark' })).toBe(true)
+    await settle()
+    expect(chat.errors.c1).toBe('Cannot reach the model server') // the language did not change: not read again
+
+    try {
+      expect(await settings.save({ ...settings.settings!, language: 'de' })).toBe(true)
+      await settle()
+      expect(chat.errors.c1).toBe('Der Modellserver ist nicht erreichbar')
+      expect(chat.errors.c2).toBe('Cannot reach the model server') // no longer failed there: left as handled
+      expect(chat.stateOf('c1')).toBe('error')
+    } finally {
+      rememberLanguage('')
+      await setLanguage('en')
+    }
   })
 
   it('appends deltas to the stream buffer without touching the message list', async () => {

@@ -285,6 +285,25 @@ export const useChatStore = defineStore('chat', {
       if (i >= 0) list[i] = { ...list[i]!, ...patch }
     },
 
+    /**
+     * Reads again the error of every conversation whose run failed: the
+     * backend says it in the language chosen now (after Settings change it).
+     */
+    async refreshErrors(): Promise<void> {
+      const failed = Object.keys(this.runStates).filter((id) => this.runStates[id] === 'error' && this.errors[id])
+      await Promise.all(
+        failed.map(async (id) => {
+          try {
+            const d = await useTransport().getConversation(id)
+            // Unless the state moved on meanwhile (a retry): then the old text stays as it was handled.
+            if (d.state === 'error' && d.error && this.runStates[id] === 'error' && this.errors[id]) this.errors[id] = d.error
+          } catch {
+            // The text of before stays; nothing else depends on it.
+          }
+        }),
+      )
+    },
+
     ...branchActions,
 
     dismissError(conversationId: string): void {

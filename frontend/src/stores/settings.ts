@@ -8,6 +8,7 @@ import { DEFAULT_PROFILE } from '../types'
 import { toError, useTransport } from '../transport'
 import { normalizeSettings } from '../lib/settings'
 import { useAppStore } from './app'
+import { useChatStore } from './chat'
 import { language, rememberLanguage, resolveLanguage, setLanguage, t } from '../i18n'
 
 export interface PullState {
@@ -154,10 +155,13 @@ export const useSettingsStore = defineStore('settings', {
       this.saving = true
       this.saveError = null
       try {
+        const before = this.settings?.language
         const saved = await useTransport().saveSettings(next)
         this.settings = normalizeSettings(saved && typeof saved === 'object' ? saved : next)
         useAppStore().setTheme(this.settings.theme)
         applyLanguage(this.settings.language)
+        // A failed run's banner comes from the backend, which now speaks the new language.
+        if (before !== undefined && before !== this.settings.language) void useChatStore().refreshErrors()
         await this.check()
         return true
       } catch (err) {
