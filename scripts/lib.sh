@@ -38,7 +38,11 @@ start_xvfb() {
   for n in $(seq 90 120); do
     [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ] || break
   done
-  Xvfb ":$n" -screen 0 1280x900x24 -nolisten tcp >/dev/null 2>&1 &
+  # Its output is kept with the test artifacts (when there are some): an app
+  # that cannot open the display is then explained by the server's side too.
+  local log=/dev/null
+  [ -d "${PARLEY_ARTIFACTS:-}" ] && log="$PARLEY_ARTIFACTS/xvfb-$n.log"
+  Xvfb ":$n" -screen 0 1280x900x24 -nolisten tcp >"$log" 2>&1 &
   XVFB_PID=$!
   export DISPLAY=":$n"
   for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && return 0; sleep 0.1; done
