@@ -513,15 +513,17 @@ func userMessage(err error) string { return i18n.ShowStored(runErrorText(err), i
 // message, said in the language chosen when it is shown (i18n.ShowStored);
 // other errors as their words.
 func runErrorText(err error) string {
-	var le *llm.Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return i18n.Store(i18n.NewError("agent.failed"))
-	case errors.As(err, &le) && le.Text.Key != "":
-		return i18n.Store(le)
-	case le != nil && le.Message != "":
-		return i18n.Store(errors.New(le.Message))
-	default:
-		return i18n.Store(err)
 	}
+	var le *llm.Error
+	if errors.As(err, &le) {
+		if le.Text.Key != "" {
+			return i18n.Store(le)
+		}
+		if le.Message != "" { // a server's own words, without the cause's
+			return i18n.Store(errors.New(le.Message))
+		}
+	}
+	return i18n.Store(err)
 }
