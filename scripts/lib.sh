@@ -42,7 +42,12 @@ start_xvfb() {
   # that cannot open the display is then explained by the server's side too.
   local log=/dev/null
   [ -d "${PARLEY_ARTIFACTS:-}" ] && log="$PARLEY_ARTIFACTS/xvfb-$n.log"
-  Xvfb ":$n" -screen 0 1280x900x24 -nolisten tcp >"$log" 2>&1 &
+  # -noreset: by default an X server resets itself whenever its last client
+  # leaves and drops a client that connects meanwhile (xorg/xserver#1102);
+  # the tests start and stop clients one after another, and on a busy
+  # machine a freshly launched app died of it ("failed to init GTK").
+  # tests/desktop/display_test.go checks it.
+  Xvfb ":$n" -noreset -screen 0 1280x900x24 -nolisten tcp >"$log" 2>&1 &
   XVFB_PID=$!
   export DISPLAY=":$n"
   for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && return 0; sleep 0.1; done

@@ -26,9 +26,12 @@ function stopChild(child) {
 }
 
 // startXvfb starts a virtual display on a number the X server picks itself
-// (-displayfd), so parallel runs and other displays never collide.
+// (-displayfd), so parallel runs and other displays never collide. It never
+// resets (-noreset): by default an X server resets whenever its last client
+// leaves and drops a client that connects meanwhile (xorg/xserver#1102; see
+// tests/desktop/display_test.go).
 export async function startXvfb() {
-  const child = spawn('Xvfb', ['-displayfd', '1', '-screen', '0', '1280x900x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn('Xvfb', ['-displayfd', '1', '-noreset', '-screen', '0', '1280x900x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'pipe', 'pipe'] })
   const log = collect(child)
   const display = await new Promise((ok, fail) => {
     const timer = setTimeout(() => fail(new Error('Xvfb did not report a display:\n' + log())), 10000)

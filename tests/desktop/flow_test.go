@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -139,22 +140,68 @@ func launchApp(t *testing.T, bin, baseURL, logName string, env ...string) (stop 
 
 // startLogged starts cmd with its output in the artifacts folder (logName).
 // exited reports its end; stop ends it with SIGTERM (killed after restDeadline).
+// The process is recorded for t, so that waitForWindow fails at once, with
+// the app's last lines, when it exits before showing a window.
 func startLogged(t *testing.T, cmd *exec.Cmd, logName string) (exited <-chan error, stop func()) {
 	t.Helper()
-	logFile, err := os.Create(filepath.Join(artifactsDir(t), logName))
+	logPath := filepath.Join(artifactsDir(t), logName)
+	logFile, err := os.Create(logPath)
 	require.NoError(t, err)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	require.NoError(t, cmd.Start())
+	run := &appRun{done: make(chan struct{}), logPath: logPath}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		run.err = cmd.Wait()
+		close(run.done)
+		done <- run.err
+	}()
+	launched.Store(t, run)
+	t.Cleanup(func() { launched.Delete(t) })
 	return done, func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-done:
+		case <-run.done:
 		case <-time.After(restDeadline):
 			_ = cmd.Process.Kill()
-			<-done
+			<-run.done
 		}
 		logFile.Close()
+	}
+}
+
+// launched holds the app process each test started (*testing.T -> *appRun).
+var launched sync.Map
+
+type appRun struct {
+	done    chan struct{} // closed when the process has exited
+	err     error         // its exit, once done is closed
+	logPath string
+}
+
+// failIfAppExited ends the test when the app it launched has already
+// exited: no window will come, and the app's log says why.
+func failIfAppExited(t *testing.T) {
+	t.Helper()
+	v, ok := launched.Load(t)
+	if !ok {
+		return
+	}
+	run := v.(*appRun)
+	select {
+	case <-run.done:
+		out, _ := os.ReadFile(run.logPath)
+		// The last 20 lines, or from a panic on: a Go stack ends the log.
+		lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+		from := max(0, len(lines)-20)
+		for i, line := range lines {
+			if strings.HasPrefix(line, "panic: ") {
+				from = max(0, i-5)
+			}
+		}
+		lines = lines[from:min(len(lines), from+20)]
+		require.FailNow(t, "the app exited before its window showed",
+			"exit: %v; its log (%s) ends:\n%s", run.err, run.logPath, strings.Join(lines, "\n"))
+	default:
 	}
 }

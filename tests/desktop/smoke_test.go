@@ -32,11 +32,14 @@ func artifactsDir(t *testing.T) string {
 // title, is shown. GTK also gives the title to a 10x10 helper window (which
 // can be the only match for a moment) and to windows that go away again at
 // start-up: only a visible window of at least 100x100 found on two polls in
-// a row counts.
+// a row counts. An app started with startLogged that exits meanwhile ends
+// the test at once.
 func waitForWindow(t *testing.T, title string, timeout time.Duration) string {
+	t.Helper()
 	deadline := time.Now().Add(timeout)
 	seen := ""
 	for time.Now().Before(deadline) {
+		failIfAppExited(t)
 		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^"+title+"$").Output()
 		found := ""
 		for _, id := range strings.Fields(string(out)) {
