@@ -88,6 +88,13 @@ func (s *thinkSplitter) Write(chunk string) {
 			case strings.HasPrefix(thinkOpen, trimmed):
 				s.pending = text // "<thi": wait for more
 				return
+			case s.closable && strings.HasPrefix(thinkClose, trimmed):
+				// "</thi": the template may have opened the tag and the
+				// thinking be empty; once handed on as the reply, a tag
+				// completed at the reply's very start would move nothing
+				// and stay shown.
+				s.pending = text
+				return
 			default:
 				s.state = splitReply
 			}

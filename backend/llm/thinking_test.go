@@ -226,14 +226,22 @@ func TestThinkSplitterIsIndependentOfChunking(t *testing.T) {
 		{"<thinking is a word", "", "<thinking is a word"},
 		{"<think></think>", "", ""},
 		{"A reply, then </think> later", "A reply, then ", "later"},
+		{"</think>Third answer", "", "Third answer"},
+		{"\n</think>\n\nThird answer", "\n", "Third answer"},
 	}
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed) // each run cuts the content differently
 	rng := rand.New(rand.NewPCG(seed, 2))
 	for _, c := range cases {
 		for round := 0; round < 200; round++ {
-			var thinking, reply strings.Builder
-			s := newThinkSplitter(func(t string, _ bool) { thinking.WriteString(t) }, func(t string) { reply.WriteString(t) })
+			// shown is the reply as a window shows it: a move empties it.
+			var thinking, reply, shown strings.Builder
+			s := newThinkSplitter(func(t string, moved bool) {
+				thinking.WriteString(t)
+				if moved {
+					shown.Reset()
+				}
+			}, func(t string) { reply.WriteString(t); shown.WriteString(t) })
 			for rest := c.content; rest != ""; {
 				n := 1 + rng.IntN(len(rest))
 				if round == 0 {
@@ -245,6 +253,7 @@ func TestThinkSplitterIsIndependentOfChunking(t *testing.T) {
 			s.Close()
 			require.Equal(t, c.thinking, thinking.String(), "content %q, seed %d", c.content, seed)
 			require.Equal(t, c.reply, s.Reply(), "content %q, seed %d", c.content, seed)
+			require.Equal(t, c.reply, shown.String(), "shown: content %q, seed %d", c.content, seed)
 			// A move empties the reply: what OnDelta got minus the moved part.
 			if !strings.Contains(c.content, "<think>") && strings.Contains(c.content, "</think>") {
 				require.True(t, strings.HasSuffix(reply.String(), c.reply), "content %q: deltas %q", c.content, reply.String())
@@ -261,4 +270,21 @@ func TestThinkSplitterIsIndependentOfChunking(t *testing.T) {
 	assert.Equal(t, "", th)
 	assert.Equal(t, "see </think> here", rp)
 	assert.False(t, found)
+}
+
+// A template that opened the think block itself, then an empty thinking,
+// cut just inside the closing tag: the tag is never shown as the reply
+// (it read "</thiThird answer").
+func TestClosingTagCutAtTheReplysStartIsNotShown(t *testing.T) {
+	srv := modelserver.New(modelserver.Turns(modelserver.Turn{Text: "</think>Third answer", ChunkSize: 5}))
+	defer srv.Close()
+	rec := &thinkingRecorder{}
+	resp, err := newModel(t, srv.URL(), "m").Chat(testCtx(t), rec.request(Request{Messages: hi()}))
+	require.NoError(t, err)
+	assert.Equal(t, "Third answer", rec.shown.String(), "events %q", rec.events)
+	assert.Equal(t, "Third answer", resp.Text)
+	assert.Empty(t, resp.Reasoning)
+	for _, e := range rec.events {
+		assert.NotContains(t, e, "</thi", "events %q", rec.events)
+	}
 }

@@ -294,6 +294,7 @@ func (b *shortTxs) saveIndexedFile(collectionID string, f IndexedFile) error {
 	}
 	seq := seqs[0]
 	b.rows++
+	b.changed++
 	if err := b.deleteFilePassages(seq); err != nil {
 		return err
 	}

@@ -304,3 +304,46 @@ func TestLongIndexWritesAreShortTransactions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, KnowledgeCounts{}, k)
 }
+
+// On a machine so busy that every short transaction finds its time spent
+// before its first write (txTime 0 plays it), each one still makes
+// progress: the purge, a batch of files, a deletion all finish, each
+// transaction having changed something.
+func TestShortTransactionsProgressWhateverTheClock(t *testing.T) {
+	s := newStore(t)
+	s.txTime = 0
+	c := bigCollection(t, s, 6, 20)
+	require.NoError(t, s.DeleteCollection(ctx, c.ID))
+	for calls := 1; ; calls++ {
+		_, before, err := s.DeletedKnowledgeLeft(ctx)
+		require.NoError(t, err)
+		more, err := s.PurgeDeletedKnowledge(ctx)
+		require.NoError(t, err)
+		files, after, err := s.DeletedKnowledgeLeft(ctx)
+		require.NoError(t, err)
+		if !more {
+			require.Equal(t, [2]int{0, 0}, [2]int{files, after}, "the purge said it was done")
+			break
+		}
+		require.Less(t, after+files, before+6, "call %d removed nothing", calls)
+		require.Less(t, calls, 1000, "the purge never ends")
+	}
+
+	d, err := s.CreateCollection(ctx, "Docs", []string{"/docs"})
+	require.NoError(t, err)
+	var begun atomic.Int32
+	s.txBegun = func() { begun.Add(1) }
+	ps := make([]Passage, 40)
+	for i := range ps {
+		ps[i] = Passage{Locator: fmt.Sprintf("p. %d", i+1), Text: "slow machine"}
+	}
+	require.NoError(t, s.SaveIndexedFiles(ctx, d.ID, []IndexedFile{{Path: "/docs/a.md", Size: 1, MtimeNs: 1, Hash: "h", Passages: ps}}))
+	k, err := s.KnowledgeCounts(ctx, d.ID)
+	require.NoError(t, err)
+	assert.Equal(t, KnowledgeCounts{Files: 1, IndexedFiles: 1, Chunks: 40}, k)
+	assert.LessOrEqual(t, int(begun.Load()), 41, "at least one row a transaction")
+	require.NoError(t, s.DeleteKnowledgeFiles(ctx, d.ID, []string{"/docs/a.md"}))
+	k, err = s.KnowledgeCounts(ctx, d.ID)
+	require.NoError(t, err)
+	assert.Equal(t, KnowledgeCounts{}, k)
+}

@@ -36,6 +36,11 @@ type shortTxs struct {
 	tx    *sql.Tx
 	rows  int
 	begun time.Time
+	// changed counts the rows the open transaction really changed: it is
+	// never full before one was, so each transaction makes progress
+	// however slow the machine (a busy one could spend the whole time
+	// bound on a SELECT and leave having removed nothing, again and again).
+	changed int
 }
 
 func (s *Store) shortTxs(ctx context.Context) *shortTxs { return &shortTxs{s: s, ctx: ctx} }
@@ -48,7 +53,7 @@ func (b *shortTxs) begin() error {
 	if err != nil {
 		return err
 	}
-	b.tx, b.rows, b.begun = tx, 0, time.Now()
+	b.tx, b.rows, b.changed, b.begun = tx, 0, 0, time.Now()
 	if b.s.txBegun != nil {
 		b.s.txBegun()
 	}
@@ -67,6 +72,7 @@ func (b *shortTxs) exec(query string, args ...any) (int, error) {
 	}
 	n, err := res.RowsAffected()
 	b.rows += int(max(n, 1))
+	b.changed += int(n)
 	return int(n), err
 }
 
@@ -79,8 +85,10 @@ func (b *shortTxs) query(query string, args ...any) (*sql.Rows, error) {
 	return b.tx.QueryContext(b.ctx, query, args...)
 }
 
+// full: the open transaction has changed a row and reached maxTxRows or
+// the store's time bound.
 func (b *shortTxs) full() bool {
-	return b.tx != nil && (b.rows >= maxTxRows || time.Since(b.begun) >= maxTxTime)
+	return b.tx != nil && b.changed > 0 && (b.rows >= maxTxRows || time.Since(b.begun) >= b.s.txTime)
 }
 
 // commitIfFull commits the open transaction when it is full.

@@ -64,6 +64,9 @@ type Store struct {
 	// txBegun, in tests, is called as each short transaction of the
 	// knowledge index begins (the writer connection held).
 	txBegun func()
+	// txTime bounds a short transaction's time (maxTxTime; tests shorten
+	// it to play a machine too busy to do anything within it).
+	txTime time.Duration
 }
 
 // Open opens (creating when missing) the Parley database at path and
@@ -134,7 +137,7 @@ func open(path string, opt Options) (*Store, error) {
 	}
 	readers.SetMaxOpenConns(4)
 	readers.SetMaxIdleConns(4)
-	return &Store{path: path, log: opt.Logger, writer: writer, readers: readers}, nil
+	return &Store{path: path, log: opt.Logger, writer: writer, readers: readers, txTime: maxTxTime}, nil
 }
 
 // Path is the database file.
