@@ -17,15 +17,53 @@ esac
 BUILD_TAGS=webkit2_41${SQLITE_TAGS:+,$SQLITE_TAGS}
 VERSION="${PARLEY_VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}"
 
-step() { printf '\n==> %s\n' "$*"; }
+# step NAME announces a step; when PARLEY_STEP_TIMES names a file (test.sh
+# sets it), the step's start is recorded there for step_summary.
+step() {
+  printf '\n==> %s\n' "$*"
+  if [ -n "${PARLEY_STEP_TIMES:-}" ]; then
+    printf '%s\t%s\t%s\n' "$(date +%s)" "$(basename "$0")" "$*" >>"$PARLEY_STEP_TIMES"
+  fi
+  return 0
+}
+
+# step_summary TOP prints how long each step recorded in PARLEY_STEP_TIMES
+# took, until now: those of script TOP (they hold the steps of the scripts
+# they called), and indented under each, the steps of the scripts it called.
+step_summary() {
+  [ -s "${PARLEY_STEP_TIMES:-}" ] || return 0
+  printf '\n==> time of each step\n'
+  awk -F'\t' -v top="$1" -v now="$(date +%s)" '
+    { t[NR] = $1; who[NR] = $2; name[NR] = $3 }
+    END {
+      for (i = 1; i <= NR; i++) {
+        end = now
+        for (j = i + 1; j <= NR; j++) if (who[i] != top || who[j] == top) { end = t[j]; break }
+        d = end - t[i]
+        if (who[i] == top) printf "  %4d:%02d  %s\n", d / 60, d % 60, name[i]
+        else printf "           %4d:%02d  %s: %s\n", d / 60, d % 60, who[i], name[i]
+      }
+      d = now - t[1]
+      printf "  %4d:%02d  whole\n", d / 60, d % 60
+    }' "$PARLEY_STEP_TIMES"
+}
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # build_app builds the production binary into build/bin/parley.
 build_app() {
   step "building the desktop app (wails build, version ${VERSION})"
   # -m: go.mod is kept tidy in the repository; -s: the frontend was built above.
-  (cd frontend && npm run build --silent)
-  "$WAILS" build -m -s -tags "$BUILD_TAGS" -ldflags "-X main.version=${VERSION}" >/tmp/parley-wails-build.log 2>&1 \
+  # FRONTEND_CHECKED=1: the caller has type-checked the frontend already
+  # (test.sh), so only the bundle is built.
+  if [ "${FRONTEND_CHECKED:-}" = 1 ]; then
+    (cd frontend && npm run build:bundle --silent)
+  else
+    (cd frontend && npm run build --silent)
+  fi
+  # -trimpath as scripts/package.sh builds: the package test can ship this
+  # very binary (PARLEY_REUSE_BUILD), and the packages' other builds find
+  # the Go packages compiled here in the build cache.
+  "$WAILS" build -m -s -trimpath -tags "$BUILD_TAGS" -ldflags "-X main.version=${VERSION}" >/tmp/parley-wails-build.log 2>&1 \
     || { cat /tmp/parley-wails-build.log; die "wails build failed"; }
 }
 

@@ -90,12 +90,30 @@ tar -C "$ROOT" --exclude-vcs --exclude=./dist --exclude=./test-artifacts --exclu
   | tar -C "$STAGE" -xf -
 node packaging/set-product-version.cjs "$STAGE/wails.json" "$NUM_VERSION"
 
+# PARLEY_REUSE_BUILD=1 (scripts/test.sh, right after building and testing
+# them): the working tree's frontend bundle and build/bin/parley (the
+# WebKitGTK 4.1 build, made with the same flags as here) go into the
+# packages as they are, instead of being built again.
+REUSE=""
+if [ "${PARLEY_REUSE_BUILD:-}" = 1 ]; then
+  [ -f "$ROOT/frontend/dist/index.html" ] || die "PARLEY_REUSE_BUILD: no frontend/dist/index.html to reuse"
+  [ "$("$ROOT/build/bin/parley" version 2>/dev/null)" = "parley ${VERSION}" ] \
+    || die "PARLEY_REUSE_BUILD: build/bin/parley is not 'parley ${VERSION}'"
+  REUSE=1
+fi
+
 # The frontend is built in the copy too (with the working tree's node_modules),
 # so the working tree is only read: others may be building it meanwhile.
-step "building the frontend"
-ln -s "$ROOT/frontend/node_modules" "$STAGE/frontend/node_modules"
-(cd "$STAGE/frontend" && npm run build --silent) >"$WORK/frontend.log" 2>&1 \
-  || { cat "$WORK/frontend.log"; die "frontend build failed"; }
+if [ -n "$REUSE" ]; then
+  step "the frontend: the working tree's bundle"
+  mkdir -p "$STAGE/frontend/dist"
+  cp -a "$ROOT/frontend/dist/." "$STAGE/frontend/dist/"
+else
+  step "building the frontend"
+  ln -s "$ROOT/frontend/node_modules" "$STAGE/frontend/node_modules"
+  (cd "$STAGE/frontend" && npm run build --silent) >"$WORK/frontend.log" 2>&1 \
+    || { cat "$WORK/frontend.log"; die "frontend build failed"; }
+fi
 
 # wails_build LOG ARGS...: `wails build` in the stage, with the version built in.
 wails_build() {
@@ -115,11 +133,16 @@ SQLITE_DEB="libsqlite3-0 (>= 3.27)"
 # package_linux VARIANT TAGS WEBKIT_DEB SUFFIX: tarball and .deb of one Linux build.
 package_linux() {
   local variant=$1 tags=$2 webkit_pkg=$3 suffix=$4
-  step "Linux amd64 (${variant}): wails build -tags ${tags}"
-  wails_build "$variant" -platform linux/amd64 -tags "$tags" -o parley
   local bin=$WORK/$variant/parley
   mkdir -p "$WORK/$variant"
-  cp "$STAGE/build/bin/parley" "$bin"
+  if [ -n "$REUSE" ] && [ "$variant" = linux-webkit41 ]; then
+    step "Linux amd64 (${variant}): build/bin/parley, built with -tags ${tags}"
+    cp "$ROOT/build/bin/parley" "$bin"
+  else
+    step "Linux amd64 (${variant}): wails build -tags ${tags}"
+    wails_build "$variant" -platform linux/amd64 -tags "$tags" -o parley
+    cp "$STAGE/build/bin/parley" "$bin"
+  fi
   [ "$("$bin" version)" = "parley ${VERSION}" ] || die "$bin version prints '$("$bin" version)', want 'parley ${VERSION}'"
 
   # Tarball: parley_<ver>_linux_amd64[_webkit40]/{parley,parley.desktop,icons/hicolor/...}

@@ -12,6 +12,11 @@ APT_PACKAGES=(
   xvfb xauth x11-utils imagemagick xdotool chromium webkit2gtk-driver
   fonts-noto-color-emoji nsis poppler-utils locales
 )
+# What only the tests use (scripts/test.sh sets PARLEY_SETUP_TESTS=1): the
+# package test's WebKitGTK 4.0 build and its checks of the packages.
+if [ "${PARLEY_SETUP_TESTS:-}" = 1 ]; then
+  APT_PACKAGES+=(libwebkit2gtk-4.0-dev file binutils p7zip-full)
+fi
 
 install_debian_packages() {
   local missing=() p

@@ -16,10 +16,16 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 export PARLEY_ARTIFACTS="$PWD/test-artifacts"
 mkdir -p "$PARLEY_ARTIFACTS"
+# Each step's start is recorded; the time of each is printed at the end,
+# whether the run passed or not.
+export PARLEY_STEP_TIMES="$PARLEY_ARTIFACTS/step-times.tsv"
+: >"$PARLEY_STEP_TIMES"
 XVFB_PID=""
-trap '[ -n "$XVFB_PID" ] && kill "$XVFB_PID" 2>/dev/null || true' EXIT
+trap '[ -n "$XVFB_PID" ] && kill "$XVFB_PID" 2>/dev/null; step_summary test.sh' EXIT
 
-scripts/setup.sh
+# PARLEY_SETUP_TESTS: the packages only the tests use come in the same apt
+# transaction as the rest (the package test's WebKitGTK 4.0 build, NSIS, 7-Zip).
+PARLEY_SETUP_TESTS=1 scripts/setup.sh
 
 step "go vet"
 go vet ./...
@@ -62,7 +68,10 @@ step "i18n lint (frontend/scripts/lint-i18n.mjs)"
 step "bench summary (node --test bench/)"
 node --test bench/
 
-build_app
+# The frontend was type-checked above: the build makes the bundle only. The
+# binary is built once, and used by the browser, MCP, window and package
+# tests alike.
+FRONTEND_CHECKED=1 build_app
 # wails build regenerates its bindings; the checked-in ones must match.
 step "Wails bindings are current"
 git diff --exit-code -- frontend/wailsjs && [ -z "$(git status --porcelain -- frontend/wailsjs)" ] || { echo "frontend/wailsjs is stale: commit what wails build generated" >&2; exit 1; }
@@ -87,7 +96,9 @@ elif ! command -v dpkg >/dev/null; then
   step "package test skipped: it needs Debian or Ubuntu (dpkg, apt-get)"
 else
   step "package test (scripts/package-test.sh)"
-  scripts/package-test.sh
+  # PARLEY_REUSE_BUILD: the packages carry the frontend bundle and the
+  # WebKitGTK 4.1 binary built above (the one every test before ran).
+  PARLEY_REUSE_BUILD=1 scripts/package-test.sh
 fi
 
 step "all tests passed"
