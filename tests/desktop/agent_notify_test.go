@@ -76,7 +76,7 @@ func TestDesktopNotifiesForAnAgentsCard(t *testing.T) {
 	go func() { askErr = ask.Wait(); close(asked) }()
 	defer func() { _ = ask.Process.Kill(); <-asked }()
 
-	card := waitTitled(record, cardTitle, 30*time.Second)
+	card := waitTitled(record, agentCardTitle, 30*time.Second)
 	if card == nil {
 		shoot(t, "desktop-agent-notify-none.png")
 		select {
@@ -86,13 +86,13 @@ func TestDesktopNotifiesForAnAgentsCard(t *testing.T) {
 		}
 		require.FailNow(t, "no native notification for the agent's card", "notifications %q; app log in desktop-agent-notify.log", notifications(record))
 	}
-	require.Equal(t, []string{cardTitle, "deploy-bot: Deploy &lt;b&gt;build 7&lt;/b&gt; &amp; tag it?"}, card, "the card's notification")
+	require.Equal(t, []string{agentCardTitle, "deploy-bot: Deploy &lt;b&gt;build 7&lt;/b&gt; &amp; tag it?"}, card, "the card's notification")
 	waitUrgency(t, win, true)
 	_ = exec.Command("xdotool", "windowmap", "--sync", win).Run()
 	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run()
 	cards := 0
 	for _, n := range notifications(record) {
-		if n[0] == cardTitle {
+		if n[0] == agentCardTitle {
 			cards++
 		}
 	}

@@ -105,10 +105,13 @@ func notificationEnv(t *testing.T) (record string, env []string) {
 		"DBUS_SESSION_BUS_ADDRESS=unix:path=" + filepath.Join(tools, "no-bus")}
 }
 
-// Titles of the app's notifications: a card, and an agent's notice.
+// Titles of the app's notifications: the assistant's card, an agent's card
+// (it names the agent, SPEC §10: deploy-bot in agent_notify_test.go), and an
+// agent's notice.
 const (
-	cardTitle   = "Parley has a question"
-	noticeTitle = "Parley: a message from an agent"
+	cardTitle      = "Parley has a question"
+	agentCardTitle = "deploy-bot has a question"
+	noticeTitle    = "Parley: a message from an agent"
 )
 
 // waitNotification waits up to timeout for the first complete recorded

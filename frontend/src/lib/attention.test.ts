@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { BODY_MAX, createAttention, nativeNotifier, notificationBody, notificationTitle, noticeTitle, type Attention } from './attention'
 import { fakePage, makeCard, q, type FakePage } from '../test-utils'
+import { setLanguage } from '../i18n'
 import type { Card } from '../types'
 
 let attention: Attention | null = null
@@ -47,6 +48,34 @@ describe('attention: notifications', () => {
     expect(n.title).toBe(notificationTitle())
     expect(n.title).toBe('Parley has a question')
     expect(n.options?.body).toBe('Which hotel?')
+  })
+
+  it("an agent's card (SPEC §10) is titled with the agent's name; the assistant's keeps Parley's", async () => {
+    const s = setup()
+    s.page.document.blur()
+    const agentCard = (id: string, agent: string, n = 1) =>
+      makeCard({ question_id: id, source: { type: 'agent', agent }, questions: [q({ question: 'Deploy?' }), q({ question: 'Tag it?' })].slice(0, n) })
+    s.attention.cardArrived(agentCard('a1', 'parley ask'))
+    s.attention.cardArrived(agentCard('a2', 'claude-code', 2))
+    s.attention.cardArrived(card('m1'))
+    s.attention.cardArrived(agentCard('a3', '<b>bot</b> & co'))
+    expect(s.page.Notification.created.map((n) => n.title)).toEqual([
+      'parley ask has a question',
+      'claude-code has 2 questions',
+      'Parley has a question',
+      '<b>bot</b> & co has a question', // plain text, as given
+    ])
+    expect(notificationTitle(agentCard('x', 'claude-code'))).toBe('claude-code has a question')
+    // An agent's approval (request_permission) has no questions: still one.
+    expect(notificationTitle(makeCard({ kind: 'approval', questions: [], source: { type: 'agent', agent: 'claude-code' } }))).toBe('claude-code has a question')
+    await setLanguage('de')
+    try {
+      expect(notificationTitle(agentCard('x', 'claude-code'))).toBe('claude-code hat eine Frage')
+      expect(notificationTitle(agentCard('x', 'claude-code', 2))).toBe('claude-code hat 2 Fragen')
+      expect(notificationTitle(card('m2'))).toBe('Parley hat eine Frage')
+    } finally {
+      await setLanguage('en')
+    }
   })
 
   it('counts a hidden tab as not focused', () => {
@@ -288,6 +317,13 @@ describe('attention: native notifications in the desktop app', () => {
     expect(s.sent).toEqual([[notificationTitle(), 'Which hotel?']])
     expect(s.page.Notification.created).toHaveLength(0)
     expect(s.page.document.title).toMatch(/^\(1\) /)
+  })
+
+  it("titles the native notification of an agent's card with the agent's name", () => {
+    const s = nativeSetup()
+    s.page.document.blur()
+    s.attention.cardArrived(makeCard({ question_id: 'd1', source: { type: 'agent', agent: 'deploy-bot' }, questions: [q({ question: 'Deploy build 7?' })] }))
+    expect(s.sent).toEqual([['deploy-bot has a question', 'deploy-bot: Deploy build 7?']])
   })
 
   it('requests window attention with the notification and clears it when the user comes back', () => {

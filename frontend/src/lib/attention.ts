@@ -6,11 +6,17 @@
 // raised or focused on its own (no WindowShow): only a click on the
 // notification brings it forward.
 import type { Card } from '../types'
-import { cardSummary } from './cards'
+import { agentHeading, cardAgent, cardSummary } from './cards'
 import { t } from '../i18n'
 
-/** The notification's title (in the current language). */
-export function notificationTitle(): string {
+/**
+ * The notification's title (in the current language): who asks. An agent's
+ * card (SPEC §10) names the agent ("claude-code has a question"); the
+ * assistant's own cards are Parley's ("Parley has a question").
+ */
+export function notificationTitle(card?: Card): string {
+  const agent = card ? cardAgent(card) : ''
+  if (agent) return agentHeading(agent, card?.kind === 'question' ? card.questions.length : 1)
   return t('questions.notification.title')
 }
 /** The title of an agent's notice (SPEC §10): it asks nothing. */
@@ -224,7 +230,7 @@ export function createAttention(opts: AttentionOptions): Attention {
     const id = card.question_id
     if (!Api || disposed || resolved.has(id) || shown.has(id) || isFocused()) return
     try {
-      const n = new Api(notificationTitle(), { body: notificationBody(card), tag: `parley-question-${id}` })
+      const n = new Api(notificationTitle(card), { body: notificationBody(card), tag: `parley-question-${id}` })
       n.onclick = () => {
         shown.delete(id)
         try {
@@ -257,7 +263,7 @@ export function createAttention(opts: AttentionOptions): Attention {
         // In the desktop app: the OS notification (a click on it cannot be
         // handled; the title prefix and the inbox lead to the card).
         if (!focused) {
-          env.native.notify(notificationTitle(), notificationBody(card)).catch(() => undefined)
+          env.native.notify(notificationTitle(card), notificationBody(card)).catch(() => undefined)
           attentionOn = true
           env.native.attention(true).catch(() => undefined)
         }

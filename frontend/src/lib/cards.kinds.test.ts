@@ -30,6 +30,9 @@ describe('card kinds', () => {
     expect(notificationBody(form)).toBe('everything asks: Your details?')
     expect(cardSummary({ ...form, mode: 'url', message: '' })).toBe('everything asks you to open a link')
     expect(cardSummary(makeCard())).toBe('Which database?')
+    // An agent's request_permission (SPEC §10): the agent asks, not a server.
+    const agentApproval = makeCard({ kind: 'approval', questions: [], source: { type: 'agent', agent: 'claude-code' }, tool: { server: '', name: 'Bash', description: '', arguments: {}, input_schema: {} } })
+    expect(cardSummary(agentApproval)).toBe('Allow claude-code to run Bash?')
   })
 
   it('knows the status each action leads to', () => {

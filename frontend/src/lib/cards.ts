@@ -124,10 +124,24 @@ export function isAnswerable(status: CardStatus, kind: CardKind = 'question'): b
   return status === 'pending' || (status === 'timed_out' && kind === 'question')
 }
 
+/** The agent that filed a card (SPEC §10: source {type:'agent', agent}), or '' for the assistant's own and MCP servers' cards. */
+export function cardAgent(card: Pick<Card, 'source'>): string {
+  return card.source?.type === 'agent' ? (card.source.agent ?? '').trim() : ''
+}
+
+/**
+ * Who asks, for an agent's card: "claude-code has a question", "claude-code
+ * has 2 questions" (the card's title, the inbox, the notification). The name
+ * is the agent's own text: shown as text, never as HTML.
+ */
+export function agentHeading(agent: string, count: number): string {
+  return t('questions.header.agentHas', { agent, count: Math.max(1, count) })
+}
+
 /** One line saying what a card asks (the inbox, notifications). */
 export function cardSummary(card: Card): string {
   if (card.kind === 'approval') {
-    const server = card.tool?.server || card.source?.server || t('questions.summary.aServer')
+    const server = cardAgent(card) || card.tool?.server || card.source?.server || t('questions.summary.aServer')
     const tool = card.tool?.name || card.source?.tool || t('questions.summary.aTool')
     return t('questions.summary.approval', { server, tool })
   }

@@ -208,6 +208,20 @@ describe('attention when a card arrives in the background', () => {
     expect(page.Notification.created[0]!.closed).toBe(true)
   })
 
+  it("an agent's card (SPEC §10) notifies with the agent's name as the title", async () => {
+    await start()
+    page.document.blur()
+    env.fake.addCard({ question_id: 'a1', conversationId: 'c2', source: { type: 'agent', agent: 'parley ask' }, questions: [q({ question: 'Deploy to production?' })] }, true)
+    env.fake.addCard({ question_id: 'a2', conversationId: 'c3', source: { type: 'agent', agent: 'claude-code' }, questions: [q({ question: 'Which branch?' }), q({ question: 'And then?' })] }, true)
+    ask('m1', 'c1', 'Which tax year?')
+    await settle()
+    expect(page.Notification.created.map((n) => [n.title, n.options?.body])).toEqual([
+      ['parley ask has a question', 'parley ask: Deploy to production?'],
+      ['claude-code has 2 questions', 'claude-code: Which branch?'],
+      ['Parley has a question', 'Which tax year?'],
+    ])
+  })
+
   it('a click on the notification opens the card in its conversation', async () => {
     await start()
     page.document.blur()

@@ -183,6 +183,24 @@ describe('ChatView and Composer', () => {
     expect(useQuestionsStore().inboxCount).toBe(1)
   })
 
+  it("the inbox entry of an agent's card (SPEC §10) names the agent; the assistant's shows its conversation", async () => {
+    const v = await mountView()
+    env.fake.addCard({ question_id: 'm1', conversationId: 'c1', questions: makeCard().questions }, true)
+    // The agent's conversation is not in the list (yet): the entry still names the agent.
+    env.fake.addCard({ question_id: 'a1', conversationId: 'agent-conv', source: { type: 'agent', agent: 'parley ask' }, questions: [q({ question: 'Deploy to production?' })] }, true)
+    env.fake.addCard(
+      { question_id: 'a2', conversationId: 'agent-conv-2', source: { type: 'agent', agent: '<b>claude-code</b>' }, questions: [q({ question: 'Which branch?' }), q({ question: 'Squash?' })] },
+      true,
+    )
+    await settle()
+    await v.find('[data-testid="inbox-button"]').trigger('click')
+    const items = v.findAll('[data-testid="inbox-item"]')
+    expect(items.map((i) => i.find('.inbox-conv').text())).toEqual(['Groceries', 'parley ask has a question', '<b>claude-code</b> has 2 questions'])
+    expect(items[1]!.text()).toContain('Deploy to production?')
+    expect(items[2]!.find('b').exists()).toBe(false)
+    expect(items[2]!.find('.inbox-more').text()).toBe('+1 more')
+  })
+
   it('switches theme through data-theme on <html>', async () => {
     const v = await mountView(false)
     const app = useAppStore()

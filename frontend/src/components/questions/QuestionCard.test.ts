@@ -6,6 +6,7 @@ import type { Card, RespondRequest } from '../../types'
 import { makeCard, q, setupEnv, type TestEnv } from '../../test-utils'
 import { useQuestionsStore } from '../../stores/questions'
 import { flushAfterPaint } from '../../lib/frame'
+import { setLanguage } from '../../i18n'
 
 let env: TestEnv
 let wrapper: VueWrapper | null = null
@@ -163,6 +164,49 @@ describe('QuestionCard: structure and accessibility', () => {
     expect(el.querySelector('[href^="javascript:"]')).toBeNull()
     expect(w.find('legend').text()).toContain('<img src=x onerror=alert(1)>')
     expect(w.text()).toContain('<svg onload=alert(1)>')
+  })
+})
+
+describe('QuestionCard: who asks', () => {
+  const agentCard = (agent: string, partial: Partial<Card> = {}) => makeCard({ source: { type: 'agent', agent }, ...partial })
+  const title = (w: VueWrapper) => w.find('.qcard-title').text()
+  /** Mounts the card in place of the one before. */
+  const fresh = (card: Card) => {
+    wrapper?.unmount()
+    wrapper = null
+    return mountCard(card)
+  }
+  const accessibleName = (w: VueWrapper) => document.getElementById(w.find('section').attributes('aria-labelledby')!)!.textContent
+
+  it("an agent's card (SPEC §10) is headed with the agent's name", () => {
+    const w = mountCard(agentCard('parley ask'))
+    expect(title(w)).toBe('parley ask has a question')
+    expect(accessibleName(w)).toBe('parley ask has a question')
+    expect(title(fresh(agentCard('claude-code', { questions: fourCard().questions })))).toBe('claude-code has 4 questions')
+    expect(title(fresh(agentCard('claude-code', { status: 'answered', answers: { 'Which database?': 'SQLite' } })))).toBe('Question from claude-code')
+  })
+
+  it("the assistant's own card keeps its heading", () => {
+    expect(title(fresh(makeCard()))).toBe('The assistant has a question')
+    expect(title(fresh(fourCard()))).toBe('The assistant has 4 questions')
+    expect(title(fresh(makeCard({ status: 'answered', answers: { 'Which database?': 'SQLite' } })))).toBe('Question from the assistant')
+  })
+
+  it("renders the agent's name as text, never as HTML", () => {
+    const w = mountCard(agentCard('<img src=x onerror=alert(1)>'))
+    expect(w.find('.qcard-title img').exists()).toBe(false)
+    expect(title(w)).toBe('<img src=x onerror=alert(1)> has a question')
+  })
+
+  it("names the agent in the interface's language", async () => {
+    await setLanguage('de')
+    try {
+      expect(title(fresh(agentCard('claude-code')))).toBe('claude-code hat eine Frage')
+      expect(title(fresh(agentCard('claude-code', { questions: fourCard().questions })))).toBe('claude-code hat 4 Fragen')
+      expect(title(fresh(makeCard()))).toBe('Der Assistent hat eine Frage')
+    } finally {
+      await setLanguage('en')
+    }
   })
 })
 
