@@ -3,9 +3,12 @@ package agentcli
 import (
 	"bytes"
 	"context"
+	"net"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/agentinbox"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/httpapi"
@@ -24,21 +28,29 @@ import (
 
 const apiToken = "agentcli-test-token-0123456789abcdef0123456789"
 
-// running is a Parley listening for agents on a temporary data folder.
+// running is a Parley listening for agents on a temporary data folder: its
+// listener file holds the agent token it keeps for its commands, and no
+// api-token file is written (the commands never need the API token).
 func running(t *testing.T) (*service.Service, string) {
 	t.Helper()
-	dir := t.TempDir()
+	svc, dir, _ := runningAt(t, t.TempDir())
+	return svc, dir
+}
+
+func runningAt(t *testing.T, dir string) (*service.Service, string, *httptest.Server) {
+	t.Helper()
 	db, err := store.Open(filepath.Join(dir, "parley.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	svc, err := service.New(context.Background(), service.Options{Store: db, Events: events.NewRecorder(), Config: config.Config{DataDir: dir}, Version: "test"})
 	require.NoError(t, err)
 	t.Cleanup(svc.Close)
-	ts := httptest.NewServer(httpapi.New(httpapi.Options{Backend: svc, Token: apiToken, Version: "test", Agents: svc.Agents()}))
+	agentToken, err := agentinbox.NewSecret()
+	require.NoError(t, err)
+	ts := httptest.NewServer(httpapi.New(httpapi.Options{Backend: svc, Token: apiToken, Version: "test", Agents: svc.Agents(), LocalAgentToken: agentToken}))
 	t.Cleanup(ts.Close)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, APITokenFile), []byte(apiToken+"\n"), 0o600))
-	require.NoError(t, WriteListener(dir, ts.URL))
-	return svc, dir
+	require.NoError(t, WriteListener(dir, ts.URL, agentToken))
+	return svc, dir, ts
 }
 
 // answerNext answers the next pending card with respond once it appears.
@@ -198,11 +210,99 @@ func TestParleyMCPForwardsUnderTheAgentsName(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the forwarded call did not return")
 	}
-	info, err := os.Stat(filepath.Join(dir, AgentTokenFile))
-	require.NoError(t, err, "an agent token is made on first use")
-	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
 	toks, err := svc.Agents().Tokens(context.Background())
 	require.NoError(t, err)
-	require.Len(t, toks, 1)
-	assert.Equal(t, MCPTokenName, toks[0].Name)
+	assert.Empty(t, toks, "parley mcp uses the running Parley's own agent token: none is stored")
+}
+
+// mcpCall calls a tool through `parley mcp` and returns its text.
+func mcpCall(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
+	require.NoError(t, err)
+	require.Len(t, res.Content, 1)
+	return res.Content[0].(*sdk.TextContent).Text, res.IsError
+}
+
+// A crashed Parley leaves its listener file: nothing listens there.
+func TestAgentCommandsSayNotRunningWhenNothingListens(t *testing.T) {
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	require.NoError(t, ln.Close())
+	token, err := agentinbox.NewSecret()
+	require.NoError(t, err)
+	require.NoError(t, WriteListener(dir, "http://"+ln.Addr().String(), token))
+
+	code, out, errOut := runAsk(t, "Hello?", "--data-dir", dir)()
+	assert.Equal(t, ExitUnreachable, code)
+	assert.Empty(t, out)
+	assert.True(t, strings.HasPrefix(errOut, "parley ask: Parley is not running: open it and ask again"), errOut)
+
+	text, isErr := mcpCall(t, connectStdio(t, dir, "codex"), "notify_user", map[string]any{"message": "hi"})
+	assert.True(t, isErr)
+	assert.Equal(t, "Parley is not running: open it and ask again", text)
+}
+
+// A Parley that listens but refuses the token is running: the commands say
+// the token was refused, never that Parley is not running.
+func TestAgentCommandsSayWhenTheTokenIsRefused(t *testing.T) {
+	svc, dir, ts := runningAt(t, t.TempDir())
+	stale := agentinbox.TokenPrefix + strings.Repeat("0", 64) // a previous run's
+	require.NoError(t, WriteListener(dir, ts.URL, stale))
+
+	code, _, errOut := runAsk(t, "Hello?", "--data-dir", dir)()
+	assert.Equal(t, ExitUnreachable, code)
+	assert.Contains(t, errOut, "refused the agent token of its "+ListenerFile)
+	assert.NotContains(t, errOut, "not running")
+
+	code, _, errOut = runAsk(t, "Hello?", "--data-dir", dir, "--token", "wrong")()
+	assert.Equal(t, ExitUnreachable, code)
+	assert.Contains(t, errOut, "refused the token given with --token")
+	assert.NotContains(t, errOut, "not running")
+
+	text, isErr := mcpCall(t, connectStdio(t, dir, "codex"), "notify_user", map[string]any{"message": "hi"})
+	assert.True(t, isErr)
+	assert.Contains(t, text, "refused the agent token of its "+ListenerFile)
+	assert.NotContains(t, text, "not running")
+
+	// --token overrides: the API token works too.
+	wait := runAsk(t, "Ship it?", "--option", "Yes", "--option", "No", "--data-dir", dir, "--token", apiToken)
+	answerNext(t, svc, func(*questions.Card) questions.Response {
+		return questions.Response{Action: questions.ActionSubmit, Answers: map[string]questions.AnswerInput{"Ship it?": {Selected: []string{"No"}}}}
+	})
+	code, out, _ := wait()
+	assert.Equal(t, ExitAnswered, code)
+	assert.Equal(t, "No\n", out)
+
+	// A listener file without a token (an older Parley) says so.
+	require.NoError(t, WriteListener(dir, ts.URL, ""))
+	code, _, errOut = runAsk(t, "Hello?", "--data-dir", dir)()
+	assert.Equal(t, ExitUnreachable, code)
+	assert.Contains(t, errOut, "left no agent token")
+	assert.NotContains(t, errOut, "not running")
+}
+
+func TestListenerFileIsPrivateAndRemovedWithItsListener(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, WriteListener(dir, "http://127.0.0.1:1", "parley_agent_x"))
+	require.NoError(t, WriteListener(dir, "http://127.0.0.1:2", "parley_agent_y"))
+	info, err := os.Stat(filepath.Join(dir, ListenerFile))
+	require.NoError(t, err)
+	if runtime.GOOS != "windows" {
+		assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	}
+	l, err := ReadListener(dir)
+	require.NoError(t, err)
+	assert.Equal(t, Listener{URL: "http://127.0.0.1:2", PID: os.Getpid(), Token: "parley_agent_y"}, l)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temporary file is left")
+
+	RemoveListener(dir, "http://127.0.0.1:1") // another Parley's: kept
+	_, err = ReadListener(dir)
+	require.NoError(t, err)
+	RemoveListener(dir, "http://127.0.0.1:2")
+	_, err = ReadListener(dir)
+	assert.ErrorIs(t, err, ErrNotRunning)
 }

@@ -63,7 +63,7 @@ func parseAsk(args []string, getenv func(string) string, stderr io.Writer) (askA
 	fs.BoolVar(&a.json, "json", false, "print the result JSON instead of the label(s)")
 	fs.StringVar(&a.agent, "agent", DefaultAskAgent, "the name the card is filed under")
 	fs.StringVar(&a.dataDir, "data-dir", "", "Parley's data folder (env PARLEY_DATA_DIR; default: the OS user config dir)")
-	fs.StringVar(&a.token, "token", "", "API token (default: the one in the data folder)")
+	fs.StringVar(&a.token, "token", "", "token to send (an agent token or the API token; default: the agent token the running Parley keeps for its commands)")
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -193,30 +193,34 @@ func printOutcome(a askArgs, st api.AskState, stdout, stderr io.Writer) int {
 // client talks to the running Parley's agents' endpoints.
 type client struct {
 	base, token string
-	http        *http.Client
+	// explicit: the token came from --token.
+	explicit bool
+	http     *http.Client
 	// lang is the terminal's language (LANG): Parley says a refusal in it
 	// when its Settings choose no language.
 	lang string
 }
 
+// newClient finds the running Parley and the agent token it keeps for its
+// commands (or uses token, from --token).
 func newClient(dataDir, token string) (*client, error) {
-	base, err := ReadListener(dataDir)
+	l, err := ReadListener(dataDir)
 	if err != nil {
 		return nil, err
 	}
+	c := &client{base: l.URL, token: token, explicit: token != "", http: &http.Client{}}
 	if token == "" {
-		if token, err = readToken(dataDir, APITokenFile); err != nil {
-			return nil, err
+		if l.Token == "" {
+			return nil, errNoToken(l)
 		}
+		c.token = l.Token
 	}
-	if token == "" {
-		return nil, fmt.Errorf("no API token in %s: %w", dataDir, ErrNotRunning)
-	}
-	return &client{base: base, token: token, http: &http.Client{}}, nil
+	return c, nil
 }
 
 // do sends a JSON request; a status other than 2xx comes back with the
-// error text of the body. err is only for Parley not being reachable.
+// error text of the body. err is for Parley not reachable, or refusing the
+// token.
 func (c *client) do(ctx context.Context, method, path string, body, out any) (int, string, error) {
 	var rd io.Reader
 	if body != nil {
@@ -238,8 +242,11 @@ func (c *client) do(ctx context.Context, method, path string, body, out any) (in
 		req.Header.Set("Content-Type", "application/json")
 	}
 	res, err := c.http.Do(req)
+	if connRefused(err) {
+		return 0, "", fmt.Errorf("%w (nothing listens at %s)", ErrNotRunning, c.base)
+	}
 	if err != nil {
-		return 0, "", fmt.Errorf("%w (%v)", ErrNotRunning, err)
+		return 0, "", fmt.Errorf("reach Parley at %s: %w", c.base, err)
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
@@ -247,7 +254,7 @@ func (c *client) do(ctx context.Context, method, path string, body, out any) (in
 		return 0, "", fmt.Errorf("read Parley's answer: %w", err)
 	}
 	if res.StatusCode == http.StatusUnauthorized {
-		return 0, "", errors.New("Parley refused the token (the data folder's api-token, or --token)")
+		return 0, "", errTokenRefused(c.base, c.explicit)
 	}
 	if res.StatusCode/100 != 2 {
 		var e struct {

@@ -2,7 +2,7 @@
 // `parley ask`, which files a card through the running Parley and waits,
 // and `parley mcp`, the MCP tools over stdio forwarding to it. Both find the
 // running Parley through the data folder, where its listener writes where it
-// listens.
+// listens and the agent token it made for them.
 package agentcli
 
 import (
@@ -14,31 +14,44 @@ import (
 	"strings"
 )
 
-// ListenerFile, in the data folder, says where the running Parley listens
-// for agents; it is removed when the listener stops (a crash leaves it, and
-// the clients then find nobody there).
+// ListenerFile, in the data folder (0600), says where the running Parley
+// listens for agents and holds the agent token it made for its commands at
+// start (valid until that listener stops). It is removed when the listener
+// stops (a crash leaves it, and the clients then find nobody there).
 const ListenerFile = "agents-listener.json"
 
-// AgentTokenFile keeps the agent token `parley mcp` made on first use.
-const AgentTokenFile = "mcp-agent-token"
-
-// APITokenFile is the API token (httpapi.TokenFile).
-const APITokenFile = "api-token"
-
-type listenerInfo struct {
+// Listener is the content of ListenerFile.
+type Listener struct {
+	// URL is the listener's base URL (http://127.0.0.1:PORT).
 	URL string `json:"url"`
 	PID int    `json:"pid"`
+	// Token is an agent token known only to that listener: it reaches only
+	// /mcp and /api/v1/asks (never the user's API token).
+	Token string `json:"token,omitempty"`
 }
 
-// WriteListener records the listener's base URL (http://127.0.0.1:PORT).
-func WriteListener(dataDir, url string) error {
-	b, _ := json.Marshal(listenerInfo{URL: url, PID: os.Getpid()})
+// WriteListener records the listener's base URL and its agent token,
+// atomically and readable by this user only.
+func WriteListener(dataDir, url, token string) error {
+	b, err := json.Marshal(Listener{URL: url, PID: os.Getpid(), Token: token})
+	if err != nil {
+		return err
+	}
 	path := filepath.Join(dataDir, ListenerFile)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+	// CreateTemp makes a new 0600 file: no older file's mode is kept.
+	tmp, err := os.CreateTemp(dataDir, ListenerFile+".*.tmp")
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
@@ -48,7 +61,7 @@ func WriteListener(dataDir, url string) error {
 // Parley may have taken over since).
 func RemoveListener(dataDir, url string) {
 	path := filepath.Join(dataDir, ListenerFile)
-	if got, err := ReadListener(dataDir); err == nil && got == url {
+	if got, err := ReadListener(dataDir); err == nil && got.URL == url {
 		_ = os.Remove(path)
 	}
 }
@@ -56,30 +69,35 @@ func RemoveListener(dataDir, url string) {
 // ErrNotRunning: no Parley listens for agents on this data folder.
 var ErrNotRunning = errors.New("Parley is not running: open it and ask again")
 
-// ReadListener returns the running Parley's base URL.
-func ReadListener(dataDir string) (string, error) {
+// ReadListener returns where the running Parley listens, with its agent
+// token ("" from a Parley older than the token).
+func ReadListener(dataDir string) (Listener, error) {
 	b, err := os.ReadFile(filepath.Join(dataDir, ListenerFile))
 	if errors.Is(err, os.ErrNotExist) {
-		return "", ErrNotRunning
+		return Listener{}, ErrNotRunning
 	}
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", ListenerFile, err)
+		return Listener{}, fmt.Errorf("read %s: %w", ListenerFile, err)
 	}
-	var info listenerInfo
-	if err := json.Unmarshal(b, &info); err != nil || !strings.HasPrefix(info.URL, "http://") {
-		return "", fmt.Errorf("%s in %s is damaged: %w", ListenerFile, dataDir, ErrNotRunning)
+	var l Listener
+	if err := json.Unmarshal(b, &l); err != nil || !strings.HasPrefix(l.URL, "http://") {
+		return Listener{}, fmt.Errorf("%s in %s is damaged: restart Parley and ask again", ListenerFile, dataDir)
 	}
-	return info.URL, nil
+	return l, nil
 }
 
-// readToken reads a token file of the data folder ("" when missing).
-func readToken(dataDir, name string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(dataDir, name))
-	if errors.Is(err, os.ErrNotExist) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", name, err)
-	}
-	return strings.TrimSpace(string(b)), nil
+// errNoToken: the listener file has no agent token (an older Parley).
+func errNoToken(l Listener) error {
+	return fmt.Errorf("the Parley listening at %s left no agent token in its %s (an older version?): restart it and ask again", l.URL, ListenerFile)
 }
+
+// errTokenRefused: the running Parley answered 401 to the token.
+func errTokenRefused(base string, explicit bool) error {
+	if explicit {
+		return fmt.Errorf("Parley at %s refused the token given with --token", base)
+	}
+	return fmt.Errorf("Parley at %s refused the agent token of its %s (another program may listen there now): restart Parley and ask again", base, ListenerFile)
+}
+
+// connRefused reports whether err says nothing listens at the address.
+func connRefused(err error) bool { return errors.Is(err, errConnRefused) }

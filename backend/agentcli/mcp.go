@@ -8,19 +8,13 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/mcpserver"
 )
-
-// MCPTokenName names the agent token `parley mcp` makes on first use.
-const MCPTokenName = "parley mcp"
 
 // MCPOptions configure RunMCP.
 type MCPOptions struct {
@@ -75,7 +69,9 @@ type forwarder struct {
 
 	mu      sync.Mutex
 	session *sdk.ClientSession
-	agent   string
+	// tr carries the session's requests: it tells why one failed.
+	tr    *bearerTransport
+	agent string
 	// caller is the stdio session progress notifications go back to.
 	caller *sdk.ServerSession
 }
@@ -88,7 +84,7 @@ func (f *forwarder) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 	}
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
-		cs, err := f.connect(ctx, agent, req.Session)
+		cs, tr, err := f.connect(ctx, agent, req.Session)
 		if err != nil {
 			return toolError(err), nil
 		}
@@ -96,14 +92,15 @@ func (f *forwarder) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Ca
 		if err == nil {
 			return res, nil
 		}
-		lastErr = err
+		// Parley may have restarted (a new session, URL or token): connect again.
+		lastErr = tr.explain(err)
 		f.log.Info("forwarded call failed; connecting again", "tool", req.Params.Name, "err", err)
 		f.drop(cs)
 		if ctx.Err() != nil {
 			break
 		}
 	}
-	return toolError(fmt.Errorf("%w (%v)", ErrNotRunning, lastErr)), nil
+	return toolError(lastErr), nil
 }
 
 func toolError(err error) *sdk.CallToolResult {
@@ -114,25 +111,25 @@ func toolError(err error) *sdk.CallToolResult {
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}
 }
 
-// connect returns the session to Parley, making it under the agent's name.
-func (f *forwarder) connect(ctx context.Context, agent string, caller *sdk.ServerSession) (*sdk.ClientSession, error) {
+// connect returns the session to Parley, making it under the agent's name
+// with the agent token the running Parley keeps for its commands.
+func (f *forwarder) connect(ctx context.Context, agent string, caller *sdk.ServerSession) (*sdk.ClientSession, *bearerTransport, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.caller = caller
 	if f.session != nil && f.agent == agent {
-		return f.session, nil
+		return f.session, f.tr, nil
 	}
 	if f.session != nil {
 		_ = f.session.Close()
 		f.session = nil
 	}
-	base, err := ReadListener(f.dataDir)
+	l, err := ReadListener(f.dataDir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	token, err := f.agentToken(ctx, base)
-	if err != nil {
-		return nil, err
+	if l.Token == "" {
+		return nil, nil, errNoToken(l)
 	}
 	c := sdk.NewClient(&sdk.Implementation{Name: agent, Version: f.version}, &sdk.ClientOptions{
 		ProgressNotificationHandler: func(ctx context.Context, r *sdk.ProgressNotificationClientRequest) {
@@ -144,13 +141,13 @@ func (f *forwarder) connect(ctx context.Context, agent string, caller *sdk.Serve
 			}
 		},
 	})
-	hc := &http.Client{Transport: bearerTransport{token: token}}
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc, MaxRetries: -1}, nil)
+	tr := &bearerTransport{base: l.URL, token: l.Token}
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: l.URL + "/mcp", HTTPClient: &http.Client{Transport: tr}, MaxRetries: -1}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w (%v)", ErrNotRunning, err)
+		return nil, nil, tr.explain(err)
 	}
-	f.session, f.agent = cs, agent
-	return cs, nil
+	f.session, f.tr, f.agent = cs, tr, agent
+	return cs, tr, nil
 }
 
 func (f *forwarder) drop(cs *sdk.ClientSession) {
@@ -171,36 +168,36 @@ func (f *forwarder) close() {
 	}
 }
 
-// agentToken is the token `parley mcp` made on first use (kept in the data
-// folder, 0600), made now with the API token when there is none.
-func (f *forwarder) agentToken(ctx context.Context, base string) (string, error) {
-	tok, err := readToken(f.dataDir, AgentTokenFile)
-	if err != nil || tok != "" {
-		return tok, err
-	}
-	c, err := newClient(f.dataDir, "")
-	if err != nil {
-		return "", err
-	}
-	c.base = base
-	var made api.NewAgentToken
-	status, msg, err := c.do(ctx, http.MethodPost, "/api/v1/agent-tokens", api.AgentTokenRequest{Name: MCPTokenName}, &made)
-	if err != nil {
-		return "", err
-	}
-	if status != http.StatusCreated {
-		return "", fmt.Errorf("make an agent token: Parley answered %d: %s", status, msg)
-	}
-	if err := os.WriteFile(filepath.Join(f.dataDir, AgentTokenFile), []byte(made.Token+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("keep the agent token: %w", err)
-	}
-	return made.Token, nil
+// bearerTransport sends the token, and remembers how the last request to
+// Parley ended (the MCP client's errors do not keep the cause).
+type bearerTransport struct {
+	base, token string
+
+	mu                    sync.Mutex
+	refused, unauthorized bool
 }
 
-type bearerTransport struct{ token string }
-
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+func (b *bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
+	res, err := http.DefaultTransport.RoundTrip(r)
+	b.mu.Lock()
+	b.refused = connRefused(err)
+	b.unauthorized = err == nil && res.StatusCode == http.StatusUnauthorized
+	b.mu.Unlock()
+	return res, err
+}
+
+// explain says why a call to Parley failed: nobody listens, the token was
+// refused, or err.
+func (b *bearerTransport) explain(err error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.refused || connRefused(err):
+		return fmt.Errorf("%w (nothing listens at %s)", ErrNotRunning, b.base)
+	case b.unauthorized:
+		return errTokenRefused(b.base, false)
+	}
+	return fmt.Errorf("reach Parley at %s: %w", b.base, err)
 }

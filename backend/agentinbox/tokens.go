@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -53,17 +54,25 @@ func HashToken(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// NewSecret returns a new random agent token secret (TokenPrefix + 64 hex).
+func NewSecret() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("make an agent token: %w", err)
+	}
+	return TokenPrefix + hex.EncodeToString(b), nil
+}
+
 // CreateToken makes an agent token; the secret is returned this once.
 func (t *tokens) CreateToken(ctx context.Context, name string) (api.NewAgentToken, error) {
 	name, err := CleanAgentName(name)
 	if err != nil {
 		return api.NewAgentToken{}, err
 	}
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
+	secret, err := NewSecret()
+	if err != nil {
 		return api.NewAgentToken{}, err
 	}
-	secret := TokenPrefix + hex.EncodeToString(b)
 	tok, err := t.store.CreateAgentToken(ctx, name, HashToken(secret))
 	if err != nil {
 		return api.NewAgentToken{}, err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/parley-app/parley/backend/agentcli"
+	"github.com/parley-app/parley/backend/agentinbox"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/httpapi"
 )
@@ -43,8 +44,14 @@ func StartAPI(c *Core, addr string, cfg config.Config, ui fs.FS, full func() boo
 			return nil, err
 		}
 	}
+	// `parley ask` and `parley mcp` get an agent token of their own (from the
+	// listener file), whatever the API token: valid while this listener runs.
+	agentToken, err := agentinbox.NewSecret()
+	if err != nil {
+		return nil, err
+	}
 	api := httpapi.New(httpapi.Options{Backend: c.Service, Broker: c.Broker, Token: token, Version: c.Version, UI: ui,
-		Agents: c.Service.Agents(), FullAPI: full})
+		Agents: c.Service.Agents(), FullAPI: full, LocalAgentToken: agentToken})
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
@@ -57,7 +64,7 @@ func StartAPI(c *Core, addr string, cfg config.Config, ui fs.FS, full func() boo
 	go func() { s.done <- s.srv.Serve(ln) }()
 	// `parley ask` and `parley mcp` find the running Parley here (SPEC §10).
 	s.dataDir = cfg.DataDir
-	if err := agentcli.WriteListener(cfg.DataDir, s.URL()); err != nil {
+	if err := agentcli.WriteListener(cfg.DataDir, s.URL(), agentToken); err != nil {
 		slog.Warn("agents' commands will not find this Parley", "err", err)
 	}
 	return s, nil

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -60,10 +61,9 @@ func agentTokenOf(r *http.Request) *api.AgentToken {
 }
 
 // scope refuses what an agent token may not reach, and every path but the
-// agents' (their tokens and health included) while the rest of the local
-// API is off: `parley mcp` makes its agent token with the API token on the
-// desktop app's agents-only listener. It runs before routing, so no path of
-// the API escapes it.
+// agents' (their tokens, with the API token, and health included) while the
+// rest of the local API is off. It runs before routing, so no path of the
+// API escapes it.
 func (s *Server) scope(w http.ResponseWriter, r *http.Request) bool {
 	p := r.URL.Path
 	if strings.HasPrefix(bearer(r), agentinbox.TokenPrefix) && !agentPath(p) {
@@ -92,9 +92,16 @@ func (s *Server) protectAgent(h func(http.ResponseWriter, *http.Request) error) 
 	})
 }
 
+// localAgentID is the id of Options.LocalAgentToken. It has no name: the
+// card's asker is the agent's own name, else the API token's default.
+const localAgentID = "local"
+
 func (s *Server) verifyAgent(ctx context.Context, secret string) (api.AgentToken, bool) {
 	if s.opts.Agents == nil || secret == "" {
 		return api.AgentToken{}, false
+	}
+	if local := s.opts.LocalAgentToken; local != "" && subtle.ConstantTimeCompare([]byte(secret), []byte(local)) == 1 {
+		return api.AgentToken{ID: localAgentID}, true
 	}
 	return s.opts.Agents.VerifyToken(ctx, secret)
 }
@@ -144,7 +151,7 @@ func (s *Server) postAsk(w http.ResponseWriter, r *http.Request) error {
 	agent := body.Agent
 	if agent == "" {
 		agent = DefaultRESTAgent
-		if tok := agentTokenOf(r); tok != nil {
+		if tok := agentTokenOf(r); tok != nil && tok.Name != "" {
 			agent = tok.Name
 		}
 	}

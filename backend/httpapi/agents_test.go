@@ -145,12 +145,9 @@ func TestAsksRESTRefusals(t *testing.T) {
 	assert.Contains(t, body, "this agent already has 2 questions waiting")
 }
 
-func TestAgentTokenScopeAndRevocation(t *testing.T) {
-	_, s, ts := agentServer(t, nil)
-	tok := newAgentToken(t, ts, "claude-code")
-	agent := map[string]string{"Authorization": "Bearer " + tok.Token}
-
-	// Every route but the agents' answers 403 to an agent token.
+// assertAgentScope: every route but the agents' answers 403 to an agent token.
+func assertAgentScope(t *testing.T, s *Server, ts *httptest.Server, agent map[string]string) {
+	t.Helper()
 	checked := 0
 	for _, pattern := range s.patterns {
 		method, path, ok := strings.Cut(pattern, " ")
@@ -166,6 +163,13 @@ func TestAgentTokenScopeAndRevocation(t *testing.T) {
 		checked++
 	}
 	require.Greater(t, checked, 30, "the route table was not walked")
+}
+
+func TestAgentTokenScopeAndRevocation(t *testing.T) {
+	_, s, ts := agentServer(t, nil)
+	tok := newAgentToken(t, ts, "claude-code")
+	agent := map[string]string{"Authorization": "Bearer " + tok.Token}
+	assertAgentScope(t, s, ts, agent)
 
 	code, body := do(t, ts, "POST", "/api/v1/asks", `{"questions":[{"question":"Which branch?"}]}`, agent)
 	require.Equal(t, 201, code, body)
@@ -199,9 +203,8 @@ func TestAgentsOnlyListener(t *testing.T) {
 	code, body = do(t, ts, "POST", "/api/v1/asks", `{"questions":[{"question":"Ok?"}]}`, nil)
 	assert.Equal(t, 201, code, body)
 
-	// Agent tokens are made there with the API token (parley mcp does on
-	// first use), never with an agent token.
-	tok := newAgentToken(t, ts, "parley mcp")
+	// Agent tokens are made there with the API token, never with an agent token.
+	tok := newAgentToken(t, ts, "a script")
 	code, body = do(t, ts, "GET", "/api/v1/agent-tokens", "", nil)
 	assert.Equal(t, 200, code, body)
 	code, body = do(t, ts, "GET", "/api/v1/agent-tokens", "", map[string]string{"Authorization": "Bearer " + tok.Token})
@@ -210,6 +213,45 @@ func TestAgentsOnlyListener(t *testing.T) {
 	assert.Equal(t, 403, code, body)
 	code, body = do(t, ts, "DELETE", "/api/v1/agent-tokens/"+tok.ID, "", nil)
 	assert.Equal(t, 204, code, body)
+}
+
+// The listener's own agent token (for `parley ask` and `parley mcp`) is an
+// agent token kept by this server only: the agents' paths, nothing stored,
+// and a card named by the agent (else as with the API token).
+func TestLocalAgentToken(t *testing.T) {
+	local, err := agentinbox.NewSecret()
+	require.NoError(t, err)
+	svc, _ := mcpService(t)
+	s := New(Options{Backend: svc, Token: testToken, Version: "test", Heartbeat: time.Hour,
+		Agents: svc.Agents(), FullAPI: func() bool { return false }, LocalAgentToken: local})
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	agent := map[string]string{"Authorization": "Bearer " + local}
+	assertAgentScope(t, s, ts, agent)
+
+	code, body := do(t, ts, "POST", "/api/v1/asks", `{"questions":[{"question":"Named?"}],"agent":"deploy-bot"}`, agent)
+	require.Equal(t, 201, code, body)
+	code, body = do(t, ts, "POST", "/api/v1/asks", `{"questions":[{"question":"Nameless?"}]}`, agent)
+	require.Equal(t, 201, code, body)
+	cs := mcpClient(t, ts, local, "goose", nil)
+	defer cs.Close()
+	text, isErr := callText(t, cs, &sdk.CallToolParams{Name: "ask_user_question", Arguments: map[string]any{
+		"questions": []any{map[string]any{"question": "Over MCP?"}}, "wait_seconds": 1}})
+	require.False(t, isErr, text)
+	names := map[string]string{}
+	for _, c := range svc.PendingQuestions() {
+		names[c.Questions[0].Question] = c.Source.Agent
+	}
+	assert.Equal(t, map[string]string{"Named?": "deploy-bot", "Nameless?": DefaultRESTAgent, "Over MCP?": "goose"}, names)
+
+	toks, err := svc.Agents().Tokens(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, toks, "the listener's token is not stored")
+	// Another server (Parley started again) does not know it.
+	_, _, other := agentServer(t, nil)
+	code, _ = do(t, other, "POST", "/api/v1/asks", `{"questions":[{"question":"Hi?"}]}`, agent)
+	assert.Equal(t, 401, code)
+	assert.Panics(t, func() { New(Options{Backend: svc, Token: testToken, LocalAgentToken: "not-an-agent-token"}) })
 }
 
 // mcpClient connects the Go SDK's client to /mcp with the token.

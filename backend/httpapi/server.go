@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
+	"github.com/parley-app/parley/backend/agentinbox"
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
@@ -99,6 +101,11 @@ type Options struct {
 	FullAPI func() bool
 	// MCPProgressEvery: progress notifications of waiting MCP calls (0 = 10 s).
 	MCPProgressEvery time.Duration
+	// LocalAgentToken is an agent token known only to this process (made by
+	// agentinbox.NewSecret) for `parley ask` and `parley mcp`, which read it
+	// from the listener file; like any agent token it reaches only the
+	// agents' paths. Empty = none.
+	LocalAgentToken string
 }
 
 // Server is the HTTP handler.
@@ -118,6 +125,9 @@ func New(opts Options) *Server {
 	}
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = 15 * time.Second
+	}
+	if opts.LocalAgentToken != "" && !strings.HasPrefix(opts.LocalAgentToken, agentinbox.TokenPrefix) {
+		panic("httpapi: LocalAgentToken must be an agent token (agentinbox.NewSecret)")
 	}
 	s := &Server{opts: opts, auth: newAuth(opts.Token), mux: http.NewServeMux(), log: opts.Logger}
 	s.routes()

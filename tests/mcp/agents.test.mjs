@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { newDataDir, parleyBin, startServe, token as apiToken } from '../../frontend/e2e/serve.mjs'
+import { newDataDir, parleyBin, startServe } from '../../frontend/e2e/serve.mjs'
 
 async function connectHTTP(url, tok, name) {
   const client = new Client({ name, version: '1.0.0' })
@@ -134,10 +134,8 @@ test('stdio through parley mcp: forwards to the running Parley, says so when non
 
   const server = await startServe(dir)
   try {
-    // parley serve --token: parley mcp reads the data folder's api-token, so
-    // give it the token the server was started with.
-    const { writeFile } = await import('node:fs/promises')
-    await writeFile(`${dir}/api-token`, apiToken + '\n', { mode: 0o600 })
+    // parley serve --token writes no api-token: parley mcp needs none (it
+    // uses the agent token of the listener file).
     client = new Client({ name: 'codex', version: '1.0.0' })
     await client.connect(new StdioClientTransport({ command: parleyBin, args: ['mcp', '--data-dir', dir], stderr: 'pipe' }))
     const asked = client.callTool({ name: 'ask_user_question', arguments: { questions: [{ question: 'Rebase or merge?', options: ['Rebase', 'Merge'] }], wait_seconds: 30 } })

@@ -1,0 +1,7 @@
+//go:build !windows
+
+package agentcli
+
+import "syscall"
+
+var errConnRefused error = syscall.ECONNREFUSED
