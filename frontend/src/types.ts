@@ -1,4 +1,4 @@
-// Shared data shapes of the Parley UI. They mirror /work/shared/SPEC.md
+// Shared data shapes of the Parley UI. They mirror docs/spec.md
 // (§1 card input/answers, §2 run states, §3 events, §4 HTTP API) and the Go
 // JSON tags in backend/chat and backend/questions.
 
