@@ -25,6 +25,7 @@ trap '[ -n "$XVFB_PID" ] && kill "$XVFB_PID" 2>/dev/null; step_summary test.sh' 
 
 # PARLEY_SETUP_TESTS: the packages only the tests use come in the same apt
 # transaction as the rest (the package test's WebKitGTK 4.0 build, NSIS, 7-Zip).
+step "setting up (scripts/setup.sh)"
 PARLEY_SETUP_TESTS=1 scripts/setup.sh
 
 step "go vet"
