@@ -51,7 +51,8 @@ func TestLocalListenerFollowsTheSettings(t *testing.T) {
 	assert.Equal(t, 404, getStatus(t, url+"/api/v1/asks/unknown", cfg.Token))
 	found, err := agentcli.ReadListener(cfg.DataDir)
 	require.NoError(t, err)
-	assert.Equal(t, url, found, "parley ask finds the listener through the data folder")
+	assert.Equal(t, url, found.URL, "parley ask finds the listener through the data folder")
+	assert.NotEmpty(t, found.Token, "with the agent token of this listener")
 	assert.True(t, api.status().Running)
 
 	// The local API setting opens the rest, on the same listener.
