@@ -1,6 +1,6 @@
-// Package chat holds the conversation data shared by the agent loop, storage
+// Package chat holds the conversation data shared by the assistant loop, storage
 // and the API: messages, runs, conversations and the History interface the
-// agent loop persists through (storage implements it).
+// assistant loop persists through (storage implements it).
 package chat
 
 import (
@@ -192,7 +192,7 @@ type SearchMatch struct {
 // ErrNotFound is returned when a conversation, message or run does not exist.
 var ErrNotFound = errors.New("not found")
 
-// History is what the agent loop needs from storage. Implementations store
+// History is what the assistant loop needs from storage. Implementations store
 // before returning, so whatever an event announces is already durable.
 type History interface {
 	// Messages returns the conversation's messages, oldest first.

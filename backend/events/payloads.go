@@ -4,7 +4,7 @@ import "github.com/parley-app/parley/backend/chat"
 
 // Payloads of the events above, one type per event (the frontend's types
 // are generated from them: cmd/wiregen). conversation:state sends
-// agent.StateInfo and the question events send the card (questions.Card);
+// assistant.StateInfo and the question events send the card (questions.Card);
 // those types live with the code that owns them.
 //
 // Fields are declared in the order of their JSON keys, so the bytes sent are

@@ -734,7 +734,7 @@ func (t *streamTee) addReasoning(text, from string) {
 
 // frameMatters tells, without decoding, whether a data frame may carry an
 // error, a tool call, thinking or a finish reason. Most frames are text deltas that langchaingo
-// decodes anyway; decoding each a second time here was the agent loop's
+// decodes anyway; decoding each a second time here was the assistant loop's
 // largest cost over a bare langchaingo call. Inside JSON strings quotes
 // are escaped, so a delta's text cannot match these keys.
 func frameMatters(data []byte) bool {

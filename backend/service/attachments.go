@@ -9,8 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/parley-app/parley/backend/agent"
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/llm"
@@ -99,7 +99,7 @@ func sizeText(n int) string {
 // hasImages tells whether any of msgs carries an image.
 func hasImages(msgs ...[]chat.Attachment) bool {
 	for _, atts := range msgs {
-		if slices.ContainsFunc(atts, agent.IsImage) {
+		if slices.ContainsFunc(atts, assistant.IsImage) {
 			return true
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/parley-app/parley/backend/agent"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/questions"
@@ -65,7 +65,7 @@ func (s *Service) Send(ctx context.Context, id string, req SendRequest) (string,
 			return "", err
 		}
 	}
-	runID, err := s.start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: c.Model, Thinking: c.Thinking, UserText: content,
+	runID, err := s.start(assistant.StartRequest{ConversationID: id, Profile: c.Assistant, Model: c.Model, Thinking: c.Thinking, UserText: content,
 		UserAttachments: atts, Prepare: prepare})
 	if err != nil {
 		return "", err
@@ -83,9 +83,9 @@ func (s *Service) Send(ctx context.Context, id string, req SendRequest) (string,
 }
 
 // start starts a run, reporting an active one as ErrRunActive.
-func (s *Service) start(req agent.StartRequest) (string, error) {
+func (s *Service) start(req assistant.StartRequest) (string, error) {
 	runID, err := s.rt.Start(req)
-	if errors.Is(err, agent.ErrRunActive) {
+	if errors.Is(err, assistant.ErrRunActive) {
 		return "", ErrRunActive
 	}
 	return runID, err
@@ -137,7 +137,7 @@ func (s *Service) Regenerate(ctx context.Context, id, messageID, model string) (
 	}
 	userID := path[user].ID
 	var oldLeaf string
-	return s.start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: cmp.Or(strings.TrimSpace(model), c.Model), Thinking: c.Thinking,
+	return s.start(assistant.StartRequest{ConversationID: id, Profile: c.Assistant, Model: cmp.Or(strings.TrimSpace(model), c.Model), Thinking: c.Thinking,
 		Prepare: func(ctx context.Context, _ string) error {
 			leaf, err := s.store.Leaf(ctx, id)
 			if err != nil {
@@ -203,7 +203,7 @@ func (s *Service) ForkQuestion(ctx context.Context, id, questionID string, req F
 		return "", err
 	}
 	content := questions.SubmitResult(answers, req.Comments)
-	return s.start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: c.Model, Thinking: c.Thinking,
+	return s.start(assistant.StartRequest{ConversationID: id, Profile: c.Assistant, Model: c.Model, Thinking: c.Thinking,
 		Prepare: func(ctx context.Context, runID string) error {
 			if err := s.store.SetLeaf(ctx, id, result.ParentID); err != nil {
 				return err

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/parley-app/parley/backend/agent"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/questions"
@@ -42,14 +42,14 @@ func (s *Service) CreateConversation(ctx context.Context, title, assistant strin
 
 // checkAssistant returns the profile name to store ("" = the default) or an
 // input error when no such profile exists.
-func (s *Service) checkAssistant(ctx context.Context, assistant string) (string, error) {
-	if assistant == "" || assistant == agent.DefaultProfileName {
-		return agent.DefaultProfileName, nil
+func (s *Service) checkAssistant(ctx context.Context, name string) (string, error) {
+	if name == "" || name == assistant.DefaultProfileName {
+		return assistant.DefaultProfileName, nil
 	}
-	if _, err := s.store.Profile(ctx, assistant); err != nil {
-		return "", inputError(i18n.M("service.unknownAssistant", assistant))
+	if _, err := s.store.Profile(ctx, name); err != nil {
+		return "", inputError(i18n.M("service.unknownAssistant", name))
 	}
-	return assistant, nil
+	return name, nil
 }
 
 // GetConversation returns the conversation with messages and state.
@@ -183,8 +183,8 @@ func (s *Service) Retry(ctx context.Context, id string) (string, error) {
 	if err := refuseAgentConversation(c); err != nil {
 		return "", err
 	}
-	runID, err := s.rt.Start(agent.StartRequest{ConversationID: id, Profile: c.Assistant, Model: c.Model, Thinking: c.Thinking})
-	if errors.Is(err, agent.ErrRunActive) {
+	runID, err := s.rt.Start(assistant.StartRequest{ConversationID: id, Profile: c.Assistant, Model: c.Model, Thinking: c.Thinking})
+	if errors.Is(err, assistant.ErrRunActive) {
 		return "", ErrRunActive
 	}
 	return runID, err

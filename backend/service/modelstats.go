@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/parley-app/parley/backend/agent"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/store"
 	"github.com/parley-app/parley/backend/textcalls"
@@ -43,7 +43,7 @@ func (s *Service) capabilities(ctx context.Context) *textcalls.Capabilities {
 }
 
 // recordModelStats adds what a run reports to its model's statistics.
-func (s *Service) recordModelStats(model string, d agent.StatDelta) {
+func (s *Service) recordModelStats(model string, d assistant.StatDelta) {
 	err := s.store.AddModelStats(context.Background(), model, store.ModelStatDelta{
 		CardsAsked: d.CardsAsked, Answered: d.Answered, Declined: d.Declined, Cancelled: d.Cancelled, TimedOut: d.TimedOut,
 		Repaired: d.Repaired, Refused: d.Refused, Corrected: d.Corrected, AnswerTime: d.AnswerTime,

@@ -11,14 +11,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/parley-app/parley/backend/agent"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/store"
 )
 
 // Profile is an assistant profile as clients see it.
-type Profile = agent.Profile
+type Profile = assistant.Profile
 
 // ToolInfo describes a tool a profile can opt in to. Description is for
 // the user (Settings → Profiles): Parley's own entries say it in the
@@ -43,15 +43,15 @@ var profileName = regexp.MustCompile(`^[\p{L}\p{N} _.-]{1,40}$`)
 // server's (mcp:<server>) and each listed tool (<server>__<tool>).
 func (s *Service) AvailableTools() []ToolInfo {
 	out := []ToolInfo{
-		toolInfo(agent.ToolAskUser, "service.tool.askUser"),
-		toolInfo(agent.ToolSpawnAgents, "service.tool.spawnAgents", strconv.Itoa(agent.MaxSubAgents)),
+		toolInfo(assistant.ToolAskUser, "service.tool.askUser"),
+		toolInfo(assistant.ToolSpawnAgents, "service.tool.spawnAgents", strconv.Itoa(assistant.MaxSubAgents)),
 	}
-	for _, t := range agent.BuiltinTools(nil) {
+	for _, t := range assistant.BuiltinTools(nil) {
 		out = append(out, ToolInfo{Name: t.Name, Description: t.Description})
 	}
-	out = append(out, toolInfo(agent.MCPAllTools, "service.tool.mcpAll"))
+	out = append(out, toolInfo(assistant.MCPAllTools, "service.tool.mcpAll"))
 	for _, srv := range s.mcp.Servers() {
-		out = append(out, toolInfo(agent.MCPPrefix+srv.Name, "service.tool.mcpServer", srv.Name))
+		out = append(out, toolInfo(assistant.MCPPrefix+srv.Name, "service.tool.mcpServer", srv.Name))
 		for _, t := range srv.Tools {
 			out = append(out, ToolInfo{Name: t.ModelName, Description: t.Description})
 		}
@@ -69,9 +69,9 @@ func (s *Service) Profiles(ctx context.Context) ([]Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []Profile{s.profile(agent.DefaultProfileName)}
+	out := []Profile{s.profile(assistant.DefaultProfileName)}
 	for _, p := range stored {
-		if p.Name != agent.DefaultProfileName {
+		if p.Name != assistant.DefaultProfileName {
 			out = append(out, fromStoreProfile(p))
 		}
 	}
@@ -105,9 +105,9 @@ func (s *Service) SaveProfile(ctx context.Context, p Profile) (Profile, error) {
 	p.Tools = tools
 	p.Model = strings.TrimSpace(p.Model)
 	if p.ToolCalling == "" {
-		p.ToolCalling = agent.ToolCallingAuto
+		p.ToolCalling = assistant.ToolCallingAuto
 	}
-	if !slices.Contains(agent.ToolCallingModes, p.ToolCalling) {
+	if !slices.Contains(assistant.ToolCallingModes, p.ToolCalling) {
 		return Profile{}, inputErrorf(`tool calling must be "auto", "native", "text" or "off"`)
 	}
 	if p.Thinking == "" {
@@ -131,33 +131,33 @@ func (s *Service) SaveProfile(ctx context.Context, p Profile) (Profile, error) {
 // DeleteProfile removes a profile; the default one resets to its defaults.
 func (s *Service) DeleteProfile(ctx context.Context, name string) error {
 	err := s.store.DeleteProfile(ctx, name)
-	if errors.Is(err, chat.ErrNotFound) && name == agent.DefaultProfileName {
+	if errors.Is(err, chat.ErrNotFound) && name == assistant.DefaultProfileName {
 		return nil
 	}
 	return err
 }
 
-func (s *Service) profile(name string) agent.Profile {
-	if name == "" || name == agent.DefaultProfileName {
-		if p, err := s.store.Profile(context.Background(), agent.DefaultProfileName); err == nil {
+func (s *Service) profile(name string) assistant.Profile {
+	if name == "" || name == assistant.DefaultProfileName {
+		if p, err := s.store.Profile(context.Background(), assistant.DefaultProfileName); err == nil {
 			return fromStoreProfile(*p)
 		}
-		return agent.DefaultProfile()
+		return assistant.DefaultProfile()
 	}
 	p, err := s.store.Profile(context.Background(), name)
 	if err != nil {
 		s.log.Warn("unknown assistant profile, using the default", "profile", name, "err", err)
-		return agent.DefaultProfile()
+		return assistant.DefaultProfile()
 	}
 	return fromStoreProfile(*p)
 }
 
-func fromStoreProfile(p store.Profile) agent.Profile {
+func fromStoreProfile(p store.Profile) assistant.Profile {
 	toolCalling := p.ToolCalling
 	if toolCalling == "" {
-		toolCalling = agent.ToolCallingAuto
+		toolCalling = assistant.ToolCallingAuto
 	}
-	return agent.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools, ToolCalling: toolCalling,
+	return assistant.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools, ToolCalling: toolCalling,
 		Thinking: cmp.Or(p.Thinking, chat.ThinkingAuto), Knowledge: p.Knowledge}
 }
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/parley-app/parley/backend/agent"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/questions"
@@ -83,8 +83,8 @@ func (s *Service) onLateAnswer(c *questions.Card) {
 		return
 	}
 	text := questions.LateAnswerText(c)
-	_, err = s.rt.Start(agent.StartRequest{ConversationID: c.ConversationID, Profile: conv.Assistant, Model: conv.Model, Thinking: conv.Thinking, UserText: text, ResumedFrom: c.RunID})
-	if errors.Is(err, agent.ErrRunActive) {
+	_, err = s.rt.Start(assistant.StartRequest{ConversationID: c.ConversationID, Profile: conv.Assistant, Model: conv.Model, Thinking: conv.Thinking, UserText: text, ResumedFrom: c.RunID})
+	if errors.Is(err, assistant.ErrRunActive) {
 		// The active run reads the history at its next model call.
 		m := &chat.Message{ConversationID: c.ConversationID, Role: chat.RoleUser, Content: text}
 		if err := s.store.AppendMessage(ctx, m); err != nil {

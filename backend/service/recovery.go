@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/parley-app/parley/backend/agent"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/questions"
 )
@@ -44,7 +44,7 @@ func (s *Service) recover(ctx context.Context) error {
 			s.log.Warn("pending question without conversation", "question", c.ID, "err", err)
 			continue
 		}
-		if _, err := s.rt.Start(agent.StartRequest{ConversationID: c.ConversationID, Profile: conv.Assistant, Model: conv.Model, Thinking: conv.Thinking, AwaitCard: c}); err != nil {
+		if _, err := s.rt.Start(assistant.StartRequest{ConversationID: c.ConversationID, Profile: conv.Assistant, Model: conv.Model, Thinking: conv.Thinking, AwaitCard: c}); err != nil {
 			s.log.Warn("resume run for pending question", "question", c.ID, "err", err)
 			continue
 		}

@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/parley-app/parley/backend/agent"
 	"github.com/parley-app/parley/backend/agentinbox"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/i18n"
@@ -44,7 +44,7 @@ type Service struct {
 	store *store.Store
 	ev    events.Emitter
 	qm    *questions.Manager
-	rt    *agent.Runtime
+	rt    *assistant.Runtime
 	mcp   *mcp.Host
 	log   *slog.Logger
 	// knowledge indexes and searches the collections (SPEC §11).
@@ -86,14 +86,14 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 	qcfg.OnLateAnswer = s.onLateAnswer
 	s.qm = questions.NewManager(qcfg, s.store, s.ev)
 	s.agents = agentinbox.New(agentinbox.Options{Store: s.store, Manager: s.qm, Events: s.ev, Logger: s.log})
-	s.rt = agent.New(agent.Options{
+	s.rt = assistant.New(assistant.Options{
 		History:  s.store,
 		Events:   s.ev,
 		Asker:    s.qm,
 		Cards:    s.store.CardsByConversation,
 		Model:    s.model,
 		Profile:  s.profile,
-		Tools:    agent.BuiltinTools(nil),
+		Tools:    assistant.BuiltinTools(nil),
 		MCP:      s.mcp,
 		Approver: s.qm,
 		Logger:   s.log,

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parley-app/parley/backend/agent"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/modelserver"
@@ -78,7 +78,7 @@ func TestTextFormCardSurvivesRestartAndTheModelGetsTheExactHistory(t *testing.T)
 
 	reqs = srv.Requests()
 	require.Len(t, reqs, 3, "the tool message was refused once, then sent as a user message")
-	profile := agent.DefaultProfile()
+	profile := assistant.DefaultProfile()
 	for _, r := range reqs[1:] {
 		require.Empty(t, r.Tools)
 	}
@@ -87,7 +87,7 @@ func TestTextFormCardSurvivesRestartAndTheModelGetsTheExactHistory(t *testing.T)
 	assert.Equal(t, []wireMessage{
 		{"system", system, ""},
 		{"user", "paint", ""},
-		{"assistant", "One question first.\n\n" + textcalls.FormatCall(agent.ToolAskUser, am.ToolCalls[0].Arguments), ""},
+		{"assistant", "One question first.\n\n" + textcalls.FormatCall(assistant.ToolAskUser, am.ToolCalls[0].Arguments), ""},
 		{"user", "<tool_response name=\"ask_user_question\">\n{\"answers\":{\"Which colour?\":\"Red\"}}\n</tool_response>", ""},
 	}, wireMessages(reqs[2]))
 
@@ -117,10 +117,10 @@ func TestTextFormCardSurvivesRestartAndTheModelGetsTheExactHistory(t *testing.T)
 func TestProfileToolCallingIsCheckedAndKept(t *testing.T) {
 	e := newEnv(t, askThenAnswer(), time.Minute)
 	ctx := context.Background()
-	_, err := e.svc.SaveProfile(ctx, Profile{Name: "small", Tools: []string{agent.ToolAskUser}, ToolCalling: "sometimes"})
+	_, err := e.svc.SaveProfile(ctx, Profile{Name: "small", Tools: []string{assistant.ToolAskUser}, ToolCalling: "sometimes"})
 	require.Error(t, err)
 	assert.Equal(t, `tool calling must be "auto", "native", "text" or "off"`, err.Error())
-	_, err = e.svc.SaveProfile(ctx, Profile{Name: "small", Tools: []string{agent.ToolAskUser}, ToolCalling: agent.ToolCallingText})
+	_, err = e.svc.SaveProfile(ctx, Profile{Name: "small", Tools: []string{assistant.ToolAskUser}, ToolCalling: assistant.ToolCallingText})
 	require.NoError(t, err)
 	_, err = e.svc.SaveProfile(ctx, Profile{Name: "plain", Tools: []string{}})
 	require.NoError(t, err)

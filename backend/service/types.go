@@ -1,5 +1,5 @@
 // Package service is Parley's domain façade: conversations, runs, question
-// cards and settings, wired from storage, the agent runtime and the
+// cards and settings, wired from storage, the assistant runtime and the
 // QuestionManager. The Wails bindings and the HTTP API both call it, so no
 // logic is written twice.
 package service

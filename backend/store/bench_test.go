@@ -131,7 +131,7 @@ func BenchmarkOpenConversation5000Messages(b *testing.B) {
 }
 
 // BenchmarkAppendMessage: message insert throughput, one commit each, as
-// the agent loop writes them (sequential, then from GOMAXPROCS goroutines).
+// the assistant loop writes them (sequential, then from GOMAXPROCS goroutines).
 func BenchmarkAppendMessage(b *testing.B) {
 	b.Run("sequential", func(b *testing.B) {
 		s := benchStore(b)

@@ -115,7 +115,7 @@ func TestCardsByConversationAndStatus(t *testing.T) {
 	check("superseded", ids(s.CardsByStatus(ctx, questions.StatusSuperseded)))
 }
 
-// The store satisfies what the QuestionManager and agent loop expect.
+// The store satisfies what the QuestionManager and assistant loop expect.
 func TestStoreImplementsInterfaces(t *testing.T) {
 	var s any = newStore(t)
 	assert.Implements(t, (*chat.History)(nil), s, "not a chat.History")

@@ -108,7 +108,7 @@ func (s *Store) PathTo(ctx context.Context, conversationID, id string) ([]chat.M
 // Leaf is the id of the last message of the conversation's visible path
 // ("" when it is empty). The path is the leaf's ancestors and messages are
 // never changed in place, so an unchanged leaf means an unchanged path: the
-// agent loop checks it instead of reading the whole conversation again.
+// assistant loop checks it instead of reading the whole conversation again.
 func (s *Store) Leaf(ctx context.Context, conversationID string) (string, error) {
 	var leaf sql.NullString
 	err := s.readers.QueryRowContext(ctx, `SELECT leaf_id FROM conversations WHERE id = ?`, conversationID).Scan(&leaf)
@@ -149,7 +149,7 @@ func (s *Store) AppendMessages(ctx context.Context, msgs []*chat.Message) error 
 }
 
 // SaveRunAndAppend saves the run (as SaveRun) and appends msgs (as
-// AppendMessages) in one transaction: all of it or nothing. The agent loop
+// AppendMessages) in one transaction: all of it or nothing. The assistant loop
 // stores a run's new status with the message that comes with it (a run
 // going on after its card was answered, with the answer's tool result; a
 // run started with the user's turn) in one commit instead of two.

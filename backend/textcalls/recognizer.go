@@ -3,7 +3,7 @@
 // written into the streamed reply (`<tool_call>{...}</tool_call>` or a
 // fenced json block) without ever showing their text, repairs malformed
 // arguments where that is unambiguous, and renders the history back in a
-// form such models understand. It knows nothing of the agent loop.
+// form such models understand. It knows nothing of the assistant loop.
 package textcalls
 
 import (

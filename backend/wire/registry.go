@@ -3,8 +3,8 @@ package wire
 import (
 	"reflect"
 
-	"github.com/parley-app/parley/backend/agent"
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/questions"
@@ -30,7 +30,7 @@ var Wire = Registry{
 		// The values service.Settings.Validate accepts.
 		{Name: "ThemeSetting", Values: []string{"system", "light", "dark"}},
 		// How a profile's model gets its tools (SPEC §8).
-		{Name: "ToolCalling", Values: agent.ToolCallingModes, List: "TOOL_CALLING_MODES"},
+		{Name: "ToolCalling", Values: assistant.ToolCallingModes, List: "TOOL_CALLING_MODES"},
 		// How much a model thinks (SPEC §9).
 		{Name: "ThinkingSetting", Values: chat.ThinkingSettings, List: "THINKING_SETTINGS"},
 		// The formats service.ExportConversation writes.
@@ -64,7 +64,7 @@ var Wire = Registry{
 		{Name: "BranchRequest", Go: typeOf[api.BranchRequest]()},
 		{Name: "ForkRequest", Go: typeOf[service.ForkRequest]()},
 		// Assistants, models and settings.
-		{Name: "Profile", Go: typeOf[agent.Profile](), Fields: map[string]string{"tool_calling": "ToolCalling", "thinking": "ThinkingSetting"}},
+		{Name: "Profile", Go: typeOf[assistant.Profile](), Fields: map[string]string{"tool_calling": "ToolCalling", "thinking": "ThinkingSetting"}},
 		{Name: "ToolInfo", Go: typeOf[service.ToolInfo]()},
 		{Name: "ModelInfo", Go: typeOf[service.ModelInfo]()},
 		{Name: "ModelStatus", Go: typeOf[service.ModelStatus]()},
@@ -97,7 +97,7 @@ var Wire = Registry{
 		// The page's marks of the card trace (backend/trace, the latency bench).
 		{Name: "TraceMark", Go: typeOf[trace.PageMark]()},
 		// Event payloads (SPEC §3).
-		{Name: "ConversationStateEvent", Go: typeOf[agent.StateInfo](), Fields: map[string]string{"state": "RunState"}},
+		{Name: "ConversationStateEvent", Go: typeOf[assistant.StateInfo](), Fields: map[string]string{"state": "RunState"}},
 		{Name: "MessageDeltaEvent", Go: typeOf[events.MessageDeltaPayload]()},
 		{Name: "MessageReasoningEvent", Go: typeOf[events.MessageReasoningPayload]()},
 		{Name: "MessageDoneEvent", Go: typeOf[events.MessageDonePayload]()},
@@ -108,7 +108,7 @@ var Wire = Registry{
 		{Name: "AgentNoticeEvent", Go: typeOf[events.AgentNoticePayload]()},
 	},
 	Events: []Event{
-		{Name: events.ConversationState, Payload: typeOf[agent.StateInfo]()},
+		{Name: events.ConversationState, Payload: typeOf[assistant.StateInfo]()},
 		{Name: events.ConversationUpdated, Payload: typeOf[events.ConversationUpdatedPayload]()},
 		{Name: events.ConversationDeleted, Payload: typeOf[events.ConversationDeletedPayload]()},
 		{Name: events.MessageDelta, Payload: typeOf[events.MessageDeltaPayload]()},
@@ -128,7 +128,7 @@ var Wire = Registry{
 		{Name: "SNIPPET_OPEN", Value: chat.SnippetOpen},
 		{Name: "SNIPPET_CLOSE", Value: chat.SnippetClose},
 		// The profile new conversations use; deleting it resets it to its defaults.
-		{Name: "DEFAULT_PROFILE", Value: agent.DefaultProfileName},
+		{Name: "DEFAULT_PROFILE", Value: assistant.DefaultProfileName},
 		// Sent back for a secret env/header value of an MCP server that is left unchanged.
 		{Name: "MCP_SECRET_MASK", Value: api.MCPSecretMask},
 	},

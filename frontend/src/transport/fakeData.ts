@@ -44,7 +44,7 @@ export const FAKE_TOOLS: ToolInfo[] = [
   { name: 'calculator', description: 'Evaluates an arithmetic expression exactly.' },
 ]
 
-/** Go's agent.DefaultProfile. */
+/** Go's assistant.DefaultProfile. */
 export function defaultProfile(): Profile {
   return {
     name: DEFAULT_PROFILE,

@@ -1,32 +1,3 @@
-export namespace agent {
-	
-	export class Profile {
-	    name: string;
-	    system_prompt: string;
-	    model: string;
-	    tools: string[];
-	    tool_calling?: string;
-	    thinking?: string;
-	    knowledge?: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Profile(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.system_prompt = source["system_prompt"];
-	        this.model = source["model"];
-	        this.tools = source["tools"];
-	        this.tool_calling = source["tool_calling"];
-	        this.thinking = source["thinking"];
-	        this.knowledge = source["knowledge"];
-	    }
-	}
-
-}
-
 export namespace api {
 	
 	export class AgentListener {
@@ -385,6 +356,35 @@ export namespace api {
 	        this.id = source["id"];
 	        this.name = source["name"];
 	        this.token = source["token"];
+	    }
+	}
+
+}
+
+export namespace assistant {
+	
+	export class Profile {
+	    name: string;
+	    system_prompt: string;
+	    model: string;
+	    tools: string[];
+	    tool_calling?: string;
+	    thinking?: string;
+	    knowledge?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Profile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.system_prompt = source["system_prompt"];
+	        this.model = source["model"];
+	        this.tools = source["tools"];
+	        this.tool_calling = source["tool_calling"];
+	        this.thinking = source["thinking"];
+	        this.knowledge = source["knowledge"];
 	    }
 	}
 
@@ -1135,7 +1135,7 @@ export namespace service {
 	    version: number;
 	    exported_at: string;
 	    settings: Settings;
-	    profiles: agent.Profile[];
+	    profiles: assistant.Profile[];
 	    model_stats: store.ModelStats[];
 	
 	    static createFrom(source: any = {}) {
@@ -1148,7 +1148,7 @@ export namespace service {
 	        this.version = source["version"];
 	        this.exported_at = source["exported_at"];
 	        this.settings = this.convertValues(source["settings"], Settings);
-	        this.profiles = this.convertValues(source["profiles"], agent.Profile);
+	        this.profiles = this.convertValues(source["profiles"], assistant.Profile);
 	        this.model_stats = this.convertValues(source["model_stats"], store.ModelStats);
 	    }
 	

@@ -1,4 +1,4 @@
-package agent
+package assistant
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func (w idleWaiter) Emit(name string, payload any) {
 	}
 }
 
-// loopBench runs exchanges through the agent Runtime.
+// loopBench runs exchanges through the assistant Runtime.
 type loopBench struct {
 	rt   *Runtime
 	done idleWaiter
@@ -130,7 +130,7 @@ func benchServer(b *testing.B) *modelserver.Server {
 }
 
 // BenchmarkLoopVsBareLangchaingo compares one exchange (a user message, a
-// 200-word streamed answer) through the agent Runtime with the same call
+// 200-word streamed answer) through the assistant Runtime with the same call
 // made with bare langchaingo, both against the same modelserver.
 func BenchmarkLoopVsBareLangchaingo(b *testing.B) {
 	srv := benchServer(b)
@@ -181,7 +181,7 @@ func BenchmarkLoopVsBareLangchaingo(b *testing.B) {
 // BenchmarkToolCallToQuestionAsk measures the way from the modelserver
 // writing the first ask_user_question tool-call chunk to the question:ask
 // event reaching the emitter: the rest of the stream, langchaingo's merge,
-// our llm layer, the agent loop, ParseInput and the QuestionManager.
+// our llm layer, the assistant loop, ParseInput and the QuestionManager.
 func BenchmarkToolCallToQuestionAsk(b *testing.B) {
 	// Buffered, and sent to without blocking, so a failing round cannot
 	// block the server or the run.

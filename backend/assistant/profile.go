@@ -1,4 +1,4 @@
-package agent
+package assistant
 
 import "github.com/parley-app/parley/backend/chat"
 

@@ -1,8 +1,8 @@
-// Package agent runs conversations: it calls the model, streams its text,
+// Package assistant runs conversations: it calls the model, streams its text,
 // executes tools (asking the user through the QuestionManager, spawning
 // sub-agents) and reports run states and events. It persists through
 // chat.History before announcing anything.
-package agent
+package assistant
 
 import (
 	"context"

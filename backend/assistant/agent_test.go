@@ -1,4 +1,4 @@
-package agent
+package assistant
 
 import (
 	"context"
