@@ -3,7 +3,8 @@
 // moment it is made until it is revoked or the panel forgets it (`made`).
 import { defineStore } from 'pinia'
 import type { AgentListener, AgentToken, NewAgentToken } from '../types'
-import { useTransport, toError } from '../transport'
+import { useTransport } from '../transport'
+import { attempt, loadInto } from './asyncState'
 
 interface State {
   listener: AgentListener | null
@@ -19,45 +20,31 @@ export const useAgentsStore = defineStore('agents', {
   state: (): State => ({ listener: null, tokens: [], loaded: false, loading: false, error: null, made: null }),
 
   actions: {
-    async load(): Promise<void> {
-      this.loading = true
-      try {
+    load(): Promise<void> {
+      return loadInto(this, { loading: 'loading', loaded: 'loaded', error: 'error' }, async () => {
         const t = useTransport()
         const [listener, tokens] = await Promise.all([t.agentListener(), t.agentTokens()])
         this.listener = listener
         this.tokens = tokens
-        this.loaded = true
-        this.error = null
-      } catch (err) {
-        this.error = toError(err).message
-      } finally {
-        this.loading = false
-      }
+      })
     },
 
     /** Makes a token; resolves true when made (its secret is in `made`). */
     async createToken(name: string): Promise<boolean> {
-      try {
+      const done = await attempt(this, { error: 'error' }, async () => {
         this.made = await useTransport().createAgentToken(name)
-        this.error = null
-      } catch (err) {
-        this.error = toError(err).message
-        return false
-      }
+      })
+      if (!done.ok) return false
       await this.load()
       return true
     },
 
     async revoke(id: string): Promise<void> {
-      try {
+      const done = await attempt(this, { error: 'error' }, async () => {
         await useTransport().revokeAgentToken(id)
         if (this.made?.id === id) this.made = null
-        this.error = null
-      } catch (err) {
-        this.error = toError(err).message
-        return
-      }
-      await this.load()
+      })
+      if (done.ok) await this.load()
     },
   },
 })

@@ -1,8 +1,9 @@
 // App-wide UI state: theme, connection to the backend, version.
 import { defineStore } from 'pinia'
 import { nextTick } from 'vue'
-import { toError, useTransport } from '../transport'
+import { useTransport } from '../transport'
 import { enableCardTrace } from '../lib/cardTrace'
+import { loadInto } from './asyncState'
 
 export type Theme = 'system' | 'light' | 'dark'
 const THEME_KEY = 'parley.theme'
@@ -67,15 +68,12 @@ export const useAppStore = defineStore('app', {
       const order: Theme[] = ['system', 'light', 'dark']
       this.setTheme(order[(order.indexOf(this.theme) + 1) % order.length]!)
     },
-    async checkHealth(): Promise<void> {
-      try {
+    checkHealth(): Promise<void> {
+      return loadInto(this, { error: 'healthError' }, async () => {
         const h = await useTransport().health()
         this.version = h.version ?? ''
         if (h.trace) enableCardTrace((marks) => useTransport().reportTrace(marks), nextTick)
-        this.healthError = null
-      } catch (err) {
-        this.healthError = toError(err).message
-      }
+      })
     },
   },
 })

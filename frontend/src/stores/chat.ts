@@ -26,10 +26,11 @@ import type {
   RunState,
 } from '../types'
 import { isRunActive, RUN_STATES } from '../types'
-import { toError, useTransport } from '../transport'
+import { useTransport, type TransportError } from '../transport'
 import { useQuestionsStore } from './questions'
 import { branchActions, branchState, type BranchState } from './chatBranches'
 import { t } from '../i18n'
+import { attempt, loadInto } from './asyncState'
 
 /** A message list as the store keeps it: reactive itself, its messages plain. */
 function messageList(list: Message[]): Message[] {
@@ -131,19 +132,13 @@ export const useChatStore = defineStore('chat', {
      * the conversation (null when it could not be loaded).
      */
     async open(conversationId: string): Promise<ConversationDetail | null> {
-      this.loading[conversationId] = true
-      const questions = useQuestionsStore()
-      const cardsLoaded = questions.loadForConversation(conversationId)
+      const cardsLoaded = useQuestionsStore().loadForConversation(conversationId)
       let detail: ConversationDetail | null = null
-      try {
-        detail = await useTransport().getConversation(conversationId)
-        this.applyDetail(detail)
-        this.loadErrors[conversationId] = null
-      } catch (err) {
-        this.loadErrors[conversationId] = toError(err).message
-      } finally {
-        this.loading[conversationId] = false
-      }
+      await loadInto(this, { key: conversationId, loading: 'loading', error: 'loadErrors' }, async () => {
+        const d = await useTransport().getConversation(conversationId)
+        detail = d
+        this.applyDetail(d)
+      })
       await cardsLoaded
       return detail
     },
@@ -188,30 +183,28 @@ export const useChatStore = defineStore('chat', {
       }
       this.listOf(id).push(local)
       this.lastUserText[id] = text
-      this.errors[id] = null
       const before = this.runStates[id] ?? 'idle'
       this.runStates[id] = 'requesting'
-      try {
-        const t = useTransport()
+      const failed = (e: TransportError) => {
+        this.updateMessage(id, local.id, { local: 'failed' })
+        if (this.runStates[id] === 'requesting') this.runStates[id] = before === 'error' ? 'idle' : before
+        return e.status === 409 ? t('chat.errors.busy') : t('chat.errors.sendFailed', { error: e.message })
+      }
+      const done = await attempt(this, { key: id, error: 'errors', failed }, async () => {
+        const transport = useTransport()
         if (parentId !== undefined) {
           // An edit: the new message is a sibling of the old one, whose
           // branch leaves the visible path.
-          await t.sendWith(id, { content: text, parent_id: parentId, ...(attachments.length ? { attachments } : {}) })
+          await transport.sendWith(id, { content: text, parent_id: parentId, ...(attachments.length ? { attachments } : {}) })
           this.updateMessage(id, local.id, { local: 'sent' })
-          this.applyDetail(await t.getConversation(id))
-          return true
+          this.applyDetail(await transport.getConversation(id))
+          return
         }
-        if (attachments.length) await t.sendWith(id, { content: text, attachments })
-        else await t.sendMessage(id, text)
+        if (attachments.length) await transport.sendWith(id, { content: text, attachments })
+        else await transport.sendMessage(id, text)
         this.updateMessage(id, local.id, { local: 'sent' })
-        return true
-      } catch (err) {
-        const e = toError(err)
-        this.updateMessage(id, local.id, { local: 'failed' })
-        if (this.runStates[id] === 'requesting') this.runStates[id] = before === 'error' ? 'idle' : before
-        this.errors[id] = e.status === 409 ? t('chat.errors.busy') : t('chat.errors.sendFailed', { error: e.message })
-        return false
-      }
+      })
+      return done.ok
     },
 
     /**
@@ -243,31 +236,21 @@ export const useChatStore = defineStore('chat', {
       const kept = list.filter((m, i) => !(i > lastUser && partialIds.has(m.id)))
       if (kept.length !== list.length) this.messages[id] = messageList(kept)
       const before = this.runStates[id] ?? 'idle'
-      this.errors[id] = null
       this.runStates[id] = 'requesting'
-      try {
-        await useTransport().retry(id)
-        return true
-      } catch (err) {
-        const e = toError(err)
+      const retryFailed = (e: TransportError) => {
         if (this.runStates[id] === 'requesting') this.runStates[id] = before
-        this.errors[id] =
-          e.status === 409 ? t('chat.errors.busy') : t('chat.errors.retryFailed', { error: e.message })
-        return false
+        return e.status === 409 ? t('chat.errors.busy') : t('chat.errors.retryFailed', { error: e.message })
       }
+      const done = await attempt(this, { key: id, error: 'errors', failed: retryFailed }, () => useTransport().retry(id))
+      return done.ok
     },
 
 
     /** Stops the active run (a pending card is cancelled by the backend). */
     async stop(conversationId: string): Promise<void> {
-      this.stopping[conversationId] = true
-      try {
-        await useTransport().cancel(conversationId)
-      } catch (err) {
-        this.errors[conversationId] = t('chat.errors.stopFailed', { error: toError(err).message })
-      } finally {
-        this.stopping[conversationId] = false
-      }
+      // The conversation's error banner stays while it stops: only a failure changes it.
+      const done = await attempt(this, { key: conversationId, busy: 'stopping' }, () => useTransport().cancel(conversationId))
+      if (!done.ok) this.errors[conversationId] = t('chat.errors.stopFailed', { error: done.error })
     },
 
     /** The conversation's message list, made shallow if it was set from elsewhere. */

@@ -7,10 +7,11 @@
 // old path back when it fails: nothing the user wrote is lost.
 import { shallowReactive } from 'vue'
 import type { Answers, ConversationDetail, Message, ModelInfo, RunState } from '../types'
-import { toError, useTransport } from '../transport'
+import { useTransport, type TransportError } from '../transport'
 import { BUSY_TEXT, branchErrorText, pathBefore, pathThrough } from '../lib/branches'
 import { useQuestionsStore } from './questions'
 import { t } from '../i18n'
+import { attempt, loadInto } from './asyncState'
 
 export interface BranchState {
   /** The user message being edited in place, per conversation. */
@@ -114,19 +115,19 @@ export const branchActions = {
     }
     const restore = this.beginBranch(id, [...pathBefore(list, messageId), local])
     this.editing[id] = null
-    try {
+    const failed = (e: TransportError) => {
+      restore()
+      this.editing[id] = messageId
+      this.editDrafts[messageId] = content
+      return branchErrorText('send your edited message', e)
+    }
+    const done = await attempt(this, { key: id, error: 'errors', failed }, async () => {
       await useTransport().sendWith(id, { content: text, parent_id: old.parent_id, ...(old.attachments?.length ? { attachments: old.attachments } : {}) })
       this.updateMessage(id, local.id, { local: 'sent' })
       delete this.editDrafts[messageId]
       this.lastUserText[id] = text
-      return true
-    } catch (err) {
-      restore()
-      this.editing[id] = messageId
-      this.editDrafts[messageId] = content
-      this.errors[id] = branchErrorText('send your edited message', toError(err))
-      return false
-    }
+    })
+    return done.ok
   },
 
   /** A new reply beside the reply that `messageId` belongs to, by `model` when given. */
@@ -144,16 +145,16 @@ export const branchActions = {
     const restore = this.beginBranch(id, user ? pathThrough(list, user.id) : [...list])
     this.regenerating[id] = pending
     delete this.retryRegenerate[id]
-    try {
-      const { run_id } = await useTransport().regenerate(id, messageId, model || undefined)
-      pending.runId = run_id ?? ''
-      return true
-    } catch (err) {
+    const failed = (e: TransportError) => {
       if (this.regenerating[id] === pending) delete this.regenerating[id]
       restore()
-      this.errors[id] = branchErrorText('regenerate the reply', toError(err))
-      return false
+      return branchErrorText('regenerate the reply', e)
     }
+    const done = await attempt(this, { key: id, error: 'errors', failed }, async () => {
+      const { run_id } = await useTransport().regenerate(id, messageId, model || undefined)
+      pending.runId = run_id ?? ''
+    })
+    return done.ok
   },
 
   /** A message of the run arrived: the regenerated reply is there to stay. */
@@ -190,15 +191,15 @@ export const branchActions = {
       this.errors[id] = BUSY_TEXT
       return false
     }
-    try {
+    // The conversation's error banner stays while it switches (then the detail's state sets it).
+    const failed = (e: TransportError) => branchErrorText('switch to that version', e)
+    const done = await attempt(this, { failed }, async () => {
       const detail = await useTransport().selectBranch(id, messageId)
       this.editing[id] = null
       this.applyDetail(detail)
-      return true
-    } catch (err) {
-      this.errors[id] = branchErrorText('switch to that version', toError(err))
-      return false
-    }
+    })
+    if (!done.ok) this.errors[id] = done.error
+    return done.ok
   },
 
   /**
@@ -222,20 +223,14 @@ export const branchActions = {
       (m) => m.role === 'tool' && !!card.tool_call_id && m.tool_call_id === card.tool_call_id && (!m.run_id || !card.run_id || m.run_id === card.run_id),
     )
     const restore = this.beginBranch(id, result ? pathThrough(list, result.parent_id) : [...list])
-    this.forking[questionId] = true
-    this.forkErrors[questionId] = null
-    try {
-      await useTransport().forkQuestion(id, questionId, { answers, ...(comments ? { comments } : {}) })
-      return true
-    } catch (err) {
+    const failed = (e: TransportError) => {
       restore()
-      const e = toError(err)
-      this.forkErrors[questionId] =
-        e.status === 422 ? e.message : e.status === 404 ? t('questions.errors.gone') : branchErrorText('change the answer', e)
-      return false
-    } finally {
-      this.forking[questionId] = false
+      return e.status === 422 ? e.message : e.status === 404 ? t('questions.errors.gone') : branchErrorText('change the answer', e)
     }
+    const done = await attempt(this, { key: questionId, busy: 'forking', error: 'forkErrors', failed }, () =>
+      useTransport().forkQuestion(id, questionId, { answers, ...(comments ? { comments } : {}) }),
+    )
+    return done.ok
   },
 
   /** Shows `path` as the conversation while a branch starts; the returned function puts the old one back. */
@@ -253,12 +248,9 @@ export const branchActions = {
   },
 
   /** The installed models, for "Regenerate with…". */
-  async loadModels(this: Host): Promise<void> {
-    try {
+  loadModels(this: Host): Promise<void> {
+    return loadInto(this, { error: 'modelsError' }, async () => {
       this.models = await useTransport().listModels()
-      this.modelsError = null
-    } catch (err) {
-      this.modelsError = toError(err).message
-    }
+    })
   },
 }

@@ -15,11 +15,12 @@ import type {
   ExportResult,
 } from '../types'
 import { DEFAULT_PROFILE } from '../types'
-import { toError, useTransport } from '../transport'
+import { useTransport } from '../transport'
 import { useChatStore } from './chat'
 import { useQuestionsStore } from './questions'
 import { t, t as i18nT } from '../i18n'
 import { DEFAULT_TITLE, shownTitle } from '../lib/titles'
+import { attempt, loadInto } from './asyncState'
 
 export const PAGE_SIZE = 30
 
@@ -108,41 +109,31 @@ export const useConversationsStore = defineStore('conversations', {
 
   actions: {
     /** Loads the first page (for the current search). */
-    async load(): Promise<void> {
-      this.loading = true
+    load(): Promise<void> {
       const query = this.query
-      try {
+      // When the search changed meanwhile, a newer load is on its way: it sets the fields.
+      const stale = () => query !== this.query
+      return loadInto(this, { loading: 'loading', loaded: 'loaded', error: 'error', stale }, async () => {
         const page = await useTransport().listConversations({ limit: PAGE_SIZE, q: query || undefined })
-        if (query !== this.query) return // a newer search is on its way
+        if (stale()) return
         this.items = page.items.filter((c) => !this.deleted[c.id]).map(summaryOf)
         this.remember()
         this.nextCursor = page.next_cursor || null
-        this.error = null
-        this.loaded = true
-      } catch (err) {
-        if (query === this.query) this.error = toError(err).message
-      } finally {
-        if (query === this.query) this.loading = false
-      }
+      })
     },
 
     async loadMore(): Promise<void> {
       if (!this.nextCursor || this.loadingMore) return
-      this.loadingMore = true
+      const cursor = this.nextCursor
       const query = this.query
-      try {
-        const page = await useTransport().listConversations({ limit: PAGE_SIZE, cursor: this.nextCursor, q: query || undefined })
+      await loadInto(this, { loading: 'loadingMore', error: 'error' }, async () => {
+        const page = await useTransport().listConversations({ limit: PAGE_SIZE, cursor, q: query || undefined })
         if (query !== this.query) return
         const known = new Set(this.items.map((c) => c.id))
         this.items.push(...page.items.filter((c) => !known.has(c.id) && !this.deleted[c.id]).map(summaryOf))
         this.remember()
         this.nextCursor = page.next_cursor || null
-        this.error = null
-      } catch (err) {
-        this.error = toError(err).message
-      } finally {
-        this.loadingMore = false
-      }
+      })
     },
 
     async search(q: string): Promise<void> {
@@ -154,7 +145,8 @@ export const useConversationsStore = defineStore('conversations', {
 
     /** Creates a conversation (with the chosen assistant profile) and opens it. */
     async create(title?: string): Promise<Conversation | null> {
-      try {
+      const failed = (err: Error) => t('sidebar.errors.newChat', { error: err.message })
+      const done = await attempt(this, { error: 'actionError', failed }, async () => {
         const params: CreateConversationParams = {}
         if (title) params.title = title
         if (this.newAssistant) params.assistant = this.newAssistant
@@ -168,12 +160,9 @@ export const useConversationsStore = defineStore('conversations', {
         this.setCurrent(c.id)
         const chat = useChatStore()
         if (!chat.messages[c.id]) chat.messages[c.id] = []
-        this.actionError = null
         return c
-      } catch (err) {
-        this.actionError = t('sidebar.errors.newChat', { error: toError(err).message })
-        return null
-      }
+      })
+      return done.ok ? done.value : null
     },
 
     /** Opens a conversation (null shows the empty "new chat" screen). */
@@ -239,16 +228,15 @@ export const useConversationsStore = defineStore('conversations', {
       if (!t || !item || t === item.title) return false
       const before = item.title
       item.title = t
-      try {
+      const failed = (err: Error) => {
+        item.title = before
+        return i18nT('sidebar.errors.rename', { error: err.message })
+      }
+      const done = await attempt(this, { error: 'actionError', failed }, async () => {
         const res = await useTransport().renameConversation(id, t)
         if (res && res.id) Object.assign(item, summaryOf(res))
-        this.actionError = null
-        return true
-      } catch (err) {
-        item.title = before
-        this.actionError = i18nT('sidebar.errors.rename', { error: toError(err).message })
-        return false
-      }
+      })
+      return done.ok
     },
 
     async setPinned(id: string, pinned: boolean): Promise<boolean> {
@@ -256,16 +244,15 @@ export const useConversationsStore = defineStore('conversations', {
       if (!item) return false
       const before = !!item.pinned
       item.pinned = pinned
-      try {
+      const failed = (err: Error) => {
+        item.pinned = before
+        return t(pinned ? 'sidebar.errors.pin' : 'sidebar.errors.unpin', { error: err.message })
+      }
+      const done = await attempt(this, { error: 'actionError', failed }, async () => {
         const res = await useTransport().setPinned(id, pinned)
         if (res && res.id) Object.assign(item, summaryOf(res))
-        this.actionError = null
-        return true
-      } catch (err) {
-        item.pinned = before
-        this.actionError = t(pinned ? 'sidebar.errors.pin' : 'sidebar.errors.unpin', { error: toError(err).message })
-        return false
-      }
+      })
+      return done.ok
     },
 
     /** Switches the conversation's assistant profile; its next run uses it. */
@@ -302,16 +289,15 @@ export const useConversationsStore = defineStore('conversations', {
     ): Promise<boolean> {
       const before = item[key]
       item[key] = value
-      try {
+      const failed = (err: Error) => {
+        item[key] = before as Conversation[K]
+        return t(`sidebar.errors.${key}`, { error: err.message })
+      }
+      const done = await attempt(this, { error: 'actionError', failed }, async () => {
         const res = await send()
         if (res && res.id) Object.assign(item, summaryOf(res))
-        this.actionError = null
-        return true
-      } catch (err) {
-        item[key] = before as Conversation[K]
-        this.actionError = t(`sidebar.errors.${key}`, { error: toError(err).message })
-        return false
-      }
+      })
+      return done.ok
     },
 
     /** Attaches knowledge collections to a conversation (the composer's picker, SPEC §11). */
@@ -320,15 +306,12 @@ export const useConversationsStore = defineStore('conversations', {
       if (!item) return false
       const before = item.knowledge
       item.knowledge = collections.length ? [...collections] : undefined
-      try {
-        await useTransport().setConversationKnowledge(id, collections)
-        this.actionError = null
-        return true
-      } catch (err) {
+      const failed = (err: Error) => {
         item.knowledge = before
-        this.actionError = t('knowledge.attachFailed', { error: toError(err).message })
-        return false
+        return t('knowledge.attachFailed', { error: err.message })
       }
+      const done = await attempt(this, { error: 'actionError', failed }, () => useTransport().setConversationKnowledge(id, collections))
+      return done.ok
     },
 
     /** Opens a search result on the branch of its matching message (SPEC §7). */
@@ -346,15 +329,10 @@ export const useConversationsStore = defineStore('conversations', {
     },
 
     async remove(id: string): Promise<boolean> {
-      try {
-        await useTransport().deleteConversation(id)
-      } catch (err) {
-        this.actionError = t('sidebar.errors.delete', { error: toError(err).message })
-        return false
-      }
-      this.forgetDeleted(id)
-      this.actionError = null
-      return true
+      const failed = (err: Error) => t('sidebar.errors.delete', { error: err.message })
+      const done = await attempt(this, { error: 'actionError', failed }, () => useTransport().deleteConversation(id))
+      if (done.ok) this.forgetDeleted(id)
+      return done.ok
     },
 
     /**
@@ -364,15 +342,13 @@ export const useConversationsStore = defineStore('conversations', {
      */
     async exportConversation(id: string, format: ExportFormat): Promise<ExportResult | null> {
       this.notice = null
-      try {
+      const failed = (err: Error) => t('sidebar.errors.export', { error: err.message })
+      const done = await attempt(this, { error: 'actionError', failed }, async () => {
         const res = await useTransport().exportConversation(id, format)
-        this.actionError = null
         if (res.kind === 'saved') this.notice = t('sidebar.exported', { path: res.path })
         return res
-      } catch (err) {
-        this.actionError = t('sidebar.errors.export', { error: toError(err).message })
-        return null
-      }
+      })
+      return done.ok ? done.value : null
     },
 
     /**
@@ -381,20 +357,18 @@ export const useConversationsStore = defineStore('conversations', {
      * Errors go to `importError` and nothing changes.
      */
     async importConversation(json?: string, fileName?: string): Promise<Conversation | null> {
-      this.importError = null
       this.notice = null
-      this.importing = true
       const what = fileName ? t('sidebar.quotedFile', { name: fileName }) : t('sidebar.theFile')
-
-      try {
-        if (json !== undefined) {
-          try {
-            JSON.parse(json)
-          } catch {
-            this.importError = t('sidebar.errors.importJson', { what })
-            return null
-          }
+      if (json !== undefined) {
+        try {
+          JSON.parse(json)
+        } catch {
+          this.importError = t('sidebar.errors.importJson', { what })
+          return null
         }
+      }
+      const failed = (err: Error) => t('sidebar.errors.import', { what, error: err.message })
+      const done = await attempt(this, { busy: 'importing', error: 'importError', failed }, async () => {
         const res = await useTransport().importConversation(json)
         if (!res) return null // the desktop dialog was cancelled
         const c = summaryOf(res)
@@ -411,12 +385,8 @@ export const useConversationsStore = defineStore('conversations', {
         this.notice = t('sidebar.imported', { title: shownTitle(c.title) })
         await this.select(c.id)
         return c
-      } catch (err) {
-        this.importError = t('sidebar.errors.import', { what, error: toError(err).message })
-        return null
-      } finally {
-        this.importing = false
-      }
+      })
+      return done.ok ? done.value : null
     },
 
     /** Drops a deleted conversation everywhere; if it was open, shows a new chat. */

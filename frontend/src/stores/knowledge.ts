@@ -3,9 +3,10 @@
 // Settings → Knowledge and the composer's picker.
 import { defineStore } from 'pinia'
 import type { Collection, KnowledgeProgressEvent } from '../types'
-import { useTransport, toError } from '../transport'
+import { useTransport } from '../transport'
 import { t } from '../i18n'
 import { eventsDuringLoadsPerStore } from '../lib/eventsDuringLoads'
+import { attempt, loadInto } from './asyncState'
 
 /** The figures a `knowledge:progress` event brings. */
 type Progress = Pick<Collection, 'files' | 'indexed_files' | 'chunks' | 'status'>
@@ -44,22 +45,15 @@ export const useKnowledgeStore = defineStore('knowledge', {
   },
 
   actions: {
-    async load(): Promise<void> {
-      this.loading = true
-      try {
-        await progressDuringLoads(this).load(
+    load(): Promise<void> {
+      return loadInto(this, { loading: 'loading', loaded: 'loaded', error: 'loadError' }, () =>
+        progressDuringLoads(this).load(
           () => useTransport().listCollections(),
           (list, newer) => {
             this.collections = list.map((c) => withNewerProgress(c, newer))
           },
-        )
-        this.loaded = true
-        this.loadError = null
-      } catch (err) {
-        this.loadError = toError(err).message
-      } finally {
-        this.loading = false
-      }
+        ),
+      )
     },
 
     put(c: Collection): void {
@@ -101,18 +95,11 @@ export const useKnowledgeStore = defineStore('knowledge', {
 
     /** Runs an action on one collection, keeping its error; resolves true when it worked. */
     async act(id: string, fn: () => Promise<Collection | void>): Promise<boolean> {
-      this.busy[id] = true
-      this.errors[id] = null
-      try {
+      const done = await attempt(this, { key: id, busy: 'busy', error: 'errors' }, async () => {
         const c = await fn()
         if (c) this.put(c)
-        return true
-      } catch (err) {
-        this.errors[id] = toError(err).message
-        return false
-      } finally {
-        this.busy[id] = false
-      }
+      })
+      return done.ok
     },
 
     create(name: string, paths: string[]): Promise<boolean> {
@@ -145,12 +132,10 @@ export const useKnowledgeStore = defineStore('knowledge', {
 
     /** Asks for folders or files with the system's picker: absolute paths, none when cancelled. */
     async pick(kind: 'folder' | 'files'): Promise<string[]> {
-      try {
-        return (await useTransport().choosePaths?.(kind)) ?? []
-      } catch (err) {
-        this.errors[''] = toError(err).message
-        return []
-      }
+      const done = await attempt(this, {}, async () => (await useTransport().choosePaths?.(kind)) ?? [])
+      if (done.ok) return done.value
+      this.errors[''] = done.error
+      return []
     },
 
     /**
@@ -159,12 +144,11 @@ export const useKnowledgeStore = defineStore('knowledge', {
      */
     async openSource(path: string): Promise<string> {
       const transport = useTransport()
-      try {
+      const done = await attempt(this, {}, async () => {
         if (await transport.openSource(path)) return 'opened'
         return (await transport.copyText(path)) ? 'copied' : t('knowledge.source.copyFailed')
-      } catch (err) {
-        return toError(err).message
-      }
+      })
+      return done.ok ? done.value : done.error
     },
 
     async remove(id: string): Promise<boolean> {

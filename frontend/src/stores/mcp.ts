@@ -3,10 +3,11 @@
 // servers. Secret values never reach the UI: only env/header key names.
 import { defineStore } from 'pinia'
 import type { MCPImportResult, MCPPolicy, MCPServer, MCPServerConfig } from '../types'
-import { useTransport, toError } from '../transport'
+import { useTransport } from '../transport'
 import { normalizeMCPServer } from '../lib/mcp'
 import { keepAllSecrets } from '../lib/mcpConfig'
 import { eventsDuringLoadsPerStore } from '../lib/eventsDuringLoads'
+import { attempt, loadInto } from './asyncState'
 
 interface State {
   servers: Record<string, MCPServer>
@@ -39,10 +40,9 @@ export const useMcpStore = defineStore('mcp', {
   },
 
   actions: {
-    async load(): Promise<void> {
-      this.loading = true
-      try {
-        await statesDuringLoads(this).load(
+    load(): Promise<void> {
+      return loadInto(this, { loading: 'loading', loaded: 'loaded', error: 'loadError' }, () =>
+        statesDuringLoads(this).load(
           () => useTransport().mcpServers(),
           (list, newer) => {
             const next: Record<string, MCPServer> = {}
@@ -50,14 +50,8 @@ export const useMcpStore = defineStore('mcp', {
             for (const [name, s] of newer) if (!this.removed[name]) next[name] = s
             this.servers = next
           },
-        )
-        this.loaded = true
-        this.loadError = null
-      } catch (err) {
-        this.loadError = toError(err).message
-      } finally {
-        this.loading = false
-      }
+        ),
+      )
     },
 
     /** An `mcp:server` event: the server's new state. */
@@ -71,19 +65,12 @@ export const useMcpStore = defineStore('mcp', {
 
     /** Adds or replaces a server; resolves true when saved (else the error is in `errors`). */
     async save(name: string, cfg: MCPServerConfig): Promise<boolean> {
-      this.busy[name] = true
-      this.errors[name] = null
-      try {
+      const done = await attempt(this, { key: name, busy: 'busy', error: 'errors' }, async () => {
         const saved = await useTransport().putMCPServer(name, cfg)
         delete this.removed[name]
         this.servers[name] = { ...saved, name: saved.name || name }
-        return true
-      } catch (err) {
-        this.errors[name] = toError(err).message
-        return false
-      } finally {
-        this.busy[name] = false
-      }
+      })
+      return done.ok
     },
 
     async setEnabled(server: MCPServer, enabled: boolean): Promise<boolean> {
@@ -92,19 +79,12 @@ export const useMcpStore = defineStore('mcp', {
     },
 
     async remove(name: string): Promise<boolean> {
-      this.busy[name] = true
-      this.errors[name] = null
-      try {
+      const done = await attempt(this, { key: name, busy: 'busy', error: 'errors' }, async () => {
         await useTransport().deleteMCPServer(name)
         this.removed[name] = true
         delete this.servers[name]
-        return true
-      } catch (err) {
-        this.errors[name] = toError(err).message
-        return false
-      } finally {
-        this.busy[name] = false
-      }
+      })
+      return done.ok
     },
 
     async setPolicy(server: string, tool: string, policy: MCPPolicy): Promise<boolean> {
@@ -112,28 +92,26 @@ export const useMcpStore = defineStore('mcp', {
       const t = s?.tools.find((x) => x.name === tool)
       const before = t?.policy
       if (t) t.policy = policy
-      this.errors[server] = null
-      try {
+      const failed = (err: Error): string => {
+        if (t && before) t.policy = before // the choice shown at once goes back
+        return err.message
+      }
+      const done = await attempt(this, { key: server, error: 'errors', failed }, async () => {
         const saved = await useTransport().setMCPToolPolicy(server, tool, policy)
         if (saved && t) t.policy = saved.policy
-        return true
-      } catch (err) {
-        if (t && before) t.policy = before
-        this.errors[server] = toError(err).message
-        return false
-      }
+      })
+      return done.ok
     },
 
     /** Imports another host's config (the file's text); the list is reloaded. */
     async importConfig(content: string): Promise<{ result?: MCPImportResult; error?: string }> {
-      try {
+      const done = await attempt(this, {}, async () => {
         const result = await useTransport().importMCPConfig(content)
         for (const name of result.added) delete this.removed[name]
         await this.load()
-        return { result }
-      } catch (err) {
-        return { error: toError(err).message }
-      }
+        return result
+      })
+      return done.ok ? { result: done.value } : { error: done.error }
     },
   },
 })

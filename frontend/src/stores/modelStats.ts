@@ -3,7 +3,8 @@
 import { formatDuration } from '../i18n/format'
 import { defineStore } from 'pinia'
 import type { ExportResult, ModelStats, SettingsExport } from '../types'
-import { toError, useTransport } from '../transport'
+import { useTransport } from '../transport'
+import { attempt, loadInto } from './asyncState'
 
 interface State {
   stats: ModelStats[]
@@ -15,46 +16,30 @@ interface State {
 export const useModelStatsStore = defineStore('modelStats', {
   state: (): State => ({ stats: [], loaded: false, loading: false, error: null }),
   actions: {
-    async load(): Promise<void> {
-      this.loading = true
-      try {
+    load(): Promise<void> {
+      return loadInto(this, { loading: 'loading', loaded: 'loaded', error: 'error' }, async () => {
         this.stats = await useTransport().modelStats()
-        this.loaded = true
-        this.error = null
-      } catch (err) {
-        this.error = toError(err).message
-      } finally {
-        this.loading = false
-      }
+      })
     },
 
     /** Forgets every model's statistics; resolves with an error message or null. */
     async reset(): Promise<string | null> {
-      try {
-        await useTransport().resetModelStats()
-      } catch (err) {
-        return toError(err).message
-      }
+      const done = await attempt(this, {}, () => useTransport().resetModelStats())
+      if (!done.ok) return done.error
       this.stats = []
       return null
     },
 
     /** Settings, profiles and statistics (never the API key), or the error message. */
     async exportSettings(): Promise<SettingsExport | string> {
-      try {
-        return await useTransport().exportSettings()
-      } catch (err) {
-        return toError(err).message
-      }
+      const done = await attempt(this, {}, () => useTransport().exportSettings())
+      return done.ok ? done.value : done.error
     },
 
     /** Saves the export as a file (see Transport.saveSettingsExport), or the error message. */
     async saveSettingsExport(): Promise<ExportResult | string> {
-      try {
-        return await useTransport().saveSettingsExport()
-      } catch (err) {
-        return toError(err).message
-      }
+      const done = await attempt(this, {}, () => useTransport().saveSettingsExport())
+      return done.ok ? done.value : done.error
     },
   },
 })

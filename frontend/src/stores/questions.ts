@@ -4,12 +4,13 @@
 // question:resolved.
 import { defineStore } from 'pinia'
 import type { Answers, Card, CardStatus, QuestionEvent, RespondRequest } from '../types'
-import { useTransport, toError } from '../transport'
+import { useTransport, type TransportError } from '../transport'
 import { answerText, cardFromEvent, emptyDraft, isAnswerable, normalizeCard, type CardDraft } from '../lib/cards'
 import type { McpCardDraft } from '../lib/mcpCards'
 import { cardTrace } from '../lib/cardTrace'
 import { t } from '../i18n'
 import { eventsDuringLoadsPerStore } from '../lib/eventsDuringLoads'
+import { attempt, loadInto } from './asyncState'
 
 /** The answers as Go stores them: one text per question. */
 function answerTexts(answers: Answers): Record<string, string> {
@@ -148,8 +149,8 @@ export const useQuestionsStore = defineStore('questions', {
     },
 
     /** Replaces the set of pending cards with the server's (the inbox). */
-    async loadPending(): Promise<void> {
-      try {
+    loadPending(): Promise<void> {
+      return loadInto(this, { error: 'loadError' }, async () => {
         const list = await useTransport().pendingQuestions()
         const ids = new Set(list.map((c) => c.question_id))
         for (const c of list) this.upsert(c)
@@ -158,15 +159,13 @@ export const useQuestionsStore = defineStore('questions', {
         for (const c of Object.values(this.cards)) {
           if (c.status === 'pending' && !ids.has(c.question_id)) void this.loadForConversation(c.conversationId)
         }
-        this.loadError = null
-      } catch (err) {
-        this.loadError = toError(err).message
-      }
+      })
     },
 
+    /** Loads a conversation's cards. A failure sets `loadError`; success leaves it to the inbox's load. */
     async loadForConversation(conversationId: string): Promise<void> {
-      try {
-        await cardsDuringLoads(this).load(
+      const done = await attempt(this, {}, () =>
+        cardsDuringLoads(this).load(
           () => useTransport().conversationQuestions(conversationId),
           (list, newer) => {
             if (this.forgotten[conversationId]) return
@@ -182,10 +181,9 @@ export const useQuestionsStore = defineStore('questions', {
               }
             }
           },
-        )
-      } catch (err) {
-        this.loadError = toError(err).message
-      }
+        ),
+      )
+      if (!done.ok) this.loadError = done.error
     },
 
     /**
@@ -239,9 +237,14 @@ export const useQuestionsStore = defineStore('questions', {
     /** Sends the user's response; resolves true when the backend took it. */
     async respond(conversationId: string, req: RespondRequest): Promise<boolean> {
       const id = req.question_id
-      this.sending[id] = true
-      this.respondErrors[id] = null
-      try {
+      const failed = (e: TransportError): string => {
+        if (e.status === 409) {
+          void this.loadForConversation(conversationId)
+          return t('questions.errors.alreadyClosed')
+        }
+        return e.status === 404 ? t('questions.errors.gone') : e.message
+      }
+      const done = await attempt(this, { key: id, busy: 'sending', error: 'respondErrors', failed }, async () => {
         // The answer's request leaves first; the trace's report of the
         // Submit (its time is the click's, taken before) goes after it.
         const sent = useTransport().respond(conversationId, req)
@@ -267,21 +270,8 @@ export const useQuestionsStore = defineStore('questions', {
             ...(req.content !== undefined ? { content: req.content } : {}),
           })
         }
-        return true
-      } catch (err) {
-        const e = toError(err)
-        if (e.status === 409) {
-          this.respondErrors[id] = t('questions.errors.alreadyClosed')
-          void this.loadForConversation(conversationId)
-        } else if (e.status === 404) {
-          this.respondErrors[id] = t('questions.errors.gone')
-        } else {
-          this.respondErrors[id] = e.message
-        }
-        return false
-      } finally {
-        this.sending[id] = false
-      }
+      })
+      return done.ok
     },
 
     /** Asks the chat view to scroll to a card and focus it. */

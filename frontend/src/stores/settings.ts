@@ -1,48 +1,32 @@
-// The user's settings, the model server's status (for onboarding and the
-// model picker), pulling an Ollama model, and whether the settings panel is
-// open. Saving applies the theme at once through the app store.
+// The settings store: the user's settings (saving applies the theme and the
+// language at once) and whether the settings panel is open. The model
+// server's status and pulls (./settingsModelServer.ts) and the assistant
+// profiles (./settingsProfiles.ts) are state and actions of their own,
+// spread into this store.
 import type { SettingsSectionKey } from '../lib/settingsRoute'
 import { defineStore } from 'pinia'
-import type { AppInfo, ModelPullEvent, ModelStatus, Profile, Settings, ThemeSetting, ToolInfo } from '../types'
-import { DEFAULT_PROFILE } from '../types'
-import { toError, useTransport } from '../transport'
+import type { Settings, ThemeSetting } from '../types'
+import { useTransport } from '../transport'
 import { normalizeSettings } from '../lib/settings'
 import { useAppStore } from './app'
 import { useChatStore } from './chat'
-import { language, rememberLanguage, resolveLanguage, setLanguage, t } from '../i18n'
+import { language, rememberLanguage, resolveLanguage, setLanguage } from '../i18n'
+import { attempt, loadInto } from './asyncState'
+import { modelServerActions, modelServerState, type ModelServerState } from './settingsModelServer'
+import { profilesActions, profilesState, type ProfilesState } from './settingsProfiles'
 
-export interface PullState {
-  model: string
-  status: string
-  total: number
-  completed: number
-  active: boolean
-  done: boolean
-  error: string | null
-}
+export type { PullState } from './settingsModelServer'
 
-interface State {
+interface State extends ModelServerState, ProfilesState {
   settings: Settings | null
   /** The saved settings are being read. */
   loading: boolean
   loadError: string | null
-  status: ModelStatus | null
-  checking: boolean
-  /** The status call itself failed (old backend, no connection): not the model server's fault. */
-  checkError: string | null
-  info: AppInfo | null
   saving: boolean
   saveError: string | null
-  pull: PullState | null
   panelOpen: boolean
   /** The section the panel shows first (a #settings/<section> link), null = the top. */
   panelSection: SettingsSectionKey | null
-  /** Assistant profiles (the default one first) and the tools they may use. */
-  profiles: Profile[]
-  tools: ToolInfo[]
-  profilesLoaded: boolean
-  profilesLoading: boolean
-  profilesError: string | null
 }
 
 /** Shows the interface in the Settings language ("" = the system's) and remembers it for the next start. */
@@ -52,7 +36,6 @@ export function applyLanguage(setting: string): void {
   if (lang !== language()) void setLanguage(lang)
 }
 
-let checkSeq = 0
 /** The read of the saved settings under way, per store: callers share it. */
 const loadRuns = new WeakMap<object, Promise<void>>()
 
@@ -61,20 +44,12 @@ export const useSettingsStore = defineStore('settings', {
     settings: null,
     loading: false,
     loadError: null,
-    status: null,
-    checking: false,
-    checkError: null,
-    info: null,
     saving: false,
     saveError: null,
-    pull: null,
     panelOpen: false,
     panelSection: null,
-    profiles: [],
-    tools: [],
-    profilesLoaded: false,
-    profilesLoading: false,
-    profilesError: null,
+    ...modelServerState(),
+    ...profilesState(),
   }),
 
   getters: {
@@ -101,49 +76,15 @@ export const useSettingsStore = defineStore('settings', {
     load(): Promise<void> {
       const running = loadRuns.get(this)
       if (running) return running
-      this.loading = true
-      // The body starts after the run is recorded, so its end always clears it.
-      const run = Promise.resolve().then(async () => {
-        try {
-          this.settings = normalizeSettings(await useTransport().getSettings())
-          this.loadError = null
-          const app = useAppStore()
-          if (this.settings.theme !== app.theme) app.setTheme(this.settings.theme)
-          applyLanguage(this.settings.language)
-        } catch (err) {
-          this.loadError = toError(err).message
-        } finally {
-          this.loading = false
-          loadRuns.delete(this)
-        }
-      })
+      const run = loadInto(this, { loading: 'loading', error: 'loadError' }, async () => {
+        const settings = normalizeSettings(await useTransport().getSettings())
+        this.settings = settings
+        const app = useAppStore()
+        if (settings.theme !== app.theme) app.setTheme(settings.theme)
+        applyLanguage(settings.language)
+      }).finally(() => loadRuns.delete(this)) // later, so always after the set below
       loadRuns.set(this, run)
       return run
-    },
-
-    /** Asks the backend whether the model server answers (Retry on onboarding). */
-    async check(): Promise<void> {
-      const seq = ++checkSeq
-      this.checking = true
-      try {
-        const st = await useTransport().checkModelServer()
-        if (seq !== checkSeq) return
-        this.status = st
-        this.checkError = null
-      } catch (err) {
-        if (seq !== checkSeq) return
-        this.checkError = toError(err).message
-      } finally {
-        if (seq === checkSeq) this.checking = false
-      }
-    },
-
-    async loadInfo(): Promise<void> {
-      try {
-        this.info = await useTransport().appInfo()
-      } catch {
-        this.info = null
-      }
     },
 
     /**
@@ -152,24 +93,18 @@ export const useSettingsStore = defineStore('settings', {
      * `saveError` holds the backend's message.
      */
     async save(next: Settings): Promise<boolean> {
-      this.saving = true
-      this.saveError = null
-      try {
+      const done = await attempt(this, { busy: 'saving', error: 'saveError' }, async () => {
         const before = this.settings?.language
         const saved = await useTransport().saveSettings(next)
-        this.settings = normalizeSettings(saved && typeof saved === 'object' ? saved : next)
-        useAppStore().setTheme(this.settings.theme)
-        applyLanguage(this.settings.language)
+        const settings = normalizeSettings(saved && typeof saved === 'object' ? saved : next)
+        this.settings = settings
+        useAppStore().setTheme(settings.theme)
+        applyLanguage(settings.language)
         // A failed run's banner comes from the backend, which now speaks the new language.
-        if (before !== undefined && before !== this.settings.language) void useChatStore().refreshErrors()
+        if (before !== undefined && before !== settings.language) void useChatStore().refreshErrors()
         await this.check()
-        return true
-      } catch (err) {
-        this.saveError = toError(err).message
-        return false
-      } finally {
-        this.saving = false
-      }
+      })
+      return done.ok
     },
 
     /** Saves a few fields on top of the current settings. */
@@ -199,96 +134,6 @@ export const useSettingsStore = defineStore('settings', {
       }
     },
 
-    /** Downloads an Ollama model; `pull` follows the model:pull events. */
-    async pullModel(name: string): Promise<boolean> {
-      const model = name.trim()
-      if (!model || this.pull?.active) return false
-      this.pull = { model, status: t('settings.model.pullStarting'), total: 0, completed: 0, active: true, done: false, error: null }
-      try {
-        await useTransport().pullModel(model)
-        this.pull = { ...this.pull, status: 'success', active: false, done: true, completed: this.pull.total }
-        await this.check()
-        return true
-      } catch (err) {
-        this.pull = { ...this.pull, active: false, error: toError(err).message }
-        return false
-      }
-    },
-
-    onPull(p: ModelPullEvent): void {
-      const pull = this.pull
-      if (!p || !pull || !pull.active || p.model !== pull.model) return
-      if (p.status === 'error') {
-        // The download failed on the server's side (also mid-stream).
-        pull.active = false
-        pull.error = p.error || t('settings.model.pullFailed')
-        return
-      }
-      if (typeof p.status === 'string' && p.status) pull.status = p.status
-      if (typeof p.total === 'number' && p.total > 0) {
-        pull.total = p.total
-        pull.completed = typeof p.completed === 'number' ? p.completed : 0
-      } else if (!p.total) {
-        pull.total = 0
-        pull.completed = 0
-      }
-    },
-
-    dismissPull(): void {
-      if (!this.pull?.active) this.pull = null
-    },
-
-    // ---- assistant profiles ----------------------------------------------------
-
-    /** Loads the profiles and the tools they can opt in to. */
-    async loadProfiles(): Promise<void> {
-      this.profilesLoading = true
-      try {
-        const t = useTransport()
-        const [profiles, tools] = await Promise.all([t.listProfiles(), t.availableTools()])
-        this.profiles = profiles
-        this.tools = tools
-        this.profilesLoaded = true
-        this.profilesError = null
-      } catch (err) {
-        this.profilesError = toError(err).message
-      } finally {
-        this.profilesLoading = false
-      }
-    },
-
-    /**
-     * Creates or replaces a profile. Resolves with the backend's message when
-     * it refuses (shown next to the form), null when saved.
-     */
-    async saveProfile(p: Profile): Promise<string | null> {
-      try {
-        const saved = await useTransport().saveProfile({ ...p, tools: [...p.tools] })
-        const i = this.profiles.findIndex((x) => x.name === saved.name)
-        if (i >= 0) this.profiles[i] = saved
-        else this.profiles.push(saved)
-        return null
-      } catch (err) {
-        return toError(err).message
-      }
-    },
-
-    /** Deletes a profile (the default one resets); resolves with an error message or null. */
-    async deleteProfile(name: string): Promise<string | null> {
-      try {
-        await useTransport().deleteProfile(name)
-      } catch (err) {
-        return toError(err).message
-      }
-      if (name === DEFAULT_PROFILE) {
-        // It is back to its defaults: read them.
-        await this.loadProfiles()
-      } else {
-        this.profiles = this.profiles.filter((p) => p.name !== name)
-      }
-      return null
-    },
-
     openPanel(section: SettingsSectionKey | null = null): void {
       this.saveError = null
       this.panelSection = section
@@ -300,5 +145,8 @@ export const useSettingsStore = defineStore('settings', {
       this.panelSection = null
       this.saveError = null
     },
+
+    ...modelServerActions,
+    ...profilesActions,
   },
 })
