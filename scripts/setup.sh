@@ -38,9 +38,12 @@ install_debian_packages() {
 }
 
 install_wails() {
-  if [ -x "$WAILS" ] && "$WAILS" version 2>/dev/null | grep -q "^${WAILS_VERSION}"; then
-    return 0
-  fi
+  # The output is read whole: `grep -q` in a pipe stops reading at the
+  # match, wails dies of SIGPIPE, and pipefail made the check fail (so the
+  # CLI was installed again on every run).
+  local have=""
+  [ -x "$WAILS" ] && have=$("$WAILS" version 2>/dev/null || true)
+  case "$have" in "${WAILS_VERSION}"*) return 0 ;; esac
   step "installing the Wails CLI ${WAILS_VERSION}"
   go install "github.com/wailsapp/wails/v2/cmd/wails@${WAILS_VERSION}"
 }
