@@ -43,6 +43,9 @@ type Config struct {
 	QuestionTimeout time.Duration
 	Addr            string // serve only
 	Token           string // serve only
+	// Demo runs the scripted demo assistant (no model server) for this
+	// process only, whatever the saved demo mode setting says.
+	Demo bool
 	// Args are the arguments of ask and mcp, unparsed.
 	Args []string
 	// Set records which of the fields above came from a flag or the
@@ -83,6 +86,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, er
 	timeout := fs.String("question-timeout", "", "how long a question waits, 0 = forever (env PARLEY_QUESTION_TIMEOUT; default 5m)")
 	addr := fs.String("addr", DefaultAddr, "serve: listen address; the desktop app: where it listens for agents (overrides Settings → Agents)")
 	token := fs.String("token", "", "serve: API token (default: the one stored in the data folder)")
+	demo := fs.Bool("demo", false, "run the scripted demo assistant, no model server needed, for this run only (env PARLEY_DEMO=1; the saved settings are unchanged)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -111,6 +115,18 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, er
 	cfg.Token = *token
 	if given["addr"] {
 		cfg.Set["addr"] = true
+	}
+	switch {
+	case given["demo"]:
+		cfg.Demo = *demo
+		cfg.Set["demo"] = true
+	case getenv("PARLEY_DEMO") != "":
+		v, err := strconv.ParseBool(getenv("PARLEY_DEMO"))
+		if err != nil {
+			return cfg, fmt.Errorf("invalid PARLEY_DEMO %q: want 1 or 0", getenv("PARLEY_DEMO"))
+		}
+		cfg.Demo = v
+		cfg.Set["demo"] = true
 	}
 
 	cfg.QuestionTimeout = DefaultQuestionTimeout

@@ -80,3 +80,29 @@ func TestEnsureDataDirCreatesPrivateFolder(t *testing.T) {
 	require.NoError(t, EnsureDataDir(dir))
 	require.NoError(t, EnsureDataDir(dir), "second call")
 }
+
+func TestDemoFlagAndEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := Parse([]string{"serve", "--data-dir", dir}, env(nil), io.Discard)
+	require.NoError(t, err)
+	assert.False(t, cfg.Demo)
+	assert.False(t, cfg.Set["demo"], "no demo override unless asked: %v", cfg.Set)
+
+	cfg, err = Parse([]string{"serve", "--data-dir", dir, "--demo"}, env(nil), io.Discard)
+	require.NoError(t, err)
+	assert.True(t, cfg.Demo)
+	assert.True(t, cfg.Set["demo"])
+
+	cfg, err = Parse([]string{"serve", "--data-dir", dir}, env(map[string]string{"PARLEY_DEMO": "1"}), io.Discard)
+	require.NoError(t, err)
+	assert.True(t, cfg.Demo, "PARLEY_DEMO=1")
+	assert.True(t, cfg.Set["demo"])
+
+	cfg, err = Parse([]string{"serve", "--data-dir", dir, "--demo=false"}, env(map[string]string{"PARLEY_DEMO": "1"}), io.Discard)
+	require.NoError(t, err)
+	assert.False(t, cfg.Demo, "the flag overrides the environment")
+	assert.True(t, cfg.Set["demo"])
+
+	_, err = Parse([]string{"serve", "--data-dir", dir}, env(map[string]string{"PARLEY_DEMO": "maybe"}), io.Discard)
+	assert.ErrorContains(t, err, "PARLEY_DEMO")
+}

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/questions"
 )
 
@@ -204,4 +206,44 @@ func TestImportedConversationTitleIsMarked(t *testing.T) {
 	orig, err := e.svc.GetConversation(ctx, c.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "Trip to Lisbon", orig.Title, "the original keeps its title")
+}
+
+// `parley serve --demo` (PARLEY_DEMO=1): the demo assistant answers for this
+// process, with no model server anywhere, and the saved demo mode setting
+// stays off, even when the settings are saved meanwhile.
+func TestDemoFlagAnswersWithoutAModelServerOrSavingTheSetting(t *testing.T) {
+	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "parley.db")}
+	e.cfg = config.Config{BaseURL: "http://127.0.0.1:1/v1", QuestionTimeout: time.Minute, Demo: true,
+		Set: map[string]bool{"base-url": true, "question-timeout": true, "demo": true}}
+	e.open() // saves the settings once (rate limit 0)
+	t.Cleanup(e.close)
+	ctx := context.Background()
+	require.True(t, e.svc.GetSettings().DemoMode, "the effective settings show demo mode")
+	saved := func() Settings {
+		st := DefaultSettings()
+		found, err := e.db.GetSetting(ctx, settingsKey, &st)
+		require.NoError(t, err)
+		require.True(t, found)
+		return st
+	}
+	require.False(t, saved().DemoMode, "the saved setting is unchanged")
+
+	c, err := e.svc.CreateConversation(ctx, "Demo", "")
+	require.NoError(t, err)
+	_, err = e.svc.SendMessage(ctx, c.ID, "Write me a poem")
+	require.NoError(t, err)
+	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
+	require.NotNil(t, d.PendingQuestion, "the demo assistant asks its card")
+	require.Len(t, d.PendingQuestion.Questions, 2, "demo card %+v", d.PendingQuestion)
+	_, err = e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionDecline})
+	require.NoError(t, err)
+	d = e.waitState(c.ID, chat.StateIdle)
+	require.Contains(t, d.Messages[len(d.Messages)-1].Content, "sensible defaults", "demo reply %+v", d.Messages[len(d.Messages)-1])
+
+	st := e.svc.GetSettings()
+	st.DemoMode = true
+	_, err = e.svc.SaveSettings(ctx, st)
+	require.NoError(t, err)
+	assert.False(t, saved().DemoMode, "saving while --demo keeps the saved demo mode")
+	assert.True(t, e.svc.GetSettings().DemoMode, "demo mode holds for the process")
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // Settings are the user's saved preferences. Command-line flags and
-// environment variables override the endpoint, model, key and timeout for
-// the session without being saved.
+// environment variables override the endpoint, model, key, timeout and demo
+// mode for the session without being saved.
 type Settings struct {
 	BaseURL                string  `json:"base_url"`
 	APIKey                 string  `json:"api_key"`
@@ -96,6 +96,9 @@ func applyOverrides(s Settings, cfg config.Config) Settings {
 	if cfg.Set["question-timeout"] {
 		s.QuestionTimeoutSeconds = int(cfg.QuestionTimeout / time.Second)
 	}
+	if cfg.Set["demo"] {
+		s.DemoMode = cfg.Demo
+	}
 	s.BaseURL = strings.TrimRight(s.BaseURL, "/")
 	return s
 }
@@ -133,6 +136,15 @@ func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, erro
 	st.EmbeddingModel = strings.TrimSpace(st.EmbeddingModel)
 	if err := st.Validate(); err != nil {
 		return Settings{}, err
+	}
+	if s.opt.Config.Set["demo"] {
+		// --demo / PARLEY_DEMO holds for this process only: the saved demo
+		// mode stays what it was (the window shows the effective one).
+		saved := DefaultSettings()
+		if _, err := s.store.GetSetting(ctx, settingsKey, &saved); err != nil {
+			return Settings{}, fmt.Errorf("load settings: %w", err)
+		}
+		st.DemoMode = saved.DemoMode
 	}
 	if err := s.store.SetSetting(ctx, settingsKey, st); err != nil {
 		return Settings{}, err

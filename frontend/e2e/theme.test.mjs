@@ -1,9 +1,12 @@
-// Themes in Chromium on the built UI (demo mode, in-page fake): "light" and
-// "dark" show their palette whatever the system uses; "system" follows the
-// system's light or dark setting, live, while the window is open.
+// Themes in Chromium against the real `parley serve --demo` (the scripted
+// demo assistant, no model server; `?demo` in the URL changes nothing):
+// "light" and "dark" show their palette whatever the system uses; "system"
+// follows the system's light or dark setting, live, while the window is open.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { launchChromium, serveDist } from './helpers.mjs'
+import { launchChromium } from './helpers.mjs'
+import { login } from './serve.mjs'
+import { startTempServe } from './util.mjs'
 
 const WHITE = 'rgb(255, 255, 255)' // --bg of the light palette
 const DARK = 'rgb(21, 23, 28)' // --bg of the dark palette (#15171c)
@@ -12,11 +15,12 @@ let browser, server
 
 before(async () => {
   browser = await launchChromium()
-  server = await serveDist()
+  server = await startTempServe({ extraArgs: ['--demo'] })
+  assert.equal((await server.api('GET', '/api/v1/settings')).body.demo_mode, true, '--demo turns demo mode on')
 })
 after(async () => {
   await browser?.close()
-  await server?.close()
+  await server?.stop()
 })
 
 /** Waits until the page background is the palette's (it fades between themes). */
@@ -46,7 +50,8 @@ test('the system theme follows the system live; light and dark ignore it', async
   const errors = []
   page.on('pageerror', (e) => errors.push(e.message))
   try {
-    await page.goto(`${server.url}?demo`)
+    await login(page, server)
+    await page.goto(`${server.url}/?demo`)
     await page.getByTestId('composer').waitFor()
     await chooseTheme(page, 'system')
     await expectPalette(page, WHITE, 'system theme, light system')

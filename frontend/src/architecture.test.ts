@@ -92,6 +92,32 @@ function layerViolations(graph: Map<string, string[]>): string[] {
   return bad
 }
 
+/** The in-memory FakeTransport and its helpers: for tests only, never in the bundle. */
+const isTestOnly = (p: string) => /^transport\/(fake[^/]*|demo)\.ts$/.test(p)
+
+/** The modules reachable from `entry` through the graph (the entry included). */
+function reachable(graph: Map<string, string[]>, entry: string): Set<string> {
+  const seen = new Set<string>()
+  const todo = [entry]
+  while (todo.length > 0) {
+    const node = todo.pop()!
+    if (seen.has(node)) continue
+    seen.add(node)
+    todo.push(...(graph.get(node) ?? []))
+  }
+  return seen
+}
+
+/** Imports of the test-only transport by app modules (tests and the fakes themselves may), as "from → to". */
+function testOnlyImports(graph: Map<string, string[]>): string[] {
+  const bad: string[] = []
+  for (const [from, tos] of graph) {
+    if (isTestOnly(from)) continue
+    for (const to of tos) if (isTestOnly(to)) bad.push(`${from} → ${to} (the fake transport is for tests only)`)
+  }
+  return bad
+}
+
 describe('frontend architecture', () => {
   const graph = importGraph()
 
@@ -110,6 +136,14 @@ describe('frontend architecture', () => {
     const bad = layerViolations(graph)
     expect(bad, `imports against the layers:\n${bad.join('\n')}`).toEqual([])
   })
+
+  it('keeps the fake transport (transport/fake*.ts) out of the app: only tests import it', () => {
+    const bad = testOnlyImports(graph)
+    expect(bad, `app modules importing the fake transport:\n${bad.join('\n')}`).toEqual([])
+    const bundled = [...reachable(graph, 'main.ts')]
+    expect(bundled).toContain('transport/http.ts')
+    expect(bundled.filter(isTestOnly)).toEqual([])
+  })
 })
 
 describe('the architecture checks themselves', () => {
@@ -123,6 +157,18 @@ describe('the architecture checks themselves', () => {
     ])
     expect(findCycles(g)).toEqual([['stores/a.ts', 'stores/b.ts', 'stores/a.ts']])
     expect(layerViolations(g)).toHaveLength(2)
+  })
+
+  it('find an app module importing the fake transport', () => {
+    const g = new Map([
+      ['main.ts', ['transport/index.ts']],
+      ['transport/index.ts', ['transport/demo.ts']],
+      ['transport/demo.ts', ['transport/fake.ts']],
+      ['transport/fake.ts', ['transport/fakeData.ts']],
+      ['transport/fakeData.ts', []],
+    ])
+    expect(testOnlyImports(g)).toEqual(['transport/index.ts → transport/demo.ts (the fake transport is for tests only)'])
+    expect([...reachable(g, 'main.ts')].filter(isTestOnly).sort()).toEqual(['transport/demo.ts', 'transport/fake.ts', 'transport/fakeData.ts'])
   })
 
   it('read multi-line, type-only, side-effect and re-export imports', () => {

@@ -1,4 +1,5 @@
-// An in-memory Transport for tests and the ?demo mode (./demo.ts). It keeps
+// An in-memory Transport for tests only (never imported by the app: see
+// architecture.test.ts; the demo is the Go side's, `parley serve --demo`). It keeps
 // conversations, messages and cards, validates responses like the Go side
 // (SPEC §1; ./fakeCards.ts), exports and imports like it (./fakeExport.ts),
 // records every call, and lets tests emit any event.

@@ -3,7 +3,6 @@
 import type { Transport } from './transport'
 import { WailsTransport } from './wails'
 import { HttpTransport } from './http'
-import { createDemoTransport } from './demo'
 
 export type { Transport, Unsubscribe, EventHandler } from './transport'
 export { TransportError, toError } from './transport'
@@ -12,12 +11,11 @@ let current: Transport | null = null
 
 /**
  * Wails bindings when the page runs inside the desktop window (`window.go`
- * exists), else HTTP + SSE against `parley serve`. `?demo` in the page URL
- * runs on the in-memory fake with a scripted assistant (no backend needed).
+ * exists), else HTTP + SSE against `parley serve`. The demo is the Go side's
+ * (Settings → demo mode, or `parley serve --demo`): nothing here is special to it.
  */
 export function pickTransport(win: Window | undefined = typeof window === 'undefined' ? undefined : window): Transport {
   if (win?.go) return new WailsTransport(win)
-  if (win && new URLSearchParams(win.location?.search ?? '').has('demo')) return createDemoTransport()
   return new HttpTransport()
 }
 

@@ -319,6 +319,7 @@ describe('pickTransport', () => {
   it('chooses Wails when window.go exists, HTTP otherwise', () => {
     expect(pickTransport(fakeWindow().win).kind).toBe('wails')
     expect(pickTransport({ location: { search: '' } } as unknown as Window).kind).toBe('http')
-    expect(pickTransport({ location: { search: '?demo' } } as unknown as Window).kind).toBe('fake')
+    // ?demo is not special: the demo runs on the Go side (`parley serve --demo`).
+    expect(pickTransport({ location: { search: '?demo' } } as unknown as Window).kind).toBe('http')
   })
 })
