@@ -87,7 +87,7 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 	require.NoError(t, err)
 	busy, err := a.svc.CreateConversation(ctx, "Busy", "")
 	require.NoError(t, err)
-	_, err = a.svc.SendMessage(ctx, busy.ID, "Paint my room")
+	_, err = a.svc.Send(ctx, busy.ID, service.SendRequest{Content: "Paint my room"})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return len(a.svc.PendingQuestions()) == 1 }, 15*time.Second, 10*time.Millisecond,
 		"the model's question never became a pending card")
@@ -102,6 +102,9 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 	badSettings := a.svc.GetSettings()
 	badSettings.Theme = "neon"
 	conv, question, model, settings := a.bound.conversations, a.bound.questions, a.bound.models, a.bound.settings
+	collectionName := "Manuals"
+	collection, err := a.svc.CreateCollection(ctx, api.CollectionRequest{Name: &collectionName, Paths: []string{t.TempDir()}})
+	require.NoError(t, err)
 
 	cases := []struct {
 		name         string
@@ -118,18 +121,18 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 		{"unknown conversation", "GET", "/api/v1/conversations/nope", "",
 			func() error { _, err := conv.GetConversation("nope"); return err }, service.KindNotFound, true},
 		{"message to an unknown conversation", "POST", "/api/v1/conversations/nope/messages", `{"content":"hi"}`,
-			func() error { _, err := conv.SendMessage("nope", "hi"); return err }, service.KindNotFound, true},
+			func() error { _, err := conv.Send("nope", service.SendRequest{Content: "hi"}); return err }, service.KindNotFound, true},
 		{"empty message", "POST", "/api/v1/conversations/" + idle.ID + "/messages", `{"content":"  "}`,
-			func() error { _, err := conv.SendMessage(idle.ID, "  "); return err }, service.KindInput, true},
+			func() error { _, err := conv.Send(idle.ID, service.SendRequest{Content: "  "}); return err }, service.KindInput, true},
 		{"message too long", "POST", "/api/v1/conversations/" + idle.ID + "/messages",
 			`{"content":"` + strings.Repeat("a", service.MaxMessageChars+1) + `"}`,
 			func() error {
-				_, err := conv.SendMessage(idle.ID, strings.Repeat("a", service.MaxMessageChars+1))
+				_, err := conv.Send(idle.ID, service.SendRequest{Content: strings.Repeat("a", service.MaxMessageChars+1)})
 				return err
 			},
 			service.KindInput, true},
 		{"message while a run is active", "POST", "/api/v1/conversations/" + busy.ID + "/messages", `{"content":"again"}`,
-			func() error { _, err := conv.SendMessage(busy.ID, "again"); return err }, service.KindConflict, true},
+			func() error { _, err := conv.Send(busy.ID, service.SendRequest{Content: "again"}); return err }, service.KindConflict, true},
 		{"retry while a run is active", "POST", "/api/v1/conversations/" + busy.ID + "/retry", "",
 			func() error { _, err := conv.Retry(busy.ID); return err }, service.KindConflict, true},
 		{"title too long", "PATCH", "/api/v1/conversations/" + idle.ID, `{"title":"` + strings.Repeat("t", service.MaxTitleChars+1) + `"}`,
@@ -188,6 +191,12 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 			func() error { return settings.DeleteProfile("ghost") }, service.KindNotFound, true},
 		{"bad settings", "PUT", "/api/v1/settings", `{"theme":"neon"}`,
 			func() error { _, err := settings.SaveSettings(badSettings); return err }, service.KindInput, true},
+		{"collection update with neither name nor paths", "PATCH", "/api/v1/knowledge/" + collection.ID, `{}`,
+			func() error {
+				_, err := a.bound.knowledge.UpdateCollection(collection.ID, api.CollectionRequest{})
+				return err
+			},
+			service.KindInput, true},
 		{"pull a model without a name", "POST", "/api/v1/models/pull", `{"model":" "}`,
 			func() error { return model.PullModel(" ") }, service.KindInput, true},
 	}
@@ -213,6 +222,9 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, page.Items, 2, "no conversation was created or imported")
 	assert.Equal(t, "system", a.svc.GetSettings().Theme)
+	c, err := a.svc.Collection(ctx, collection.ID)
+	require.NoError(t, err)
+	assert.Equal(t, collectionName, c.Name, "the collection was not renamed")
 }
 
 // Issue 23: what the window's bound methods return has [] where the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/service"
@@ -64,26 +65,16 @@ func (c *ConversationService) DeleteConversation(id string) error {
 	return c.svc.DeleteConversation(c.ctx, id)
 }
 
-// SendMessage stores the user's message and starts a run; it returns
-// {"run_id": ...}.
-func (c *ConversationService) SendMessage(id, content string) (map[string]string, error) {
-	runID, err := c.svc.SendMessage(c.ctx, id, content)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]string{"run_id": runID}, nil
-}
-
 // Send stores a user message, with its files and optionally under an
-// earlier message (an edit: SPEC §7), and starts a run; it returns
-// {"run_id": ...}.
-func (c *ConversationService) Send(id string, req service.SendRequest) (map[string]string, error) {
+// earlier message (an edit: SPEC §7), and starts a run; it returns the run
+// started. It is the one way to send, as POST .../messages is over HTTP.
+func (c *ConversationService) Send(id string, req service.SendRequest) (api.RunStarted, error) {
 	return runStarted(c.svc.Send(c.ctx, id, req))
 }
 
 // Regenerate asks for a new reply beside the reply of messageID, by model
-// when given (else the conversation's); it returns {"run_id": ...}.
-func (c *ConversationService) Regenerate(id, messageID, model string) (map[string]string, error) {
+// when given (else the conversation's); it returns the run started.
+func (c *ConversationService) Regenerate(id, messageID, model string) (api.RunStarted, error) {
 	return runStarted(c.svc.Regenerate(c.ctx, id, messageID, model))
 }
 
@@ -94,26 +85,24 @@ func (c *ConversationService) SelectBranch(id, messageID string) (*service.Conve
 }
 
 // ForkQuestion changes the answer of an answered card on a new branch; it
-// returns {"run_id": ...}.
-func (c *ConversationService) ForkQuestion(id, questionID string, req service.ForkRequest) (map[string]string, error) {
+// returns the run started.
+func (c *ConversationService) ForkQuestion(id, questionID string, req service.ForkRequest) (api.RunStarted, error) {
 	return runStarted(c.svc.ForkQuestion(c.ctx, id, questionID, req))
 }
 
-func runStarted(runID string, err error) (map[string]string, error) {
+// runStarted is what the bound methods that start a run return: the body
+// of the HTTP API's 202 for the same request.
+func runStarted(runID string, err error) (api.RunStarted, error) {
 	if err != nil {
-		return nil, err
+		return api.RunStarted{}, err
 	}
-	return map[string]string{"run_id": runID}, nil
+	return api.RunStarted{RunID: runID}, nil
 }
 
-// Retry runs the model again on the saved history; it returns
-// {"run_id": ...}.
-func (c *ConversationService) Retry(id string) (map[string]string, error) {
-	runID, err := c.svc.Retry(c.ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]string{"run_id": runID}, nil
+// Retry runs the model again on the saved history; it returns the run
+// started, as the HTTP API does.
+func (c *ConversationService) Retry(id string) (api.RunStarted, error) {
+	return runStarted(c.svc.Retry(c.ctx, id))
 }
 
 // Cancel stops the active run; a pending card is cancelled.

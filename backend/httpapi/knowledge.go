@@ -44,9 +44,6 @@ func (s *Server) patchCollection(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if req.Name == nil && req.Paths == nil {
-		return httpError{http.StatusBadRequest, `give "name" and/or "paths"`}
-	}
 	c, err := s.opts.Backend.UpdateCollection(r.Context(), r.PathValue("id"), req)
 	if err != nil {
 		return err

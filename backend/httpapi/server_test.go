@@ -45,10 +45,6 @@ func (f *fakeBackend) GetConversation(_ context.Context, id string) (*service.Co
 	return &service.ConversationDetail{Conversation: chat.Conversation{ID: id}, State: "idle"}, nil
 }
 func (f *fakeBackend) DeleteConversation(context.Context, string) error { return f.err }
-func (f *fakeBackend) SendMessage(_ context.Context, _, content string) (string, error) {
-	f.lastSent = content
-	return "r1", f.err
-}
 func (f *fakeBackend) Send(_ context.Context, _ string, req service.SendRequest) (string, error) {
 	f.lastSent = req.Content
 	return "r1", f.err

@@ -20,12 +20,6 @@ import (
 // edit), a regenerated reply and a changed answer each add a sibling branch
 // and make it the visible one; the old branch stays.
 
-// SendMessage stores the user's message at the end of the visible path and
-// starts a run.
-func (s *Service) SendMessage(ctx context.Context, id, content string) (string, error) {
-	return s.Send(ctx, id, SendRequest{Content: content})
-}
-
 // Send stores the user's message (with its files) and starts a run. With a
 // ParentID the message goes under that message, beside its other children.
 func (s *Service) Send(ctx context.Context, id string, req SendRequest) (string, error) {

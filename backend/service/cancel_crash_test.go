@@ -74,7 +74,7 @@ func TestCancelGivenBeforeCrashIsHonoured(t *testing.T) {
 			ctx := context.Background()
 			c, err := e.svc.CreateConversation(ctx, "Cancel crash", "")
 			require.NoError(t, err)
-			_, err = e.svc.SendMessage(ctx, c.ID, "paint")
+			_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "paint"})
 			require.NoError(t, err)
 			card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
 			require.NotNil(t, card)

@@ -87,8 +87,12 @@ func (s *Service) CreateCollection(ctx context.Context, req api.CollectionReques
 	return s.knowledge.Create(ctx, name, req.Paths)
 }
 
-// UpdateCollection renames a collection or changes its paths.
+// UpdateCollection renames a collection or changes its paths; an update
+// with neither is refused (both adapters, SPEC §11).
 func (s *Service) UpdateCollection(ctx context.Context, id string, req api.CollectionRequest) (api.Collection, error) {
+	if req.Name == nil && req.Paths == nil {
+		return api.Collection{}, inputErrorf(`give "name" and/or "paths"`)
+	}
 	return s.knowledge.Update(ctx, id, req.Name, req.Paths)
 }
 

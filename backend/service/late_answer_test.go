@@ -21,7 +21,7 @@ func TestLateAnswerInEarlierWordingIsNotPostedAgain(t *testing.T) {
 	ctx := context.Background()
 	c, err := e.svc.CreateConversation(ctx, "Late, upgraded", "")
 	require.NoError(t, err)
-	_, err = e.svc.SendMessage(ctx, c.ID, "paint")
+	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "paint"})
 	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateIdle)
 	cards, err := e.svc.ConversationQuestions(ctx, c.ID)

@@ -79,7 +79,7 @@ func (e *env) startWith(text string, want ...string) (string, *ConversationDetai
 	e.t.Helper()
 	c, err := e.svc.CreateConversation(context.Background(), "", "")
 	require.NoError(e.t, err)
-	_, err = e.svc.SendMessage(context.Background(), c.ID, text)
+	_, err = e.svc.Send(context.Background(), c.ID, SendRequest{Content: text})
 	require.NoError(e.t, err)
 	return c.ID, e.waitState(c.ID, want...)
 }
@@ -438,7 +438,7 @@ func TestMCPStopCancelsARunningCall(t *testing.T) {
 	c, err := e.svc.CreateConversation(context.Background(), "", "")
 	require.NoError(t, err)
 	id := c.ID
-	_, err = e.svc.SendMessage(context.Background(), id, "Wait forever")
+	_, err = e.svc.Send(context.Background(), id, SendRequest{Content: "Wait forever"})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		_, err := os.Stat(filepath.Join(marker, "started"))

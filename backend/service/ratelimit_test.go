@@ -37,7 +37,7 @@ func TestCardAfterALateAnswerIsNotRateLimited(t *testing.T) {
 
 	c, err := e.svc.CreateConversation(ctx, "Late and limited", "")
 	require.NoError(t, err)
-	_, err = e.svc.SendMessage(ctx, c.ID, "paint")
+	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "paint"})
 	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateIdle) // the card timed out and the run went on
 	late, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,

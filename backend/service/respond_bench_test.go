@@ -90,7 +90,7 @@ func benchRespond(b *testing.B, earlier int) {
 			}
 			require.NoError(b, db.AppendMessage(ctx, &chat.Message{ConversationID: c.ID, Role: role, Content: text}))
 		}
-		_, err = svc.SendMessage(ctx, c.ID, "Paint my bedroom please")
+		_, err = svc.Send(ctx, c.ID, SendRequest{Content: "Paint my bedroom please"})
 		require.NoError(b, err)
 		<-arrived // the request that asks the card
 		var card *questions.Card

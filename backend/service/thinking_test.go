@@ -76,10 +76,10 @@ func TestThinkingGoesBackBetweenToolCallsOfTheSameRunOnly(t *testing.T) {
 			ctx := context.Background()
 			conv, err := e.svc.CreateConversation(ctx, "", "")
 			require.NoError(t, err)
-			_, err = e.svc.SendMessage(ctx, conv.ID, "first")
+			_, err = e.svc.Send(ctx, conv.ID, SendRequest{Content: "first"})
 			require.NoError(t, err)
 			d := e.waitState(conv.ID, chat.StateIdle)
-			_, err = e.svc.SendMessage(ctx, conv.ID, "second")
+			_, err = e.svc.Send(ctx, conv.ID, SendRequest{Content: "second"})
 			require.NoError(t, err)
 			d = e.waitState(conv.ID, chat.StateIdle)
 
@@ -185,7 +185,7 @@ func TestThinkingSettingSentPerServer(t *testing.T) {
 			conv, err := e.svc.CreateConversation(ctx, "", "")
 			require.NoError(t, err)
 			require.NoError(t, e.svc.SetThinking(ctx, conv.ID, c.setting))
-			_, err = e.svc.SendMessage(ctx, conv.ID, "hello")
+			_, err = e.svc.Send(ctx, conv.ID, SendRequest{Content: "hello"})
 			require.NoError(t, err)
 			e.waitState(conv.ID, chat.StateIdle)
 			reqs := srv.Requests()
@@ -230,7 +230,7 @@ func TestThinkingSettingOfProfileAndConversation(t *testing.T) {
 	require.NoError(t, err)
 	effort := func() string {
 		t.Helper()
-		_, err := e.svc.SendMessage(ctx, conv.ID, "hi")
+		_, err := e.svc.Send(ctx, conv.ID, SendRequest{Content: "hi"})
 		require.NoError(t, err)
 		e.waitState(conv.ID, chat.StateIdle)
 		reqs := srv.Requests()
@@ -282,7 +282,7 @@ func TestRefusedThinkLevelIsSentAgainWithoutItAndRemembered(t *testing.T) {
 
 	e.close()
 	e.open()
-	_, err := e.svc.SendMessage(ctx, conv.ID, "two?")
+	_, err := e.svc.Send(ctx, conv.ID, SendRequest{Content: "two?"})
 	require.NoError(t, err)
 	d = e.waitState(conv.ID, chat.StateIdle)
 	reqs = srv.Requests()
@@ -293,7 +293,7 @@ func TestRefusedThinkLevelIsSentAgainWithoutItAndRemembered(t *testing.T) {
 	assert.Empty(t, reply.Stats.ThinkingNote, "said once")
 
 	require.NoError(t, e.svc.SetThinking(ctx, conv.ID, "off"))
-	_, err = e.svc.SendMessage(ctx, conv.ID, "three?")
+	_, err = e.svc.Send(ctx, conv.ID, SendRequest{Content: "three?"})
 	require.NoError(t, err)
 	e.waitState(conv.ID, chat.StateIdle)
 	reqs = srv.Requests()
@@ -391,7 +391,7 @@ func sendToOldOllama(t *testing.T, script modelserver.Script, setting, text stri
 	conv, err := e.svc.CreateConversation(ctx, "", "")
 	require.NoError(t, err)
 	require.NoError(t, e.svc.SetThinking(ctx, conv.ID, setting))
-	_, err = e.svc.SendMessage(ctx, conv.ID, text)
+	_, err = e.svc.Send(ctx, conv.ID, SendRequest{Content: text})
 	require.NoError(t, err)
 	return srv, e, conv, e.waitState(conv.ID, chat.StateIdle)
 }

@@ -41,7 +41,7 @@ describe('conversation control over Wails', () => {
     const win = {
       go: { desktop: { ConversationService: {
         Send: method('Send', { run_id: 'r1' }),
-        Regenerate: method('Regenerate', 'r2'),
+        Regenerate: method('Regenerate', { run_id: 'r2' }),
         SelectBranch: method('SelectBranch', { id: 'c1', messages: [] }),
         ForkQuestion: method('ForkQuestion', { run_id: 'r3' }),
       } } },

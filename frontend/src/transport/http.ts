@@ -201,9 +201,9 @@ export class HttpTransport implements Transport {
     await this.request('DELETE', this.conv(id))
   }
 
+  /** sendWith with the content alone (the same POST .../messages). */
   async sendMessage(id: string, content: string): Promise<{ run_id: string }> {
-    const res = await this.request<{ run_id?: string }>('POST', this.conv(id, '/messages'), { content })
-    return { run_id: res?.run_id ?? '' }
+    return this.sendWith(id, { content })
   }
 
   async sendWith(id: string, req: SendMessageRequest): Promise<{ run_id: string }> {

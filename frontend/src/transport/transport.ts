@@ -69,6 +69,7 @@ export interface Transport {
   /** Chooses how much the conversation's model thinks ("" = its profile's setting; SPEC §9). */
   setThinking(id: string, thinking: string): Promise<Conversation | void>
   deleteConversation(id: string): Promise<void>
+  /** A plain message: sendWith with the content alone (Go has one way to send). */
   sendMessage(id: string, content: string): Promise<{ run_id: string }>
   /**
    * Sends a message with files, or under an earlier message (SPEC §7:

@@ -26,7 +26,7 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
     SetAssistant: method('SetAssistant'),
     SetThinking: method('SetThinking'),
     DeleteConversation: method('DeleteConversation'),
-    SendMessage: method('SendMessage', 'run-1'),
+    Send: method('Send', { run_id: 'run-1' }),
     Cancel: method('Cancel'),
     Respond: method('Respond', { question_id: 'q1', conversationId: 'a', status: 'answered', questions: [], created_at: '', expires_at: null }),
     PendingQuestions: method('PendingQuestions', []),
@@ -79,7 +79,7 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
 const GO_SERVICES: Record<string, string[]> = {
   App: ['Health'],
   ConversationService: ['ListConversations', 'CreateConversation', 'GetConversation', 'RenameConversation', 'SetPinned',
-    'SetAssistant', 'SetModel', 'SetThinking', 'DeleteConversation', 'SendMessage', 'Retry', 'Cancel', 'ExportConversation', 'ImportConversation',
+    'SetAssistant', 'SetModel', 'SetThinking', 'DeleteConversation', 'Retry', 'Cancel', 'ExportConversation', 'ImportConversation',
     'Send', 'Regenerate', 'SelectBranch', 'ForkQuestion'],
   QuestionService: ['Respond', 'PendingQuestions', 'ConversationQuestions'],
   ModelService: ['ListModels', 'CheckModelServer', 'PullModel', 'ModelStats', 'ResetModelStats'],
@@ -137,7 +137,7 @@ describe('WailsTransport', () => {
       ['SetAssistant', ['a', 'writer']],
       ['SetThinking', ['a', 'high']],
       ['DeleteConversation', ['a']],
-      ['SendMessage', ['a', 'hello']],
+      ['Send', ['a', { content: 'hello' }]],
       ['Cancel', ['a']],
       ['Respond', ['a', req]],
       ['PendingQuestions', []],
@@ -169,9 +169,6 @@ describe('WailsTransport', () => {
       ['PullModel', ['qwen3']],
       ['App.Info', []],
     ])
-    // a plain run id string is accepted too
-    const plain = fakeWindow({ Retry: () => Promise.resolve('run-3') })
-    expect(await new WailsTransport(plain.win).retry('a')).toEqual({ run_id: 'run-3' })
   })
 
   it('manages profiles and lists tools through the bindings', async () => {
@@ -221,7 +218,7 @@ describe('WailsTransport', () => {
   })
 
   it('turns a Go error string into an Error', async () => {
-    const { win } = fakeWindow({ SendMessage: () => Promise.reject('a run is already active in this conversation') })
+    const { win } = fakeWindow({ Send: () => Promise.reject('a run is already active in this conversation') })
     const err = await new WailsTransport(win).sendMessage('a', 'x').catch((e: unknown) => e)
     expect(err).toBeInstanceOf(TransportError)
     expect((err as Error).message).toBe('a run is already active in this conversation')

@@ -42,6 +42,7 @@ import type {
   ForkRequest,
   KnowledgeSearchRequest,
   KnowledgeSearchResponse,
+  RunStarted,
   SendMessageRequest,
   TraceMark,
 } from '../api/wire.gen'
@@ -71,12 +72,11 @@ export interface WailsChatService {
   SetModel(id: string, model: string): Promise<Conversation | null | void>
   SetThinking(id: string, thinking: string): Promise<Conversation | null | void>
   DeleteConversation(id: string): Promise<void>
-  SendMessage(id: string, content: string): Promise<string | { run_id: string }>
-  Retry(id: string): Promise<string | { run_id: string }>
-  Send(id: string, req: SendMessageRequest): Promise<string | { run_id: string }>
-  Regenerate(id: string, messageId: string, model: string): Promise<string | { run_id: string }>
+  Retry(id: string): Promise<RunStarted>
+  Send(id: string, req: SendMessageRequest): Promise<RunStarted>
+  Regenerate(id: string, messageId: string, model: string): Promise<RunStarted>
   SelectBranch(id: string, messageId: string): Promise<ConversationDetail>
-  ForkQuestion(id: string, questionId: string, req: ForkRequest): Promise<string | { run_id: string }>
+  ForkQuestion(id: string, questionId: string, req: ForkRequest): Promise<RunStarted>
   Cancel(id: string): Promise<void>
   Respond(id: string, req: RespondRequest): Promise<Card | null | void>
   PendingQuestions(): Promise<Card[]>
@@ -152,7 +152,6 @@ export const WAILS_SERVICE = {
   SetModel: 'ConversationService',
   SetThinking: 'ConversationService',
   DeleteConversation: 'ConversationService',
-  SendMessage: 'ConversationService',
   Retry: 'ConversationService',
   Send: 'ConversationService',
   Regenerate: 'ConversationService',
@@ -310,9 +309,9 @@ export class WailsTransport implements Transport {
     await this.call('DeleteConversation', id)
   }
 
+  /** sendWith with the content alone: Go binds one way to send (Send). */
   async sendMessage(id: string, content: string): Promise<{ run_id: string }> {
-    const res = await this.call('SendMessage', id, content)
-    return typeof res === 'string' ? { run_id: res } : { run_id: res?.run_id ?? '' }
+    return this.sendWith(id, { content })
   }
 
   async sendWith(id: string, req: SendMessageRequest): Promise<{ run_id: string }> {
@@ -332,8 +331,7 @@ export class WailsTransport implements Transport {
   }
 
   async retry(id: string): Promise<{ run_id: string }> {
-    const res = await this.call('Retry', id)
-    return typeof res === 'string' ? { run_id: res } : { run_id: res?.run_id ?? '' }
+    return runStarted(await this.call('Retry', id))
   }
 
   async cancel(id: string): Promise<void> {
@@ -535,6 +533,6 @@ export class WailsTransport implements Transport {
   }
 }
 
-function runStarted(res: string | { run_id: string } | null | undefined): { run_id: string } {
-  return typeof res === 'string' ? { run_id: res } : { run_id: res?.run_id ?? '' }
+function runStarted(res: RunStarted | null | undefined): { run_id: string } {
+  return { run_id: res?.run_id ?? '' }
 }

@@ -13,6 +13,7 @@ import type * as MCPService from '../../wailsjs/go/desktop/MCPService'
 import type * as AgentsService from '../../wailsjs/go/desktop/AgentsService'
 import type * as DesktopService from '../../wailsjs/go/desktop/DesktopService'
 import type * as DebugService from '../../wailsjs/go/desktop/DebugService'
+import type * as KnowledgeService from '../../wailsjs/go/desktop/KnowledgeService'
 import type { WAILS_SERVICE, WailsApp, WailsChatService, WailsServiceName } from './wails'
 
 type Shape<T> = [T] extends [string] ? 'string' : [T] extends [number] ? 'number' : [T] extends [boolean] ? 'boolean' : 'object'
@@ -48,3 +49,4 @@ export const mcpServiceMatches: Check<typeof MCPService, Used<'MCPService'>> = t
 export const agentsServiceMatches: Check<typeof AgentsService, Used<'AgentsService'>> = true
 export const desktopServiceMatches: CheckUsed<typeof DesktopService, Used<'DesktopService'>> = true
 export const debugServiceMatches: Check<typeof DebugService, Used<'DebugService'>> = true
+export const knowledgeServiceMatches: Check<typeof KnowledgeService, Used<'KnowledgeService'>> = true

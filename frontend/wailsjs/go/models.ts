@@ -358,6 +358,18 @@ export namespace api {
 	        this.token = source["token"];
 	    }
 	}
+	export class RunStarted {
+	    run_id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunStarted(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run_id = source["run_id"];
+	    }
+	}
 
 }
 

@@ -54,10 +54,6 @@ export function Send(arg1, arg2) {
   return window['go']['desktop']['ConversationService']['Send'](arg1, arg2);
 }
 
-export function SendMessage(arg1, arg2) {
-  return window['go']['desktop']['ConversationService']['SendMessage'](arg1, arg2);
-}
-
 export function SetAssistant(arg1, arg2) {
   return window['go']['desktop']['ConversationService']['SetAssistant'](arg1, arg2);
 }
