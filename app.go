@@ -5,7 +5,6 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/config"
-	"github.com/parley-app/parley/backend/trace"
 	"github.com/parley-app/parley/desktop"
 )
 
@@ -21,12 +20,6 @@ type AppInfo = api.AppInfo
 // Info returns the version and data folder.
 func (a *App) Info() AppInfo {
 	return AppInfo{Version: version, DataDir: a.cfg.DataDir}
-}
-
-// Health says the backend is up, with its version (and whether the card
-// trace is on).
-func (a *App) Health() api.Health {
-	return api.Health{Status: "ok", Version: version, Trace: trace.Enabled()}
 }
 
 // runDesktop opens the Parley window and blocks until it closes.

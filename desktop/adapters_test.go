@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/calls"
+	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/httpapi"
 	"github.com/parley-app/parley/backend/modelserver"
@@ -32,7 +34,7 @@ type adapters struct {
 	t     *testing.T
 	svc   *service.Service
 	http  *httptest.Server
-	bound *bindings
+	calls *Calls
 }
 
 func newAdapters(t *testing.T) *adapters {
@@ -55,7 +57,7 @@ func newAdapters(t *testing.T) *adapters {
 	t.Cleanup(func() { svc.Close(); db.Close() })
 	ts := httptest.NewServer(httpapi.New(httpapi.Options{Backend: svc, Token: adapterTestToken, Version: "test"}))
 	t.Cleanup(ts.Close)
-	return &adapters{t: t, svc: svc, http: ts, bound: newBindings(svc)}
+	return &adapters{t: t, svc: svc, http: ts, calls: newCalls(svc)}
 }
 
 // do sends one API request and returns the status and the "error" field.
@@ -101,7 +103,9 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 	longName := strings.Repeat("n", 41)
 	badSettings := a.svc.GetSettings()
 	badSettings.Theme = "neon"
-	conv, question, model, settings := a.bound.conversations, a.bound.questions, a.bound.models, a.bound.settings
+	bc := a.calls
+	str := func(s string) *string { return &s }
+	num := func(n int) *int { return &n }
 	collectionName := "Manuals"
 	collection, err := a.svc.CreateCollection(ctx, api.CollectionRequest{Name: &collectionName, Paths: []string{t.TempDir()}})
 	require.NoError(t, err)
@@ -115,90 +119,99 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 		sameMessage  bool // false where an adapter words its own (HTTP's body limit, the file path)
 	}{
 		{"page size zero", "GET", "/api/v1/conversations?limit=0", "",
-			func() error { _, err := conv.ListConversations(0, "", ""); return err }, service.KindInput, true},
+			func() error { _, err := bc.ListConversations(calls.ListConversationsArgs{Limit: num(0)}); return err }, service.KindInput, true},
 		{"page size too big", "GET", "/api/v1/conversations?limit=201", "",
-			func() error { _, err := conv.ListConversations(201, "", ""); return err }, service.KindInput, true},
+			func() error { _, err := bc.ListConversations(calls.ListConversationsArgs{Limit: num(201)}); return err }, service.KindInput, true},
 		{"unknown conversation", "GET", "/api/v1/conversations/nope", "",
-			func() error { _, err := conv.GetConversation("nope"); return err }, service.KindNotFound, true},
+			func() error { _, err := bc.GetConversation(calls.ByID{ID: "nope"}); return err }, service.KindNotFound, true},
 		{"message to an unknown conversation", "POST", "/api/v1/conversations/nope/messages", `{"content":"hi"}`,
-			func() error { _, err := conv.Send("nope", service.SendRequest{Content: "hi"}); return err }, service.KindNotFound, true},
+			func() error { _, err := bc.Send(calls.SendArgs{ID: "nope", Content: str("hi")}); return err }, service.KindNotFound, true},
 		{"empty message", "POST", "/api/v1/conversations/" + idle.ID + "/messages", `{"content":"  "}`,
-			func() error { _, err := conv.Send(idle.ID, service.SendRequest{Content: "  "}); return err }, service.KindInput, true},
+			func() error { _, err := bc.Send(calls.SendArgs{ID: idle.ID, Content: str("  ")}); return err }, service.KindInput, true},
 		{"message too long", "POST", "/api/v1/conversations/" + idle.ID + "/messages",
 			`{"content":"` + strings.Repeat("a", service.MaxMessageChars+1) + `"}`,
 			func() error {
-				_, err := conv.Send(idle.ID, service.SendRequest{Content: strings.Repeat("a", service.MaxMessageChars+1)})
+				_, err := bc.Send(calls.SendArgs{ID: idle.ID, Content: str(strings.Repeat("a", service.MaxMessageChars+1))})
 				return err
 			},
 			service.KindInput, true},
 		{"message while a run is active", "POST", "/api/v1/conversations/" + busy.ID + "/messages", `{"content":"again"}`,
-			func() error { _, err := conv.Send(busy.ID, service.SendRequest{Content: "again"}); return err }, service.KindConflict, true},
+			func() error { _, err := bc.Send(calls.SendArgs{ID: busy.ID, Content: str("again")}); return err }, service.KindConflict, true},
 		{"retry while a run is active", "POST", "/api/v1/conversations/" + busy.ID + "/retry", "",
-			func() error { _, err := conv.Retry(busy.ID); return err }, service.KindConflict, true},
+			func() error { _, err := bc.Retry(calls.ByID{ID: busy.ID}); return err }, service.KindConflict, true},
 		{"title too long", "PATCH", "/api/v1/conversations/" + idle.ID, `{"title":"` + strings.Repeat("t", service.MaxTitleChars+1) + `"}`,
-			func() error { return conv.RenameConversation(idle.ID, strings.Repeat("t", service.MaxTitleChars+1)) }, service.KindInput, true},
+			func() error {
+				_, err := bc.UpdateConversation(calls.UpdateConversationArgs{ID: idle.ID, ConversationUpdate: service.ConversationUpdate{Title: str(strings.Repeat("t", service.MaxTitleChars+1))}})
+				return err
+			}, service.KindInput, true},
 		{"unknown assistant", "POST", "/api/v1/conversations", `{"assistant":"ghost"}`,
-			func() error { _, err := conv.CreateConversation("", "ghost"); return err }, service.KindInput, true},
+			func() error {
+				_, err := bc.CreateConversation(calls.CreateConversationArgs{Assistant: "ghost"})
+				return err
+			}, service.KindInput, true},
 		{"cancel an unknown conversation", "POST", "/api/v1/conversations/nope/cancel", "",
-			func() error { return conv.Cancel("nope") }, service.KindNotFound, true},
+			func() error { _, err := bc.Cancel(calls.ByID{ID: "nope"}); return err }, service.KindNotFound, true},
 		{"bad export format", "GET", "/api/v1/conversations/" + idle.ID + "/export?format=pdf", "",
-			func() error { _, err := conv.ExportConversation(idle.ID, "pdf"); return err }, service.KindInput, true},
+			func() error {
+				_, err := bc.ExportConversation(calls.ExportArgs{ID: idle.ID, Format: "pdf"})
+				return err
+			}, service.KindInput, true},
 		{"oversized import", "POST", "/api/v1/conversations/import", strings.Repeat(" ", service.MaxImportBytes+1),
-			func() error { _, err := conv.importFile(oversized); return err }, service.KindTooLarge, false},
+			func() error { _, err := readImport(oversized); return err }, service.KindTooLarge, false},
 		{"not an export", "POST", "/api/v1/conversations/import", `{"format":"something.else"}`,
-			func() error { _, err := conv.importFile(notAnExport); return err }, service.KindInput, true},
+			func() error { _, err := importFile(bc, notAnExport); return err }, service.KindInput, true},
 		{"unknown card", "POST", "/api/v1/conversations/" + busy.ID + "/respond", `{"question_id":"nope","action":"submit"}`,
 			func() error {
-				_, err := question.Respond(busy.ID, questions.Response{QuestionID: "nope", Action: questions.ActionSubmit})
+				_, err := bc.Respond(calls.RespondArgs{ID: busy.ID, Response: questions.Response{QuestionID: "nope", Action: questions.ActionSubmit}})
 				return err
 			}, service.KindNotFound, true},
 		{"answer to a card of an unknown conversation", "POST", "/api/v1/conversations/nope/respond", `{"question_id":"latest","action":"decline"}`,
 			func() error {
-				_, err := question.Respond("nope", questions.Response{QuestionID: "latest", Action: questions.ActionDecline})
+				_, err := bc.Respond(calls.RespondArgs{ID: "nope", Response: questions.Response{QuestionID: "latest", Action: questions.ActionDecline}})
 				return err
 			}, service.KindNotFound, true},
 		{"invalid answer", "POST", "/api/v1/conversations/" + busy.ID + "/respond",
 			`{"question_id":"latest","action":"submit","answers":{"Which colour?":{"selected":["Green"]}}}`,
 			func() error {
-				_, err := question.Respond(busy.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
-					Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Green"}}}})
+				_, err := bc.Respond(calls.RespondArgs{ID: busy.ID, Response: questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
+					Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Green"}}}}})
 				return err
 			}, service.KindValidation, true},
 		{"unknown action", "POST", "/api/v1/conversations/" + busy.ID + "/respond", `{"question_id":"latest","action":"later"}`,
 			func() error {
-				_, err := question.Respond(busy.ID, questions.Response{QuestionID: "latest", Action: "later"})
+				_, err := bc.Respond(calls.RespondArgs{ID: busy.ID, Response: questions.Response{QuestionID: "latest", Action: "later"}})
 				return err
 			}, service.KindInput, true},
 		{"no card id", "POST", "/api/v1/conversations/" + busy.ID + "/respond", `{"action":"decline"}`,
 			func() error {
-				_, err := question.Respond(busy.ID, questions.Response{Action: questions.ActionDecline})
+				_, err := bc.Respond(calls.RespondArgs{ID: busy.ID, Response: questions.Response{Action: questions.ActionDecline}})
 				return err
 			},
 			service.KindInput, true},
 		{"bad profile name", "PUT", "/api/v1/profiles/" + longName, `{"system_prompt":"x"}`,
 			func() error {
-				_, err := settings.SaveProfile(service.Profile{Name: longName, SystemPrompt: "x"})
+				_, err := bc.SaveProfile(service.Profile{Name: longName, SystemPrompt: "x"})
 				return err
 			},
 			service.KindInput, true},
 		{"unknown tool in a profile", "PUT", "/api/v1/profiles/writer", `{"tools":["rm"]}`,
 			func() error {
-				_, err := settings.SaveProfile(service.Profile{Name: "writer", Tools: []string{"rm"}})
+				_, err := bc.SaveProfile(service.Profile{Name: "writer", Tools: []string{"rm"}})
 				return err
 			},
 			service.KindInput, true},
 		{"delete an unknown profile", "DELETE", "/api/v1/profiles/ghost", "",
-			func() error { return settings.DeleteProfile("ghost") }, service.KindNotFound, true},
+			func() error { _, err := bc.DeleteProfile(calls.ByName{Name: "ghost"}); return err }, service.KindNotFound, true},
 		{"bad settings", "PUT", "/api/v1/settings", `{"theme":"neon"}`,
-			func() error { _, err := settings.SaveSettings(badSettings); return err }, service.KindInput, true},
+			func() error { _, err := bc.SaveSettings(badSettings); return err }, service.KindInput, true},
 		{"collection update with neither name nor paths", "PATCH", "/api/v1/knowledge/" + collection.ID, `{}`,
 			func() error {
-				_, err := a.bound.knowledge.UpdateCollection(collection.ID, api.CollectionRequest{})
+				_, err := bc.UpdateCollection(calls.UpdateCollectionArgs{ID: collection.ID})
 				return err
 			},
 			service.KindInput, true},
 		{"pull a model without a name", "POST", "/api/v1/models/pull", `{"model":" "}`,
-			func() error { return model.PullModel(" ") }, service.KindInput, true},
+			func() error { _, err := bc.PullModel(calls.PullModelArgs{Model: " "}); return err }, service.KindInput, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -242,19 +255,29 @@ func TestBoundMethodsReturnEmptyListsNotNull(t *testing.T) {
 		require.NoError(t, err)
 		return string(b)
 	}
-	b := a.bound
-	assert.Equal(t, `[]`, asJSON(b.questions.PendingQuestions(), nil))
-	assert.Equal(t, `[]`, asJSON(b.questions.ConversationQuestions(conv.ID)))
-	assert.Equal(t, `[]`, asJSON(b.mcp.Servers()))
-	assert.Equal(t, `[]`, asJSON(b.models.ModelStats()))
-	assert.Equal(t, `[]`, asJSON(b.agents.AgentTokens()))
-	assert.Contains(t, asJSON(b.conversations.GetConversation(conv.ID)), `"messages":[]`)
-	assert.Contains(t, asJSON(b.conversations.ListConversations(10, "", "no such title")), `"items":[]`)
+	b := a.calls
+	assert.Equal(t, `[]`, asJSON(b.Questions(calls.QuestionsArgs{Status: "pending"})))
+	assert.Equal(t, `[]`, asJSON(b.ConversationQuestions(calls.ByID{ID: conv.ID})))
+	assert.Equal(t, `[]`, asJSON(b.MCPServers()))
+	assert.Equal(t, `[]`, asJSON(b.ModelStats()))
+	assert.Equal(t, `[]`, asJSON(b.AgentTokens()))
+	assert.Contains(t, asJSON(b.GetConversation(calls.ByID{ID: conv.ID})), `"messages":[]`)
+	assert.Contains(t, asJSON(b.ListConversations(calls.ListConversationsArgs{Q: "no such title"})), `"items":[]`)
 	// A URL server has no args, env or tools: the service keeps those nil.
 	off := false
-	put := asJSON(b.mcp.PutServer("remote", api.MCPServerConfig{URL: "http://127.0.0.1:9/mcp", Enabled: &off}))
+	put := asJSON(b.PutMCPServer(calls.PutMCPServerArgs{Name: "remote", MCPServerConfig: api.MCPServerConfig{URL: "http://127.0.0.1:9/mcp", Enabled: &off}}))
 	for _, field := range []string{`"args":[]`, `"env_keys":[]`, `"header_keys":[]`, `"tools":[]`} {
 		assert.Contains(t, put, field)
 	}
-	assert.Contains(t, asJSON(b.mcp.Servers()), `"args":[]`)
+	assert.Contains(t, asJSON(b.MCPServers()), `"args":[]`)
+}
+
+// importFile is what the window does to import: read the chosen file, then
+// the ImportConversation call.
+func importFile(c *Calls, path string) (*chat.Conversation, error) {
+	data, err := readImport(path)
+	if err != nil {
+		return nil, err
+	}
+	return c.ImportConversation(calls.ImportArgs{Data: data})
 }

@@ -83,9 +83,8 @@ func Run(opts Options) error {
 	menuMu.Lock()
 	menuLang = i18n.Current() // the saved language, now that the service has read it
 	menuMu.Unlock()
-	bound := newBindings(c.Service)
-	bound.agents.listener = api.status
-	desktop := newDesktopService()
+	calls := newCalls(c.Service)
+	desktop := newDesktopService(c.Service, api.status)
 	err = wails.Run(&options.App{
 		Title:            "Parley",
 		Width:            win.Width,
@@ -97,7 +96,7 @@ func Run(opts Options) error {
 		Menu:             appMenu(menuLang, emitMenu),
 		OnStartup: func(ctx context.Context) {
 			windowCtx = ctx
-			bound.startup(ctx)
+			calls.ctx = ctx
 			desktop.ctx = ctx
 			emitter.ctx.Store(&ctx)
 		},
@@ -126,7 +125,7 @@ func Run(opts Options) error {
 			},
 		},
 		Linux: &linux.Options{ProgramName: "parley", WebviewGpuPolicy: webviewGPUPolicy(os.Getenv(webviewGPUEnv))},
-		Bind:  append(append(opts.Bind, desktop, &DebugService{}), bound.all()...),
+		Bind:  append(opts.Bind, calls, desktop),
 	})
 	if err != nil {
 		return fmt.Errorf("run window: %w", err)

@@ -208,33 +208,3 @@ func agentError(err error) error {
 	}
 	return err
 }
-
-func (s *Server) createAgentToken(w http.ResponseWriter, r *http.Request) error {
-	var req api.AgentTokenRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	tok, err := s.opts.Agents.CreateToken(r.Context(), req.Name)
-	if err != nil {
-		return agentError(err)
-	}
-	writeJSON(w, http.StatusCreated, tok)
-	return nil
-}
-
-func (s *Server) agentTokens(w http.ResponseWriter, r *http.Request) error {
-	toks, err := s.opts.Agents.Tokens(r.Context())
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, toks)
-	return nil
-}
-
-func (s *Server) revokeAgentToken(w http.ResponseWriter, r *http.Request) error {
-	if err := s.opts.Agents.RevokeToken(r.Context(), r.PathValue("id")); err != nil {
-		return agentError(err)
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
-}

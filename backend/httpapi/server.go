@@ -3,7 +3,6 @@
 package httpapi
 
 import (
-	"context"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -12,11 +11,9 @@ import (
 
 	"github.com/parley-app/parley/backend/agentinbox"
 	"github.com/parley-app/parley/backend/api"
-	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/calls"
 	"github.com/parley-app/parley/backend/events"
-	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
-	"github.com/parley-app/parley/backend/trace"
 )
 
 // MaxBodyBytes bounds every request body.
@@ -25,59 +22,8 @@ const MaxBodyBytes = api.MaxBodyBytes
 // MaxMessageBodyBytes bounds a sent message, whose files come base64-encoded.
 const MaxMessageBodyBytes = api.MaxMessageBodyBytes
 
-// Backend is the domain service the handlers call.
-type Backend interface {
-	ListConversations(ctx context.Context, limit int, cursor, query string) (service.ConversationPage, error)
-	CreateConversation(ctx context.Context, title, assistant string) (*chat.Conversation, error)
-	GetConversation(ctx context.Context, id string) (*service.ConversationDetail, error)
-	DeleteConversation(ctx context.Context, id string) error
-	// Send sends a message, also under an earlier one (SPEC §4, §7).
-	Send(ctx context.Context, id string, req service.SendRequest) (runID string, err error)
-	Regenerate(ctx context.Context, id, messageID, model string) (runID string, err error)
-	SelectBranch(ctx context.Context, id, messageID string) (*service.ConversationDetail, error)
-	ForkQuestion(ctx context.Context, id, questionID string, req service.ForkRequest) (runID string, err error)
-	Cancel(ctx context.Context, id string) error
-	Respond(ctx context.Context, id string, r questions.Response) (*questions.Card, error)
-	ConversationQuestions(ctx context.Context, id string) ([]*questions.Card, error)
-	Questions(ctx context.Context, status string) ([]*questions.Card, error)
-	// Beyond SPEC §4, for the UI in a browser.
-	RenameConversation(ctx context.Context, id, title string) error
-	SetPinned(ctx context.Context, id string, pinned bool) error
-	SetAssistant(ctx context.Context, id, assistant string) error
-	SetModel(ctx context.Context, id, model string) error
-	SetThinking(ctx context.Context, id, thinking string) error
-	Retry(ctx context.Context, id string) (runID string, err error)
-	ListModels(ctx context.Context) ([]service.ModelInfo, error)
-	GetSettings() service.Settings
-	SaveSettings(ctx context.Context, s service.Settings) (service.Settings, error)
-	CheckModelServer(ctx context.Context) service.ModelStatus
-	PullModel(ctx context.Context, name string) error
-	ModelStats(ctx context.Context) ([]service.ModelStats, error)
-	ResetModelStats(ctx context.Context) error
-	ExportSettings(ctx context.Context) (service.SettingsExport, error)
-	Profiles(ctx context.Context) ([]service.Profile, error)
-	SaveProfile(ctx context.Context, p service.Profile) (service.Profile, error)
-	DeleteProfile(ctx context.Context, name string) error
-	AvailableTools() []service.ToolInfo
-	ExportConversation(ctx context.Context, id, format string) (string, error)
-	ImportConversation(ctx context.Context, data []byte) (*chat.Conversation, error)
-	// MCP servers (SPEC §6).
-	MCPServers() []api.MCPServer
-	PutMCPServer(name string, cfg api.MCPServerConfig) (api.MCPServer, error)
-	DeleteMCPServer(name string) error
-	SetMCPToolPolicy(server, tool, policy string) (api.MCPTool, error)
-	ImportMCPConfig(content []byte) (api.MCPImportResult, error)
-	// Knowledge collections (SPEC §11).
-	Collections(ctx context.Context) ([]api.Collection, error)
-	Collection(ctx context.Context, id string) (api.Collection, error)
-	CreateCollection(ctx context.Context, req api.CollectionRequest) (api.Collection, error)
-	UpdateCollection(ctx context.Context, id string, req api.CollectionRequest) (api.Collection, error)
-	ReindexCollection(ctx context.Context, id string) error
-	CancelCollection(ctx context.Context, id string) (api.Collection, error)
-	DeleteCollection(ctx context.Context, id string) error
-	SearchCollection(ctx context.Context, id string, req api.KnowledgeSearchRequest) (api.KnowledgeSearchResponse, error)
-	SetConversationKnowledge(ctx context.Context, id string, collections []string) error
-}
+// Backend is the domain service the calls call (backend/calls).
+type Backend = calls.Backend
 
 // MaxImportBytes bounds an imported conversation (the service's limit).
 const MaxImportBytes = service.MaxImportBytes
@@ -148,59 +94,14 @@ func (s *Server) routes() {
 	api := func(pattern string, h func(http.ResponseWriter, *http.Request) error) {
 		s.handle(pattern, s.protect(h))
 	}
-	api("GET /api/v1/health", s.health)
-	api("GET /api/v1/conversations", s.listConversations)
-	api("POST /api/v1/conversations", s.createConversation)
-	api("GET /api/v1/conversations/{id}", s.getConversation)
-	api("DELETE /api/v1/conversations/{id}", s.deleteConversation)
-	s.handle("POST /api/v1/conversations/{id}/messages", s.protectSized(MaxMessageBodyBytes, s.sendMessage))
-	api("POST /api/v1/conversations/{id}/regenerate", s.regenerate)
-	api("PUT /api/v1/conversations/{id}/branch", s.selectBranch)
-	api("POST /api/v1/conversations/{id}/questions/{question_id}/fork", s.forkQuestion)
-	api("POST /api/v1/conversations/{id}/cancel", s.cancel)
-	api("GET /api/v1/conversations/{id}/pending-question", s.pendingQuestion)
-	api("POST /api/v1/conversations/{id}/respond", s.respond)
-	api("GET /api/v1/conversations/{id}/questions", s.conversationQuestions)
-	api("GET /api/v1/questions", s.questions)
+	// Every call of the UI, declared once in backend/calls.
+	s.mountCalls()
+	// Not calls: the event stream, and the agents' own endpoints.
 	api("GET /api/v1/events", s.events)
-	api("PATCH /api/v1/conversations/{id}", s.patchConversation)
-	api("POST /api/v1/conversations/{id}/retry", s.retry)
-	api("GET /api/v1/settings", s.getSettings)
-	api("PUT /api/v1/settings", s.saveSettings)
-	api("GET /api/v1/models", s.models)
-	api("GET /api/v1/models/status", s.modelStatus)
-	api("POST /api/v1/models/pull", s.pullModel)
-	api("GET /api/v1/models/stats", s.modelStats)
-	api("DELETE /api/v1/models/stats", s.resetModelStats)
-	api("GET /api/v1/settings/export", s.exportSettings)
-	api("GET /api/v1/profiles", s.profiles)
-	api("PUT /api/v1/profiles/{name}", s.saveProfile)
-	api("DELETE /api/v1/profiles/{name}", s.deleteProfile)
-	api("GET /api/v1/tools", s.tools)
-	api("GET /api/v1/conversations/{id}/export", s.export)
-	api("GET /api/v1/mcp/servers", s.mcpServers)
-	api("PUT /api/v1/mcp/servers/{name}", s.putMCPServer)
-	api("DELETE /api/v1/mcp/servers/{name}", s.deleteMCPServer)
-	api("PUT /api/v1/mcp/servers/{name}/tools/{tool}", s.setMCPToolPolicy)
-	api("POST /api/v1/mcp/import", s.importMCPConfig)
-	api("GET /api/v1/knowledge", s.collections)
-	api("POST /api/v1/knowledge", s.createCollection)
-	api("GET /api/v1/knowledge/{id}", s.getCollection)
-	api("PATCH /api/v1/knowledge/{id}", s.patchCollection)
-	api("DELETE /api/v1/knowledge/{id}", s.deleteCollection)
-	api("POST /api/v1/knowledge/{id}/reindex", s.reindexCollection)
-	api("POST /api/v1/knowledge/{id}/cancel", s.cancelCollection)
-	api("POST /api/v1/knowledge/{id}/search", s.searchCollection)
-	api("GET /api/v1/debug/trace", s.getTrace)
-	api("POST /api/v1/debug/trace", s.postTrace)
-	s.handle("POST /api/v1/conversations/import", s.protectSized(MaxImportBytes, s.importConversation))
 	if s.opts.Agents != nil {
 		// SPEC §10: the agents' endpoints; scope() keeps agent tokens to them.
 		s.handle("POST /api/v1/asks", s.protectAgent(s.postAsk))
 		s.handle("GET /api/v1/asks/{id}", s.protectAgent(s.getAsk))
-		api("POST /api/v1/agent-tokens", s.createAgentToken)
-		api("GET /api/v1/agent-tokens", s.agentTokens)
-		api("DELETE /api/v1/agent-tokens/{id}", s.revokeAgentToken)
 		// The streamable HTTP transport's three methods, each its own route so
 		// that the security tests walk the state-changing ones.
 		mcp := s.mcpHandler()
@@ -216,6 +117,23 @@ func (s *Server) routes() {
 		s.handle("/", s.ui())
 	}
 }
+
+// NotCalls are the routes that are not UI calls, each with why (the
+// architecture test fails on any other route without a declaration).
+var NotCalls = map[string]string{
+	"GET /api/v1/events":    "the SSE event stream (SPEC §3)",
+	"POST /api/v1/asks":     "an agent files a card (SPEC §10): agents' own endpoint, agent tokens only",
+	"GET /api/v1/asks/{id}": "an agent waits for its card's answer (SPEC §10)",
+	"GET " + MCPPath:        "Parley's MCP server for agents (streamable HTTP)",
+	"POST " + MCPPath:       "Parley's MCP server for agents (streamable HTTP)",
+	"DELETE " + MCPPath:     "Parley's MCP server for agents (streamable HTTP)",
+	"/api/":                 "404 for every other API path",
+	"GET /login":            "the browser's one-time login link",
+	"/":                     "the built UI for browsers",
+}
+
+// Patterns lists the routes served.
+func (s *Server) Patterns() []string { return append([]string(nil), s.patterns...) }
 
 // ServeHTTP checks Host, Origin, where a browser says the request comes from
 // and the body's type before anything else, for every route (also those
@@ -239,9 +157,4 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	s.mux.ServeHTTP(w, r)
-}
-
-func (s *Server) health(w http.ResponseWriter, _ *http.Request) error {
-	writeJSON(w, http.StatusOK, api.Health{Status: "ok", Version: s.opts.Version, Trace: trace.Enabled()})
-	return nil
 }

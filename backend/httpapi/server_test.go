@@ -15,6 +15,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/questions"
@@ -73,13 +74,26 @@ func (f *fakeBackend) Questions(context.Context, string) ([]*questions.Card, err
 	return nil, f.err
 }
 
-func (f *fakeBackend) RenameConversation(context.Context, string, string) error { return f.err }
-func (f *fakeBackend) SetPinned(context.Context, string, bool) error            { return f.err }
-func (f *fakeBackend) SetAssistant(context.Context, string, string) error       { return f.err }
-func (f *fakeBackend) SetModel(context.Context, string, string) error           { return f.err }
-func (f *fakeBackend) SetThinking(context.Context, string, string) error        { return f.err }
-func (f *fakeBackend) Retry(context.Context, string) (string, error)            { return "r2", f.err }
-func (f *fakeBackend) GetSettings() service.Settings                            { return service.DefaultSettings() }
+func (f *fakeBackend) UpdateConversation(ctx context.Context, id string, u service.ConversationUpdate) (*service.ConversationDetail, error) {
+	if u == (service.ConversationUpdate{}) {
+		return nil, &service.InputError{Msg: "give something to change"} // as the service does
+	}
+	if f.err != nil {
+		return nil, f.err
+	}
+	return f.GetConversation(ctx, id)
+}
+func (f *fakeBackend) Health() api.Health { return api.Health{Status: "ok", Version: "test"} }
+func (f *fakeBackend) ExportFileName(_ context.Context, _, format string) string {
+	return "parley-conversation." + map[string]string{"json": "json"}[format] + map[string]string{"": "md", "markdown": "md"}[format]
+}
+func (f *fakeBackend) AgentTokens(context.Context) ([]api.AgentToken, error) { return nil, f.err }
+func (f *fakeBackend) CreateAgentToken(context.Context, string) (api.NewAgentToken, error) {
+	return api.NewAgentToken{}, f.err
+}
+func (f *fakeBackend) RevokeAgentToken(context.Context, string) error { return f.err }
+func (f *fakeBackend) Retry(context.Context, string) (string, error)  { return "r2", f.err }
+func (f *fakeBackend) GetSettings() service.Settings                  { return service.DefaultSettings() }
 func (f *fakeBackend) SaveSettings(_ context.Context, s service.Settings) (service.Settings, error) {
 	return s, f.err
 }

@@ -40,3 +40,14 @@ type ForkRequest struct {
 	Answers  map[string]questions.AnswerInput `json:"answers"`
 	Comments string                           `json:"comments,omitempty"`
 }
+
+// ConversationUpdate changes what it gives of a conversation (PATCH
+// /api/v1/conversations/{id}); at least one field must be set.
+type ConversationUpdate struct {
+	Title     *string   `json:"title,omitempty"`
+	Pinned    *bool     `json:"pinned,omitempty"`
+	Assistant *string   `json:"assistant,omitempty"`
+	Model     *string   `json:"model,omitempty"`
+	Thinking  *string   `json:"thinking,omitempty"`
+	Knowledge *[]string `json:"knowledge,omitempty"`
+}

@@ -1,27 +1,27 @@
-// Command wiregen writes the frontend's wire types (frontend/src/api/wire.gen.ts)
-// from backend/wire.Wire. Run it from the repository root: go run ./cmd/wiregen
+// Command wiregen writes what comes from Go's declarations: the frontend's
+// wire types (frontend/src/api/wire.gen.ts), its client of every call
+// (frontend/src/api/calls.gen.ts) and the window's bound methods
+// (desktop/calls.gen.go), from backend/wire and backend/calls. Run it from
+// the repository root: go run ./cmd/wiregen
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/parley-app/parley/backend/api"
 
 	"github.com/parley-app/parley/backend/wire"
 )
 
 func main() {
-	out := flag.String("o", api.GeneratedPath, "file to write")
-	flag.Parse()
-	src, err := wire.Generate(wire.Wire)
-	if err == nil {
-		err = os.MkdirAll(filepath.Dir(*out), 0o755)
-	}
-	if err == nil {
-		err = os.WriteFile(*out, src, 0o644)
+	files, err := wire.Files()
+	for path, src := range files {
+		if err != nil {
+			break
+		}
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			err = os.WriteFile(path, src, 0o644)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "wiregen:", err)

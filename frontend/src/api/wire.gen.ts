@@ -453,6 +453,11 @@ export interface TraceMark {
   at: number
 }
 
+export interface TraceRecord {
+  keys: string[]
+  marks: Record<string, number>
+}
+
 export interface ConversationStateEvent {
   conversationId: string
   runId?: string
@@ -516,6 +521,188 @@ export interface AgentNoticeEvent {
   agent: string
   message: string
   level: string
+}
+
+export interface ListConversationsArgs {
+  limit?: number
+  cursor?: string
+  q?: string
+}
+
+export interface CreateConversationArgs {
+  title?: string
+  assistant?: string
+}
+
+export interface ByID {
+  id: string
+}
+
+export interface ConversationUpdate {
+  title?: string
+  pinned?: boolean
+  assistant?: string
+  model?: string
+  thinking?: string
+  knowledge?: string[]
+}
+
+export interface UpdateConversationArgs {
+  id: string
+  title?: string
+  pinned?: boolean
+  assistant?: string
+  model?: string
+  thinking?: string
+  knowledge?: string[]
+}
+
+export interface Deleted {
+  deleted: boolean
+}
+
+export interface SendArgs {
+  id: string
+  content?: string
+  parent_id?: string
+  attachments?: Attachment[]
+}
+
+export interface RegenerateArgs {
+  id: string
+  message_id: string
+  model?: string
+}
+
+export interface SelectBranchArgs {
+  id: string
+  message_id: string
+}
+
+export interface ForkQuestionArgs {
+  id: string
+  question_id: string
+  answers: Record<string, AnswerInput>
+  comments?: string
+}
+
+export interface OK {
+  ok: boolean
+}
+
+export interface ExportArgs {
+  id: string
+  format?: string
+}
+
+export interface ExportedFile {
+  name: string
+  mime_type: string
+  content: string
+}
+
+export interface ImportArgs {
+  data: string
+}
+
+export interface PendingQuestionState {
+  has_pending_question: boolean
+  question_id: string
+  conversationId: string
+  run_id?: string
+  tool_call_id?: string
+  status: CardStatus
+  questions: Question[]
+  created_at: string
+  expires_at: string | null
+  answers?: Record<string, string>
+  comments?: string
+  answered_at?: string
+  kind: CardKind
+  source: CardSource | null
+  tool?: ApprovalTool
+  approved_arguments?: unknown
+  reason?: string
+  always?: boolean
+  server?: string
+  message?: string
+  mode?: string
+  schema?: unknown
+  url?: string
+  content?: unknown
+  context?: string
+}
+
+export interface RespondArgs {
+  id: string
+  question_id: string
+  action: RespondAction
+  answers?: Record<string, AnswerInput>
+  comments?: string
+  arguments?: unknown
+  always?: boolean
+  reason?: string
+  content?: unknown
+}
+
+export interface QuestionsArgs {
+  status?: string
+}
+
+export interface PullModelArgs {
+  model: string
+}
+
+export interface PullDone {
+  status: string
+}
+
+export interface Reset {
+  reset: boolean
+}
+
+export interface ByName {
+  name: string
+}
+
+export interface PutMCPServerArgs {
+  name: string
+  command?: string
+  args?: string[]
+  env?: Record<string, string>
+  url?: string
+  headers?: Record<string, string>
+  enabled?: boolean
+}
+
+export interface MCPToolPolicyArgs {
+  name: string
+  tool: string
+  policy: string
+}
+
+export interface ImportMCPConfigArgs {
+  content: string
+}
+
+export interface UpdateCollectionArgs {
+  id: string
+  name?: string
+  paths?: string[]
+}
+
+export interface Reindexing {
+  reindexing: boolean
+}
+
+export interface SearchCollectionArgs {
+  id: string
+  query: string
+  top_k?: number
+}
+
+export interface TraceRecords {
+  records: TraceRecord[]
 }
 
 /** Every event Go emits (Wails events and SSE), with its payload. */

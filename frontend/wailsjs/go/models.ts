@@ -60,6 +60,18 @@ export namespace api {
 		    return a;
 		}
 	}
+	export class AgentTokenRequest {
+	    name: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentTokenRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	    }
+	}
 	export class AppInfo {
 	    version: string;
 	    dataDir: string;
@@ -158,6 +170,34 @@ export namespace api {
 	        this.paths = source["paths"];
 	    }
 	}
+	export class Deleted {
+	    deleted: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Deleted(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.deleted = source["deleted"];
+	    }
+	}
+	export class ExportedFile {
+	    name: string;
+	    mime_type: string;
+	    content: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportedFile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.mime_type = source["mime_type"];
+	        this.content = source["content"];
+	    }
+	}
 	export class Health {
 	    status: string;
 	    version: string;
@@ -191,20 +231,6 @@ export namespace api {
 	        this.locator = source["locator"];
 	        this.text = source["text"];
 	        this.score = source["score"];
-	    }
-	}
-	export class KnowledgeSearchRequest {
-	    query: string;
-	    top_k?: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new KnowledgeSearchRequest(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.query = source["query"];
-	        this.top_k = source["top_k"];
 	    }
 	}
 	export class KnowledgeSearchResponse {
@@ -319,28 +345,6 @@ export namespace api {
 		    return a;
 		}
 	}
-	export class MCPServerConfig {
-	    command?: string;
-	    args?: string[];
-	    env?: Record<string, string>;
-	    url?: string;
-	    headers?: Record<string, string>;
-	    enabled?: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new MCPServerConfig(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.command = source["command"];
-	        this.args = source["args"];
-	        this.env = source["env"];
-	        this.url = source["url"];
-	        this.headers = source["headers"];
-	        this.enabled = source["enabled"];
-	    }
-	}
 	
 	export class NewAgentToken {
 	    id: string;
@@ -356,6 +360,54 @@ export namespace api {
 	        this.id = source["id"];
 	        this.name = source["name"];
 	        this.token = source["token"];
+	    }
+	}
+	export class OK {
+	    ok: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new OK(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ok = source["ok"];
+	    }
+	}
+	export class PullDone {
+	    status: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PullDone(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.status = source["status"];
+	    }
+	}
+	export class Reindexing {
+	    reindexing: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Reindexing(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.reindexing = source["reindexing"];
+	    }
+	}
+	export class Reset {
+	    reset: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Reset(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.reset = source["reset"];
 	    }
 	}
 	export class RunStarted {
@@ -395,6 +447,482 @@ export namespace assistant {
 	        this.model = source["model"];
 	        this.tools = source["tools"];
 	        this.tool_calling = source["tool_calling"];
+	        this.thinking = source["thinking"];
+	        this.knowledge = source["knowledge"];
+	    }
+	}
+
+}
+
+export namespace calls {
+	
+	export class ByID {
+	    id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ByID(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	    }
+	}
+	export class ByName {
+	    name: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ByName(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	    }
+	}
+	export class CreateConversationArgs {
+	    title?: string;
+	    assistant?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CreateConversationArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.title = source["title"];
+	        this.assistant = source["assistant"];
+	    }
+	}
+	export class ExportArgs {
+	    id: string;
+	    format?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.format = source["format"];
+	    }
+	}
+	export class ForkQuestionArgs {
+	    id: string;
+	    question_id: string;
+	    answers: Record<string, questions.AnswerInput>;
+	    comments?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ForkQuestionArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.question_id = source["question_id"];
+	        this.answers = this.convertValues(source["answers"], questions.AnswerInput, true);
+	        this.comments = source["comments"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ImportArgs {
+	    data: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.data = source["data"];
+	    }
+	}
+	export class ImportMCPConfigArgs {
+	    content: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportMCPConfigArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.content = source["content"];
+	    }
+	}
+	export class ListConversationsArgs {
+	    limit?: number;
+	    cursor?: string;
+	    q?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ListConversationsArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.limit = source["limit"];
+	        this.cursor = source["cursor"];
+	        this.q = source["q"];
+	    }
+	}
+	export class MCPToolPolicyArgs {
+	    name: string;
+	    tool: string;
+	    policy: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPToolPolicyArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.tool = source["tool"];
+	        this.policy = source["policy"];
+	    }
+	}
+	export class PendingQuestionState {
+	    has_pending_question: boolean;
+	    question_id: string;
+	    conversationId: string;
+	    run_id?: string;
+	    tool_call_id?: string;
+	    status: string;
+	    questions: questions.Question[];
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    expires_at?: any;
+	    answers?: Record<string, string>;
+	    comments?: string;
+	    // Go type: time
+	    answered_at?: any;
+	    kind: string;
+	    source?: questions.Source;
+	    tool?: questions.ApprovalTool;
+	    approved_arguments?: number[];
+	    reason?: string;
+	    always?: boolean;
+	    server?: string;
+	    message?: string;
+	    mode?: string;
+	    schema?: number[];
+	    url?: string;
+	    content?: number[];
+	    context?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PendingQuestionState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.has_pending_question = source["has_pending_question"];
+	        this.question_id = source["question_id"];
+	        this.conversationId = source["conversationId"];
+	        this.run_id = source["run_id"];
+	        this.tool_call_id = source["tool_call_id"];
+	        this.status = source["status"];
+	        this.questions = this.convertValues(source["questions"], questions.Question);
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.expires_at = this.convertValues(source["expires_at"], null);
+	        this.answers = source["answers"];
+	        this.comments = source["comments"];
+	        this.answered_at = this.convertValues(source["answered_at"], null);
+	        this.kind = source["kind"];
+	        this.source = this.convertValues(source["source"], questions.Source);
+	        this.tool = this.convertValues(source["tool"], questions.ApprovalTool);
+	        this.approved_arguments = source["approved_arguments"];
+	        this.reason = source["reason"];
+	        this.always = source["always"];
+	        this.server = source["server"];
+	        this.message = source["message"];
+	        this.mode = source["mode"];
+	        this.schema = source["schema"];
+	        this.url = source["url"];
+	        this.content = source["content"];
+	        this.context = source["context"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PullModelArgs {
+	    model: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PullModelArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	    }
+	}
+	export class PutMCPServerArgs {
+	    name: string;
+	    command?: string;
+	    args?: string[];
+	    env?: Record<string, string>;
+	    url?: string;
+	    headers?: Record<string, string>;
+	    enabled?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new PutMCPServerArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.env = source["env"];
+	        this.url = source["url"];
+	        this.headers = source["headers"];
+	        this.enabled = source["enabled"];
+	    }
+	}
+	export class QuestionsArgs {
+	    status?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new QuestionsArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.status = source["status"];
+	    }
+	}
+	export class RegenerateArgs {
+	    id: string;
+	    message_id: string;
+	    model?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RegenerateArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.message_id = source["message_id"];
+	        this.model = source["model"];
+	    }
+	}
+	export class RespondArgs {
+	    id: string;
+	    question_id: string;
+	    action: string;
+	    answers?: Record<string, questions.AnswerInput>;
+	    comments?: string;
+	    arguments?: number[];
+	    always?: boolean;
+	    reason?: string;
+	    content?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RespondArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.question_id = source["question_id"];
+	        this.action = source["action"];
+	        this.answers = this.convertValues(source["answers"], questions.AnswerInput, true);
+	        this.comments = source["comments"];
+	        this.arguments = source["arguments"];
+	        this.always = source["always"];
+	        this.reason = source["reason"];
+	        this.content = source["content"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SearchCollectionArgs {
+	    id: string;
+	    query: string;
+	    top_k?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchCollectionArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.query = source["query"];
+	        this.top_k = source["top_k"];
+	    }
+	}
+	export class SelectBranchArgs {
+	    id: string;
+	    message_id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SelectBranchArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.message_id = source["message_id"];
+	    }
+	}
+	export class SendArgs {
+	    id: string;
+	    content?: string;
+	    parent_id?: string;
+	    attachments?: chat.Attachment[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SendArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.content = source["content"];
+	        this.parent_id = source["parent_id"];
+	        this.attachments = this.convertValues(source["attachments"], chat.Attachment);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TraceRecords {
+	    records: trace.Record[];
+	
+	    static createFrom(source: any = {}) {
+	        return new TraceRecords(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.records = this.convertValues(source["records"], trace.Record);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class UpdateCollectionArgs {
+	    id: string;
+	    name?: string;
+	    paths?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new UpdateCollectionArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.paths = source["paths"];
+	    }
+	}
+	export class UpdateConversationArgs {
+	    id: string;
+	    title?: string;
+	    pinned?: boolean;
+	    assistant?: string;
+	    model?: string;
+	    thinking?: string;
+	    knowledge?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new UpdateConversationArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.pinned = source["pinned"];
+	        this.assistant = source["assistant"];
+	        this.model = source["model"];
 	        this.thinking = source["thinking"];
 	        this.knowledge = source["knowledge"];
 	    }
@@ -646,20 +1174,6 @@ export namespace i18n {
 
 export namespace questions {
 	
-	export class AnswerInput {
-	    selected: string[];
-	    custom?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new AnswerInput(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.selected = source["selected"];
-	        this.custom = source["custom"];
-	    }
-	}
 	export class ApprovalTool {
 	    server: string;
 	    name: string;
@@ -833,50 +1347,6 @@ export namespace questions {
 	}
 	
 	
-	export class Response {
-	    question_id: string;
-	    action: string;
-	    answers?: Record<string, AnswerInput>;
-	    comments?: string;
-	    arguments?: number[];
-	    always?: boolean;
-	    reason?: string;
-	    content?: number[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Response(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.question_id = source["question_id"];
-	        this.action = source["action"];
-	        this.answers = this.convertValues(source["answers"], AnswerInput, true);
-	        this.comments = source["comments"];
-	        this.arguments = source["arguments"];
-	        this.always = source["always"];
-	        this.reason = source["reason"];
-	        this.content = source["content"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 
 }
 
@@ -974,38 +1444,6 @@ export namespace service {
 		    return a;
 		}
 	}
-	export class ForkRequest {
-	    answers: Record<string, questions.AnswerInput>;
-	    comments?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ForkRequest(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.answers = this.convertValues(source["answers"], questions.AnswerInput, true);
-	        this.comments = source["comments"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class ModelInfo {
 	    name: string;
 	    supports_tools: boolean;
@@ -1050,40 +1488,6 @@ export namespace service {
 	        this.message = source["message"];
 	        this.models = this.convertValues(source["models"], ModelInfo);
 	        this.server_models = this.convertValues(source["server_models"], ModelInfo);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class SendRequest {
-	    content: string;
-	    parent_id?: string;
-	    attachments?: chat.Attachment[];
-	
-	    static createFrom(source: any = {}) {
-	        return new SendRequest(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.content = source["content"];
-	        this.parent_id = source["parent_id"];
-	        this.attachments = this.convertValues(source["attachments"], chat.Attachment);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1252,6 +1656,20 @@ export namespace trace {
 	        this.key = source["key"];
 	        this.hop = source["hop"];
 	        this.at = source["at"];
+	    }
+	}
+	export class Record {
+	    keys: string[];
+	    marks: Record<string, number>;
+	
+	    static createFrom(source: any = {}) {
+	        return new Record(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.keys = source["keys"];
+	        this.marks = source["marks"];
 	    }
 	}
 

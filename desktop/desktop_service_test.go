@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -29,14 +30,15 @@ func TestOpenSourceOpensOnlyIndexedFiles(t *testing.T) {
 	doc := filepath.Join(dir, "notes.md")
 	require.NoError(t, os.WriteFile(doc, []byte("# Notes\nsome text"), 0o644))
 	name := "Notes"
-	c, err := a.bound.knowledge.CreateCollection(api.CollectionRequest{Name: &name, Paths: []string{dir}})
+	c, err := a.calls.CreateCollection(api.CollectionRequest{Name: &name, Paths: []string{dir}})
 	require.NoError(t, err)
 	assert.Equal(t, "Notes", c.Name)
-	assert.ErrorContains(t, a.bound.knowledge.OpenSource("/etc/passwd"), "not a file of a knowledge collection")
-	require.NoError(t, a.svc.WaitKnowledgeIdle(a.bound.knowledge.ctx))
-	assert.True(t, a.svc.IndexedFile(a.bound.knowledge.ctx, doc), "an indexed file passes the check")
-	assert.False(t, a.svc.IndexedFile(a.bound.knowledge.ctx, filepath.Join(dir, "other.md")))
-	assert.ErrorContains(t, a.bound.knowledge.OpenSource("notes.md"), "not a clean absolute path")
-	w := &KnowledgeService{binding{svc: a.svc}} // before the window exists
+	d := &DesktopService{svc: a.svc, ctx: context.Background()}
+	assert.ErrorContains(t, d.OpenSource("/etc/passwd"), "not a file of a knowledge collection")
+	require.NoError(t, a.svc.WaitKnowledgeIdle(d.ctx))
+	assert.True(t, a.svc.IndexedFile(d.ctx, doc), "an indexed file passes the check")
+	assert.False(t, a.svc.IndexedFile(d.ctx, filepath.Join(dir, "other.md")))
+	assert.ErrorContains(t, d.OpenSource("notes.md"), "not a clean absolute path")
+	w := &DesktopService{svc: a.svc} // before the window exists
 	assert.ErrorContains(t, w.OpenSource(doc), "not ready")
 }

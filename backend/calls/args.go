@@ -1,0 +1,153 @@
+package calls
+
+import (
+	"encoding/json"
+
+	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/questions"
+	"github.com/parley-app/parley/backend/service"
+	"github.com/parley-app/parley/backend/trace"
+)
+
+// The requests of the calls that need their own. A field named as a
+// route's {param} comes from the path over HTTP.
+
+// ByID names a conversation, collection or agent token.
+type ByID struct {
+	ID string `json:"id"`
+}
+
+// ByName names a profile or an MCP server.
+type ByName struct {
+	Name string `json:"name"`
+}
+
+// ListConversationsArgs asks for a page of the conversation list.
+type ListConversationsArgs struct {
+	// Limit is the page size (none = api.DefaultPageSize).
+	Limit  *int   `json:"limit,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+	// Q keeps the conversations whose title or messages match.
+	Q string `json:"q,omitempty"`
+}
+
+// CreateConversationArgs starts an empty conversation.
+type CreateConversationArgs struct {
+	Title string `json:"title,omitempty"`
+	// Assistant is the profile ("" = the default).
+	Assistant string `json:"assistant,omitempty"`
+}
+
+// UpdateConversationArgs changes what it gives of a conversation.
+type UpdateConversationArgs struct {
+	ID string `json:"id"`
+	service.ConversationUpdate
+}
+
+// SendArgs sends a user message (SPEC §7): content, files, or both.
+type SendArgs struct {
+	ID          string            `json:"id"`
+	Content     *string           `json:"content,omitempty"`
+	ParentID    *string           `json:"parent_id,omitempty"`
+	Attachments []chat.Attachment `json:"attachments,omitempty"`
+}
+
+// RegenerateArgs asks for a new reply beside an earlier one.
+type RegenerateArgs struct {
+	ID string `json:"id"`
+	api.RegenerateRequest
+}
+
+// SelectBranchArgs makes the path through a message the visible one.
+type SelectBranchArgs struct {
+	ID string `json:"id"`
+	api.BranchRequest
+}
+
+// ForkQuestionArgs changes an answered card's answer on a new branch.
+type ForkQuestionArgs struct {
+	ID         string `json:"id"`
+	QuestionID string `json:"question_id"`
+	service.ForkRequest
+}
+
+// RespondArgs answers the conversation's pending card (SPEC §2).
+type RespondArgs struct {
+	ID string `json:"id"`
+	questions.Response
+}
+
+// QuestionsArgs filters the cards of every conversation by status.
+type QuestionsArgs struct {
+	Status string `json:"status,omitempty"`
+}
+
+// ExportArgs exports a conversation as "markdown" (the default) or "json".
+type ExportArgs struct {
+	ID     string `json:"id"`
+	Format string `json:"format,omitempty"`
+}
+
+// ImportArgs is an exported conversation's JSON.
+type ImportArgs struct {
+	Data string `json:"data"`
+}
+
+// PullModelArgs names the Ollama model to download.
+type PullModelArgs struct {
+	Model string `json:"model"`
+}
+
+// PutMCPServerArgs adds or replaces an MCP server.
+type PutMCPServerArgs struct {
+	Name string `json:"name"`
+	api.MCPServerConfig
+}
+
+// MCPToolPolicyArgs sets whether a server's tool runs, asks or is blocked.
+type MCPToolPolicyArgs struct {
+	Name string `json:"name"`
+	Tool string `json:"tool"`
+	api.MCPToolPolicy
+}
+
+// ImportMCPConfigArgs is another host's mcp.json, as it is.
+type ImportMCPConfigArgs struct {
+	Content string `json:"content"`
+}
+
+// UpdateCollectionArgs renames a collection or changes its paths.
+type UpdateCollectionArgs struct {
+	ID string `json:"id"`
+	api.CollectionRequest
+}
+
+// SearchCollectionArgs searches one collection.
+type SearchCollectionArgs struct {
+	ID string `json:"id"`
+	api.KnowledgeSearchRequest
+}
+
+// TraceRecords is the card trace's records (the latency bench).
+type TraceRecords struct {
+	Records []trace.Record `json:"records"`
+}
+
+// PendingQuestionState is the conversation's pending card with
+// has_pending_question (SPEC §4); without one, the card's fields are null.
+type PendingQuestionState struct {
+	HasPendingQuestion bool `json:"has_pending_question"`
+	*questions.Card
+}
+
+// MarshalJSON writes the card's fields as null (questions as []) when there
+// is none, as SPEC §4 shows.
+func (p PendingQuestionState) MarshalJSON() ([]byte, error) {
+	if p.Card == nil {
+		return json.Marshal(map[string]any{"has_pending_question": false, "question_id": nil,
+			"questions": []any{}, "created_at": nil, "expires_at": nil})
+	}
+	type plain PendingQuestionState // without this method
+	return json.Marshal(plain(p))
+}

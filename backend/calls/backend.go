@@ -1,0 +1,82 @@
+package calls
+
+import (
+	"context"
+
+	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/questions"
+	"github.com/parley-app/parley/backend/service"
+)
+
+// Backend is what the declarations call: backend/service's Service (tests
+// may give a fake).
+type Backend interface {
+	Health() api.Health
+	ListConversations(ctx context.Context, limit int, cursor, query string) (service.ConversationPage, error)
+	CreateConversation(ctx context.Context, title, assistant string) (*chat.Conversation, error)
+	GetConversation(ctx context.Context, id string) (*service.ConversationDetail, error)
+	UpdateConversation(ctx context.Context, id string, u service.ConversationUpdate) (*service.ConversationDetail, error)
+	DeleteConversation(ctx context.Context, id string) error
+	Send(ctx context.Context, id string, req service.SendRequest) (runID string, err error)
+	Regenerate(ctx context.Context, id, messageID, model string) (runID string, err error)
+	SelectBranch(ctx context.Context, id, messageID string) (*service.ConversationDetail, error)
+	ForkQuestion(ctx context.Context, id, questionID string, req service.ForkRequest) (runID string, err error)
+	Retry(ctx context.Context, id string) (runID string, err error)
+	Cancel(ctx context.Context, id string) error
+	Respond(ctx context.Context, id string, r questions.Response) (*questions.Card, error)
+	ConversationQuestions(ctx context.Context, id string) ([]*questions.Card, error)
+	Questions(ctx context.Context, status string) ([]*questions.Card, error)
+	ExportConversation(ctx context.Context, id, format string) (string, error)
+	ExportFileName(ctx context.Context, id, format string) string
+	ImportConversation(ctx context.Context, data []byte) (*chat.Conversation, error)
+
+	ListModels(ctx context.Context) ([]service.ModelInfo, error)
+	CheckModelServer(ctx context.Context) service.ModelStatus
+	PullModel(ctx context.Context, name string) error
+	ModelStats(ctx context.Context) ([]service.ModelStats, error)
+	ResetModelStats(ctx context.Context) error
+
+	GetSettings() service.Settings
+	SaveSettings(ctx context.Context, s service.Settings) (service.Settings, error)
+	ExportSettings(ctx context.Context) (service.SettingsExport, error)
+	Profiles(ctx context.Context) ([]service.Profile, error)
+	SaveProfile(ctx context.Context, p service.Profile) (service.Profile, error)
+	DeleteProfile(ctx context.Context, name string) error
+	AvailableTools() []service.ToolInfo
+
+	MCPServers() []api.MCPServer
+	PutMCPServer(name string, cfg api.MCPServerConfig) (api.MCPServer, error)
+	DeleteMCPServer(name string) error
+	SetMCPToolPolicy(server, tool, policy string) (api.MCPTool, error)
+	ImportMCPConfig(content []byte) (api.MCPImportResult, error)
+
+	Collections(ctx context.Context) ([]api.Collection, error)
+	Collection(ctx context.Context, id string) (api.Collection, error)
+	CreateCollection(ctx context.Context, req api.CollectionRequest) (api.Collection, error)
+	UpdateCollection(ctx context.Context, id string, req api.CollectionRequest) (api.Collection, error)
+	ReindexCollection(ctx context.Context, id string) error
+	CancelCollection(ctx context.Context, id string) (api.Collection, error)
+	DeleteCollection(ctx context.Context, id string) error
+	SearchCollection(ctx context.Context, id string, req api.KnowledgeSearchRequest) (api.KnowledgeSearchResponse, error)
+
+	AgentTokens(ctx context.Context) ([]api.AgentToken, error)
+	CreateAgentToken(ctx context.Context, name string) (api.NewAgentToken, error)
+	RevokeAgentToken(ctx context.Context, id string) error
+}
+
+var _ Backend = (*service.Service)(nil)
+
+type languageKey struct{}
+
+// WithLanguage says in which language the call's texts are answered (the
+// HTTP API's client may ask for its own).
+func WithLanguage(ctx context.Context, lang string) context.Context {
+	return context.WithValue(ctx, languageKey{}, lang)
+}
+
+// language is the call's language; "" = the interface's.
+func language(ctx context.Context) string {
+	lang, _ := ctx.Value(languageKey{}).(string)
+	return lang
+}

@@ -1,0 +1,321 @@
+package calls
+
+import (
+	"context"
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/questions"
+	"github.com/parley-app/parley/backend/service"
+	"github.com/parley-app/parley/backend/trace"
+)
+
+// The calls, by area. Adding a call = the service method it calls + one
+// declaration here (+ the UI that uses it); `go run ./cmd/wiregen` writes
+// the rest. docs/spec.md §4 is the HTTP side of each.
+
+var fileType = reflect.TypeFor[api.ExportedFile]()
+
+var (
+	Health = declare("Health", "GET /api/v1/health", "Says the backend answers, its version, and whether the card trace is on.",
+		func(_ context.Context, b Backend, _ None) (api.Health, error) { return b.Health(), nil })
+
+	// Conversations (SPEC §4, §7).
+	ListConversations = declare("ListConversations", "GET /api/v1/conversations",
+		"Returns one page of the conversation list, pinned first then newest, optionally filtered by q.",
+		func(ctx context.Context, b Backend, r ListConversationsArgs) (service.ConversationPage, error) {
+			limit := api.DefaultPageSize
+			if r.Limit != nil {
+				limit = *r.Limit
+			}
+			return b.ListConversations(ctx, limit, r.Cursor, r.Q)
+		}, Query("limit", "cursor", "q"), QueryError(service.ErrBadPageSize))
+	CreateConversation = declare("CreateConversation", "POST /api/v1/conversations",
+		"Starts an empty conversation with an optional title and assistant profile.",
+		func(ctx context.Context, b Backend, r CreateConversationArgs) (*chat.Conversation, error) {
+			return b.CreateConversation(ctx, r.Title, r.Assistant)
+		}, Status(http.StatusCreated), OptionalBody())
+	GetConversation = declare("GetConversation", "GET /api/v1/conversations/{id}",
+		"Returns the conversation with its messages, run state and pending card.",
+		func(ctx context.Context, b Backend, r ByID) (*service.ConversationDetail, error) {
+			return b.GetConversation(ctx, r.ID)
+		})
+	UpdateConversation = declare("UpdateConversation", "PATCH /api/v1/conversations/{id}",
+		"Changes the title, pin, assistant profile, model, thinking setting and/or collections; returns the conversation.",
+		func(ctx context.Context, b Backend, r UpdateConversationArgs) (*service.ConversationDetail, error) {
+			return b.UpdateConversation(ctx, r.ID, r.ConversationUpdate)
+		})
+	DeleteConversation = declare("DeleteConversation", "DELETE /api/v1/conversations/{id}",
+		"Stops the conversation's run, cancels its cards and deletes it.",
+		func(ctx context.Context, b Backend, r ByID) (api.Deleted, error) {
+			return api.Deleted{Deleted: true}, b.DeleteConversation(ctx, r.ID)
+		})
+	Send = declare("Send", "POST /api/v1/conversations/{id}/messages",
+		"Stores a user message, with its files and optionally under an earlier message (an edit), and starts a run.",
+		func(ctx context.Context, b Backend, r SendArgs) (api.RunStarted, error) {
+			if r.Content == nil && len(r.Attachments) == 0 {
+				return api.RunStarted{}, inputError(`"content" is required`)
+			}
+			req := service.SendRequest{ParentID: r.ParentID, Attachments: r.Attachments}
+			if r.Content != nil {
+				req.Content = *r.Content
+			}
+			return runStarted(b.Send(ctx, r.ID, req))
+		}, Status(http.StatusAccepted), MaxBody(api.MaxMessageBodyBytes))
+	Regenerate = declare("Regenerate", "POST /api/v1/conversations/{id}/regenerate",
+		"Asks for a new reply beside the reply of message_id, by model when given.",
+		func(ctx context.Context, b Backend, r RegenerateArgs) (api.RunStarted, error) {
+			return runStarted(b.Regenerate(ctx, r.ID, r.MessageID, r.Model))
+		}, Status(http.StatusAccepted))
+	SelectBranch = declare("SelectBranch", "PUT /api/v1/conversations/{id}/branch",
+		"Makes the path through message_id the visible one; returns the conversation.",
+		func(ctx context.Context, b Backend, r SelectBranchArgs) (*service.ConversationDetail, error) {
+			return b.SelectBranch(ctx, r.ID, r.MessageID)
+		})
+	ForkQuestion = declare("ForkQuestion", "POST /api/v1/conversations/{id}/questions/{question_id}/fork",
+		"Changes an answered card's answer on a new branch, which then runs.",
+		func(ctx context.Context, b Backend, r ForkQuestionArgs) (api.RunStarted, error) {
+			return runStarted(b.ForkQuestion(ctx, r.ID, r.QuestionID, r.ForkRequest))
+		}, Status(http.StatusAccepted))
+	Retry = declare("Retry", "POST /api/v1/conversations/{id}/retry",
+		"Runs the assistant again on the saved history, without adding a user message.",
+		func(ctx context.Context, b Backend, r ByID) (api.RunStarted, error) {
+			return runStarted(b.Retry(ctx, r.ID))
+		}, Status(http.StatusAccepted))
+	Cancel = declare("Cancel", "POST /api/v1/conversations/{id}/cancel",
+		"Stops the active run; a pending card is cancelled.",
+		func(ctx context.Context, b Backend, r ByID) (api.OK, error) {
+			return api.OK{OK: true}, b.Cancel(ctx, r.ID)
+		})
+	ExportConversation = declare("ExportConversation", "GET /api/v1/conversations/{id}/export",
+		"Exports the conversation as Markdown or JSON.",
+		func(ctx context.Context, b Backend, r ExportArgs) (api.ExportedFile, error) {
+			out, err := b.ExportConversation(ctx, r.ID, r.Format)
+			if err != nil {
+				return api.ExportedFile{}, err
+			}
+			mime := "text/markdown; charset=utf-8"
+			if r.Format == "json" {
+				mime = "application/json"
+			}
+			return api.ExportedFile{Name: b.ExportFileName(ctx, r.ID, r.Format), MimeType: mime, Content: out}, nil
+		}, Query("format"), File())
+	ImportConversation = declare("ImportConversation", "POST /api/v1/conversations/import",
+		"Adds a conversation exported as JSON, with new ids.",
+		func(ctx context.Context, b Backend, r ImportArgs) (*chat.Conversation, error) {
+			return b.ImportConversation(ctx, []byte(r.Data))
+		}, RawBody("data"), MaxBody(api.MaxImportBytes), Status(http.StatusCreated))
+
+	// Question cards (SPEC §2, §4).
+	PendingQuestion = declare("PendingQuestion", "GET /api/v1/conversations/{id}/pending-question",
+		"Returns the conversation's pending card, if any.",
+		func(ctx context.Context, b Backend, r ByID) (PendingQuestionState, error) {
+			d, err := b.GetConversation(ctx, r.ID)
+			if err != nil {
+				return PendingQuestionState{}, err
+			}
+			return PendingQuestionState{HasPendingQuestion: d.PendingQuestion != nil, Card: d.PendingQuestion}, nil
+		})
+	Respond = declare("Respond", "POST /api/v1/conversations/{id}/respond",
+		"Answers, skips, declines or cancels the conversation's pending card; returns the card.",
+		func(ctx context.Context, b Backend, r RespondArgs) (*questions.Card, error) {
+			return b.Respond(ctx, r.ID, r.Response)
+		})
+	ConversationQuestions = declare("ConversationQuestions", "GET /api/v1/conversations/{id}/questions",
+		"Returns one conversation's cards, oldest first.",
+		func(ctx context.Context, b Backend, r ByID) ([]*questions.Card, error) {
+			return b.ConversationQuestions(ctx, r.ID)
+		})
+	Questions = declare("Questions", "GET /api/v1/questions",
+		"Returns the cards of every conversation, by status when given (\"pending\": the inbox).",
+		func(ctx context.Context, b Backend, r QuestionsArgs) ([]*questions.Card, error) {
+			return b.Questions(ctx, r.Status)
+		}, Query("status"))
+
+	// Models (SPEC §4, §5).
+	ListModels = declare("ListModels", "GET /api/v1/models",
+		"Returns the models the configured server offers.",
+		func(ctx context.Context, b Backend, _ None) ([]service.ModelInfo, error) { return b.ListModels(ctx) })
+	CheckModelServer = declare("CheckModelServer", "GET /api/v1/models/status",
+		"Says whether the model server answers, and its models.",
+		func(ctx context.Context, b Backend, _ None) (service.ModelStatus, error) {
+			return b.CheckModelServer(ctx), nil
+		})
+	PullModel = declare("PullModel", "POST /api/v1/models/pull",
+		"Downloads an Ollama model; progress comes as model:pull events.",
+		func(ctx context.Context, b Backend, r PullModelArgs) (api.PullDone, error) {
+			return api.PullDone{Status: "success"}, b.PullModel(ctx, r.Model)
+		})
+	ModelStats = declare("ModelStats", "GET /api/v1/models/stats",
+		"Returns how well each model asks.",
+		func(ctx context.Context, b Backend, _ None) ([]service.ModelStats, error) { return b.ModelStats(ctx) })
+	ResetModelStats = declare("ResetModelStats", "DELETE /api/v1/models/stats",
+		"Forgets every model's statistics.",
+		func(ctx context.Context, b Backend, _ None) (api.Reset, error) {
+			return api.Reset{Reset: true}, b.ResetModelStats(ctx)
+		})
+
+	// Settings and assistant profiles.
+	GetSettings = declare("GetSettings", "GET /api/v1/settings", "Returns the effective settings.",
+		func(_ context.Context, b Backend, _ None) (service.Settings, error) { return b.GetSettings(), nil })
+	SaveSettings = declare("SaveSettings", "PUT /api/v1/settings",
+		"Validates and stores the settings, applying them at once; returns the effective settings.",
+		func(ctx context.Context, b Backend, r service.Settings) (service.Settings, error) {
+			return b.SaveSettings(ctx, r)
+		},
+	).startFrom(func(_ context.Context, b Backend) service.Settings { return b.GetSettings() })
+	ExportSettings = declare("ExportSettings", "GET /api/v1/settings/export",
+		"Returns the settings, profiles and model statistics, without the API key.",
+		func(ctx context.Context, b Backend, _ None) (service.SettingsExport, error) {
+			return b.ExportSettings(ctx)
+		},
+		Attachment("parley-settings.json"))
+	Profiles = declare("Profiles", "GET /api/v1/profiles", "Returns the assistant profiles; the default one is first.",
+		func(ctx context.Context, b Backend, _ None) ([]service.Profile, error) { return b.Profiles(ctx) })
+	SaveProfile = declare("SaveProfile", "PUT /api/v1/profiles/{name}", "Creates or replaces a profile after checking it.",
+		func(ctx context.Context, b Backend, p service.Profile) (service.Profile, error) {
+			return b.SaveProfile(ctx, p)
+		})
+	DeleteProfile = declare("DeleteProfile", "DELETE /api/v1/profiles/{name}",
+		"Deletes a profile; deleting the default one resets it to its defaults.",
+		func(ctx context.Context, b Backend, r ByName) (api.Deleted, error) {
+			return api.Deleted{Deleted: true}, b.DeleteProfile(ctx, r.Name)
+		})
+	AvailableTools = declare("AvailableTools", "GET /api/v1/tools", "Returns the tools a profile may opt in to.",
+		func(ctx context.Context, b Backend, _ None) ([]service.ToolInfo, error) {
+			tools := b.AvailableTools()
+			if lang := language(ctx); lang != "" {
+				for i := range tools {
+					if tools[i].Text.Key != "" {
+						tools[i].Description = tools[i].Text.In(lang)
+					}
+				}
+			}
+			return tools, nil
+		})
+
+	// MCP servers (SPEC §6).
+	MCPServers = declare("MCPServers", "GET /api/v1/mcp/servers",
+		"Returns the MCP servers with their state and tools; secrets come back as key names only.",
+		func(_ context.Context, b Backend, _ None) ([]api.MCPServer, error) { return b.MCPServers(), nil })
+	PutMCPServer = declare("PutMCPServer", "PUT /api/v1/mcp/servers/{name}",
+		"Adds or replaces a server; an env or header value left out (or masked) keeps the stored secret.",
+		func(_ context.Context, b Backend, r PutMCPServerArgs) (api.MCPServer, error) {
+			return b.PutMCPServer(r.Name, r.MCPServerConfig)
+		})
+	DeleteMCPServer = declare("DeleteMCPServer", "DELETE /api/v1/mcp/servers/{name}", "Stops and removes a server.",
+		func(_ context.Context, b Backend, r ByName) (api.Deleted, error) {
+			return api.Deleted{Deleted: true}, b.DeleteMCPServer(r.Name)
+		})
+	SetMCPToolPolicy = declare("SetMCPToolPolicy", "PUT /api/v1/mcp/servers/{name}/tools/{tool}",
+		"Sets whether a server's tool runs, asks first or is blocked.",
+		func(_ context.Context, b Backend, r MCPToolPolicyArgs) (api.MCPTool, error) {
+			return b.SetMCPToolPolicy(r.Name, r.Tool, r.Policy)
+		})
+	ImportMCPConfig = declare("ImportMCPConfig", "POST /api/v1/mcp/import",
+		"Adds the servers of another host's mcp.json or claude_desktop_config.json.",
+		func(_ context.Context, b Backend, r ImportMCPConfigArgs) (api.MCPImportResult, error) {
+			return b.ImportMCPConfig([]byte(r.Content))
+		}, RawBody("content"))
+
+	// Knowledge collections (SPEC §11).
+	Collections = declare("Collections", "GET /api/v1/knowledge", "Returns the collections, oldest first.",
+		func(ctx context.Context, b Backend, _ None) ([]api.Collection, error) { return b.Collections(ctx) })
+	CreateCollection = declare("CreateCollection", "POST /api/v1/knowledge",
+		"Stores a collection and starts indexing it; progress comes as knowledge:progress events.",
+		func(ctx context.Context, b Backend, r api.CollectionRequest) (api.Collection, error) {
+			return b.CreateCollection(ctx, r)
+		}, Status(http.StatusCreated))
+	GetCollection = declare("GetCollection", "GET /api/v1/knowledge/{id}", "Returns one collection.",
+		func(ctx context.Context, b Backend, r ByID) (api.Collection, error) { return b.Collection(ctx, r.ID) })
+	UpdateCollection = declare("UpdateCollection", "PATCH /api/v1/knowledge/{id}",
+		"Renames a collection or changes its paths (indexed again).",
+		func(ctx context.Context, b Backend, r UpdateCollectionArgs) (api.Collection, error) {
+			return b.UpdateCollection(ctx, r.ID, r.CollectionRequest)
+		})
+	DeleteCollection = declare("DeleteCollection", "DELETE /api/v1/knowledge/{id}", "Deletes the index (never the files).",
+		func(ctx context.Context, b Backend, r ByID) (api.Deleted, error) {
+			return api.Deleted{Deleted: true}, b.DeleteCollection(ctx, r.ID)
+		})
+	ReindexCollection = declare("ReindexCollection", "POST /api/v1/knowledge/{id}/reindex", "Indexes the collection again.",
+		func(ctx context.Context, b Backend, r ByID) (api.Reindexing, error) {
+			return api.Reindexing{Reindexing: true}, b.ReindexCollection(ctx, r.ID)
+		}, Status(http.StatusAccepted))
+	CancelCollection = declare("CancelCollection", "POST /api/v1/knowledge/{id}/cancel",
+		"Stops indexing; what was indexed stays searchable.",
+		func(ctx context.Context, b Backend, r ByID) (api.Collection, error) {
+			return b.CancelCollection(ctx, r.ID)
+		})
+	SearchCollection = declare("SearchCollection", "POST /api/v1/knowledge/{id}/search", "Searches one collection.",
+		func(ctx context.Context, b Backend, r SearchCollectionArgs) (api.KnowledgeSearchResponse, error) {
+			return b.SearchCollection(ctx, r.ID, r.KnowledgeSearchRequest)
+		})
+
+	// Agent tokens (SPEC §10): Settings → Agents.
+	AgentTokens = declare("AgentTokens", "GET /api/v1/agent-tokens", "Returns the agent tokens, never their secrets.",
+		func(ctx context.Context, b Backend, _ None) ([]api.AgentToken, error) { return b.AgentTokens(ctx) }, ForAgents())
+	CreateAgentToken = declare("CreateAgentToken", "POST /api/v1/agent-tokens", "Makes a token; its secret is in the answer this once.",
+		func(ctx context.Context, b Backend, r api.AgentTokenRequest) (api.NewAgentToken, error) {
+			return b.CreateAgentToken(ctx, r.Name)
+		}, ForAgents(), Status(http.StatusCreated))
+	RevokeAgentToken = declare("RevokeAgentToken", "DELETE /api/v1/agent-tokens/{id}", "Deletes a token: it stops working at once.",
+		func(ctx context.Context, b Backend, r ByID) (None, error) {
+			return None{}, b.RevokeAgentToken(ctx, r.ID)
+		},
+		ForAgents(), Status(http.StatusNoContent))
+
+	// The card trace (backend/trace), while PARLEY_TRACE=1: the latency bench.
+	ReportTrace = declare("ReportTrace", "POST /api/v1/debug/trace", "Records the page's marks of the card trace.",
+		func(_ context.Context, _ Backend, marks []trace.PageMark) (None, error) {
+			if !trace.Enabled() {
+				return None{}, errTraceOff
+			}
+			if err := trace.Report(marks); err != nil {
+				return None{}, inputError(err.Error())
+			}
+			return None{}, nil
+		}, Status(http.StatusNoContent))
+	Trace = declare("Trace", "GET /api/v1/debug/trace", "Returns the card trace's records.",
+		func(_ context.Context, _ Backend, _ None) (TraceRecords, error) {
+			if !trace.Enabled() {
+				return TraceRecords{}, errTraceOff
+			}
+			return TraceRecords{Records: trace.Snapshot()}, nil
+		})
+)
+
+// errTraceOff: the trace's calls are not there while tracing is off (404).
+var errTraceOff error = traceOff{}
+
+type traceOff struct{}
+
+func (traceOff) Error() string        { return "no such endpoint" }
+func (traceOff) Is(target error) bool { return target == chat.ErrNotFound }
+
+// inputError is a request the client got wrong (400), in words only API
+// clients see.
+func inputError(msg string) error { return &service.InputError{Msg: msg} }
+
+// runStarted is the answer of a call that started a run.
+func runStarted(runID string, err error) (api.RunStarted, error) {
+	if err != nil {
+		return api.RunStarted{}, err
+	}
+	return api.RunStarted{RunID: runID}, nil
+}
+
+// ClientName is a call's name in the TypeScript client (lower camel case).
+func ClientName(c Call) string {
+	n := c.Name()
+	i := 0
+	for i < len(n) && n[i] >= 'A' && n[i] <= 'Z' {
+		i++
+	}
+	if i > 1 && i < len(n) {
+		i-- // "MCPServers" → "mcpServers"
+	}
+	return strings.ToLower(n[:i]) + n[i:]
+}
