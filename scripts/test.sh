@@ -33,9 +33,10 @@ go vet ./...
 if [ -n "$SQLITE_TAGS" ]; then go vet -tags "$SQLITE_TAGS" ./backend/store/...; fi
 
 # The frontend's wire types are generated from the Go types (backend/api).
-step "wire types are current (go run ./cmd/wiregen)"
+step "generated calls and wire types are current (go run ./cmd/wiregen)"
 go run ./cmd/wiregen
-git diff --exit-code -- frontend/src/api/ && [ -z "$(git status --porcelain -- frontend/src/api/)" ] || { echo "frontend/src/api is stale: run go run ./cmd/wiregen and commit it" >&2; exit 1; }
+git diff --exit-code -- frontend/src/api/ desktop/calls.gen.go && [ -z "$(git status --porcelain -- frontend/src/api/ desktop/calls.gen.go)" ] \
+  || { echo "frontend/src/api or desktop/calls.gen.go is stale: run go run ./cmd/wiregen and commit them" >&2; exit 1; }
 
 # SQLITE_TAGS (scripts/lib.sh) picks the SQLite driver the app is built with:
 # on Linux the cgo driver over the system libsqlite3, as the packages ship.
