@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/calls"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/questions"
@@ -26,8 +27,11 @@ import (
 
 const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef"
 
-// fakeBackend returns canned values and the error set for each call.
+// fakeBackend returns canned values and the error set for each call. A
+// call it does not implement panics (the embedded nil Backend): a test that
+// needs one adds it.
 type fakeBackend struct {
+	calls.Backend
 	err       error
 	lastReply questions.Response
 	lastSent  string
