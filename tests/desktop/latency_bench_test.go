@@ -194,7 +194,7 @@ func hasAll(marks map[string]float64, hops []string) bool {
 	return true
 }
 
-// quantile is the nearest-rank quantile (as bench/trace-table.mjs).
+// quantile is the nearest-rank quantile (as bench/stats.mjs).
 func quantile(xs []float64, p float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
