@@ -6,9 +6,13 @@
 # per event emitted from Go, built here as Parley is (the same Wails and
 # WebKitGTK). Prints figures; asserts no timings. Knobs: BENCH_WINDOW_ROUNDS
 # (30), BENCH_WINDOW_WARMUP (3).
+# PARLEY_BENCH_BEFORE=<an older parley binary> then also compares the two
+# builds' card and Submit figures, in turns of BENCH_WINDOW_BLOCK (10)
+# rounds (TestWindowCardLatencyBeforeAfter), and prints after/before.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
+[ -z "${PARLEY_BENCH_BEFORE:-}" ] || [ -x "$PARLEY_BENCH_BEFORE" ] || die "PARLEY_BENCH_BEFORE=$PARLEY_BENCH_BEFORE is not an executable"
 export PARLEY_ARTIFACTS="${PARLEY_ARTIFACTS:-$PWD/test-artifacts}"
 mkdir -p "$PARLEY_ARTIFACTS"
 if [ ! -x "${PARLEY_BIN:-build/bin/parley}" ]; then
@@ -24,3 +28,6 @@ start_xvfb
 rm -f "$PARLEY_ARTIFACTS/bench-window-trace.json"
 PARLEY_BIN="$bin" WINDOW_FLOOR_BIN="$floor_dir/windowfloor" go test -count=1 -timeout 30m -tags desktop,bench -run '^TestWindowCardLatency$' -v ./tests/desktop/
 node bench/window-trace-table.mjs "$PARLEY_ARTIFACTS/bench-window-trace.json"
+if [ -n "${PARLEY_BENCH_BEFORE:-}" ]; then
+  PARLEY_BIN="$bin" PARLEY_BENCH_BEFORE="$(realpath "$PARLEY_BENCH_BEFORE")" go test -count=1 -timeout 60m -tags desktop,bench -run '^TestWindowCardLatencyBeforeAfter$' -v ./tests/desktop/
+fi

@@ -5,11 +5,8 @@
 # BENCH_ROUNDS). Prints p50/p95; asserts no timings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -x "${PARLEY_BIN:-build/bin/parley}" ]; then
-  source scripts/lib.sh
-  build_app
-fi
-[ -d frontend/node_modules/playwright-core ] || (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+source scripts/lib.sh
+need_app_and_browser
 [ -d tests/mcp/node_modules/@modelcontextprotocol/server-everything ] || (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 export PARLEY_ARTIFACTS="${PARLEY_ARTIFACTS:-$PWD/test-artifacts}"
 exec node bench/elicitation-card.mjs "$@"

@@ -3,9 +3,6 @@
 # figures; asserts no timings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -x "${PARLEY_BIN:-build/bin/parley}" ]; then
-  source scripts/lib.sh
-  build_app
-fi
-[ -d frontend/node_modules/playwright-core ] || (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+source scripts/lib.sh
+need_app_and_browser
 exec node bench/settings-open.mjs "$@"

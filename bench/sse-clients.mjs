@@ -1,4 +1,4 @@
-// Worker thread of ui-latency.mjs: N clients of Parley's SSE event stream,
+// Worker thread of bench/ui-fanout.mjs: N clients of Parley's SSE event stream,
 // on their own event loop so the model server's timestamps in the main thread
 // are not held up by parsing. Each client records when every message:delta
 // event arrived (epoch ms, sub-ms resolution) and the delta text.

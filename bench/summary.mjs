@@ -86,7 +86,7 @@ function cardRatios(surface, { suffix = '', also = '' } = {}) {
 export const EXPECTED = [
   ...cardRows(CARD_SURFACES.chromium),
   // No target: how far a page costing what the bare one costs would get,
-  // given Parley's own Go path (bench/ui-latency.mjs pageBound).
+  // given Parley's own Go path (bench/ui-cards.mjs pageBound).
   { id: 'card.dom.bound.ratio', label: '    Go path + bare page / floor, p95 (best a page can reach)', unit: '×' },
   { id: 'submit.next.p95', label: 'Submit click -> next model request, p95 (Chromium)', unit: 'ms', target: 10 },
   { id: 'open5000.first', label: 'first open of 5,000 messages, click -> painted', unit: 'ms', target: 200 },

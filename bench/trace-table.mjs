@@ -2,16 +2,11 @@
 // path, the p50/p95 of its increment over the hop before it and of the time
 // since the path's start. Records come from GET /api/v1/debug/trace (or the
 // desktop app's PARLEY_TRACE_FILE); hops no record has are left out.
+import { quantile } from './stats.mjs'
 
 export const CARD_HOPS = ['chunk', 'call_complete', 'stream_end', 'parsed', 'validated', 'stored', 'emitted', 'sse_written', 'wails_sent',
   'page_received', 'page_store', 'page_dom', 'page_paint']
 export const SUBMIT_HOPS = ['page_submit', 'answer_received', 'resumed', 'next_request']
-
-const quantile = (xs, p) => {
-  if (!xs.length) return undefined
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))]
-}
 
 /**
  * rows for records (each { marks: {hop: epochMs} }) along hops; `extra`

@@ -4,10 +4,7 @@
 # BENCH_* knobs). Prints a table; asserts no timings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -x "${PARLEY_BIN:-build/bin/parley}" ]; then
-  source scripts/lib.sh
-  build_app
-fi
-[ -d frontend/node_modules/playwright-core ] || (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+source scripts/lib.sh
+need_app_and_browser
 export PARLEY_ARTIFACTS="${PARLEY_ARTIFACTS:-$PWD/test-artifacts}"
 exec node bench/ui-latency.mjs "$@"

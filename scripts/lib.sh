@@ -67,6 +67,14 @@ build_app() {
     || { cat /tmp/parley-wails-build.log; die "wails build failed"; }
 }
 
+# need_app_and_browser gets what the benches of the UI in a browser need:
+# the app (built unless PARLEY_BIN or build/bin/parley is there) and the
+# frontend's packages, with Playwright.
+need_app_and_browser() {
+  [ -x "${PARLEY_BIN:-build/bin/parley}" ] || build_app
+  [ -d frontend/node_modules/playwright-core ] || (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+}
+
 # start_xvfb starts a virtual display unless one is set, and exports DISPLAY.
 start_xvfb() {
   if [ -n "${DISPLAY:-}" ] && xdpyinfo >/dev/null 2>&1; then

@@ -194,7 +194,7 @@ func hasAll(marks map[string]float64, hops []string) bool {
 	return true
 }
 
-// quantile is the nearest-rank quantile (as bench/trace-table.mjs).
+// quantile is the nearest-rank quantile (as bench/stats.mjs).
 func quantile(xs []float64, p float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
@@ -229,6 +229,63 @@ func windowFloor(t *testing.T, bin string, rounds, warmup int) (dom, paint []flo
 	return res.DOM, res.Paint
 }
 
+// windowRounds launches bin (its log and screenshots named after name, in
+// the artifacts) and runs warmup + rounds rounds in its window, numbered
+// from first on (the model's call ids call_win_<n>): type a message, the
+// model's card is painted (the page's page_paint mark in
+// PARLEY_TRACE_FILE), answer it with 1 and Enter, the answer reaches the
+// model. It stops the app and returns the trace records of the rounds after
+// the warm-up, with the model server's times as server_write and
+// server_request.
+func windowRounds(t *testing.T, bin string, model *windowModel, baseURL, name string, first, warmup, rounds int) []traceRecord {
+	t.Helper()
+	tracePath := filepath.Join(t.TempDir(), "trace.json")
+	stopApp := sync.OnceFunc(launchApp(t, bin, baseURL, name+".log", "PARLEY_TRACE=1", "PARLEY_TRACE_FILE="+tracePath))
+	defer stopApp()
+	win, x, y, w, h := startWindow(t, name+"-0-start.png")
+
+	var records []traceRecord
+	for i := first; i < first+warmup+rounds; i++ {
+		id := fmt.Sprintf("call_win_%d", i)
+		start := time.Now()
+		send(t, model, i, func() { click(t, x+w*3/5, y+h-65) })
+		waitTrace(t, tracePath, id, fmt.Sprintf("round %d: the card painted", i), "page_paint")
+		waitRest(t, win, fmt.Sprintf("round %d: the card takes focus", i))
+		answer(t, model, i, id)
+		rec := waitTrace(t, tracePath, id, fmt.Sprintf("round %d: the answer sent on", i),
+			"chunk", "page_dom", "page_paint", "page_submit", "next_request")
+		written, answered, ok := model.times(id)
+		deadline := time.Now().Add(10 * time.Second)
+		for !ok && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+			written, answered, ok = model.times(id)
+		}
+		require.True(t, ok, "round %d: the model server saw no card or no answer for %s", i, id)
+		t.Logf("round %d: card and answer in %s", i, time.Since(start).Round(time.Millisecond))
+		waitRest(t, win, fmt.Sprintf("round %d: the reply streams and the run ends", i))
+		if i >= first+warmup {
+			rec.Marks["server_write"] = written
+			rec.Marks["server_request"] = answered
+			records = append(records, rec)
+		}
+	}
+	shoot(t, name+"-1-end.png")
+	require.Len(t, records, rounds, "measured rounds")
+	return records
+}
+
+// windowTimes returns the milliseconds of each record from the model
+// server's write of the tool call to the card in the DOM and to it painted,
+// and from the Submit in the page to the next model request.
+func windowTimes(records []traceRecord) (dom, paint, submit []float64) {
+	for _, r := range records {
+		dom = append(dom, r.Marks["page_dom"]-r.Marks["server_write"])
+		paint = append(paint, r.Marks["page_paint"]-r.Marks["server_write"])
+		submit = append(submit, r.Marks["server_request"]-r.Marks["page_submit"])
+	}
+	return dom, paint, submit
+}
+
 // TestWindowCardLatency: BENCH_WINDOW_WARMUP (3) + BENCH_WINDOW_ROUNDS (30)
 // rounds of: type a message in the window, the model's card is painted (the
 // page's page_paint mark in PARLEY_TRACE_FILE), answer it with 1 and Enter,
@@ -250,47 +307,10 @@ func TestWindowCardLatency(t *testing.T) {
 	srv := modelserver.New(model.script)
 	defer srv.Close()
 
-	tracePath := filepath.Join(t.TempDir(), "trace.json")
-	stopApp := sync.OnceFunc(launchApp(t, bin, srv.URL(), "desktop-latency.log", "PARLEY_TRACE=1", "PARLEY_TRACE_FILE="+tracePath))
-	defer stopApp()
-	win, x, y, w, h := startWindow(t, "desktop-latency-0-start.png")
-
-	var records []traceRecord
-	for i := 1; i <= warmup+rounds; i++ {
-		id := fmt.Sprintf("call_win_%d", i)
-		start := time.Now()
-		send(t, model, i, func() { click(t, x+w*3/5, y+h-65) })
-		waitTrace(t, tracePath, id, fmt.Sprintf("round %d: the card painted", i), "page_paint")
-		waitRest(t, win, fmt.Sprintf("round %d: the card takes focus", i))
-		answer(t, model, i, id)
-		rec := waitTrace(t, tracePath, id, fmt.Sprintf("round %d: the answer sent on", i),
-			"chunk", "page_dom", "page_paint", "page_submit", "next_request")
-		written, answered, ok := model.times(id)
-		deadline := time.Now().Add(10 * time.Second)
-		for !ok && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-			written, answered, ok = model.times(id)
-		}
-		require.True(t, ok, "round %d: the model server saw no card or no answer for %s", i, id)
-		t.Logf("round %d: card and answer in %s", i, time.Since(start).Round(time.Millisecond))
-		waitRest(t, win, fmt.Sprintf("round %d: the reply streams and the run ends", i))
-		if i > warmup {
-			rec.Marks["server_write"] = written
-			rec.Marks["server_request"] = answered
-			records = append(records, rec)
-		}
-	}
-	shoot(t, "desktop-latency-1-end.png")
-	require.Len(t, records, rounds, "measured rounds")
-	stopApp()
+	records := windowRounds(t, bin, model, srv.URL(), "desktop-latency", 1, warmup, rounds)
 	floorDOM, floorPaint := windowFloor(t, floorBin, rounds, warmup)
 
-	var dom, paint, submit []float64
-	for _, r := range records {
-		dom = append(dom, r.Marks["page_dom"]-r.Marks["server_write"])
-		paint = append(paint, r.Marks["page_paint"]-r.Marks["server_write"])
-		submit = append(submit, r.Marks["server_request"]-r.Marks["page_submit"])
-	}
+	dom, paint, submit := windowTimes(records)
 	data, err := json.MarshalIndent(map[string]any{"rounds": rounds, "warmup": warmup, "records": records}, "", "  ")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(artifactsDir(t), "bench-window-trace.json"), data, 0o644))
