@@ -17,6 +17,7 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/httpapi"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
@@ -79,6 +80,7 @@ func (a *adapters) do(method, path, body string) (int, string) {
 
 // The same bad input through the HTTP API and through the bindings fails
 // the same way: the API's status is the one for the binding error's kind,
+// the window's rejected promise (windowError) carries that kind and status,
 // and (where the adapter adds nothing) the message is the same.
 func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 	a := newAdapters(t)
@@ -111,104 +113,109 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 		method, path string
 		body         string
 		bind         func() error
-		want         service.Kind
+		want         fault.Kind
 		sameMessage  bool // false where an adapter words its own (HTTP's body limit, the file path)
 	}{
 		{"page size zero", "GET", "/api/v1/conversations?limit=0", "",
-			func() error { _, err := conv.ListConversations(0, "", ""); return err }, service.KindInput, true},
+			func() error { _, err := conv.ListConversations(0, "", ""); return err }, fault.Input, true},
 		{"page size too big", "GET", "/api/v1/conversations?limit=201", "",
-			func() error { _, err := conv.ListConversations(201, "", ""); return err }, service.KindInput, true},
+			func() error { _, err := conv.ListConversations(201, "", ""); return err }, fault.Input, true},
 		{"unknown conversation", "GET", "/api/v1/conversations/nope", "",
-			func() error { _, err := conv.GetConversation("nope"); return err }, service.KindNotFound, true},
+			func() error { _, err := conv.GetConversation("nope"); return err }, fault.NotFound, true},
 		{"message to an unknown conversation", "POST", "/api/v1/conversations/nope/messages", `{"content":"hi"}`,
-			func() error { _, err := conv.Send("nope", service.SendRequest{Content: "hi"}); return err }, service.KindNotFound, true},
+			func() error { _, err := conv.Send("nope", service.SendRequest{Content: "hi"}); return err }, fault.NotFound, true},
 		{"empty message", "POST", "/api/v1/conversations/" + idle.ID + "/messages", `{"content":"  "}`,
-			func() error { _, err := conv.Send(idle.ID, service.SendRequest{Content: "  "}); return err }, service.KindInput, true},
+			func() error { _, err := conv.Send(idle.ID, service.SendRequest{Content: "  "}); return err }, fault.Input, true},
 		{"message too long", "POST", "/api/v1/conversations/" + idle.ID + "/messages",
 			`{"content":"` + strings.Repeat("a", service.MaxMessageChars+1) + `"}`,
 			func() error {
 				_, err := conv.Send(idle.ID, service.SendRequest{Content: strings.Repeat("a", service.MaxMessageChars+1)})
 				return err
 			},
-			service.KindInput, true},
+			fault.Input, true},
 		{"message while a run is active", "POST", "/api/v1/conversations/" + busy.ID + "/messages", `{"content":"again"}`,
-			func() error { _, err := conv.Send(busy.ID, service.SendRequest{Content: "again"}); return err }, service.KindConflict, true},
+			func() error { _, err := conv.Send(busy.ID, service.SendRequest{Content: "again"}); return err }, fault.Conflict, true},
 		{"retry while a run is active", "POST", "/api/v1/conversations/" + busy.ID + "/retry", "",
-			func() error { _, err := conv.Retry(busy.ID); return err }, service.KindConflict, true},
+			func() error { _, err := conv.Retry(busy.ID); return err }, fault.Conflict, true},
 		{"title too long", "PATCH", "/api/v1/conversations/" + idle.ID, `{"title":"` + strings.Repeat("t", service.MaxTitleChars+1) + `"}`,
-			func() error { return conv.RenameConversation(idle.ID, strings.Repeat("t", service.MaxTitleChars+1)) }, service.KindInput, true},
+			func() error { return conv.RenameConversation(idle.ID, strings.Repeat("t", service.MaxTitleChars+1)) }, fault.Input, true},
 		{"unknown assistant", "POST", "/api/v1/conversations", `{"assistant":"ghost"}`,
-			func() error { _, err := conv.CreateConversation("", "ghost"); return err }, service.KindInput, true},
+			func() error { _, err := conv.CreateConversation("", "ghost"); return err }, fault.Input, true},
 		{"cancel an unknown conversation", "POST", "/api/v1/conversations/nope/cancel", "",
-			func() error { return conv.Cancel("nope") }, service.KindNotFound, true},
+			func() error { return conv.Cancel("nope") }, fault.NotFound, true},
 		{"bad export format", "GET", "/api/v1/conversations/" + idle.ID + "/export?format=pdf", "",
-			func() error { _, err := conv.ExportConversation(idle.ID, "pdf"); return err }, service.KindInput, true},
+			func() error { _, err := conv.ExportConversation(idle.ID, "pdf"); return err }, fault.Input, true},
 		{"oversized import", "POST", "/api/v1/conversations/import", strings.Repeat(" ", service.MaxImportBytes+1),
-			func() error { _, err := conv.importFile(oversized); return err }, service.KindTooLarge, false},
+			func() error { _, err := conv.importFile(oversized); return err }, fault.TooLarge, false},
 		{"not an export", "POST", "/api/v1/conversations/import", `{"format":"something.else"}`,
-			func() error { _, err := conv.importFile(notAnExport); return err }, service.KindInput, true},
+			func() error { _, err := conv.importFile(notAnExport); return err }, fault.Input, true},
 		{"unknown card", "POST", "/api/v1/conversations/" + busy.ID + "/respond", `{"question_id":"nope","action":"submit"}`,
 			func() error {
 				_, err := question.Respond(busy.ID, questions.Response{QuestionID: "nope", Action: questions.ActionSubmit})
 				return err
-			}, service.KindNotFound, true},
+			}, fault.NotFound, true},
 		{"answer to a card of an unknown conversation", "POST", "/api/v1/conversations/nope/respond", `{"question_id":"latest","action":"decline"}`,
 			func() error {
 				_, err := question.Respond("nope", questions.Response{QuestionID: "latest", Action: questions.ActionDecline})
 				return err
-			}, service.KindNotFound, true},
+			}, fault.NotFound, true},
 		{"invalid answer", "POST", "/api/v1/conversations/" + busy.ID + "/respond",
 			`{"question_id":"latest","action":"submit","answers":{"Which colour?":{"selected":["Green"]}}}`,
 			func() error {
 				_, err := question.Respond(busy.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
 					Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Green"}}}})
 				return err
-			}, service.KindValidation, true},
+			}, fault.Validation, true},
 		{"unknown action", "POST", "/api/v1/conversations/" + busy.ID + "/respond", `{"question_id":"latest","action":"later"}`,
 			func() error {
 				_, err := question.Respond(busy.ID, questions.Response{QuestionID: "latest", Action: "later"})
 				return err
-			}, service.KindInput, true},
+			}, fault.Input, true},
 		{"no card id", "POST", "/api/v1/conversations/" + busy.ID + "/respond", `{"action":"decline"}`,
 			func() error {
 				_, err := question.Respond(busy.ID, questions.Response{Action: questions.ActionDecline})
 				return err
 			},
-			service.KindInput, true},
+			fault.Input, true},
 		{"bad profile name", "PUT", "/api/v1/profiles/" + longName, `{"system_prompt":"x"}`,
 			func() error {
 				_, err := settings.SaveProfile(service.Profile{Name: longName, SystemPrompt: "x"})
 				return err
 			},
-			service.KindInput, true},
+			fault.Input, true},
 		{"unknown tool in a profile", "PUT", "/api/v1/profiles/writer", `{"tools":["rm"]}`,
 			func() error {
 				_, err := settings.SaveProfile(service.Profile{Name: "writer", Tools: []string{"rm"}})
 				return err
 			},
-			service.KindInput, true},
+			fault.Input, true},
 		{"delete an unknown profile", "DELETE", "/api/v1/profiles/ghost", "",
-			func() error { return settings.DeleteProfile("ghost") }, service.KindNotFound, true},
+			func() error { return settings.DeleteProfile("ghost") }, fault.NotFound, true},
 		{"bad settings", "PUT", "/api/v1/settings", `{"theme":"neon"}`,
-			func() error { _, err := settings.SaveSettings(badSettings); return err }, service.KindInput, true},
+			func() error { _, err := settings.SaveSettings(badSettings); return err }, fault.Input, true},
 		{"collection update with neither name nor paths", "PATCH", "/api/v1/knowledge/" + collection.ID, `{}`,
 			func() error {
 				_, err := a.bound.knowledge.UpdateCollection(collection.ID, api.CollectionRequest{})
 				return err
 			},
-			service.KindInput, true},
+			fault.Input, true},
 		{"pull a model without a name", "POST", "/api/v1/models/pull", `{"model":" "}`,
-			func() error { return model.PullModel(" ") }, service.KindInput, true},
+			func() error { return model.PullModel(" ") }, fault.Input, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			status, msg := a.do(c.method, c.path, c.body)
 			bindErr := c.bind()
 			require.Error(t, bindErr, "the binding accepted it")
-			assert.Equal(t, c.want, service.KindOf(bindErr), "binding error kind (%v)", bindErr)
-			assert.Equal(t, httpapi.StatusForKind(c.want), status, "HTTP status (%s)", msg)
+			assert.Equal(t, c.want, fault.KindOf(bindErr), "binding error kind (%v)", bindErr)
+			assert.Equal(t, fault.HTTPStatus(c.want), status, "HTTP status (%s)", msg)
+			reply, ok := windowError(bindErr).(fault.Reply)
+			require.True(t, ok, "the window's error is a fault.Reply")
+			assert.Equal(t, c.want, reply.Kind, "the window's kind")
+			assert.Equal(t, status, reply.Status, "the window's status")
 			if c.sameMessage {
 				assert.Equal(t, bindErr.Error(), msg, "the adapters word the error differently")
+				assert.Equal(t, msg, reply.Error, "the window words the error differently")
 			}
 		})
 	}

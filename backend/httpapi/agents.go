@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"github.com/parley-app/parley/backend/agentinbox"
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/mcpserver"
-	"github.com/parley-app/parley/backend/questions"
 )
 
 // Agents is the inbox of agents on the machine (SPEC §10): agentinbox.Inbox.
@@ -192,22 +190,10 @@ func (s *Server) getAsk(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// agentError maps the inbox's errors: 422 invalid input, 429 refused
-// (rate limit or pending cap, with the reason), 404 unknown card.
-func agentError(err error) error {
-	var in *questions.InputError
-	var ie *agentinbox.InputError
-	var refused *agentinbox.RefusedError
-	switch {
-	case errors.As(err, &in), errors.As(err, &ie):
-		return statusError{http.StatusUnprocessableEntity, err}
-	case errors.As(err, &refused):
-		return statusError{http.StatusTooManyRequests, err}
-	case errors.Is(err, agentinbox.ErrUnknownCard), errors.Is(err, agentinbox.ErrTokenNotFound):
-		return statusError{http.StatusNotFound, err}
-	}
-	return err
-}
+// agentError is an inbox's error as it is: its kind says 422 invalid
+// input, 429 refused (rate limit or pending cap, with the reason), 404
+// unknown card (statusFor).
+func agentError(err error) error { return err }
 
 func (s *Server) createAgentToken(w http.ResponseWriter, r *http.Request) error {
 	var req api.AgentTokenRequest
