@@ -114,7 +114,7 @@ func TestErrorText(t *testing.T) {
 }
 
 // Pulls fail in three ways: the name (the user's to fix), the server or its
-// registry, or the connection; each is a readable *Error of its own kind.
+// registry, or the connection; each is a readable failure of its own kind (fault.Error.Code).
 func TestPullFailuresAreClassified(t *testing.T) {
 	srv := modelserver.New(modelserver.Turns(),
 		modelserver.WithPullFault("offline", modelserver.PullRegistryDown),

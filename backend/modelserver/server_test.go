@@ -424,7 +424,7 @@ func TestFaultsBecomeReadableErrors(t *testing.T) {
 			}
 			resp, rec, err := chatRecording(t, newModel(t, srv), req)
 			var le *fault.Error
-			require.True(t, errors.As(err, &le), "error %v (%T), want *llm.Error", err, err)
+			require.True(t, errors.As(err, &le), "error %v (%T), want a fault.Error", err, err)
 			require.Equal(t, c.kind, le.Code, "error kind %q message %q, want %q containing %q", le.Code, le.Error(), c.kind, c.message)
 			require.Contains(t, le.Error(), c.message, "error kind %q message %q, want %q containing %q", le.Code, le.Error(), c.kind, c.message)
 			require.NotContains(t, le.Error(), "{", "message shows raw JSON: %q", le.Error())
