@@ -19,6 +19,7 @@ import (
 	"github.com/parley-app/parley/backend/calls"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/httpapi"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
@@ -81,6 +82,7 @@ func (a *adapters) do(method, path, body string) (int, string) {
 
 // The same bad input through the HTTP API and through the bindings fails
 // the same way: the API's status is the one for the binding error's kind,
+// the window's rejected promise (windowError) carries that kind and status,
 // and (where the adapter adds nothing) the message is the same.
 func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 	a := newAdapters(t)
@@ -115,113 +117,118 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 		method, path string
 		body         string
 		bind         func() error
-		want         service.Kind
+		want         fault.Kind
 		sameMessage  bool // false where an adapter words its own (HTTP's body limit, the file path)
 	}{
 		{"page size zero", "GET", "/api/v1/conversations?limit=0", "",
-			func() error { _, err := bc.ListConversations(calls.ListConversationsArgs{Limit: num(0)}); return err }, service.KindInput, true},
+			func() error { _, err := bc.ListConversations(calls.ListConversationsArgs{Limit: num(0)}); return err }, fault.Input, true},
 		{"page size too big", "GET", "/api/v1/conversations?limit=201", "",
-			func() error { _, err := bc.ListConversations(calls.ListConversationsArgs{Limit: num(201)}); return err }, service.KindInput, true},
+			func() error { _, err := bc.ListConversations(calls.ListConversationsArgs{Limit: num(201)}); return err }, fault.Input, true},
 		{"unknown conversation", "GET", "/api/v1/conversations/nope", "",
-			func() error { _, err := bc.GetConversation(calls.ByID{ID: "nope"}); return err }, service.KindNotFound, true},
+			func() error { _, err := bc.GetConversation(calls.ByID{ID: "nope"}); return err }, fault.NotFound, true},
 		{"message to an unknown conversation", "POST", "/api/v1/conversations/nope/messages", `{"content":"hi"}`,
-			func() error { _, err := bc.Send(calls.SendArgs{ID: "nope", Content: str("hi")}); return err }, service.KindNotFound, true},
+			func() error { _, err := bc.Send(calls.SendArgs{ID: "nope", Content: str("hi")}); return err }, fault.NotFound, true},
 		{"empty message", "POST", "/api/v1/conversations/" + idle.ID + "/messages", `{"content":"  "}`,
-			func() error { _, err := bc.Send(calls.SendArgs{ID: idle.ID, Content: str("  ")}); return err }, service.KindInput, true},
+			func() error { _, err := bc.Send(calls.SendArgs{ID: idle.ID, Content: str("  ")}); return err }, fault.Input, true},
 		{"message too long", "POST", "/api/v1/conversations/" + idle.ID + "/messages",
 			`{"content":"` + strings.Repeat("a", service.MaxMessageChars+1) + `"}`,
 			func() error {
 				_, err := bc.Send(calls.SendArgs{ID: idle.ID, Content: str(strings.Repeat("a", service.MaxMessageChars+1))})
 				return err
 			},
-			service.KindInput, true},
+			fault.Input, true},
 		{"message while a run is active", "POST", "/api/v1/conversations/" + busy.ID + "/messages", `{"content":"again"}`,
-			func() error { _, err := bc.Send(calls.SendArgs{ID: busy.ID, Content: str("again")}); return err }, service.KindConflict, true},
+			func() error { _, err := bc.Send(calls.SendArgs{ID: busy.ID, Content: str("again")}); return err }, fault.Conflict, true},
 		{"retry while a run is active", "POST", "/api/v1/conversations/" + busy.ID + "/retry", "",
-			func() error { _, err := bc.Retry(calls.ByID{ID: busy.ID}); return err }, service.KindConflict, true},
+			func() error { _, err := bc.Retry(calls.ByID{ID: busy.ID}); return err }, fault.Conflict, true},
 		{"title too long", "PATCH", "/api/v1/conversations/" + idle.ID, `{"title":"` + strings.Repeat("t", service.MaxTitleChars+1) + `"}`,
 			func() error {
 				_, err := bc.UpdateConversation(calls.UpdateConversationArgs{ID: idle.ID, ConversationUpdate: service.ConversationUpdate{Title: str(strings.Repeat("t", service.MaxTitleChars+1))}})
 				return err
-			}, service.KindInput, true},
+			}, fault.Input, true},
 		{"unknown assistant", "POST", "/api/v1/conversations", `{"assistant":"ghost"}`,
 			func() error {
 				_, err := bc.CreateConversation(calls.CreateConversationArgs{Assistant: "ghost"})
 				return err
-			}, service.KindInput, true},
+			}, fault.Input, true},
 		{"cancel an unknown conversation", "POST", "/api/v1/conversations/nope/cancel", "",
-			func() error { _, err := bc.Cancel(calls.ByID{ID: "nope"}); return err }, service.KindNotFound, true},
+			func() error { _, err := bc.Cancel(calls.ByID{ID: "nope"}); return err }, fault.NotFound, true},
 		{"bad export format", "GET", "/api/v1/conversations/" + idle.ID + "/export?format=pdf", "",
 			func() error {
 				_, err := bc.ExportConversation(calls.ExportArgs{ID: idle.ID, Format: "pdf"})
 				return err
-			}, service.KindInput, true},
+			}, fault.Input, true},
 		{"oversized import", "POST", "/api/v1/conversations/import", strings.Repeat(" ", service.MaxImportBytes+1),
-			func() error { _, err := readImport(oversized); return err }, service.KindTooLarge, false},
+			func() error { _, err := readImport(oversized); return err }, fault.TooLarge, false},
 		{"not an export", "POST", "/api/v1/conversations/import", `{"format":"something.else"}`,
-			func() error { _, err := importFile(bc, notAnExport); return err }, service.KindInput, true},
+			func() error { _, err := importFile(bc, notAnExport); return err }, fault.Input, true},
 		{"unknown card", "POST", "/api/v1/conversations/" + busy.ID + "/respond", `{"question_id":"nope","action":"submit"}`,
 			func() error {
 				_, err := bc.Respond(calls.RespondArgs{ID: busy.ID, Response: questions.Response{QuestionID: "nope", Action: questions.ActionSubmit}})
 				return err
-			}, service.KindNotFound, true},
+			}, fault.NotFound, true},
 		{"answer to a card of an unknown conversation", "POST", "/api/v1/conversations/nope/respond", `{"question_id":"latest","action":"decline"}`,
 			func() error {
 				_, err := bc.Respond(calls.RespondArgs{ID: "nope", Response: questions.Response{QuestionID: "latest", Action: questions.ActionDecline}})
 				return err
-			}, service.KindNotFound, true},
+			}, fault.NotFound, true},
 		{"invalid answer", "POST", "/api/v1/conversations/" + busy.ID + "/respond",
 			`{"question_id":"latest","action":"submit","answers":{"Which colour?":{"selected":["Green"]}}}`,
 			func() error {
 				_, err := bc.Respond(calls.RespondArgs{ID: busy.ID, Response: questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
 					Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Green"}}}}})
 				return err
-			}, service.KindValidation, true},
+			}, fault.Validation, true},
 		{"unknown action", "POST", "/api/v1/conversations/" + busy.ID + "/respond", `{"question_id":"latest","action":"later"}`,
 			func() error {
 				_, err := bc.Respond(calls.RespondArgs{ID: busy.ID, Response: questions.Response{QuestionID: "latest", Action: "later"}})
 				return err
-			}, service.KindInput, true},
+			}, fault.Input, true},
 		{"no card id", "POST", "/api/v1/conversations/" + busy.ID + "/respond", `{"action":"decline"}`,
 			func() error {
 				_, err := bc.Respond(calls.RespondArgs{ID: busy.ID, Response: questions.Response{Action: questions.ActionDecline}})
 				return err
 			},
-			service.KindInput, true},
+			fault.Input, true},
 		{"bad profile name", "PUT", "/api/v1/profiles/" + longName, `{"system_prompt":"x"}`,
 			func() error {
 				_, err := bc.SaveProfile(service.Profile{Name: longName, SystemPrompt: "x"})
 				return err
 			},
-			service.KindInput, true},
+			fault.Input, true},
 		{"unknown tool in a profile", "PUT", "/api/v1/profiles/writer", `{"tools":["rm"]}`,
 			func() error {
 				_, err := bc.SaveProfile(service.Profile{Name: "writer", Tools: []string{"rm"}})
 				return err
 			},
-			service.KindInput, true},
+			fault.Input, true},
 		{"delete an unknown profile", "DELETE", "/api/v1/profiles/ghost", "",
-			func() error { _, err := bc.DeleteProfile(calls.ByName{Name: "ghost"}); return err }, service.KindNotFound, true},
+			func() error { _, err := bc.DeleteProfile(calls.ByName{Name: "ghost"}); return err }, fault.NotFound, true},
 		{"bad settings", "PUT", "/api/v1/settings", `{"theme":"neon"}`,
-			func() error { _, err := bc.SaveSettings(badSettings); return err }, service.KindInput, true},
+			func() error { _, err := bc.SaveSettings(badSettings); return err }, fault.Input, true},
 		{"collection update with neither name nor paths", "PATCH", "/api/v1/knowledge/" + collection.ID, `{}`,
 			func() error {
 				_, err := bc.UpdateCollection(calls.UpdateCollectionArgs{ID: collection.ID})
 				return err
 			},
-			service.KindInput, true},
+			fault.Input, true},
 		{"pull a model without a name", "POST", "/api/v1/models/pull", `{"model":" "}`,
-			func() error { _, err := bc.PullModel(calls.PullModelArgs{Model: " "}); return err }, service.KindInput, true},
+			func() error { _, err := bc.PullModel(calls.PullModelArgs{Model: " "}); return err }, fault.Input, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			status, msg := a.do(c.method, c.path, c.body)
 			bindErr := c.bind()
 			require.Error(t, bindErr, "the binding accepted it")
-			assert.Equal(t, c.want, service.KindOf(bindErr), "binding error kind (%v)", bindErr)
-			assert.Equal(t, httpapi.StatusForKind(c.want), status, "HTTP status (%s)", msg)
+			assert.Equal(t, c.want, fault.KindOf(bindErr), "binding error kind (%v)", bindErr)
+			assert.Equal(t, fault.HTTPStatus(c.want), status, "HTTP status (%s)", msg)
+			reply, ok := windowError(bindErr).(fault.Reply)
+			require.True(t, ok, "the window's error is a fault.Reply")
+			assert.Equal(t, c.want, reply.Kind, "the window's kind")
+			assert.Equal(t, status, reply.Status, "the window's status")
 			if c.sameMessage {
 				assert.Equal(t, bindErr.Error(), msg, "the adapters word the error differently")
+				assert.Equal(t, msg, reply.Error, "the window words the error differently")
 			}
 		})
 	}

@@ -94,6 +94,9 @@ func Run(opts Options) error {
 		AssetServer:      &assetserver.Options{Assets: opts.UI},
 		BackgroundColour: &options.RGBA{R: 255, G: 255, B: 255, A: 255},
 		Menu:             appMenu(menuLang, emitMenu),
+		// A bound method's error rejects its promise with the API's error
+		// body, its kind and status (windowError).
+		ErrorFormatter: windowError,
 		OnStartup: func(ctx context.Context) {
 			windowCtx = ctx
 			calls.ctx = ctx

@@ -24,6 +24,7 @@ import (
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/questions"
 )
@@ -42,8 +43,9 @@ const (
 	LevelWarning = "warning"
 )
 
-// Errors of the inbox. A refusal (rate limit, pending cap) is *RefusedError;
-// bad input is *InputError.
+// Errors of the inbox (*fault.Error). A refusal (rate limit, pending cap)
+// is of kind fault.TooMany (HTTP 429); bad input is fault.Validation (HTTP
+// 422; Invalid).
 //
 // Their texts are what an agent relays to its person, so they come from the
 // catalogue (backend/i18n): said in the language of Parley's interface (an
@@ -51,51 +53,29 @@ const (
 // Accept-Language when Settings choose none (i18n.Localize).
 var (
 	// ErrUnknownCard: no such card, or a card of another agent.
-	ErrUnknownCard = i18n.NewError("agents.unknownCard")
+	ErrUnknownCard error = fault.New(fault.NotFound, i18n.M("agents.unknownCard"))
 )
 
-// InputError is input to fix; its text says which field and why.
-type InputError struct {
-	Msg  string
-	Text i18n.Message
-}
-
-func (e *InputError) Error() string { return e.Msg }
-
-// Localized is the catalogue message.
-func (e *InputError) Localized() i18n.Message { return e.Text }
-
-// Invalid is an *InputError with a catalogue message (the adapters' own
-// checks of an agent's input use it too).
+// Invalid is input to fix; its text says which field and why (the
+// adapters' own checks of an agent's input use it too).
 func Invalid(key string, args ...any) error {
-	text := i18n.M(key, args...)
-	return &InputError{Msg: text.String(), Text: text}
+	return fault.New(fault.Validation, i18n.M(key, args...))
 }
 
 func inputErr(key string, args ...any) error { return Invalid(key, args...) }
 
-// RefusedError is a card refused by the agent's rate limit or pending cap:
-// the text says why and what to do (a tool error over MCP, 429 over REST).
-type RefusedError struct {
-	Err  error
-	Text i18n.Message
-}
-
-func (e *RefusedError) Error() string           { return e.Text.String() }
-func (e *RefusedError) Unwrap() error           { return e.Err }
-func (e *RefusedError) Localized() i18n.Message { return e.Text }
-
-// refused says why the questions' manager refused an agent's card.
-func refused(err error) *RefusedError {
+// refused says why the questions' manager refused an agent's card: the
+// text says why and what to do (a tool error over MCP, 429 over REST).
+func refused(err error) error {
 	var rl *questions.RateLimitError
 	var pc *questions.PendingCapError
 	switch {
 	case errors.As(err, &rl):
-		return &RefusedError{Err: err, Text: i18n.M("agents.rateLimited", rl.Seconds())}
+		return fault.Wrap(fault.TooMany, i18n.M("agents.rateLimited", rl.Seconds()), err)
 	case errors.As(err, &pc):
-		return &RefusedError{Err: err, Text: i18n.M("agents.pendingCap", pc.Max)}
+		return fault.Wrap(fault.TooMany, i18n.M("agents.pendingCap", pc.Max), err)
 	}
-	return &RefusedError{Err: err, Text: i18n.M("agents.refused", err.Error())}
+	return fault.Wrap(fault.TooMany, i18n.M("agents.refused", err.Error()), err)
 }
 
 // Store is what the inbox keeps in the database.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
 )
 
@@ -31,7 +32,7 @@ type TokenStore interface {
 }
 
 // ErrTokenNotFound: no agent token with that id.
-var ErrTokenNotFound = i18n.NewError("agents.tokenNotFound")
+var ErrTokenNotFound error = fault.New(fault.NotFound, i18n.M("agents.tokenNotFound"))
 
 // touchEvery bounds how often a token's last use is written.
 const touchEvery = time.Minute

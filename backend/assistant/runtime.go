@@ -16,6 +16,7 @@ import (
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/questions"
@@ -469,7 +470,7 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 	loop.begin(req.UserText)
 	for step := 0; ; step++ {
 		if step >= r.opt.MaxSteps {
-			finish(chat.RunFailed, i18n.Store(i18n.NewError("agent.maxSteps", r.opt.MaxSteps)))
+			finish(chat.RunFailed, i18n.Store(fault.New(fault.Internal, i18n.M("agent.maxSteps", r.opt.MaxSteps))))
 			return
 		}
 		held := len(loop.heldStats)
@@ -514,15 +515,14 @@ func userMessage(err error) string { return i18n.ShowStored(runErrorText(err), i
 // other errors as their words.
 func runErrorText(err error) string {
 	if err == nil {
-		return i18n.Store(i18n.NewError("agent.failed"))
+		return i18n.Store(fault.New(fault.Internal, i18n.M("agent.failed")))
 	}
-	var le *llm.Error
-	if errors.As(err, &le) {
+	if le := fault.Coded(err); le != nil { // the model server's failure
 		if le.Text.Key != "" {
 			return i18n.Store(le)
 		}
-		if le.Message != "" { // a server's own words, without the cause's
-			return i18n.Store(errors.New(le.Message))
+		if le.Msg != "" { // a server's own words, without the cause's
+			return i18n.Store(errors.New(le.Msg))
 		}
 	}
 	return i18n.Store(err)

@@ -2,12 +2,12 @@ package assistant
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"sync"
 
 	"github.com/google/uuid"
 
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/textcalls"
 	"github.com/parley-app/parley/backend/trace"
@@ -197,20 +197,20 @@ func (l *runLoop) chat(msgs []llm.Message, tools []llm.Tool, onToolCallStart fun
 // switch the run to text form, a refused `tool` message to results in user
 // messages. It reports whether to ask again.
 func (l *runLoop) switchForm(err error, mode string, sent []llm.Message) bool {
-	var le *llm.Error
-	if !errors.As(err, &le) {
+	code := fault.CodeOf(err)
+	if code == "" {
 		return false
 	}
 	f := &l.text
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch {
-	case le.Kind == llm.KindNoTools && mode == ToolCallingNative && f.auto:
+	case code == llm.KindNoTools && mode == ToolCallingNative && f.auto:
 		l.rt.caps.RefuseTools(f.id)
 		f.mode = ToolCallingText
 		l.rt.log.Info("model refused native tools; using text-form tool calls", "model", f.id.Model, "base_url", f.id.BaseURL)
 		return true
-	case le.Kind == llm.KindNoToolRole && mode == ToolCallingText && f.toolRole && hasToolMessage(sent):
+	case code == llm.KindNoToolRole && mode == ToolCallingText && f.toolRole && hasToolMessage(sent):
 		l.rt.caps.RefuseToolRole(f.id)
 		f.toolRole = false
 		l.rt.log.Info("server refused tool messages; sending tool results as user messages", "model", f.id.Model, "base_url", f.id.BaseURL)

@@ -1,12 +1,12 @@
 package assistant
 
 import (
-	"errors"
-	"github.com/parley-app/parley/backend/i18n"
 	"slices"
 	"time"
 
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/fault"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/textcalls"
 )
@@ -84,8 +84,7 @@ func hasThinking(msgs []llm.Message) bool {
 // without it; the reply's figures say so once (a main call's reply). It
 // reports whether to ask again.
 func (l *runLoop) refuseThinking(err error, req llm.Request, setting string, main bool) bool {
-	var le *llm.Error
-	if !errors.As(err, &le) || le.Kind != llm.KindThinkingRefused {
+	if fault.CodeOf(err) != llm.KindThinkingRefused {
 		return false
 	}
 	id := l.text.identity()
@@ -100,7 +99,7 @@ func (l *runLoop) refuseThinking(err error, req llm.Request, setting string, mai
 	}
 	l.rt.caps.RefuseThinking(id, refused)
 	l.rt.log.Info("server refused the thinking fields; asking again without them", "refused", refused,
-		"model", id.Model, "base_url", id.BaseURL, "err", le.Message)
+		"model", id.Model, "base_url", id.BaseURL, "err", fault.Coded(err).Error())
 	if main {
 		if refused == textcalls.RefusedHistory {
 			l.thinkingNote = i18n.T("agent.thinkingHistoryRefused")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
 	"github.com/parley-app/parley/backend/trace"
@@ -287,17 +288,12 @@ var (
 		})
 )
 
-// errTraceOff: the trace's calls are not there while tracing is off (404).
-var errTraceOff error = traceOff{}
-
-type traceOff struct{}
-
-func (traceOff) Error() string        { return "no such endpoint" }
-func (traceOff) Is(target error) bool { return target == chat.ErrNotFound }
+// errTraceOff: the trace's calls are not there while tracing is off.
+var errTraceOff = fault.Newf(fault.NotFound, "no such endpoint")
 
 // inputError is a request the client got wrong (400), in words only API
 // clients see.
-func inputError(msg string) error { return &service.InputError{Msg: msg} }
+func inputError(msg string) error { return fault.Newf(fault.Input, "%s", msg) }
 
 // runStarted is the answer of a call that started a run.
 func runStarted(runID string, err error) (api.RunStarted, error) {

@@ -5,8 +5,9 @@ package chat
 
 import (
 	"context"
-	"errors"
 	"time"
+
+	"github.com/parley-app/parley/backend/fault"
 )
 
 // Message roles.
@@ -190,7 +191,7 @@ type SearchMatch struct {
 }
 
 // ErrNotFound is returned when a conversation, message or run does not exist.
-var ErrNotFound = errors.New("not found")
+var ErrNotFound error = fault.Newf(fault.NotFound, "not found")
 
 // History is what the assistant loop needs from storage. Implementations store
 // before returning, so whatever an event announces is already durable.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"github.com/parley-app/parley/backend/agentinbox"
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/mcpserver"
-	"github.com/parley-app/parley/backend/questions"
 )
 
 // Agents is the inbox of agents on the machine (SPEC §10): agentinbox.Inbox.
@@ -165,7 +163,7 @@ func (s *Server) postAsk(w http.ResponseWriter, r *http.Request) error {
 	}
 	card, err := s.opts.Agents.Ask(r.Context(), agentinbox.AskRequest{Agent: agent, Input: raw, Context: body.Context, Timeout: timeout})
 	if err != nil {
-		return agentError(err)
+		return err
 	}
 	writeJSON(w, http.StatusCreated, api.AskFiled{QuestionID: card.ID, ConversationID: card.ConversationID, Status: string(card.Status)})
 	return nil
@@ -182,7 +180,7 @@ func (s *Server) getAsk(w http.ResponseWriter, r *http.Request) error {
 	}
 	ans, err := s.opts.Agents.Answer(r.Context(), "", r.PathValue("id"), time.Duration(wait)*time.Second)
 	if err != nil {
-		return agentError(err)
+		return err
 	}
 	st := api.AskState{QuestionID: ans.QuestionID, Status: string(ans.Status)}
 	if !ans.Pending {
@@ -190,21 +188,4 @@ func (s *Server) getAsk(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, st)
 	return nil
-}
-
-// agentError maps the inbox's errors: 422 invalid input, 429 refused
-// (rate limit or pending cap, with the reason), 404 unknown card.
-func agentError(err error) error {
-	var in *questions.InputError
-	var ie *agentinbox.InputError
-	var refused *agentinbox.RefusedError
-	switch {
-	case errors.As(err, &in), errors.As(err, &ie):
-		return statusError{http.StatusUnprocessableEntity, err}
-	case errors.As(err, &refused):
-		return statusError{http.StatusTooManyRequests, err}
-	case errors.Is(err, agentinbox.ErrUnknownCard), errors.Is(err, agentinbox.ErrTokenNotFound):
-		return statusError{http.StatusNotFound, err}
-	}
-	return err
 }

@@ -45,9 +45,6 @@ func (s *Server) serveCall(c calls.Call) func(http.ResponseWriter, *http.Request
 		}
 		resp, err := c.Invoke(ctx, s.opts.Backend, req)
 		if err != nil {
-			if spec.Agents {
-				return agentError(err)
-			}
 			return err
 		}
 		switch {

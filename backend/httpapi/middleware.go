@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
-	"github.com/parley-app/parley/backend/service"
 )
 
 type httpError struct {
@@ -80,11 +80,10 @@ func (s *Server) protectSized(limit int64, h func(http.ResponseWriter, *http.Req
 				return
 			}
 			status := statusFor(err)
-			var upstream *service.UpstreamError
-			switch {
-			case errors.As(err, &upstream):
+			switch fe := fault.As(err); {
+			case fe != nil && fe.Kind == fault.Upstream:
 				// The model server's trouble, not Parley's.
-				s.log.Warn("model server request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err, "cause", upstream.Err)
+				s.log.Warn("model server request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err, "cause", fe.Err)
 			case status >= 500:
 				s.log.Error("api request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 			}
@@ -113,8 +112,9 @@ func (s *Server) language(r *http.Request) string {
 	return i18n.Current()
 }
 
-// statusFor maps an error to its HTTP status: the service's error kinds,
-// and the request errors of this adapter (bad JSON, oversized bodies).
+// statusFor maps an error to its HTTP status: the request errors of this
+// adapter (bad JSON, oversized bodies, a status of its own), else the
+// status of the error's kind (fault.HTTPStatus).
 func statusFor(err error) int {
 	var he httpError
 	var se statusError
@@ -127,27 +127,7 @@ func statusFor(err error) int {
 	case errors.As(err, &mbe):
 		return http.StatusRequestEntityTooLarge
 	}
-	return StatusForKind(service.KindOf(err))
-}
-
-// StatusForKind is the HTTP status of a kind of service error.
-func StatusForKind(k service.Kind) int {
-	switch k {
-	case service.KindInput:
-		return http.StatusBadRequest
-	case service.KindNotFound:
-		return http.StatusNotFound
-	case service.KindConflict:
-		return http.StatusConflict
-	case service.KindTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case service.KindValidation:
-		return http.StatusUnprocessableEntity
-	case service.KindUpstream:
-		return http.StatusBadGateway
-	default:
-		return http.StatusInternalServerError
-	}
+	return fault.HTTPStatus(fault.KindOf(err))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -19,6 +19,7 @@ import (
 	"github.com/parley-app/parley/backend/calls"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
 	"github.com/stretchr/testify/assert"
@@ -80,7 +81,7 @@ func (f *fakeBackend) Questions(context.Context, string) ([]*questions.Card, err
 
 func (f *fakeBackend) UpdateConversation(ctx context.Context, id string, u service.ConversationUpdate) (*service.ConversationDetail, error) {
 	if u == (service.ConversationUpdate{}) {
-		return nil, &service.InputError{Msg: "give something to change"} // as the service does
+		return nil, fault.Newf(fault.Input, "give something to change") // as the service does
 	}
 	if f.err != nil {
 		return nil, f.err
@@ -106,7 +107,7 @@ func (f *fakeBackend) CheckModelServer(context.Context) service.ModelStatus {
 }
 func (f *fakeBackend) ListModels(context.Context) ([]service.ModelInfo, error) {
 	if f.err != nil {
-		return nil, &service.UpstreamError{Msg: f.err.Error()}
+		return nil, &fault.Error{Kind: fault.Upstream, Msg: f.err.Error()}
 	}
 	return []service.ModelInfo{{Name: "qwen3", SupportsTools: true}}, nil
 }
@@ -241,13 +242,13 @@ func TestStatusCodes(t *testing.T) {
 		{"send while active", service.ErrRunActive, "POST", "/api/v1/conversations/c1/messages", `{"content":"hi"}`, 409},
 		{"send malformed", nil, "POST", "/api/v1/conversations/c1/messages", `{"content":`, 400},
 		{"send no content", nil, "POST", "/api/v1/conversations/c1/messages", `{}`, 400},
-		{"send empty", &service.InputError{Msg: "empty"}, "POST", "/api/v1/conversations/c1/messages", `{"content":" "}`, 400},
+		{"send empty", fault.Newf(fault.Input, "empty"), "POST", "/api/v1/conversations/c1/messages", `{"content":" "}`, 400},
 		{"respond ok", nil, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"latest","action":"submit","answers":{"Q?":{"selected":["A"]}}}`, 200},
 		{"respond unknown", questions.ErrNotFound, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"decline"}`, 404},
 		{"respond conflict", questions.ErrConflict, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"submit"}`, 409},
-		{"respond invalid", &questions.ValidationError{}, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"submit"}`, 422},
-		{"respond bad action", &service.InputError{Msg: "bad action"}, "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"maybe"}`, 400},
-		{"respond no id", &service.InputError{Msg: "no id"}, "POST", "/api/v1/conversations/c1/respond", `{"action":"submit"}`, 400},
+		{"respond invalid", fault.Newf(fault.Validation, "invalid answer"), "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"submit"}`, 422},
+		{"respond bad action", fault.Newf(fault.Input, "bad action"), "POST", "/api/v1/conversations/c1/respond", `{"question_id":"x","action":"maybe"}`, 400},
+		{"respond no id", fault.Newf(fault.Input, "no id"), "POST", "/api/v1/conversations/c1/respond", `{"action":"submit"}`, 400},
 		{"oversized", nil, "POST", "/api/v1/conversations/c1/respond", `{"comments":"` + strings.Repeat("a", MaxBodyBytes) + `"}`, 413},
 		{"oversized message", nil, "POST", "/api/v1/conversations/c1/messages", `{"content":"` + strings.Repeat("a", MaxMessageBodyBytes) + `"}`, 413},
 		{"pending none", nil, "GET", "/api/v1/conversations/c1/pending-question", "", 200},
@@ -257,15 +258,15 @@ func TestStatusCodes(t *testing.T) {
 		{"patch nothing", nil, "PATCH", "/api/v1/conversations/c1", `{}`, 400},
 		{"set assistant", nil, "PATCH", "/api/v1/conversations/c1", `{"assistant":"coder"}`, 200},
 		{"set model", nil, "PATCH", "/api/v1/conversations/c1", `{"model":"llava"}`, 200},
-		{"set unknown assistant", &service.InputError{Msg: "unknown assistant"}, "PATCH", "/api/v1/conversations/c1", `{"assistant":"nope","title":"x"}`, 400},
+		{"set unknown assistant", fault.Newf(fault.Input, "unknown assistant"), "PATCH", "/api/v1/conversations/c1", `{"assistant":"nope","title":"x"}`, 400},
 		{"retry", nil, "POST", "/api/v1/conversations/c1/retry", ``, 202},
 		{"settings", nil, "GET", "/api/v1/settings", ``, 200},
-		{"save bad settings", &service.InputError{Msg: "bad"}, "PUT", "/api/v1/settings", `{"theme":"neon"}`, 400},
+		{"save bad settings", fault.Newf(fault.Input, "bad"), "PUT", "/api/v1/settings", `{"theme":"neon"}`, 400},
 		{"models", nil, "GET", "/api/v1/models", ``, 200},
 		{"models unreachable", errors.New("down"), "GET", "/api/v1/models", ``, 502},
 		{"profiles", nil, "GET", "/api/v1/profiles", ``, 200},
 		{"save profile", nil, "PUT", "/api/v1/profiles/writer", `{"system_prompt":"x","tools":[]}`, 200},
-		{"save bad profile", &service.InputError{Msg: "bad"}, "PUT", "/api/v1/profiles/writer", `{"tools":["rm"]}`, 400},
+		{"save bad profile", fault.Newf(fault.Input, "bad"), "PUT", "/api/v1/profiles/writer", `{"tools":["rm"]}`, 400},
 		{"tools", nil, "GET", "/api/v1/tools", ``, 200},
 		{"export", nil, "GET", "/api/v1/conversations/c1/export?format=json", ``, 200},
 		{"export missing", chat.ErrNotFound, "GET", "/api/v1/conversations/c1/export", ``, 404},

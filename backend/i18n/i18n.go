@@ -215,21 +215,12 @@ func (m Message) In(code string) string { return In(code, m.Key, m.Args...) }
 // String says the message in the process's language.
 func (m Message) String() string { return m.In(Current()) }
 
-// Localized is an error whose text is a catalogue message.
+// Localized is an error whose text is a catalogue message: the backend's
+// one error type, fault.Error (which imports this package).
 type Localized interface {
 	error
 	Localized() Message
 }
-
-// NewError is an error whose text is the catalogue message key with args,
-// said in the language of the moment it is read. Each is its own pointer, so
-// a package's sentinel errors are told apart by errors.Is.
-func NewError(key string, args ...any) error { return &messageError{M(key, args...)} }
-
-type messageError struct{ m Message }
-
-func (e *messageError) Error() string      { return e.m.String() }
-func (e *messageError) Localized() Message { return e.m }
 
 // Localize is err's text in a language: the catalogue message when err is
 // a Localized error, or wraps one and says just its message, else
@@ -243,16 +234,25 @@ func Localize(err error, code string) string {
 }
 
 // messageOf is err's catalogue message when err says just that: a Localized
-// error, or one wrapping it without words of its own.
+// error, or one wrapping it without words of its own (a Localized error
+// without a message, such as a model server's failure passed on in its
+// words, is looked through to its cause).
 func messageOf(err error) (Message, bool) {
-	var l Localized
-	if !errors.As(err, &l) || l.Localized().Key == "" {
-		return Message{}, false
+	for e := err; e != nil; {
+		var l Localized
+		if !errors.As(e, &l) {
+			return Message{}, false
+		}
+		if l.Localized().Key == "" {
+			e = errors.Unwrap(l)
+			continue
+		}
+		if msg := err.Error(); msg != l.Error() && msg != l.Localized().String() {
+			return Message{}, false // wrapped with words that are not in the catalogue
+		}
+		return l.Localized(), true
 	}
-	if msg := err.Error(); msg != l.Error() && msg != l.Localized().String() {
-		return Message{}, false // wrapped with words that are not in the catalogue
-	}
-	return l.Localized(), true
+	return Message{}, false
 }
 
 // ---- texts kept in the database ------------------------------------------------

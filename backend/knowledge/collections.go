@@ -11,27 +11,24 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/store"
 )
 
 // Errors of the collection API.
 var (
-	ErrInvalid  = errors.New("invalid collection")
-	ErrNotFound = chat.ErrNotFound
+	ErrInvalid  error = fault.Newf(fault.Validation, "invalid collection")
+	ErrNotFound       = chat.ErrNotFound
 )
 
-// InvalidError is a collection or a search that breaks a rule (HTTP 422).
-// Its text is a catalogue message (Settings → Knowledge shows it), said
-// again in an HTTP client's language by i18n.Localize.
-type InvalidError struct{ text i18n.Message }
-
-func (e *InvalidError) Error() string           { return e.text.String() }
-func (e *InvalidError) Localized() i18n.Message { return e.text }
-func (e *InvalidError) Is(target error) bool    { return target == ErrInvalid }
-
-// Invalid is an InvalidError saying the catalogue message key.
-func Invalid(key string, args ...any) error { return &InvalidError{i18n.M(key, args...)} }
+// Invalid is a collection or a search that breaks a rule (fault.Validation,
+// HTTP 422; errors.Is(err, ErrInvalid)). Its text is the catalogue message
+// key (Settings → Knowledge shows it), said again in an HTTP client's
+// language by i18n.Localize.
+func Invalid(key string, args ...any) error {
+	return fault.Wrap(fault.Validation, i18n.M(key, args...), ErrInvalid)
+}
 
 // status is indexing while the collection is scanned (or waits to be) or
 // its passages wait for vectors, error when a path is gone, else ready.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
 )
 
@@ -41,32 +43,33 @@ func NewEmbedder(cfg EmbedConfig) *Embedder {
 	return &Embedder{cfg: cfg, client: &http.Client{Timeout: 5 * time.Minute}}
 }
 
-// EmbedError is a failure of the embedding server: what Parley says of it,
-// a catalogue message (Settings → Knowledge shows it in the language chosen
-// when it is shown), and the server's own words, if it sent any.
-type EmbedError struct {
-	Status int    // HTTP status, 0 when the server did not answer
-	Detail string // the server's error text, as it said it
-	Text   i18n.Message
+// A failure of the embedding server is a *fault.Error saying what Parley
+// says of it, a catalogue message (Settings → Knowledge shows it in the
+// language chosen when it is shown); an HTTP error status's cause is a
+// *serverStatus.
+
+// serverStatus is the embedding server's answer with an HTTP error status.
+type serverStatus struct {
+	code   int    // the HTTP status
+	detail string // the server's error text, as it said it
 }
 
-func (e *EmbedError) Error() string           { return e.Text.String() }
-func (e *EmbedError) Localized() i18n.Message { return e.Text }
+func (e *serverStatus) Error() string { return fmt.Sprintf("HTTP %d: %s", e.code, e.detail) }
 
-// embedErr is an EmbedError saying the catalogue message key; arguments are
+// embedErr is a failure saying the catalogue message key; arguments are
 // text (numbers written with strconv), so the message can be stored.
-func embedErr(key string, args ...string) *EmbedError {
+func embedErr(key string, args ...string) *fault.Error {
 	as := make([]any, len(args))
 	for i, a := range args {
 		as[i] = a
 	}
-	return &EmbedError{Text: i18n.M(key, as...)}
+	return fault.New(fault.Internal, i18n.M(key, as...))
 }
 
 // statusErr is the server's answer with an HTTP error status.
-func statusErr(url string, status int, detail string) *EmbedError {
+func statusErr(url string, status int, detail string) *fault.Error {
 	e := embedErr("knowledge.embed.status", url, strconv.Itoa(status), detail)
-	e.Status, e.Detail = status, detail
+	e.Err = &serverStatus{code: status, detail: detail}
 	return e
 }
 
@@ -83,8 +86,8 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	e.mu.Unlock()
 	if !openAI {
 		vs, err := e.ollama(ctx, texts)
-		var ee *EmbedError
-		if !errors.As(err, &ee) || (ee.Status != http.StatusNotFound && ee.Status != http.StatusMethodNotAllowed) || strings.Contains(ee.Detail, "model") {
+		var st *serverStatus
+		if !errors.As(err, &st) || (st.code != http.StatusNotFound && st.code != http.StatusMethodNotAllowed) || strings.Contains(st.detail, "model") {
 			return vs, err
 		}
 		// Not Ollama (its 404 for a missing model names the model).

@@ -9,10 +9,13 @@ import (
 	"strings"
 
 	"github.com/ledongthuc/pdf"
+
+	"github.com/parley-app/parley/backend/fault"
+	"github.com/parley-app/parley/backend/i18n"
 )
 
 // errNoText: a PDF without a text layer (a scan) has nothing to index.
-var errNoText error = &fileError{key: "knowledge.pdfNoText"}
+var errNoText error = fault.New(fault.Internal, i18n.M("knowledge.pdfNoText"))
 
 // pdfBlocks reads the text layer of each page (github.com/ledongthuc/pdf,
 // pure Go): the glyphs placed on the page are put back into lines, top to

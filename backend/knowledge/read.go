@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/store"
 )
@@ -93,11 +94,11 @@ func looksLikeText(head []byte) bool {
 }
 
 // errNotDocument: a file given by name that Parley cannot read.
-var errNotDocument error = &fileError{key: "knowledge.notDocument"}
+var errNotDocument error = fault.New(fault.Internal, i18n.M("knowledge.notDocument"))
 
 // errNotText: a file read as text (by its name) holds binary data. Found
 // in a folder, such a file is skipped; named itself, it is an error.
-var errNotText error = &fileError{key: "knowledge.notText"}
+var errNotText error = fault.New(fault.Internal, i18n.M("knowledge.notText"))
 
 // readPassages turns a file's content into passages.
 func readPassages(path string, data []byte) ([]store.Passage, error) {
@@ -161,39 +162,20 @@ func csvBlocks(text string) []block {
 	return out
 }
 
-// fileError is why a file or a collection's path could not be read (Settings
-// → Knowledge lists it, in the language chosen when it is shown); the
-// technical detail, if any, stays as the library said it.
-type fileError struct {
-	key    string
-	path   string // the collection's path the sentence names, if any
-	detail error
-}
-
-func (e *fileError) Error() string { return e.Localized().String() }
-
-// Localized is the catalogue message: the collection's listing says it in
-// the language chosen when it is shown (it is stored with i18n.Store).
-func (e *fileError) Localized() i18n.Message {
-	var args []any
-	if e.path != "" {
-		args = append(args, e.path)
-	}
-	if e.detail != nil {
-		args = append(args, errDetail(e.detail))
-	}
-	return i18n.M(e.key, args...)
-}
-
-func (e *fileError) Unwrap() error { return e.detail }
-
-// fileErr is a fileError; path, when given, is named in the sentence before the detail.
+// fileErr is why a file or a collection's path could not be read (Settings
+// → Knowledge lists it, in the language chosen when it is shown: it is
+// stored with i18n.Store): the catalogue message key, with the collection's
+// path the sentence names, when given, before the technical detail, if
+// any, which stays as the library said it.
 func fileErr(key string, detail error, path ...string) error {
-	e := &fileError{key: key, detail: detail}
-	if len(path) > 0 {
-		e.path = path[0]
+	var args []any
+	if len(path) > 0 && path[0] != "" {
+		args = append(args, path[0])
 	}
-	return e
+	if detail != nil {
+		args = append(args, errDetail(detail))
+	}
+	return fault.Wrap(fault.Internal, i18n.M(key, args...), detail)
 }
 
 // errDetail is what went wrong, without the path an os error repeats (the

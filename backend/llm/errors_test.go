@@ -38,11 +38,11 @@ func TestHTTPErrorsKeepTheServersMessage(t *testing.T) {
 			defer srv.Close()
 			_, err := newModel(t, srv.URL(), "m").Chat(testCtx(t), Request{Messages: hi()})
 			le := asError(t, err)
-			require.Equal(t, c.kind, le.Kind, "kind %q, want %q (message %q)", le.Kind, c.kind, le.Message)
+			require.Equal(t, c.kind, le.Code, "kind %q, want %q (message %q)", le.Code, c.kind, le.Error())
 			for _, w := range c.want {
-				require.Contains(t, le.Message, w, "message %q lacks %q", le.Message, w)
+				require.Contains(t, le.Error(), w, "message %q lacks %q", le.Error(), w)
 			}
-			require.False(t, strings.ContainsAny(le.Message, "{<"), "message shows raw markup: %q", le.Message)
+			require.False(t, strings.ContainsAny(le.Error(), "{<"), "message shows raw markup: %q", le.Error())
 		})
 	}
 }
@@ -50,7 +50,7 @@ func TestHTTPErrorsKeepTheServersMessage(t *testing.T) {
 func TestUnreachableOllamaHint(t *testing.T) {
 	_, err := newModel(t, "http://127.0.0.1:1/v1", "m").Chat(testCtx(t), Request{Messages: hi()})
 	le := asError(t, err)
-	require.NotContains(t, le.Message, "Ollama", "non-Ollama port mentions Ollama: %q", le.Message)
+	require.NotContains(t, le.Error(), "Ollama", "non-Ollama port mentions Ollama: %q", le.Error())
 	m := &openAIModel{cfg: Config{BaseURL: DefaultBaseURL, Model: "m"}}
 	got := m.unreachable()
 	require.Equal(t, "Cannot reach the model server at http://127.0.0.1:11434/v1. Is Ollama running? Start the Ollama app, or run ollama serve in a terminal.", got, "unreachable message %q", got)
@@ -94,7 +94,7 @@ func TestOverlongStreamLineIsExplained(t *testing.T) {
 	defer srv.Close()
 	resp, err := newModel(t, srv.URL(), "m").Chat(testCtx(t), Request{Messages: hi()})
 	le := asError(t, err)
-	require.Equal(t, KindStream, le.Kind, "kind %q, message %q", le.Kind, le.Message)
-	require.Contains(t, le.Message, "larger than 64 KiB", "kind %q, message %q", le.Kind, le.Message)
+	require.Equal(t, KindStream, le.Code, "kind %q, message %q", le.Code, le.Error())
+	require.Contains(t, le.Error(), "larger than 64 KiB", "kind %q, message %q", le.Code, le.Error())
 	require.Equal(t, "start", resp.Text, "partial %q", resp.Text)
 }

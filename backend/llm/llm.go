@@ -7,8 +7,8 @@ package llm
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
 )
 
@@ -122,7 +122,14 @@ type Model interface {
 	Chat(ctx context.Context, req Request) (Response, error)
 }
 
-// Error kinds.
+// A model-server failure is a *fault.Error whose Code is one of the kinds
+// below (fault.CodeOf, fault.Coded): its Text is the message for the user,
+// from the catalogue, so that an HTTP client can get it in its own language
+// (Accept-Language); Msg, without Text, is the server's own words. Its fault
+// kind is fault.Internal: the service says which are the user's mistake or
+// the server's failure (PullModel, ListModels).
+
+// Kinds of model-server failure (the Code of its *fault.Error).
 const (
 	KindUnreachable   = "unreachable"
 	KindHTTP          = "http"
@@ -133,33 +140,21 @@ const (
 	KindEmpty         = "empty"
 )
 
-// Error is a model-server failure with a message for the user: Message in
-// the process's language, Text the same from the catalogue, so that an HTTP
-// client can get it in its own (Accept-Language).
-type Error struct {
-	Kind    string
-	Message string
-	Text    i18n.Message
-	Err     error
+// NewError is a model-server failure of a kind saying the catalogue message
+// key with args. cause may be nil.
+func NewError(kind string, cause error, key string, args ...any) *fault.Error {
+	return &fault.Error{Kind: fault.Internal, Code: kind, Text: i18n.M(key, args...), Err: cause}
 }
 
-// NewError is an Error saying the catalogue message key with args: Message
-// in the process's language, Text to say it again in another. cause may be nil.
-func NewError(kind string, cause error, key string, args ...any) *Error {
-	return &Error{Kind: kind, Message: i18n.T(key, args...), Text: i18n.M(key, args...), Err: cause}
+// serverError is a model-server failure of a kind in the server's own words.
+func serverError(kind string, cause error, msg string) *fault.Error {
+	return &fault.Error{Kind: fault.Internal, Code: kind, Msg: msg, Err: cause}
 }
 
-// Localized is the catalogue message (i18n.Localize).
-func (e *Error) Localized() i18n.Message { return e.Text }
-
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("%s (%v)", e.Message, e.Err)
-	}
-	return e.Message
+// unreachableError: nothing answers at baseURL.
+func unreachableError(baseURL string, cause error) *fault.Error {
+	return &fault.Error{Kind: fault.Internal, Code: KindUnreachable, Text: unreachableText(baseURL), Err: cause}
 }
-
-func (e *Error) Unwrap() error { return e.Err }
 
 // KindNoToolRole: the server refused a message with the `tool` role
 // (some chat templates know only system, user and assistant).

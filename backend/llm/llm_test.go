@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -29,10 +29,10 @@ func newModel(t *testing.T, baseURL, model string) Model {
 	return m
 }
 
-func asError(t *testing.T, err error) *Error {
+func asError(t *testing.T, err error) *fault.Error {
 	t.Helper()
-	var le *Error
-	require.True(t, errors.As(err, &le), "error %v (%T), want *llm.Error", err, err)
+	le := fault.Coded(err)
+	require.NotNil(t, le, "error %v (%T), want a model-server failure", err, err)
 	return le
 }
 
@@ -72,15 +72,15 @@ func TestUnreachableServer(t *testing.T) {
 	const base = "http://127.0.0.1:9/v1"
 	resp, err := newModel(t, base, "m").Chat(testCtx(t), Request{Messages: hi()})
 	le := asError(t, err)
-	require.Equal(t, KindUnreachable, le.Kind, "kind %q, message %q, cause %v", le.Kind, le.Message, le.Err)
-	require.True(t, strings.HasPrefix(le.Message, "Cannot reach the model server at "+base+"."), "kind %q, message %q, cause %v", le.Kind, le.Message, le.Err)
-	require.Error(t, le.Err, "kind %q, message %q, cause %v", le.Kind, le.Message, le.Err)
+	require.Equal(t, KindUnreachable, le.Code, "kind %q, message %q, cause %v", le.Code, le.Error(), le.Err)
+	require.True(t, strings.HasPrefix(le.Error(), "Cannot reach the model server at "+base+"."), "kind %q, message %q, cause %v", le.Code, le.Error(), le.Err)
+	require.Error(t, le.Err, "kind %q, message %q, cause %v", le.Code, le.Error(), le.Err)
 	require.Equal(t, "", resp.Text, "text %q", resp.Text)
 
 	_, err = NewOllama(base).Version(testCtx(t))
 	le = asError(t, err)
-	require.Equal(t, KindUnreachable, le.Kind, "ollama: kind %q, message %q", le.Kind, le.Message)
-	require.True(t, strings.HasPrefix(le.Message, "Cannot reach the model server at "+base+"."), "ollama: kind %q, message %q", le.Kind, le.Message)
+	require.Equal(t, KindUnreachable, le.Code, "ollama: kind %q, message %q", le.Code, le.Error())
+	require.True(t, strings.HasPrefix(le.Error(), "Cannot reach the model server at "+base+"."), "ollama: kind %q, message %q", le.Code, le.Error())
 }
 
 func TestModelNotFound(t *testing.T) {
@@ -93,9 +93,9 @@ func TestModelNotFound(t *testing.T) {
 			defer srv.Close()
 			_, err := newModel(t, srv.URL(), "qwen9:70b").Chat(testCtx(t), Request{Messages: hi()})
 			le := asError(t, err)
-			require.Equal(t, KindModelNotFound, le.Kind, "kind %q, message %q", le.Kind, le.Message)
-			require.Contains(t, le.Message, "The model qwen9:70b was not found on "+srv.URL(), "kind %q, message %q", le.Kind, le.Message)
-			require.Contains(t, le.Message, "ollama pull qwen9:70b", "kind %q, message %q", le.Kind, le.Message)
+			require.Equal(t, KindModelNotFound, le.Code, "kind %q, message %q", le.Code, le.Error())
+			require.Contains(t, le.Error(), "The model qwen9:70b was not found on "+srv.URL(), "kind %q, message %q", le.Code, le.Error())
+			require.Contains(t, le.Error(), "ollama pull qwen9:70b", "kind %q, message %q", le.Code, le.Error())
 		})
 	}
 }
@@ -104,8 +104,8 @@ func TestNoModelChosen(t *testing.T) {
 	m, err := NewOpenAI(Config{BaseURL: "http://127.0.0.1:9/v1"})
 	require.Nil(t, m, "model %v for an empty name", m)
 	le := asError(t, err)
-	require.Equal(t, KindModelNotFound, le.Kind, "kind %q, message %q", le.Kind, le.Message)
-	require.Contains(t, le.Message, "No model is chosen", "kind %q, message %q", le.Kind, le.Message)
+	require.Equal(t, KindModelNotFound, le.Code, "kind %q, message %q", le.Code, le.Error())
+	require.Contains(t, le.Error(), "No model is chosen", "kind %q, message %q", le.Code, le.Error())
 }
 
 func TestBaseURLNormalised(t *testing.T) {
@@ -156,8 +156,8 @@ func TestOllamaHTTPErrorIsReadable(t *testing.T) {
 	defer srv.Close()
 	err := NewOllama(srv.URL()).getJSON(testCtx(t), http.MethodPost, "/api/show", map[string]string{"model": "nope:1b"}, &struct{}{})
 	le := asError(t, err)
-	require.Equal(t, KindHTTP, le.Kind, "kind %q, message %q", le.Kind, le.Message)
-	require.Equal(t, "POST /api/show answered 404: model 'nope:1b' not found", le.Message, "kind %q, message %q", le.Kind, le.Message)
+	require.Equal(t, KindHTTP, le.Code, "kind %q, message %q", le.Code, le.Error())
+	require.Equal(t, "POST /api/show answered 404: model 'nope:1b' not found", le.Error(), "kind %q, message %q", le.Code, le.Error())
 }
 
 // rawMessage is one message of a recorded request body, as sent.
@@ -313,8 +313,8 @@ func TestStreamEndingWithoutFinishIsAnError(t *testing.T) {
 	)
 	resp, err := newModel(t, srv.URL+"/v1", "m").Chat(testCtx(t), Request{Messages: hi()})
 	le := asError(t, err)
-	require.Equal(t, KindStream, le.Kind, "kind %q, message %q", le.Kind, le.Message)
-	require.Contains(t, le.Message, "mid-answer", "kind %q, message %q", le.Kind, le.Message)
+	require.Equal(t, KindStream, le.Code, "kind %q, message %q", le.Code, le.Error())
+	require.Contains(t, le.Error(), "mid-answer", "kind %q, message %q", le.Code, le.Error())
 	require.Equal(t, "Half an answer", resp.Text, "partial text %q", resp.Text)
 }
 
@@ -329,9 +329,9 @@ func TestErrorFrameAsString(t *testing.T) {
 	srv := sseServer(t, chunk(`{"content":"Par"}`, ""), `{"error":"context length exceeded"}`, "[DONE]")
 	resp, err := newModel(t, srv.URL+"/v1", "m").Chat(testCtx(t), Request{Messages: hi()})
 	le := asError(t, err)
-	require.Equal(t, KindStream, le.Kind, "kind %q, message %q, text %q", le.Kind, le.Message, resp.Text)
-	require.Equal(t, "The model server reported an error: context length exceeded", le.Message, "kind %q, message %q, text %q", le.Kind, le.Message, resp.Text)
-	require.Equal(t, "Par", resp.Text, "kind %q, message %q, text %q", le.Kind, le.Message, resp.Text)
+	require.Equal(t, KindStream, le.Code, "kind %q, message %q, text %q", le.Code, le.Error(), resp.Text)
+	require.Equal(t, "The model server reported an error: context length exceeded", le.Error(), "kind %q, message %q, text %q", le.Code, le.Error(), resp.Text)
+	require.Equal(t, "Par", resp.Text, "kind %q, message %q, text %q", le.Code, le.Error(), resp.Text)
 }
 
 func TestStreamTeeSplitsFramesAcrossReads(t *testing.T) {

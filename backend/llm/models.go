@@ -91,7 +91,7 @@ func openAIModels(ctx context.Context, client *http.Client, baseURL, apiKey stri
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &Error{Kind: KindUnreachable, Message: unreachableMessage(baseURL), Text: unreachableText(baseURL), Err: err}
+		return nil, unreachableError(baseURL, err)
 	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))

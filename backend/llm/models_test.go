@@ -71,16 +71,16 @@ func TestListModelsSendsTheAPIKeyAndExplainsARefusal(t *testing.T) {
 
 	_, err = ListModels(testCtx(t), srv.URL(), "wrong")
 	le := asError(t, err)
-	assert.Equal(t, KindHTTP, le.Kind)
-	assert.Equal(t, "The model server at "+srv.URL()+" refused to list its models (HTTP 401: Invalid API Key). Check the API key in Settings.", le.Message)
+	assert.Equal(t, KindHTTP, le.Code)
+	assert.Equal(t, "The model server at "+srv.URL()+" refused to list its models (HTTP 401: Invalid API Key). Check the API key in Settings.", le.Error())
 }
 
 func TestListModelsOfNothingSaysItCannotBeReached(t *testing.T) {
 	base := closedPortURL(t)
 	_, err := ListModels(testCtx(t), base, "")
 	le := asError(t, err)
-	assert.Equal(t, KindUnreachable, le.Kind)
-	assert.Equal(t, "Cannot reach the model server at "+base+". Is your model server running?", le.Message)
+	assert.Equal(t, KindUnreachable, le.Code)
+	assert.Equal(t, "Cannot reach the model server at "+base+". Is your model server running?", le.Error())
 }
 
 // llama.cpp's {"error":{"code","message","type"}} is read for its message
@@ -90,11 +90,11 @@ func TestOllamaClientReadsNestedErrors(t *testing.T) {
 	defer srv.Close()
 	_, err := NewOllama(srv.URL()).Version(testCtx(t))
 	le := asError(t, err)
-	assert.Equal(t, "GET /api/version answered 404: File Not Found", le.Message)
+	assert.Equal(t, "GET /api/version answered 404: File Not Found", le.Error())
 
 	_, err = NewOllama(srv.URL()).Models(testCtx(t))
 	le = asError(t, err)
-	assert.NotContains(t, le.Message, "{")
+	assert.NotContains(t, le.Error(), "{")
 }
 
 func TestErrorText(t *testing.T) {
@@ -114,7 +114,7 @@ func TestErrorText(t *testing.T) {
 }
 
 // Pulls fail in three ways: the name (the user's to fix), the server or its
-// registry, or the connection; each is a readable *Error of its own kind.
+// registry, or the connection; each is a readable failure of its own kind (fault.Error.Code).
 func TestPullFailuresAreClassified(t *testing.T) {
 	srv := modelserver.New(modelserver.Turns(),
 		modelserver.WithPullFault("offline", modelserver.PullRegistryDown),
@@ -147,11 +147,11 @@ func TestPullFailuresAreClassified(t *testing.T) {
 			var progress []PullProgress
 			err := NewOllama(c.base).Pull(testCtx(t), c.model, func(p PullProgress) { progress = append(progress, p) })
 			le := asError(t, err)
-			assert.Equal(t, c.kind, le.Kind, le.Message)
+			assert.Equal(t, c.kind, le.Code, le.Error())
 			if c.message != "" {
-				assert.Equal(t, c.message, le.Message)
+				assert.Equal(t, c.message, le.Error())
 			}
-			assert.NotContains(t, le.Message, "{")
+			assert.NotContains(t, le.Error(), "{")
 			if c.model == "flaky" || c.model == "cut" {
 				assert.NotEmpty(t, progress, "progress before the failure")
 			}

@@ -54,7 +54,7 @@ func (o *Ollama) transportError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return &Error{Kind: KindUnreachable, Message: unreachableMessage(o.base), Text: unreachableText(o.base), Err: err}
+	return unreachableError(o.base, err)
 }
 
 // send makes a request and returns the answer whatever its status.
@@ -96,7 +96,7 @@ func (o *Ollama) do(ctx context.Context, method, path string, body any) (*http.R
 	}
 	if res.StatusCode != http.StatusOK {
 		defer res.Body.Close()
-		return nil, &Error{Kind: KindHTTP, Message: fmt.Sprintf("%s %s answered %d: %s", method, path, res.StatusCode, errorBody(res))}
+		return nil, serverError(KindHTTP, nil, fmt.Sprintf("%s %s answered %d: %s", method, path, res.StatusCode, errorBody(res)))
 	}
 	return res, nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
 
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/trace"
 )
@@ -290,7 +291,7 @@ func toLangchainMessages(msgs []Message) []llms.MessageContent {
 	return out
 }
 
-// classify turns a client error into a user-readable *Error.
+// classify turns a client error into a user-readable model-server failure.
 func (m *openAIModel) classify(err error, tee *streamTee) error {
 	if netErr := tee.transportErr(); netErr != nil {
 		err = netErr
@@ -298,8 +299,8 @@ func (m *openAIModel) classify(err error, tee *streamTee) error {
 	if status, body := tee.httpError(); status != 0 {
 		msg := serverMessage(body)
 		if status == http.StatusBadRequest && tee.thinkingSent && namesThinking(msg) {
-			return &Error{Kind: KindThinkingRefused, Err: err, Message: fmt.Sprintf(
-				"The model server refused the thinking setting (HTTP %d: %s).", status, msg)}
+			return serverError(KindThinkingRefused, err, fmt.Sprintf(
+				"The model server refused the thinking setting (HTTP %d: %s).", status, msg))
 		}
 		return m.httpError(status, msg, err)
 	}
@@ -308,7 +309,7 @@ func (m *openAIModel) classify(err error, tee *streamTee) error {
 	switch {
 	case errors.As(err, &opErr) && opErr.Op == "dial", errors.Is(err, syscall.ECONNREFUSED),
 		strings.Contains(msg, "connection refused"), strings.Contains(msg, "no such host"):
-		return &Error{Kind: KindUnreachable, Message: m.unreachable(), Text: unreachableText(m.cfg.BaseURL), Err: err}
+		return unreachableError(m.cfg.BaseURL, err)
 	case errors.Is(err, bufio.ErrTooLong), strings.Contains(msg, "token too long"):
 		// langchaingo reads SSE lines with a 64 KiB limit.
 		return NewError(KindStream, err, "llm.chunkTooLarge")
@@ -339,7 +340,7 @@ func unreachableText(baseURL string) i18n.Message {
 }
 
 // httpError explains a non-200 answer, using the server's own message.
-func (m *openAIModel) httpError(status int, serverMsg string, cause error) *Error {
+func (m *openAIModel) httpError(status int, serverMsg string, cause error) *fault.Error {
 	lower := strings.ToLower(serverMsg)
 	detail := ""
 	if serverMsg != "" {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -79,7 +80,7 @@ func TestCancelDuringSlowFirstToken(t *testing.T) {
 	began := time.Now()
 	select {
 	case r := <-out:
-		var le *Error
+		var le *fault.Error
 		require.ErrorIs(t, r.err, context.Canceled, "after cancel: %+v, %v", r.resp, r.err)
 		require.False(t, errors.As(r.err, &le), "after cancel: %+v, %v", r.resp, r.err)
 		require.Equal(t, "", r.resp.Text, "after cancel: %+v, %v", r.resp, r.err)
@@ -101,9 +102,9 @@ func TestEmptyAnswerAndSkippedErrorFrame(t *testing.T) {
 	m := newModel(t, srv.URL(), "m")
 	_, err := m.Chat(testCtx(t), Request{Messages: hi()})
 	le := asError(t, err)
-	require.Equal(t, KindEmpty, le.Kind, "kind %q, message %q", le.Kind, le.Message)
-	require.True(t, strings.HasPrefix(le.Message, "The model server returned an empty answer"), "kind %q, message %q", le.Kind, le.Message)
+	require.Equal(t, KindEmpty, le.Code, "kind %q, message %q", le.Code, le.Error())
+	require.True(t, strings.HasPrefix(le.Error(), "The model server returned an empty answer"), "kind %q, message %q", le.Code, le.Error())
 	_, err = m.Chat(testCtx(t), Request{Messages: hi()})
 	le = asError(t, err)
-	require.Contains(t, le.Message, "out of memory", "kind %q, message %q", le.Kind, le.Message)
+	require.Contains(t, le.Error(), "out of memory", "kind %q, message %q", le.Code, le.Error())
 }

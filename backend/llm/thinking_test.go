@@ -140,7 +140,7 @@ func TestThinkingOnlyIsNotAnEmptyAnswer(t *testing.T) {
 	assert.Equal(t, "", resp.Text)
 	assert.Equal(t, "Hmm, let me think about that for a long time.", resp.Reasoning)
 	_, err = m.Chat(testCtx(t), Request{Messages: hi()})
-	assert.Equal(t, KindEmpty, asError(t, err).Kind)
+	assert.Equal(t, KindEmpty, asError(t, err).Code)
 }
 
 // What langchaingo cannot send goes into the body: the thinking control at
@@ -197,12 +197,12 @@ func TestRefusedThinkLevelIsKindThinkingRefused(t *testing.T) {
 	defer srv.Close()
 	_, err := newModel(t, srv.URL(), "qwen3:8b").Chat(testCtx(t), Request{Messages: hi(), Thinking: Thinking{Effort: "low"}})
 	le := asError(t, err)
-	assert.Equal(t, KindThinkingRefused, le.Kind, "message %q", le.Message)
-	assert.Contains(t, le.Message, `think value "low" is not supported for this model`)
+	assert.Equal(t, KindThinkingRefused, le.Code, "message %q", le.Error())
+	assert.Contains(t, le.Error(), `think value "low" is not supported for this model`)
 
 	plain := sseServerStatus(t, 400, `{"error":{"message":"think about your request","type":"api_error"}}`)
 	_, err = newModel(t, plain+"/v1", "m").Chat(testCtx(t), Request{Messages: hi()})
-	assert.Equal(t, KindHTTP, asError(t, err).Kind)
+	assert.Equal(t, KindHTTP, asError(t, err).Code)
 }
 
 func sseServerStatus(t *testing.T, status int, body string) string {

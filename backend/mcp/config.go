@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/fault"
 )
 
 // ConfigFile is the name of the servers' file in the data folder.
@@ -86,8 +87,8 @@ func (c ServerConfig) secrets() []string {
 	return out
 }
 
-// Validate checks one server's configuration; its error is an
-// *InputError said in the language of the interface.
+// Validate checks one server's configuration; its error is a fault.Input
+// said in the language of the interface.
 func (c ServerConfig) Validate() error {
 	if err := c.validate(); err != nil {
 		return err
@@ -95,7 +96,7 @@ func (c ServerConfig) Validate() error {
 	return nil
 }
 
-func (c ServerConfig) validate() *InputError {
+func (c ServerConfig) validate() *fault.Error {
 	cmd, u := strings.TrimSpace(c.Command), strings.TrimSpace(c.URL)
 	switch {
 	case cmd != "" && u != "":

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/fault"
 )
 
 const secret = "s3cr3t-value-4711"
@@ -65,8 +66,7 @@ func TestPutServerValidatesAndPersists(t *testing.T) {
 		"env-on-http":           {URL: "http://h/", Env: map[string]string{"A": "b"}},
 	} {
 		_, err := h.PutServer(name, cfg)
-		var ie *InputError
-		assert.ErrorAs(t, err, &ie, "server %q", name)
+		assert.Equal(t, fault.Input, fault.KindOf(err), "server %q", name)
 	}
 	assert.Empty(t, h.Servers(), "a refused PUT changed something")
 	_, err := os.Stat(filepath.Join(h.dir, ConfigFile))
@@ -124,9 +124,8 @@ func TestToolPolicies(t *testing.T) {
 		}
 	}
 
-	var ie *InputError
 	_, err = h.SetToolPolicy("srv", "echo", "sometimes")
-	assert.ErrorAs(t, err, &ie)
+	assert.Equal(t, fault.Input, fault.KindOf(err))
 	_, err = h.SetToolPolicy("srv", "nope", api.PolicyAllow)
 	assert.ErrorIs(t, err, ErrNotFound)
 	_, err = h.SetToolPolicy("nope", "echo", api.PolicyAllow)
@@ -182,11 +181,10 @@ func TestImportAnotherHostsFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"vs"}, res.Added)
 
-	var ie *InputError
 	_, err = h.Import([]byte(`not json`))
-	assert.ErrorAs(t, err, &ie)
+	assert.Equal(t, fault.Input, fault.KindOf(err))
 	_, err = h.Import([]byte(`{"mcpServers":{}}`))
-	assert.ErrorAs(t, err, &ie)
+	assert.Equal(t, fault.Input, fault.KindOf(err))
 	assert.Len(t, h.Servers(), 4)
 }
 

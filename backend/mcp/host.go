@@ -15,43 +15,29 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
 )
 
-// Errors of the Host. InputError is a request to fix (HTTP 400).
+// Errors of the Host (*fault.Error). A bad server name, configuration or
+// policy is of kind fault.Input (HTTP 400): its text is a catalogue message
+// (Settings → Tools shows it), said again in an HTTP client's language by
+// i18n.Localize.
 var (
 	// ErrNotFound: no such server, or no such tool of the server (HTTP 404).
-	ErrNotFound = errors.New("not found")
+	ErrNotFound error = fault.Newf(fault.NotFound, "not found")
 	// ErrStopped: the host has stopped (the app is closing).
 	ErrStopped = errors.New("the MCP host has stopped")
 )
 
-// InputError is a bad server name, configuration or policy. Its text is a
-// catalogue message (Settings → Tools shows it), said again in an HTTP
-// client's language by i18n.Localize.
-type InputError struct {
-	Msg  string
-	Text i18n.Message
+func inputErr(key string, args ...any) *fault.Error {
+	return fault.New(fault.Input, i18n.M(key, args...))
 }
 
-func (e *InputError) Error() string { return e.Msg }
+// notFound is ErrNotFound said for one server or tool.
+func notFound(text i18n.Message) error { return fault.Wrap(fault.NotFound, text, ErrNotFound) }
 
-// Localized is the catalogue message.
-func (e *InputError) Localized() i18n.Message { return e.Text }
-
-func inputErr(key string, args ...any) *InputError {
-	text := i18n.M(key, args...)
-	return &InputError{Msg: text.String(), Text: text}
-}
-
-// notFoundError is ErrNotFound said for one server or tool.
-type notFoundError struct{ text i18n.Message }
-
-func (e *notFoundError) Error() string           { return e.text.String() }
-func (e *notFoundError) Localized() i18n.Message { return e.text }
-func (e *notFoundError) Is(target error) bool    { return target == ErrNotFound }
-
-func serverNotFound(name string) error { return &notFoundError{i18n.M("mcp.serverNotFound", name)} }
+func serverNotFound(name string) error { return notFound(i18n.M("mcp.serverNotFound", name)) }
 
 // Defaults of Options.
 const (
@@ -398,7 +384,7 @@ func (h *Host) SetToolPolicy(serverName, tool, policy string) (api.MCPTool, erro
 	}
 	i := slices.IndexFunc(s.tools, func(t *sdk.Tool) bool { return t.Name == tool })
 	if i < 0 {
-		return api.MCPTool{}, &notFoundError{i18n.M("mcp.toolNotFound", tool, serverName)}
+		return api.MCPTool{}, notFound(i18n.M("mcp.toolNotFound", tool, serverName))
 	}
 	cfg := s.cfg.clone()
 	if cfg.ToolPolicies == nil {
@@ -468,22 +454,13 @@ func (h *Host) Import(content []byte) (api.MCPImportResult, error) {
 	return res, nil
 }
 
-// loadError is a change refused because mcp.json could not be read.
-type loadError struct {
-	text i18n.Message
-	err  error
-}
-
-func (e *loadError) Error() string           { return e.text.String() }
-func (e *loadError) Unwrap() error           { return e.err }
-func (e *loadError) Localized() i18n.Message { return e.text }
-
 func (h *Host) writableLocked() error {
 	if h.stopped {
 		return ErrStopped
 	}
 	if h.loadErr != nil {
-		return &loadError{text: i18n.M("mcp.unreadable", ConfigFile, h.loadErr.Error()), err: h.loadErr}
+		// A change refused because mcp.json could not be read.
+		return fault.Wrap(fault.Internal, i18n.M("mcp.unreadable", ConfigFile, h.loadErr.Error()), h.loadErr)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
 
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/modelserver"
 )
@@ -75,10 +76,10 @@ func TestErrorFrameAfterPartialText(t *testing.T) {
 	const text = "Starting a long answer that the server gives up on"
 	srv := newServer(t, modelserver.Turns(modelserver.Turn{Text: text, Fault: modelserver.ErrorFrame, Body: "KV cache full"}))
 	resp, rec, err := chatRecording(t, newModel(t, srv), llm.Request{Messages: user("hi")})
-	var le *llm.Error
+	var le *fault.Error
 	require.ErrorAs(t, err, &le)
-	require.Equal(t, llm.KindStream, le.Kind, "error %v", err)
-	require.Contains(t, le.Message, "KV cache full", "error %v", err)
+	require.Equal(t, llm.KindStream, le.Code, "error %v", err)
+	require.Contains(t, le.Error(), "KV cache full", "error %v", err)
 	require.NotEmpty(t, resp.Text, "partial text, deltas %q", rec.deltas)
 	require.True(t, strings.HasPrefix(text, resp.Text), "partial %q, deltas %q", resp.Text, rec.deltas)
 	require.Less(t, len(resp.Text), len(text), "partial %q, deltas %q", resp.Text, rec.deltas)

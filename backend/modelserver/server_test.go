@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
@@ -389,10 +390,10 @@ func TestOllamaPull(t *testing.T) {
 
 	progress = nil
 	err = o.Pull(ctx, "missing-model:7b", func(p llm.PullProgress) { progress = append(progress, p) })
-	var le *llm.Error
+	var le *fault.Error
 	require.True(t, errors.As(err, &le), "pull of a missing model: %v", err)
-	require.Contains(t, le.Message, "missing-model:7b", "pull of a missing model: %v", err)
-	require.Contains(t, le.Message, "file does not exist", "pull of a missing model: %v", err)
+	require.Contains(t, le.Error(), "missing-model:7b", "pull of a missing model: %v", err)
+	require.Contains(t, le.Error(), "file does not exist", "pull of a missing model: %v", err)
 	require.Empty(t, progress, "progress for a missing model: %+v", progress)
 }
 
@@ -422,11 +423,11 @@ func TestFaultsBecomeReadableErrors(t *testing.T) {
 				req.Tools = []llm.Tool{askTool}
 			}
 			resp, rec, err := chatRecording(t, newModel(t, srv), req)
-			var le *llm.Error
-			require.True(t, errors.As(err, &le), "error %v (%T), want *llm.Error", err, err)
-			require.Equal(t, c.kind, le.Kind, "error kind %q message %q, want %q containing %q", le.Kind, le.Message, c.kind, c.message)
-			require.Contains(t, le.Message, c.message, "error kind %q message %q, want %q containing %q", le.Kind, le.Message, c.kind, c.message)
-			require.NotContains(t, le.Message, "{", "message shows raw JSON: %q", le.Message)
+			var le *fault.Error
+			require.True(t, errors.As(err, &le), "error %v (%T), want a fault.Error", err, err)
+			require.Equal(t, c.kind, le.Code, "error kind %q message %q, want %q containing %q", le.Code, le.Error(), c.kind, c.message)
+			require.Contains(t, le.Error(), c.message, "error kind %q message %q, want %q containing %q", le.Code, le.Error(), c.kind, c.message)
+			require.NotContains(t, le.Error(), "{", "message shows raw JSON: %q", le.Error())
 			if c.partial {
 				require.NotEqual(t, "", resp.Text, "partial text %q", resp.Text)
 				require.Less(t, len(resp.Text), len(partialText), "partial text %q", resp.Text)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/modelserver"
 )
@@ -24,12 +25,12 @@ func TestTextToolModes(t *testing.T) {
 	t.Cleanup(srv.Close)
 	m, err := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), Model: "small"})
 	require.NoError(t, err)
-	var le *llm.Error
+	var le *fault.Error
 
 	// Tools offered natively: 400 "does not support tools", before the script.
 	_, err = m.Chat(testCtx(t), llm.Request{Messages: user("hi"), Tools: []llm.Tool{askTool}})
 	require.True(t, errors.As(err, &le), "%v", err)
-	assert.Equal(t, llm.KindNoTools, le.Kind)
+	assert.Equal(t, llm.KindNoTools, le.Code)
 
 	// Without tools: the call written in the text, in 3-byte pieces.
 	resp, rec, err := chatRecording(t, m, llm.Request{Messages: user("hi")})
@@ -45,7 +46,7 @@ func TestTextToolModes(t *testing.T) {
 		{Role: "user", Content: "hi"}, {Role: "assistant", Content: want}, {Role: "tool", Content: "2", ToolCallID: "c1", ToolName: "calculator"},
 	}})
 	require.True(t, errors.As(err, &le), "%v", err)
-	assert.Equal(t, llm.KindNoToolRole, le.Kind)
+	assert.Equal(t, llm.KindNoToolRole, le.Code)
 	assert.Len(t, srv.Requests(), 3)
 }
 

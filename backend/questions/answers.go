@@ -3,69 +3,41 @@ package questions
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
 )
 
-// ValidationError is a user answer that breaks the rules of SPEC §1. The
-// card stays pending; the HTTP API maps it to 422. Msg is the whole text
-// (naming the question) in English; Question and Reason are its parts.
-// Text is the same from the catalogue: the user reads it in their language
-// (Error in the window's, Localized for an HTTP client's).
-type ValidationError struct {
-	Msg      string // e.g. `invalid answer to "Which database?": "Oracle" is not one of its options`
-	Question string // the question text the problem is about; "" for the whole card
-	Reason   string
-	Text     i18n.Message
-}
+// An answer that breaks the rules of SPEC §1 is a *fault.Error of kind
+// fault.Validation (the card stays pending; the HTTP API answers 422). Its
+// Text, from the catalogue, names the question; the user reads it in their
+// language.
 
-func (e *ValidationError) Error() string {
-	if e.Text.Key != "" {
-		return e.Text.String()
-	}
-	if e.Msg != "" {
-		return e.Msg
-	}
-	if e.Question == "" {
-		return "invalid answer: " + e.Reason
-	}
-	return fmt.Sprintf("invalid answer to %q: %s", e.Question, e.Reason)
-}
-
-// Localized is the catalogue message (empty for a request no user makes).
-func (e *ValidationError) Localized() i18n.Message { return e.Text }
-
-// answerErr is a ValidationError whose reason is the catalogue message key
+// answerErr is an answer's fault whose reason is the catalogue message key
 // (numbers are passed as strings: written as fmt writes them, in every
-// language, the English text as it always read).
-func answerErr(question, key string, args ...any) *ValidationError {
-	e := &ValidationError{Question: question, Reason: fmt.Sprintf(i18n.Source(key), args...)}
-	e.Msg = e.Error()
+// language, the English text as it always read). question is the question
+// the problem is about; "" for the whole card.
+func answerErr(question, key string, args ...any) error {
 	if question == "" {
-		e.Text = i18n.M("questions.answer.invalid", i18n.M(key, args...))
-	} else {
-		e.Text = i18n.M("questions.answer.invalidTo", question, i18n.M(key, args...))
+		return fault.New(fault.Validation, i18n.M("questions.answer.invalid", i18n.M(key, args...)))
 	}
-	return e
+	return fault.New(fault.Validation, i18n.M("questions.answer.invalidTo", question, i18n.M(key, args...)))
 }
 
-// protocolErr is a ValidationError only a client of the API can cause (the
+// protocolErr is an answer's fault only a client of the API can cause (the
 // window never sends it): said in English.
-func protocolErr(format string, args ...any) *ValidationError {
-	e := &ValidationError{Reason: fmt.Sprintf(format, args...)}
-	e.Msg = e.Error()
-	return e
+func protocolErr(format string, args ...any) error {
+	return fault.Newf(fault.Validation, "invalid answer: "+format, args...)
 }
 
 // ValidateAnswers checks the user's answers against the card's questions,
 // whatever the UI allowed, and returns the answer text per question: the
 // selected labels (in the order given) then the trimmed free text, joined
-// with ", ". Errors are *ValidationError.
+// with ", ". Errors are of kind fault.Validation.
 func ValidateAnswers(qs []Question, answers map[string]AnswerInput, comments string) (map[string]string, error) {
 	if n := chars(comments); n > MaxCommentsLen {
 		return nil, answerErr("", "questions.answer.commentsTooLong", strconv.Itoa(MaxCommentsLen), strconv.Itoa(n))

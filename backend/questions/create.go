@@ -28,7 +28,7 @@ type AskRequest struct {
 // conversation's rate limit (which spares an AfterUserTurn card), saves the
 // new pending card and then emits question:ask with it ("write before
 // show"). Older timed-out cards of the conversation are superseded. Its
-// errors are texts meant for the model: *InputError, *RateLimitError,
+// errors are texts meant for the model: inputErr's, *RateLimitError,
 // ErrTooManyPending, or a store failure (no event is emitted then).
 func (m *Manager) Create(ctx context.Context, req AskRequest) (*Card, error) {
 	if req.ConversationID == "" {

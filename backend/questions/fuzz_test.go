@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/parley-app/parley/backend/fault"
 )
 
 // checkLimits restates the SPEC §1 limits independently of ValidateQuestions.
@@ -96,7 +98,7 @@ func FuzzValidateAnswers(f *testing.F) {
 		}
 		got, err := ValidateAnswers(qs, answers, comments)
 		if err != nil {
-			require.IsType(t, (*ValidationError)(nil), err, "error %T is not *ValidationError", err)
+			require.Equal(t, fault.Validation, fault.KindOf(err), "error %T %v is not a fault.Validation", err, err)
 			return
 		}
 		require.LessOrEqual(t, utf8.RuneCountInString(strings.TrimSpace(comments)), 2000, "accepted comments over 2000 characters")

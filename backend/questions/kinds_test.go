@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/parley-app/parley/backend/fault"
 )
 
 var ctx = context.Background()
@@ -38,8 +40,7 @@ func TestApprovalCardLifecycle(t *testing.T) {
 	// Edited arguments that break the input schema: 422, nothing changes.
 	for _, bad := range []string{`{"path":""}`, `{"path":"/x","content":"y","extra":1}`, `{"path":3,"content":"y"}`, `[1]`, `"s"`} {
 		_, err := h.m.Respond(ctx, "conv", Response{QuestionID: c.ID, Action: ActionApprove, Arguments: json.RawMessage(bad)})
-		var ve *ValidationError
-		require.ErrorAs(t, err, &ve, bad)
+		require.Equal(t, fault.Validation, fault.KindOf(err), bad)
 		assert.Equal(t, StatusPending, statusOf(t, h.m, c.ID))
 	}
 	_, err := h.m.Respond(ctx, "conv", Response{QuestionID: c.ID, Action: ActionApprove, Arguments: json.RawMessage(`{"path":""}`)})
@@ -108,8 +109,7 @@ func TestApprovalOutcomes(t *testing.T) {
 			long[i] = 'x'
 		}
 		_, err := h.m.Respond(ctx, "conv", Response{QuestionID: c.ID, Action: ActionReject, Reason: string(long)})
-		var ve *ValidationError
-		assert.ErrorAs(t, err, &ve)
+		assert.Equal(t, fault.Validation, fault.KindOf(err))
 		assert.Equal(t, StatusPending, statusOf(t, h.m, c.ID))
 	})
 }
@@ -175,8 +175,7 @@ func TestElicitationFormValidation(t *testing.T) {
 	}
 	for name, content := range bad {
 		_, err := h.m.Respond(ctx, "conv", Response{QuestionID: c.ID, Action: ActionAccept, Content: json.RawMessage(content)})
-		var ve *ValidationError
-		assert.ErrorAs(t, err, &ve, name)
+		assert.Equal(t, fault.Validation, fault.KindOf(err), name)
 		assert.Equal(t, StatusPending, statusOf(t, h.m, c.ID), name)
 	}
 	assert.Equal(t, 1, h.store.count(), "a refused answer was saved")

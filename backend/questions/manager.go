@@ -13,15 +13,16 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/fault"
 )
 
-// Errors of the Manager; answers failing validation are *ValidationError and
-// bad tool input is *InputError.
+// Errors of the Manager (*fault.Error); answers failing validation and bad
+// tool input are of kind fault.Validation.
 var (
 	// ErrNotFound: unknown card, or a card of another conversation (HTTP 404).
-	ErrNotFound = errors.New("question not found")
+	ErrNotFound error = fault.Newf(fault.NotFound, "question not found")
 	// ErrConflict: the card is no longer pending; the first answer stands (HTTP 409).
-	ErrConflict = errors.New("question is no longer pending")
+	ErrConflict error = fault.Newf(fault.Conflict, "question is no longer pending")
 	// ErrClosed: the manager was closed (the app is shutting down). It wraps
 	// context.Canceled so callers treat it like a cancelled context.
 	ErrClosed = fmt.Errorf("question manager closed: %w", context.Canceled)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/fault"
 )
 
 func TestCreateSavesThenAsks(t *testing.T) {
@@ -116,8 +117,7 @@ func TestUnknownActionIsValidationError(t *testing.T) {
 	h := newHarness(t, nil)
 	c := h.create(t, "conv-1")
 	_, err := h.m.Respond(context.Background(), "conv-1", Response{QuestionID: c.ID, Action: "explode"})
-	var ve *ValidationError
-	require.True(t, errors.As(err, &ve), "err = %v, want *ValidationError", err)
+	require.Equal(t, fault.Validation, fault.KindOf(err), "err = %v, want a fault.Validation", err)
 	mustEqual(t, "status", statusOf(t, h.m, c.ID), StatusPending)
 }
 
@@ -321,9 +321,8 @@ func TestInvalidAnswerLeavesCardPending(t *testing.T) {
 	c := h.create(t, "conv-1")
 	saves := h.store.count()
 	_, err := h.m.Respond(context.Background(), "conv-1", submit(c.ID, "MySQL"))
-	var ve *ValidationError
-	require.True(t, errors.As(err, &ve), "err = %v, want *ValidationError naming the question", err)
-	require.Equal(t, "Which database?", ve.Question, "err = %v, want *ValidationError naming the question", err)
+	require.Equal(t, fault.Validation, fault.KindOf(err), "err = %v, want a fault.Validation naming the question", err)
+	require.Equal(t, "Which database?", fault.As(err).Text.Args[0], "err = %v, want a fault.Validation naming the question", err)
 	mustEqual(t, "status", statusOf(t, h.m, c.ID), StatusPending)
 	mustEqual(t, "saves", h.store.count(), saves)
 	mustEqual(t, "events", len(h.rec.Events()), 1)

@@ -5,28 +5,22 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
 )
 
-// InputError is a tool input the model got wrong. Its text is the tool result
-// the model receives, naming the field and the rule so it can retry, e.g.
-// "invalid input: questions[1].options must have 2-4 items (got 5)": always
-// English, as every text for the model. Text is the same message from the
-// catalogue, which an agent's person reads in their language (Localized).
-type InputError struct {
-	Field string // e.g. "questions[1].options"; "arguments" for the whole input
-	Rule  string // e.g. "must have 2-4 items (got 5)"
-	Text  i18n.Message
-}
+// A tool input the model got wrong is a *fault.Error of kind
+// fault.Validation. Its Msg is the tool result the model receives, naming
+// the field and the rule so it can retry, e.g. "invalid input:
+// questions[1].options must have 2-4 items (got 5)": always English, as
+// every text for the model. Its Text is the same message from the
+// catalogue, which an agent's person reads in their language.
 
-func (e *InputError) Error() string { return "invalid input: " + e.Field + " " + e.Rule }
-
-// Localized is the catalogue message.
-func (e *InputError) Localized() i18n.Message { return e.Text }
-
-// inputErr names the field and the rule (a catalogue key).
-func inputErr(field, rule string, args ...any) *InputError {
-	return &InputError{Field: field, Rule: fmt.Sprintf(i18n.Source(rule), args...),
+// inputErr names the field (e.g. "questions[1].options"; "arguments" for
+// the whole input) and the rule (a catalogue key).
+func inputErr(field, rule string, args ...any) error {
+	return &fault.Error{Kind: fault.Validation,
+		Msg:  "invalid input: " + field + " " + fmt.Sprintf(i18n.Source(rule), args...),
 		Text: i18n.M("questions.invalid", field, i18n.M(rule, args...))}
 }
 
@@ -36,7 +30,7 @@ func inputErr(field, rule string, args ...any) *InputError {
 // single-question form {"question","options","allowCustom","customPlaceholder"}
 // is accepted, a "questions" array sent as a JSON string is decoded, and
 // booleans sent as "true"/"false" are accepted. allowCustom defaults to true.
-// Errors are *InputError.
+// Errors are inputErr's.
 func ParseInput(raw []byte) ([]Question, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/parley-app/parley/backend/fault"
 )
 
 // q builds the JSON of one question with n options named A, B, C...
@@ -81,8 +83,7 @@ func TestParseInputErrors(t *testing.T) {
 			qs, err := ParseInput([]byte(tt.input))
 			require.Error(t, err, "ParseInput accepted %s as %+v", tt.input, qs)
 			require.EqualError(t, err, tt.want)
-			var ie *InputError
-			require.ErrorAs(t, err, &ie)
+			require.Equal(t, fault.Validation, fault.KindOf(err))
 		})
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/parley-app/parley/backend/fault"
 )
 
 // Random generation with a fixed seed, so a failure reproduces.
@@ -142,8 +144,7 @@ func TestPropertyForeignLabelRefused(t *testing.T) {
 		}
 		answers[q.Question] = a
 		_, err := ValidateAnswers(qs, answers, "")
-		var ve *ValidationError
-		require.ErrorAs(t, err, &ve, "run %d: foreign label %q for %q accepted or misreported", run, foreign, q.Question)
-		require.Equal(t, q.Question, ve.Question, "run %d: foreign label %q misreported: %v", run, foreign, err)
+		require.Equal(t, fault.Validation, fault.KindOf(err), "run %d: foreign label %q for %q accepted or misreported: %v", run, foreign, q.Question, err)
+		require.Equal(t, q.Question, fault.As(err).Text.Args[0], "run %d: foreign label %q misreported: %v", run, foreign, err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/parley-app/parley/backend/fault"
 )
 
 // LatestID is the question_id that means "the conversation's newest card".
@@ -15,7 +17,7 @@ const LatestID = "latest"
 // "latest" means the newest pending card, or else the newest late-answerable
 // (timed-out) one. Errors: ErrNotFound for an unknown card or a card of
 // another conversation (logged; nothing changes), ErrConflict when the card
-// is no longer pending (the first answer stands), *ValidationError for an
+// is no longer pending (the first answer stands), a fault.Validation for an
 // answer that breaks the rules (the card stays pending), or the store's
 // error (the card stays pending). A timed-out card accepts only a submit,
 // which makes it answered_late and calls Config.OnLateAnswer.
@@ -32,11 +34,10 @@ func (m *Manager) Respond(ctx context.Context, conversationID string, r Response
 
 	card, err := m.transition(ctx, id, ch)
 	if err != nil {
-		var ve *ValidationError
 		switch {
 		case errors.Is(err, ErrNotFound):
 			m.log().Warn("response to unknown question card refused", "conversation", conversationID, "question_id", r.QuestionID)
-		case errors.Is(err, ErrConflict), errors.As(err, &ve):
+		case errors.Is(err, ErrConflict), fault.KindOf(err) == fault.Validation:
 			m.log().Info("response to question card refused", "conversation", conversationID, "question_id", id, "err", err)
 		}
 		return nil, err

@@ -34,7 +34,7 @@ func chars(s string) int { return utf8.RuneCountInString(strings.TrimSpace(s)) }
 
 // ValidateQuestions checks questions against the limits of SPEC §1. It is run
 // on every card, whether it came from ParseInput or straight from Create.
-// Errors are *InputError naming the field (0-based indexes).
+// Errors are inputErr's, naming the field (0-based indexes).
 func ValidateQuestions(qs []Question) error {
 	if n := len(qs); n < MinQuestions || n > MaxQuestions {
 		return inputErr("questions", "questions.rule.count", MinQuestions, MaxQuestions, n)

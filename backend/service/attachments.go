@@ -12,27 +12,19 @@ import (
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/llm"
 )
 
-// AttachmentError refuses a file sent with a message: too large (HTTP 413)
-// or of a kind Parley cannot send to the model (HTTP 422). Msg names the file.
-type AttachmentError struct {
-	Msg      string
-	Text     i18n.Message // Msg from the catalogue (i18n.Localize)
-	TooLarge bool
-}
-
-// Error returns the message for the user.
-func (e *AttachmentError) Error() string { return e.Msg }
-
-// Localized is the catalogue message, if any.
-func (e *AttachmentError) Localized() i18n.Message { return e.Text }
-
-// attachmentError refuses a file with a catalogue message.
+// attachmentError refuses a file sent with a message, naming the file: too
+// large (fault.TooLarge, HTTP 413) or of a kind Parley cannot send to the
+// model (fault.Validation, HTTP 422).
 func attachmentError(text i18n.Message, tooLarge bool) error {
-	return &AttachmentError{Msg: text.String(), Text: text, TooLarge: tooLarge}
+	if tooLarge {
+		return fault.New(fault.TooLarge, text)
+	}
+	return fault.New(fault.Validation, text)
 }
 
 // imageTypes are the pictures vision models take.
@@ -50,10 +42,10 @@ func checkAttachments(atts []chat.Attachment) ([]chat.Attachment, error) {
 	for i, a := range atts {
 		a.Name = strings.TrimSpace(a.Name)
 		if a.Name == "" {
-			return nil, &AttachmentError{Msg: fmt.Sprintf("attachments[%d] has no name", i)}
+			return nil, fault.Newf(fault.Validation, "attachments[%d] has no name", i)
 		}
 		if utf8.RuneCountInString(a.Name) > 255 {
-			return nil, &AttachmentError{Msg: fmt.Sprintf("attachments[%d]: the file name is longer than 255 characters", i)}
+			return nil, fault.Newf(fault.Validation, "attachments[%d]: the file name is longer than 255 characters", i)
 		}
 		a.Size = int64(len(a.Data))
 		total += len(a.Data)
@@ -118,7 +110,7 @@ func (s *Service) checkVision(ctx context.Context, assistant, modelName string) 
 	}
 	ok, err := s.seesImages(ctx, base, apiKey, name)
 	if err != nil {
-		return &UpstreamError{Msg: userMessage(err, base), Err: err}
+		return upstreamError(userMessage(err, base), err)
 	}
 	if !ok {
 		return attachmentError(i18n.M("service.attach.noVision", name), false)

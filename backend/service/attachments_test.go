@@ -13,6 +13,7 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/modelserver"
 )
 
@@ -50,7 +51,7 @@ func TestImagesGoToAVisionModelAsImageParts(t *testing.T) {
 	// Regenerating with a model that cannot see the image is refused.
 	_, err := e.svc.Regenerate(ctx, c.ID, d.Messages[1].ID, "scripted")
 	require.Error(t, err)
-	assert.Equal(t, KindValidation, KindOf(err))
+	assert.Equal(t, fault.Validation, fault.KindOf(err))
 	assert.Contains(t, err.Error(), "The model scripted cannot read images")
 }
 
@@ -60,7 +61,7 @@ func TestImagesAreRefusedForAModelWithoutVision(t *testing.T) {
 	c, _ := e.svc.CreateConversation(ctx, "", "")
 	_, err := e.svc.Send(ctx, c.ID, SendRequest{Content: "look", Attachments: []chat.Attachment{{Name: "dot.png", MIMEType: "image/png", Data: pngBytes}}})
 	require.Error(t, err)
-	assert.Equal(t, KindValidation, KindOf(err))
+	assert.Equal(t, fault.Validation, fault.KindOf(err))
 	assert.Equal(t, `The model scripted cannot read images. Choose a vision model (with Ollama, one whose details list "vision", such as qwen2.5vl or llava), or send the message without the image.`, err.Error())
 	d, err := e.svc.GetConversation(ctx, c.ID)
 	require.NoError(t, err)
@@ -80,21 +81,21 @@ func TestAttachmentLimitsHaveClearMessages(t *testing.T) {
 	c, _ := e.svc.CreateConversation(ctx, "Limits", "")
 	for name, tc := range map[string]struct {
 		atts []chat.Attachment
-		kind Kind
+		kind fault.Kind
 		msg  string
 	}{
-		"text too large": {[]chat.Attachment{{Name: "big.txt", Data: bytes.Repeat([]byte("a"), api.MaxTextFileBytes+1)}}, KindTooLarge,
+		"text too large": {[]chat.Attachment{{Name: "big.txt", Data: bytes.Repeat([]byte("a"), api.MaxTextFileBytes+1)}}, fault.TooLarge,
 			"big.txt is 1 MB; a text file can be at most 1 MB"},
-		"binary": {[]chat.Attachment{{Name: "app.zip", MIMEType: "application/zip", Data: []byte("PK\x03\x04\x00\x00")}}, KindValidation,
+		"binary": {[]chat.Attachment{{Name: "app.zip", MIMEType: "application/zip", Data: []byte("PK\x03\x04\x00\x00")}}, fault.Validation,
 			"app.zip is neither a text file nor an image (PNG, JPEG, GIF or WebP): Parley sends text files (code, Markdown, CSV, JSON, logs) and images to the model"},
-		"fake image": {[]chat.Attachment{{Name: "x.png", MIMEType: "image/png", Data: []byte("not an image")}}, KindValidation,
+		"fake image": {[]chat.Attachment{{Name: "x.png", MIMEType: "image/png", Data: []byte("not an image")}}, fault.Validation,
 			"x.png is not a PNG, JPEG, GIF or WebP image, which is what models can read"},
-		"no name":  {[]chat.Attachment{{Data: []byte("a")}}, KindValidation, "attachments[0] has no name"},
-		"too many": {make([]chat.Attachment, api.MaxAttachments+1), KindValidation, "a message can carry at most 8 files (got 9)"},
+		"no name":  {[]chat.Attachment{{Data: []byte("a")}}, fault.Validation, "attachments[0] has no name"},
+		"too many": {make([]chat.Attachment, api.MaxAttachments+1), fault.Validation, "a message can carry at most 8 files (got 9)"},
 	} {
 		_, err := e.svc.Send(ctx, c.ID, SendRequest{Content: "files", Attachments: tc.atts})
 		if assert.Error(t, err, name) {
-			assert.Equal(t, tc.kind, KindOf(err), name)
+			assert.Equal(t, tc.kind, fault.KindOf(err), name)
 			assert.Equal(t, tc.msg, err.Error(), name)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
 )
@@ -153,13 +154,13 @@ func TestRegenerateGetsTheHistoryUpToTheUserMessage(t *testing.T) {
 	// Errors change nothing.
 	n := len(e.model.Requests())
 	_, err = e.svc.Regenerate(ctx, c.ID, d.Messages[0].ID, "")
-	assert.Equal(t, KindInput, KindOf(err), "a user message: %v", err)
+	assert.Equal(t, fault.Input, fault.KindOf(err), "a user message: %v", err)
 	_, err = e.svc.Regenerate(ctx, c.ID, "no-such-message", "")
-	assert.Equal(t, KindNotFound, KindOf(err))
+	assert.Equal(t, fault.NotFound, fault.KindOf(err))
 	_, err = e.svc.Regenerate(ctx, "no-such-conversation", firstReply.ID, "")
-	assert.Equal(t, KindNotFound, KindOf(err))
+	assert.Equal(t, fault.NotFound, fault.KindOf(err))
 	_, err = e.svc.SelectBranch(ctx, c.ID, "no-such-message")
-	assert.Equal(t, KindNotFound, KindOf(err))
+	assert.Equal(t, fault.NotFound, fault.KindOf(err))
 	after, err := e.svc.GetConversation(ctx, c.ID)
 	require.NoError(t, err)
 	assert.Equal(t, shapeOf(d.Messages), shapeOf(after.Messages))
@@ -176,11 +177,11 @@ func TestChangeAnswerForksAtTheCard(t *testing.T) {
 
 	// While the card waits, the run is active: no fork, no branch switch, no edit.
 	_, err := e.svc.ForkQuestion(ctx, c.ID, card.ID, ForkRequest{Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
-	assert.Equal(t, KindConflict, KindOf(err), "fork while pending: %v", err)
+	assert.Equal(t, fault.Conflict, fault.KindOf(err), "fork while pending: %v", err)
 	_, err = e.svc.SelectBranch(ctx, c.ID, d.Messages[0].ID)
-	assert.Equal(t, KindConflict, KindOf(err))
+	assert.Equal(t, fault.Conflict, fault.KindOf(err))
 	_, err = e.svc.Regenerate(ctx, c.ID, d.Messages[1].ID, "")
-	assert.Equal(t, KindConflict, KindOf(err))
+	assert.Equal(t, fault.Conflict, fault.KindOf(err))
 
 	_, err = e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
 		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Red"}}}})
@@ -191,12 +192,12 @@ func TestChangeAnswerForksAtTheCard(t *testing.T) {
 	// Bad answers, unknown cards: 422 and 404, nothing changes.
 	n := len(e.model.Requests())
 	_, err = e.svc.ForkQuestion(ctx, c.ID, card.ID, ForkRequest{Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Green"}}}})
-	assert.Equal(t, KindValidation, KindOf(err), "%v", err)
+	assert.Equal(t, fault.Validation, fault.KindOf(err), "%v", err)
 	_, err = e.svc.ForkQuestion(ctx, c.ID, "no-such-card", ForkRequest{})
-	assert.Equal(t, KindNotFound, KindOf(err))
+	assert.Equal(t, fault.NotFound, fault.KindOf(err))
 	other, _ := e.svc.CreateConversation(ctx, "Other", "")
 	_, err = e.svc.ForkQuestion(ctx, other.ID, card.ID, ForkRequest{Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
-	assert.Equal(t, KindNotFound, KindOf(err), "a card of another conversation")
+	assert.Equal(t, fault.NotFound, fault.KindOf(err), "a card of another conversation")
 	assert.Equal(t, n, len(e.model.Requests()))
 
 	_, err = e.svc.ForkQuestion(ctx, c.ID, card.ID, ForkRequest{Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}, Comments: "changed my mind"})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/modelserver"
 )
@@ -34,7 +35,7 @@ func TestUserFacingRefusalsSpeakTheChosenLanguage(t *testing.T) {
 	bad.BaseURL = "ftp://example.org"
 	_, err = e.svc.SaveSettings(ctx, bad)
 	require.Error(t, err)
-	assert.Equal(t, KindInput, KindOf(err))
+	assert.Equal(t, fault.Input, fault.KindOf(err))
 	assert.Equal(t, `die Basis-URL "ftp://example.org" muss eine http(s)-URL sein, etwa http://127.0.0.1:11434/v1`, err.Error())
 	assert.Equal(t, `base URL "ftp://example.org" must be an http(s) URL such as http://127.0.0.1:11434/v1`, i18n.Localize(err, i18n.English))
 	assert.Equal(t, `ベース URL "ftp://example.org" は http://127.0.0.1:11434/v1 のような http(s) の URL にしてください`, i18n.Localize(err, "ja"))
@@ -57,7 +58,7 @@ func TestUserFacingRefusalsSpeakTheChosenLanguage(t *testing.T) {
 	// A sentinel says itself in the language of the moment it is shown.
 	assert.Equal(t, "in diesem Chat läuft bereits eine Antwort", ErrRunActive.Error())
 	assert.True(t, errors.Is(errors.Join(errors.New("x"), ErrRunActive), ErrRunActive))
-	assert.Equal(t, KindConflict, KindOf(ErrRunActive))
+	assert.Equal(t, fault.Conflict, fault.KindOf(ErrRunActive))
 	i18n.SetCurrent("fr")
 	assert.Equal(t, "une réponse est déjà en cours dans cette conversation", ErrRunActive.Error())
 	assert.Equal(t, "a run is already active in this conversation", i18n.Localize(ErrRunActive, i18n.English))

@@ -15,6 +15,7 @@ import (
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/mcp"
 	"github.com/parley-app/parley/backend/mcp/mcptest"
 	"github.com/parley-app/parley/backend/modelserver"
@@ -180,9 +181,7 @@ func TestMCPFormElicitationThroughACard(t *testing.T) {
 	// Bad content: a validation error, and nothing changes.
 	_, err = e.svc.Respond(context.Background(), id, questions.Response{QuestionID: card.ID, Action: questions.ActionAccept,
 		Content: json.RawMessage(`{"name":"Ann","email":"not-an-email","integer":500}`)})
-	var ve *questions.ValidationError
-	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, KindValidation, KindOf(err))
+	require.Equal(t, fault.Validation, fault.KindOf(err), "%v", err)
 	d = e.waitState(id, chat.StateAwaitingUserResponse)
 	assert.Equal(t, questions.StatusPending, d.PendingQuestion.Status)
 
@@ -267,10 +266,10 @@ func TestMCPApprovalOfFilesystemWrites(t *testing.T) {
 		card := d.PendingQuestion
 		_, err := e.svc.Respond(ctx, id, questions.Response{QuestionID: card.ID, Action: questions.ActionApprove,
 			Arguments: json.RawMessage(`{"path":5,"content":"hello"}`)})
-		assert.Equal(t, KindValidation, KindOf(err), "%v", err)
+		assert.Equal(t, fault.Validation, fault.KindOf(err), "%v", err)
 		_, err = e.svc.Respond(ctx, id, questions.Response{QuestionID: card.ID, Action: questions.ActionApprove,
 			Arguments: json.RawMessage(`{"content":"hello"}`)})
-		assert.Equal(t, KindValidation, KindOf(err), "%v", err)
+		assert.Equal(t, fault.Validation, fault.KindOf(err), "%v", err)
 		d = e.waitState(id, chat.StateAwaitingUserResponse)
 		assert.Equal(t, questions.StatusPending, d.PendingQuestion.Status)
 		assert.NoFileExists(t, target)
@@ -371,7 +370,7 @@ func TestMCPPendingElicitationIsCancelledAtRestart(t *testing.T) {
 	// Nothing silently dropped: the tool call has that line as its result.
 	assert.Equal(t, questions.ElicitationEndedAtCloseReason, toolMessage(t, d).Content)
 	_, err = e.svc.Respond(context.Background(), id, questions.Response{QuestionID: cardID, Action: questions.ActionAccept})
-	assert.Equal(t, KindConflict, KindOf(err))
+	assert.Equal(t, fault.Conflict, fault.KindOf(err))
 }
 
 // Images an MCP tool returns travel with the tool message (shown live; the

@@ -2,13 +2,13 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"github.com/parley-app/parley/backend/i18n"
 	"strings"
 	"time"
 
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/fault"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/llm"
 )
 
@@ -55,9 +55,8 @@ func (s *Service) pickInstalledModel(base, apiKey string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	server, err := llm.ListModels(ctx, base, apiKey)
-	var le *llm.Error
 	switch {
-	case errors.As(err, &le) && le.Kind == llm.KindUnreachable:
+	case fault.CodeOf(err) == llm.KindUnreachable:
 		return "", err
 	case err != nil:
 		s.log.Warn("list models to pick one", "base_url", base, "err", err)
@@ -134,19 +133,19 @@ func (s *Service) CheckModelServer(ctx context.Context) ModelStatus {
 }
 
 // ListModels returns the models the configured server offers; an
-// unreachable server is an *UpstreamError with the message to show.
+// unreachable server is a fault.Upstream with the message to show.
 func (s *Service) ListModels(ctx context.Context) ([]ModelInfo, error) {
 	st := s.CheckModelServer(ctx)
 	if !st.Reachable {
-		return nil, &UpstreamError{Msg: st.Message, Err: st.err}
+		return nil, upstreamError(st.Message, st.err)
 	}
 	return st.Models, nil
 }
 
 // PullModel downloads an Ollama model, reporting progress as model:pull
 // events (and a last one with status "error" when it fails). A name the
-// server refuses is an *InputError, a failure of Ollama or its registry an
-// *UpstreamError.
+// server refuses is a fault.Input, a failure of Ollama or its registry a
+// fault.Upstream.
 func (s *Service) PullModel(ctx context.Context, name string) error {
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -160,23 +159,22 @@ func (s *Service) PullModel(ctx context.Context, name string) error {
 		// Whoever follows the progress events learns that it ended.
 		s.ev.Emit(events.ModelPull, events.PullFailed(name, userMessage(err, st.BaseURL)))
 	}
-	var le *llm.Error
+	le := fault.Coded(err)
 	switch {
 	case err == nil:
 		return nil
-	case !errors.As(err, &le):
+	case le == nil:
 		return fmt.Errorf("pull model %s: %w", name, err)
-	case le.Kind == llm.KindBadRequest || le.Kind == llm.KindModelNotFound:
-		return &InputError{Msg: le.Message}
+	case le.Code == llm.KindBadRequest || le.Code == llm.KindModelNotFound:
+		return inputErrorf(le.Error())
 	default:
-		return &UpstreamError{Msg: le.Message, Err: err}
+		return upstreamError(le.Error(), err)
 	}
 }
 
 func userMessage(err error, base string) string {
-	var le *llm.Error
-	if errors.As(err, &le) && le.Message != "" {
-		return le.Message
+	if le := fault.Coded(err); le != nil && le.Error() != "" {
+		return le.Error()
 	}
 	return i18n.T("service.cannotReach", base, err.Error())
 }

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/modelserver"
 )
 
@@ -145,19 +145,17 @@ func TestPullFailures(t *testing.T) {
 	e := envAt(t, srv.URL(), "", "")
 	ctx := context.Background()
 
-	var input *InputError
 	err := e.svc.PullModel(ctx, "no such model!")
-	require.ErrorAs(t, err, &input)
-	assert.Contains(t, input.Msg, `Ollama refused the model name "no such model!"`)
+	require.Equal(t, fault.Input, fault.KindOf(err), "%v", err)
+	assert.Contains(t, err.Error(), `Ollama refused the model name "no such model!"`)
 
-	var upstream *UpstreamError
 	err = e.svc.PullModel(ctx, "offline")
-	require.ErrorAs(t, err, &upstream)
-	assert.Contains(t, upstream.Msg, "Ollama could not reach its model library to download offline.")
+	require.Equal(t, fault.Upstream, fault.KindOf(err), "%v", err)
+	assert.Contains(t, err.Error(), "Ollama could not reach its model library to download offline.")
 
 	err = e.svc.PullModel(ctx, "flaky")
-	require.ErrorAs(t, err, &upstream)
-	assert.Equal(t, "Downloading flaky failed: max retries exceeded: read tcp 10.0.0.2:51234->104.21.75.227:443: read: connection reset by peer", upstream.Msg)
+	require.Equal(t, fault.Upstream, fault.KindOf(err), "%v", err)
+	assert.Equal(t, "Downloading flaky failed: max retries exceeded: read tcp 10.0.0.2:51234->104.21.75.227:443: read: connection reset by peer", err.Error())
 
 	var flaky []events.ModelPullPayload
 	for _, ev := range e.rec.Events() {
@@ -169,16 +167,15 @@ func TestPullFailures(t *testing.T) {
 	assert.Equal(t, "pulling manifest", flaky[0].Status)
 	last := flaky[len(flaky)-1]
 	assert.Equal(t, "error", last.Status)
-	assert.Equal(t, upstream.Msg, last.Error)
+	assert.Equal(t, err.Error(), last.Error)
 
 	require.NoError(t, e.svc.PullModel(ctx, "qwen3"))
 	st := e.svc.CheckModelServer(ctx)
 	assert.Contains(t, st.Models, ModelInfo{Name: "qwen3:latest", SupportsTools: true})
 
 	err = envAt(t, closedPortURL(t), "", "").svc.PullModel(ctx, "qwen3")
-	require.ErrorAs(t, err, &upstream)
-	assert.True(t, strings.HasPrefix(upstream.Msg, "Cannot reach the model server at "), upstream.Msg)
-	assert.False(t, errors.As(err, &input))
+	require.Equal(t, fault.Upstream, fault.KindOf(err), "%v", err)
+	assert.True(t, strings.HasPrefix(err.Error(), "Cannot reach the model server at "), err.Error())
 }
 
 // Issue 23: in demo mode the status also lists the configured server's

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -164,7 +163,7 @@ func fromStoreProfile(p store.Profile) assistant.Profile {
 // checkThinking refuses a thinking setting that is not one of SPEC §9's.
 func checkThinking(setting string) error {
 	if !slices.Contains(chat.ThinkingSettings, setting) {
-		return &ValueError{Msg: fmt.Sprintf(`thinking must be "auto", "off", "low", "medium" or "high" (not %q)`, setting)}
+		return valueErrorf(`thinking must be "auto", "off", "low", "medium" or "high" (not %q)`, setting)
 	}
 	return nil
 }

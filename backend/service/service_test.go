@@ -12,6 +12,7 @@ import (
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/store"
@@ -277,7 +278,7 @@ func TestProfilesExportAndImport(t *testing.T) {
 	require.Len(t, d.Messages, 2, "imported conversation %+v %v", d, err)
 	_, err = e.svc.ImportConversation(ctx, []byte(`{"format":"nope"}`))
 	require.Error(t, err, "bad import accepted")
-	require.IsType(t, &InputError{}, err, "bad import error %T %v, want *InputError", err, err)
+	require.Equal(t, fault.Input, fault.KindOf(err), "bad import error %T %v, want a fault.Input", err, err)
 }
 
 func TestPicksAnInstalledToolModelWhenNoneIsSet(t *testing.T) {

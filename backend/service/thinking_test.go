@@ -11,6 +11,7 @@ import (
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
@@ -216,7 +217,7 @@ func TestThinkingSettingOfProfileAndConversation(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "off", p.Thinking)
 	_, err = e.svc.SaveProfile(ctx, Profile{Name: "loud", Thinking: "extreme"})
-	assert.Equal(t, KindValidation, KindOf(err), "%v", err)
+	assert.Equal(t, fault.Validation, fault.KindOf(err), "%v", err)
 	profiles, err := e.svc.Profiles(ctx)
 	require.NoError(t, err)
 	for _, p := range profiles {
@@ -243,13 +244,13 @@ func TestThinkingSettingOfProfileAndConversation(t *testing.T) {
 	require.NoError(t, e.svc.SetThinking(ctx, conv.ID, "high"))
 	assert.Equal(t, "high", effort(), "the conversation's setting wins")
 	err = e.svc.SetThinking(ctx, conv.ID, "maximum")
-	assert.Equal(t, KindValidation, KindOf(err), "%v", err)
+	assert.Equal(t, fault.Validation, fault.KindOf(err), "%v", err)
 	got, err := e.svc.GetConversation(ctx, conv.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "high", got.Thinking, "a refused value changed nothing")
 	require.NoError(t, e.svc.SetThinking(ctx, conv.ID, ""))
 	assert.Equal(t, "none", effort(), "back to the profile's")
-	assert.Equal(t, KindNotFound, KindOf(e.svc.SetThinking(ctx, "missing", "off")))
+	assert.Equal(t, fault.NotFound, fault.KindOf(e.svc.SetThinking(ctx, "missing", "off")))
 
 	var changed []string
 	for _, ev := range e.rec.Events() {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,7 +20,7 @@ func TestUpdateConversationChangesAllOrNothingItChecks(t *testing.T) {
 	require.NoError(t, err)
 
 	_, err = e.svc.UpdateConversation(ctx, conv.ID, ConversationUpdate{})
-	assert.Equal(t, KindInput, KindOf(err), "an update that gives nothing")
+	assert.Equal(t, fault.Input, fault.KindOf(err), "an update that gives nothing")
 
 	title, pinned, thinking := "After", true, "maximum"
 	_, err = e.svc.UpdateConversation(ctx, conv.ID, ConversationUpdate{Title: &title, Pinned: &pinned, Thinking: &thinking})
@@ -36,5 +38,5 @@ func TestUpdateConversationChangesAllOrNothingItChecks(t *testing.T) {
 	assert.Equal(t, "high", d.Thinking)
 
 	_, err = e.svc.UpdateConversation(ctx, "missing", ConversationUpdate{Title: &title})
-	assert.Equal(t, KindNotFound, KindOf(err))
+	assert.Equal(t, fault.NotFound, fault.KindOf(err))
 }

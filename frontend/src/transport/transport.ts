@@ -195,13 +195,19 @@ export class TransportError extends Error {
   }
 }
 
-/** Turns anything thrown or rejected (Wails rejects with a string) into an Error. */
+/**
+ * Turns anything thrown or rejected into an Error. The window rejects a
+ * bound method's call with the HTTP API's error body and the HTTP status of
+ * the error's kind (`{error, kind, status}`, the Go side's fault.Reply);
+ * a string is an error without a status.
+ */
 export function toError(err: unknown): TransportError {
   if (err instanceof TransportError) return err
   if (err instanceof Error) return new TransportError(err.message || t('chat.runState.error'))
   if (typeof err === 'string') return new TransportError(err || t('chat.runState.error'))
   if (err && typeof err === 'object' && 'error' in err && typeof (err as { error: unknown }).error === 'string') {
-    return new TransportError((err as { error: string }).error)
+    const { error, status } = err as { error: string; status?: unknown }
+    return new TransportError(error || t('chat.runState.error'), typeof status === 'number' ? status : undefined)
   }
   return new TransportError(t('chat.runState.error'))
 }
