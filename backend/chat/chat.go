@@ -168,8 +168,8 @@ type Conversation struct {
 	// holds (SPEC §10); empty for the user's own chats.
 	Agent string `json:"agent,omitempty"`
 	// ProjectID is the project the conversation is in (SPEC §14); nil =
-	// none.
-	ProjectID *string   `json:"project_id"`
+	// none (the field is then left out).
+	ProjectID *string   `json:"project_id,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	// Match is set in search results: where the words were found.

@@ -209,3 +209,14 @@ func normalProject(p *chat.Project) *chat.Project {
 	}
 	return p
 }
+
+// UserConversationIDs lists the ids of every conversation but agents'
+// (SPEC §10), oldest first: what a full backup holds.
+func (s *Store) UserConversationIDs(ctx context.Context) ([]string, error) {
+	rows, err := s.readers.QueryContext(ctx, `SELECT id FROM conversations WHERE agent = '' ORDER BY seq`)
+	ids, err := column[string](rows, err)
+	if err != nil {
+		return nil, fmt.Errorf("list conversations: %w", err)
+	}
+	return ids, nil
+}

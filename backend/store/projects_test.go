@@ -13,7 +13,6 @@ import (
 	"github.com/parley-app/parley/backend/questions"
 )
 
-
 func mustProject(t testing.TB, s *Store, name string) *chat.Project {
 	t.Helper()
 	p, err := s.CreateProject(ctx, chat.Project{Name: name, Instructions: "Answer in French.", Knowledge: []string{"k1"}, Profile: "coder", Model: "m1"})
