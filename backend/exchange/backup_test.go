@@ -23,6 +23,8 @@ func TestBackupPartsRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	_, err = from.CreateConversation(ctx, "another", "default")
 	require.NoError(t, err)
+	_, _, err = from.AgentConversation(ctx, "deploy-bot")
+	require.NoError(t, err)
 
 	type note struct {
 		Text           string `json:"text"`
@@ -58,7 +60,7 @@ func TestBackupPartsRoundTrip(t *testing.T) {
 	to := newStore(t)
 	res, err := ImportBackup(ctx, to, data, BackupOptions{Parts: []BackupPart{part}})
 	require.NoError(t, err)
-	assert.Equal(t, map[string]int{"projects": 1, "conversations": 2, "notes": 1}, res.Added)
+	assert.Equal(t, map[string]int{"projects": 1, "conversations": 2, "notes": 1}, res.Added, "an agent's conversation is left out")
 	require.Len(t, restored, 1)
 	got, err := to.GetConversation(ctx, restored[0].ConversationID)
 	require.NoError(t, err, "a part's reference to a conversation holds after the restore")
@@ -87,4 +89,36 @@ func TestBackupPartsRoundTrip(t *testing.T) {
 	projects, err := empty.Projects(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, projects)
+}
+
+// A conversation's exports name its project; importing one conversation
+// puts the copy back in its project when that project exists there.
+func TestConversationExportCarriesItsProject(t *testing.T) {
+	s := newStore(t)
+	p, err := s.CreateProject(ctx, chat.Project{Name: "Zeppelin *works*"})
+	require.NoError(t, err)
+	c, err := s.CreateConversationWith(ctx, chat.Conversation{Title: "In it", Assistant: "default", ProjectID: &p.ID})
+	require.NoError(t, err)
+	md, err := ExportMarkdown(ctx, s, c.ID)
+	require.NoError(t, err)
+	assert.Contains(t, md, `Project: Zeppelin \*works\*.`)
+	data, err := ExportJSON(ctx, s, c.ID)
+	require.NoError(t, err)
+	var doc exportDoc
+	require.NoError(t, json.Unmarshal(data, &doc))
+	assert.Equal(t, "Zeppelin *works*", doc.Conversation.Project)
+	assert.Equal(t, p.ID, doc.Conversation.ProjectID)
+
+	copied, err := ImportJSON(ctx, s, data)
+	require.NoError(t, err)
+	require.NotNil(t, copied.ProjectID, "the copy stays in the project")
+	assert.Equal(t, p.ID, *copied.ProjectID)
+	elsewhere, err := ImportJSON(ctx, newStore(t), data)
+	require.NoError(t, err)
+	assert.Nil(t, elsewhere.ProjectID, "no such project there")
+
+	out := mustConversation(t, s, "Outside")
+	md, err = ExportMarkdown(ctx, s, out.ID)
+	require.NoError(t, err)
+	assert.NotContains(t, md, "Project:")
 }
