@@ -238,7 +238,7 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, d.PendingQuestion, "the card stays pending")
 	assert.Equal(t, questions.StatusPending, d.PendingQuestion.Status)
-	page, err := a.svc.ListConversations(ctx, service.DefaultPageSize, "", "")
+	page, err := a.svc.ListConversations(ctx, service.DefaultPageSize, "", "", "")
 	require.NoError(t, err)
 	assert.Len(t, page.Items, 2, "no conversation was created or imported")
 	assert.Equal(t, "system", a.svc.GetSettings().Theme)

@@ -24,14 +24,14 @@ func (c *Calls) Health() (api.Health, error) {
 	return wire(calls.Health.Do(c.ctx, c.svc, calls.None{}))
 }
 
-// ListConversations returns one page of the conversation list, pinned first then newest, optionally filtered by q.
+// ListConversations returns one page of the conversation list, pinned first then newest, optionally filtered by q and by project.
 //
 // GET /api/v1/conversations
 func (c *Calls) ListConversations(req calls.ListConversationsArgs) (service.ConversationPage, error) {
 	return wire(calls.ListConversations.Do(c.ctx, c.svc, req))
 }
 
-// CreateConversation starts an empty conversation with an optional title and assistant profile.
+// CreateConversation starts an empty conversation with an optional title, assistant profile and project.
 //
 // POST /api/v1/conversations
 func (c *Calls) CreateConversation(req calls.CreateConversationArgs) (*chat.Conversation, error) {
@@ -45,7 +45,7 @@ func (c *Calls) GetConversation(req calls.ByID) (*service.ConversationDetail, er
 	return wire(calls.GetConversation.Do(c.ctx, c.svc, req))
 }
 
-// UpdateConversation changes the title, pin, assistant profile, model, thinking setting and/or collections; returns the conversation.
+// UpdateConversation changes the title, pin, assistant profile, model, thinking setting, collections and/or project; returns the conversation.
 //
 // PATCH /api/v1/conversations/{id}
 func (c *Calls) UpdateConversation(req calls.UpdateConversationArgs) (*service.ConversationDetail, error) {
@@ -113,6 +113,55 @@ func (c *Calls) ExportConversation(req calls.ExportArgs) (api.ExportedFile, erro
 // POST /api/v1/conversations/import
 func (c *Calls) ImportConversation(req calls.ImportArgs) (*chat.Conversation, error) {
 	return wire(calls.ImportConversation.Do(c.ctx, c.svc, req))
+}
+
+// Projects returns the projects by name.
+//
+// GET /api/v1/projects
+func (c *Calls) Projects() ([]chat.Project, error) {
+	return wire(calls.Projects.Do(c.ctx, c.svc, calls.None{}))
+}
+
+// CreateProject stores a project: a name, and optionally instructions, collections, a profile and a model.
+//
+// POST /api/v1/projects
+func (c *Calls) CreateProject(req api.ProjectRequest) (*chat.Project, error) {
+	return wire(calls.CreateProject.Do(c.ctx, c.svc, req))
+}
+
+// GetProject returns one project.
+//
+// GET /api/v1/projects/{id}
+func (c *Calls) GetProject(req calls.ByID) (*chat.Project, error) {
+	return wire(calls.GetProject.Do(c.ctx, c.svc, req))
+}
+
+// UpdateProject changes the name, instructions, collections, profile and/or model of a project.
+//
+// PATCH /api/v1/projects/{id}
+func (c *Calls) UpdateProject(req calls.UpdateProjectArgs) (*chat.Project, error) {
+	return wire(calls.UpdateProject.Do(c.ctx, c.svc, req))
+}
+
+// DeleteProject deletes a project; its conversations stay, out of any project, unless with_conversations.
+//
+// DELETE /api/v1/projects/{id}
+func (c *Calls) DeleteProject(req calls.DeleteProjectArgs) (api.Deleted, error) {
+	return wire(calls.DeleteProject.Do(c.ctx, c.svc, req))
+}
+
+// ExportBackup exports every project and conversation as one JSON backup.
+//
+// GET /api/v1/export
+func (c *Calls) ExportBackup() (api.ExportedFile, error) {
+	return wire(calls.ExportBackup.Do(c.ctx, c.svc, calls.None{}))
+}
+
+// ImportBackup restores a backup; what is here already is left as it is, so importing it twice adds nothing twice.
+//
+// POST /api/v1/import
+func (c *Calls) ImportBackup(req calls.ImportBackupArgs) (api.BackupImported, error) {
+	return wire(calls.ImportBackup.Do(c.ctx, c.svc, req))
 }
 
 // PendingQuestion returns the conversation's pending card, if any.

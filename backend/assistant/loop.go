@@ -23,8 +23,11 @@ type runLoop struct {
 	ctx     context.Context
 	run     *chat.Run
 	profile Profile
-	model   llm.Model
-	state   func(string)
+	// instructions are the conversation's project's (SPEC §14): they open
+	// the system prompt.
+	instructions string
+	model        llm.Model
+	state        func(string)
 	// shutdown is set when the app closes while a card waits: the card
 	// stays pending in storage and the run is resumed after a restart, so
 	// nothing more is written.
@@ -101,6 +104,9 @@ func (l *runLoop) messages() ([]llm.Message, error) {
 	}
 	msgs := make([]llm.Message, 0, len(history)+1)
 	system := l.profile.SystemPrompt
+	if l.instructions != "" {
+		system = strings.TrimSpace(l.instructions + "\n\n" + system)
+	}
 	if mode, _ := l.text.current(); mode == ToolCallingOff {
 		if kp := l.knowledgePrompt(history); kp != "" {
 			system = strings.TrimSpace(system + "\n\n" + kp)

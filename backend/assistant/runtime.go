@@ -60,8 +60,21 @@ type Options struct {
 	// ConversationKnowledge names a conversation's; nil = no search_knowledge.
 	Knowledge             Knowledge
 	ConversationKnowledge func(ctx context.Context, conversationID string) []string
-	MaxSteps              int // model calls per run; default 12
-	Logger                *slog.Logger
+	// Project tells what a conversation's project gives its runs (SPEC
+	// §14), read when a run starts; nil = no projects.
+	Project  func(ctx context.Context, conversationID string) ProjectScope
+	MaxSteps int // model calls per run; default 12
+	Logger   *slog.Logger
+}
+
+// ProjectScope is what a conversation's project gives its runs (SPEC §14);
+// its collections come with the conversation's (ConversationKnowledge).
+type ProjectScope struct {
+	// Instructions open the system prompt, before the profile's prompt.
+	Instructions string
+	// Model answers a run that was given none (the conversation has no
+	// model of its own), instead of the profile's model.
+	Model string
 }
 
 // StateInfo is a conversation's run state (SPEC §2).
@@ -445,14 +458,21 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 		}
 	}
 
-	if req.Model != "" {
+	var scope ProjectScope
+	if r.opt.Project != nil {
+		scope = r.opt.Project(ctx, conv)
+	}
+	switch {
+	case req.Model != "":
 		// The whole run (sub-agents, statistics) uses the chosen model.
 		profile.Model = req.Model
+	case scope.Model != "":
+		profile.Model = scope.Model
 	}
 	if req.Thinking != "" {
 		profile.Thinking = req.Thinking
 	}
-	loop = &runLoop{rt: r, ctx: ctx, run: run, profile: profile, state: state, afterUserTurn: req.hasUserTurn()}
+	loop = &runLoop{rt: r, ctx: ctx, run: run, profile: profile, instructions: scope.Instructions, state: state, afterUserTurn: req.hasUserTurn()}
 	defer loop.flushStats(-1) // a run left awaiting at shutdown
 
 	// A restored card, or tool calls a crash left without results, are

@@ -30,13 +30,17 @@ type ListConversationsArgs struct {
 	Cursor string `json:"cursor,omitempty"`
 	// Q keeps the conversations whose title or messages match.
 	Q string `json:"q,omitempty"`
+	// Project keeps the conversations of that project (SPEC §14).
+	Project string `json:"project,omitempty"`
 }
 
 // CreateConversationArgs starts an empty conversation.
 type CreateConversationArgs struct {
 	Title string `json:"title,omitempty"`
-	// Assistant is the profile ("" = the default).
+	// Assistant is the profile ("" = the project's, else the default).
 	Assistant string `json:"assistant,omitempty"`
+	// ProjectID puts it in a project (SPEC §14).
+	ProjectID string `json:"project_id,omitempty"`
 }
 
 // UpdateConversationArgs changes what it gives of a conversation.
@@ -92,6 +96,24 @@ type ExportArgs struct {
 // ImportArgs is an exported conversation's JSON.
 type ImportArgs struct {
 	Data string `json:"data"`
+}
+
+// ImportBackupArgs is a full backup's JSON (SPEC §14).
+type ImportBackupArgs struct {
+	Data string `json:"data"`
+}
+
+// UpdateProjectArgs changes what it gives of a project.
+type UpdateProjectArgs struct {
+	ID string `json:"id"`
+	api.ProjectRequest
+}
+
+// DeleteProjectArgs deletes a project, and its conversations with it when
+// asked (else they stay, out of any project).
+type DeleteProjectArgs struct {
+	ID                string `json:"id"`
+	WithConversations bool   `json:"with_conversations,omitempty"`
 }
 
 // PullModelArgs names the Ollama model to download.

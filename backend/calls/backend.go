@@ -13,8 +13,8 @@ import (
 // may give a fake).
 type Backend interface {
 	Health() api.Health
-	ListConversations(ctx context.Context, limit int, cursor, query string) (service.ConversationPage, error)
-	CreateConversation(ctx context.Context, title, assistant string) (*chat.Conversation, error)
+	ListConversations(ctx context.Context, limit int, cursor, query, project string) (service.ConversationPage, error)
+	CreateConversationIn(ctx context.Context, title, assistant, projectID string) (*chat.Conversation, error)
 	GetConversation(ctx context.Context, id string) (*service.ConversationDetail, error)
 	UpdateConversation(ctx context.Context, id string, u service.ConversationUpdate) (*service.ConversationDetail, error)
 	DeleteConversation(ctx context.Context, id string) error
@@ -30,6 +30,14 @@ type Backend interface {
 	ExportConversation(ctx context.Context, id, format string) (string, error)
 	ExportFileName(ctx context.Context, id, format string) string
 	ImportConversation(ctx context.Context, data []byte) (*chat.Conversation, error)
+
+	Projects(ctx context.Context) ([]chat.Project, error)
+	Project(ctx context.Context, id string) (*chat.Project, error)
+	CreateProject(ctx context.Context, req api.ProjectRequest) (*chat.Project, error)
+	UpdateProject(ctx context.Context, id string, req api.ProjectRequest) (*chat.Project, error)
+	DeleteProject(ctx context.Context, id string, withConversations bool) error
+	ExportBackup(ctx context.Context) (string, error)
+	ImportBackup(ctx context.Context, data []byte) (api.BackupImported, error)
 
 	ListModels(ctx context.Context) ([]service.ModelInfo, error)
 	CheckModelServer(ctx context.Context) service.ModelStatus

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
@@ -26,18 +27,18 @@ var (
 
 	// Conversations (SPEC §4, §7).
 	ListConversations = declare("ListConversations", "GET /api/v1/conversations",
-		"Returns one page of the conversation list, pinned first then newest, optionally filtered by q.",
+		"Returns one page of the conversation list, pinned first then newest, optionally filtered by q and by project.",
 		func(ctx context.Context, b Backend, r ListConversationsArgs) (service.ConversationPage, error) {
 			limit := api.DefaultPageSize
 			if r.Limit != nil {
 				limit = *r.Limit
 			}
-			return b.ListConversations(ctx, limit, r.Cursor, r.Q)
-		}, Query("limit", "cursor", "q"), QueryError(service.ErrBadPageSize))
+			return b.ListConversations(ctx, limit, r.Cursor, r.Q, r.Project)
+		}, Query("limit", "cursor", "q", "project"), QueryError(service.ErrBadPageSize))
 	CreateConversation = declare("CreateConversation", "POST /api/v1/conversations",
-		"Starts an empty conversation with an optional title and assistant profile.",
+		"Starts an empty conversation with an optional title, assistant profile and project.",
 		func(ctx context.Context, b Backend, r CreateConversationArgs) (*chat.Conversation, error) {
-			return b.CreateConversation(ctx, r.Title, r.Assistant)
+			return b.CreateConversationIn(ctx, r.Title, r.Assistant, r.ProjectID)
 		}, Status(http.StatusCreated), OptionalBody())
 	GetConversation = declare("GetConversation", "GET /api/v1/conversations/{id}",
 		"Returns the conversation with its messages, run state and pending card.",
@@ -45,7 +46,7 @@ var (
 			return b.GetConversation(ctx, r.ID)
 		})
 	UpdateConversation = declare("UpdateConversation", "PATCH /api/v1/conversations/{id}",
-		"Changes the title, pin, assistant profile, model, thinking setting and/or collections; returns the conversation.",
+		"Changes the title, pin, assistant profile, model, thinking setting, collections and/or project; returns the conversation.",
 		func(ctx context.Context, b Backend, r UpdateConversationArgs) (*service.ConversationDetail, error) {
 			return b.UpdateConversation(ctx, r.ID, r.ConversationUpdate)
 		})
@@ -109,6 +110,41 @@ var (
 		func(ctx context.Context, b Backend, r ImportArgs) (*chat.Conversation, error) {
 			return b.ImportConversation(ctx, []byte(r.Data))
 		}, RawBody("data"), MaxBody(api.MaxImportBytes), Status(http.StatusCreated))
+
+	// Projects and the full backup (SPEC §14).
+	Projects = declare("Projects", "GET /api/v1/projects", "Returns the projects by name.",
+		func(ctx context.Context, b Backend, _ None) ([]chat.Project, error) { return b.Projects(ctx) })
+	CreateProject = declare("CreateProject", "POST /api/v1/projects",
+		"Stores a project: a name, and optionally instructions, collections, a profile and a model.",
+		func(ctx context.Context, b Backend, r api.ProjectRequest) (*chat.Project, error) {
+			return b.CreateProject(ctx, r)
+		}, Status(http.StatusCreated))
+	GetProject = declare("GetProject", "GET /api/v1/projects/{id}", "Returns one project.",
+		func(ctx context.Context, b Backend, r ByID) (*chat.Project, error) { return b.Project(ctx, r.ID) })
+	UpdateProject = declare("UpdateProject", "PATCH /api/v1/projects/{id}",
+		"Changes the name, instructions, collections, profile and/or model of a project.",
+		func(ctx context.Context, b Backend, r UpdateProjectArgs) (*chat.Project, error) {
+			return b.UpdateProject(ctx, r.ID, r.ProjectRequest)
+		})
+	DeleteProject = declare("DeleteProject", "DELETE /api/v1/projects/{id}",
+		"Deletes a project; its conversations stay, out of any project, unless with_conversations.",
+		func(ctx context.Context, b Backend, r DeleteProjectArgs) (api.Deleted, error) {
+			return api.Deleted{Deleted: true}, b.DeleteProject(ctx, r.ID, r.WithConversations)
+		}, Query("with_conversations"))
+	ExportBackup = declare("ExportBackup", "GET /api/v1/export",
+		"Exports every project and conversation as one JSON backup.",
+		func(ctx context.Context, b Backend, _ None) (api.ExportedFile, error) {
+			out, err := b.ExportBackup(ctx)
+			if err != nil {
+				return api.ExportedFile{}, err
+			}
+			return api.ExportedFile{Name: service.BackupFileName(time.Now()), MimeType: "application/json", Content: out}, nil
+		}, File())
+	ImportBackup = declare("ImportBackup", "POST /api/v1/import",
+		"Restores a backup; what is here already is left as it is, so importing it twice adds nothing twice.",
+		func(ctx context.Context, b Backend, r ImportBackupArgs) (api.BackupImported, error) {
+			return b.ImportBackup(ctx, []byte(r.Data))
+		}, RawBody("data"), MaxBody(api.MaxBackupBytes))
 
 	// Question cards (SPEC §2, §4).
 	PendingQuestion = declare("PendingQuestion", "GET /api/v1/conversations/{id}/pending-question",

@@ -167,11 +167,34 @@ type Conversation struct {
 	Knowledge []string `json:"knowledge,omitempty"`
 	// Agent names the agent on the machine whose cards this conversation
 	// holds (SPEC §10); empty for the user's own chats.
-	Agent     string    `json:"agent,omitempty"`
+	Agent string `json:"agent,omitempty"`
+	// ProjectID is the project the conversation is in (SPEC §14); nil =
+	// none (the field is then left out).
+	ProjectID *string   `json:"project_id,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	// Match is set in search results: where the words were found.
 	Match *SearchMatch `json:"match,omitempty"`
+}
+
+// Project gathers conversations that share instructions, collections and,
+// for new conversations, a profile and a model (SPEC §14).
+type Project struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Instructions open the system prompt of the project's conversations.
+	Instructions string `json:"instructions"`
+	// Knowledge are collection ids searched in every conversation of the
+	// project, with the conversation's own (SPEC §11).
+	Knowledge []string `json:"knowledge"`
+	// Profile, when set, is the assistant profile of conversations created
+	// in the project without one.
+	Profile string `json:"profile,omitempty"`
+	// Model, when set, answers the project's conversations that have no
+	// model of their own (before their profile's model).
+	Model     string    `json:"model,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // The marks around the matched words in a SearchMatch snippet.

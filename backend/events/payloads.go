@@ -55,8 +55,11 @@ type ConversationUpdatedPayload struct {
 	Knowledge *[]string `json:"knowledge,omitempty"`
 	Model     *string   `json:"model,omitempty"`
 	Pinned    *bool     `json:"pinned,omitempty"`
-	Thinking  *string   `json:"thinking,omitempty"`
-	Title     *string   `json:"title,omitempty"`
+	// ProjectID is the conversation's project (SPEC §14); "" = it left
+	// its project.
+	ProjectID *string `json:"project_id,omitempty"`
+	Thinking  *string `json:"thinking,omitempty"`
+	Title     *string `json:"title,omitempty"`
 }
 
 // TitleChanged is the conversation:updated payload of a new title.
@@ -93,6 +96,22 @@ func KnowledgeChanged(conversationID string, collections []string) ConversationU
 		collections = []string{}
 	}
 	return ConversationUpdatedPayload{ConversationID: conversationID, Knowledge: &collections}
+}
+
+// ProjectIDChanged is the conversation:updated payload of a conversation
+// that joined a project, or left one (projectID "").
+func ProjectIDChanged(conversationID, projectID string) ConversationUpdatedPayload {
+	return ConversationUpdatedPayload{ConversationID: conversationID, ProjectID: &projectID}
+}
+
+// ProjectChangedPayload is a project as it is now, or the id of a deleted
+// one (Project nil, Deleted set).
+type ProjectChangedPayload struct {
+	// ConversationID is always "": a project is no conversation's.
+	ConversationID string        `json:"conversationId"`
+	Deleted        bool          `json:"deleted,omitempty"`
+	ID             string        `json:"id"`
+	Project        *chat.Project `json:"project"`
 }
 
 // ConversationDeletedPayload names the deleted conversation.

@@ -24,6 +24,9 @@ func TestPayloadsMarshalLikeTheMapsTheyReplaced(t *testing.T) {
 		"unpinned":     {PinnedChanged("c1", false), map[string]any{"conversationId": "c1", "pinned": false}},
 		"assistant":    {AssistantChanged("c1", "coder"), map[string]any{"conversationId": "c1", "assistant": "coder"}},
 		"deleted":      {ConversationDeletedPayload{ConversationID: "c1"}, map[string]any{"conversationId": "c1"}},
+		"project":      {ProjectIDChanged("c1", "p1"), map[string]any{"conversationId": "c1", "project_id": "p1"}},
+		"left project": {ProjectIDChanged("c1", ""), map[string]any{"conversationId": "c1", "project_id": ""}},
+		"project gone": {ProjectChangedPayload{ID: "p1", Deleted: true}, map[string]any{"conversationId": "", "deleted": true, "id": "p1", "project": nil}},
 		"pull":         {PullProgress("qwen3", "pulling manifest", 0, 0), map[string]any{"conversationId": "", "model": "qwen3", "status": "pulling manifest", "total": int64(0), "completed": int64(0)}},
 		"pull failure": {PullFailed("qwen3", "no space"), map[string]any{"conversationId": "", "model": "qwen3", "status": "error", "error": "no space"}},
 	}

@@ -58,6 +58,11 @@ type exportConversation struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	// Thinking is the conversation's thinking setting ("" = its profile's).
 	Thinking string `json:"thinking,omitempty"`
+	// Project names the conversation's project, for people (SPEC §14);
+	// ProjectID is its id: an import puts the conversation back in that
+	// project when it exists there.
+	Project   string `json:"project,omitempty"`
+	ProjectID string `json:"project_id,omitempty"`
 }
 
 type exportMessage struct {
@@ -146,11 +151,28 @@ func (k exportCardKind) fill(c *questions.Card) {
 // ExportJSON writes the conversation with its messages, runs and cards in
 // the versioned export format ImportJSON reads.
 func ExportJSON(ctx context.Context, s *store.Store, conversationID string) ([]byte, error) {
+	doc, err := exportDocOf(ctx, s, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("export conversation %s: %w", conversationID, err)
+	}
+	return b, nil
+}
+
+// exportDocOf reads a conversation into the export format.
+func exportDocOf(ctx context.Context, s *store.Store, conversationID string) (*exportDoc, error) {
 	t, err := s.Transcript(ctx, conversationID)
 	if err != nil {
 		return nil, fmt.Errorf("export conversation %s: %w", conversationID, err)
 	}
-	doc := exportDoc{
+	project, err := projectOf(ctx, s, t)
+	if err != nil {
+		return nil, fmt.Errorf("export conversation %s: %w", conversationID, err)
+	}
+	doc := &exportDoc{
 		Format: ExportFormat, Version: ExportVersion, ExportedAt: time.Now().UTC().Round(0),
 		Conversation: &exportConversation{ID: t.Conversation.ID, Title: t.Conversation.Title, Assistant: t.Conversation.Assistant,
 			Pinned: t.Conversation.Pinned, CreatedAt: t.Conversation.CreatedAt, UpdatedAt: t.Conversation.UpdatedAt,
@@ -158,6 +180,9 @@ func ExportJSON(ctx context.Context, s *store.Store, conversationID string) ([]b
 		Messages: make([]exportMessage, 0, len(t.Messages)),
 		Runs:     make([]exportRun, 0, len(t.Runs)),
 		Cards:    make([]exportCard, 0, len(t.Cards)),
+	}
+	if project != nil {
+		doc.Conversation.Project, doc.Conversation.ProjectID = project.Name, project.ID
 	}
 	for _, m := range t.Messages {
 		em := exportMessage{ID: m.ID, RunID: m.RunID, Role: m.Role, Content: m.Content,
@@ -183,11 +208,19 @@ func ExportJSON(ctx context.Context, s *store.Store, conversationID string) ([]b
 			Questions: c.Questions, Answers: c.Answers, Comments: c.Comments, CreatedAt: c.CreatedAt,
 			ExpiresAt: c.ExpiresAt, AnsweredAt: c.AnsweredAt, exportCardKind: cardKindOf(c)})
 	}
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("export conversation %s: %w", conversationID, err)
+	return doc, nil
+}
+
+// projectOf is the transcript's conversation's project (nil: none).
+func projectOf(ctx context.Context, s *store.Store, t *store.Transcript) (*chat.Project, error) {
+	if t.Conversation.ProjectID == nil {
+		return nil, nil
 	}
-	return b, nil
+	p, err := s.Project(ctx, *t.Conversation.ProjectID)
+	if errors.Is(err, chat.ErrNotFound) { // deleted since the transcript was read
+		return nil, nil
+	}
+	return p, err
 }
 
 // ImportJSON stores an exported conversation as a new one (see
@@ -224,6 +257,9 @@ func (doc *exportDoc) transcript() *store.Transcript {
 	t := &store.Transcript{
 		Conversation: chat.Conversation{ID: src.ID, Title: src.Title, Assistant: src.Assistant, Pinned: src.Pinned,
 			CreatedAt: src.CreatedAt, UpdatedAt: src.UpdatedAt, Thinking: src.Thinking},
+	}
+	if src.ProjectID != "" {
+		t.Conversation.ProjectID = &src.ProjectID
 	}
 	for i, m := range doc.Messages {
 		msg := chat.Message{ID: m.ID, RunID: m.RunID, Role: m.Role, Content: m.Content,

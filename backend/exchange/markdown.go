@@ -24,18 +24,32 @@ func ExportMarkdown(ctx context.Context, s *store.Store, conversationID string) 
 	if err != nil {
 		return "", fmt.Errorf("export conversation %s: %w", conversationID, err)
 	}
-	return renderMarkdown(t), nil
+	project, err := projectOf(ctx, s, t)
+	if err != nil {
+		return "", fmt.Errorf("export conversation %s: %w", conversationID, err)
+	}
+	name := ""
+	if project != nil {
+		name = project.Name
+	}
+	return renderMarkdown(t, name), nil
 }
 
-func renderMarkdown(t *store.Transcript) string {
+// renderMarkdown writes the transcript; project names its project ("" =
+// none).
+func renderMarkdown(t *store.Transcript, project string) string {
 	var b strings.Builder
 	title := t.Conversation.Title
 	if title == "" {
 		title = "Untitled conversation"
 	}
 	fmt.Fprintf(&b, "# %s\n\n", escapeInline(title))
-	fmt.Fprintf(&b, "*Exported from Parley. Assistant: %s. Started %s.*\n",
-		escapeInline(orDefault(t.Conversation.Assistant, "default")), mdTime(t.Conversation.CreatedAt))
+	inProject := ""
+	if project != "" {
+		inProject = fmt.Sprintf(" Project: %s.", escapeInline(project))
+	}
+	fmt.Fprintf(&b, "*Exported from Parley.%s Assistant: %s. Started %s.*\n",
+		inProject, escapeInline(orDefault(t.Conversation.Assistant, "default")), mdTime(t.Conversation.CreatedAt))
 
 	// The visible path only (SPEC §7); cards asked on other branches are
 	// left out with them.

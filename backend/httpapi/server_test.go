@@ -38,10 +38,10 @@ type fakeBackend struct {
 	lastSent  string
 }
 
-func (f *fakeBackend) ListConversations(context.Context, int, string, string) (service.ConversationPage, error) {
+func (f *fakeBackend) ListConversations(context.Context, int, string, string, string) (service.ConversationPage, error) {
 	return service.ConversationPage{Items: []chat.Conversation{{ID: "c1", Title: "Trip"}}}, f.err
 }
-func (f *fakeBackend) CreateConversation(_ context.Context, title, _ string) (*chat.Conversation, error) {
+func (f *fakeBackend) CreateConversationIn(_ context.Context, title, _, _ string) (*chat.Conversation, error) {
 	return &chat.Conversation{ID: "c2", Title: title}, f.err
 }
 func (f *fakeBackend) GetConversation(_ context.Context, id string) (*service.ConversationDetail, error) {

@@ -14,30 +14,58 @@ import (
 	"github.com/parley-app/parley/backend/store"
 )
 
-// ListConversations returns one page, pinned first then newest. limit must
-// be 1 to MaxPageSize (callers that got none pass DefaultPageSize).
-func (s *Service) ListConversations(ctx context.Context, limit int, cursor, query string) (ConversationPage, error) {
+// ListConversations returns one page, pinned first then newest, of the
+// conversations matching query ("" = all) in project ("" = in any project
+// or none). limit must be 1 to MaxPageSize (callers that got none pass
+// DefaultPageSize).
+func (s *Service) ListConversations(ctx context.Context, limit int, cursor, query, project string) (ConversationPage, error) {
 	if limit < 1 || limit > MaxPageSize {
 		return ConversationPage{}, ErrBadPageSize
 	}
-	items, next, err := s.store.ListConversations(ctx, store.ListOptions{Limit: limit, Cursor: cursor, Query: query})
+	items, next, err := s.store.ListConversations(ctx, store.ListOptions{Limit: limit, Cursor: cursor, Query: query, Project: project})
 	if err != nil {
 		return ConversationPage{}, err
 	}
 	return ConversationPage{Items: items, NextCursor: next}, nil
 }
 
-// CreateConversation starts an empty conversation.
+// CreateConversation starts an empty conversation outside any project.
 func (s *Service) CreateConversation(ctx context.Context, title, assistant string) (*chat.Conversation, error) {
+	return s.CreateConversationIn(ctx, title, assistant, "")
+}
+
+// CreateConversationIn starts an empty conversation in a project ("" =
+// none; an unknown one is refused and nothing is stored). Without an
+// assistant, it gets the project's profile (while that profile exists),
+// else the default one. Its model stays unset: its runs use the project's
+// model (see projectScope).
+func (s *Service) CreateConversationIn(ctx context.Context, title, assistant, projectID string) (*chat.Conversation, error) {
 	title = strings.TrimSpace(title)
 	if utf8.RuneCountInString(title) > MaxTitleChars {
 		return nil, inputError(i18n.M("service.titleTooLong", MaxTitleChars))
 	}
-	assistant, err := s.checkAssistant(ctx, assistant)
-	if err != nil {
+	c := chat.Conversation{Title: title}
+	if projectID = strings.TrimSpace(projectID); projectID != "" {
+		p, err := s.checkProject(ctx, projectID)
+		if err != nil {
+			return nil, err
+		}
+		c.ProjectID = &p.ID
+		if assistant == "" && p.Profile != "" {
+			if name, err := s.checkAssistant(ctx, p.Profile); err == nil {
+				assistant = name
+			}
+		}
+	}
+	var err error
+	if c.Assistant, err = s.checkAssistant(ctx, assistant); err != nil {
 		return nil, err
 	}
-	return s.store.CreateConversation(ctx, title, assistant)
+	created, err := s.store.CreateConversationWith(ctx, c)
+	if errors.Is(err, store.ErrNoProject) { // deleted meanwhile
+		return nil, inputError(i18n.M("service.unknownProject", projectID))
+	}
+	return created, err
 }
 
 // checkAssistant returns the profile name to store ("" = the default) or an

@@ -59,13 +59,21 @@ func (k knowledgeSearch) Search(ctx context.Context, collections []string, query
 	return out, nil
 }
 
-// conversationKnowledge names the collections a conversation searches.
+// conversationKnowledge names the collections a conversation searches: its
+// own, then its project's (SPEC §14).
 func (s *Service) conversationKnowledge(ctx context.Context, id string) []string {
 	c, err := s.store.GetConversation(ctx, id)
 	if err != nil {
 		return nil
 	}
-	return c.Knowledge
+	if c.ProjectID == nil {
+		return c.Knowledge
+	}
+	p, err := s.store.Project(ctx, *c.ProjectID)
+	if err != nil {
+		return c.Knowledge
+	}
+	return append(append([]string(nil), c.Knowledge...), p.Knowledge...)
 }
 
 // Collections lists the collections.

@@ -50,4 +50,7 @@ type ConversationUpdate struct {
 	Model     *string   `json:"model,omitempty"`
 	Thinking  *string   `json:"thinking,omitempty"`
 	Knowledge *[]string `json:"knowledge,omitempty"`
+	// ProjectID puts the conversation in a project (SPEC §14); "" takes it
+	// out of its project (null is as if the field were not given).
+	ProjectID *string `json:"project_id,omitempty"`
 }

@@ -2,18 +2,24 @@ package service
 
 import (
 	"context"
+	"strings"
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/trace"
 )
 
 // UpdateConversation changes what u gives of a conversation and returns it.
-// The settings that can be refused (an unknown thinking setting,
+// The settings that can be refused (an unknown project, thinking setting,
 // collection or profile) are checked first, so that a refused change
 // changes nothing.
 func (s *Service) UpdateConversation(ctx context.Context, id string, u ConversationUpdate) (*ConversationDetail, error) {
-	if u.Title == nil && u.Pinned == nil && u.Assistant == nil && u.Model == nil && u.Thinking == nil && u.Knowledge == nil {
-		return nil, inputErrorf(`give "title", "pinned", "assistant", "model", "thinking" and/or "knowledge"`)
+	if u.Title == nil && u.Pinned == nil && u.Assistant == nil && u.Model == nil && u.Thinking == nil && u.Knowledge == nil && u.ProjectID == nil {
+		return nil, inputErrorf(`give "title", "pinned", "assistant", "model", "thinking", "knowledge" and/or "project_id"`)
+	}
+	if u.ProjectID != nil && strings.TrimSpace(*u.ProjectID) != "" {
+		if _, err := s.checkProject(ctx, strings.TrimSpace(*u.ProjectID)); err != nil {
+			return nil, err
+		}
 	}
 	steps := []struct {
 		given bool
@@ -22,6 +28,7 @@ func (s *Service) UpdateConversation(ctx context.Context, id string, u Conversat
 		{u.Thinking != nil, func() error { return s.SetThinking(ctx, id, *u.Thinking) }},
 		{u.Knowledge != nil, func() error { return s.SetConversationKnowledge(ctx, id, *u.Knowledge) }},
 		{u.Assistant != nil, func() error { return s.SetAssistant(ctx, id, *u.Assistant) }},
+		{u.ProjectID != nil, func() error { return s.SetConversationProject(ctx, id, *u.ProjectID) }},
 		{u.Model != nil, func() error { return s.SetModel(ctx, id, *u.Model) }},
 		{u.Title != nil, func() error { return s.RenameConversation(ctx, id, *u.Title) }},
 		{u.Pinned != nil, func() error { return s.SetPinned(ctx, id, *u.Pinned) }},

@@ -11,19 +11,46 @@ import (
 	"github.com/parley-app/parley/backend/chat"
 )
 
-const conversationColumns = "id, title, assistant, model, thinking, pinned, created_at, updated_at, knowledge, agent"
+const conversationColumns = "id, title, assistant, model, thinking, pinned, created_at, updated_at, knowledge, agent, project_id"
 
 // CreateConversation stores a new, empty conversation.
 func (s *Store) CreateConversation(ctx context.Context, title, assistant string) (*chat.Conversation, error) {
+	return s.CreateConversationWith(ctx, chat.Conversation{Title: title, Assistant: assistant})
+}
+
+// CreateConversationWith stores a new, empty conversation with c's title,
+// assistant, model and project (its id and times are new). A project that
+// does not exist is chat.ErrNotFound, and nothing is stored.
+func (s *Store) CreateConversationWith(ctx context.Context, c chat.Conversation) (*chat.Conversation, error) {
 	t := now()
-	c := &chat.Conversation{ID: uuid.NewString(), Title: title, Assistant: assistant, CreatedAt: t, UpdatedAt: t}
-	_, err := s.writer.ExecContext(ctx,
-		`INSERT INTO conversations (id, title, assistant, pinned, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)`,
-		c.ID, c.Title, c.Assistant, formatTime(t), formatTime(t))
+	c.ID, c.CreatedAt, c.UpdatedAt = uuid.NewString(), t, t
+	if c.ProjectID != nil && *c.ProjectID == "" {
+		c.ProjectID = nil
+	}
+	var err error
+	if c.ProjectID == nil && c.Model == "" {
+		// The columns of the first schema only: the migration tests fill
+		// older databases through this.
+		_, err = s.writer.ExecContext(ctx,
+			`INSERT INTO conversations (id, title, assistant, pinned, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)`,
+			c.ID, c.Title, c.Assistant, formatTime(t), formatTime(t))
+	} else {
+		err = s.withTx(ctx, func(tx *sql.Tx) error {
+			if c.ProjectID != nil {
+				if err := projectExists(ctx, tx, *c.ProjectID); err != nil {
+					return err
+				}
+			}
+			_, err := tx.ExecContext(ctx,
+				`INSERT INTO conversations (id, title, assistant, model, pinned, created_at, updated_at, project_id) VALUES (?, ?, ?, ?, 0, ?, ?, ?)`,
+				c.ID, c.Title, c.Assistant, c.Model, formatTime(t), formatTime(t), nullStringPtr(c.ProjectID))
+			return err
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("create conversation: %w", err)
 	}
-	return c, nil
+	return &c, nil
 }
 
 // GetConversation loads one conversation; chat.ErrNotFound when missing.
@@ -102,9 +129,12 @@ func checkUpdated(res sql.Result, err error, what, id string) error {
 func scanConversation(sc scanner) (chat.Conversation, error) {
 	var c chat.Conversation
 	var created, updated string
-	var knowledge sql.NullString
-	if err := sc.Scan(&c.ID, &c.Title, &c.Assistant, &c.Model, &c.Thinking, &c.Pinned, &created, &updated, &knowledge, &c.Agent); err != nil {
+	var knowledge, project sql.NullString
+	if err := sc.Scan(&c.ID, &c.Title, &c.Assistant, &c.Model, &c.Thinking, &c.Pinned, &created, &updated, &knowledge, &c.Agent, &project); err != nil {
 		return c, err
+	}
+	if project.Valid {
+		c.ProjectID = &project.String
 	}
 	var err error
 	if c.Knowledge, err = decodeIDs(knowledge); err != nil {

@@ -31,6 +31,8 @@ type ListOptions struct {
 	// message text has every word of it (word prefixes match, case and
 	// accents are ignored).
 	Query string
+	// Project, when set, keeps the conversations of that project (SPEC §14).
+	Project string
 }
 
 // listCursor is the sort key of the last row of a page (keyset paging: a
@@ -85,6 +87,10 @@ func (s *Store) ListConversations(ctx context.Context, opt ListOptions) ([]chat.
 		// All three keys sort descending, so "after" is a row-value "less than".
 		where = append(where, "(pinned, updated_at, id) < (?, ?, ?)")
 		args = append(args, cur.Pinned, cur.UpdatedAt, cur.ID)
+	}
+	if opt.Project != "" {
+		where = append(where, "project_id = ?")
+		args = append(args, opt.Project)
 	}
 	if strings.TrimSpace(opt.Query) != "" {
 		match := matchExpression(opt.Query)

@@ -95,32 +95,95 @@ func (s *Store) Transcript(ctx context.Context, id string) (*Transcript, error) 
 // copy ("Title (imported)", see importTitle), links between rows are kept,
 // and work that was live when exported is ended (pending cards become
 // cancelled, running runs interrupted) since nothing waits on it here. It is
-// written in one transaction: a failed import writes nothing.
+// written in one transaction: a failed import writes nothing. The
+// conversation stays in its project when that project exists here.
 func (s *Store) ImportTranscript(ctx context.Context, t *Transcript) (*chat.Conversation, error) {
-	// Old id -> new id, for runs (messages, cards and resumed_from link to them).
-	runIDs := map[string]string{}
-	newRunID := func(old string) string {
-		if old == "" {
-			return ""
+	c, _, err := s.importTranscript(ctx, t, false)
+	return c, err
+}
+
+// RestoreTranscript stores a transcript from a full backup (SPEC §14) as it
+// was: under its own ids and title, unless a conversation with its id is
+// here already, which is then left as it is (added is false and the
+// conversation nil): restoring the same backup twice adds nothing twice.
+// A message, run or card id taken by another conversation gets a new one.
+// Live work is ended as ImportTranscript does; it is one transaction too.
+func (s *Store) RestoreTranscript(ctx context.Context, t *Transcript) (c *chat.Conversation, added bool, err error) {
+	return s.importTranscript(ctx, t, true)
+}
+
+// importIDs gives an imported row its id: a new one, or (keep) its own
+// while no row of the table has it.
+type importIDs struct {
+	ctx  context.Context
+	tx   *sql.Tx
+	keep bool
+	err  error
+}
+
+func (ids *importIDs) id(table, old string) string {
+	if ids.keep && old != "" && ids.err == nil {
+		var taken bool
+		ids.err = ids.tx.QueryRowContext(ids.ctx, `SELECT EXISTS(SELECT 1 FROM `+table+` WHERE id = ?)`, old).Scan(&taken)
+		if !taken {
+			return old
 		}
-		if id, ok := runIDs[old]; ok {
-			return id
-		}
-		runIDs[old] = uuid.NewString()
-		return runIDs[old]
 	}
+	return uuid.NewString()
+}
+
+func (s *Store) importTranscript(ctx context.Context, t *Transcript, restore bool) (*chat.Conversation, bool, error) {
 	src := t.Conversation
 	conv := &chat.Conversation{ID: uuid.NewString(), Title: src.Title, Assistant: src.Assistant, Model: src.Model, Thinking: src.Thinking, Pinned: src.Pinned,
 		CreatedAt: src.CreatedAt.UTC(), UpdatedAt: src.UpdatedAt.UTC()}
-
+	if restore {
+		if src.ID == "" {
+			return nil, false, errors.New("restore conversation: no id")
+		}
+		conv.ID = src.ID
+	}
+	skipped := false
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if conv.Title, err = importTitle(ctx, tx, src.Title); err != nil {
-			return fmt.Errorf("conversation: %w", err)
+		ids := &importIDs{ctx: ctx, tx: tx, keep: restore}
+		// Old id -> new id, for runs (messages, cards and resumed_from link to them).
+		runIDs := map[string]string{}
+		newRunID := func(old string) string {
+			if old == "" {
+				return ""
+			}
+			if id, ok := runIDs[old]; ok {
+				return id
+			}
+			runIDs[old] = ids.id("runs", old)
+			return runIDs[old]
+		}
+		if restore {
+			var taken bool
+			if err := tx.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM conversations WHERE id = ?)`, conv.ID).Scan(&taken); err != nil {
+				return fmt.Errorf("conversation: %w", err)
+			}
+			if taken {
+				skipped = true
+				return nil
+			}
+		} else {
+			var err error
+			if conv.Title, err = importTitle(ctx, tx, src.Title); err != nil {
+				return fmt.Errorf("conversation: %w", err)
+			}
+		}
+		if src.ProjectID != nil && *src.ProjectID != "" {
+			switch err := projectExists(ctx, tx, *src.ProjectID); {
+			case err == nil:
+				conv.ProjectID = src.ProjectID
+			case !errors.Is(err, ErrNoProject):
+				return fmt.Errorf("conversation: %w", err)
+			}
 		}
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO conversations (id, title, assistant, model, thinking, pinned, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			conv.ID, conv.Title, conv.Assistant, conv.Model, conv.Thinking, conv.Pinned, formatTime(conv.CreatedAt), formatTime(conv.UpdatedAt)); err != nil {
+			`INSERT INTO conversations (id, title, assistant, model, thinking, pinned, created_at, updated_at, project_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			conv.ID, conv.Title, conv.Assistant, conv.Model, conv.Thinking, conv.Pinned, formatTime(conv.CreatedAt), formatTime(conv.UpdatedAt),
+			nullStringPtr(conv.ProjectID)); err != nil {
 			return fmt.Errorf("conversation: %w", err)
 		}
 		msgIDs := map[string]string{} // old id -> new id
@@ -132,10 +195,13 @@ func (s *Store) ImportTranscript(ctx context.Context, t *Transcript) (*chat.Conv
 					return fmt.Errorf("messages[%d]: parent %q is not an earlier message", i, m.ParentID)
 				}
 			}
-			msg := &chat.Message{ID: uuid.NewString(), ConversationID: conv.ID, RunID: newRunID(m.RunID), Role: m.Role,
+			msg := &chat.Message{ID: ids.id("messages", m.ID), ConversationID: conv.ID, RunID: newRunID(m.RunID), Role: m.Role,
 				Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName, CreatedAt: m.CreatedAt,
 				ParentID: parent, Attachments: m.Attachments, Stats: m.Stats, Sources: m.Sources,
 				Reasoning: m.Reasoning, ReasoningMs: m.ReasoningMs, ReasoningSource: m.ReasoningSource}
+			if ids.err != nil {
+				return fmt.Errorf("messages[%d]: %w", i, ids.err)
+			}
 			if err := insertMessage(ctx, tx, msg); err != nil {
 				return fmt.Errorf("messages[%d]: %w", i, err)
 			}
@@ -152,18 +218,24 @@ func (s *Store) ImportTranscript(ctx context.Context, t *Transcript) (*chat.Conv
 			if isLiveRunStatus(run.Status) || run.Status == chat.RunAwaiting {
 				run.Status = chat.RunInterrupted
 			}
+			if ids.err != nil {
+				return fmt.Errorf("runs[%d]: %w", i, ids.err)
+			}
 			if err := upsertRun(ctx, tx, run); err != nil {
 				return fmt.Errorf("runs[%d]: %w", i, err)
 			}
 		}
 		for i, c := range t.Cards {
-			// Every field travels (approval and elicitation ones too); ids are new.
+			// Every field travels (approval and elicitation ones too).
 			cp := *c
 			card := &cp
-			card.ID, card.ConversationID, card.RunID = uuid.NewString(), conv.ID, newRunID(c.RunID)
+			card.ID, card.ConversationID, card.RunID = ids.id("cards", c.ID), conv.ID, newRunID(c.RunID)
 			card.FillKind()
 			if card.Status == questions.StatusPending {
 				card.Status = questions.StatusCancelled
+			}
+			if ids.err != nil {
+				return fmt.Errorf("cards[%d]: %w", i, ids.err)
 			}
 			if err := upsertCard(ctx, tx, card); err != nil {
 				return fmt.Errorf("cards[%d]: %w", i, err)
@@ -172,9 +244,12 @@ func (s *Store) ImportTranscript(ctx context.Context, t *Transcript) (*chat.Conv
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("import conversation: %w", err)
+		return nil, false, fmt.Errorf("import conversation: %w", err)
 	}
-	return conv, nil
+	if skipped {
+		return nil, false, nil
+	}
+	return conv, true, nil
 }
 
 // importBranches stores the imported tree's branch choices and leaf (the

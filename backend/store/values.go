@@ -33,6 +33,14 @@ func nullString(s string) any {
 	return s
 }
 
+// nullStringPtr stores nil and "" as NULL.
+func nullStringPtr(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return nullString(*s)
+}
+
 // nullTime stores nil as NULL.
 func nullTime(t *time.Time) any {
 	if t == nil {

@@ -55,6 +55,10 @@ var Wire = Registry{
 		{Name: "Source", Go: typeOf[chat.Source]()},
 		{Name: "Message", Go: typeOf[chat.Message](), Fields: map[string]string{"role": "Role"}},
 		{Name: "Conversation", Go: typeOf[chat.Conversation]()},
+		// Projects and the full backup (SPEC §14).
+		{Name: "Project", Go: typeOf[chat.Project]()},
+		{Name: "ProjectRequest", Go: typeOf[api.ProjectRequest]()},
+		{Name: "BackupImported", Go: typeOf[api.BackupImported]()},
 		{Name: "ConversationDetail", Go: typeOf[service.ConversationDetail](), Fields: map[string]string{"state": "RunState"}},
 		{Name: "ConversationPage", Go: typeOf[service.ConversationPage]()},
 		{Name: "RunStarted", Go: typeOf[api.RunStarted]()},
@@ -107,6 +111,7 @@ var Wire = Registry{
 		{Name: "ConversationDeletedEvent", Go: typeOf[events.ConversationDeletedPayload]()},
 		{Name: "ModelPullEvent", Go: typeOf[events.ModelPullPayload]()},
 		{Name: "AgentNoticeEvent", Go: typeOf[events.AgentNoticePayload]()},
+		{Name: "ProjectChangedEvent", Go: typeOf[events.ProjectChangedPayload]()},
 	},
 	Events: []Event{
 		{Name: events.ConversationState, Payload: typeOf[assistant.StateInfo]()},
@@ -122,6 +127,7 @@ var Wire = Registry{
 		{Name: events.MCPServer, Payload: typeOf[api.MCPServer]()},
 		{Name: events.KnowledgeProgress, Payload: typeOf[api.KnowledgeProgress]()},
 		{Name: events.AgentNotice, Payload: typeOf[events.AgentNoticePayload]()},
+		{Name: events.ProjectChanged, Payload: typeOf[events.ProjectChangedPayload]()},
 	},
 	Consts: []Const{
 		{Name: "ASK_TOOL", Value: questions.ToolName},
@@ -159,6 +165,9 @@ var Wire = Registry{
 		{"maxCollectionName", api.MaxCollectionName},
 		{"maxAgentContextChars", api.MaxAgentContextChars},
 		{"maxAgentNameChars", api.MaxAgentNameChars},
+		{"maxProjectName", api.MaxProjectName},
+		{"maxProjectInstructions", api.MaxProjectInstructions},
+		{"maxBackupBytes", api.MaxBackupBytes},
 	},
 }
 

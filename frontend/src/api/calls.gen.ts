@@ -27,13 +27,13 @@ export interface CallSpec {
 export interface Calls {
   /** Says the backend answers, its version, and whether the card trace is on. (GET /api/v1/health) */
   health(): Promise<W.Health>
-  /** Returns one page of the conversation list, pinned first then newest, optionally filtered by q. (GET /api/v1/conversations) */
+  /** Returns one page of the conversation list, pinned first then newest, optionally filtered by q and by project. (GET /api/v1/conversations) */
   listConversations(req: W.ListConversationsArgs): Promise<W.ConversationPage>
-  /** Starts an empty conversation with an optional title and assistant profile. (POST /api/v1/conversations) */
+  /** Starts an empty conversation with an optional title, assistant profile and project. (POST /api/v1/conversations) */
   createConversation(req: W.CreateConversationArgs): Promise<W.Conversation>
   /** Returns the conversation with its messages, run state and pending card. (GET /api/v1/conversations/{id}) */
   getConversation(req: W.ByID): Promise<W.ConversationDetail>
-  /** Changes the title, pin, assistant profile, model, thinking setting and/or collections; returns the conversation. (PATCH /api/v1/conversations/{id}) */
+  /** Changes the title, pin, assistant profile, model, thinking setting, collections and/or project; returns the conversation. (PATCH /api/v1/conversations/{id}) */
   updateConversation(req: W.UpdateConversationArgs): Promise<W.ConversationDetail>
   /** Stops the conversation's run, cancels its cards and deletes it. (DELETE /api/v1/conversations/{id}) */
   deleteConversation(req: W.ByID): Promise<W.Deleted>
@@ -53,6 +53,20 @@ export interface Calls {
   exportConversation(req: W.ExportArgs): Promise<W.ExportedFile>
   /** Adds a conversation exported as JSON, with new ids. (POST /api/v1/conversations/import) */
   importConversation(req: W.ImportArgs): Promise<W.Conversation>
+  /** Returns the projects by name. (GET /api/v1/projects) */
+  projects(): Promise<W.Project[]>
+  /** Stores a project: a name, and optionally instructions, collections, a profile and a model. (POST /api/v1/projects) */
+  createProject(req: W.ProjectRequest): Promise<W.Project>
+  /** Returns one project. (GET /api/v1/projects/{id}) */
+  getProject(req: W.ByID): Promise<W.Project>
+  /** Changes the name, instructions, collections, profile and/or model of a project. (PATCH /api/v1/projects/{id}) */
+  updateProject(req: W.UpdateProjectArgs): Promise<W.Project>
+  /** Deletes a project; its conversations stay, out of any project, unless with_conversations. (DELETE /api/v1/projects/{id}) */
+  deleteProject(req: W.DeleteProjectArgs): Promise<W.Deleted>
+  /** Exports every project and conversation as one JSON backup. (GET /api/v1/export) */
+  exportBackup(): Promise<W.ExportedFile>
+  /** Restores a backup; what is here already is left as it is, so importing it twice adds nothing twice. (POST /api/v1/import) */
+  importBackup(req: W.ImportBackupArgs): Promise<W.BackupImported>
   /** Returns the conversation's pending card, if any. (GET /api/v1/conversations/{id}/pending-question) */
   pendingQuestion(req: W.ByID): Promise<W.PendingQuestionState>
   /** Answers, skips, declines or cancels the conversation's pending card; returns the card. (POST /api/v1/conversations/{id}/respond) */
@@ -127,7 +141,7 @@ export type CallName = keyof Calls
 
 export const CALLS: { readonly [K in CallName]: CallSpec } = {
   health: { binding: 'Health', method: 'GET', path: '/api/v1/health', query: [], body: 'none', noRequest: true },
-  listConversations: { binding: 'ListConversations', method: 'GET', path: '/api/v1/conversations', query: ['limit', 'cursor', 'q'], body: 'none' },
+  listConversations: { binding: 'ListConversations', method: 'GET', path: '/api/v1/conversations', query: ['limit', 'cursor', 'q', 'project'], body: 'none' },
   createConversation: { binding: 'CreateConversation', method: 'POST', path: '/api/v1/conversations', query: [], body: 'json' },
   getConversation: { binding: 'GetConversation', method: 'GET', path: '/api/v1/conversations/{id}', query: [], body: 'none' },
   updateConversation: { binding: 'UpdateConversation', method: 'PATCH', path: '/api/v1/conversations/{id}', query: [], body: 'json' },
@@ -140,6 +154,13 @@ export const CALLS: { readonly [K in CallName]: CallSpec } = {
   cancel: { binding: 'Cancel', method: 'POST', path: '/api/v1/conversations/{id}/cancel', query: [], body: 'none' },
   exportConversation: { binding: 'ExportConversation', method: 'GET', path: '/api/v1/conversations/{id}/export', query: ['format'], body: 'none', file: true },
   importConversation: { binding: 'ImportConversation', method: 'POST', path: '/api/v1/conversations/import', query: [], body: 'raw', raw: 'data' },
+  projects: { binding: 'Projects', method: 'GET', path: '/api/v1/projects', query: [], body: 'none', noRequest: true },
+  createProject: { binding: 'CreateProject', method: 'POST', path: '/api/v1/projects', query: [], body: 'json' },
+  getProject: { binding: 'GetProject', method: 'GET', path: '/api/v1/projects/{id}', query: [], body: 'none' },
+  updateProject: { binding: 'UpdateProject', method: 'PATCH', path: '/api/v1/projects/{id}', query: [], body: 'json' },
+  deleteProject: { binding: 'DeleteProject', method: 'DELETE', path: '/api/v1/projects/{id}', query: ['with_conversations'], body: 'none' },
+  exportBackup: { binding: 'ExportBackup', method: 'GET', path: '/api/v1/export', query: [], body: 'none', file: true, noRequest: true },
+  importBackup: { binding: 'ImportBackup', method: 'POST', path: '/api/v1/import', query: [], body: 'raw', raw: 'data' },
   pendingQuestion: { binding: 'PendingQuestion', method: 'GET', path: '/api/v1/conversations/{id}/pending-question', query: [], body: 'none' },
   respond: { binding: 'Respond', method: 'POST', path: '/api/v1/conversations/{id}/respond', query: [], body: 'json' },
   conversationQuestions: { binding: 'ConversationQuestions', method: 'GET', path: '/api/v1/conversations/{id}/questions', query: [], body: 'none' },

@@ -182,9 +182,34 @@ export interface Conversation {
   pinned: boolean
   knowledge?: string[]
   agent?: string
+  project_id?: string
   created_at: string
   updated_at: string
   match?: SearchMatch
+}
+
+export interface Project {
+  id: string
+  name: string
+  instructions: string
+  knowledge: string[]
+  profile?: string
+  model?: string
+  created_at: string
+  updated_at: string
+}
+
+export interface ProjectRequest {
+  name?: string
+  instructions?: string
+  knowledge?: string[]
+  profile?: string
+  model?: string
+}
+
+export interface BackupImported {
+  added: Record<string, number>
+  skipped: Record<string, number>
 }
 
 export interface ConversationDetail {
@@ -196,6 +221,7 @@ export interface ConversationDetail {
   pinned: boolean
   knowledge?: string[]
   agent?: string
+  project_id?: string
   created_at: string
   updated_at: string
   match?: SearchMatch
@@ -499,6 +525,7 @@ export interface ConversationUpdatedEvent {
   knowledge?: string[]
   model?: string
   pinned?: boolean
+  project_id?: string
   thinking?: string
   title?: string
 }
@@ -523,15 +550,24 @@ export interface AgentNoticeEvent {
   level: string
 }
 
+export interface ProjectChangedEvent {
+  conversationId: string
+  deleted?: boolean
+  id: string
+  project: Project | null
+}
+
 export interface ListConversationsArgs {
   limit?: number
   cursor?: string
   q?: string
+  project?: string
 }
 
 export interface CreateConversationArgs {
   title?: string
   assistant?: string
+  project_id?: string
 }
 
 export interface ByID {
@@ -545,6 +581,7 @@ export interface ConversationUpdate {
   model?: string
   thinking?: string
   knowledge?: string[]
+  project_id?: string
 }
 
 export interface UpdateConversationArgs {
@@ -555,6 +592,7 @@ export interface UpdateConversationArgs {
   model?: string
   thinking?: string
   knowledge?: string[]
+  project_id?: string
 }
 
 export interface Deleted {
@@ -602,6 +640,24 @@ export interface ExportedFile {
 }
 
 export interface ImportArgs {
+  data: string
+}
+
+export interface UpdateProjectArgs {
+  id: string
+  name?: string
+  instructions?: string
+  knowledge?: string[]
+  profile?: string
+  model?: string
+}
+
+export interface DeleteProjectArgs {
+  id: string
+  with_conversations?: boolean
+}
+
+export interface ImportBackupArgs {
   data: string
 }
 
@@ -720,11 +776,12 @@ export interface EventPayloads {
   'mcp:server': MCPServer
   'knowledge:progress': KnowledgeProgressEvent
   'agent:notice': AgentNoticeEvent
+  'project:changed': ProjectChangedEvent
 }
 
 export type ServerEventName = keyof EventPayloads
 
-export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server', 'knowledge:progress', 'agent:notice']
+export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server', 'knowledge:progress', 'agent:notice', 'project:changed']
 
 export const ASK_TOOL = 'ask_user_question'
 
@@ -761,4 +818,7 @@ export const LIMITS = {
   maxCollectionName: 80,
   maxAgentContextChars: 20000,
   maxAgentNameChars: 64,
+  maxProjectName: 80,
+  maxProjectInstructions: 20000,
+  maxBackupBytes: 268435456,
 } as const

@@ -86,6 +86,20 @@ export namespace api {
 	        this.dataDir = source["dataDir"];
 	    }
 	}
+	export class BackupImported {
+	    added: Record<string, number>;
+	    skipped: Record<string, number>;
+	
+	    static createFrom(source: any = {}) {
+	        return new BackupImported(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.added = source["added"];
+	        this.skipped = source["skipped"];
+	    }
+	}
 	export class KnowledgeFileError {
 	    path: string;
 	    error: string;
@@ -374,6 +388,26 @@ export namespace api {
 	        this.ok = source["ok"];
 	    }
 	}
+	export class ProjectRequest {
+	    name?: string;
+	    instructions?: string;
+	    knowledge?: string[];
+	    profile?: string;
+	    model?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProjectRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.instructions = source["instructions"];
+	        this.knowledge = source["knowledge"];
+	        this.profile = source["profile"];
+	        this.model = source["model"];
+	    }
+	}
 	export class PullDone {
 	    status: string;
 	
@@ -483,6 +517,7 @@ export namespace calls {
 	export class CreateConversationArgs {
 	    title?: string;
 	    assistant?: string;
+	    project_id?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new CreateConversationArgs(source);
@@ -492,6 +527,21 @@ export namespace calls {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.title = source["title"];
 	        this.assistant = source["assistant"];
+	        this.project_id = source["project_id"];
+	    }
+	}
+	export class DeleteProjectArgs {
+	    id: string;
+	    with_conversations?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new DeleteProjectArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.with_conversations = source["with_conversations"];
 	    }
 	}
 	export class ExportArgs {
@@ -556,6 +606,18 @@ export namespace calls {
 	        this.data = source["data"];
 	    }
 	}
+	export class ImportBackupArgs {
+	    data: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportBackupArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.data = source["data"];
+	    }
+	}
 	export class ImportMCPConfigArgs {
 	    content: string;
 	
@@ -572,6 +634,7 @@ export namespace calls {
 	    limit?: number;
 	    cursor?: string;
 	    q?: string;
+	    project?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new ListConversationsArgs(source);
@@ -582,6 +645,7 @@ export namespace calls {
 	        this.limit = source["limit"];
 	        this.cursor = source["cursor"];
 	        this.q = source["q"];
+	        this.project = source["project"];
 	    }
 	}
 	export class MCPToolPolicyArgs {
@@ -911,6 +975,7 @@ export namespace calls {
 	    model?: string;
 	    thinking?: string;
 	    knowledge?: string[];
+	    project_id?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new UpdateConversationArgs(source);
@@ -925,6 +990,29 @@ export namespace calls {
 	        this.model = source["model"];
 	        this.thinking = source["thinking"];
 	        this.knowledge = source["knowledge"];
+	        this.project_id = source["project_id"];
+	    }
+	}
+	export class UpdateProjectArgs {
+	    id: string;
+	    name?: string;
+	    instructions?: string;
+	    knowledge?: string[];
+	    profile?: string;
+	    model?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new UpdateProjectArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.instructions = source["instructions"];
+	        this.knowledge = source["knowledge"];
+	        this.profile = source["profile"];
+	        this.model = source["model"];
 	    }
 	}
 
@@ -973,6 +1061,7 @@ export namespace chat {
 	    pinned: boolean;
 	    knowledge?: string[];
 	    agent?: string;
+	    project_id?: string;
 	    // Go type: time
 	    created_at: any;
 	    // Go type: time
@@ -993,6 +1082,7 @@ export namespace chat {
 	        this.pinned = source["pinned"];
 	        this.knowledge = source["knowledge"];
 	        this.agent = source["agent"];
+	        this.project_id = source["project_id"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.match = this.convertValues(source["match"], SearchMatch);
@@ -1148,6 +1238,52 @@ export namespace chat {
 		}
 	}
 	
+	export class Project {
+	    id: string;
+	    name: string;
+	    instructions: string;
+	    knowledge: string[];
+	    profile?: string;
+	    model?: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Project(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.instructions = source["instructions"];
+	        this.knowledge = source["knowledge"];
+	        this.profile = source["profile"];
+	        this.model = source["model"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	
 
@@ -1361,6 +1497,7 @@ export namespace service {
 	    pinned: boolean;
 	    knowledge?: string[];
 	    agent?: string;
+	    project_id?: string;
 	    // Go type: time
 	    created_at: any;
 	    // Go type: time
@@ -1385,6 +1522,7 @@ export namespace service {
 	        this.pinned = source["pinned"];
 	        this.knowledge = source["knowledge"];
 	        this.agent = source["agent"];
+	        this.project_id = source["project_id"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.match = this.convertValues(source["match"], chat.SearchMatch);

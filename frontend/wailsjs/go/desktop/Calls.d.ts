@@ -29,6 +29,8 @@ export function CreateCollection(arg1:api.CollectionRequest):Promise<api.Collect
 
 export function CreateConversation(arg1:calls.CreateConversationArgs):Promise<chat.Conversation>;
 
+export function CreateProject(arg1:api.ProjectRequest):Promise<chat.Project>;
+
 export function DeleteCollection(arg1:calls.ByID):Promise<api.Deleted>;
 
 export function DeleteConversation(arg1:calls.ByID):Promise<api.Deleted>;
@@ -36,6 +38,10 @@ export function DeleteConversation(arg1:calls.ByID):Promise<api.Deleted>;
 export function DeleteMCPServer(arg1:calls.ByName):Promise<api.Deleted>;
 
 export function DeleteProfile(arg1:calls.ByName):Promise<api.Deleted>;
+
+export function DeleteProject(arg1:calls.DeleteProjectArgs):Promise<api.Deleted>;
+
+export function ExportBackup():Promise<api.ExportedFile>;
 
 export function ExportConversation(arg1:calls.ExportArgs):Promise<api.ExportedFile>;
 
@@ -47,9 +53,13 @@ export function GetCollection(arg1:calls.ByID):Promise<api.Collection>;
 
 export function GetConversation(arg1:calls.ByID):Promise<service.ConversationDetail>;
 
+export function GetProject(arg1:calls.ByID):Promise<chat.Project>;
+
 export function GetSettings():Promise<service.Settings>;
 
 export function Health():Promise<api.Health>;
+
+export function ImportBackup(arg1:calls.ImportBackupArgs):Promise<api.BackupImported>;
 
 export function ImportConversation(arg1:calls.ImportArgs):Promise<chat.Conversation>;
 
@@ -66,6 +76,8 @@ export function ModelStats():Promise<Array<store.ModelStats>>;
 export function PendingQuestion(arg1:calls.ByID):Promise<calls.PendingQuestionState>;
 
 export function Profiles():Promise<Array<assistant.Profile>>;
+
+export function Projects():Promise<Array<chat.Project>>;
 
 export function PullModel(arg1:calls.PullModelArgs):Promise<api.PullDone>;
 
@@ -104,3 +116,5 @@ export function Trace():Promise<calls.TraceRecords>;
 export function UpdateCollection(arg1:calls.UpdateCollectionArgs):Promise<api.Collection>;
 
 export function UpdateConversation(arg1:calls.UpdateConversationArgs):Promise<service.ConversationDetail>;
+
+export function UpdateProject(arg1:calls.UpdateProjectArgs):Promise<chat.Project>;

@@ -42,6 +42,10 @@ export function CreateConversation(arg1) {
   return window['go']['desktop']['Calls']['CreateConversation'](arg1);
 }
 
+export function CreateProject(arg1) {
+  return window['go']['desktop']['Calls']['CreateProject'](arg1);
+}
+
 export function DeleteCollection(arg1) {
   return window['go']['desktop']['Calls']['DeleteCollection'](arg1);
 }
@@ -56,6 +60,14 @@ export function DeleteMCPServer(arg1) {
 
 export function DeleteProfile(arg1) {
   return window['go']['desktop']['Calls']['DeleteProfile'](arg1);
+}
+
+export function DeleteProject(arg1) {
+  return window['go']['desktop']['Calls']['DeleteProject'](arg1);
+}
+
+export function ExportBackup() {
+  return window['go']['desktop']['Calls']['ExportBackup']();
 }
 
 export function ExportConversation(arg1) {
@@ -78,12 +90,20 @@ export function GetConversation(arg1) {
   return window['go']['desktop']['Calls']['GetConversation'](arg1);
 }
 
+export function GetProject(arg1) {
+  return window['go']['desktop']['Calls']['GetProject'](arg1);
+}
+
 export function GetSettings() {
   return window['go']['desktop']['Calls']['GetSettings']();
 }
 
 export function Health() {
   return window['go']['desktop']['Calls']['Health']();
+}
+
+export function ImportBackup(arg1) {
+  return window['go']['desktop']['Calls']['ImportBackup'](arg1);
 }
 
 export function ImportConversation(arg1) {
@@ -116,6 +136,10 @@ export function PendingQuestion(arg1) {
 
 export function Profiles() {
   return window['go']['desktop']['Calls']['Profiles']();
+}
+
+export function Projects() {
+  return window['go']['desktop']['Calls']['Projects']();
 }
 
 export function PullModel(arg1) {
@@ -192,4 +216,8 @@ export function UpdateCollection(arg1) {
 
 export function UpdateConversation(arg1) {
   return window['go']['desktop']['Calls']['UpdateConversation'](arg1);
+}
+
+export function UpdateProject(arg1) {
+  return window['go']['desktop']['Calls']['UpdateProject'](arg1);
 }
