@@ -69,11 +69,16 @@ type SelectBranchArgs struct {
 	api.BranchRequest
 }
 
-// ForkQuestionArgs changes an answered card's answer on a new branch.
+// ForkQuestionArgs changes an answered card's answer on a new branch. Its
+// fields are service.ForkRequest's, not embedded: Wails generates the
+// TypeScript classes of what named fields reach (questions.AnswerInput)
+// and skips embedded structs, so the window's models.ts would refer to a
+// class it lacks.
 type ForkQuestionArgs struct {
-	ID         string `json:"id"`
-	QuestionID string `json:"question_id"`
-	service.ForkRequest
+	ID         string                           `json:"id"`
+	QuestionID string                           `json:"question_id"`
+	Answers    map[string]questions.AnswerInput `json:"answers"`
+	Comments   string                           `json:"comments,omitempty"`
 }
 
 // RespondArgs answers the conversation's pending card (SPEC §2).
@@ -153,7 +158,7 @@ type SearchCollectionArgs struct {
 
 // TraceRecords is the card trace's records (the latency bench).
 type TraceRecords struct {
-	Records []trace.Record `json:"records"`
+	Records []trace.CardRecord `json:"records"`
 }
 
 // PendingQuestionState is the conversation's pending card with

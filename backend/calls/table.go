@@ -80,7 +80,7 @@ var (
 	ForkQuestion = declare("ForkQuestion", "POST /api/v1/conversations/{id}/questions/{question_id}/fork",
 		"Changes an answered card's answer on a new branch, which then runs.",
 		func(ctx context.Context, b Backend, r ForkQuestionArgs) (api.RunStarted, error) {
-			return runStarted(b.ForkQuestion(ctx, r.ID, r.QuestionID, r.ForkRequest))
+			return runStarted(b.ForkQuestion(ctx, r.ID, r.QuestionID, service.ForkRequest{Answers: r.Answers, Comments: r.Comments}))
 		}, Status(http.StatusAccepted))
 	Retry = declare("Retry", "POST /api/v1/conversations/{id}/retry",
 		"Runs the assistant again on the saved history, without adding a user message.",

@@ -132,9 +132,9 @@ func TestTraceMarksEveryHopOfARealCard(t *testing.T) {
 
 	code, body = do(t, ts, "GET", "/api/v1/debug/trace", "", nil)
 	require.Equal(t, 200, code, body)
-	var got struct{ Records []trace.Record }
+	var got struct{ Records []trace.CardRecord }
 	require.NoError(t, json.Unmarshal([]byte(body), &got))
-	var rec *trace.Record
+	var rec *trace.CardRecord
 	for i, r := range got.Records {
 		for _, k := range r.Keys {
 			if k == cardID {

@@ -95,9 +95,11 @@ func FromEnv() bool {
 // Now is the current time in epoch milliseconds on the monotonic clock.
 func Now() float64 { return baseMs + float64(time.Since(base).Nanoseconds())/1e6 }
 
-// Record is one card's path: the keys it is known by (tool call id, card id)
-// and the epoch-ms time of each hop passed.
-type Record struct {
+// CardRecord is one card's path: the keys it is known by (tool call id,
+// card id) and the epoch-ms time of each hop passed. (Not "Record": Wails
+// names the TypeScript class after it, which would hide TypeScript's Record
+// in the window's models.ts.)
+type CardRecord struct {
 	Keys  []string           `json:"keys"`
 	Marks map[string]float64 `json:"marks"`
 }
@@ -207,20 +209,20 @@ func without(keys []string, key string) []string {
 }
 
 // Snapshot returns a copy of the records, oldest first.
-func Snapshot() []Record {
+func Snapshot() []CardRecord {
 	state.mu.Lock()
 	defer state.mu.Unlock()
 	return state.snapshotLocked()
 }
 
-func (t *tracer) snapshotLocked() []Record {
-	out := make([]Record, 0, len(t.order))
+func (t *tracer) snapshotLocked() []CardRecord {
+	out := make([]CardRecord, 0, len(t.order))
 	for _, r := range t.order {
 		marks := make(map[string]float64, len(r.marks))
 		for k, v := range r.marks {
 			marks[k] = v
 		}
-		out = append(out, Record{Keys: append([]string(nil), r.keys...), Marks: marks})
+		out = append(out, CardRecord{Keys: append([]string(nil), r.keys...), Marks: marks})
 	}
 	return out
 }

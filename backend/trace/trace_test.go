@@ -26,7 +26,7 @@ func on(t *testing.T) {
 	})
 }
 
-func find(t *testing.T, key string) Record {
+func find(t *testing.T, key string) CardRecord {
 	t.Helper()
 	for _, r := range Snapshot() {
 		for _, k := range r.Keys {
@@ -36,7 +36,7 @@ func find(t *testing.T, key string) Record {
 		}
 	}
 	require.Failf(t, "no record", "no record has key %q", key)
-	return Record{}
+	return CardRecord{}
 }
 
 func TestOffRecordsNothing(t *testing.T) {
@@ -136,7 +136,7 @@ func TestFileIsWrittenAfterMarks(t *testing.T) {
 	Begin("call_1", HopChunk)
 	Link("call_1", "card-1")
 	require.NoError(t, Report([]PageMark{{Key: "card-1", Hop: HopPagePaint, At: Now()}}))
-	var recs []Record
+	var recs []CardRecord
 	require.Eventually(t, func() bool {
 		data, err := os.ReadFile(path)
 		if err != nil || json.Unmarshal(data, &recs) != nil || len(recs) != 1 {

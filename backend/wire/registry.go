@@ -100,7 +100,7 @@ var Wire = Registry{
 		{Name: "AskState", Go: typeOf[api.AskState]()},
 		// The page's marks of the card trace (backend/trace, the latency bench).
 		{Name: "TraceMark", Go: typeOf[trace.PageMark]()},
-		{Name: "TraceRecord", Go: typeOf[trace.Record]()},
+		{Name: "TraceRecord", Go: typeOf[trace.CardRecord]()},
 		// Event payloads (SPEC §3).
 		{Name: "ConversationStateEvent", Go: typeOf[assistant.StateInfo](), Fields: map[string]string{"state": "RunState"}},
 		{Name: "MessageDeltaEvent", Go: typeOf[events.MessageDeltaPayload]()},

@@ -31,7 +31,7 @@ describe('App', () => {
     w = mount(App, { global: { plugins: [env.pinia] } })
     await settle()
     expect(env.fake.callsOf('listConversations')).toHaveLength(1)
-    expect(env.fake.callsOf('pendingQuestions')).toHaveLength(1)
+    expect(env.fake.callsOf('questions')).toHaveLength(1)
     expect(w.text()).toContain('Earlier chat')
     expect(w.find('[data-testid="inbox-badge"]').text()).toBe('1')
     expect(env.fake.emitter.count('question:ask')).toBe(1)

@@ -85,12 +85,6 @@ export interface Message extends Omit<WireMessage, 'conversationId'> {
   local?: 'sending' | 'sent' | 'failed'
 }
 
-export interface ListConversationsParams {
-  limit?: number
-  cursor?: string | null
-  q?: string
-}
-
 export interface CreateConversationParams {
   title?: string
   assistant?: string

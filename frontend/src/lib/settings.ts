@@ -1,7 +1,7 @@
 // Settings helpers: defaults (the Go DefaultSettings), endpoint presets,
 // normalizing what the backend sends, and the checks the form does before
 // saving (the Go side validates again and its message is shown as is).
-import type { ModelInfo, Settings, ThemeSetting } from '../types'
+import type { ModelInfo, Profile, Settings, ThemeSetting } from '../types'
 import { isLanguage, t } from '../i18n'
 
 export const OLLAMA_URL = 'http://127.0.0.1:11434/v1'
@@ -138,4 +138,18 @@ export function modelChoices(models: readonly ModelInfo[], current: string): (Mo
   const list: (ModelInfo & { missing?: boolean })[] = models.map((m) => ({ ...m }))
   if (current && !list.some((m) => sameModel(m.name, current))) list.unshift({ name: current, supports_tools: false, missing: true })
   return list
+}
+
+/** Fills fields Go may leave null (a profile without tools is `"tools": null`). */
+export function normalizeProfile(p: Partial<Profile> | null | undefined): Profile {
+  return {
+    name: p?.name ?? '',
+    system_prompt: p?.system_prompt ?? '',
+    model: p?.model ?? '',
+    tools: Array.isArray(p?.tools) ? [...p.tools] : [],
+    // Left out when not given: the Go side reads it as "auto".
+    ...(p?.tool_calling ? { tool_calling: p.tool_calling } : {}),
+    ...(p?.thinking ? { thinking: p.thinking } : {}),
+    ...(Array.isArray(p?.knowledge) && p.knowledge.length ? { knowledge: [...p.knowledge] } : {}),
+  }
 }

@@ -32,7 +32,7 @@ export const useAgentsStore = defineStore('agents', {
     /** Makes a token; resolves true when made (its secret is in `made`). */
     async createToken(name: string): Promise<boolean> {
       const done = await attempt(this, { error: 'error' }, async () => {
-        this.made = await useTransport().createAgentToken(name)
+        this.made = await useTransport().createAgentToken({ name })
       })
       if (!done.ok) return false
       await this.load()
@@ -41,7 +41,7 @@ export const useAgentsStore = defineStore('agents', {
 
     async revoke(id: string): Promise<void> {
       const done = await attempt(this, { error: 'error' }, async () => {
-        await useTransport().revokeAgentToken(id)
+        await useTransport().revokeAgentToken({ id })
         if (this.made?.id === id) this.made = null
       })
       if (done.ok) await this.load()

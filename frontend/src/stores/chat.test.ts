@@ -129,7 +129,7 @@ describe('chat store', () => {
     expect(chat.messagesFor('c1').at(-1)).toMatchObject({ role: 'user', content: 'plan my week', local: 'sending' })
     expect(chat.stateOf('c1')).toBe('requesting')
     expect(await done).toBe(true)
-    expect(env.fake.callsOf('sendMessage')).toEqual([['c1', 'plan my week']])
+    expect(env.fake.callsOf('send')).toEqual([[{ id: 'c1', content: 'plan my week' }]])
     expect(chat.messagesFor('c1').at(-1)!.local).toBe('sent')
     // the backend echoes the user message: it replaces the optimistic one
     chat.onDone({ conversationId: 'c1', id: 'srv-1', role: 'user', content: 'plan my week' })
@@ -143,21 +143,21 @@ describe('chat store', () => {
     expect(env.fake.callsOf('createConversation')).toHaveLength(1)
     const id = conversations.currentId!
     expect(id).toBeTruthy()
-    expect(env.fake.callsOf('sendMessage')).toEqual([[id, 'hello']])
+    expect(env.fake.callsOf('send')).toEqual([[{ id: id, content: 'hello' }]])
   })
 
   it('marks a failed send, shows an error and retries the last user message', async () => {
     seed()
     const chat = useChatStore()
     await chat.open('c1')
-    env.fake.failNext('sendMessage', 'model server unreachable', 502)
+    env.fake.failNext('send', 'model server unreachable', 502)
     expect(await chat.send('again please', 'c1')).toBe(false)
     expect(chat.messagesFor('c1').at(-1)!.local).toBe('failed')
     expect(chat.errors.c1).toBe("Couldn't send your message: model server unreachable")
     expect(chat.stateOf('c1')).toBe('idle')
 
     expect(await chat.retry('c1')).toBe(true)
-    expect(env.fake.callsOf('sendMessage').map((a) => a[1])).toEqual(['again please', 'again please'])
+    expect(env.fake.callsOf('send').map((a) => (a[0] as { content: string }).content)).toEqual(['again please', 'again please'])
     expect(chat.messagesFor('c1').filter((m) => m.local === 'failed')).toHaveLength(0)
     expect(chat.errors.c1).toBeNull()
   })
@@ -176,8 +176,8 @@ describe('chat store', () => {
     const users = chat.messagesFor('c1').filter((m) => m.role === 'user').length
 
     expect(await chat.retry('c1')).toBe(true)
-    expect(env.fake.callsOf('retry')).toEqual([['c1']])
-    expect(env.fake.callsOf('sendMessage')).toEqual([['c1', 'plan a trip']])
+    expect(env.fake.callsOf('retry')).toEqual([[{ id: 'c1' }]])
+    expect(env.fake.callsOf('send')).toEqual([[{ id: 'c1', content: 'plan a trip' }]])
     expect(chat.messagesFor('c1').filter((m) => m.role === 'user')).toHaveLength(users)
     // the broken partial answer makes way for the new run's answer
     expect(chat.messagesFor('c1').some((m) => m.content === 'half an ans')).toBe(false)
@@ -194,8 +194,8 @@ describe('chat store', () => {
     await chat.open('c1')
     expect(chat.errors.c1).toBe('Parley was closed before the assistant finished. Retry to continue.')
     expect(await chat.retry('c1')).toBe(true)
-    expect(env.fake.callsOf('retry')).toEqual([['c1']])
-    expect(env.fake.callsOf('sendMessage')).toHaveLength(0)
+    expect(env.fake.callsOf('retry')).toEqual([[{ id: 'c1' }]])
+    expect(env.fake.callsOf('send')).toHaveLength(0)
     expect(chat.messagesFor('c1').map((m) => m.id)).toEqual(['m1', 'm2'])
   })
 
@@ -208,7 +208,7 @@ describe('chat store', () => {
     expect(await chat.retry('c1')).toBe(false)
     expect(chat.errors.c1).toBe('Couldn\'t retry: model "qwen3" not found')
     expect(chat.stateOf('c1')).toBe('error')
-    expect(env.fake.callsOf('sendMessage')).toHaveLength(0)
+    expect(env.fake.callsOf('send')).toHaveLength(0)
   })
 
   it('does not send while a run is active (409 message)', async () => {
@@ -217,7 +217,7 @@ describe('chat store', () => {
     await chat.open('c1')
     chat.onState({ conversationId: 'c1', state: 'streaming' })
     expect(await chat.send('another', 'c1')).toBe(false)
-    expect(env.fake.callsOf('sendMessage')).toHaveLength(0)
+    expect(env.fake.callsOf('send')).toHaveLength(0)
     expect(chat.errors.c1).toContain('still working')
   })
 
@@ -227,7 +227,7 @@ describe('chat store', () => {
     await chat.open('c1')
     chat.onState({ conversationId: 'c1', state: 'streaming' })
     await chat.stop('c1')
-    expect(env.fake.callsOf('cancel')).toEqual([['c1']])
+    expect(env.fake.callsOf('cancel')).toEqual([[{ id: 'c1' }]])
   })
 
   it('tracks run states per conversation from events', async () => {

@@ -135,7 +135,7 @@ export const useChatStore = defineStore('chat', {
       const cardsLoaded = useQuestionsStore().loadForConversation(conversationId)
       let detail: ConversationDetail | null = null
       await loadInto(this, { key: conversationId, loading: 'loading', error: 'loadErrors' }, async () => {
-        const d = await useTransport().getConversation(conversationId)
+        const d = await useTransport().getConversation({ id: conversationId })
         detail = d
         this.applyDetail(d)
       })
@@ -195,13 +195,12 @@ export const useChatStore = defineStore('chat', {
         if (parentId !== undefined) {
           // An edit: the new message is a sibling of the old one, whose
           // branch leaves the visible path.
-          await transport.sendWith(id, { content: text, parent_id: parentId, ...(attachments.length ? { attachments } : {}) })
+          await transport.send({ id, content: text, parent_id: parentId, ...(attachments.length ? { attachments } : {}) })
           this.updateMessage(id, local.id, { local: 'sent' })
-          this.applyDetail(await transport.getConversation(id))
+          this.applyDetail(await transport.getConversation({ id }))
           return
         }
-        if (attachments.length) await transport.sendWith(id, { content: text, attachments })
-        else await transport.sendMessage(id, text)
+        await transport.send({ id, content: text, ...(attachments.length ? { attachments } : {}) })
         this.updateMessage(id, local.id, { local: 'sent' })
       })
       return done.ok
@@ -241,7 +240,7 @@ export const useChatStore = defineStore('chat', {
         if (this.runStates[id] === 'requesting') this.runStates[id] = before
         return e.status === 409 ? t('chat.errors.busy') : t('chat.errors.retryFailed', { error: e.message })
       }
-      const done = await attempt(this, { key: id, error: 'errors', failed: retryFailed }, () => useTransport().retry(id))
+      const done = await attempt(this, { key: id, error: 'errors', failed: retryFailed }, () => useTransport().retry({ id }))
       return done.ok
     },
 
@@ -249,7 +248,7 @@ export const useChatStore = defineStore('chat', {
     /** Stops the active run (a pending card is cancelled by the backend). */
     async stop(conversationId: string): Promise<void> {
       // The conversation's error banner stays while it stops: only a failure changes it.
-      const done = await attempt(this, { key: conversationId, busy: 'stopping' }, () => useTransport().cancel(conversationId))
+      const done = await attempt(this, { key: conversationId, busy: 'stopping' }, () => useTransport().cancel({ id: conversationId }))
       if (!done.ok) this.errors[conversationId] = t('chat.errors.stopFailed', { error: done.error })
     },
 
@@ -277,7 +276,7 @@ export const useChatStore = defineStore('chat', {
       await Promise.all(
         failed.map(async (id) => {
           try {
-            const d = await useTransport().getConversation(id)
+            const d = await useTransport().getConversation({ id })
             // Unless the state moved on meanwhile (a retry): then the old text stays as it was handled.
             if (d.state === 'error' && d.error && this.runStates[id] === 'error' && this.errors[id]) this.errors[id] = d.error
           } catch {

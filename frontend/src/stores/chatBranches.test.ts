@@ -35,7 +35,7 @@ describe('editing a sent message', () => {
     const chat = useChatStore()
     await chat.open('c1')
     expect(await chat.editMessage('c1', 'u1', 'summarise this in French')).toBe(true)
-    expect(env.fake.callsOf('sendWith')).toEqual([['c1', { content: 'summarise this in French', parent_id: '', attachments: [file] }]])
+    expect(env.fake.callsOf('send')).toEqual([[{ id: 'c1', content: 'summarise this in French', parent_id: '', attachments: [file] }]])
   })
 
   it('sends under the message parent, shows the new branch and takes the confirmed message from its event', async () => {
@@ -45,7 +45,7 @@ describe('editing a sent message', () => {
     expect(chat.editing.c1).toBe('u2')
     expect(chat.editDrafts.u2).toBe('second')
     expect(await chat.editMessage('c1', 'u2', '  second, edited ')).toBe(true)
-    expect(env.fake.callsOf('sendWith')).toEqual([['c1', { content: 'second, edited', parent_id: 'a1' }]])
+    expect(env.fake.callsOf('send')).toEqual([[{ id: 'c1', content: 'second, edited', parent_id: 'a1' }]])
     const list = chat.messagesFor('c1')
     expect(list.map((m) => m.content)).toEqual(['first', 're: first', 'second, edited'])
     expect(list.at(-1)).toMatchObject({ parent_id: 'a1', siblings: 2, sibling_index: 1 })
@@ -61,14 +61,14 @@ describe('editing a sent message', () => {
   it('a first message is edited with parent_id ""', async () => {
     const chat = await seed()
     expect(await chat.editMessage('c1', 'u1', 'first again')).toBe(true)
-    expect(env.fake.callsOf('sendWith')).toEqual([['c1', { content: 'first again', parent_id: '' }]])
+    expect(env.fake.callsOf('send')).toEqual([[{ id: 'c1', content: 'first again', parent_id: '' }]])
     expect(chat.messagesFor('c1').map((m) => m.content)).toEqual(['first again'])
   })
 
   it('on 409 and 404 the old path comes back and the editor keeps the text', async () => {
     const chat = await seed()
     chat.startEdit('c1', 'u2')
-    env.fake.failNext('sendWith', 'a run is already active in this conversation', 409)
+    env.fake.failNext('send', 'a run is already active in this conversation', 409)
     expect(await chat.editMessage('c1', 'u2', 'my careful rewrite')).toBe(false)
     expect(ids(chat)).toEqual(['u1', 'a1', 'u2', 'a2'])
     expect(chat.errors.c1).toMatch(/still working/)
@@ -76,7 +76,7 @@ describe('editing a sent message', () => {
     expect(chat.editDrafts.u2).toBe('my careful rewrite')
     expect(chat.stateOf('c1')).toBe('idle')
 
-    env.fake.failNext('sendWith', 'parent_id: message a1 not found', 404)
+    env.fake.failNext('send', 'parent_id: message a1 not found', 404)
     expect(await chat.editMessage('c1', 'u2', 'my careful rewrite')).toBe(false)
     expect(chat.errors.c1).toBe("Couldn't send your edited message: it is no longer in this conversation (parent_id: message a1 not found).")
     expect(chat.editDrafts.u2).toBe('my careful rewrite')
@@ -87,7 +87,7 @@ describe('editing a sent message', () => {
     chat.runStates.c1 = 'streaming'
     expect(chat.startEdit('c1', 'u2')).toBe(false)
     expect(await chat.editMessage('c1', 'u2', 'x')).toBe(false)
-    expect(env.fake.callsOf('sendWith')).toEqual([])
+    expect(env.fake.callsOf('send')).toEqual([])
     chat.runStates.c1 = 'idle'
     expect(chat.editLastUserMessage('c1')).toBe(true)
     expect(chat.editing.c1).toBe('u2')
@@ -101,7 +101,7 @@ describe('regenerating a reply', () => {
   it('cuts the path after the user message and asks for a new reply, with another model when chosen', async () => {
     const chat = await seed()
     expect(await chat.regenerate('c1', 'a2', 'llama3.2')).toBe(true)
-    expect(env.fake.callsOf('regenerate')).toEqual([['c1', 'a2', 'llama3.2']])
+    expect(env.fake.callsOf('regenerate')).toEqual([[{ id: 'c1', message_id: 'a2', model: 'llama3.2' }]])
     expect(ids(chat)).toEqual(['u1', 'a1', 'u2'])
     expect(chat.stateOf('c1')).toBe('requesting')
     chat.onDone({ conversationId: 'c1', id: 'a2b', role: 'assistant', content: 'another', parent_id: 'u2', siblings: 2, sibling_index: 1, sibling_ids: ['a2', 'a2b'] })
@@ -112,7 +112,7 @@ describe('regenerating a reply', () => {
     const chat = await seed()
     env.fake.failNext('regenerate', 'message a2 not found', 404)
     expect(await chat.regenerateLast('c1')).toBe(false)
-    expect(env.fake.callsOf('regenerate')).toEqual([['c1', 'a2', '']])
+    expect(env.fake.callsOf('regenerate')).toEqual([[{ id: 'c1', message_id: 'a2' }]])
     expect(ids(chat)).toEqual(['u1', 'a1', 'u2', 'a2'])
     expect(chat.errors.c1).toMatch(/^Couldn't regenerate the reply: it is no longer in this conversation/)
     env.fake.failNext('regenerate', 'model llava has no vision', 422)
@@ -139,7 +139,7 @@ describe('regenerating a reply', () => {
     env.fake.addMessage('c1', { id: 'a2', role: 'assistant', content: 're: second' })
     env.fake.setState('c1', 'error')
     expect(await chat.retry('c1')).toBe(true)
-    expect(env.fake.callsOf('regenerate').map((c) => c[1])).toEqual(['a2', 'a2'])
+    expect(env.fake.callsOf('regenerate').map((c) => (c[0] as { message_id: string }).message_id)).toEqual(['a2', 'a2'])
     expect(env.fake.callsOf('retry')).toEqual([])
     expect(ids(chat)).toEqual(['u1', 'a1', 'u2'])
 
@@ -173,7 +173,7 @@ describe('switching branches', () => {
   it('replaces the path with the one the backend returns', async () => {
     const chat = await seed()
     const other: ConversationDetail = {
-      ...(await env.fake.getConversation('c1')),
+      ...(await env.fake.getConversation({ id: 'c1' })),
       messages: [
         { id: 'u1', conversationId: 'c1', role: 'user', content: 'first', created_at: '', parent_id: '', siblings: 1, sibling_index: 0 },
         { id: 'a1b', conversationId: 'c1', role: 'assistant', content: 'other', created_at: '', parent_id: 'u1', siblings: 2, sibling_index: 1, sibling_ids: ['a1', 'a1b'] },
@@ -181,7 +181,7 @@ describe('switching branches', () => {
     }
     const spy = vi.spyOn(env.fake, 'selectBranch').mockResolvedValueOnce(other)
     expect(await chat.selectBranch('c1', 'a1b')).toBe(true)
-    expect(spy).toHaveBeenCalledWith('c1', 'a1b')
+    expect(spy).toHaveBeenCalledWith({ id: 'c1', message_id: 'a1b' })
     expect(ids(chat)).toEqual(['u1', 'a1b'])
   })
 
@@ -216,7 +216,7 @@ describe('changing an answer', () => {
     const chat = await seedCard()
     connectEvents()
     expect(await chat.forkAnswer('q1', { 'Colour?': { selected: ['Blue'] } }, 'changed my mind')).toBe(true)
-    expect(env.fake.callsOf('forkQuestion')).toEqual([['c1', 'q1', { answers: { 'Colour?': { selected: ['Blue'] } }, comments: 'changed my mind' }]])
+    expect(env.fake.callsOf('forkQuestion')).toEqual([[{ id: 'c1', question_id: 'q1', answers: { 'Colour?': { selected: ['Blue'] } }, comments: 'changed my mind' }]])
     expect(ids(chat)[0]).toBe('u1')
     expect(ids(chat)[1]).toBe('a1')
     // The fake emits no message:done for the new result; the path was cut at the call.

@@ -122,7 +122,7 @@ export const branchActions = {
       return branchErrorText('send your edited message', e)
     }
     const done = await attempt(this, { key: id, error: 'errors', failed }, async () => {
-      await useTransport().sendWith(id, { content: text, parent_id: old.parent_id, ...(old.attachments?.length ? { attachments: old.attachments } : {}) })
+      await useTransport().send({ id, content: text, parent_id: old.parent_id, ...(old.attachments?.length ? { attachments: old.attachments } : {}) })
       this.updateMessage(id, local.id, { local: 'sent' })
       delete this.editDrafts[messageId]
       this.lastUserText[id] = text
@@ -151,7 +151,7 @@ export const branchActions = {
       return branchErrorText('regenerate the reply', e)
     }
     const done = await attempt(this, { key: id, error: 'errors', failed }, async () => {
-      const { run_id } = await useTransport().regenerate(id, messageId, model || undefined)
+      const { run_id } = await useTransport().regenerate({ id, message_id: messageId, ...(model ? { model } : {}) })
       pending.runId = run_id ?? ''
     })
     return done.ok
@@ -194,7 +194,7 @@ export const branchActions = {
     // The conversation's error banner stays while it switches (then the detail's state sets it).
     const failed = (e: TransportError) => branchErrorText('switch to that version', e)
     const done = await attempt(this, { failed }, async () => {
-      const detail = await useTransport().selectBranch(id, messageId)
+      const detail = await useTransport().selectBranch({ id, message_id: messageId })
       this.editing[id] = null
       this.applyDetail(detail)
     })
@@ -228,7 +228,7 @@ export const branchActions = {
       return e.status === 422 ? e.message : e.status === 404 ? t('questions.errors.gone') : branchErrorText('change the answer', e)
     }
     const done = await attempt(this, { key: questionId, busy: 'forking', error: 'forkErrors', failed }, () =>
-      useTransport().forkQuestion(id, questionId, { answers, ...(comments ? { comments } : {}) }),
+      useTransport().forkQuestion({ id, question_id: questionId, answers, ...(comments ? { comments } : {}) }),
     )
     return done.ok
   },

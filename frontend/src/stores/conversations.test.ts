@@ -49,12 +49,12 @@ describe('conversations store', () => {
     expect(store.items[0]!.id).toBe(c!.id)
 
     expect(await store.rename(c!.id, '  Budget  ')).toBe(true)
-    expect(env.fake.callsOf('renameConversation')).toEqual([[c!.id, 'Budget']])
+    expect(env.fake.callsOf('updateConversation')).toEqual([[{ id: c!.id, title: 'Budget' }]])
     expect(store.byId(c!.id)!.title).toBe('Budget')
 
     await store.setPinned(c!.id, true)
     expect(store.pinned.map((x) => x.id)).toEqual([c!.id])
-    expect(env.fake.callsOf('setPinned')).toEqual([[c!.id, true]])
+    expect(env.fake.callsOf('updateConversation')).toEqual([[{ id: c!.id, title: 'Budget' }], [{ id: c!.id, pinned: true }]])
 
     expect(await store.remove(c!.id)).toBe(true)
     expect(store.items).toHaveLength(0)
@@ -71,19 +71,19 @@ describe('conversations store', () => {
     await env.fake.saveProfile({ name: 'writer', system_prompt: 'Haiku.', model: '', tools: [] })
     expect(await store.setAssistant('c0', 'writer')).toBe(true)
     expect(store.byId('c0')!.assistant).toBe('writer')
-    expect(env.fake.callsOf('setAssistant')).toEqual([
-      ['c0', 'writer'],
-      ['c0', 'writer'],
+    expect(env.fake.callsOf('updateConversation')).toEqual([
+      [{ id: 'c0', assistant: 'writer' }],
+      [{ id: 'c0', assistant: 'writer' }],
     ])
     expect(await store.setAssistant('c0', 'writer')).toBe(false) // unchanged: no call
-    expect(env.fake.callsOf('setAssistant')).toHaveLength(2)
+    expect(env.fake.callsOf('updateConversation')).toHaveLength(2)
   })
 
   it('puts a failed rename back and reports it', async () => {
     seedMany(1)
     const store = useConversationsStore()
     await store.load()
-    env.fake.failNext('renameConversation', 'disk full', 500)
+    env.fake.failNext('updateConversation', 'disk full', 500)
     expect(await store.rename('c0', 'New name')).toBe(false)
     expect(store.byId('c0')!.title).toBe('Notes 0')
     expect(store.actionError).toBe("Couldn't rename: disk full")

@@ -233,7 +233,7 @@ export const useConversationsStore = defineStore('conversations', {
         return i18nT('sidebar.errors.rename', { error: err.message })
       }
       const done = await attempt(this, { error: 'actionError', failed }, async () => {
-        const res = await useTransport().renameConversation(id, t)
+        const res = await useTransport().updateConversation({ id, title: t })
         if (res && res.id) Object.assign(item, summaryOf(res))
       })
       return done.ok
@@ -249,7 +249,7 @@ export const useConversationsStore = defineStore('conversations', {
         return t(pinned ? 'sidebar.errors.pin' : 'sidebar.errors.unpin', { error: err.message })
       }
       const done = await attempt(this, { error: 'actionError', failed }, async () => {
-        const res = await useTransport().setPinned(id, pinned)
+        const res = await useTransport().updateConversation({ id, pinned })
         if (res && res.id) Object.assign(item, summaryOf(res))
       })
       return done.ok
@@ -259,21 +259,21 @@ export const useConversationsStore = defineStore('conversations', {
     async setAssistant(id: string, assistant: string): Promise<boolean> {
       const item = this.byId(id)
       if (!item || (item.assistant || DEFAULT_PROFILE) === assistant) return false
-      return this.change(item, 'assistant', assistant, () => useTransport().setAssistant(id, assistant))
+      return this.change(item, 'assistant', assistant, () => useTransport().updateConversation({ id, assistant }))
     },
 
     /** Chooses the conversation's model ('' = its profile's or the default); its next run uses it. */
     async setModel(id: string, model: string): Promise<boolean> {
       const item = this.byId(id)
       if (!item || (item.model ?? '') === model) return false
-      return this.change(item, 'model', model, () => useTransport().setModel(id, model))
+      return this.change(item, 'model', model, () => useTransport().updateConversation({ id, model }))
     },
 
     /** Chooses how much the conversation's model thinks ('' = its profile's setting); its next run uses it. */
     async setThinking(id: string, thinking: string): Promise<boolean> {
       const item = this.byId(id)
       if (!item || (item.thinking ?? '') === thinking) return false
-      return this.change(item, 'thinking', thinking, () => useTransport().setThinking(id, thinking))
+      return this.change(item, 'thinking', thinking, () => useTransport().updateConversation({ id, thinking }))
     },
 
     /**
@@ -285,7 +285,7 @@ export const useConversationsStore = defineStore('conversations', {
       item: Conversation,
       key: K,
       value: string,
-      send: () => Promise<Conversation | void>,
+      send: () => Promise<Conversation>,
     ): Promise<boolean> {
       const before = item[key]
       item[key] = value
@@ -310,7 +310,9 @@ export const useConversationsStore = defineStore('conversations', {
         item.knowledge = before
         return t('knowledge.attachFailed', { error: err.message })
       }
-      const done = await attempt(this, { error: 'actionError', failed }, () => useTransport().setConversationKnowledge(id, collections))
+      const done = await attempt(this, { error: 'actionError', failed }, async () => {
+        await useTransport().updateConversation({ id, knowledge: collections })
+      })
       return done.ok
     },
 
@@ -320,7 +322,7 @@ export const useConversationsStore = defineStore('conversations', {
       this.setCurrent(c.id)
       if (messageId) {
         try {
-          useChatStore().applyDetail(await useTransport().selectBranch(c.id, messageId))
+          useChatStore().applyDetail(await useTransport().selectBranch({ id: c.id, message_id: messageId }))
         } catch {
           // a running reply keeps its branch: open it as it is
         }
@@ -330,7 +332,9 @@ export const useConversationsStore = defineStore('conversations', {
 
     async remove(id: string): Promise<boolean> {
       const failed = (err: Error) => t('sidebar.errors.delete', { error: err.message })
-      const done = await attempt(this, { error: 'actionError', failed }, () => useTransport().deleteConversation(id))
+      const done = await attempt(this, { error: 'actionError', failed }, async () => {
+        await useTransport().deleteConversation({ id })
+      })
       if (done.ok) this.forgetDeleted(id)
       return done.ok
     },
@@ -344,7 +348,8 @@ export const useConversationsStore = defineStore('conversations', {
       this.notice = null
       const failed = (err: Error) => t('sidebar.errors.export', { error: err.message })
       const done = await attempt(this, { error: 'actionError', failed }, async () => {
-        const res = await useTransport().exportConversation(id, format)
+        const transport = useTransport()
+        const res = await transport.saveFile(await transport.exportConversation({ id, format }), 'conversation')
         if (res.kind === 'saved') this.notice = t('sidebar.exported', { path: res.path })
         return res
       })
@@ -369,8 +374,11 @@ export const useConversationsStore = defineStore('conversations', {
       }
       const failed = (err: Error) => t('sidebar.errors.import', { what, error: err.message })
       const done = await attempt(this, { busy: 'importing', error: 'importError', failed }, async () => {
-        const res = await useTransport().importConversation(json)
-        if (!res) return null // the desktop dialog was cancelled
+        const transport = useTransport()
+        // The desktop app asks for the file itself.
+        const data = json ?? (await transport.chooseConversationFile())
+        if (data === null) return null // the desktop dialog was cancelled
+        const res = await transport.importConversation({ data })
         const c = summaryOf(res)
         delete this.deleted[c.id]
         if (this.query) {
@@ -459,7 +467,7 @@ export const useConversationsStore = defineStore('conversations', {
     async ensureKnown(id: string): Promise<void> {
       if (!id || this.deleted[id] || this.items.some((c) => c.id === id) || this.query) return
       try {
-        const d = await useTransport().getConversation(id)
+        const d = await useTransport().getConversation({ id })
         this.upsertSummary(d)
       } catch {
         // it may have been deleted meanwhile
@@ -476,7 +484,7 @@ export const useConversationsStore = defineStore('conversations', {
       const item = this.items.find((c) => c.id === p.conversationId)
       if (p.state === 'idle' && item && (!item.title || item.title === DEFAULT_TITLE)) {
         try {
-          const d = await useTransport().getConversation(p.conversationId)
+          const d = await useTransport().getConversation({ id: p.conversationId })
           if (d.title) item.title = d.title
         } catch {
           // keep the old title

@@ -53,7 +53,7 @@ describe('conversation:updated', () => {
     await settle()
     expect(header()).toBe('Plan a trip to Lisbon')
     expect(listTitles()).toEqual(['Plan a trip to Lisbon', 'Taxes', 'Groceries'])
-    expect(env.fake.callsOf('getConversation')).toEqual([['c3']]) // no extra fetch needed
+    expect(env.fake.callsOf('getConversation')).toEqual([[{ id: 'c3' }]]) // no extra fetch needed
   })
 
   it('titles a new chat after its first message (the backend auto-titles and tells us)', async () => {
@@ -156,7 +156,7 @@ describe('conversation:deleted', () => {
     await settle()
     expect(listTitles()).toEqual(['New chat', 'Groceries'])
     expect(inboxCount()).toBe('0')
-    expect(env.fake.callsOf('getConversation')).toEqual([['c1']])
+    expect(env.fake.callsOf('getConversation')).toEqual([[{ id: 'c1' }]])
     expect(page.Notification.created).toHaveLength(0)
   })
 

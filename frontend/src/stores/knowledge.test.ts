@@ -20,7 +20,7 @@ describe('knowledge store', () => {
     const kn = useKnowledgeStore()
     const before = env.fake.knowledge.list()
     let answer!: (list: Collection[]) => void
-    vi.spyOn(env.fake, 'listCollections').mockImplementationOnce(() => new Promise((r) => (answer = r)))
+    vi.spyOn(env.fake, 'collections').mockImplementationOnce(() => new Promise((r) => (answer = r)))
     const loading = kn.load()
     // Indexing ends after the list was read, before it arrives.
     env.fake.knowledge.index(created.id, passages)
@@ -30,7 +30,7 @@ describe('knowledge store', () => {
     expect(kn.byId(created.id)).toMatchObject({ status: 'ready', files: 1, indexed_files: 1, chunks: 1 })
 
     // A later load, with no event meanwhile, takes the list as it is.
-    vi.mocked(env.fake.listCollections).mockResolvedValueOnce(before)
+    vi.mocked(env.fake.collections).mockResolvedValueOnce(before)
     await kn.load()
     expect(kn.byId(created.id)!.status).toBe('indexing')
     stop()
@@ -60,7 +60,7 @@ describe('knowledge store', () => {
     await kn.load()
     const listed = env.fake.knowledge.list()
     let answerList!: (list: Collection[]) => void
-    vi.spyOn(env.fake, 'listCollections').mockImplementationOnce(() => new Promise((r) => (answerList = r)))
+    vi.spyOn(env.fake, 'collections').mockImplementationOnce(() => new Promise((r) => (answerList = r)))
     const loading = kn.load()
     // The refresh is asked and answered while the list (read before it) is on its way.
     const settled: Collection = { ...env.fake.knowledge.get(created.id), status: 'ready', files: 2, indexed_files: 1, errors: [{ path: '/home/me/docs/b.pdf', error: 'not a PDF' }] }
@@ -75,7 +75,7 @@ describe('knowledge store', () => {
     let answerLater!: (list: Collection[]) => void
     vi.mocked(env.fake.getCollection).mockResolvedValueOnce({ ...settled, name: 'Old name' })
     const refreshing = kn.refresh(created.id)
-    vi.mocked(env.fake.listCollections).mockImplementationOnce(() => new Promise((r) => (answerLater = r)))
+    vi.mocked(env.fake.collections).mockImplementationOnce(() => new Promise((r) => (answerLater = r)))
     const later = kn.load()
     await refreshing
     answerLater([{ ...settled, name: 'New name', errors: [] }])

@@ -48,7 +48,7 @@ export const useKnowledgeStore = defineStore('knowledge', {
     load(): Promise<void> {
       return loadInto(this, { loading: 'loading', loaded: 'loaded', error: 'loadError' }, () =>
         progressDuringLoads(this).load(
-          () => useTransport().listCollections(),
+          () => useTransport().collections(),
           (list, newer) => {
             this.collections = list.map((c) => withNewerProgress(c, newer))
           },
@@ -81,7 +81,7 @@ export const useKnowledgeStore = defineStore('knowledge', {
       const intoEarlierLoads = loads.recordIntoLoadsOpenNow()
       try {
         await loads.load(
-          () => useTransport().getCollection(id),
+          () => useTransport().getCollection({ id }),
           (c, newer) => {
             const fresh = withNewerProgress(c, newer)
             this.put(fresh)
@@ -107,22 +107,22 @@ export const useKnowledgeStore = defineStore('knowledge', {
     },
 
     rename(id: string, name: string): Promise<boolean> {
-      return this.act(id, () => useTransport().updateCollection(id, { name }))
+      return this.act(id, () => useTransport().updateCollection({ id, name }))
     },
 
     setPaths(id: string, paths: string[]): Promise<boolean> {
-      return this.act(id, () => useTransport().updateCollection(id, { paths }))
+      return this.act(id, () => useTransport().updateCollection({ id, paths }))
     },
 
     reindex(id: string): Promise<boolean> {
       return this.act(id, async () => {
-        await useTransport().reindexCollection(id)
+        await useTransport().reindexCollection({ id })
         await this.refresh(id)
       })
     },
 
     cancel(id: string): Promise<boolean> {
-      return this.act(id, () => useTransport().cancelCollection(id))
+      return this.act(id, () => useTransport().cancelCollection({ id }))
     },
 
     /** Whether the system's folder and file pickers exist here (the desktop app). */
@@ -152,7 +152,9 @@ export const useKnowledgeStore = defineStore('knowledge', {
     },
 
     async remove(id: string): Promise<boolean> {
-      const ok = await this.act(id, () => useTransport().deleteCollection(id))
+      const ok = await this.act(id, async () => {
+        await useTransport().deleteCollection({ id })
+      })
       if (ok) this.collections = this.collections.filter((c) => c.id !== id)
       return ok
     },

@@ -4,7 +4,7 @@
 import { defineStore } from 'pinia'
 import type { MCPImportResult, MCPPolicy, MCPServer, MCPServerConfig } from '../types'
 import { useTransport } from '../transport'
-import { normalizeMCPServer } from '../lib/mcp'
+import { normalizeImportResult, normalizeMCPServer } from '../lib/mcp'
 import { keepAllSecrets } from '../lib/mcpConfig'
 import { eventsDuringLoadsPerStore } from '../lib/eventsDuringLoads'
 import { attempt, loadInto } from './asyncState'
@@ -43,7 +43,7 @@ export const useMcpStore = defineStore('mcp', {
     load(): Promise<void> {
       return loadInto(this, { loading: 'loading', loaded: 'loaded', error: 'loadError' }, () =>
         statesDuringLoads(this).load(
-          () => useTransport().mcpServers(),
+          async () => (await useTransport().mcpServers()).map(normalizeMCPServer),
           (list, newer) => {
             const next: Record<string, MCPServer> = {}
             for (const s of list) next[s.name] = s
@@ -66,7 +66,7 @@ export const useMcpStore = defineStore('mcp', {
     /** Adds or replaces a server; resolves true when saved (else the error is in `errors`). */
     async save(name: string, cfg: MCPServerConfig): Promise<boolean> {
       const done = await attempt(this, { key: name, busy: 'busy', error: 'errors' }, async () => {
-        const saved = await useTransport().putMCPServer(name, cfg)
+        const saved = normalizeMCPServer(await useTransport().putMCPServer({ ...cfg, name }))
         delete this.removed[name]
         this.servers[name] = { ...saved, name: saved.name || name }
       })
@@ -80,7 +80,7 @@ export const useMcpStore = defineStore('mcp', {
 
     async remove(name: string): Promise<boolean> {
       const done = await attempt(this, { key: name, busy: 'busy', error: 'errors' }, async () => {
-        await useTransport().deleteMCPServer(name)
+        await useTransport().deleteMCPServer({ name })
         this.removed[name] = true
         delete this.servers[name]
       })
@@ -97,7 +97,7 @@ export const useMcpStore = defineStore('mcp', {
         return err.message
       }
       const done = await attempt(this, { key: server, error: 'errors', failed }, async () => {
-        const saved = await useTransport().setMCPToolPolicy(server, tool, policy)
+        const saved = await useTransport().setMCPToolPolicy({ name: server, tool, policy })
         if (saved && t) t.policy = saved.policy
       })
       return done.ok
@@ -106,7 +106,7 @@ export const useMcpStore = defineStore('mcp', {
     /** Imports another host's config (the file's text); the list is reloaded. */
     async importConfig(content: string): Promise<{ result?: MCPImportResult; error?: string }> {
       const done = await attempt(this, {}, async () => {
-        const result = await useTransport().importMCPConfig(content)
+        const result = normalizeImportResult(await useTransport().importMCPConfig({ content }))
         for (const name of result.added) delete this.removed[name]
         await this.load()
         return result

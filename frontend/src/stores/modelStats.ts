@@ -6,6 +6,9 @@ import type { ExportResult, ModelStats, SettingsExport } from '../types'
 import { useTransport } from '../transport'
 import { attempt, loadInto } from './asyncState'
 
+/** The settings export's file name. */
+export const SETTINGS_FILE = 'parley-settings.json'
+
 interface State {
   stats: ModelStats[]
   loaded: boolean
@@ -36,9 +39,13 @@ export const useModelStatsStore = defineStore('modelStats', {
       return done.ok ? done.value : done.error
     },
 
-    /** Saves the export as a file (see Transport.saveSettingsExport), or the error message. */
+    /** Saves the export as a file (see Transport.saveFile), or the error message. */
     async saveSettingsExport(): Promise<ExportResult | string> {
-      const done = await attempt(this, {}, () => useTransport().saveSettingsExport())
+      const done = await attempt(this, {}, async () => {
+        const transport = useTransport()
+        const content = JSON.stringify(await transport.exportSettings(), null, 2) + '\n'
+        return transport.saveFile({ name: SETTINGS_FILE, mime_type: 'application/json', content }, 'settings')
+      })
       return done.ok ? done.value : done.error
     },
   },

@@ -75,7 +75,7 @@ describe('questions store', () => {
     const store = useQuestionsStore()
     const stop = connectEvents()
     await store.loadPending()
-    const before = await env.fake.conversationQuestions('a')
+    const before = await env.fake.conversationQuestions({ id: 'a' })
     let answer!: (list: Card[]) => void
     vi.spyOn(env.fake, 'conversationQuestions').mockImplementationOnce(() => new Promise((r) => (answer = r)))
     const loading = store.loadForConversation('a')
@@ -102,7 +102,7 @@ describe('questions store', () => {
     env.fake.addCard({ question_id: 'p1', conversationId: 'a', questions: [question] })
     const store = useQuestionsStore()
     await store.loadPending()
-    const before = await env.fake.conversationQuestions('a')
+    const before = await env.fake.conversationQuestions({ id: 'a' })
     let answer!: (list: Card[]) => void
     vi.spyOn(env.fake, 'conversationQuestions').mockImplementationOnce(() => new Promise((r) => (answer = r)))
     const loading = store.loadForConversation('a')
@@ -134,7 +134,7 @@ describe('questions store', () => {
     await store.loadPending()
     const body = { question_id: 'p1', action: 'submit' as const, answers: { 'Tea or coffee?': { selected: ['Tea'] } } }
     expect(await store.respond('a', body)).toBe(true)
-    expect(env.fake.callsOf('respond')).toEqual([['a', body]])
+    expect(env.fake.callsOf('respond')).toEqual([[{ id: 'a', ...body }]])
     expect(store.cards.p1!.status).toBe('answered')
     expect(store.cards.p1!.answers).toEqual({ 'Tea or coffee?': 'Tea' })
     expect(store.inboxCount).toBe(0)

@@ -151,7 +151,7 @@ export const useQuestionsStore = defineStore('questions', {
     /** Replaces the set of pending cards with the server's (the inbox). */
     loadPending(): Promise<void> {
       return loadInto(this, { error: 'loadError' }, async () => {
-        const list = await useTransport().pendingQuestions()
+        const list = await useTransport().questions({ status: 'pending' })
         const ids = new Set(list.map((c) => c.question_id))
         for (const c of list) this.upsert(c)
         // Cards we thought pending that the server no longer lists were
@@ -166,7 +166,7 @@ export const useQuestionsStore = defineStore('questions', {
     async loadForConversation(conversationId: string): Promise<void> {
       const done = await attempt(this, {}, () =>
         cardsDuringLoads(this).load(
-          () => useTransport().conversationQuestions(conversationId),
+          () => useTransport().conversationQuestions({ id: conversationId }),
           (list, newer) => {
             if (this.forgotten[conversationId]) return
             for (const c of list) {
@@ -247,7 +247,7 @@ export const useQuestionsStore = defineStore('questions', {
       const done = await attempt(this, { key: id, busy: 'sending', error: 'respondErrors', failed }, async () => {
         // The answer's request leaves first; the trace's report of the
         // Submit (its time is the click's, taken before) goes after it.
-        const sent = useTransport().respond(conversationId, req)
+        const sent = useTransport().respond({ id: conversationId, ...req })
         cardTrace().submitted(id)
         const card = await sent
         // What the answer settled is newer than a conversation's list on its

@@ -72,7 +72,7 @@ describe('releasing conversations the user left', () => {
     const conversations = useConversationsStore()
     const chat = useChatStore()
     await conversations.select('a')
-    env.fake.failNext('sendMessage', 'offline')
+    env.fake.failNext('send', 'offline')
     expect(await chat.send('do not lose me', 'a')).toBe(false)
     chat.composerDrafts['a'] = 'half-typed'
     await conversations.select('b')

@@ -57,7 +57,7 @@ export const modelServerActions = {
     const pull: PullState = { model, status: t('settings.model.pullStarting'), total: 0, completed: 0, active: true, done: false, error: null }
     this.pull = pull
     const done = await attempt(this, {}, async () => {
-      await useTransport().pullModel(model)
+      await useTransport().pullModel({ model })
       const now = this.pull ?? pull
       this.pull = { ...now, status: 'success', active: false, done: true, completed: now.total }
       await this.check()

@@ -4,6 +4,7 @@
 import type { Profile, ToolInfo } from '../types'
 import { DEFAULT_PROFILE } from '../types'
 import { useTransport } from '../transport'
+import { normalizeProfile } from '../lib/settings'
 import { attempt, loadInto } from './asyncState'
 
 export interface ProfilesState {
@@ -27,8 +28,8 @@ export const profilesActions = {
   loadProfiles(this: Host): Promise<void> {
     return loadInto(this, { loading: 'profilesLoading', loaded: 'profilesLoaded', error: 'profilesError' }, async () => {
       const t = useTransport()
-      const [profiles, tools] = await Promise.all([t.listProfiles(), t.availableTools()])
-      this.profiles = profiles
+      const [profiles, tools] = await Promise.all([t.profiles(), t.availableTools()])
+      this.profiles = profiles.map(normalizeProfile)
       this.tools = tools
     })
   },
@@ -39,7 +40,7 @@ export const profilesActions = {
    */
   async saveProfile(this: Host, p: Profile): Promise<string | null> {
     const done = await attempt(this, {}, async () => {
-      const saved = await useTransport().saveProfile({ ...p, tools: [...p.tools] })
+      const saved = normalizeProfile(await useTransport().saveProfile({ ...p, tools: [...p.tools] }))
       const i = this.profiles.findIndex((x) => x.name === saved.name)
       if (i >= 0) this.profiles[i] = saved
       else this.profiles.push(saved)
@@ -49,7 +50,7 @@ export const profilesActions = {
 
   /** Deletes a profile (the default one resets); resolves with an error message or null. */
   async deleteProfile(this: Host, name: string): Promise<string | null> {
-    const done = await attempt(this, {}, () => useTransport().deleteProfile(name))
+    const done = await attempt(this, {}, () => useTransport().deleteProfile({ name }))
     if (!done.ok) return done.error
     if (name === DEFAULT_PROFILE) {
       // It is back to its defaults: read them.

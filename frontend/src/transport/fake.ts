@@ -1,28 +1,27 @@
 // An in-memory Transport for tests only (never imported by the app: see
-// architecture.test.ts; the demo is the Go side's, `parley serve --demo`). It keeps
+// architecture.test.ts; the demo is the Go side's, `parley serve --demo`). It
+// implements the generated calls (../api/calls.gen.ts: a new call breaks its
+// compile until it is added here) and the platform part. It keeps
 // conversations, messages and cards, validates responses like the Go side
 // (SPEC §1; ./fakeCards.ts), exports and imports like it (./fakeExport.ts),
-// records every call, and lets tests emit any event.
+// records every call by its name with its request, and lets tests emit any
+// event.
 import type {
   AppInfo,
   Card,
   Conversation,
   ConversationDetail,
   ConversationPage,
-  CreateConversationParams,
   EventMap,
   EventName,
   ExportFormat,
   ExportResult,
   Health,
-  ListConversationsParams,
   AgentListener,
   AgentToken,
   NewAgentToken,
   MCPImportResult,
-  MCPPolicy,
   MCPServer,
-  MCPServerConfig,
   MCPTool,
   Message,
   ModelInfo,
@@ -30,25 +29,24 @@ import type {
   ModelStats,
   ModelStatus,
   Profile,
-  RespondRequest,
   Role,
   RunState,
   Settings,
   SettingsExport,
   ToolInfo,
 } from '../types'
-import type { ForkRequest, SearchMatch, SendMessageRequest, TraceMark } from '../api/wire.gen'
+import type * as W from '../api/wire.gen'
+import type { SearchMatch, TraceMark } from '../api/wire.gen'
 import { SNIPPET_CLOSE, SNIPPET_OPEN } from '../api/wire.gen'
 import { DEFAULT_PROFILE, isRunActive, THINKING_SETTINGS } from '../types'
 import { isAnswerable, normalizeCard } from '../lib/cards'
-import { DEFAULT_SETTINGS } from '../lib/settings'
-import { Emitter, normalizeProfile, TransportError, type EventHandler, type Transport, type Unsubscribe } from './transport'
+import { DEFAULT_SETTINGS, normalizeProfile } from '../lib/settings'
+import { contentResult, Emitter, TransportError, type EventHandler, type SavedFileKind, type Transport, type Unsubscribe } from './transport'
 import { autoTitle, clone, defaultProfile, FAKE_TOOLS, fakeId, PROFILE_NAME, type FakeCall, type PendingPull } from './fakeData'
 import { resolveCard } from './fakeCards'
 import { exportText, importTitle, parseExport } from './fakeExport'
 import { FakeMcp } from './fakeMcp'
 import { FakeKnowledge } from './fakeKnowledge'
-import type { Collection, CollectionRequest, KnowledgeSearchRequest, KnowledgeSearchResponse } from '../api/wire.gen'
 
 export { autoTitle, defaultProfile, FAKE_TOOLS, fakeId, type FakeCall, type PendingPull } from './fakeData'
 
@@ -65,10 +63,10 @@ function fakeMatch(d: ConversationDetail, q: string): SearchMatch {
 
 export class FakeTransport implements Transport {
   readonly kind = 'fake' as const
-  /** Like the desktop app when true: export "saves" to `savedDir`, import reads `nextImportFile`. */
+  /** Like the desktop app when true: saveFile "saves" to `savedDir`, chooseConversationFile reads `nextImportFile`. */
   nativeFileDialogs = false
-  /** Stored profiles other than the default's override (by name). */
-  profiles = new Map<string, Profile>()
+  /** Stored profiles (by name); the default one is here once changed. */
+  storedProfiles = new Map<string, Profile>()
   tools: ToolInfo[] = clone(FAKE_TOOLS)
   /** Native dialogs: where exports go; null makes the save dialog "cancelled". */
   savedDir: string | null = '/home/user/Documents'
@@ -222,7 +220,7 @@ export class FakeTransport implements Transport {
     this.emit('conversation:state', error ? { conversationId, state, error } : { conversationId, state })
   }
 
-  // ---- Transport -------------------------------------------------------------
+  // ---- Transport: the generated calls (one request object each) --------------
 
   async health(): Promise<Health> {
     await this.enter('health', [])
@@ -239,7 +237,13 @@ export class FakeTransport implements Transport {
     this.traceMarks.push(...marks.map((m) => ({ ...m })))
   }
 
-  async listConversations(params: ListConversationsParams = {}): Promise<ConversationPage> {
+  async trace(): Promise<W.TraceRecords> {
+    await this.enter('trace', [])
+    if (!this.traceOn) throw new TransportError('no such endpoint')
+    return { records: [] }
+  }
+
+  async listConversations(params: W.ListConversationsArgs = {}): Promise<ConversationPage> {
     await this.enter('listConversations', [params])
     const q = (params.q ?? '').trim().toLowerCase()
     const all = [...this.conversations.values()]
@@ -252,139 +256,234 @@ export class FakeTransport implements Transport {
     return clone({ items, ...(next ? { next_cursor: next } : {}) })
   }
 
-  async createConversation(params: CreateConversationParams = {}): Promise<Conversation> {
+  async createConversation(params: W.CreateConversationArgs = {}): Promise<Conversation> {
     await this.enter('createConversation', [params])
     const d = this.addConversation({ title: params.title || 'New chat', assistant: params.assistant || 'default' })
     return clone(this.summary(d))
   }
 
-  async getConversation(id: string): Promise<ConversationDetail> {
-    await this.enter('getConversation', [id])
-    return clone(this.mustGet(id))
+  async getConversation(req: W.ByID): Promise<ConversationDetail> {
+    await this.enter('getConversation', [req])
+    return clone(this.mustGet(req.id))
   }
 
-  async renameConversation(id: string, title: string): Promise<Conversation> {
-    await this.enter('renameConversation', [id, title])
+  /**
+   * Changes what the request gives, in Go's order (service.UpdateConversation:
+   * the refusable settings first), each change sent as its own
+   * conversation:updated; returns the conversation.
+   */
+  async updateConversation(req: W.UpdateConversationArgs): Promise<ConversationDetail> {
+    await this.enter('updateConversation', [req])
+    const { id } = req
     const d = this.mustGet(id)
-    if (!title.trim()) throw new TransportError('title must not be empty', 400)
-    d.title = title.trim()
-    this.emit('conversation:updated', { conversationId: id, title: d.title })
-    return clone(this.summary(d))
-  }
-
-  async setPinned(id: string, pinned: boolean): Promise<Conversation> {
-    await this.enter('setPinned', [id, pinned])
-    const d = this.mustGet(id)
-    d.pinned = pinned
-    this.emit('conversation:updated', { conversationId: id, pinned })
-    return clone(this.summary(d))
-  }
-
-  async setAssistant(id: string, assistant: string): Promise<Conversation> {
-    await this.enter('setAssistant', [id, assistant])
-    const d = this.mustGet(id)
-    const name = assistant || DEFAULT_PROFILE
-    if (name !== DEFAULT_PROFILE && !this.profiles.has(name)) throw new TransportError(`unknown assistant "${name}"`, 400)
-    d.assistant = name
-    this.emit('conversation:updated', { conversationId: id, assistant: name })
-    return clone(this.summary(d))
-  }
-
-  async setModel(id: string, model: string): Promise<Conversation> {
-    await this.enter('setModel', [id, model])
-    const d = this.mustGet(id)
-    const name = model.trim()
-    if (name.length > 200) throw new TransportError('a model name can be at most 200 characters', 400)
-    if (name) d.model = name
-    else delete d.model
-    this.emit('conversation:updated', { conversationId: id, model: name })
-    return clone(this.summary(d))
-  }
-
-  async setThinking(id: string, thinking: string): Promise<Conversation> {
-    await this.enter('setThinking', [id, thinking])
-    const d = this.mustGet(id)
-    const value = thinking.trim()
-    if (value && !(THINKING_SETTINGS as readonly string[]).includes(value)) {
-      throw new TransportError(`thinking must be "auto", "off", "low", "medium" or "high" (not "${value}")`, 422)
+    if (req.title === undefined && req.pinned === undefined && req.assistant === undefined && req.model === undefined && req.thinking === undefined && req.knowledge === undefined) {
+      throw new TransportError('give "title", "pinned", "assistant", "model", "thinking" and/or "knowledge"', 400)
     }
-    if (value) d.thinking = value
-    else delete d.thinking
-    this.emit('conversation:updated', { conversationId: id, thinking: value })
-    return clone(this.summary(d))
+    if (req.thinking !== undefined) {
+      const value = req.thinking.trim()
+      if (value && !(THINKING_SETTINGS as readonly string[]).includes(value)) {
+        throw new TransportError(`thinking must be "auto", "off", "low", "medium" or "high" (not "${value}")`, 422)
+      }
+      if (value) d.thinking = value
+      else delete d.thinking
+      this.emit('conversation:updated', { conversationId: id, thinking: value })
+    }
+    if (req.knowledge !== undefined) {
+      const collections = req.knowledge
+      for (const c of collections) this.knowledge.get(c)
+      if (collections.length) d.knowledge = [...collections]
+      else delete d.knowledge
+      this.emit('conversation:updated', { conversationId: id, knowledge: [...collections] })
+    }
+    if (req.assistant !== undefined) {
+      const name = req.assistant || DEFAULT_PROFILE
+      if (name !== DEFAULT_PROFILE && !this.storedProfiles.has(name)) throw new TransportError(`unknown assistant "${name}"`, 400)
+      d.assistant = name
+      this.emit('conversation:updated', { conversationId: id, assistant: name })
+    }
+    if (req.model !== undefined) {
+      const name = req.model.trim()
+      if (name.length > 200) throw new TransportError('a model name can be at most 200 characters', 400)
+      if (name) d.model = name
+      else delete d.model
+      this.emit('conversation:updated', { conversationId: id, model: name })
+    }
+    if (req.title !== undefined) {
+      if (!req.title.trim()) throw new TransportError('title must not be empty', 400)
+      d.title = req.title.trim()
+      this.emit('conversation:updated', { conversationId: id, title: d.title })
+    }
+    if (req.pinned !== undefined) {
+      d.pinned = req.pinned
+      this.emit('conversation:updated', { conversationId: id, pinned: req.pinned })
+    }
+    return clone(d)
   }
 
-  async deleteConversation(id: string): Promise<void> {
-    await this.enter('deleteConversation', [id])
+  async deleteConversation(req: W.ByID): Promise<W.Deleted> {
+    await this.enter('deleteConversation', [req])
+    const { id } = req
     this.mustGet(id)
     this.conversations.delete(id)
     for (const [qid, c] of this.cards) if (c.conversationId === id) this.cards.delete(qid)
     this.emit('conversation:deleted', { conversationId: id })
+    return { deleted: true }
   }
 
-  async sendMessage(id: string, content: string): Promise<{ run_id: string }> {
-    await this.enter('sendMessage', [id, content])
-    const d = this.mustGet(id)
-    if (isRunActive(d.state)) throw new TransportError('a run is already active in this conversation', 409)
-    if (!content.trim()) throw new TransportError('content must not be empty', 400)
-    const first = !d.messages.some((m) => m.role === 'user')
-    this.addMessage(id, { role: 'user', content })
-    d.updated_at = new Date().toISOString()
-    // Like Go: the first message names an untitled conversation.
-    if (first && (!d.title || d.title === 'New chat')) {
-      d.title = autoTitle(content)
-      this.emit('conversation:updated', { conversationId: id, title: d.title })
+  // ---- projects and the full backup (SPEC §14) -------------------------------
+
+  /** Projects by id. */
+  projectsById = new Map<string, W.Project>()
+
+  async projects(): Promise<W.Project[]> {
+    await this.enter('projects', [])
+    return [...this.projectsById.values()].map(clone).sort((a, b) => a.name.localeCompare(b.name))
+  }
+
+  async createProject(req: W.ProjectRequest): Promise<W.Project> {
+    await this.enter('createProject', [req])
+    const name = (req.name ?? '').trim()
+    if (!name) throw new TransportError('A project needs a name.', 400)
+    const now = new Date().toISOString()
+    const p: W.Project = { id: `p${this.projectsById.size + 1}-${Date.now()}`, name, instructions: req.instructions ?? '',
+      knowledge: [...(req.knowledge ?? [])], created_at: now, updated_at: now,
+      ...(req.profile ? { profile: req.profile } : {}), ...(req.model ? { model: req.model } : {}) }
+    this.projectsById.set(p.id, p)
+    this.emit('project:changed', { conversationId: '', id: p.id, project: clone(p) })
+    return clone(p)
+  }
+
+  async getProject(req: W.ByID): Promise<W.Project> {
+    await this.enter('getProject', [req])
+    return clone(this.mustGetProject(req.id))
+  }
+
+  async updateProject(req: W.UpdateProjectArgs): Promise<W.Project> {
+    await this.enter('updateProject', [req])
+    const p = this.mustGetProject(req.id)
+    if (req.name !== undefined) {
+      if (!req.name.trim()) throw new TransportError('A project needs a name.', 400)
+      p.name = req.name.trim()
     }
-    const runId = fakeId('run')
-    this.setState(id, 'requesting')
-    this.onSend?.(id, content)
-    return { run_id: runId }
+    if (req.instructions !== undefined) p.instructions = req.instructions
+    if (req.knowledge !== undefined) p.knowledge = [...req.knowledge]
+    if (req.profile !== undefined) p.profile = req.profile || undefined
+    if (req.model !== undefined) p.model = req.model || undefined
+    p.updated_at = new Date().toISOString()
+    this.emit('project:changed', { conversationId: '', id: p.id, project: clone(p) })
+    return clone(p)
   }
 
-  async sendWith(id: string, req: SendMessageRequest): Promise<{ run_id: string }> {
-    if (req.parent_id === undefined && !req.attachments?.length) return this.sendMessage(id, req.content)
-    await this.enter('sendWith', [id, req])
+  async deleteProject(req: W.DeleteProjectArgs): Promise<W.Deleted> {
+    await this.enter('deleteProject', [req])
+    this.mustGetProject(req.id)
+    for (const d of [...this.conversations.values()]) {
+      if (d.project_id !== req.id) continue
+      if (req.with_conversations) await this.deleteConversation({ id: d.id })
+      else delete d.project_id
+    }
+    this.projectsById.delete(req.id)
+    this.emit('project:changed', { conversationId: '', id: req.id, project: null, deleted: true })
+    return { deleted: true }
+  }
+
+  async exportBackup(): Promise<W.ExportedFile> {
+    await this.enter('exportBackup', [])
+    const content = JSON.stringify({ format: 'parley.backup', version: 1, projects: [...this.projectsById.values()],
+      conversations: [...this.conversations.values()] }, null, 2)
+    return { name: 'parley-backup.json', mime_type: 'application/json', content }
+  }
+
+  async importBackup(req: W.ImportBackupArgs): Promise<W.BackupImported> {
+    await this.enter('importBackup', [req])
+    let backup: { format?: string; projects?: W.Project[]; conversations?: ConversationDetail[] }
+    try {
+      backup = JSON.parse(req.data)
+    } catch {
+      throw new TransportError('This is not a Parley backup.', 400)
+    }
+    if (backup.format !== 'parley.backup') throw new TransportError('This is not a Parley backup.', 400)
+    const added = { projects: 0, conversations: 0 }
+    const skipped = { projects: 0, conversations: 0 }
+    for (const p of backup.projects ?? []) {
+      if (this.projectsById.has(p.id)) skipped.projects++
+      else (this.projectsById.set(p.id, clone(p)), added.projects++)
+    }
+    for (const d of backup.conversations ?? []) {
+      if (this.conversations.has(d.id)) skipped.conversations++
+      else (this.conversations.set(d.id, clone(d)), added.conversations++)
+    }
+    return { added, skipped }
+  }
+
+  private mustGetProject(id: string): W.Project {
+    const p = this.projectsById.get(id)
+    if (!p) throw new TransportError('No such project.', 404)
+    return p
+  }
+
+  /** A message: a plain one at the end, or (parent_id given) an edit that starts a new branch; files either way. */
+  async send(req: W.SendArgs): Promise<W.RunStarted> {
+    await this.enter('send', [req])
+    const { id } = req
+    const content = req.content ?? ''
     const d = this.mustGet(id)
     if (isRunActive(d.state)) throw new TransportError('a run is already active in this conversation', 409)
-    if (!req.content.trim() && !req.attachments?.length) throw new TransportError('content must not be empty', 400)
+    if (!content.trim() && !req.attachments?.length) throw new TransportError('content must not be empty', 400)
+    if (req.parent_id === undefined && !req.attachments?.length) {
+      const first = !d.messages.some((m) => m.role === 'user')
+      this.addMessage(id, { role: 'user', content })
+      d.updated_at = new Date().toISOString()
+      // Like Go: the first message names an untitled conversation.
+      if (first && (!d.title || d.title === 'New chat')) {
+        d.title = autoTitle(content)
+        this.emit('conversation:updated', { conversationId: id, title: d.title })
+      }
+      const runId = fakeId('run')
+      this.setState(id, 'requesting')
+      this.onSend?.(id, content)
+      return { run_id: runId }
+    }
     // The fake keeps the visible path only: a new branch replaces what follows its parent.
     const sibling = req.parent_id === undefined ? undefined : this.branchAt(d, req.parent_id)
     this.addMessage(id, {
       role: 'user',
-      content: req.content,
+      content,
       ...(req.attachments?.length ? { attachments: req.attachments } : {}),
       ...(sibling ? { parent_id: req.parent_id, siblings: sibling.siblings + 1, sibling_index: sibling.siblings } : {}),
     })
     this.setState(id, 'requesting')
-    this.onSend?.(id, req.content)
+    this.onSend?.(id, content)
     return { run_id: fakeId('run') }
   }
 
-  async regenerate(id: string, messageId: string, model = ''): Promise<{ run_id: string }> {
-    await this.enter('regenerate', [id, messageId, model])
+  async regenerate(req: W.RegenerateArgs): Promise<W.RunStarted> {
+    await this.enter('regenerate', [req])
+    const { id, message_id: messageId } = req
     const d = this.mustGet(id)
     if (isRunActive(d.state)) throw new TransportError('a run is already active in this conversation', 409)
     const at = d.messages.findIndex((m) => m.id === messageId)
     if (at < 0) throw new TransportError(`message ${messageId} not found`, 404)
-    if (d.messages[at].role === 'user') throw new TransportError('regenerate takes a reply of the assistant', 400)
+    if (d.messages[at]!.role === 'user') throw new TransportError('regenerate takes a reply of the assistant', 400)
     const user = d.messages.slice(0, at).map((m) => m.role).lastIndexOf('user')
     if (user < 0) throw new TransportError('this reply answers no message of yours', 400)
-    this.branchAt(d, d.messages[user].id)
+    this.branchAt(d, d.messages[user]!.id)
     this.setState(id, 'requesting')
-    this.onRetry?.(id, d.messages[user].content)
+    this.onRetry?.(id, d.messages[user]!.content)
     return { run_id: fakeId('run') }
   }
 
-  async selectBranch(id: string, messageId: string): Promise<ConversationDetail> {
-    await this.enter('selectBranch', [id, messageId])
-    const d = this.mustGet(id)
+  async selectBranch(req: W.SelectBranchArgs): Promise<ConversationDetail> {
+    await this.enter('selectBranch', [req])
+    const d = this.mustGet(req.id)
     if (isRunActive(d.state)) throw new TransportError('a run is already active in this conversation', 409)
-    if (!d.messages.some((m) => m.id === messageId)) throw new TransportError(`message ${messageId} not found`, 404)
+    if (!d.messages.some((m) => m.id === req.message_id)) throw new TransportError(`message ${req.message_id} not found`, 404)
     return structuredClone(d)
   }
 
-  async forkQuestion(id: string, questionId: string, req: ForkRequest): Promise<{ run_id: string }> {
-    await this.enter('forkQuestion', [id, questionId, req])
+  async forkQuestion(req: W.ForkQuestionArgs): Promise<W.RunStarted> {
+    await this.enter('forkQuestion', [req])
+    const { id, question_id: questionId } = req
     const d = this.mustGet(id)
     const card = this.cards.get(questionId)
     if (!card || card.conversationId !== id) throw new TransportError(`question ${questionId} not found`, 404)
@@ -416,8 +515,9 @@ export class FakeTransport implements Transport {
     return { siblings: next ? next.siblings : 0 }
   }
 
-  async retry(id: string): Promise<{ run_id: string }> {
-    await this.enter('retry', [id])
+  async retry(req: W.ByID): Promise<W.RunStarted> {
+    await this.enter('retry', [req])
+    const { id } = req
     const d = this.mustGet(id)
     if (isRunActive(d.state)) throw new TransportError('a run is already active in this conversation', 409)
     const lastUser = [...d.messages].reverse().find((m) => m.role === 'user')
@@ -428,8 +528,9 @@ export class FakeTransport implements Transport {
     return { run_id: runId }
   }
 
-  async cancel(id: string): Promise<void> {
-    await this.enter('cancel', [id])
+  async cancel(req: W.ByID): Promise<W.OK> {
+    await this.enter('cancel', [req])
+    const { id } = req
     const d = this.mustGet(id)
     const card = d.pending_question && this.cards.get(d.pending_question.question_id)
     if (card && card.status === 'pending') {
@@ -438,10 +539,12 @@ export class FakeTransport implements Transport {
       this.emit('question:resolved', clone(card))
     }
     this.setState(id, 'idle')
+    return { ok: true }
   }
 
-  async respond(id: string, req: RespondRequest): Promise<Card> {
-    await this.enter('respond', [id, req])
+  async respond(args: W.RespondArgs): Promise<Card> {
+    await this.enter('respond', [args])
+    const { id, ...req } = args
     const d = this.mustGet(id)
     let card = req.question_id === 'latest' ? d.pending_question && this.cards.get(d.pending_question.question_id) : this.cards.get(req.question_id)
     if (!card || card.conversationId !== id) throw new TransportError('unknown question', 404)
@@ -455,13 +558,24 @@ export class FakeTransport implements Transport {
     return clone(card)
   }
 
-  async pendingQuestions(): Promise<Card[]> {
-    await this.enter('pendingQuestions', [])
-    return clone([...this.cards.values()].filter((c) => c.status === 'pending'))
+  async questions(req: W.QuestionsArgs = {}): Promise<Card[]> {
+    await this.enter('questions', [req])
+    return clone([...this.cards.values()].filter((c) => !req.status || c.status === req.status))
   }
 
-  async conversationQuestions(id: string): Promise<Card[]> {
-    await this.enter('conversationQuestions', [id])
+  async pendingQuestion(req: W.ByID): Promise<W.PendingQuestionState> {
+    await this.enter('pendingQuestion', [req])
+    const d = this.mustGet(req.id)
+    const card = d.pending_question && this.cards.get(d.pending_question.question_id)
+    if (!card || card.status !== 'pending') {
+      return { has_pending_question: false, question_id: null, questions: [], created_at: null, expires_at: null } as unknown as W.PendingQuestionState
+    }
+    return clone({ has_pending_question: true, ...card }) as W.PendingQuestionState
+  }
+
+  async conversationQuestions(req: W.ByID): Promise<Card[]> {
+    await this.enter('conversationQuestions', [req])
+    const { id } = req
     this.mustGet(id)
     return clone(
       [...this.cards.values()].filter((c) => c.conversationId === id).sort((a, b) => a.created_at.localeCompare(b.created_at)),
@@ -517,11 +631,12 @@ export class FakeTransport implements Transport {
     return { reachable: true, base_url: s.base_url, model: s.model, demo: false, ollama: this.ollama ?? /:11434(\/|$)/.test(s.base_url), models: clone(this.models) }
   }
 
-  pullModel(name: string): Promise<void> {
-    return this.enter('pullModel', [name]).then(() => {
+  pullModel(req: W.PullModelArgs): Promise<W.PullDone> {
+    const name = req.model
+    return this.enter('pullModel', [req]).then(() => {
       const progress = (p: Omit<ModelPullEvent, 'model' | 'conversationId'>) => this.emit('model:pull', { ...p, conversationId: '', model: name })
-      if (this.pullHandler) return this.pullHandler(name, progress)
-      return new Promise<void>((resolve, reject) => {
+      if (this.pullHandler) return this.pullHandler(name, progress).then(() => ({ status: 'success' }))
+      return new Promise<W.PullDone>((resolve, reject) => {
         const pull: PendingPull = {
           name,
           progress: (status, total, completed) => progress({ status, total, completed }),
@@ -530,7 +645,7 @@ export class FakeTransport implements Transport {
             // As Ollama does, a name pulled without a tag is listed as name:latest.
             const listed = name.slice(name.lastIndexOf('/') + 1).includes(':') ? name : `${name}:latest`
             if (!this.models.some((m) => m.name === listed)) this.models.push({ name: listed, supports_tools: true })
-            resolve()
+            resolve({ status: 'success' })
           },
           reject: (message, status) => {
             this.pulls = this.pulls.filter((p) => p !== pull)
@@ -547,19 +662,16 @@ export class FakeTransport implements Transport {
     return clone(this.stats)
   }
 
-  async resetModelStats(): Promise<void> {
+  async resetModelStats(): Promise<W.Reset> {
     await this.enter('resetModelStats', [])
     this.stats = []
-  }
-
-  async saveSettingsExport(): Promise<ExportResult> {
-    return { kind: 'content', content: JSON.stringify(await this.exportSettings(), null, 2) + '\n', mimeType: 'application/json' }
+    return { reset: true }
   }
 
   async exportSettings(): Promise<SettingsExport> {
     await this.enter('exportSettings', [])
     return clone({ format: 'parley-settings', version: 1, exported_at: new Date(0).toISOString(), settings: { ...this.settings, api_key: '' },
-      profiles: await this.listProfiles(), model_stats: this.stats })
+      profiles: this.profileList(), model_stats: this.stats })
   }
 
   async appInfo(): Promise<AppInfo> {
@@ -569,10 +681,14 @@ export class FakeTransport implements Transport {
 
   // ---- profiles, export and import (like backend/service/profiles.go) -------
 
-  async listProfiles(): Promise<Profile[]> {
-    await this.enter('listProfiles', [])
-    const def = this.profiles.get(DEFAULT_PROFILE) ?? defaultProfile()
-    const others = [...this.profiles.values()].filter((p) => p.name !== DEFAULT_PROFILE).sort((a, b) => a.name.localeCompare(b.name))
+  async profiles(): Promise<Profile[]> {
+    await this.enter('profiles', [])
+    return this.profileList()
+  }
+
+  private profileList(): Profile[] {
+    const def = this.storedProfiles.get(DEFAULT_PROFILE) ?? defaultProfile()
+    const others = [...this.storedProfiles.values()].filter((p) => p.name !== DEFAULT_PROFILE).sort((a, b) => a.name.localeCompare(b.name))
     return clone([def, ...others])
   }
 
@@ -597,13 +713,15 @@ export class FakeTransport implements Transport {
     if (!(THINKING_SETTINGS as readonly string[]).includes(p.thinking ?? 'auto')) {
       throw new TransportError(`thinking must be "auto", "off", "low", "medium" or "high" (not "${p.thinking}")`, 422)
     }
-    this.profiles.set(p.name, p)
+    this.storedProfiles.set(p.name, p)
     return clone(p)
   }
 
-  async deleteProfile(name: string): Promise<void> {
-    await this.enter('deleteProfile', [name])
-    if (!this.profiles.delete(name) && name !== DEFAULT_PROFILE) throw new TransportError('not found', 404)
+  async deleteProfile(req: W.ByName): Promise<W.Deleted> {
+    await this.enter('deleteProfile', [req])
+    const { name } = req
+    if (!this.storedProfiles.delete(name) && name !== DEFAULT_PROFILE) throw new TransportError('not found', 404)
+    return { deleted: true }
   }
 
   async availableTools(): Promise<ToolInfo[]> {
@@ -616,24 +734,34 @@ export class FakeTransport implements Transport {
     return exportText(this.mustGet(id), [...this.cards.values()].filter((c) => c.conversationId === id), format)
   }
 
-  async exportConversation(id: string, format: ExportFormat): Promise<ExportResult> {
-    await this.enter('exportConversation', [id, format])
+  /** The export as Go's ExportConversation gives it (a file: its name, type and text). */
+  async exportConversation(req: W.ExportArgs): Promise<W.ExportedFile> {
+    await this.enter('exportConversation', [req])
+    const format = (req.format || 'markdown') as ExportFormat
     if (format !== 'markdown' && format !== 'json') throw new TransportError('format must be "markdown" or "json"', 400)
-    const content = this.exportText(id, format)
-    if (!this.nativeFileDialogs) return { kind: 'content', content, mimeType: format === 'json' ? 'application/json' : 'text/markdown' }
-    if (this.savedDir === null) return { kind: 'cancelled' }
-    return { kind: 'saved', path: `${this.savedDir}/conversation.${format === 'json' ? 'json' : 'md'}` }
+    const content = this.exportText(req.id, format)
+    const json = format === 'json'
+    return { name: `conversation.${json ? 'json' : 'md'}`, mime_type: json ? 'application/json' : 'text/markdown; charset=utf-8', content }
   }
 
-  async importConversation(json?: string): Promise<Conversation | null> {
-    await this.enter('importConversation', json === undefined ? [] : [json])
-    let text = json
-    if (this.nativeFileDialogs && text === undefined) {
-      if (this.nextImportFile === null) return null
-      text = this.nextImportFile
-    }
-    if (text === undefined) throw new TransportError('Choose a file to import', 400)
-    const { conversation: c, messages: msgs } = parseExport(text)
+  /** Like the desktop app's save dialog with native dialogs (into `savedDir`, null = cancelled), else the text to download. */
+  async saveFile(file: W.ExportedFile, what: SavedFileKind): Promise<ExportResult> {
+    await this.enter('saveFile', [file, what])
+    if (!this.nativeFileDialogs) return contentResult(file)
+    if (this.savedDir === null) return { kind: 'cancelled' }
+    return { kind: 'saved', path: `${this.savedDir}/${file.name}` }
+  }
+
+  /** The desktop app's open dialog: `nextImportFile` (null = cancelled); none in a browser. */
+  async chooseConversationFile(): Promise<string | null> {
+    await this.enter('chooseConversationFile', [])
+    if (!this.nativeFileDialogs) throw new TransportError('Choose a file to import', 400)
+    return this.nextImportFile
+  }
+
+  async importConversation(req: W.ImportArgs): Promise<Conversation> {
+    await this.enter('importConversation', [req])
+    const { conversation: c, messages: msgs } = parseExport(req.data)
     const now = new Date().toISOString()
     const d = this.addConversation({ title: importTitle(c.title ?? '', [...this.conversations.values()].map((x) => x.title)), assistant: c.assistant || DEFAULT_PROFILE, pinned: !!c.pinned, created_at: c.created_at || now, updated_at: c.updated_at || now })
     for (const m of msgs) this.addMessage(d.id, { ...m, id: fakeId('msg'), role: m.role as Role, content: m.content ?? '', created_at: m.created_at || now })
@@ -655,16 +783,18 @@ export class FakeTransport implements Transport {
     return clone(this.agentTokenList)
   }
 
-  async createAgentToken(name: string): Promise<NewAgentToken> {
-    await this.enter('createAgentToken', [name])
+  async createAgentToken(req: W.AgentTokenRequest): Promise<NewAgentToken> {
+    await this.enter('createAgentToken', [req])
+    const { name } = req
     if (!name.trim()) throw new TransportError('invalid agent name: must be 1-64 characters (got 0)', 422)
     const id = fakeId('tok')
     this.agentTokenList.push({ id, name: name.trim(), created_at: new Date().toISOString(), last_used_at: null })
     return { id, name: name.trim(), token: 'parley_agent_' + id }
   }
 
-  async revokeAgentToken(id: string): Promise<void> {
-    await this.enter('revokeAgentToken', [id])
+  async revokeAgentToken(req: W.ByID): Promise<void> {
+    await this.enter('revokeAgentToken', [req])
+    const { id } = req
     this.agentTokenList = this.agentTokenList.filter((t) => t.id !== id)
   }
 
@@ -673,73 +803,69 @@ export class FakeTransport implements Transport {
     return this.mcp.list()
   }
 
-  async putMCPServer(name: string, cfg: MCPServerConfig): Promise<MCPServer> {
-    await this.enter('putMCPServer', [name, cfg])
+  async putMCPServer(req: W.PutMCPServerArgs): Promise<MCPServer> {
+    await this.enter('putMCPServer', [req])
+    const { name, ...cfg } = req
     return this.mcp.put(name, cfg)
   }
 
-  async deleteMCPServer(name: string): Promise<void> {
-    await this.enter('deleteMCPServer', [name])
-    this.mcp.remove(name)
+  async deleteMCPServer(req: W.ByName): Promise<W.Deleted> {
+    await this.enter('deleteMCPServer', [req])
+    this.mcp.remove(req.name)
+    return { deleted: true }
   }
 
-  async setMCPToolPolicy(server: string, tool: string, policy: MCPPolicy): Promise<MCPTool> {
-    await this.enter('setMCPToolPolicy', [server, tool, policy])
-    return this.mcp.setPolicy(server, tool, policy)
+  async setMCPToolPolicy(req: W.MCPToolPolicyArgs): Promise<MCPTool> {
+    await this.enter('setMCPToolPolicy', [req])
+    return this.mcp.setPolicy(req.name, req.tool, req.policy as MCPTool['policy'])
   }
 
-  async importMCPConfig(content: string): Promise<MCPImportResult> {
-    await this.enter('importMCPConfig', [content])
-    return this.mcp.importConfig(content)
+  async importMCPConfig(req: W.ImportMCPConfigArgs): Promise<MCPImportResult> {
+    await this.enter('importMCPConfig', [req])
+    return this.mcp.importConfig(req.content)
   }
 
-  async listCollections(): Promise<Collection[]> {
-    await this.enter('listCollections', [])
+  async collections(): Promise<W.Collection[]> {
+    await this.enter('collections', [])
     return this.knowledge.list()
   }
 
-  async getCollection(id: string): Promise<Collection> {
-    await this.enter('getCollection', [id])
-    return clone(this.knowledge.get(id))
+  async getCollection(req: W.ByID): Promise<W.Collection> {
+    await this.enter('getCollection', [req])
+    return clone(this.knowledge.get(req.id))
   }
 
-  async createCollection(req: CollectionRequest): Promise<Collection> {
+  async createCollection(req: W.CollectionRequest): Promise<W.Collection> {
     await this.enter('createCollection', [req])
     return this.knowledge.create(req)
   }
 
-  async updateCollection(id: string, req: CollectionRequest): Promise<Collection> {
-    await this.enter('updateCollection', [id, req])
-    return this.knowledge.update(id, req)
+  async updateCollection(req: W.UpdateCollectionArgs): Promise<W.Collection> {
+    await this.enter('updateCollection', [req])
+    const { id, ...change } = req
+    return this.knowledge.update(id, change)
   }
 
-  async reindexCollection(id: string): Promise<void> {
-    await this.enter('reindexCollection', [id])
-    this.knowledge.reindex(id)
+  async reindexCollection(req: W.ByID): Promise<W.Reindexing> {
+    await this.enter('reindexCollection', [req])
+    this.knowledge.reindex(req.id)
+    return { reindexing: true }
   }
 
-  async cancelCollection(id: string): Promise<Collection> {
-    await this.enter('cancelCollection', [id])
-    return this.knowledge.cancel(id)
+  async cancelCollection(req: W.ByID): Promise<W.Collection> {
+    await this.enter('cancelCollection', [req])
+    return this.knowledge.cancel(req.id)
   }
 
-  async deleteCollection(id: string): Promise<void> {
-    await this.enter('deleteCollection', [id])
-    this.knowledge.remove(id)
+  async deleteCollection(req: W.ByID): Promise<W.Deleted> {
+    await this.enter('deleteCollection', [req])
+    this.knowledge.remove(req.id)
+    return { deleted: true }
   }
 
-  async searchCollection(id: string, req: KnowledgeSearchRequest): Promise<KnowledgeSearchResponse> {
-    await this.enter('searchCollection', [id, req])
-    return { results: this.knowledge.search(id, req.query, req.top_k) }
-  }
-
-  async setConversationKnowledge(id: string, collections: string[]): Promise<void> {
-    await this.enter('setConversationKnowledge', [id, collections])
-    const d = this.mustGet(id)
-    for (const c of collections) this.knowledge.get(c)
-    if (collections.length) d.knowledge = [...collections]
-    else delete d.knowledge
-    this.emit('conversation:updated', { conversationId: id, knowledge: [...collections] })
+  async searchCollection(req: W.SearchCollectionArgs): Promise<W.KnowledgeSearchResponse> {
+    await this.enter('searchCollection', [req])
+    return { results: this.knowledge.search(req.id, req.query, req.top_k) }
   }
 
   async openSource(path: string): Promise<boolean> {

@@ -15,7 +15,7 @@ function fakeFetch(responder: (url: string, init: RequestInit) => { status?: num
     const r = responder(url, init ?? {})
     const status = r.status ?? 200
     const text = r.text ?? (r.body === undefined ? '' : JSON.stringify(r.body))
-    return new Response(text, { status, headers: { 'Content-Type': r.type ?? 'application/json' } })
+    return new Response(status === 204 ? null : text, { status, headers: { 'Content-Type': r.type ?? 'application/json' } })
   })
   return { fn: fn as unknown as typeof fetch, calls }
 }
@@ -72,12 +72,12 @@ describe('HttpTransport MCP servers (SPEC §6)', () => {
     })
     const t = new HttpTransport({ fetch: fn, EventSource: FakeEventSource as unknown as typeof EventSource })
     expect(await t.mcpServers()).toEqual([])
-    const saved = await t.putMCPServer('my files', { command: 'npx', args: ['-y'], env: { TOKEN: 's3cret' } })
+    const saved = await t.putMCPServer({ name: 'my files', command: 'npx', args: ['-y'], env: { TOKEN: 's3cret' } })
     expect(saved).toMatchObject({ env_keys: ['TOKEN'], header_keys: [], tools: [] })
-    await t.deleteMCPServer('my files')
-    expect(await t.setMCPToolPolicy('my files', 'get file', 'block')).toMatchObject({ policy: 'block' })
+    await t.deleteMCPServer({ name: 'my files' })
+    expect(await t.setMCPToolPolicy({ name: 'my files', tool: 'get file', policy: 'block' })).toMatchObject({ policy: 'block' })
     const file = '{"mcpServers":{"a":{"command":"x"}}}'
-    expect(await t.importMCPConfig(file)).toEqual({ added: ['a'], skipped: { b: 'a server with this name exists' } })
+    expect(await t.importMCPConfig({ content: file })).toEqual({ added: ['a'], skipped: { b: 'a server with this name exists' } })
     expect(calls.map((c) => [c.init.method, c.url, c.init.body])).toEqual([
       ['GET', '/api/v1/mcp/servers', undefined],
       ['PUT', '/api/v1/mcp/servers/my%20files', JSON.stringify({ command: 'npx', args: ['-y'], env: { TOKEN: 's3cret' } })],
@@ -107,19 +107,20 @@ describe('HttpTransport requests (SPEC §4)', () => {
     })
     const t = new HttpTransport({ fetch: fn, EventSource: FakeEventSource as unknown as typeof EventSource })
     await t.listConversations({ limit: 20, cursor: 'abc', q: 'trip plans' })
-    await t.listConversations()
+    await t.listConversations({})
     await t.createConversation({ title: 'Hi' })
-    const detail = await t.getConversation('c/1')
-    expect(await t.sendMessage('c/1', 'hello')).toEqual({ run_id: 'r1' })
-    await t.cancel('c/1')
-    await t.respond('c/1', { question_id: 'q1', action: 'submit', answers: { 'A?': { selected: ['x'] } }, comments: 'ok' })
-    await t.pendingQuestions()
-    await t.conversationQuestions('c/1')
-    await t.deleteConversation('c/1')
-    await t.renameConversation('c/1', 'New')
-    await t.setPinned('c/1', true)
-    await t.setAssistant('c/1', 'writer')
-    await t.setThinking('c/1', 'off')
+    const detail = await t.getConversation({ id: 'c/1' })
+    expect(await t.send({ id: 'c/1', content: 'hello' })).toEqual({ run_id: 'r1' })
+    await t.cancel({ id: 'c/1' })
+    await t.respond({ id: 'c/1', question_id: 'q1', action: 'submit', answers: { 'A?': { selected: ['x'] } }, comments: 'ok' })
+    await t.questions({ status: 'pending' })
+    await t.conversationQuestions({ id: 'c/1' })
+    await t.deleteConversation({ id: 'c/1' })
+    await t.updateConversation({ id: 'c/1', title: 'New' })
+    await t.updateConversation({ id: 'c/1', pinned: true })
+    await t.updateConversation({ id: 'c/1', assistant: 'writer' })
+    await t.updateConversation({ id: 'c/1', thinking: 'off' })
+    await t.updateConversation({ id: 'c/1', knowledge: ['k1'], model: 'm' })
     await t.health()
 
     expect(detail.messages).toEqual([])
@@ -139,6 +140,7 @@ describe('HttpTransport requests (SPEC §4)', () => {
       'PATCH /api/v1/conversations/c%2F1 {"pinned":true}',
       'PATCH /api/v1/conversations/c%2F1 {"assistant":"writer"}',
       'PATCH /api/v1/conversations/c%2F1 {"thinking":"off"}',
+      'PATCH /api/v1/conversations/c%2F1 {"knowledge":["k1"],"model":"m"}',
       'GET /api/v1/health',
     ])
     for (const c of calls) expect(c.init.credentials).toBe('same-origin')
@@ -148,7 +150,7 @@ describe('HttpTransport requests (SPEC §4)', () => {
   it('turns {"error"} responses into errors that keep the status', async () => {
     const { fn } = fakeFetch(() => ({ status: 409, body: { error: 'a run is already active in this conversation' } }))
     const t = new HttpTransport({ fetch: fn })
-    const err = await t.sendMessage('c1', 'x').catch((e: unknown) => e)
+    const err = await t.send({ id: 'c1', content: 'x' }).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(TransportError)
     expect((err as TransportError).message).toBe('a run is already active in this conversation')
     expect((err as TransportError).status).toBe(409)
@@ -174,12 +176,12 @@ describe('HttpTransport settings, models and retry', () => {
       return { body: {} }
     })
     const t = new HttpTransport({ fetch: fn })
-    expect(await t.retry('c/1')).toEqual({ run_id: 'r9' })
+    expect(await t.retry({ id: 'c/1' })).toEqual({ run_id: 'r9' })
     expect((await t.checkModelServer()).models).toEqual([{ name: 'm', supports_tools: true }])
-    await t.pullModel('qwen3')
+    await t.pullModel({ model: 'qwen3' })
     expect(await t.appInfo()).toEqual({ version: '0.9.0', dataDir: '' })
     const s = await t.getSettings()
-    expect(s).toMatchObject({ base_url: 'http://x:1/v1', model: 'm', theme: 'dark', demo_mode: false, max_pending_questions: 10 })
+    expect(s).toMatchObject({ base_url: 'http://x:1/v1', model: 'm', theme: 'dark' })
     await t.saveSettings(s)
     const summary = calls.map((c) => `${c.init.method} ${c.url}${c.init.body ? ' ' + c.init.body : ''}`)
     expect(summary.slice(0, 6)).toEqual([
@@ -194,7 +196,7 @@ describe('HttpTransport settings, models and retry', () => {
 
   it('rejects a failed pull with the server message', async () => {
     const { fn } = fakeFetch(() => ({ status: 502, body: { error: 'pull model manifest: file does not exist' } }))
-    await expect(new HttpTransport({ fetch: fn }).pullModel('nope')).rejects.toThrow('pull model manifest: file does not exist')
+    await expect(new HttpTransport({ fetch: fn }).pullModel({ model: 'nope' })).rejects.toThrow('pull model manifest: file does not exist')
   })
 
   it('dispatches model:pull events from the stream', () => {
@@ -232,19 +234,20 @@ describe('HttpTransport profiles, tools, export and import', () => {
     })
     const t = new HttpTransport({ fetch: fn })
     expect(t.nativeFileDialogs).toBe(false)
-    expect(await t.listProfiles()).toEqual([
+    expect(await t.profiles()).toEqual([
       { name: 'default', system_prompt: 'Hi', model: '', tools: ['ask_user_question'] },
-      { name: 'Bare', system_prompt: '', model: 'm', tools: [] },
+      { name: 'Bare', system_prompt: '', model: 'm', tools: null },
     ])
     expect(await t.availableTools()).toEqual([{ name: 'ask_user_question', description: 'Ask you' }])
     const p = { name: 'Code review', system_prompt: 'Be brief.', model: ' qwen3 ', tools: ['calculator'] }
-    expect(await t.saveProfile(p)).toEqual({ ...p, model: 'qwen3' })
-    await t.deleteProfile('Code review')
+    const { name: _name, ...body } = p
+    expect(await t.saveProfile(p)).toEqual({ ...body, model: 'qwen3' }) // the path names the profile; Go fills it from there
+    await t.deleteProfile({ name: 'Code review' })
     const summary = calls.map((c) => `${c.init.method} ${c.url}${c.init.body ? ' ' + c.init.body : ''}`)
     expect(summary).toEqual([
       'GET /api/v1/profiles',
       'GET /api/v1/tools',
-      `PUT /api/v1/profiles/Code%20review ${JSON.stringify(p)}`,
+      `PUT /api/v1/profiles/Code%20review ${JSON.stringify(body)}`,
       'DELETE /api/v1/profiles/Code%20review',
     ])
   })
@@ -257,15 +260,17 @@ describe('HttpTransport profiles, tools, export and import', () => {
     })
   })
 
-  it('exports as text (Markdown or JSON) with the content type, without parsing it', async () => {
+  it('exports as a file (Markdown or JSON) with the content type, without parsing it, for the page to download', async () => {
     const md = '# Trip\n\n*Exported from Parley.*\n'
     const json = '{\n  "format": "parley.conversation",\n  "version": 1\n}'
     const { fn, calls } = fakeFetch((url) =>
       url.includes('format=json') ? { text: json, type: 'application/json' } : { text: md, type: 'text/markdown; charset=utf-8' },
     )
     const t = new HttpTransport({ fetch: fn })
-    expect(await t.exportConversation('c/1', 'markdown')).toEqual({ kind: 'content', content: md, mimeType: 'text/markdown' })
-    expect(await t.exportConversation('c/1', 'json')).toEqual({ kind: 'content', content: json, mimeType: 'application/json' })
+    const mdFile = await t.exportConversation({ id: 'c/1', format: 'markdown' })
+    expect(mdFile).toEqual({ name: '', mime_type: 'text/markdown; charset=utf-8', content: md })
+    expect(await t.saveFile(mdFile, 'conversation')).toEqual({ kind: 'content', content: md, mimeType: 'text/markdown' })
+    expect(await t.saveFile(await t.exportConversation({ id: 'c/1', format: 'json' }), 'conversation')).toEqual({ kind: 'content', content: json, mimeType: 'application/json' })
     expect(calls.map((c) => `${c.init.method} ${c.url}`)).toEqual([
       'GET /api/v1/conversations/c%2F1/export?format=markdown',
       'GET /api/v1/conversations/c%2F1/export?format=json',
@@ -280,13 +285,14 @@ describe('HttpTransport profiles, tools, export and import', () => {
         : { status: 400, body: { error: 'import conversation: invalid conversation export: format is "", want "parley.conversation"' } },
     )
     const t = new HttpTransport({ fetch: fn })
-    expect(await t.importConversation(file)).toEqual({ id: 'new', title: 'Trip', assistant: 'default' })
+    expect(await t.importConversation({ data: file })).toEqual({ id: 'new', title: 'Trip', assistant: 'default' })
     expect(calls[0]!.url).toBe('/api/v1/conversations/import')
     expect(calls[0]!.init.method).toBe('POST')
     expect(calls[0]!.init.body).toBe(file)
     expect((calls[0]!.init.headers as Record<string, string>)['Content-Type']).toBe('application/json')
-    await expect(t.importConversation('{}')).rejects.toMatchObject({ status: 400, message: expect.stringContaining('format is ""') })
-    await expect(t.importConversation()).rejects.toBeInstanceOf(TransportError)
+    await expect(t.importConversation({ data: '{}' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('format is ""') })
+    // a browser has no open dialog: the page reads the file itself
+    await expect(t.chooseConversationFile()).rejects.toBeInstanceOf(TransportError)
     expect(calls).toHaveLength(2)
   })
 })
@@ -356,5 +362,85 @@ describe('HttpTransport events (SSE)', () => {
     expect(FakeEventSource.instances[0]!.closed).toBe(false)
     off2()
     expect(FakeEventSource.instances[0]!.closed).toBe(true)
+  })
+})
+
+describe('HttpTransport: one generic request per call, as CALLS says', () => {
+  it('fills {params} from the request (encoded), puts query fields in the URL and the other fields in the JSON body', async () => {
+    const { fn, calls } = fakeFetch(() => ({ body: { run_id: 'r1' } }))
+    const t = new HttpTransport({ fetch: fn })
+    await t.forkQuestion({ id: 'c 1', question_id: 'q/2', answers: { 'A?': { selected: [], custom: 'x' } }, comments: 'c' })
+    await t.listConversations({ limit: 5, cursor: '', q: 'a&b' })
+    await t.questions({})
+    await t.searchCollection({ id: 'k1', query: 'tide tables', top_k: 3 })
+    expect(calls.map((c) => [c.init.method, c.url, c.init.body])).toEqual([
+      ['POST', '/api/v1/conversations/c%201/questions/q%2F2/fork', JSON.stringify({ answers: { 'A?': { selected: [], custom: 'x' } }, comments: 'c' })],
+      ['GET', '/api/v1/conversations?limit=5&q=a%26b', undefined],
+      ['GET', '/api/v1/questions', undefined],
+      ['POST', '/api/v1/knowledge/k1/search', JSON.stringify({ query: 'tide tables', top_k: 3 })],
+    ])
+    // a GET carries no body and no Content-Type; a JSON body says it is JSON (Go refuses others)
+    expect((calls[1]!.init.headers as Record<string, string>)['Content-Type']).toBeUndefined()
+    expect((calls[3]!.init.headers as Record<string, string>)['Content-Type']).toBe('application/json')
+  })
+
+  it('sends an array request as the body itself, a raw field as the body as is, and nothing for body-less calls', async () => {
+    const { fn, calls } = fakeFetch(() => ({ status: 204 }))
+    const t = new HttpTransport({ fetch: fn })
+    const marks = [{ key: 'card-1', hop: 'shown', at: 12 }]
+    expect(await t.reportTrace(marks)).toBeUndefined()
+    await t.importMCPConfig({ content: 'not even json' })
+    await t.retry({ id: 'c1' })
+    expect(calls.map((c) => [c.init.method, c.url, c.init.body])).toEqual([
+      ['POST', '/api/v1/debug/trace', JSON.stringify(marks)],
+      ['POST', '/api/v1/mcp/import', 'not even json'],
+      ['POST', '/api/v1/conversations/c1/retry', undefined],
+    ])
+    expect((calls[1]!.init.headers as Record<string, string>)['Content-Type']).toBe('application/json')
+  })
+
+  it('answers nothing for 204 and for calls without an answer, and the JSON otherwise', async () => {
+    const { fn } = fakeFetch((url) => (url.includes('agent-tokens') ? { status: 200, body: { ignored: true } } : { status: 204 }))
+    const t = new HttpTransport({ fetch: fn })
+    expect(await t.revokeAgentToken({ id: 't1' })).toBeUndefined() // noResponse
+    expect(await t.cancel({ id: 'c1' })).toBeUndefined() // 204
+    const json = new HttpTransport({ fetch: fakeFetch(() => ({ body: { ok: true } })).fn })
+    expect(await json.cancel({ id: 'c1' })).toEqual({ ok: true })
+  })
+
+  it('reads a file answer: its name from Content-Disposition (filename* first), its type and its text', async () => {
+    const headers: Record<string, string>[] = [
+      { 'Content-Type': 'text/markdown; charset=utf-8', 'Content-Disposition': 'attachment; filename="Trip \\"A\\".md"' },
+      { 'Content-Type': 'application/json', 'Content-Disposition': "attachment; filename*=utf-8''Caf%C3%A9%20notes.json" },
+      { 'Content-Type': 'application/json', 'Content-Disposition': 'attachment; filename=plain.json' },
+      { 'Content-Type': 'application/json' },
+    ]
+    let i = 0
+    const fn = (async () => new Response('{"a":1}', { status: 200, headers: headers[i++] })) as unknown as typeof fetch
+    const t = new HttpTransport({ fetch: fn })
+    expect(await t.exportConversation({ id: 'c1', format: 'markdown' })).toEqual({ name: 'Trip "A".md', mime_type: 'text/markdown; charset=utf-8', content: '{"a":1}' })
+    expect((await t.exportConversation({ id: 'c1', format: 'json' })).name).toBe('Café notes.json')
+    expect((await t.exportConversation({ id: 'c1', format: 'json' })).name).toBe('plain.json')
+    expect((await t.exportConversation({ id: 'c1', format: 'json' })).name).toBe('')
+  })
+
+  it('turns an error answer into a TransportError with its message and status', async () => {
+    const { fn } = fakeFetch(() => ({ status: 404, body: { error: 'conversation not found' } }))
+    const err = await new HttpTransport({ fetch: fn }).exportConversation({ id: 'nope', format: 'json' }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(TransportError)
+    expect(err).toMatchObject({ message: 'conversation not found', status: 404 })
+    const raw = await new HttpTransport({ fetch: fakeFetch(() => ({ status: 413, body: { error: 'too large' } })).fn })
+      .importConversation({ data: '{}' })
+      .catch((e: unknown) => e)
+    expect(raw).toMatchObject({ message: 'too large', status: 413 })
+  })
+
+  it('sends the settings export for the page to download', async () => {
+    const t = new HttpTransport({ fetch: fakeFetch(() => ({})).fn })
+    expect(await t.saveFile({ name: 'parley-settings.json', mime_type: 'application/json', content: '{}\n' }, 'settings')).toEqual({
+      kind: 'content',
+      content: '{}\n',
+      mimeType: 'application/json',
+    })
   })
 })

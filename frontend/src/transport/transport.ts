@@ -1,166 +1,47 @@
 // The one interface through which the UI talks to the Go side (SPEC §4 and
-// §3). Components never see which implementation is in use: stores call it,
-// and `pickTransport()` (./index.ts) chooses Wails bindings or HTTP + SSE.
-import type {
-  AppInfo,
-  Card,
-  Conversation,
-  ConversationDetail,
-  ConversationPage,
-  CreateConversationParams,
-  EventMap,
-  ExportFormat,
-  ExportResult,
-  EventName,
-  Health,
-  ListConversationsParams,
-  AgentListener,
-  AgentToken,
-  NewAgentToken,
-  MCPImportResult,
-  MCPPolicy,
-  MCPServer,
-  MCPServerConfig,
-  MCPTool,
-  ModelInfo,
-  ModelStats,
-  ModelStatus,
-  Profile,
-  RespondRequest,
-  Settings,
-  SettingsExport,
-  ToolInfo,
-} from '../types'
-import type {
-  Collection,
-  CollectionRequest,
-  ForkRequest,
-  KnowledgeSearchRequest,
-  KnowledgeSearchResponse,
-  SendMessageRequest,
-  TraceMark,
-} from '../api/wire.gen'
+// §3): the generated calls (one declaration per call in backend/calls) and
+// what differs per runtime. Components never see which implementation is in
+// use: stores call it, and `pickTransport()` (./index.ts) chooses Wails
+// bindings or HTTP + SSE.
+import type { AppInfo, EventMap, ExportResult, EventName, AgentListener } from '../types'
+import type { Calls } from '../api/calls.gen'
+import type { ExportedFile } from '../api/wire.gen'
 import { t } from '../i18n'
 
 export type Unsubscribe = () => void
 export type EventHandler<E extends EventName> = (payload: EventMap[E]) => void
 
-export interface Transport {
+/** What a file is saved as: an exported conversation or the settings (the save dialog's title). */
+export type SavedFileKind = 'conversation' | 'settings'
+
+/**
+ * The part of a transport that differs per runtime: events, the window's
+ * own dialogs, links, the clipboard. The calls themselves are the generated
+ * client (../api/calls.gen.ts).
+ */
+export interface Platform {
   readonly kind: 'wails' | 'http' | 'fake'
   /**
    * True when the Go side shows native file dialogs (the desktop app):
-   * exportConversation saves the file itself and importConversation asks for
-   * the file. Otherwise export returns the text and import takes it.
+   * saveFile asks where to save and chooseConversationFile asks for the
+   * file. Otherwise saveFile gives the text back for the page to download,
+   * and the page reads an imported file itself.
    */
   readonly nativeFileDialogs: boolean
-
-  health(): Promise<Health>
-  /** The page's marks of the card trace (only while health().trace; refused otherwise). */
-  reportTrace(marks: TraceMark[]): Promise<void>
-  listConversations(params?: ListConversationsParams): Promise<ConversationPage>
-  createConversation(params?: CreateConversationParams): Promise<Conversation>
-  getConversation(id: string): Promise<ConversationDetail>
-  renameConversation(id: string, title: string): Promise<Conversation | void>
-  setPinned(id: string, pinned: boolean): Promise<Conversation | void>
-  /** Switches the conversation to another assistant profile (its next runs). */
-  setAssistant(id: string, assistant: string): Promise<Conversation | void>
-  /** Chooses the conversation's model for its next runs ("" = its profile's model or the default). */
-  setModel(id: string, model: string): Promise<Conversation | void>
-  /** Chooses how much the conversation's model thinks ("" = its profile's setting; SPEC §9). */
-  setThinking(id: string, thinking: string): Promise<Conversation | void>
-  deleteConversation(id: string): Promise<void>
-  /** A plain message: sendWith with the content alone (Go has one way to send). */
-  sendMessage(id: string, content: string): Promise<{ run_id: string }>
-  /**
-   * Sends a message with files, or under an earlier message (SPEC §7:
-   * `parent_id` set = an edit, "" = a new first message).
-   */
-  sendWith(id: string, req: SendMessageRequest): Promise<{ run_id: string }>
-  /** A new reply beside the reply of messageId, by model when given. */
-  regenerate(id: string, messageId: string, model?: string): Promise<{ run_id: string }>
-  /** Makes the path through messageId the visible one (the `< 2/3 >` switch, a search hit). */
-  selectBranch(id: string, messageId: string): Promise<ConversationDetail>
-  /** Changes an answered card's answer on a new branch, which then runs. */
-  forkQuestion(id: string, questionId: string, req: ForkRequest): Promise<{ run_id: string }>
-  /**
-   * Runs the assistant again on the saved history (after a run error, or a
-   * run interrupted by closing the app) without adding a user message.
-   */
-  retry(id: string): Promise<{ run_id: string }>
-  cancel(id: string): Promise<void>
-  /** Resolves with the updated card when the backend returns it. */
-  respond(id: string, req: RespondRequest): Promise<Card | void>
-  /** Pending cards across all conversations. */
-  pendingQuestions(): Promise<Card[]>
-  /** One conversation's cards, oldest first. */
-  conversationQuestions(id: string): Promise<Card[]>
-  getSettings(): Promise<Settings>
-  /** Saves the whole settings object; resolves with the effective settings. */
-  saveSettings(settings: Settings): Promise<Settings | void>
-  listModels(): Promise<ModelInfo[]>
-  /** Whether the configured model server answers, and its models. */
-  checkModelServer(): Promise<ModelStatus>
-  /** Downloads an Ollama model; progress arrives as `model:pull` events. */
-  pullModel(name: string): Promise<void>
-  /** How well each model asks (cards, outcomes, invalid calls, corrections). */
-  modelStats(): Promise<ModelStats[]>
-  /** Forgets every model's statistics. */
-  resetModelStats(): Promise<void>
-  /** Settings, profiles and model statistics, without the API key. */
-  exportSettings(): Promise<SettingsExport>
-  /**
-   * Saves the settings export as a file: the desktop app shows a save
-   * dialog ("saved" / "cancelled"); otherwise the JSON text comes back
-   * ("content") for the page to download.
-   */
-  saveSettingsExport(): Promise<ExportResult>
   /** Version and data folder (the data folder is empty over HTTP). */
   appInfo(): Promise<AppInfo>
-
-  /** Assistant profiles; the default one is always first. */
-  listProfiles(): Promise<Profile[]>
-  /** Creates or replaces the profile named `profile.name` (the backend validates it). */
-  saveProfile(profile: Profile): Promise<Profile>
-  /** Deletes a profile; deleting "default" resets it to its defaults. */
-  deleteProfile(name: string): Promise<void>
-  /** The tools a profile may opt in to. */
-  availableTools(): Promise<ToolInfo[]>
-  /** Exports one conversation as Markdown or as JSON (see ExportResult). */
-  exportConversation(id: string, format: ExportFormat): Promise<ExportResult>
   /**
-   * Adds a conversation exported as JSON (with new ids). `json` is the file's
-   * text; with native file dialogs it is left out and the Go side asks for the
-   * file. Resolves null when the user cancelled that dialog.
+   * Saves an exported file: the desktop app shows a save dialog ("saved" /
+   * "cancelled"); otherwise the text comes back ("content") for the page to
+   * download.
    */
-  importConversation(json?: string): Promise<Conversation | null>
-
-  /** MCP servers with their state and tools (SPEC §6); secrets come back as key names only. */
-  mcpServers(): Promise<MCPServer[]>
+  saveFile(file: ExportedFile, what: SavedFileKind): Promise<ExportResult>
   /**
-   * Adds or replaces a server. An env or header value left out (or sent back
-   * as the masked value) keeps the stored secret.
+   * The desktop app's open dialog for an exported conversation: the file's
+   * text, null when cancelled. Rejects where there is none (the page reads
+   * the file from an <input>).
    */
-  putMCPServer(name: string, cfg: MCPServerConfig): Promise<MCPServer>
-  deleteMCPServer(name: string): Promise<void>
-  setMCPToolPolicy(server: string, tool: string, policy: MCPPolicy): Promise<MCPTool | void>
-  /** Adds the servers of another host's mcp.json / claude_desktop_config.json (the file's text). */
-  importMCPConfig(content: string): Promise<MCPImportResult>
-
-  /** Knowledge collections (SPEC §11), oldest first. */
-  listCollections(): Promise<Collection[]>
-  getCollection(id: string): Promise<Collection>
-  /** Stores a collection and starts indexing it; progress comes as `knowledge:progress`. */
-  createCollection(req: CollectionRequest): Promise<Collection>
-  /** Renames a collection or changes its paths (indexed again). */
-  updateCollection(id: string, req: CollectionRequest): Promise<Collection>
-  reindexCollection(id: string): Promise<void>
-  /** Stops indexing; what was indexed stays searchable. */
-  cancelCollection(id: string): Promise<Collection>
-  /** Deletes the index (never the files). */
-  deleteCollection(id: string): Promise<void>
-  searchCollection(id: string, req: KnowledgeSearchRequest): Promise<KnowledgeSearchResponse>
-  /** The collections a conversation's assistant searches. */
-  setConversationKnowledge(id: string, collections: string[]): Promise<void>
+  chooseConversationFile(): Promise<string | null>
   /**
    * Native folder and file pickers (the desktop app): absolute paths, none
    * when cancelled. Null where there are none (the browser build takes
@@ -169,12 +50,8 @@ export interface Transport {
   readonly choosePaths: ((kind: 'folder' | 'files') => Promise<string[]>) | null
   /** Opens a cited file with its application (the desktop app); false where the build cannot. */
   openSource(path: string): Promise<boolean>
-  /** Agents on the machine (SPEC §10): where Parley listens for them, and their tokens. */
+  /** Agents on the machine (SPEC §10): where Parley listens for them. */
   agentListener(): Promise<AgentListener>
-  agentTokens(): Promise<AgentToken[]>
-  /** Makes a token; the secret is in the answer this once. */
-  createAgentToken(name: string): Promise<NewAgentToken>
-  revokeAgentToken(id: string): Promise<void>
 
   /** Subscribes to a SPEC §3 event (or the local `transport:connection`). */
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe
@@ -183,6 +60,18 @@ export interface Transport {
   openExternal(url: string): void
   /** Copies text to the system clipboard; resolves false when it could not. */
   copyText(text: string): Promise<boolean>
+}
+
+/**
+ * The one interface through which the UI talks to the Go side: every call
+ * declared in backend/calls (generated), and the platform part.
+ */
+export interface Transport extends Calls, Platform {}
+
+/** A file for the page to download (no native save dialog): its text and type without parameters. */
+export function contentResult(file: ExportedFile): ExportResult {
+  const mimeType = (file.mime_type || 'application/octet-stream').split(';')[0]!.trim()
+  return { kind: 'content', content: file.content, mimeType }
 }
 
 /** An error from the Go side; `status` is the HTTP status when there is one. */
@@ -245,20 +134,6 @@ export class Emitter {
     let n = 0
     for (const set of this.handlers.values()) n += set.size
     return n
-  }
-}
-
-/** Fills fields Go may leave null (a profile without tools is `"tools": null`). */
-export function normalizeProfile(p: Partial<Profile> | null | undefined): Profile {
-  return {
-    name: p?.name ?? '',
-    system_prompt: p?.system_prompt ?? '',
-    model: p?.model ?? '',
-    tools: Array.isArray(p?.tools) ? [...p.tools] : [],
-    // Left out when not given: the Go side reads it as "auto".
-    ...(p?.tool_calling ? { tool_calling: p.tool_calling } : {}),
-    ...(p?.thinking ? { thinking: p.thinking } : {}),
-    ...(Array.isArray(p?.knowledge) && p.knowledge.length ? { knowledge: [...p.knowledge] } : {}),
   }
 }
 

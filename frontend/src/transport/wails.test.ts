@@ -1,10 +1,12 @@
 import { describe, expect, it, vi } from 'vitest'
-import { WAILS_SERVICE, WailsTransport } from './wails'
+import { WailsTransport } from './wails'
 import { pickTransport } from './index'
 import { TransportError } from './transport'
 import { DEFAULT_SETTINGS } from '../lib/settings'
+import { CALLS } from '../api/calls.gen'
+import * as BoundCalls from '../../wailsjs/go/desktop/Calls'
 
-function fakeWindow(overrides: Record<string, unknown> = {}) {
+function fakeWindow(overrides: Record<string, unknown> = {}, desktopOverrides: Record<string, unknown> = {}) {
   const calls: [string, unknown[]][] = []
   const method =
     (name: string, result: unknown = null) =>
@@ -12,54 +14,58 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
       calls.push([name, args])
       return Promise.resolve(result)
     }
-  const svc: Record<string, unknown> = {
+  const bound: Record<string, unknown> = {
     Health: method('Health', { status: 'ok', version: '1.0' }),
     AgentTokens: method('AgentTokens', []),
     CreateAgentToken: method('CreateAgentToken', { id: 't1', name: 'codex', token: 'parley_agent_x' }),
     RevokeAgentToken: method('RevokeAgentToken', undefined),
-    Listener: method('Listener', { enabled: true, addr: '127.0.0.1:8765', running: true, url: 'http://127.0.0.1:8765/mcp', local_api: false }),
     ListConversations: method('ListConversations', { items: [{ id: 'a', title: 'A' }], next_cursor: 'n2' }),
     CreateConversation: method('CreateConversation', { id: 'new', title: '' }),
     GetConversation: method('GetConversation', { id: 'a', title: 'A', state: 'idle', messages: [], pending_question: null }),
-    RenameConversation: method('RenameConversation'),
-    SetPinned: method('SetPinned'),
-    SetAssistant: method('SetAssistant'),
-    SetThinking: method('SetThinking'),
-    DeleteConversation: method('DeleteConversation'),
+    UpdateConversation: method('UpdateConversation', { id: 'a', title: 'B', state: 'idle', messages: [], pending_question: null }),
+    DeleteConversation: method('DeleteConversation', { deleted: true }),
     Send: method('Send', { run_id: 'run-1' }),
-    Cancel: method('Cancel'),
+    Cancel: method('Cancel', { ok: true }),
     Respond: method('Respond', { question_id: 'q1', conversationId: 'a', status: 'answered', questions: [], created_at: '', expires_at: null }),
-    PendingQuestions: method('PendingQuestions', []),
+    Questions: method('Questions', []),
     ConversationQuestions: method('ConversationQuestions', []),
-    GetSettings: method('GetSettings', { model: 'qwen3' }),
-    SaveSettings: method('SaveSettings'),
+    GetSettings: method('GetSettings', { ...DEFAULT_SETTINGS, model: 'qwen3' }),
+    SaveSettings: method('SaveSettings', { ...DEFAULT_SETTINGS, model: 'm' }),
     ListModels: method('ListModels', [{ name: 'qwen3', supports_tools: true }]),
     Retry: method('Retry', { run_id: 'run-2' }),
     CheckModelServer: method('CheckModelServer', { reachable: false, base_url: 'http://127.0.0.1:11434/v1', model: '', demo: false, message: 'refused', models: [] }),
-    PullModel: method('PullModel'),
+    PullModel: method('PullModel', { status: 'success' }),
     ModelStats: method('ModelStats', []),
-    ResetModelStats: method('ResetModelStats'),
+    ResetModelStats: method('ResetModelStats', { reset: true }),
     ExportSettings: method('ExportSettings', { format: 'parley-settings', version: 1, exported_at: '', settings: {}, profiles: [], model_stats: [] }),
-    SaveSettingsExport: method('SaveSettingsExport', '/tmp/parley-settings.json'),
     Profiles: method('Profiles', [{ name: 'default', system_prompt: 'Hi', model: '', tools: [] }]),
     SaveProfile: method('SaveProfile', { name: 'Reviewer', system_prompt: 'Be brief.', model: 'qwen3', tools: ['calculator'] }),
-    DeleteProfile: method('DeleteProfile'),
+    DeleteProfile: method('DeleteProfile', { deleted: true }),
     AvailableTools: method('AvailableTools', [{ name: 'ask_user_question', description: 'Ask you' }]),
-    ExportConversation: method('ExportConversation', '/home/me/conversation.md'),
+    ExportConversation: method('ExportConversation', { name: 'Trip.md', mime_type: 'text/markdown; charset=utf-8', content: '# Trip' }),
     ImportConversation: method('ImportConversation', { id: 'imported', title: 'Trip', assistant: 'default' }),
-    Servers: method('Servers', [{ name: 'files', transport: 'stdio', command: 'npx', args: [], env_keys: [], header_keys: ['X'], enabled: true, status: 'connected', tools: [] }]),
-    PutServer: method('PutServer', { name: 'files', transport: 'http', url: 'http://127.0.0.1:9/mcp', args: [], env_keys: [], header_keys: ['Authorization'], enabled: false, status: 'disabled', tools: [] }),
-    DeleteServer: method('DeleteServer'),
-    SetToolPolicy: method('SetToolPolicy', { name: 'echo', description: 'Echo', policy: 'allow', model_name: 'files__echo' }),
-    ImportConfig: method('ImportConfig', { added: ['a'], skipped: {} }),
-    OpenURL: method('OpenURL'),
+    MCPServers: method('MCPServers', [{ name: 'files', transport: 'stdio', command: 'npx', args: [], env_keys: [], header_keys: ['X'], enabled: true, status: 'connected', tools: [] }]),
+    PutMCPServer: method('PutMCPServer', { name: 'files', transport: 'http', url: 'http://127.0.0.1:9/mcp', args: [], env_keys: [], header_keys: ['Authorization'], enabled: false, status: 'disabled', tools: [] }),
+    DeleteMCPServer: method('DeleteMCPServer', { deleted: true }),
+    SetMCPToolPolicy: method('SetMCPToolPolicy', { name: 'echo', description: 'Echo', policy: 'allow', model_name: 'files__echo' }),
+    ImportMCPConfig: method('ImportMCPConfig', { added: ['a'], skipped: {} }),
     ...overrides,
+  }
+  const desktop: Record<string, unknown> = {
+    OpenURL: method('OpenURL'),
+    SaveFile: method('SaveFile', '/tmp/parley-settings.json'),
+    OpenConversationFile: method('OpenConversationFile', '{"format":"parley.conversation"}'),
+    AgentListener: method('AgentListener', { enabled: true, addr: '127.0.0.1:8765', running: true, url: 'http://127.0.0.1:8765/mcp', local_api: false }),
+    ChooseFolder: method('ChooseFolder', '/home/me/notes'),
+    ChooseFiles: method('ChooseFiles', ['/home/me/a.md']),
+    OpenSource: method('OpenSource'),
+    ...desktopOverrides,
   }
   const app = { Info: method('App.Info', { version: '1.2.3', dataDir: '/home/me/.config/parley' }) }
   const handlers = new Map<string, (...d: unknown[]) => void>()
   const off = vi.fn()
   const win = {
-    go: bound(svc, app),
+    go: { main: { App: app }, desktop: { Calls: bound, DesktopService: desktop } },
     runtime: {
       EventsOn: vi.fn((name: string, cb: (...d: unknown[]) => void) => {
         handlers.set(name, cb)
@@ -73,75 +79,44 @@ function fakeWindow(overrides: Record<string, unknown> = {}) {
   return { win, calls, handlers, off }
 }
 
-// The Go side binds one service per area (package desktop's
-// conversation_service.go etc.; App in the root package main); each method
-// lives on exactly one of them.
-const GO_SERVICES: Record<string, string[]> = {
-  App: ['Health'],
-  ConversationService: ['ListConversations', 'CreateConversation', 'GetConversation', 'RenameConversation', 'SetPinned',
-    'SetAssistant', 'SetModel', 'SetThinking', 'DeleteConversation', 'Retry', 'Cancel', 'ExportConversation', 'ImportConversation',
-    'Send', 'Regenerate', 'SelectBranch', 'ForkQuestion'],
-  QuestionService: ['Respond', 'PendingQuestions', 'ConversationQuestions'],
-  ModelService: ['ListModels', 'CheckModelServer', 'PullModel', 'ModelStats', 'ResetModelStats'],
-  SettingsService: ['GetSettings', 'SaveSettings', 'Profiles', 'SaveProfile', 'DeleteProfile', 'AvailableTools', 'ExportSettings', 'SaveSettingsExport'],
-  MCPService: ['Servers', 'PutServer', 'DeleteServer', 'SetToolPolicy', 'ImportConfig'],
-  AgentsService: ['Listener', 'AgentTokens', 'CreateAgentToken', 'RevokeAgentToken'],
-  DesktopService: ['OpenURL'],
-  DebugService: ['ReportTrace'],
-  KnowledgeService: ['ListCollections', 'GetCollection', 'CreateCollection', 'UpdateCollection', 'ReindexCollection', 'CancelCollection',
-    'DeleteCollection', 'SearchCollection', 'SetConversationKnowledge', 'ChooseFolder', 'ChooseFiles', 'OpenSource'],
-}
-
-/** Spreads the fake methods over the bound services the way Go binds them: App in `main`, the rest in `desktop`. */
-function bound(svc: Record<string, unknown>, app: Record<string, unknown>): Record<string, Record<string, Record<string, unknown>>> {
-  const main: Record<string, Record<string, unknown>> = { App: { ...app } }
-  const desktop: Record<string, Record<string, unknown>> = {}
-  for (const [service, methods] of Object.entries(GO_SERVICES)) {
-    const pkg = service === 'App' ? main : desktop
-    pkg[service] ??= {}
-    for (const m of methods) if (m in svc) pkg[service][m] = svc[m]
-  }
-  return { main, desktop }
-}
-
 describe('WailsTransport', () => {
-  it('calls the bound services\' methods with the documented argument order', async () => {
+  it('calls the bound Calls methods with the request object, and no argument for calls without one', async () => {
     const { win, calls } = fakeWindow()
     const t = new WailsTransport(win)
     expect(await t.listConversations({ limit: 10, cursor: 'c', q: 'x' })).toEqual({ items: [{ id: 'a', title: 'A' }], next_cursor: 'n2' })
-    await t.listConversations()
+    await t.listConversations({})
     await t.createConversation({ title: 'T' })
-    expect((await t.getConversation('a')).messages).toEqual([])
-    await t.renameConversation('a', 'B')
-    await t.setPinned('a', true)
-    await t.setAssistant('a', 'writer')
-    await t.setThinking('a', 'high')
-    await t.deleteConversation('a')
-    expect(await t.sendMessage('a', 'hello')).toEqual({ run_id: 'run-1' })
-    await t.cancel('a')
+    expect((await t.getConversation({ id: 'a' })).messages).toEqual([])
+    expect((await t.updateConversation({ id: 'a', title: 'B' })).title).toBe('B')
+    await t.updateConversation({ id: 'a', pinned: true })
+    await t.updateConversation({ id: 'a', assistant: 'writer' })
+    await t.updateConversation({ id: 'a', thinking: 'high' })
+    await t.deleteConversation({ id: 'a' })
+    expect(await t.send({ id: 'a', content: 'hello' })).toEqual({ run_id: 'run-1' })
+    await t.cancel({ id: 'a' })
     const req = { question_id: 'q1', action: 'submit' as const, answers: { 'Q?': { selected: ['x'] } } }
-    expect((await t.respond('a', req))!.status).toBe('answered')
-    expect(await t.pendingQuestions()).toEqual([])
-    await t.conversationQuestions('a')
+    expect((await t.respond({ id: 'a', ...req })).status).toBe('answered')
+    expect(await t.questions({ status: 'pending' })).toEqual([])
+    await t.conversationQuestions({ id: 'a' })
     await t.getSettings()
     await t.saveSettings({ ...DEFAULT_SETTINGS, model: 'm' })
     expect(await t.listModels()).toEqual([{ name: 'qwen3', supports_tools: true }])
     await t.health()
     expect(calls).toEqual([
-      ['ListConversations', [10, 'c', 'x']],
-      ['ListConversations', [50, '', '']],
-      ['CreateConversation', ['T', '']],
-      ['GetConversation', ['a']],
-      ['RenameConversation', ['a', 'B']],
-      ['SetPinned', ['a', true]],
-      ['SetAssistant', ['a', 'writer']],
-      ['SetThinking', ['a', 'high']],
-      ['DeleteConversation', ['a']],
-      ['Send', ['a', { content: 'hello' }]],
-      ['Cancel', ['a']],
-      ['Respond', ['a', req]],
-      ['PendingQuestions', []],
-      ['ConversationQuestions', ['a']],
+      ['ListConversations', [{ limit: 10, cursor: 'c', q: 'x' }]],
+      ['ListConversations', [{}]],
+      ['CreateConversation', [{ title: 'T' }]],
+      ['GetConversation', [{ id: 'a' }]],
+      ['UpdateConversation', [{ id: 'a', title: 'B' }]],
+      ['UpdateConversation', [{ id: 'a', pinned: true }]],
+      ['UpdateConversation', [{ id: 'a', assistant: 'writer' }]],
+      ['UpdateConversation', [{ id: 'a', thinking: 'high' }]],
+      ['DeleteConversation', [{ id: 'a' }]],
+      ['Send', [{ id: 'a', content: 'hello' }]],
+      ['Cancel', [{ id: 'a' }]],
+      ['Respond', [{ id: 'a', ...req }]],
+      ['Questions', [{ status: 'pending' }]],
+      ['ConversationQuestions', [{ id: 'a' }]],
       ['GetSettings', []],
       ['SaveSettings', [{ ...DEFAULT_SETTINGS, model: 'm' }]],
       ['ListModels', []],
@@ -149,10 +124,19 @@ describe('WailsTransport', () => {
     ])
   })
 
+  it('names every call by a binding that Wails generated (wailsjs/go/desktop/Calls), without an argument when it takes no request', () => {
+    const generated = BoundCalls as unknown as Record<string, (...a: unknown[]) => unknown>
+    for (const [name, spec] of Object.entries(CALLS)) {
+      expect(typeof generated[spec.binding], `${name} → Calls.${spec.binding}`).toBe('function')
+      expect(generated[spec.binding]!.length, `${name} → Calls.${spec.binding}'s arguments`).toBe(spec.noRequest ? 0 : 1)
+    }
+    expect(Object.keys(generated).sort()).toEqual(Object.values(CALLS).map((s) => s.binding).sort())
+  })
+
   it('retries, checks the model server, pulls a model and reads App.Info', async () => {
     const { win, calls } = fakeWindow()
     const t = new WailsTransport(win)
-    expect(await t.retry('a')).toEqual({ run_id: 'run-2' })
+    expect(await t.retry({ id: 'a' })).toEqual({ run_id: 'run-2' })
     expect(await t.checkModelServer()).toEqual({
       reachable: false,
       base_url: 'http://127.0.0.1:11434/v1',
@@ -161,12 +145,12 @@ describe('WailsTransport', () => {
       message: 'refused',
       models: [],
     })
-    await t.pullModel('qwen3')
+    await t.pullModel({ model: 'qwen3' })
     expect(await t.appInfo()).toEqual({ version: '1.2.3', dataDir: '/home/me/.config/parley' })
     expect(calls).toEqual([
-      ['Retry', ['a']],
+      ['Retry', [{ id: 'a' }]],
       ['CheckModelServer', []],
-      ['PullModel', ['qwen3']],
+      ['PullModel', [{ model: 'qwen3' }]],
       ['App.Info', []],
     ])
   })
@@ -174,15 +158,15 @@ describe('WailsTransport', () => {
   it('manages profiles and lists tools through the bindings', async () => {
     const { win, calls } = fakeWindow()
     const t = new WailsTransport(win)
-    expect(await t.listProfiles()).toEqual([{ name: 'default', system_prompt: 'Hi', model: '', tools: [] }])
+    expect(await t.profiles()).toEqual([{ name: 'default', system_prompt: 'Hi', model: '', tools: [] }])
     const p = { name: 'Reviewer', system_prompt: 'Be brief.', model: 'qwen3', tools: ['calculator'] }
     expect(await t.saveProfile(p)).toEqual(p)
-    await t.deleteProfile('Reviewer')
+    await t.deleteProfile({ name: 'Reviewer' })
     expect(await t.availableTools()).toEqual([{ name: 'ask_user_question', description: 'Ask you' }])
     expect(calls).toEqual([
       ['Profiles', []],
       ['SaveProfile', [p]],
-      ['DeleteProfile', ['Reviewer']],
+      ['DeleteProfile', [{ name: 'Reviewer' }]],
       ['AvailableTools', []],
     ])
     const refused = fakeWindow({ SaveProfile: () => Promise.reject('unknown tool "rm"') })
@@ -190,27 +174,33 @@ describe('WailsTransport', () => {
   })
 
   it('exports and imports through the Go dialogs', async () => {
-    const { win, calls } = fakeWindow()
+    const { win, calls } = fakeWindow({}, { SaveFile: (...args: unknown[]) => (calls.push(['SaveFile', args]), Promise.resolve('/home/me/Trip.md')) })
     const t = new WailsTransport(win)
     expect(t.nativeFileDialogs).toBe(true)
-    expect(await t.exportConversation('a', 'markdown')).toEqual({ kind: 'saved', path: '/home/me/conversation.md' })
-    expect(await t.importConversation()).toEqual({ id: 'imported', title: 'Trip', assistant: 'default' })
+    const file = await t.exportConversation({ id: 'a', format: 'markdown' })
+    expect(file).toEqual({ name: 'Trip.md', mime_type: 'text/markdown; charset=utf-8', content: '# Trip' })
+    expect(await t.saveFile(file, 'conversation')).toEqual({ kind: 'saved', path: '/home/me/Trip.md' })
+    const data = await t.chooseConversationFile()
+    expect(await t.importConversation({ data: data! })).toEqual({ id: 'imported', title: 'Trip', assistant: 'default' })
     expect(calls).toEqual([
-      ['ExportConversation', ['a', 'markdown']],
-      ['ImportConversation', []],
+      ['ExportConversation', [{ id: 'a', format: 'markdown' }]],
+      ['SaveFile', [file, 'conversation']],
+      ['OpenConversationFile', []],
+      ['ImportConversation', [{ data: '{"format":"parley.conversation"}' }]],
     ])
     // the user cancelled the dialogs
-    const cancelled = fakeWindow({ ExportConversation: () => Promise.resolve(''), ImportConversation: () => Promise.resolve(null) })
+    const cancelled = fakeWindow({}, { SaveFile: () => Promise.resolve(''), OpenConversationFile: () => Promise.resolve('') })
     const c = new WailsTransport(cancelled.win)
-    expect(await c.exportConversation('a', 'json')).toEqual({ kind: 'cancelled' })
-    expect(await c.importConversation()).toBeNull()
-    // a refused file rejects with Go's message; text cannot be passed in
+    expect(await c.saveFile(file, 'conversation')).toEqual({ kind: 'cancelled' })
+    expect(await c.chooseConversationFile()).toBeNull()
+    // a refused file rejects with Go's message
     const bad = fakeWindow({ ImportConversation: () => Promise.reject('import conversation: invalid conversation export: conversation is missing') })
-    await expect(new WailsTransport(bad.win).importConversation()).rejects.toThrow('conversation is missing')
-    await expect(t.importConversation('{}')).rejects.toBeInstanceOf(TransportError)
+    await expect(new WailsTransport(bad.win).importConversation({ data: '{}' })).rejects.toThrow('conversation is missing')
+    const tooBig = fakeWindow({}, { OpenConversationFile: () => Promise.reject('/home/me/big.json is too large') })
+    await expect(new WailsTransport(tooBig.win).chooseConversationFile()).rejects.toBeInstanceOf(TransportError)
   })
 
-  it('fills missing settings fields and passes SaveSettings errors through', async () => {
+  it('passes SaveSettings errors through', async () => {
     const { win } = fakeWindow({ SaveSettings: () => Promise.reject('theme must be "light", "dark" or "system"') })
     const t = new WailsTransport(win)
     expect(await t.getSettings()).toEqual({ ...DEFAULT_SETTINGS, model: 'qwen3' })
@@ -219,46 +209,62 @@ describe('WailsTransport', () => {
 
   it('turns a Go error string into an Error', async () => {
     const { win } = fakeWindow({ Send: () => Promise.reject('a run is already active in this conversation') })
-    const err = await new WailsTransport(win).sendMessage('a', 'x').catch((e: unknown) => e)
+    const err = await new WailsTransport(win).send({ id: 'a', content: 'x' }).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(TransportError)
     expect((err as Error).message).toBe('a run is already active in this conversation')
+    const obj = fakeWindow({ Cancel: () => Promise.reject({ error: 'no such conversation' }) })
+    await expect(new WailsTransport(obj.win).cancel({ id: 'a' })).rejects.toMatchObject({ name: 'TransportError', message: 'no such conversation' })
   })
 
-  it('reads and resets model statistics and exports settings through the bindings', async () => {
+  it('reads and resets model statistics and saves the settings export through the Go save dialog', async () => {
     const { win, calls } = fakeWindow()
     const t = new WailsTransport(win)
     expect(await t.modelStats()).toEqual([])
     await t.resetModelStats()
     expect((await t.exportSettings()).format).toBe('parley-settings')
+    const file = { name: 'parley-settings.json', mime_type: 'application/json', content: '{}\n' }
     // The desktop window saves the file through Go's save dialog.
-    expect(await t.saveSettingsExport()).toEqual({ kind: 'saved', path: '/tmp/parley-settings.json' })
+    expect(await t.saveFile(file, 'settings')).toEqual({ kind: 'saved', path: '/tmp/parley-settings.json' })
     expect(calls).toEqual([
       ['ModelStats', []],
       ['ResetModelStats', []],
       ['ExportSettings', []],
-      ['SaveSettingsExport', []],
+      ['SaveFile', [file, 'settings']],
     ])
   })
 
-  it('maps every method to the Go service that binds it', () => {
-    const want = Object.fromEntries(Object.entries(GO_SERVICES).flatMap(([s, ms]) => ms.map((m) => [m, s])))
-    expect(WAILS_SERVICE).toEqual(want)
-  })
-
-  it('manages agent tokens through the bound AgentsService', async () => {
+  it('manages agent tokens through Calls, and reads the listener from DesktopService', async () => {
     const { win, calls } = fakeWindow()
     const t = new WailsTransport(win)
     expect(await t.agentTokens()).toEqual([])
-    expect(await t.createAgentToken('codex')).toEqual({ id: 't1', name: 'codex', token: 'parley_agent_x' })
-    await t.revokeAgentToken('t1')
+    expect(await t.createAgentToken({ name: 'codex' })).toEqual({ id: 't1', name: 'codex', token: 'parley_agent_x' })
+    await t.revokeAgentToken({ id: 't1' })
     expect((await t.agentListener()).running).toBe(true)
-    expect(calls.map((c) => c[0])).toEqual(['AgentTokens', 'CreateAgentToken', 'RevokeAgentToken', 'Listener'])
-    expect(calls[1]![1]).toEqual(['codex'])
+    expect(calls.map((c) => c[0])).toEqual(['AgentTokens', 'CreateAgentToken', 'RevokeAgentToken', 'AgentListener'])
+    expect(calls[1]![1]).toEqual([{ name: 'codex' }])
   })
 
   it('rejects clearly when the backend method is missing', async () => {
     const { win } = fakeWindow({ Cancel: undefined })
-    await expect(new WailsTransport(win).cancel('a')).rejects.toThrow('ConversationService.Cancel')
+    await expect(new WailsTransport(win).cancel({ id: 'a' })).rejects.toThrow('Calls.Cancel')
+    await expect(new WailsTransport(win).cancel({ id: 'a' })).rejects.toBeInstanceOf(TransportError)
+    const noDesktop = fakeWindow({}, { SaveFile: undefined })
+    await expect(new WailsTransport(noDesktop.win).saveFile({ name: 'a', mime_type: '', content: '' }, 'settings')).rejects.toThrow('DesktopService.SaveFile')
+  })
+
+  it('uses the system pickers and opens cited files through DesktopService', async () => {
+    const { win, calls } = fakeWindow()
+    const t = new WailsTransport(win)
+    expect(await t.choosePaths('folder')).toEqual(['/home/me/notes'])
+    expect(await t.choosePaths('files')).toEqual(['/home/me/a.md'])
+    expect(await t.openSource('/home/me/a.md')).toBe(true)
+    expect(calls).toEqual([
+      ['ChooseFolder', []],
+      ['ChooseFiles', []],
+      ['OpenSource', ['/home/me/a.md']],
+    ])
+    const cancelled = fakeWindow({}, { ChooseFolder: () => Promise.resolve('') })
+    expect(await new WailsTransport(cancelled.win).choosePaths('folder')).toEqual([])
   })
 
   it('subscribes to events through runtime.EventsOn and unsubscribes', () => {
@@ -272,22 +278,22 @@ describe('WailsTransport', () => {
     expect(off).toHaveBeenCalledOnce()
   })
 
-  it('manages MCP servers through the bound MCPService, as Go sends them (lists are [], never null)', async () => {
+  it('manages MCP servers through the bound calls, as Go sends them (lists are [], never null)', async () => {
     const { win, calls } = fakeWindow()
     const t = new WailsTransport(win)
     const [files] = await t.mcpServers()
     expect(files).toMatchObject({ name: 'files', args: [], env_keys: [], header_keys: ['X'], tools: [] })
     const cfg = { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: '' }, enabled: false }
-    expect((await t.putMCPServer('files', cfg)).status).toBe('disabled')
-    await t.deleteMCPServer('files')
-    expect(await t.setMCPToolPolicy('files', 'echo', 'allow')).toMatchObject({ policy: 'allow' })
-    expect(await t.importMCPConfig('{"mcpServers":{}}')).toEqual({ added: ['a'], skipped: {} })
+    expect((await t.putMCPServer({ name: 'files', ...cfg })).status).toBe('disabled')
+    await t.deleteMCPServer({ name: 'files' })
+    expect(await t.setMCPToolPolicy({ name: 'files', tool: 'echo', policy: 'allow' })).toMatchObject({ policy: 'allow' })
+    expect(await t.importMCPConfig({ content: '{"mcpServers":{}}' })).toEqual({ added: ['a'], skipped: {} })
     expect(calls).toEqual([
-      ['Servers', []],
-      ['PutServer', ['files', cfg]],
-      ['DeleteServer', ['files']],
-      ['SetToolPolicy', ['files', 'echo', 'allow']],
-      ['ImportConfig', ['{"mcpServers":{}}']],
+      ['MCPServers', []],
+      ['PutMCPServer', [{ name: 'files', ...cfg }]],
+      ['DeleteMCPServer', [{ name: 'files' }]],
+      ['SetMCPToolPolicy', [{ name: 'files', tool: 'echo', policy: 'allow' }]],
+      ['ImportMCPConfig', [{ content: '{"mcpServers":{}}' }]],
     ])
   })
 
@@ -302,7 +308,7 @@ describe('WailsTransport', () => {
   })
 
   it('opens only safe links through the runtime when OpenURL is not bound', () => {
-    const { win } = fakeWindow({ OpenURL: undefined })
+    const { win } = fakeWindow()
     delete (win.go!.desktop as Record<string, unknown>).DesktopService
     const t = new WailsTransport(win)
     t.openExternal('javascript:alert(1)')

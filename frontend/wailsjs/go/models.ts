@@ -922,7 +922,7 @@ export namespace calls {
 		}
 	}
 	export class TraceRecords {
-	    records: trace.Record[];
+	    records: trace.CardRecord[];
 	
 	    static createFrom(source: any = {}) {
 	        return new TraceRecords(source);
@@ -930,7 +930,7 @@ export namespace calls {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.records = this.convertValues(source["records"], trace.Record);
+	        this.records = this.convertValues(source["records"], trace.CardRecord);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1310,6 +1310,20 @@ export namespace i18n {
 
 export namespace questions {
 	
+	export class AnswerInput {
+	    selected: string[];
+	    custom?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AnswerInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.selected = source["selected"];
+	        this.custom = source["custom"];
+	    }
+	}
 	export class ApprovalTool {
 	    server: string;
 	    name: string;
@@ -1780,6 +1794,20 @@ export namespace store {
 
 export namespace trace {
 	
+	export class CardRecord {
+	    keys: string[];
+	    marks: Record<string, number>;
+	
+	    static createFrom(source: any = {}) {
+	        return new CardRecord(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.keys = source["keys"];
+	        this.marks = source["marks"];
+	    }
+	}
 	export class PageMark {
 	    key: string;
 	    hop: string;
@@ -1794,20 +1822,6 @@ export namespace trace {
 	        this.key = source["key"];
 	        this.hop = source["hop"];
 	        this.at = source["at"];
-	    }
-	}
-	export class Record {
-	    keys: string[];
-	    marks: Record<string, number>;
-	
-	    static createFrom(source: any = {}) {
-	        return new Record(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.keys = source["keys"];
-	        this.marks = source["marks"];
 	    }
 	}
 

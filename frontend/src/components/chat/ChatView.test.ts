@@ -40,10 +40,10 @@ describe('ChatView and Composer', () => {
     const v = await mountView()
     await textbox(v).setValue('milk and eggs')
     await textbox(v).trigger('keydown', { key: 'Enter', shiftKey: true })
-    expect(env.fake.callsOf('sendMessage')).toHaveLength(0)
+    expect(env.fake.callsOf('send')).toHaveLength(0)
     await textbox(v).trigger('keydown', { key: 'Enter' })
     await settle()
-    expect(env.fake.callsOf('sendMessage')).toEqual([['c1', 'milk and eggs']])
+    expect(env.fake.callsOf('send')).toEqual([[{ id: 'c1', content: 'milk and eggs' }]])
     expect((textbox(v).element as HTMLTextAreaElement).value).toBe('')
     expect(v.find('[data-testid="user-message"]').text()).toBe('milk and eggs')
   })
@@ -66,7 +66,7 @@ describe('ChatView and Composer', () => {
     }
     await v.find('[data-testid="stop"]').trigger('click')
     await settle()
-    expect(env.fake.callsOf('cancel')).toEqual([['c1']])
+    expect(env.fake.callsOf('cancel')).toEqual([[{ id: 'c1' }]])
     expect(status()).toBe('')
     expect(v.find('[data-testid="send"]').exists()).toBe(true)
   })
@@ -82,7 +82,7 @@ describe('ChatView and Composer', () => {
 
   it('marks a message that could not be sent', async () => {
     const v = await mountView()
-    env.fake.failNext('sendMessage', 'model server unreachable', 502)
+    env.fake.failNext('send', 'model server unreachable', 502)
     await textbox(v).setValue('compare prices')
     await v.find('form').trigger('submit')
     await settle()
@@ -103,8 +103,8 @@ describe('ChatView and Composer', () => {
     expect(banner.text()).toContain('model server unreachable')
     await v.find('[data-testid="retry"]').trigger('click')
     await settle()
-    expect(env.fake.callsOf('retry')).toEqual([['c1']])
-    expect(env.fake.callsOf('sendMessage').map((c) => c[1])).toEqual(['compare prices'])
+    expect(env.fake.callsOf('retry')).toEqual([[{ id: 'c1' }]])
+    expect(env.fake.callsOf('send').map((c) => (c[0] as { content: string }).content)).toEqual(['compare prices'])
     expect(v.findAll('[data-testid="user-message"]').map((m) => m.text())).toEqual(['compare prices'])
     expect(v.find('[data-testid="error-banner"]').exists()).toBe(false)
   })
@@ -146,8 +146,8 @@ describe('ChatView and Composer', () => {
     expect(v.find('[data-testid="error-banner"]').text()).toContain('Parley was closed before the assistant finished. Retry to continue.')
     await v.find('[data-testid="retry"]').trigger('click')
     await settle()
-    expect(env.fake.callsOf('retry')).toEqual([['c9']])
-    expect(env.fake.callsOf('sendMessage')).toHaveLength(0)
+    expect(env.fake.callsOf('retry')).toEqual([[{ id: 'c9' }]])
+    expect(env.fake.callsOf('send')).toHaveLength(0)
     expect(v.findAll('[data-testid="user-message"]')).toHaveLength(1)
     expect(v.find('[data-testid="run-status"]').text()).toBe('Thinking…')
   })
@@ -267,8 +267,8 @@ describe('question card drafts', () => {
     await settle()
     expect(env.fake.callsOf('respond')).toEqual([
       [
-        'c1',
         {
+          id: 'c1',
           question_id: 'd1',
           action: 'submit',
           answers: { 'Which database?': { selected: ['SQLite'] }, 'Which features?': { selected: ['Auth'], custom: 'Audit log' } },
@@ -286,7 +286,7 @@ describe('question card drafts', () => {
     expect((select.element as HTMLSelectElement).value).toBe('default')
     await select.setValue('writer')
     await settle()
-    expect(env.fake.callsOf('setAssistant')).toEqual([['c1', 'writer']])
+    expect(env.fake.callsOf('updateConversation')).toEqual([[{ id: 'c1', assistant: 'writer' }]])
     expect(useConversationsStore().byId('c1')!.assistant).toBe('writer')
     expect((v.find('[data-testid="chat-assistant-select"]').element as HTMLSelectElement).value).toBe('writer')
   })

@@ -47,8 +47,8 @@ describe('Composer attachments', () => {
     await w.find('textarea').setValue('summarise')
     await w.find('[data-testid="composer"]').trigger('submit')
     await settle()
-    const [[id, req]] = env.fake.callsOf('sendWith') as [[string, { content: string; attachments: { name: string; data: string }[] }]]
-    expect(id).toBe('c1')
+    const [[req]] = env.fake.callsOf('send') as [[{ id: string; content: string; attachments: { name: string; data: string }[] }]]
+    expect(req.id).toBe('c1')
     expect(req.content).toBe('summarise')
     expect(req.attachments.map((a) => [a.name, atob(a.data)])).toEqual([['data.csv', 'a,b\n']])
     expect(w.findAll('[data-testid="pending-attachment"]')).toHaveLength(0)
@@ -67,7 +67,7 @@ describe('Composer attachments', () => {
     expect(w.find('[data-testid="pending-attachment"]').text()).toContain('pasted-1.png')
     await w.find('[data-testid="composer"]').trigger('submit')
     await settle()
-    expect(env.fake.callsOf('sendWith')).toHaveLength(1)
+    expect(env.fake.callsOf('send')).toHaveLength(1)
     expect(w.find('[data-testid="user-message"] [data-testid="attachment-image"]').exists()).toBe(true)
   })
 
@@ -83,7 +83,7 @@ describe('Composer attachments', () => {
   it('shows the server refusing a file as the send error, keeping the message', async () => {
     const w = await open('llava')
     await pick(w, [new File(['x'], 'note.txt')])
-    env.fake.failNext('sendWith', 'note.txt is too large', 413)
+    env.fake.failNext('send', 'note.txt is too large', 413)
     await w.find('[data-testid="composer"]').trigger('submit')
     await settle()
     expect(w.find('[data-testid="error-banner"]').text()).toContain('note.txt is too large')
@@ -106,7 +106,7 @@ describe('Composer attachments', () => {
     await editor.setValue('better question')
     await editor.trigger('keydown', { key: 'Enter' })
     await settle()
-    expect(env.fake.callsOf('sendWith')).toEqual([['c1', { content: 'better question', parent_id: first.parent_id ?? '' }]])
+    expect(env.fake.callsOf('send')).toEqual([[{ id: 'c1', content: 'better question', parent_id: first.parent_id ?? '' }]])
     expect(w.findAll('[data-testid="user-message"]').map((m) => m.text())).toEqual(['better question'])
   })
 })

@@ -69,7 +69,7 @@ describe('Composer size', () => {
     const before = c.reads()
     await c.submit()
     await flushFrame()
-    expect(env.fake.callsOf('sendMessage')).toHaveLength(1)
+    expect(env.fake.callsOf('send')).toHaveLength(1)
     expect(c.box.value).toBe('')
     expect(c.box.style.height).toBe('')
     expect(c.reads()).toBe(before)

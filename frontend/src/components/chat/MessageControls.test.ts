@@ -53,10 +53,10 @@ describe('editing a sent message', () => {
     const again = list.find<HTMLTextAreaElement>('[data-testid="edit-text"]')
     await again.setValue('second, better')
     await again.trigger('keydown', { key: 'Enter', shiftKey: true })
-    expect(env.fake.callsOf('sendWith')).toEqual([])
+    expect(env.fake.callsOf('send')).toEqual([])
     await again.trigger('keydown', { key: 'Enter' })
     await settle()
-    expect(env.fake.callsOf('sendWith')).toEqual([['c1', { content: 'second, better', parent_id: 'a1' }]])
+    expect(env.fake.callsOf('send')).toEqual([[{ id: 'c1', content: 'second, better', parent_id: 'a1' }]])
     expect(list.find('[data-testid="edit-text"]').exists()).toBe(false)
     expect(list.findAll('[data-testid="user-message"]').map((m) => m.text())).toEqual(['first', 'second, better'])
     // The new version shows where it is among its siblings.
@@ -67,7 +67,7 @@ describe('editing a sent message', () => {
     const list = await mountList(chatOf())
     await list.findAll('[data-testid="edit-message"]')[0]!.trigger('click')
     await list.find('[data-testid="edit-text"]').setValue('first, rewritten')
-    env.fake.failNext('sendWith', 'model server unreachable', 502)
+    env.fake.failNext('send', 'model server unreachable', 502)
     await list.find('[data-testid="message-editor"]').trigger('submit')
     await settle()
     expect(list.find<HTMLTextAreaElement>('[data-testid="edit-text"]').element.value).toBe('first, rewritten')
@@ -114,7 +114,7 @@ describe('branch switcher', () => {
     expect(sw.find('[data-testid="branch-prev"]').attributes('aria-label')).toBe('Previous version')
     expect(sw.find('[data-testid="branch-next"]').attributes('aria-label')).toBe('Next version')
     const spy = vi.spyOn(env.fake, 'selectBranch').mockImplementation(async () => ({
-      ...(await env.fake.getConversation('c1')),
+      ...(await env.fake.getConversation({ id: 'c1' })),
       messages: [
         ...chatOf().slice(0, 3).map((m) => ({ ...m, conversationId: 'c1', created_at: '', parent_id: '', siblings: 1, sibling_index: 0 })),
         { id: 'a2z', conversationId: 'c1', role: 'assistant', content: 'third version', created_at: '', parent_id: 'u2', siblings: 3, sibling_index: 2, sibling_ids: ['a2x', 'a2', 'a2z'] },
@@ -122,12 +122,12 @@ describe('branch switcher', () => {
     }))
     await sw.find('[data-testid="branch-next"]').trigger('click')
     await settle()
-    expect(spy).toHaveBeenCalledWith('c1', 'a2z')
+    expect(spy).toHaveBeenCalledWith({ id: 'c1', message_id: 'a2z' })
     expect(list.findAll('[data-testid="assistant-message"]').at(-1)!.text()).toBe('third version')
     expect(list.find('[data-testid="branch-position"]').text()).toBe('3/3')
     expect(list.find('[data-testid="branch-next"]').attributes('disabled')).toBeDefined()
     await list.find('[data-testid="branch-prev"]').trigger('click')
-    expect(spy).toHaveBeenLastCalledWith('c1', 'a2')
+    expect(spy).toHaveBeenLastCalledWith({ id: 'c1', message_id: 'a2' })
   })
 })
 
@@ -136,7 +136,7 @@ describe('regenerate and copy', () => {
     const list = await mountList(chatOf())
     await list.findAll('[data-testid="regenerate"]')[0]!.trigger('click')
     await settle()
-    expect(env.fake.callsOf('regenerate')).toEqual([['c1', 'a1', '']])
+    expect(env.fake.callsOf('regenerate')).toEqual([[{ id: 'c1', message_id: 'a1' }]])
     expect(list.findAll('[data-testid="assistant-message"]')).toHaveLength(0)
     useChatStore().runStates.c1 = 'idle'
     env.fake.setState('c1', 'idle')
@@ -149,7 +149,7 @@ describe('regenerate and copy', () => {
     expect(menu.findAll('[role="menuitem"]').map((b) => b.text())).toEqual(['qwen3tools', 'llama3.2tools', 'gemma2'])
     await menu.find('[data-model="gemma2"]').trigger('click')
     await settle()
-    expect(env.fake.callsOf('regenerate').at(-1)).toEqual(['c1', 'a1b', 'gemma2'])
+    expect(env.fake.callsOf('regenerate').at(-1)).toEqual([{ id: 'c1', message_id: 'a1b', model: 'gemma2' }])
     expect(list.find('[data-testid="regenerate-menu"]').exists()).toBe(false)
   })
 
@@ -200,7 +200,7 @@ describe('changing an answer', () => {
     await red.setValue(true)
     await editor.find('[data-testid="primary"]').trigger('click')
     await settle()
-    expect(env.fake.callsOf('forkQuestion')).toEqual([['c1', 'q1', { answers: { 'Colour?': { selected: ['Red'] } } }]])
+    expect(env.fake.callsOf('forkQuestion')).toEqual([[{ id: 'c1', question_id: 'q1', answers: { 'Colour?': { selected: ['Red'] } } }]])
     expect(list.find('[data-testid="change-answer-card"]').exists()).toBe(false)
     expect(list.findAll('[data-testid="assistant-message"]')).toHaveLength(0)
   })

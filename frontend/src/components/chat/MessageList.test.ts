@@ -77,7 +77,7 @@ describe('MessageList', () => {
     await list.find('input[type="radio"]').setValue(true)
     await list.find('form').trigger('submit')
     await settle()
-    expect(env.fake.callsOf('respond')).toEqual([['c1', { question_id: 'q1', action: 'submit', answers: { 'Which database?': { selected: ['Postgres'] } } }]])
+    expect(env.fake.callsOf('respond')).toEqual([[{ id: 'c1', question_id: 'q1', action: 'submit', answers: { 'Which database?': { selected: ['Postgres'] } } }]])
     expect(list.find('[data-testid="card-status"]').text()).toBe('Answered')
     expect(list.find('dd').text()).toBe('Postgres')
   })

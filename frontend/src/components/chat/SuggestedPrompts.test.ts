@@ -35,7 +35,7 @@ describe('Suggested prompts on the empty chat', () => {
     await shown[3]!.trigger('click')
     await settle()
     expect(env.fake.callsOf('createConversation')).toHaveLength(1)
-    const [[id, content]] = env.fake.callsOf('sendMessage') as [[string, string]]
+    const [[{ id, content }]] = env.fake.callsOf('send') as [[{ id: string; content: string }]]
     expect(content).toBe(DEMO_PROMPTS[3]!.prompt)
     expect(v.find('[data-testid="user-message"]').text()).toBe(DEMO_PROMPTS[3]!.prompt)
     expect(suggestions(v)).toHaveLength(0)
@@ -51,7 +51,7 @@ describe('Suggested prompts on the empty chat', () => {
     await suggestions(v)[0]!.trigger('click')
     await settle()
     expect(env.fake.callsOf('createConversation')).toHaveLength(0)
-    expect(env.fake.callsOf('sendMessage')).toEqual([[conv.id, DEMO_PROMPTS[0]!.prompt]])
+    expect(env.fake.callsOf('send')).toEqual([[{ id: conv.id, content: DEMO_PROMPTS[0]!.prompt }]])
   })
 
   it("without demo mode offer everyday prompts, and the demo's when it is turned on", async () => {
@@ -76,7 +76,7 @@ describe('Suggested prompts on the empty chat', () => {
     const v = await mountApp()
     await v.findAll('[data-testid="suggestion"]')[1]!.trigger('click')
     await settle()
-    const [[, content]] = env.fake.callsOf('sendMessage') as [[string, string]]
+    const [[{ content }]] = env.fake.callsOf('send') as [[{ content: string }]]
     expect(content).toBe(STARTER_PROMPTS[1]!.prompt)
   })
 })

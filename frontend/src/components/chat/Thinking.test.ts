@@ -112,7 +112,7 @@ describe('the run status while a reply thinks', () => {
 describe('the thinking menu of the chat header', () => {
   it('offers the profile\'s setting and the five, and sets the conversation\'s', async () => {
     env.fake.addConversation({ id: 'c1' })
-    env.fake.profiles.set('default', { name: 'default', system_prompt: '', model: '', tools: [], thinking: 'off' })
+    env.fake.storedProfiles.set('default', { name: 'default', system_prompt: '', model: '', tools: [], thinking: 'off' })
     const conversations = useConversationsStore()
     await conversations.load()
     await useSettingsStore().loadProfiles()
@@ -125,11 +125,11 @@ describe('the thinking menu of the chat header', () => {
     ])
     await select.setValue('high')
     await settle()
-    expect(env.fake.callsOf('setThinking')).toEqual([['c1', 'high']])
+    expect(env.fake.callsOf('updateConversation')).toEqual([[{ id: 'c1', thinking: 'high' }]])
     expect(conversations.byId('c1')?.thinking).toBe('high')
     await select.setValue('')
     await settle()
-    expect(env.fake.callsOf('setThinking').at(-1)).toEqual(['c1', ''])
+    expect(env.fake.callsOf('updateConversation').at(-1)).toEqual([{ id: 'c1', thinking: '' }])
     expect(conversations.byId('c1')?.thinking ?? '').toBe('')
   })
 

@@ -72,11 +72,11 @@ describe('keyboard shortcuts', () => {
     const reply = useChatStore().messagesFor('c1').at(-1)!
     press('R', { ctrlKey: true, shiftKey: true })
     await settle()
-    expect(env.fake.callsOf('regenerate')).toEqual([['c1', reply.id, '']])
+    expect(env.fake.callsOf('regenerate')).toEqual([[{ id: 'c1', message_id: reply.id }]])
     expect(useChatStore().isBusy('c1')).toBe(true)
     press('Escape')
     await settle()
-    expect(env.fake.callsOf('cancel')).toEqual([['c1']])
+    expect(env.fake.callsOf('cancel')).toEqual([[{ id: 'c1' }]])
   })
 
   it('the desktop menu runs the same actions', async () => {
@@ -98,7 +98,7 @@ describe('keyboard shortcuts', () => {
     expect(select.findAll('option').map((o) => o.text())).toEqual(['Default model (qwen3)', 'qwen3 (tools, thinking)', 'llava (vision)'])
     await select.setValue('llava')
     await settle()
-    expect(env.fake.callsOf('setModel')).toEqual([['c1', 'llava']])
+    expect(env.fake.callsOf('updateConversation')).toEqual([[{ id: 'c1', model: 'llava' }]])
     expect(useConversationsStore().byId('c1')?.model).toBe('llava')
   })
 
@@ -115,6 +115,6 @@ describe('keyboard shortcuts', () => {
     await w.find('[data-testid="conversation-open"]').trigger('click')
     await settle()
     const userMsg = useChatStore().messagesFor('c1')[0]!
-    expect(env.fake.callsOf('selectBranch')).toEqual([['c1', userMsg.id]])
+    expect(env.fake.callsOf('selectBranch')).toEqual([[{ id: 'c1', message_id: userMsg.id }]])
   })
 })

@@ -45,7 +45,11 @@ const click = async (w: VueWrapper, id: string) => {
   await w.find(`[data-testid="${id}"]`).trigger('click')
   await settle()
 }
-const sent = () => env.fake.callsOf('respond').map((c) => c[1])
+/** The responses sent, without the conversation's id (the request's `id`). */
+const sent = () => env.fake.callsOf('respond').map((c) => {
+  const { id: _id, ...req } = c[0] as Record<string, unknown>
+  return req
+})
 
 describe('ApprovalCard', () => {
   it("an agent's permission request names the agent, offers no \"Approve always\" and says who reads the reason", async () => {

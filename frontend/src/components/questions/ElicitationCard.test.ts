@@ -61,7 +61,11 @@ const primary = async (w: VueWrapper) => {
   await settle()
 }
 const stepTitle = (w: VueWrapper) => w.find('[data-card-question] .sfield-name').text()
-const sent = () => env.fake.callsOf('respond').map((c) => c[1])
+/** The responses sent, without the conversation's id (the request's `id`). */
+const sent = () => env.fake.callsOf('respond').map((c) => {
+  const { id: _id, ...req } = c[0] as Record<string, unknown>
+  return req
+})
 
 describe('ElicitationCard, form mode', () => {
   it('names the server, shows its message and the non-sensitive note, one step per property in order', async () => {

@@ -91,7 +91,7 @@ describe('McpSection', () => {
     const w = await mountSection()
     await server(w, 'everything').findAll('[data-testid="mcp-policy"]')[0]!.setValue('block')
     await settle()
-    expect(env.fake.callsOf('setMCPToolPolicy')).toEqual([['everything', 'echo', 'block']])
+    expect(env.fake.callsOf('setMCPToolPolicy')).toEqual([[{ name: 'everything', tool: 'echo', policy: 'block' }]])
     expect(env.fake.mcp.list()[0]!.tools[0]!.policy).toBe('block')
   })
 
@@ -111,7 +111,7 @@ describe('McpSection', () => {
     await w.find('[data-testid="mcp-save"]').trigger('click')
     await settle()
     expect(env.fake.callsOf('putMCPServer')).toEqual([
-      ['files', { command: 'npx', args: ['@modelcontextprotocol/server-filesystem', '/tmp/notes'], enabled: true, env: { DEBUG: '1' } }],
+      [{ name: 'files', command: 'npx', args: ['@modelcontextprotocol/server-filesystem', '/tmp/notes'], enabled: true, env: { DEBUG: '1' } }],
     ])
     expect(w.find('[data-testid="mcp-editor"]').exists()).toBe(false)
     expect(server(w, 'files').find('[data-testid="mcp-status"]').text()).toBe('Connecting…')
@@ -145,8 +145,7 @@ describe('McpSection', () => {
     await w.find('[data-testid="mcp-save"]').trigger('click')
     await settle()
     expect(env.fake.callsOf('putMCPServer')[0]).toEqual([
-      'everything',
-      { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'], enabled: true, env: { API_TOKEN: '********' } },
+      { name: 'everything', command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'], enabled: true, env: { API_TOKEN: '********' } },
     ])
     expect(env.fake.mcp.servers.get('everything')!.env).toEqual({ API_TOKEN: 'tok-SECRET-123' })
 
@@ -172,7 +171,7 @@ describe('McpSection', () => {
     await w.find('[data-testid="mcp-save"]').trigger('click')
     await settle()
     expect(env.fake.callsOf('putMCPServer')).toEqual([
-      ['remote', { url: 'https://mcp.example.com/mcp', enabled: true, headers: { Authorization: '********', 'X-Team': 'blue' } }],
+      [{ name: 'remote', url: 'https://mcp.example.com/mcp', enabled: true, headers: { Authorization: '********', 'X-Team': 'blue' } }],
     ])
     expect(env.fake.mcp.servers.get('remote')!.headers).toEqual({ Authorization: 'Bearer SECRET-h', 'X-Team': 'blue' })
   })
@@ -191,7 +190,7 @@ describe('McpSection', () => {
     await server(w, 'remote').find('[data-testid="mcp-remove"]').trigger('click')
     await w.find('[data-testid="mcp-confirm-remove"]').trigger('click')
     await settle()
-    expect(env.fake.callsOf('deleteMCPServer')).toEqual([['remote']])
+    expect(env.fake.callsOf('deleteMCPServer')).toEqual([[{ name: 'remote' }]])
     expect(server(w, 'remote').exists()).toBe(false)
     // A late event about the removed server does not bring it back.
     useMcpStore().onServerEvent({ ...env.fake.mcp.list()[0]!, name: 'remote' })

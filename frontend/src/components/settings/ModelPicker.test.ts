@@ -147,7 +147,7 @@ describe('Settings model picker', () => {
   })
 
   it("an assistant profile's model named without a tag is picked from the server's list", async () => {
-    env.fake.profiles.set('Reviewer', { name: 'Reviewer', system_prompt: 'Review.', model: 'parley-fixture', tools: [] })
+    env.fake.storedProfiles.set('Reviewer', { name: 'Reviewer', system_prompt: 'Review.', model: 'parley-fixture', tools: [] })
     env.fake.models = [{ name: 'parley-fixture:latest', supports_tools: true }]
     const v = await mountPanel()
     const reviewer = v.findAll('[data-testid="profile-item"]').find((li) => li.attributes('data-profile') === 'Reviewer')!

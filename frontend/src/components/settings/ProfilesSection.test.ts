@@ -34,7 +34,7 @@ const item = (v: VueWrapper, name: string) => v.findAll('[data-testid="profile-i
 
 describe('Settings → Assistant profiles', () => {
   it('lists the profiles with their model and tools', async () => {
-    env.fake.profiles.set('Reviewer', { name: 'Reviewer', system_prompt: 'Review.', model: 'llama3.2', tools: [] })
+    env.fake.storedProfiles.set('Reviewer', { name: 'Reviewer', system_prompt: 'Review.', model: 'llama3.2', tools: [] })
     const v = await mountPanel()
     const section = v.find('[data-testid="profiles-section"]')
     expect(section.find('legend').text()).toBe('Assistant profiles')
@@ -110,7 +110,7 @@ describe('Settings → Assistant profiles', () => {
   })
 
   it('edits a profile: the fields are filled in and the changes saved', async () => {
-    env.fake.profiles.set('Reviewer', { name: 'Reviewer', system_prompt: 'Review.', model: 'gemma2', tools: ['calculator'], thinking: 'high' })
+    env.fake.storedProfiles.set('Reviewer', { name: 'Reviewer', system_prompt: 'Review.', model: 'gemma2', tools: ['calculator'], thinking: 'high' })
     const v = await mountPanel()
     await item(v, 'Reviewer').find('[data-testid="profile-edit"]').trigger('click')
     expect(document.getElementById(editor(v).attributes('aria-labelledby')!)!.textContent).toBe('Edit “Reviewer”')
@@ -129,7 +129,7 @@ describe('Settings → Assistant profiles', () => {
     await v.find('[data-testid="profile-save"]').trigger('click')
     await settle()
     expect(env.fake.callsOf('saveProfile')).toEqual([[{ name: 'Reviewer', system_prompt: 'Review, briefly.', model: '', tools: ['calculator', ASK_TOOL], tool_calling: 'auto', thinking: 'high' }]])
-    expect(env.fake.profiles.get('Reviewer')).toEqual({ name: 'Reviewer', system_prompt: 'Review, briefly.', model: '', tools: ['calculator', ASK_TOOL], tool_calling: 'auto', thinking: 'high' })
+    expect(env.fake.storedProfiles.get('Reviewer')).toEqual({ name: 'Reviewer', system_prompt: 'Review, briefly.', model: '', tools: ['calculator', ASK_TOOL], tool_calling: 'auto', thinking: 'high' })
     expect(item(v, 'Reviewer').text()).toContain("the app's model · 2 tools")
   })
 
@@ -181,7 +181,7 @@ describe('Settings → Assistant profiles', () => {
   })
 
   it('deletes a profile only after confirming; the default one resets', async () => {
-    env.fake.profiles.set('Reviewer', { name: 'Reviewer', system_prompt: 'Review.', model: '', tools: [] })
+    env.fake.storedProfiles.set('Reviewer', { name: 'Reviewer', system_prompt: 'Review.', model: '', tools: [] })
     const v = await mountPanel()
     await item(v, 'Reviewer').find('[data-testid="profile-delete"]').trigger('click')
     const confirm = item(v, 'Reviewer').find('[role="alertdialog"]')
@@ -194,7 +194,7 @@ describe('Settings → Assistant profiles', () => {
     await item(v, 'Reviewer').find('[data-testid="profile-delete"]').trigger('click')
     await v.find('[data-testid="profile-confirm-delete"]').trigger('click')
     await settle()
-    expect(env.fake.callsOf('deleteProfile')).toEqual([['Reviewer']])
+    expect(env.fake.callsOf('deleteProfile')).toEqual([[{ name: 'Reviewer' }]])
     expect(names(v)).toEqual(['default'])
     expect(v.find('[data-testid="profile-status"]').text()).toBe('Deleted the profile “Reviewer”.')
 
@@ -223,7 +223,7 @@ describe('Settings → Assistant profiles', () => {
   })
 
   it('shows a failed delete inline', async () => {
-    env.fake.profiles.set('Reviewer', { name: 'Reviewer', system_prompt: '', model: '', tools: [] })
+    env.fake.storedProfiles.set('Reviewer', { name: 'Reviewer', system_prompt: '', model: '', tools: [] })
     const v = await mountPanel()
     env.fake.failNext('deleteProfile', 'database is locked', 500)
     await item(v, 'Reviewer').find('[data-testid="profile-delete"]').trigger('click')

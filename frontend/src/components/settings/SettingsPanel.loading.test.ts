@@ -41,7 +41,7 @@ describe('SettingsPanel while the backend is slow', () => {
     env.fake.getSettings = () => never()
     env.fake.checkModelServer = () => never()
     env.fake.appInfo = () => never()
-    env.fake.listProfiles = () => never()
+    env.fake.profiles = () => never()
     env.fake.availableTools = () => never()
     env.fake.mcpServers = () => never()
     env.fake.agentListener = () => never()

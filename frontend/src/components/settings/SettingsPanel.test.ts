@@ -154,7 +154,7 @@ describe('SettingsPanel', () => {
     await v.find('[data-testid="pull-name"]').setValue('llama3.2:1b')
     await v.find('[data-testid="pull"]').trigger('click')
     await settle()
-    expect(env.fake.callsOf('pullModel')).toEqual([['llama3.2:1b']])
+    expect(env.fake.callsOf('pullModel')).toEqual([[{ model: 'llama3.2:1b' }]])
     expect(env.fake.pulls).toHaveLength(1)
     const bar = () => v.find('[role="progressbar"]')
     expect(v.find('[data-testid="pull"]').attributes('disabled')).toBeDefined()

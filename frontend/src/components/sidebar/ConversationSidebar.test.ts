@@ -42,7 +42,7 @@ describe('ConversationSidebar', () => {
     await settle()
     expect(useConversationsStore().currentId).toBe('c1')
     expect(s.findAll('[data-testid="conversation-open"]')[1]!.attributes('aria-current')).toBe('page')
-    expect(env.fake.callsOf('getConversation')).toContainEqual(['c1'])
+    expect(env.fake.callsOf('getConversation')).toContainEqual([{ id: 'c1' }])
   })
 
   it('"New chat" goes to the empty screen', async () => {
@@ -61,7 +61,7 @@ describe('ConversationSidebar', () => {
     await input.setValue('Holiday plans')
     await input.trigger('keydown', { key: 'Enter' })
     await settle()
-    expect(env.fake.callsOf('renameConversation')).toEqual([['c0', 'Holiday plans']])
+    expect(env.fake.callsOf('updateConversation')).toEqual([[{ id: 'c0', title: 'Holiday plans' }]])
     expect(titles(s)).toEqual(['Holiday plans'])
 
     await s.find('[data-testid="rename"]').trigger('click')
@@ -69,7 +69,7 @@ describe('ConversationSidebar', () => {
     await s.find('[data-testid="rename-input"]').trigger('keydown', { key: 'Escape' })
     await settle()
     expect(titles(s)).toEqual(['Holiday plans'])
-    expect(env.fake.callsOf('renameConversation')).toHaveLength(1)
+    expect(env.fake.callsOf('updateConversation')).toHaveLength(1)
   })
 
   it('deletes only after confirming', async () => {
@@ -81,7 +81,7 @@ describe('ConversationSidebar', () => {
     await s.findAll('[data-testid="delete"]')[0]!.trigger('click')
     await s.find('[data-testid="confirm-delete"]').trigger('click')
     await settle()
-    expect(env.fake.callsOf('deleteConversation')).toEqual([['c1']])
+    expect(env.fake.callsOf('deleteConversation')).toEqual([[{ id: 'c1' }]])
     expect(titles(s)).toEqual(['Chat 0'])
   })
 

@@ -98,7 +98,7 @@ describe('export from the conversation menu', () => {
     const menu = await openMenu(s)
     await menu.find('[data-testid="export-markdown"]').trigger('click')
     await settle()
-    expect(env.fake.callsOf('exportConversation')).toEqual([['c0', 'markdown']])
+    expect(env.fake.callsOf('exportConversation')).toEqual([[{ id: 'c0', format: 'markdown' }]])
     expect(downloads).toHaveLength(1)
     expect(downloads[0]!.name).toBe('Trip to Lisbon.md')
     expect(downloads[0]!.blob.type).toBe('text/markdown;charset=utf-8')
@@ -112,7 +112,7 @@ describe('export from the conversation menu', () => {
     const s = await mountSidebar()
     await (await openMenu(s)).find('[data-testid="export-json"]').trigger('click')
     await settle()
-    expect(env.fake.callsOf('exportConversation')).toEqual([['c0', 'json']])
+    expect(env.fake.callsOf('exportConversation')).toEqual([[{ id: 'c0', format: 'json' }]])
     expect(downloads.map((d) => d.name)).toEqual(['Trip to Lisbon.json'])
     const doc = JSON.parse(await downloads[0]!.blob.text())
     expect(doc.format).toBe('parley.conversation')
@@ -133,7 +133,7 @@ describe('export from the conversation menu', () => {
     const s = await mountSidebar()
     await (await openMenu(s)).find('[data-testid="export-json"]').trigger('click')
     await settle()
-    expect(env.fake.callsOf('exportConversation')).toEqual([['c0', 'json']])
+    expect(env.fake.callsOf('exportConversation')).toEqual([[{ id: 'c0', format: 'json' }]])
     expect(downloads).toEqual([])
     expect(s.find('[data-testid="sidebar-notice"]').text()).toBe('Exported to /home/user/Documents/conversation.json')
 
@@ -167,11 +167,11 @@ describe('import from the sidebar', () => {
     expect(click).toHaveBeenCalledOnce()
 
     await chooseFile(s, 'Trip to Lisbon.json', file)
-    expect(env.fake.callsOf('importConversation')).toEqual([[file]])
+    expect(env.fake.callsOf('importConversation')).toEqual([[{ data: file }]])
     const store = useConversationsStore()
     const id = store.currentId!
     expect(id).not.toBe('c0')
-    expect(env.fake.callsOf('getConversation')).toContainEqual([id])
+    expect(env.fake.callsOf('getConversation')).toContainEqual([{ id: id }])
     expect(useChatStore().messagesFor(id).map((m) => m.content)).toEqual(['Plan four days in Lisbon', 'Day 1: Alfama.'])
     expect(titles(s).sort()).toEqual(['Trip to Lisbon', 'Trip to Lisbon (imported)'])
     expect(s.findAll('[data-testid="conversation-open"]').filter((b) => b.attributes('aria-current') === 'page')).toHaveLength(1)
@@ -213,7 +213,8 @@ describe('import from the sidebar', () => {
     env.fake.nextImportFile = null // cancelled
     await s.find('[data-testid="import-conversation"]').trigger('click')
     await settle()
-    expect(env.fake.callsOf('importConversation')).toEqual([[]])
+    expect(env.fake.callsOf('chooseConversationFile')).toEqual([[]])
+    expect(env.fake.callsOf('importConversation')).toEqual([])
     expect(s.find('[data-testid="import-error"]').exists()).toBe(false)
     expect(titles(s)).toEqual(['Trip to Lisbon'])
 
@@ -223,12 +224,13 @@ describe('import from the sidebar', () => {
     await settle()
     expect(titles(s).sort()).toEqual(['Trip to Lisbon', 'Trip to Lisbon (imported)'])
     expect(useConversationsStore().currentId).not.toBe('c0')
+    expect(env.fake.callsOf('importConversation')).toEqual([[{ data: env.fake.nextImportFile }]])
   })
 })
 
 describe('the assistant profile of new chats', () => {
   it('is chosen in the sidebar and used when the chat is created', async () => {
-    env.fake.profiles.set('Reviewer', { name: 'Reviewer', system_prompt: 'Review.', model: '', tools: [] })
+    env.fake.storedProfiles.set('Reviewer', { name: 'Reviewer', system_prompt: 'Review.', model: '', tools: [] })
     const s = await mountSidebar()
     const select = s.find('[data-testid="new-chat-assistant"]')
     expect(document.querySelector(`label[for="${select.attributes('id')}"]`)!.textContent).toBe('Assistant for new chats')
