@@ -59,8 +59,11 @@ type Options struct {
 	// ConversationKnowledge names a conversation's; nil = no search_knowledge.
 	Knowledge             Knowledge
 	ConversationKnowledge func(ctx context.Context, conversationID string) []string
-	MaxSteps              int // model calls per run; default 12
-	Logger                *slog.Logger
+	// Memory puts the user's memories into runs, answers cards from them
+	// and keeps what the model proposes to remember (SPEC §14); nil = none.
+	Memory   Memory
+	MaxSteps int // model calls per run; default 12
+	Logger   *slog.Logger
 }
 
 // StateInfo is a conversation's run state (SPEC §2).

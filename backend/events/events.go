@@ -33,11 +33,15 @@ const (
 	// AgentNotice is an agent's notify_user (SPEC §10); the payload is
 	// AgentNoticePayload. The window raises a notification for it.
 	AgentNotice = "agent:notice"
+	// MemoryChanged says memories were added, changed or deleted (SPEC
+	// §14), so that a list of them reloads; the payload is
+	// MemoryChangedPayload.
+	MemoryChanged = "memory:changed"
 )
 
 // Names lists every event Go emits, in the order of SPEC §3 and then the
 // list's and the download's.
-var Names = []string{ConversationState, MessageDelta, MessageReasoning, MessageDone, QuestionAsk, QuestionResolved, RunError, ConversationUpdated, ConversationDeleted, ModelPull, MCPServer, KnowledgeProgress, AgentNotice}
+var Names = []string{ConversationState, MessageDelta, MessageReasoning, MessageDone, QuestionAsk, QuestionResolved, RunError, ConversationUpdated, ConversationDeleted, ModelPull, MCPServer, KnowledgeProgress, AgentNotice, MemoryChanged}
 
 // Emitter sends one event to every client (the window, SSE subscribers).
 // Payloads are JSON-marshalable objects with "conversationId" at the top level.

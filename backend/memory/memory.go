@@ -189,7 +189,19 @@ func Match(ms []Memory, qs []questions.Question) (answers map[string]questions.A
 		answers[strings.TrimSpace(q.Question)] = questions.AnswerInput{Selected: slices.Clone(best.Answer.Input.Selected), Custom: best.Answer.Input.Custom}
 		ids = append(ids, best.ID)
 	}
-	if _, err := questions.ValidateAnswers(qs, answers, ""); err != nil {
+	trimmed := make([]questions.Question, len(qs))
+	for i, q := range qs {
+		q.Question = strings.TrimSpace(q.Question)
+		q.Options = slices.Clone(q.Options)
+		for j := range q.Options {
+			q.Options[j].Label = strings.TrimSpace(q.Options[j].Label)
+		}
+		if len(q.Options) == 0 {
+			q.AllowCustom = true // as the card will have it
+		}
+		trimmed[i] = q
+	}
+	if _, err := questions.ValidateAnswers(trimmed, answers, ""); err != nil {
 		return nil, nil, false
 	}
 	return answers, ids, true

@@ -189,6 +189,10 @@ type Response struct {
 	Reason    string          `json:"reason,omitempty"`
 	// Elicitation: the accepted content (validated against the schema).
 	Content json.RawMessage `json:"content,omitempty"`
+
+	// Remember names questions of a submitted card whose answers become
+	// memories (SPEC §14), by question text; the service keeps them.
+	Remember []string `json:"remember,omitempty"`
 }
 
 // Outcome is how a card ended for the run that asked it.

@@ -105,6 +105,8 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 		// SPEC §11: the collections of the conversation and its profile.
 		Knowledge:             knowledgeSearch{s.knowledge},
 		ConversationKnowledge: s.conversationKnowledge,
+		// SPEC §14: memories in prompts, cards answered from them, remember.
+		Memory: memoryHook{s},
 	})
 	if err := s.recover(ctx); err != nil {
 		s.Close()

@@ -27,7 +27,7 @@ type cardDetails struct {
 	Schema            json.RawMessage         `json:"schema,omitempty"`
 	URL               string                  `json:"url,omitempty"`
 	Content           json.RawMessage         `json:"content,omitempty"`
-	Context           string                  `json:"context,omitempty"` // an agent's (SPEC §10)
+	Context           string                  `json:"context,omitempty"`    // an agent's (SPEC §10)
 	MemoryIDs         map[string]string       `json:"memory_ids,omitempty"` // answered from memory (SPEC §14)
 }
 

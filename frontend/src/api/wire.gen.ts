@@ -41,6 +41,10 @@ export type ExportFormat = 'markdown' | 'json'
 
 export type CollectionStatus = 'indexing' | 'ready' | 'error'
 
+export type MemorySetting = 'on' | 'off'
+
+export type MemorySourceType = 'answer' | 'user' | 'model'
+
 export interface QuestionOption {
   label: string
   description?: string
@@ -95,6 +99,9 @@ export interface Card {
   url?: string
   content?: unknown
   context?: string
+  answered_by?: string
+  memory_id?: string
+  memory_ids?: Record<string, string>
 }
 
 export interface AnswerInput {
@@ -111,6 +118,7 @@ export interface RespondRequest {
   always?: boolean
   reason?: string
   content?: unknown
+  remember?: string[]
 }
 
 export interface ToolCall {
@@ -306,6 +314,7 @@ export interface Settings {
   agents_enabled: boolean
   agents_addr: string
   language: string
+  memory?: MemorySetting
 }
 
 export interface Health {
@@ -407,6 +416,32 @@ export interface KnowledgeProgressEvent {
   files: number
   chunks: number
   status: CollectionStatus
+}
+
+export interface MemorySource {
+  type: MemorySourceType
+  conversationId?: string
+  question_id?: string
+}
+
+export interface Memory {
+  id: string
+  text: string
+  source: MemorySource
+  project_id: string | null
+  auto_answer: boolean
+  created_at: string
+  used_at: string | null
+}
+
+export interface MemoryRequest {
+  text: string
+  project_id?: string
+}
+
+export interface MemoryUpdate {
+  text?: string
+  auto_answer?: boolean
 }
 
 export interface AgentToken {
@@ -523,6 +558,12 @@ export interface AgentNoticeEvent {
   level: string
 }
 
+export interface MemoryChangedEvent {
+  conversationId: string
+  ids: string[]
+  all?: boolean
+}
+
 export interface ListConversationsArgs {
   limit?: number
   cursor?: string
@@ -631,6 +672,9 @@ export interface PendingQuestionState {
   url?: string
   content?: unknown
   context?: string
+  answered_by?: string
+  memory_id?: string
+  memory_ids?: Record<string, string>
 }
 
 export interface RespondArgs {
@@ -643,6 +687,7 @@ export interface RespondArgs {
   always?: boolean
   reason?: string
   content?: unknown
+  remember?: string[]
 }
 
 export interface QuestionsArgs {
@@ -701,6 +746,16 @@ export interface SearchCollectionArgs {
   top_k?: number
 }
 
+export interface MemoriesArgs {
+  project?: string
+}
+
+export interface UpdateMemoryArgs {
+  id: string
+  text?: string
+  auto_answer?: boolean
+}
+
 export interface TraceRecords {
   records: TraceRecord[]
 }
@@ -720,11 +775,12 @@ export interface EventPayloads {
   'mcp:server': MCPServer
   'knowledge:progress': KnowledgeProgressEvent
   'agent:notice': AgentNoticeEvent
+  'memory:changed': MemoryChangedEvent
 }
 
 export type ServerEventName = keyof EventPayloads
 
-export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server', 'knowledge:progress', 'agent:notice']
+export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server', 'knowledge:progress', 'agent:notice', 'memory:changed']
 
 export const ASK_TOOL = 'ask_user_question'
 
@@ -735,6 +791,8 @@ export const SNIPPET_CLOSE = ']]'
 export const DEFAULT_PROFILE = 'default'
 
 export const MCP_SECRET_MASK = '********'
+
+export const ANSWERED_BY_MEMORY = 'memory'
 
 export const LIMITS = {
   defaultPageSize: 50,
@@ -761,4 +819,5 @@ export const LIMITS = {
   maxCollectionName: 80,
   maxAgentContextChars: 20000,
   maxAgentNameChars: 64,
+  maxMemoryChars: 500,
 } as const

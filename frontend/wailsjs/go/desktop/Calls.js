@@ -42,6 +42,14 @@ export function CreateConversation(arg1) {
   return window['go']['desktop']['Calls']['CreateConversation'](arg1);
 }
 
+export function CreateMemory(arg1) {
+  return window['go']['desktop']['Calls']['CreateMemory'](arg1);
+}
+
+export function DeleteAllMemories() {
+  return window['go']['desktop']['Calls']['DeleteAllMemories']();
+}
+
 export function DeleteCollection(arg1) {
   return window['go']['desktop']['Calls']['DeleteCollection'](arg1);
 }
@@ -52,6 +60,10 @@ export function DeleteConversation(arg1) {
 
 export function DeleteMCPServer(arg1) {
   return window['go']['desktop']['Calls']['DeleteMCPServer'](arg1);
+}
+
+export function DeleteMemory(arg1) {
+  return window['go']['desktop']['Calls']['DeleteMemory'](arg1);
 }
 
 export function DeleteProfile(arg1) {
@@ -104,6 +116,10 @@ export function ListModels() {
 
 export function MCPServers() {
   return window['go']['desktop']['Calls']['MCPServers']();
+}
+
+export function Memories(arg1) {
+  return window['go']['desktop']['Calls']['Memories'](arg1);
 }
 
 export function ModelStats() {
@@ -192,4 +208,8 @@ export function UpdateCollection(arg1) {
 
 export function UpdateConversation(arg1) {
   return window['go']['desktop']['Calls']['UpdateConversation'](arg1);
+}
+
+export function UpdateMemory(arg1) {
+  return window['go']['desktop']['Calls']['UpdateMemory'](arg1);
 }
