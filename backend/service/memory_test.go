@@ -325,6 +325,13 @@ func TestIdenticalCardIsAnsweredFromMemory(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotNil(t, used.UsedAt)
 
+	// "Ask me instead": the answer changes as any answered card's does (SPEC §7).
+	_, err = e.svc.ForkQuestion(ctx, second.ID, card.ID, ForkRequest{
+		Answers: map[string]questions.AnswerInput{"Which language should I use?": {Selected: []string{"Go"}}}})
+	require.NoError(t, err)
+	e.waitState(second.ID, chat.StateIdle)
+	assert.Contains(t, e.lastToolResult(second.ID), `"Which language should I use?":"Go"`, "the new answer on the new branch")
+
 	// A changed option list asks again.
 	changed := `{"questions":[{"question":"Which language should I use?","header":"Language","options":["Go","Rust","Zig","C"]}]}`
 	third := e.sendNew("ask " + changed)
@@ -362,4 +369,30 @@ func TestAgentsCardsAreNeverAnsweredFromMemory(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, questions.StatusPending, card.Status, "the agent's card waits for the user")
 	assert.Empty(t, card.AnsweredBy)
+}
+
+// A "Remember this?" card pending when the app quits comes back after the
+// restart; approving it then keeps the memory, and the card is not asked twice.
+func TestRememberCardSurvivesRestart(t *testing.T) {
+	e := newEnv(t, memoryScript(), time.Minute)
+	ctx := context.Background()
+	c := e.sendNew("remember Likes tea.")
+	card := e.rememberCard(c.ID)
+	e.close()
+
+	e.open()
+	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
+	require.NotNil(t, d.PendingQuestion)
+	require.Equal(t, card.ID, d.PendingQuestion.ID, "the same card")
+	_, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: card.ID, Action: questions.ActionApprove})
+	require.NoError(t, err)
+	e.waitState(c.ID, chat.StateIdle)
+	all, err := e.svc.Memories(ctx, "")
+	require.NoError(t, err)
+	require.Len(t, all, 1)
+	assert.Equal(t, "Likes tea.", all[0].Text)
+	assert.Equal(t, `Remembered: "Likes tea."`, e.lastToolResult(c.ID))
+	cards, err := e.svc.ConversationQuestions(ctx, c.ID)
+	require.NoError(t, err)
+	assert.Len(t, cards, 1, "asked once")
 }
