@@ -34,11 +34,7 @@ func Prompt(ms []Memory, userMessage string, budget int) (string, []string) {
 	if len(ms) == 0 || budget <= 0 {
 		return "", nil
 	}
-	order := make([]int, len(ms))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return compareRecency(ms[a], ms[b]) })
+	order := recencyOrder(ms)
 
 	cost := make([]int, len(ms))
 	total := Tokens(PromptIntro)
@@ -88,6 +84,40 @@ func Prompt(ms []Memory, userMessage string, budget int) (string, []string) {
 	return b.String(), ids
 }
 
+// recencyOrder returns the indexes of ms newest used first (see
+// compareRecency), comparing precomputed times.
+func recencyOrder(ms []Memory) []int {
+	type key struct {
+		touched, created int64
+		i                int
+	}
+	keys := make([]key, len(ms))
+	for i, m := range ms {
+		keys[i] = key{lastTouched(m).UnixNano(), m.CreatedAt.UnixNano(), i}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		switch {
+		case a.touched != b.touched:
+			return cmpDesc(a.touched, b.touched)
+		case a.created != b.created:
+			return cmpDesc(a.created, b.created)
+		}
+		return strings.Compare(ms[a.i].ID, ms[b.i].ID)
+	})
+	order := make([]int, len(ms))
+	for j, k := range keys {
+		order[j] = k.i
+	}
+	return order
+}
+
+func cmpDesc(a, b int64) int {
+	if a > b {
+		return -1
+	}
+	return 1
+}
+
 // compareRecency orders memories newest used first; one never used counts
 // from when it was made; ties go to the newer, then by id.
 func compareRecency(a, b Memory) int {
@@ -132,13 +162,16 @@ func nearest(ms []Memory, message string) []int {
 	}
 	df := make([]int, len(want))
 	hits := make([][]int, len(ms)) // per memory: the message words it has
+	cur := -1
+	collect := func(w []byte) {
+		if k, ok := want[string(w)]; ok && !slices.Contains(hits[cur], k) {
+			df[k]++
+			hits[cur] = append(hits[cur], k)
+		}
+	}
 	for i, m := range ms {
-		eachKeyword(m.Text, func(w []byte) {
-			if k, ok := want[string(w)]; ok && !slices.Contains(hits[i], k) {
-				df[k]++
-				hits[i] = append(hits[i], k)
-			}
-		})
+		cur = i
+		eachKeyword(m.Text, collect)
 	}
 	n := float64(len(ms))
 	score := make([]float64, len(ms))
@@ -176,30 +209,8 @@ func keywords(text string) []string {
 // without spaces (Chinese, Japanese) gives its pairs of characters. f gets
 // a buffer it must not keep.
 func eachKeyword(text string, f func(w []byte)) {
-	var buf [64]byte
-	word := buf[:0]
-	runes := 0
-	var cjk []rune
-	var pair [8]byte
-	flushWord := func() {
-		if runes >= 3 && !stopWords[string(word)] {
-			w := word
-			if runes > 3 && w[len(w)-1] == 's' && w[len(w)-2] != 's' {
-				w = w[:len(w)-1]
-			}
-			f(w)
-		}
-		word, runes = word[:0], 0
-	}
-	flushCJK := func() {
-		if len(cjk) == 1 {
-			f(utf8.AppendRune(pair[:0], cjk[0]))
-		}
-		for i := 0; i+1 < len(cjk); i++ {
-			f(utf8.AppendRune(utf8.AppendRune(pair[:0], cjk[i]), cjk[i+1]))
-		}
-		cjk = cjk[:0]
-	}
+	var tz tokenizer
+	tz.word = tz.buf[:0]
 	for _, r := range text {
 		switch {
 		case r < utf8.RuneSelf:
@@ -207,35 +218,61 @@ func eachKeyword(text string, f func(w []byte)) {
 				r += 'a' - 'A'
 			}
 			if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' {
-				if len(cjk) > 0 {
-					flushCJK()
-				}
-				word = append(word, byte(r))
-				runes++
+				tz.flushCJK(f)
+				tz.word = append(tz.word, byte(r))
+				tz.runes++
 				continue
 			}
-			flushWord()
-			if len(cjk) > 0 {
-				flushCJK()
-			}
+			tz.flushWord(f)
+			tz.flushCJK(f)
 		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
-			flushWord()
-			cjk = append(cjk, r)
+			tz.flushWord(f)
+			tz.cjk = append(tz.cjk, r)
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if len(cjk) > 0 {
-				flushCJK()
-			}
-			word = utf8.AppendRune(word, unicode.ToLower(r))
-			runes++
+			tz.flushCJK(f)
+			tz.word = utf8.AppendRune(tz.word, unicode.ToLower(r))
+			tz.runes++
 		default:
-			flushWord()
-			if len(cjk) > 0 {
-				flushCJK()
-			}
+			tz.flushWord(f)
+			tz.flushCJK(f)
 		}
 	}
-	flushWord()
-	flushCJK()
+	tz.flushWord(f)
+	tz.flushCJK(f)
+}
+
+// tokenizer is eachKeyword's state: the word being read and the run of
+// characters of scripts written without spaces.
+type tokenizer struct {
+	buf   [64]byte
+	word  []byte
+	runes int
+	cjk   []rune
+	pair  [8]byte
+}
+
+func (tz *tokenizer) flushWord(f func([]byte)) {
+	if tz.runes >= 3 && !stopWords[string(tz.word)] {
+		w := tz.word
+		if tz.runes > 3 && w[len(w)-1] == 's' && w[len(w)-2] != 's' {
+			w = w[:len(w)-1]
+		}
+		f(w)
+	}
+	tz.word, tz.runes = tz.word[:0], 0
+}
+
+func (tz *tokenizer) flushCJK(f func([]byte)) {
+	if len(tz.cjk) == 0 {
+		return
+	}
+	if len(tz.cjk) == 1 {
+		f(utf8.AppendRune(tz.pair[:0], tz.cjk[0]))
+	}
+	for i := 0; i+1 < len(tz.cjk); i++ {
+		f(utf8.AppendRune(utf8.AppendRune(tz.pair[:0], tz.cjk[i]), tz.cjk[i+1]))
+	}
+	tz.cjk = tz.cjk[:0]
 }
 
 var stopWords = func() map[string]bool {
