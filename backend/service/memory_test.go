@@ -396,3 +396,33 @@ func TestRememberCardSurvivesRestart(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, cards, 1, "asked once")
 }
+
+// remember comes with asking the user: a profile without ask_user_question
+// gets it only when it lists remember.
+func TestRememberIsOfferedWithAskingOrWhenListed(t *testing.T) {
+	e := newEnv(t, memoryScript(), time.Minute)
+	ctx := context.Background()
+	toolsFor := func(profile string) []string {
+		t.Helper()
+		c, err := e.svc.CreateConversation(ctx, "", profile)
+		require.NoError(t, err)
+		text := "hello from [" + profile + "]"
+		_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: text})
+		require.NoError(t, err)
+		e.waitState(c.ID, chat.StateIdle)
+		for _, req := range e.model.Requests() {
+			if req.LastMessage().Content == text {
+				return toolNamesOf(req)
+			}
+		}
+		require.Fail(t, "no request", "the model never got %q", text)
+		return nil
+	}
+	_, err := e.svc.SaveProfile(ctx, Profile{Name: "quiet", Tools: []string{assistant.ToolCalculator}})
+	require.NoError(t, err)
+	_, err = e.svc.SaveProfile(ctx, Profile{Name: "keeper", Tools: []string{assistant.ToolCalculator, assistant.ToolRemember}})
+	require.NoError(t, err)
+	assert.NotContains(t, toolsFor("quiet"), assistant.ToolRemember)
+	assert.Contains(t, toolsFor("keeper"), assistant.ToolRemember)
+	assert.Contains(t, toolsFor(""), assistant.ToolRemember, "the default profile asks the user")
+}
