@@ -38,6 +38,8 @@ export const GO_FIGURES = [
   { id: 'kn.search.recall', label: 'vector search recall@10 against the brute-force scan', bench: 'BenchmarkSearch100k', unit: 'recall@10', scale: 1, shown: '' },
   { id: 'kn.index.bytes', label: 'index size per passage (text, FTS5, vectors)', bench: 'BenchmarkSearch100k', unit: 'bytes/passage', scale: 1, shown: 'B' },
   { id: 'kn.index20k.rss', label: 'peak RSS growth while indexing 20,000 files', bench: 'BenchmarkIndex20kFilesPeakRSS', unit: 'peak-growth-MB', scale: 1, shown: 'MB' },
+  // Memory (SPEC §14): a run's memory block (backend/memory/bench_test.go).
+  { id: 'go.memory.prompt10k', label: 'memory: system-prompt block from 10,000 memories', bench: 'BenchmarkPromptWith10000Memories', unit: 'ns/op', scale: 1e-6, shown: 'ms' },
   // Issue #25: agents on the machine (backend/httpapi/agents_bench_test.go).
   { id: 'go.agent.ask.ratio', label: 'agent: ask over /mcp -> card event / bare Go SDK tool call', bench: 'BenchmarkAgentAskOverMCP', unit: 'ask-ratio', scale: 1, shown: '×' },
   { id: 'go.agent.answer.ratio', label: "agent: answer -> agent's tool result / bare Go SDK tool call", bench: 'BenchmarkAgentAskOverMCP', unit: 'answer-ratio', scale: 1, shown: '×' },

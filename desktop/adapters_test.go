@@ -214,6 +214,20 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 			fault.Input, true},
 		{"pull a model without a name", "POST", "/api/v1/models/pull", `{"model":" "}`,
 			func() error { _, err := bc.PullModel(calls.PullModelArgs{Model: " "}); return err }, fault.Input, true},
+		{"empty memory", "POST", "/api/v1/memory", `{"text":" "}`,
+			func() error { _, err := bc.CreateMemory(service.MemoryRequest{Text: " "}); return err }, fault.Input, true},
+		{"change an unknown memory", "PATCH", "/api/v1/memory/nope", `{"text":"x"}`,
+			func() error {
+				_, err := bc.UpdateMemory(calls.UpdateMemoryArgs{ID: "nope", MemoryUpdate: service.MemoryUpdate{Text: str("x")}})
+				return err
+			}, fault.NotFound, true},
+		{"remember a question the card does not have", "POST", "/api/v1/conversations/" + busy.ID + "/respond",
+			`{"question_id":"latest","action":"submit","answers":{"Which colour?":{"selected":["Red"]}},"remember":["Which size?"]}`,
+			func() error {
+				_, err := bc.Respond(calls.RespondArgs{ID: busy.ID, Response: questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
+					Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Red"}}}, Remember: []string{"Which size?"}}})
+				return err
+			}, fault.Input, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -265,6 +279,7 @@ func TestBoundMethodsReturnEmptyListsNotNull(t *testing.T) {
 	b := a.calls
 	assert.Equal(t, `[]`, asJSON(b.Questions(calls.QuestionsArgs{Status: "pending"})))
 	assert.Equal(t, `[]`, asJSON(b.ConversationQuestions(calls.ByID{ID: conv.ID})))
+	assert.Equal(t, `[]`, asJSON(b.Memories(calls.MemoriesArgs{})))
 	assert.Equal(t, `[]`, asJSON(b.MCPServers()))
 	assert.Equal(t, `[]`, asJSON(b.ModelStats()))
 	assert.Equal(t, `[]`, asJSON(b.AgentTokens()))

@@ -7,6 +7,7 @@ import (
 	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/calls"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
 	"github.com/parley-app/parley/backend/store"
@@ -365,6 +366,41 @@ func (c *Calls) CancelCollection(req calls.ByID) (api.Collection, error) {
 // POST /api/v1/knowledge/{id}/search
 func (c *Calls) SearchCollection(req calls.SearchCollectionArgs) (api.KnowledgeSearchResponse, error) {
 	return wire(calls.SearchCollection.Do(c.ctx, c.svc, req))
+}
+
+// Memories returns the memories, newest first: every one (project "all" or none), those of no project ("none"), or a project's own.
+//
+// GET /api/v1/memory
+func (c *Calls) Memories(req calls.MemoriesArgs) ([]memory.Memory, error) {
+	return wire(calls.Memories.Do(c.ctx, c.svc, req))
+}
+
+// CreateMemory keeps a memory the user typed, for every conversation or one project's; refused while memory is off.
+//
+// POST /api/v1/memory
+func (c *Calls) CreateMemory(req service.MemoryRequest) (memory.Memory, error) {
+	return wire(calls.CreateMemory.Do(c.ctx, c.svc, req))
+}
+
+// UpdateMemory changes a memory's text and/or whether it answers cards (auto_answer: memories made from an answer only).
+//
+// PATCH /api/v1/memory/{id}
+func (c *Calls) UpdateMemory(req calls.UpdateMemoryArgs) (memory.Memory, error) {
+	return wire(calls.UpdateMemory.Do(c.ctx, c.svc, req))
+}
+
+// DeleteMemory forgets one memory.
+//
+// DELETE /api/v1/memory/{id}
+func (c *Calls) DeleteMemory(req calls.ByID) (api.Deleted, error) {
+	return wire(calls.DeleteMemory.Do(c.ctx, c.svc, req))
+}
+
+// DeleteAllMemories forgets every memory.
+//
+// DELETE /api/v1/memory
+func (c *Calls) DeleteAllMemories() (api.Deleted, error) {
+	return wire(calls.DeleteAllMemories.Do(c.ctx, c.svc, calls.None{}))
 }
 
 // AgentTokens returns the agent tokens, never their secrets.

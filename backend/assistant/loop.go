@@ -66,6 +66,9 @@ type runLoop struct {
 	promptSearched bool
 	promptText     string
 	promptSources  []chat.Source
+	// The memories' block of the system prompt, made once a run (SPEC §14).
+	memorySearched bool
+	memoryText     string
 }
 
 // tools lists the definitions the profile opted in to, in a stable order.
@@ -90,6 +93,9 @@ func (l *runLoop) tools(sub bool) []llm.Tool {
 	if len(l.collections()) > 0 {
 		defs = append(defs, searchKnowledgeTool)
 	}
+	if !sub && l.offersRemember() {
+		defs = append(defs, rememberTool)
+	}
 	for _, t := range l.mcpTools(sub) {
 		defs = append(defs, mcpDefinition(t))
 	}
@@ -106,6 +112,9 @@ func (l *runLoop) messages() ([]llm.Message, error) {
 	system := l.profile.SystemPrompt
 	if l.instructions != "" {
 		system = strings.TrimSpace(l.instructions + "\n\n" + system)
+	}
+	if mp := l.memoryPrompt(history); mp != "" {
+		system = strings.TrimSpace(system + "\n\n" + mp)
 	}
 	if mode, _ := l.text.current(); mode == ToolCallingOff {
 		if kp := l.knowledgePrompt(history); kp != "" {
@@ -311,6 +320,8 @@ func (l *runLoop) askedCards(am chat.Message, pending []chat.ToolCall) (map[stri
 		switch {
 		case tc.Name == ToolAskUser:
 			return questions.KindQuestion
+		case tc.Name == ToolRemember && l.rt.opt.Memory != nil:
+			return questions.KindApproval
 		case l.rt.opt.MCP != nil && looksLikeMCP(tc.Name):
 			return questions.KindApproval
 		}
@@ -373,6 +384,9 @@ func (l *runLoop) saveAll(msgs []*chat.Message) error {
 // executeTool runs one call and returns the tool result text; halt is true
 // when the run must stop (the user cancelled a card).
 func (l *runLoop) executeTool(tc chat.ToolCall, asked *questions.Card) (result string, halt bool) {
+	if tc.Name == ToolRemember && (l.offersRemember() || asked != nil && asked.Kind == questions.KindApproval && l.rt.opt.Memory != nil) {
+		return l.runRemember(tc, asked)
+	}
 	if l.isMCP(tc.Name) || asked != nil && asked.Kind == questions.KindApproval {
 		result, l.attachments, halt = l.runMCP(tc, asked)
 		return result, halt
@@ -420,6 +434,9 @@ func (l *runLoop) askUser(tc chat.ToolCall, asked *questions.Card) (string, bool
 		qs, err := questions.ParseInput([]byte(tc.Arguments))
 		if err != nil {
 			return err.Error(), false
+		}
+		if result, ok := l.autoAnswer(tc, qs); ok {
+			return result, false // answered from memory: the run does not pause
 		}
 		card, err = l.rt.opt.Asker.Create(l.ctx, questions.AskRequest{ConversationID: conv, RunID: l.run.ID, ToolCallID: tc.ID,
 			Questions: qs, AfterUserTurn: l.afterUserTurn})

@@ -136,7 +136,8 @@ func (l *runLoop) runMCP(tc chat.ToolCall, asked *questions.Card) (result string
 	}
 
 	if asked != nil || tool.Policy == api.PolicyAsk {
-		out, stop := l.approve(tc, tool, args, asked)
+		out, stop := l.approve(tc, questions.ApprovalTool{Server: tool.Server, Name: tool.Name, Description: tool.Description,
+			Arguments: args, InputSchema: tool.InputSchema}, nil, asked)
 		if stop || out.Status != questions.StatusApproved {
 			return out.Result, nil, stop
 		}
@@ -163,9 +164,10 @@ func (l *runLoop) runMCP(tc chat.ToolCall, asked *questions.Card) (result string
 	return res.Text, res.Attachments, false
 }
 
-// approve shows the approval card (or waits for the one asked before a
-// restart) and returns its outcome; stop is true when the run must stop.
-func (l *runLoop) approve(tc chat.ToolCall, tool mcp.ModelTool, args json.RawMessage, asked *questions.Card) (questions.Outcome, bool) {
+// approve shows the approval card of the tool call (or waits for the one
+// asked before a restart) and returns its outcome; stop is true when the
+// run must stop. src, when set, is the card's source (else the MCP tool's).
+func (l *runLoop) approve(tc chat.ToolCall, tool questions.ApprovalTool, src *questions.Source, asked *questions.Card) (questions.Outcome, bool) {
 	cards := l.rt.opt.Approver
 	card := asked
 	if card != nil && card.Status != questions.StatusPending {
@@ -175,8 +177,7 @@ func (l *runLoop) approve(tc chat.ToolCall, tool mcp.ModelTool, args json.RawMes
 	if card == nil {
 		var err error
 		card, err = cards.CreateApproval(l.ctx, questions.ApprovalRequest{ConversationID: l.run.ConversationID, RunID: l.run.ID,
-			ToolCallID: tc.ID, Tool: questions.ApprovalTool{Server: tool.Server, Name: tool.Name, Description: tool.Description,
-				Arguments: args, InputSchema: tool.InputSchema}})
+			ToolCallID: tc.ID, Tool: tool, Source: src})
 		if errors.Is(err, questions.ErrClosed) {
 			l.shutdown = true
 			return questions.Outcome{}, true

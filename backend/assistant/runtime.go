@@ -62,7 +62,10 @@ type Options struct {
 	ConversationKnowledge func(ctx context.Context, conversationID string) []string
 	// Project tells what a conversation's project gives its runs (SPEC
 	// §14), read when a run starts; nil = no projects.
-	Project  func(ctx context.Context, conversationID string) ProjectScope
+	Project func(ctx context.Context, conversationID string) ProjectScope
+	// Memory puts the user's memories into runs, answers cards from them
+	// and keeps what the model proposes to remember (SPEC §14); nil = none.
+	Memory   Memory
 	MaxSteps int // model calls per run; default 12
 	Logger   *slog.Logger
 }

@@ -156,6 +156,18 @@ type SearchCollectionArgs struct {
 	api.KnowledgeSearchRequest
 }
 
+// MemoriesArgs filters the memory list (SPEC §14): "all" or none (every
+// memory), "none" (the memories of no project) or a project's id.
+type MemoriesArgs struct {
+	Project string `json:"project,omitempty"`
+}
+
+// UpdateMemoryArgs changes a memory's text and/or auto_answer.
+type UpdateMemoryArgs struct {
+	ID string `json:"id"`
+	service.MemoryUpdate
+}
+
 // TraceRecords is the card trace's records (the latency bench).
 type TraceRecords struct {
 	Records []trace.CardRecord `json:"records"`

@@ -5,6 +5,7 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
 )
@@ -67,6 +68,12 @@ type Backend interface {
 	CancelCollection(ctx context.Context, id string) (api.Collection, error)
 	DeleteCollection(ctx context.Context, id string) error
 	SearchCollection(ctx context.Context, id string, req api.KnowledgeSearchRequest) (api.KnowledgeSearchResponse, error)
+
+	Memories(ctx context.Context, project string) ([]memory.Memory, error)
+	CreateMemory(ctx context.Context, req service.MemoryRequest) (memory.Memory, error)
+	UpdateMemory(ctx context.Context, id string, u service.MemoryUpdate) (memory.Memory, error)
+	DeleteMemory(ctx context.Context, id string) error
+	DeleteAllMemories(ctx context.Context) error
 
 	AgentTokens(ctx context.Context) ([]api.AgentToken, error)
 	CreateAgentToken(ctx context.Context, name string) (api.NewAgentToken, error)

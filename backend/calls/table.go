@@ -10,6 +10,7 @@ import (
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/fault"
+	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
 	"github.com/parley-app/parley/backend/trace"
@@ -289,6 +290,31 @@ var (
 	SearchCollection = declare("SearchCollection", "POST /api/v1/knowledge/{id}/search", "Searches one collection.",
 		func(ctx context.Context, b Backend, r SearchCollectionArgs) (api.KnowledgeSearchResponse, error) {
 			return b.SearchCollection(ctx, r.ID, r.KnowledgeSearchRequest)
+		})
+
+	// Memory (SPEC §14): Settings → Memory.
+	Memories = declare("Memories", "GET /api/v1/memory",
+		"Returns the memories, newest first: every one (project \"all\" or none), those of no project (\"none\"), or a project's own.",
+		func(ctx context.Context, b Backend, r MemoriesArgs) ([]memory.Memory, error) {
+			return b.Memories(ctx, r.Project)
+		}, Query("project"))
+	CreateMemory = declare("CreateMemory", "POST /api/v1/memory",
+		"Keeps a memory the user typed, for every conversation or one project's; refused while memory is off.",
+		func(ctx context.Context, b Backend, r service.MemoryRequest) (memory.Memory, error) {
+			return b.CreateMemory(ctx, r)
+		}, Status(http.StatusCreated))
+	UpdateMemory = declare("UpdateMemory", "PATCH /api/v1/memory/{id}",
+		"Changes a memory's text and/or whether it answers cards (auto_answer: memories made from an answer only).",
+		func(ctx context.Context, b Backend, r UpdateMemoryArgs) (memory.Memory, error) {
+			return b.UpdateMemory(ctx, r.ID, r.MemoryUpdate)
+		})
+	DeleteMemory = declare("DeleteMemory", "DELETE /api/v1/memory/{id}", "Forgets one memory.",
+		func(ctx context.Context, b Backend, r ByID) (api.Deleted, error) {
+			return api.Deleted{Deleted: true}, b.DeleteMemory(ctx, r.ID)
+		})
+	DeleteAllMemories = declare("DeleteAllMemories", "DELETE /api/v1/memory", "Forgets every memory.",
+		func(ctx context.Context, b Backend, _ None) (api.Deleted, error) {
+			return api.Deleted{Deleted: true}, b.DeleteAllMemories(ctx)
 		})
 
 	// Agent tokens (SPEC §10): Settings → Agents.

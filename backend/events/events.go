@@ -36,11 +36,16 @@ const (
 	// ProjectChanged: a project was created, changed or deleted (SPEC §14);
 	// the payload is ProjectChangedPayload.
 	ProjectChanged = "project:changed"
+
+	// MemoryChanged says memories were added, changed or deleted (SPEC
+	// §14), so that a list of them reloads; the payload is
+	// MemoryChangedPayload.
+	MemoryChanged = "memory:changed"
 )
 
 // Names lists every event Go emits, in the order of SPEC §3 and then the
 // list's and the download's.
-var Names = []string{ConversationState, MessageDelta, MessageReasoning, MessageDone, QuestionAsk, QuestionResolved, RunError, ConversationUpdated, ConversationDeleted, ModelPull, MCPServer, KnowledgeProgress, AgentNotice, ProjectChanged}
+var Names = []string{ConversationState, MessageDelta, MessageReasoning, MessageDone, QuestionAsk, QuestionResolved, RunError, ConversationUpdated, ConversationDeleted, ModelPull, MCPServer, KnowledgeProgress, AgentNotice, ProjectChanged, MemoryChanged}
 
 // Emitter sends one event to every client (the window, SSE subscribers).
 // Payloads are JSON-marshalable objects with "conversationId" at the top level.

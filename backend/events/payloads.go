@@ -149,3 +149,13 @@ type AgentNoticePayload struct {
 	Message        string `json:"message"`
 	Level          string `json:"level"`
 }
+
+// MemoryChangedPayload names the memories added, changed or deleted (SPEC
+// §14); All says every memory was deleted (IDs is then empty).
+type MemoryChangedPayload struct {
+	// ConversationID is the conversation that made the change ("" when the
+	// user did, in Settings or through the API).
+	ConversationID string   `json:"conversationId"`
+	IDs            []string `json:"ids"`
+	All            bool     `json:"all,omitempty"`
+}

@@ -19,6 +19,9 @@ func cloneCard(c *Card) *Card {
 	if c.Answers != nil {
 		cp.Answers = maps.Clone(c.Answers)
 	}
+	if c.MemoryIDs != nil {
+		cp.MemoryIDs = maps.Clone(c.MemoryIDs)
+	}
 	if c.Source != nil {
 		src := *c.Source
 		cp.Source = &src

@@ -17,6 +17,9 @@ type ApprovalRequest struct {
 	RunID          string
 	ToolCallID     string
 	Tool           ApprovalTool
+	// Source, when set, replaces the MCP source the card gets by default
+	// (the model's own remember tool, SPEC §14).
+	Source *Source
 }
 
 // ElicitationRequest is an MCP server's elicitation/create during a tool
@@ -46,12 +49,17 @@ func (m *Manager) CreateApproval(ctx context.Context, req ApprovalRequest) (*Car
 	if len(tool.InputSchema) == 0 {
 		tool.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
+	src := &Source{Type: SourceMCP, Server: tool.Server, Tool: tool.Name}
+	if req.Source != nil {
+		s := *req.Source
+		src = &s
+	}
 	return m.createCard(ctx, &Card{
 		ConversationID: req.ConversationID,
 		RunID:          req.RunID,
 		ToolCallID:     req.ToolCallID,
 		Kind:           KindApproval,
-		Source:         &Source{Type: SourceMCP, Server: tool.Server, Tool: tool.Name},
+		Source:         src,
 		Tool:           &tool,
 	}, false, false)
 }

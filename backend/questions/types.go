@@ -133,6 +133,14 @@ type Card struct {
 	// Context is an agent's Markdown about what it is doing and why it
 	// asks (SPEC §10), shown above the card; empty for other sources.
 	Context string `json:"context,omitempty"`
+
+	// AnsweredBy is "memory" for a card answered at once from the user's
+	// memories (SPEC §14), without being shown to the user; MemoryID is the
+	// memory that answered (the first question's), MemoryIDs the one that
+	// answered each question, by question text.
+	AnsweredBy string            `json:"answered_by,omitempty"`
+	MemoryID   string            `json:"memory_id,omitempty"`
+	MemoryIDs  map[string]string `json:"memory_ids,omitempty"`
 }
 
 // Action is what the user did with a card.
@@ -181,6 +189,10 @@ type Response struct {
 	Reason    string          `json:"reason,omitempty"`
 	// Elicitation: the accepted content (validated against the schema).
 	Content json.RawMessage `json:"content,omitempty"`
+
+	// Remember names questions of a submitted card whose answers become
+	// memories (SPEC §14), by question text; the service keeps them.
+	Remember []string `json:"remember,omitempty"`
 }
 
 // Outcome is how a card ended for the run that asked it.

@@ -44,6 +44,7 @@ func (s *Service) AvailableTools() []ToolInfo {
 	out := []ToolInfo{
 		toolInfo(assistant.ToolAskUser, "service.tool.askUser"),
 		toolInfo(assistant.ToolSpawnAgents, "service.tool.spawnAgents", strconv.Itoa(assistant.MaxSubAgents)),
+		toolInfo(assistant.ToolRemember, "service.tool.remember"),
 	}
 	for _, t := range assistant.BuiltinTools(nil) {
 		out = append(out, ToolInfo{Name: t.Name, Description: t.Description})

@@ -27,7 +27,22 @@ func (s *Service) Respond(ctx context.Context, id string, r questions.Response) 
 			return nil, fmt.Errorf("%w: %v", questions.ErrNotFound, err)
 		}
 	}
+	var remember []questions.Question
+	if len(r.Remember) > 0 {
+		// Checked before the answer is applied: a wrong name changes nothing.
+		card, named, err := s.checkRemember(id, r)
+		if err != nil {
+			return nil, err
+		}
+		if card != nil {
+			r.QuestionID = card.ID // the card checked is the card answered
+		}
+		remember = named
+	}
 	card, err := s.qm.Respond(ctx, id, r)
+	if err == nil && len(remember) > 0 {
+		s.rememberAnswers(ctx, card, r, remember)
+	}
 	if errors.Is(err, questions.ErrNotFound) && r.QuestionID != questions.LatestID {
 		// A card resolved before a restart is no longer in memory: it is
 		// not pending (409), not unknown.

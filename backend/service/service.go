@@ -107,6 +107,8 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 		ConversationKnowledge: s.conversationKnowledge,
 		// SPEC §14: the project's instructions and model.
 		Project: s.projectScope,
+		// SPEC §14: memories in prompts, cards answered from them, remember.
+		Memory: memoryHook{s},
 	})
 	if err := s.recover(ctx); err != nil {
 		s.Close()

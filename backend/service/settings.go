@@ -36,7 +36,17 @@ type Settings struct {
 	// Language of the interface and of the backend's messages: one of
 	// i18n.Languages, or "" to follow the system's.
 	Language string `json:"language"`
+	// Memory is "on" (the default) or "off" (SPEC §14): off keeps nothing
+	// new and puts no memory into prompts or answers. Saving "" (a client
+	// that does not know the setting) keeps it as it is.
+	Memory string `json:"memory,omitempty"`
 }
+
+// The values of Settings.Memory.
+const (
+	MemoryOn  = "on"
+	MemoryOff = "off"
+)
 
 // DefaultSettings are used until the user saves their own.
 func DefaultSettings() Settings {
@@ -48,6 +58,7 @@ func DefaultSettings() Settings {
 		Theme:                  "system",
 		AgentsEnabled:          true,
 		AgentsAddr:             config.DefaultAddr,
+		Memory:                 MemoryOn,
 	}
 }
 
@@ -75,6 +86,9 @@ func (s Settings) Validate() error {
 	}
 	if err := config.CheckLoopbackAddr(s.AgentsAddr); err != nil {
 		return inputErrorf("agents' address: " + err.Error())
+	}
+	if s.Memory != MemoryOn && s.Memory != MemoryOff {
+		return inputErrorf(`memory must be "on" or "off"`)
 	}
 	if s.Language != "" && !i18n.Supported(s.Language) {
 		return inputErrorf(fmt.Sprintf("language must be \"\" (the system's) or one of %s", strings.Join(i18n.Languages, ", ")))
@@ -134,6 +148,9 @@ func (s *Service) GetSettings() Settings {
 func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, error) {
 	st.BaseURL = strings.TrimRight(strings.TrimSpace(st.BaseURL), "/")
 	st.EmbeddingModel = strings.TrimSpace(st.EmbeddingModel)
+	if st.Memory == "" {
+		st.Memory = s.GetSettings().Memory
+	}
 	if err := st.Validate(); err != nil {
 		return Settings{}, err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/parley-app/parley/backend/questions"
 )
 
-const cardColumns = "id, conversation_id, run_id, tool_call_id, status, questions, answers, comments, created_at, expires_at, answered_at, kind, source, details"
+const cardColumns = "id, conversation_id, run_id, tool_call_id, status, questions, answers, comments, created_at, expires_at, answered_at, kind, source, details, answered_by, memory_id"
 
 // cardDetails are the kind-specific fields of a card (SPEC §6), stored as
 // JSON in the details column.
@@ -27,18 +27,20 @@ type cardDetails struct {
 	Schema            json.RawMessage         `json:"schema,omitempty"`
 	URL               string                  `json:"url,omitempty"`
 	Content           json.RawMessage         `json:"content,omitempty"`
-	Context           string                  `json:"context,omitempty"` // an agent's (SPEC §10)
+	Context           string                  `json:"context,omitempty"`    // an agent's (SPEC §10)
+	MemoryIDs         map[string]string       `json:"memory_ids,omitempty"` // answered from memory (SPEC §14)
 }
 
 func detailsOf(c *questions.Card) cardDetails {
 	return cardDetails{Tool: c.Tool, ApprovedArguments: c.ApprovedArguments, Reason: c.Reason, Always: c.Always,
-		Server: c.Server, Message: c.Message, Mode: c.Mode, Schema: c.Schema, URL: c.URL, Content: c.Content, Context: c.Context}
+		Server: c.Server, Message: c.Message, Mode: c.Mode, Schema: c.Schema, URL: c.URL, Content: c.Content, Context: c.Context,
+		MemoryIDs: c.MemoryIDs}
 }
 
 func (d cardDetails) apply(c *questions.Card) {
 	c.Tool, c.ApprovedArguments, c.Reason, c.Always = d.Tool, d.ApprovedArguments, d.Reason, d.Always
 	c.Server, c.Message, c.Mode, c.Schema, c.URL, c.Content = d.Server, d.Message, d.Mode, d.Schema, d.URL, d.Content
-	c.Context = d.Context
+	c.Context, c.MemoryIDs = d.Context, d.MemoryIDs
 }
 
 // SaveCard inserts a question card or updates it (status, answers,
@@ -93,17 +95,18 @@ func upsertCard(ctx context.Context, tx *sql.Tx, c *questions.Card) error {
 		detailsJSON = string(b)
 	}
 	res, err := tx.ExecContext(ctx,
-		`INSERT INTO cards (`+cardColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		`INSERT INTO cards (`+cardColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		 ON CONFLICT (id) DO UPDATE SET
 		     run_id = excluded.run_id, tool_call_id = excluded.tool_call_id, status = excluded.status,
 		     questions = excluded.questions, answers = excluded.answers, comments = excluded.comments,
 		     created_at = excluded.created_at, expires_at = excluded.expires_at, answered_at = excluded.answered_at,
-		     kind = excluded.kind, source = excluded.source, details = excluded.details
+		     kind = excluded.kind, source = excluded.source, details = excluded.details,
+		     answered_by = excluded.answered_by, memory_id = excluded.memory_id
 		 WHERE cards.conversation_id = excluded.conversation_id`,
 		c.ID, c.ConversationID, nullString(c.RunID), nullString(c.ToolCallID), string(c.Status),
 		string(questionsJSON), answersJSON, nullString(c.Comments),
 		formatTime(c.CreatedAt), nullTime(c.ExpiresAt), nullTime(c.AnsweredAt),
-		string(c.Kind), string(sourceJSON), detailsJSON)
+		string(c.Kind), string(sourceJSON), detailsJSON, nullString(c.AnsweredBy), nullString(c.MemoryID))
 	if isForeignKeyError(err) {
 		return fmt.Errorf("conversation %s: %w", c.ConversationID, chat.ErrNotFound)
 	}
@@ -179,10 +182,10 @@ func queryCards(ctx context.Context, q querier, query string, args ...any) ([]*q
 
 func scanCard(sc scanner) (*questions.Card, error) {
 	var c questions.Card
-	var runID, toolCallID, answers, comments, expires, answered, source, details sql.NullString
+	var runID, toolCallID, answers, comments, expires, answered, source, details, answeredBy, memoryID sql.NullString
 	var status, questionsJSON, created, kind string
 	if err := sc.Scan(&c.ID, &c.ConversationID, &runID, &toolCallID, &status, &questionsJSON,
-		&answers, &comments, &created, &expires, &answered, &kind, &source, &details); err != nil {
+		&answers, &comments, &created, &expires, &answered, &kind, &source, &details, &answeredBy, &memoryID); err != nil {
 		return nil, err
 	}
 	c.Kind = questions.Kind(kind)
@@ -199,6 +202,7 @@ func scanCard(sc scanner) (*questions.Card, error) {
 		d.apply(&c)
 	}
 	c.RunID, c.ToolCallID, c.Comments, c.Status = runID.String, toolCallID.String, comments.String, questions.Status(status)
+	c.AnsweredBy, c.MemoryID = answeredBy.String, memoryID.String
 	if err := json.Unmarshal([]byte(questionsJSON), &c.Questions); err != nil {
 		return nil, fmt.Errorf("card %s: decode questions: %w", c.ID, err)
 	}

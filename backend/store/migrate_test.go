@@ -95,6 +95,11 @@ func fillVersion(t *testing.T, s *Store, v int) (convID string) {
 		_, err := s.writer.ExecContext(ctx, `INSERT INTO cards (id, conversation_id, run_id, status, questions, answers, created_at)
 			VALUES ('card-1', ?, 'run-1', 'answered', '[{"question":"Which cell?"}]', '{"Which cell?":"3"}', '2026-01-02T03:04:05.000000000Z')`, c.ID)
 		require.NoError(t, err)
+	} else if v < 11 { // before memory: the columns of 0004
+		_, err := s.writer.ExecContext(ctx, `INSERT INTO cards (id, conversation_id, run_id, status, questions, answers, created_at, kind, source)
+			VALUES ('card-1', ?, 'run-1', 'answered', '[{"question":"Which cell?"}]', '{"Which cell?":"3"}', '2026-01-02T03:04:05.000000000Z',
+			'question', '{"type":"model"}')`, c.ID)
+		require.NoError(t, err)
 	} else {
 		card := &questions.Card{ID: "card-1", ConversationID: c.ID, RunID: "run-1", Status: questions.StatusAnswered,
 			Questions: []questions.Question{{Question: "Which cell?"}}, Answers: map[string]string{"Which cell?": "3"}}

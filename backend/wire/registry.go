@@ -7,6 +7,7 @@ import (
 	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
 	"github.com/parley-app/parley/backend/trace"
@@ -37,6 +38,9 @@ var Wire = Registry{
 		{Name: "ExportFormat", Values: []string{"markdown", "json"}},
 		// A collection's state (SPEC §11).
 		{Name: "CollectionStatus", Values: []string{api.KnowledgeIndexing, api.KnowledgeReady, api.KnowledgeError}},
+		// Memory (SPEC §14): the setting, and where a memory came from.
+		{Name: "MemorySetting", Values: []string{service.MemoryOn, service.MemoryOff}},
+		{Name: "MemorySourceType", Values: []string{memory.SourceAnswer, memory.SourceUser, memory.SourceModel}},
 	},
 	Types: []Type{
 		// Cards (SPEC §1, §3).
@@ -74,7 +78,7 @@ var Wire = Registry{
 		{Name: "ModelStatus", Go: typeOf[service.ModelStatus]()},
 		{Name: "ModelStats", Go: typeOf[service.ModelStats]()},
 		{Name: "SettingsExport", Go: typeOf[service.SettingsExport]()},
-		{Name: "Settings", Go: typeOf[service.Settings](), Fields: map[string]string{"theme": "ThemeSetting"}},
+		{Name: "Settings", Go: typeOf[service.Settings](), Fields: map[string]string{"theme": "ThemeSetting", "memory": "MemorySetting"}},
 		{Name: "Health", Go: typeOf[api.Health]()},
 		// MCP host (SPEC §6).
 		{Name: "MCPTool", Go: typeOf[api.MCPTool](), Fields: map[string]string{"policy": "MCPPolicy"}},
@@ -91,6 +95,11 @@ var Wire = Registry{
 		{Name: "KnowledgeResult", Go: typeOf[api.KnowledgeResult]()},
 		{Name: "KnowledgeSearchResponse", Go: typeOf[api.KnowledgeSearchResponse]()},
 		{Name: "KnowledgeProgressEvent", Go: typeOf[api.KnowledgeProgress](), Fields: map[string]string{"status": "CollectionStatus"}},
+		// Memory (SPEC §14).
+		{Name: "MemorySource", Go: typeOf[memory.Source](), Fields: map[string]string{"type": "MemorySourceType"}},
+		{Name: "Memory", Go: typeOf[memory.Memory]()},
+		{Name: "MemoryRequest", Go: typeOf[service.MemoryRequest]()},
+		{Name: "MemoryUpdate", Go: typeOf[service.MemoryUpdate]()},
 		// Agents on the machine (SPEC §10).
 		{Name: "AgentToken", Go: typeOf[api.AgentToken]()},
 		{Name: "NewAgentToken", Go: typeOf[api.NewAgentToken]()},
@@ -112,6 +121,7 @@ var Wire = Registry{
 		{Name: "ModelPullEvent", Go: typeOf[events.ModelPullPayload]()},
 		{Name: "AgentNoticeEvent", Go: typeOf[events.AgentNoticePayload]()},
 		{Name: "ProjectChangedEvent", Go: typeOf[events.ProjectChangedPayload]()},
+		{Name: "MemoryChangedEvent", Go: typeOf[events.MemoryChangedPayload]()},
 	},
 	Events: []Event{
 		{Name: events.ConversationState, Payload: typeOf[assistant.StateInfo]()},
@@ -128,6 +138,7 @@ var Wire = Registry{
 		{Name: events.KnowledgeProgress, Payload: typeOf[api.KnowledgeProgress]()},
 		{Name: events.AgentNotice, Payload: typeOf[events.AgentNoticePayload]()},
 		{Name: events.ProjectChanged, Payload: typeOf[events.ProjectChangedPayload]()},
+		{Name: events.MemoryChanged, Payload: typeOf[events.MemoryChangedPayload]()},
 	},
 	Consts: []Const{
 		{Name: "ASK_TOOL", Value: questions.ToolName},
@@ -138,6 +149,8 @@ var Wire = Registry{
 		{Name: "DEFAULT_PROFILE", Value: assistant.DefaultProfileName},
 		// Sent back for a secret env/header value of an MCP server that is left unchanged.
 		{Name: "MCP_SECRET_MASK", Value: api.MCPSecretMask},
+		// A card's answered_by when the user's memories answered it (SPEC §14).
+		{Name: "ANSWERED_BY_MEMORY", Value: memory.AnsweredBy},
 	},
 	LimitsName: "LIMITS",
 	Limits: []Limit{
@@ -168,6 +181,7 @@ var Wire = Registry{
 		{"maxProjectName", api.MaxProjectName},
 		{"maxProjectInstructions", api.MaxProjectInstructions},
 		{"maxBackupBytes", api.MaxBackupBytes},
+		{"maxMemoryChars", memory.MaxTextChars},
 	},
 }
 

@@ -125,6 +125,16 @@ export interface Calls {
   cancelCollection(req: W.ByID): Promise<W.Collection>
   /** Searches one collection. (POST /api/v1/knowledge/{id}/search) */
   searchCollection(req: W.SearchCollectionArgs): Promise<W.KnowledgeSearchResponse>
+  /** Returns the memories, newest first: every one (project "all" or none), those of no project ("none"), or a project's own. (GET /api/v1/memory) */
+  memories(req: W.MemoriesArgs): Promise<W.Memory[]>
+  /** Keeps a memory the user typed, for every conversation or one project's; refused while memory is off. (POST /api/v1/memory) */
+  createMemory(req: W.MemoryRequest): Promise<W.Memory>
+  /** Changes a memory's text and/or whether it answers cards (auto_answer: memories made from an answer only). (PATCH /api/v1/memory/{id}) */
+  updateMemory(req: W.UpdateMemoryArgs): Promise<W.Memory>
+  /** Forgets one memory. (DELETE /api/v1/memory/{id}) */
+  deleteMemory(req: W.ByID): Promise<W.Deleted>
+  /** Forgets every memory. (DELETE /api/v1/memory) */
+  deleteAllMemories(): Promise<W.Deleted>
   /** Returns the agent tokens, never their secrets. (GET /api/v1/agent-tokens) */
   agentTokens(): Promise<W.AgentToken[]>
   /** Makes a token; its secret is in the answer this once. (POST /api/v1/agent-tokens) */
@@ -190,6 +200,11 @@ export const CALLS: { readonly [K in CallName]: CallSpec } = {
   reindexCollection: { binding: 'ReindexCollection', method: 'POST', path: '/api/v1/knowledge/{id}/reindex', query: [], body: 'none' },
   cancelCollection: { binding: 'CancelCollection', method: 'POST', path: '/api/v1/knowledge/{id}/cancel', query: [], body: 'none' },
   searchCollection: { binding: 'SearchCollection', method: 'POST', path: '/api/v1/knowledge/{id}/search', query: [], body: 'json' },
+  memories: { binding: 'Memories', method: 'GET', path: '/api/v1/memory', query: ['project'], body: 'none' },
+  createMemory: { binding: 'CreateMemory', method: 'POST', path: '/api/v1/memory', query: [], body: 'json' },
+  updateMemory: { binding: 'UpdateMemory', method: 'PATCH', path: '/api/v1/memory/{id}', query: [], body: 'json' },
+  deleteMemory: { binding: 'DeleteMemory', method: 'DELETE', path: '/api/v1/memory/{id}', query: [], body: 'none' },
+  deleteAllMemories: { binding: 'DeleteAllMemories', method: 'DELETE', path: '/api/v1/memory', query: [], body: 'none', noRequest: true },
   agentTokens: { binding: 'AgentTokens', method: 'GET', path: '/api/v1/agent-tokens', query: [], body: 'none', noRequest: true },
   createAgentToken: { binding: 'CreateAgentToken', method: 'POST', path: '/api/v1/agent-tokens', query: [], body: 'json' },
   revokeAgentToken: { binding: 'RevokeAgentToken', method: 'DELETE', path: '/api/v1/agent-tokens/{id}', query: [], body: 'none', noResponse: true },

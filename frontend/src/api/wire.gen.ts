@@ -41,6 +41,10 @@ export type ExportFormat = 'markdown' | 'json'
 
 export type CollectionStatus = 'indexing' | 'ready' | 'error'
 
+export type MemorySetting = 'on' | 'off'
+
+export type MemorySourceType = 'answer' | 'user' | 'model'
+
 export interface QuestionOption {
   label: string
   description?: string
@@ -95,6 +99,9 @@ export interface Card {
   url?: string
   content?: unknown
   context?: string
+  answered_by?: string
+  memory_id?: string
+  memory_ids?: Record<string, string>
 }
 
 export interface AnswerInput {
@@ -111,6 +118,7 @@ export interface RespondRequest {
   always?: boolean
   reason?: string
   content?: unknown
+  remember?: string[]
 }
 
 export interface ToolCall {
@@ -332,6 +340,7 @@ export interface Settings {
   agents_enabled: boolean
   agents_addr: string
   language: string
+  memory?: MemorySetting
 }
 
 export interface Health {
@@ -433,6 +442,32 @@ export interface KnowledgeProgressEvent {
   files: number
   chunks: number
   status: CollectionStatus
+}
+
+export interface MemorySource {
+  type: MemorySourceType
+  conversationId?: string
+  question_id?: string
+}
+
+export interface Memory {
+  id: string
+  text: string
+  source: MemorySource
+  project_id: string | null
+  auto_answer: boolean
+  created_at: string
+  used_at: string | null
+}
+
+export interface MemoryRequest {
+  text: string
+  project_id?: string
+}
+
+export interface MemoryUpdate {
+  text?: string
+  auto_answer?: boolean
 }
 
 export interface AgentToken {
@@ -555,6 +590,12 @@ export interface ProjectChangedEvent {
   deleted?: boolean
   id: string
   project: Project | null
+}
+
+export interface MemoryChangedEvent {
+  conversationId: string
+  ids: string[]
+  all?: boolean
 }
 
 export interface ListConversationsArgs {
@@ -687,6 +728,9 @@ export interface PendingQuestionState {
   url?: string
   content?: unknown
   context?: string
+  answered_by?: string
+  memory_id?: string
+  memory_ids?: Record<string, string>
 }
 
 export interface RespondArgs {
@@ -699,6 +743,7 @@ export interface RespondArgs {
   always?: boolean
   reason?: string
   content?: unknown
+  remember?: string[]
 }
 
 export interface QuestionsArgs {
@@ -757,6 +802,16 @@ export interface SearchCollectionArgs {
   top_k?: number
 }
 
+export interface MemoriesArgs {
+  project?: string
+}
+
+export interface UpdateMemoryArgs {
+  id: string
+  text?: string
+  auto_answer?: boolean
+}
+
 export interface TraceRecords {
   records: TraceRecord[]
 }
@@ -777,11 +832,12 @@ export interface EventPayloads {
   'knowledge:progress': KnowledgeProgressEvent
   'agent:notice': AgentNoticeEvent
   'project:changed': ProjectChangedEvent
+  'memory:changed': MemoryChangedEvent
 }
 
 export type ServerEventName = keyof EventPayloads
 
-export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server', 'knowledge:progress', 'agent:notice', 'project:changed']
+export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server', 'knowledge:progress', 'agent:notice', 'project:changed', 'memory:changed']
 
 export const ASK_TOOL = 'ask_user_question'
 
@@ -792,6 +848,8 @@ export const SNIPPET_CLOSE = ']]'
 export const DEFAULT_PROFILE = 'default'
 
 export const MCP_SECRET_MASK = '********'
+
+export const ANSWERED_BY_MEMORY = 'memory'
 
 export const LIMITS = {
   defaultPageSize: 50,
@@ -821,4 +879,5 @@ export const LIMITS = {
   maxProjectName: 80,
   maxProjectInstructions: 20000,
   maxBackupBytes: 268435456,
+  maxMemoryChars: 500,
 } as const

@@ -330,6 +330,64 @@ export class FakeTransport implements Transport {
     return { deleted: true }
   }
 
+  // ---- memory (SPEC §14) -----------------------------------------------------
+
+  /** Memories, newest first. */
+  storedMemories: W.Memory[] = []
+
+  async memories(req: W.MemoriesArgs): Promise<W.Memory[]> {
+    await this.enter('memories', [req])
+    const project = req.project ?? 'all'
+    return this.storedMemories
+      .filter((m) => project === 'all' || (project === 'none' ? m.project_id === null : m.project_id === project))
+      .map(clone)
+  }
+
+  async createMemory(req: W.MemoryRequest): Promise<W.Memory> {
+    await this.enter('createMemory', [req])
+    const text = req.text.trim()
+    if (!text || [...text].length > 500) throw new TransportError('A memory is 1 to 500 characters.', 400)
+    if (this.settings.memory === 'off') throw new TransportError('Memory is off.', 400)
+    const m: W.Memory = { id: `m${Date.now()}-${this.storedMemories.length}`, text, source: { type: 'user' },
+      project_id: req.project_id || null, auto_answer: false, created_at: new Date().toISOString(), used_at: null }
+    this.storedMemories.unshift(m)
+    this.emit('memory:changed', { conversationId: '', ids: [m.id] })
+    return clone(m)
+  }
+
+  async updateMemory(req: W.UpdateMemoryArgs): Promise<W.Memory> {
+    await this.enter('updateMemory', [req])
+    const m = this.storedMemories.find((x) => x.id === req.id)
+    if (!m) throw new TransportError('No such memory.', 404)
+    if (req.text !== undefined) {
+      const text = req.text.trim()
+      if (!text || [...text].length > 500) throw new TransportError('A memory is 1 to 500 characters.', 400)
+      m.text = text
+    }
+    if (req.auto_answer !== undefined) {
+      if (req.auto_answer && m.source.type !== 'answer') throw new TransportError('Only a remembered answer can answer cards.', 400)
+      m.auto_answer = req.auto_answer
+    }
+    this.emit('memory:changed', { conversationId: '', ids: [m.id] })
+    return clone(m)
+  }
+
+  async deleteMemory(req: W.ByID): Promise<W.Deleted> {
+    await this.enter('deleteMemory', [req])
+    const i = this.storedMemories.findIndex((x) => x.id === req.id)
+    if (i < 0) throw new TransportError('No such memory.', 404)
+    this.storedMemories.splice(i, 1)
+    this.emit('memory:changed', { conversationId: '', ids: [req.id] })
+    return { deleted: true }
+  }
+
+  async deleteAllMemories(): Promise<W.Deleted> {
+    await this.enter('deleteAllMemories', [])
+    this.storedMemories = []
+    this.emit('memory:changed', { conversationId: '', ids: [], all: true })
+    return { deleted: true }
+  }
+
   // ---- projects and the full backup (SPEC §14) -------------------------------
 
   /** Projects by id. */

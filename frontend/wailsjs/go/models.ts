@@ -664,6 +664,18 @@ export namespace calls {
 	        this.policy = source["policy"];
 	    }
 	}
+	export class MemoriesArgs {
+	    project?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MemoriesArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.project = source["project"];
+	    }
+	}
 	export class PendingQuestionState {
 	    has_pending_question: boolean;
 	    question_id: string;
@@ -693,6 +705,9 @@ export namespace calls {
 	    url?: string;
 	    content?: number[];
 	    context?: string;
+	    answered_by?: string;
+	    memory_id?: string;
+	    memory_ids?: Record<string, string>;
 	
 	    static createFrom(source: any = {}) {
 	        return new PendingQuestionState(source);
@@ -725,6 +740,9 @@ export namespace calls {
 	        this.url = source["url"];
 	        this.content = source["content"];
 	        this.context = source["context"];
+	        this.answered_by = source["answered_by"];
+	        this.memory_id = source["memory_id"];
+	        this.memory_ids = source["memory_ids"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -819,6 +837,7 @@ export namespace calls {
 	    always?: boolean;
 	    reason?: string;
 	    content?: number[];
+	    remember?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new RespondArgs(source);
@@ -835,6 +854,7 @@ export namespace calls {
 	        this.always = source["always"];
 	        this.reason = source["reason"];
 	        this.content = source["content"];
+	        this.remember = source["remember"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -991,6 +1011,22 @@ export namespace calls {
 	        this.thinking = source["thinking"];
 	        this.knowledge = source["knowledge"];
 	        this.project_id = source["project_id"];
+	    }
+	}
+	export class UpdateMemoryArgs {
+	    id: string;
+	    text?: string;
+	    auto_answer?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new UpdateMemoryArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.text = source["text"];
+	        this.auto_answer = source["auto_answer"];
 	    }
 	}
 	export class UpdateProjectArgs {
@@ -1308,6 +1344,105 @@ export namespace i18n {
 
 }
 
+export namespace memory {
+	
+	export class Answer {
+	    question: string;
+	    labels: string[];
+	    input: questions.AnswerInput;
+	
+	    static createFrom(source: any = {}) {
+	        return new Answer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.question = source["question"];
+	        this.labels = source["labels"];
+	        this.input = this.convertValues(source["input"], questions.AnswerInput);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Source {
+	    type: string;
+	    conversationId?: string;
+	    question_id?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Source(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.conversationId = source["conversationId"];
+	        this.question_id = source["question_id"];
+	    }
+	}
+	export class Memory {
+	    id: string;
+	    text: string;
+	    source: Source;
+	    project_id?: string;
+	    auto_answer: boolean;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    used_at?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Memory(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.text = source["text"];
+	        this.source = this.convertValues(source["source"], Source);
+	        this.project_id = source["project_id"];
+	        this.auto_answer = source["auto_answer"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.used_at = this.convertValues(source["used_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace questions {
 	
 	export class AnswerInput {
@@ -1444,6 +1579,9 @@ export namespace questions {
 	    url?: string;
 	    content?: number[];
 	    context?: string;
+	    answered_by?: string;
+	    memory_id?: string;
+	    memory_ids?: Record<string, string>;
 	
 	    static createFrom(source: any = {}) {
 	        return new Card(source);
@@ -1475,6 +1613,9 @@ export namespace questions {
 	        this.url = source["url"];
 	        this.content = source["content"];
 	        this.context = source["context"];
+	        this.answered_by = source["answered_by"];
+	        this.memory_id = source["memory_id"];
+	        this.memory_ids = source["memory_ids"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1596,6 +1737,20 @@ export namespace service {
 		    return a;
 		}
 	}
+	export class MemoryRequest {
+	    text: string;
+	    project_id?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MemoryRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.text = source["text"];
+	        this.project_id = source["project_id"];
+	    }
+	}
 	export class ModelInfo {
 	    name: string;
 	    supports_tools: boolean;
@@ -1675,6 +1830,7 @@ export namespace service {
 	    agents_enabled: boolean;
 	    agents_addr: string;
 	    language: string;
+	    memory?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -1696,6 +1852,7 @@ export namespace service {
 	        this.agents_enabled = source["agents_enabled"];
 	        this.agents_addr = source["agents_addr"];
 	        this.language = source["language"];
+	        this.memory = source["memory"];
 	    }
 	}
 	export class SettingsExport {

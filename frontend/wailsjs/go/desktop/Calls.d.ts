@@ -5,6 +5,7 @@ import {service} from '../models';
 import {calls} from '../models';
 import {questions} from '../models';
 import {chat} from '../models';
+import {memory} from '../models';
 import {store} from '../models';
 import {assistant} from '../models';
 import {trace} from '../models';
@@ -29,13 +30,19 @@ export function CreateCollection(arg1:api.CollectionRequest):Promise<api.Collect
 
 export function CreateConversation(arg1:calls.CreateConversationArgs):Promise<chat.Conversation>;
 
+export function CreateMemory(arg1:service.MemoryRequest):Promise<memory.Memory>;
+
 export function CreateProject(arg1:api.ProjectRequest):Promise<chat.Project>;
+
+export function DeleteAllMemories():Promise<api.Deleted>;
 
 export function DeleteCollection(arg1:calls.ByID):Promise<api.Deleted>;
 
 export function DeleteConversation(arg1:calls.ByID):Promise<api.Deleted>;
 
 export function DeleteMCPServer(arg1:calls.ByName):Promise<api.Deleted>;
+
+export function DeleteMemory(arg1:calls.ByID):Promise<api.Deleted>;
 
 export function DeleteProfile(arg1:calls.ByName):Promise<api.Deleted>;
 
@@ -70,6 +77,8 @@ export function ListConversations(arg1:calls.ListConversationsArgs):Promise<serv
 export function ListModels():Promise<Array<service.ModelInfo>>;
 
 export function MCPServers():Promise<Array<api.MCPServer>>;
+
+export function Memories(arg1:calls.MemoriesArgs):Promise<Array<memory.Memory>>;
 
 export function ModelStats():Promise<Array<store.ModelStats>>;
 
@@ -116,5 +125,7 @@ export function Trace():Promise<calls.TraceRecords>;
 export function UpdateCollection(arg1:calls.UpdateCollectionArgs):Promise<api.Collection>;
 
 export function UpdateConversation(arg1:calls.UpdateConversationArgs):Promise<service.ConversationDetail>;
+
+export function UpdateMemory(arg1:calls.UpdateMemoryArgs):Promise<memory.Memory>;
 
 export function UpdateProject(arg1:calls.UpdateProjectArgs):Promise<chat.Project>;

@@ -42,8 +42,16 @@ export function CreateConversation(arg1) {
   return window['go']['desktop']['Calls']['CreateConversation'](arg1);
 }
 
+export function CreateMemory(arg1) {
+  return window['go']['desktop']['Calls']['CreateMemory'](arg1);
+}
+
 export function CreateProject(arg1) {
   return window['go']['desktop']['Calls']['CreateProject'](arg1);
+}
+
+export function DeleteAllMemories() {
+  return window['go']['desktop']['Calls']['DeleteAllMemories']();
 }
 
 export function DeleteCollection(arg1) {
@@ -56,6 +64,10 @@ export function DeleteConversation(arg1) {
 
 export function DeleteMCPServer(arg1) {
   return window['go']['desktop']['Calls']['DeleteMCPServer'](arg1);
+}
+
+export function DeleteMemory(arg1) {
+  return window['go']['desktop']['Calls']['DeleteMemory'](arg1);
 }
 
 export function DeleteProfile(arg1) {
@@ -124,6 +136,10 @@ export function ListModels() {
 
 export function MCPServers() {
   return window['go']['desktop']['Calls']['MCPServers']();
+}
+
+export function Memories(arg1) {
+  return window['go']['desktop']['Calls']['Memories'](arg1);
 }
 
 export function ModelStats() {
@@ -216,6 +232,10 @@ export function UpdateCollection(arg1) {
 
 export function UpdateConversation(arg1) {
   return window['go']['desktop']['Calls']['UpdateConversation'](arg1);
+}
+
+export function UpdateMemory(arg1) {
+  return window['go']['desktop']['Calls']['UpdateMemory'](arg1);
 }
 
 export function UpdateProject(arg1) {

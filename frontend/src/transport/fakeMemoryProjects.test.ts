@@ -31,3 +31,22 @@ describe('FakeTransport projects and backup', () => {
     await expect(b.importBackup({ data: '{}' })).rejects.toMatchObject({ status: 400 })
   })
 })
+
+describe('FakeTransport memory', () => {
+  it('keeps, filters, edits and deletes memories, and keeps nothing while memory is off', async () => {
+    const t = new FakeTransport()
+    await expect(t.createMemory({ text: ' ' })).rejects.toMatchObject({ status: 400 })
+    const a = await t.createMemory({ text: 'I write Go.' })
+    await t.createMemory({ text: 'The thesis is due in May.', project_id: 'p1' })
+    expect((await t.memories({})).map((m) => m.text)).toEqual(['The thesis is due in May.', 'I write Go.'])
+    expect((await t.memories({ project: 'none' })).map((m) => m.id)).toEqual([a.id])
+    expect((await t.updateMemory({ id: a.id, text: 'I write Go and TypeScript.' })).text).toBe('I write Go and TypeScript.')
+    await expect(t.updateMemory({ id: a.id, auto_answer: true })).rejects.toMatchObject({ status: 400 })
+    await t.deleteMemory({ id: a.id })
+    await expect(t.deleteMemory({ id: a.id })).rejects.toMatchObject({ status: 404 })
+    await t.deleteAllMemories()
+    expect(await t.memories({})).toEqual([])
+    t.settings = { ...t.settings, memory: 'off' }
+    await expect(t.createMemory({ text: 'x' })).rejects.toMatchObject({ status: 400 })
+  })
+})

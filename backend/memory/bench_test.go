@@ -1,0 +1,28 @@
+package memory
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// BenchmarkPromptWith10000Memories is the prompt assembly of a run whose
+// scope holds 10,000 memories: the ordering, the budget and the keyword
+// pass over all of them.
+func BenchmarkPromptWith10000Memories(b *testing.B) {
+	ms := make([]Memory, 10_000)
+	for i := range ms {
+		used := t0.Add(time.Duration(i%977) * time.Hour)
+		ms[i] = Memory{ID: fmt.Sprintf("m%05d", i), CreatedAt: t0.Add(time.Duration(i) * time.Minute), UsedAt: &used,
+			Text: fmt.Sprintf("Fact %d: the user prefers option %d for project %d and likes topic-%d.", i, i%7, i%113, i%1009)}
+	}
+	msg := "Which option do I prefer for project 42 and topic-17?"
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		text, ids := Prompt(ms, msg, PromptBudget)
+		if text == "" || len(ids) == 0 {
+			b.Fatal("empty prompt")
+		}
+	}
+}

@@ -1,0 +1,308 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/i18n"
+	"github.com/parley-app/parley/backend/memory"
+	"github.com/parley-app/parley/backend/questions"
+	"github.com/parley-app/parley/backend/store"
+)
+
+// Memory (SPEC §14): what Parley keeps across conversations, and how runs
+// use it (memoryHook).
+
+// The values of the memory list's project filter besides a project's id.
+const (
+	// MemoryProjectAll (or no filter) lists every memory.
+	MemoryProjectAll = "all"
+	// MemoryProjectNone lists the memories of no project (every conversation's).
+	MemoryProjectNone = "none"
+)
+
+// MemoryRequest is a memory the user types.
+type MemoryRequest struct {
+	Text string `json:"text"`
+	// ProjectID scopes it to one project's conversations; absent = every
+	// conversation.
+	ProjectID *string `json:"project_id,omitempty"`
+}
+
+// MemoryUpdate changes what it gives of a memory.
+type MemoryUpdate struct {
+	Text       *string `json:"text,omitempty"`
+	AutoAnswer *bool   `json:"auto_answer,omitempty"`
+}
+
+// memoryOn reports whether memory is on.
+func (s *Service) memoryOn() bool { return s.GetSettings().Memory != MemoryOff }
+
+// conversationProject is the project of a conversation ("" = none), which
+// decides the memories in its scope.
+func (s *Service) conversationProject(ctx context.Context, conversationID string) string {
+	c, err := s.store.GetConversation(ctx, conversationID)
+	if err != nil || c.ProjectID == nil {
+		return ""
+	}
+	return *c.ProjectID
+}
+
+// Memories lists memories, newest first: project "" or "all" lists every
+// one, "none" those of no project, else the project's own.
+func (s *Service) Memories(ctx context.Context, project string) ([]memory.Memory, error) {
+	switch project = strings.TrimSpace(project); project {
+	case "", MemoryProjectAll:
+		return s.store.Memories(ctx, store.MemoryFilter{All: true})
+	case MemoryProjectNone:
+		return s.store.Memories(ctx, store.MemoryFilter{})
+	default:
+		return s.store.Memories(ctx, store.MemoryFilter{Project: project})
+	}
+}
+
+// checkMemoryText trims a memory's text and checks its length.
+func checkMemoryText(text string) (string, error) {
+	t, n, err := memory.CheckText(text)
+	switch {
+	case errors.Is(err, memory.ErrEmpty):
+		return "", inputError(i18n.M("memory.textRequired"))
+	case errors.Is(err, memory.ErrTooLong):
+		return "", inputError(i18n.M("memory.textTooLong", memory.MaxTextChars, n))
+	}
+	return t, nil
+}
+
+// CreateMemory keeps a memory the user typed. While memory is off nothing
+// new is kept.
+func (s *Service) CreateMemory(ctx context.Context, req MemoryRequest) (memory.Memory, error) {
+	text, err := checkMemoryText(req.Text)
+	if err != nil {
+		return memory.Memory{}, err
+	}
+	if !s.memoryOn() {
+		return memory.Memory{}, inputError(i18n.M("memory.off"))
+	}
+	m := memory.Memory{Text: text, Source: memory.Source{Type: memory.SourceUser}}
+	if req.ProjectID != nil {
+		if p := strings.TrimSpace(*req.ProjectID); p != "" {
+			if _, err := s.checkProject(ctx, p); err != nil {
+				return memory.Memory{}, err // an unknown project: nothing kept
+			}
+			m.ProjectID = &p
+		}
+	}
+	if err := s.store.AddMemory(ctx, &m); err != nil {
+		return memory.Memory{}, err
+	}
+	s.memoryChanged("", false, m.ID)
+	return m, nil
+}
+
+// UpdateMemory changes a memory's text and/or whether it answers cards;
+// only a memory made from an answer can answer them. The text of an answer
+// memory may change; auto-answer still gives the answer it was made from.
+func (s *Service) UpdateMemory(ctx context.Context, id string, u MemoryUpdate) (memory.Memory, error) {
+	if u.Text == nil && u.AutoAnswer == nil {
+		return memory.Memory{}, inputErrorf(`give "text" and/or "auto_answer"`)
+	}
+	m, err := s.store.Memory(ctx, id)
+	if err != nil {
+		return memory.Memory{}, err
+	}
+	var up store.MemoryUpdate
+	if u.Text != nil {
+		text, err := checkMemoryText(*u.Text)
+		if err != nil {
+			return memory.Memory{}, err
+		}
+		up.Text = &text
+	}
+	if u.AutoAnswer != nil {
+		if *u.AutoAnswer && (m.Source.Type != memory.SourceAnswer || m.Answer == nil) {
+			return memory.Memory{}, inputError(i18n.M("memory.autoAnswerNeedsAnswer"))
+		}
+		up.AutoAnswer = u.AutoAnswer
+	}
+	m, err = s.store.UpdateMemory(ctx, id, up)
+	if err != nil {
+		return memory.Memory{}, err
+	}
+	s.memoryChanged("", false, m.ID)
+	return m, nil
+}
+
+// DeleteMemory forgets one memory.
+func (s *Service) DeleteMemory(ctx context.Context, id string) error {
+	if err := s.store.DeleteMemory(ctx, id); err != nil {
+		return err
+	}
+	s.memoryChanged("", false, id)
+	return nil
+}
+
+// DeleteAllMemories forgets every memory (Settings → Memory).
+func (s *Service) DeleteAllMemories(ctx context.Context) error {
+	if _, err := s.store.DeleteAllMemories(ctx); err != nil {
+		return err
+	}
+	s.memoryChanged("", true)
+	return nil
+}
+
+func (s *Service) memoryChanged(conversationID string, all bool, ids ...string) {
+	if ids == nil {
+		ids = []string{}
+	}
+	s.ev.Emit(events.MemoryChanged, events.MemoryChangedPayload{ConversationID: conversationID, IDs: ids, All: all})
+}
+
+// checkRemember checks a response's "remember" before the answer is
+// applied, so that a wrong name changes nothing: it needs a submitted
+// answer to a question card, and each name must be a question of it. It
+// returns the card the response is for (nil when it cannot be found: the
+// response then fails as it would without remember) and the questions named.
+func (s *Service) checkRemember(conversationID string, r questions.Response) (*questions.Card, []questions.Question, error) {
+	if r.Action.Canonical() != questions.ActionSubmit {
+		return nil, nil, inputErrorf(`"remember" goes with "action": "submit"`)
+	}
+	card, err := s.qm.Resolve(conversationID, r.QuestionID)
+	if err != nil {
+		return nil, nil, nil
+	}
+	if card.Kind != questions.KindQuestion {
+		return nil, nil, inputErrorf(`"remember" names questions of a question card`)
+	}
+	var named []questions.Question
+	for _, name := range r.Remember {
+		name = strings.TrimSpace(name)
+		i := -1
+		for j, q := range card.Questions {
+			if q.Question == name {
+				i = j
+				break
+			}
+		}
+		if i < 0 {
+			return nil, nil, inputError(i18n.M("memory.unknownQuestion", name))
+		}
+		if !containsQuestion(named, name) {
+			named = append(named, card.Questions[i])
+		}
+	}
+	return card, named, nil
+}
+
+func containsQuestion(qs []questions.Question, text string) bool {
+	for _, q := range qs {
+		if q.Question == text {
+			return true
+		}
+	}
+	return false
+}
+
+// rememberAnswers keeps one memory per named question of an answered card
+// (SPEC §14). The answer stands whatever happens here.
+func (s *Service) rememberAnswers(ctx context.Context, card *questions.Card, r questions.Response, named []questions.Question) {
+	if !s.memoryOn() || len(named) == 0 {
+		return
+	}
+	var project *string
+	if p := s.conversationProject(ctx, card.ConversationID); p != "" {
+		project = &p
+	}
+	ms := make([]*memory.Memory, 0, len(named))
+	for _, q := range named {
+		text, answer := memory.FromAnswer(q, r.Answers[q.Question], card.Answers[q.Question])
+		ms = append(ms, &memory.Memory{Text: text, ProjectID: project, Answer: &answer,
+			Source: memory.Source{Type: memory.SourceAnswer, ConversationID: card.ConversationID, QuestionID: card.ID}})
+	}
+	replaced, err := s.store.AddAnswerMemories(context.WithoutCancel(ctx), ms)
+	if err != nil {
+		s.log.Error("answers not remembered", "conversation", card.ConversationID, "question_id", card.ID, "err", err)
+		return
+	}
+	ids := replaced
+	for _, m := range ms {
+		ids = append(ids, m.ID)
+	}
+	s.memoryChanged(card.ConversationID, false, ids...)
+}
+
+// memoryHook is the runs' side of memory (assistant.Memory).
+type memoryHook struct{ s *Service }
+
+func (h memoryHook) On() bool { return h.s.memoryOn() }
+
+// Prompt lists the memories in the conversation's scope for its run's
+// system prompt and marks those listed as used.
+func (h memoryHook) Prompt(ctx context.Context, conversationID, userMessage string) string {
+	s := h.s
+	ms, err := s.store.MemoriesInScope(ctx, s.conversationProject(ctx, conversationID))
+	if err != nil {
+		s.log.Warn("memories for the prompt", "conversation", conversationID, "err", err)
+		return ""
+	}
+	text, ids := memory.Prompt(ms, userMessage, memory.PromptBudget)
+	if err := s.store.TouchMemories(context.WithoutCancel(ctx), ids, time.Now()); err != nil {
+		s.log.Warn("mark memories used", "conversation", conversationID, "err", err)
+	}
+	return text
+}
+
+// AutoAnswer answers a card of the model's from the auto-answer memories
+// in the conversation's scope when they answer every question of it.
+// (Agents' cards never come here: they are filed by backend/agentinbox,
+// not asked by a run.)
+func (h memoryHook) AutoAnswer(ctx context.Context, req questions.AskRequest) (*questions.Card, error) {
+	s := h.s
+	if !s.memoryOn() {
+		return nil, nil
+	}
+	texts := make([]string, len(req.Questions))
+	for i, q := range req.Questions {
+		texts[i] = strings.TrimSpace(q.Question)
+	}
+	ms, err := s.store.AutoAnswerMemories(ctx, s.conversationProject(ctx, req.ConversationID), texts)
+	if err != nil || len(ms) == 0 {
+		return nil, err
+	}
+	answers, ids, ok := memory.Match(ms, req.Questions)
+	if !ok {
+		return nil, nil
+	}
+	card, err := s.qm.CreateAnswered(ctx, req, questions.Answered{By: memory.AnsweredBy, Answers: answers, IDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.TouchMemories(context.WithoutCancel(ctx), ids, time.Now()); err != nil {
+		s.log.Warn("mark memories used", "conversation", req.ConversationID, "err", err)
+	}
+	return card, nil
+}
+
+// Keep stores what the model proposed to remember, once the user approved it.
+func (h memoryHook) Keep(ctx context.Context, conversationID, text string) error {
+	s := h.s
+	if !s.memoryOn() {
+		return errors.New("memory is off")
+	}
+	text, _, err := memory.CheckText(text)
+	if err != nil {
+		return err
+	}
+	m := memory.Memory{Text: text, Source: memory.Source{Type: memory.SourceModel, ConversationID: conversationID}}
+	if p := s.conversationProject(ctx, conversationID); p != "" {
+		m.ProjectID = &p
+	}
+	if err := s.store.AddMemory(ctx, &m); err != nil {
+		return fmt.Errorf("keep memory: %w", err)
+	}
+	s.memoryChanged(conversationID, false, m.ID)
+	return nil
+}

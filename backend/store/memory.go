@@ -1,0 +1,301 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/memory"
+)
+
+// Memories (SPEC §14).
+
+const memoryColumns = "id, text, source, conversation_id, question_id, project_id, auto_answer, question, options, answer, created_at, used_at"
+
+// MemoryFilter picks memories by scope: All, or those of Project ("" =
+// the memories without a project).
+type MemoryFilter struct {
+	All     bool
+	Project string
+}
+
+// AddMemory stores a new memory; its id and creation time are filled when
+// empty. chat.ErrNotFound when its source conversation does not exist.
+func (s *Store) AddMemory(ctx context.Context, m *memory.Memory) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error { return insertMemory(ctx, tx, m) })
+}
+
+// AddAnswerMemories stores the memories made from a card's answers in one
+// transaction. Each replaces the memories of its scope made from an
+// earlier answer to the same question (same text and option labels): the
+// newest answer is the one remembered, and it keeps auto_answer when one
+// it replaces had it. It returns the ids replaced.
+func (s *Store) AddAnswerMemories(ctx context.Context, ms []*memory.Memory) (replaced []string, err error) {
+	err = s.withTx(ctx, func(tx *sql.Tx) error {
+		replaced = nil
+		for _, m := range ms {
+			if m.Answer == nil {
+				return fmt.Errorf("memory from an answer without the answer")
+			}
+			var project any
+			if m.ProjectID != nil {
+				project = *m.ProjectID
+			}
+			olds, err := queryMemories(ctx, tx, `SELECT `+memoryColumns+` FROM memories
+				WHERE source = 'answer' AND question = ? AND project_id IS ?`, m.Answer.Question, project)
+			if err != nil {
+				return err
+			}
+			for _, old := range olds {
+				if old.Answer == nil || !memory.SameLabels(old.Answer.Labels, m.Answer.Labels) {
+					continue
+				}
+				if _, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, old.ID); err != nil {
+					return err
+				}
+				m.AutoAnswer = m.AutoAnswer || old.AutoAnswer
+				replaced = append(replaced, old.ID)
+			}
+			if err := insertMemory(ctx, tx, m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store memories of answers: %w", err)
+	}
+	return replaced, nil
+}
+
+func insertMemory(ctx context.Context, tx *sql.Tx, m *memory.Memory) error {
+	if m.ID == "" {
+		m.ID = uuid.NewString()
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now()
+	}
+	var question, options, answer any
+	if a := m.Answer; a != nil {
+		question = a.Question
+		labels := a.Labels
+		if labels == nil {
+			labels = []string{}
+		}
+		b, err := json.Marshal(labels)
+		if err != nil {
+			return err
+		}
+		options = string(b)
+		if b, err = json.Marshal(a.Input); err != nil {
+			return err
+		}
+		answer = string(b)
+	}
+	var project any
+	if m.ProjectID != nil {
+		project = *m.ProjectID
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO memories (`+memoryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.ID, m.Text, m.Source.Type, nullString(m.Source.ConversationID), nullString(m.Source.QuestionID), project,
+		boolInt(m.AutoAnswer), question, options, answer, formatTime(m.CreatedAt), nullTime(m.UsedAt))
+	if isForeignKeyError(err) {
+		return fmt.Errorf("memory %s: conversation %s: %w", m.ID, m.Source.ConversationID, chat.ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("store memory %s: %w", m.ID, err)
+	}
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Memory loads one memory; chat.ErrNotFound when there is none.
+func (s *Store) Memory(ctx context.Context, id string) (memory.Memory, error) {
+	m, err := scanMemory(s.readers.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return memory.Memory{}, fmt.Errorf("memory %s: %w", id, chat.ErrNotFound)
+	}
+	if err != nil {
+		return memory.Memory{}, fmt.Errorf("load memory %s: %w", id, err)
+	}
+	return m, nil
+}
+
+// Memories lists memories, newest first.
+func (s *Store) Memories(ctx context.Context, f MemoryFilter) ([]memory.Memory, error) {
+	query := `SELECT ` + memoryColumns + ` FROM memories`
+	var args []any
+	switch {
+	case f.All:
+	case f.Project == "":
+		query += ` WHERE project_id IS NULL`
+	default:
+		query += ` WHERE project_id = ?`
+		args = append(args, f.Project)
+	}
+	ms, err := queryMemories(ctx, s.readers, query+` ORDER BY created_at DESC, id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list memories: %w", err)
+	}
+	return ms, nil
+}
+
+// MemoriesInScope lists the memories that apply to a conversation of the
+// project ("" = of no project): those without a project, and the
+// project's. Newest first.
+func (s *Store) MemoriesInScope(ctx context.Context, projectID string) ([]memory.Memory, error) {
+	ms, err := queryMemories(ctx, s.readers, `SELECT `+memoryColumns+` FROM memories
+		WHERE project_id IS NULL OR project_id = ? ORDER BY created_at DESC, id`, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("list memories in scope: %w", err)
+	}
+	return ms, nil
+}
+
+// AutoAnswerMemories lists the auto-answer memories in the project's scope
+// made for one of the question texts, newest first.
+func (s *Store) AutoAnswerMemories(ctx context.Context, projectID string, questionTexts []string) ([]memory.Memory, error) {
+	if len(questionTexts) == 0 {
+		return nil, nil
+	}
+	args := []any{projectID}
+	for _, q := range questionTexts {
+		args = append(args, q)
+	}
+	ms, err := queryMemories(ctx, s.readers, `SELECT `+memoryColumns+` FROM memories
+		WHERE auto_answer = 1 AND (project_id IS NULL OR project_id = ?)
+		AND question IN (?`+strings.Repeat(", ?", len(questionTexts)-1)+`) ORDER BY created_at DESC, id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list auto-answer memories: %w", err)
+	}
+	return ms, nil
+}
+
+// MemoryUpdate changes what it gives of a memory.
+type MemoryUpdate struct {
+	Text       *string
+	AutoAnswer *bool
+}
+
+// UpdateMemory changes a memory and returns it; chat.ErrNotFound when
+// there is none.
+func (s *Store) UpdateMemory(ctx context.Context, id string, u MemoryUpdate) (memory.Memory, error) {
+	var out memory.Memory
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		if u.Text != nil {
+			res, err := tx.ExecContext(ctx, `UPDATE memories SET text = ? WHERE id = ?`, *u.Text, id)
+			if err := checkUpdated(res, err, "update memory", id); err != nil {
+				return err
+			}
+		}
+		if u.AutoAnswer != nil {
+			res, err := tx.ExecContext(ctx, `UPDATE memories SET auto_answer = ? WHERE id = ?`, boolInt(*u.AutoAnswer), id)
+			if err := checkUpdated(res, err, "update memory", id); err != nil {
+				return err
+			}
+		}
+		var err error
+		out, err = scanMemory(tx.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories WHERE id = ?`, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("memory %s: %w", id, chat.ErrNotFound)
+		}
+		return err
+	})
+	return out, err
+}
+
+// DeleteMemory deletes one memory; chat.ErrNotFound when there is none.
+func (s *Store) DeleteMemory(ctx context.Context, id string) error {
+	res, err := s.writer.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, id)
+	return checkUpdated(res, err, "delete memory", id)
+}
+
+// DeleteAllMemories deletes every memory and returns how many there were.
+func (s *Store) DeleteAllMemories(ctx context.Context) (int, error) {
+	res, err := s.writer.ExecContext(ctx, `DELETE FROM memories`)
+	if err != nil {
+		return 0, fmt.Errorf("delete memories: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// TouchMemories records that the memories went into a run's prompt (or
+// answered a card) at at.
+func (s *Store) TouchMemories(ctx context.Context, ids []string, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(ids) // strings always encode
+	_, err := s.writer.ExecContext(ctx, `UPDATE memories SET used_at = ? WHERE id IN (SELECT value FROM json_each(?))`,
+		formatTime(at), string(b))
+	if err != nil {
+		return fmt.Errorf("mark memories used: %w", err)
+	}
+	return nil
+}
+
+func queryMemories(ctx context.Context, q querier, query string, args ...any) ([]memory.Memory, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []memory.Memory{}
+	for rows.Next() {
+		m, err := scanMemory(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+func scanMemory(sc scanner) (memory.Memory, error) {
+	var m memory.Memory
+	var conv, question, project, questionText, options, answer, used sql.NullString
+	var created string
+	var auto int
+	if err := sc.Scan(&m.ID, &m.Text, &m.Source.Type, &conv, &question, &project, &auto,
+		&questionText, &options, &answer, &created, &used); err != nil {
+		return m, err
+	}
+	m.Source.ConversationID, m.Source.QuestionID = conv.String, question.String
+	if project.Valid {
+		p := project.String
+		m.ProjectID = &p
+	}
+	m.AutoAnswer = auto == 1
+	if questionText.Valid && answer.Valid {
+		a := &memory.Answer{Question: questionText.String, Labels: []string{}}
+		if options.Valid {
+			if err := json.Unmarshal([]byte(options.String), &a.Labels); err != nil {
+				return m, fmt.Errorf("memory %s: decode options: %w", m.ID, err)
+			}
+		}
+		if err := json.Unmarshal([]byte(answer.String), &a.Input); err != nil {
+			return m, fmt.Errorf("memory %s: decode answer: %w", m.ID, err)
+		}
+		m.Answer = a
+	}
+	var err error
+	if m.CreatedAt, err = parseTime(created); err != nil {
+		return m, err
+	}
+	m.UsedAt, err = parseNullTime(used)
+	return m, err
+}
