@@ -3,6 +3,7 @@ module github.com/parley-app/parley
 go 1.26.0
 
 require (
+	github.com/ardanlabs/jinja v1.1.0
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/gen2brain/beeep v0.11.3
 	github.com/google/uuid v1.6.0

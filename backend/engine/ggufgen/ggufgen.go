@@ -458,5 +458,3 @@ func byteToUnicode() map[byte]rune {
 	}
 	return m
 }
-
-

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -176,6 +177,18 @@ func (m *Model) Close() {
 // Template is the model's chat template ("" when the GGUF has none).
 func (m *Model) Template() string { return m.template }
 
+// SpecialTexts are the texts of the BOS and EOS tokens (for templates that
+// write them).
+func (m *Model) SpecialTexts() (bos, eos string) {
+	text := func(t llama.Token) string {
+		if t < 0 {
+			return ""
+		}
+		return llama.VocabGetText(m.vocab, t)
+	}
+	return text(llama.VocabBOS(m.vocab)), text(llama.VocabEOS(m.vocab))
+}
+
 // ContextSize is the context's size in tokens.
 func (m *Model) ContextSize() int { return m.nCtx }
 
@@ -202,6 +215,8 @@ type Request struct {
 	MaxTokens int // 0: until the end of the context
 	Stop      []string
 	Sampling  Sampling
+	// OnToken, when set, is called after each generated token.
+	OnToken func()
 }
 
 // Finish reasons.
@@ -288,6 +303,9 @@ func (m *Model) Generate(ctx context.Context, req Request, emit func(string) err
 		}
 		res.CompletionTokens++
 		m.generated.Add(1)
+		if req.OnToken != nil {
+			req.OnToken()
+		}
 		n := llama.TokenToPiece(m.vocab, tok, buf, 0, false)
 		if n < 0 {
 			big := make([]byte, -n)
@@ -457,4 +475,102 @@ func stopPrefix(text string, stops []string) int {
 		}
 	}
 	return keep
+}
+
+// Embed returns one L2-normalized vector per text (pooled as the model
+// says, by the mean when it says nothing) and the tokens it read. Texts
+// longer than the embedding context are cut.
+func (m *Model) Embed(ctx context.Context, texts []string) ([][]float32, int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.model == 0 {
+		return nil, 0, errors.New("the model is closed")
+	}
+	if err := m.embedContext(); err != nil {
+		return nil, 0, err
+	}
+	mem, err := llama.GetMemory(m.embedCtx)
+	if err != nil {
+		return nil, 0, err
+	}
+	nEmbd := llama.ModelNEmbd(m.model)
+	limit := int(llama.NCtx(m.embedCtx))
+	out := make([][]float32, 0, len(texts))
+	total := 0
+	for _, text := range texts {
+		if err := ctx.Err(); err != nil {
+			return nil, total, err
+		}
+		tokens := llama.Tokenize(m.vocab, strings.ReplaceAll(text, "\x00", ""), true, false)
+		if len(tokens) == 0 {
+			tokens = []llama.Token{llama.VocabBOS(m.vocab)}
+		}
+		if len(tokens) > limit {
+			tokens = tokens[:limit]
+		}
+		total += len(tokens)
+		_ = llama.MemoryClear(mem, true)
+		batch := llama.BatchGetOne(tokens)
+		var rc int32
+		if llama.ModelHasEncoder(m.model) && !llama.ModelHasDecoder(m.model) {
+			rc, err = llama.Encode(m.embedCtx, batch)
+		} else {
+			rc, err = llama.Decode(m.embedCtx, batch)
+		}
+		runtime.KeepAlive(tokens)
+		if err != nil || rc != 0 {
+			return nil, total, fmt.Errorf("the engine could not embed the text (%d, %v)", rc, err)
+		}
+		vec, err := llama.GetEmbeddingsSeq(m.embedCtx, 0, nEmbd)
+		if err != nil || len(vec) == 0 {
+			return nil, total, fmt.Errorf("the model gave no embedding: %v", err)
+		}
+		out = append(out, normalize(vec))
+	}
+	return out, total, nil
+}
+
+func (m *Model) embedContext() error {
+	if m.embedCtx != 0 {
+		return nil
+	}
+	newCtx := func(pooling llama.PoolingType) (llama.Context, error) {
+		n := min(m.nCtx, 2048)
+		cp := llama.ContextDefaultParams()
+		cp.NCtx = uint32(n)
+		cp.NBatch = uint32(n)
+		cp.NUbatch = uint32(n)
+		cp.NSeqMax = 1
+		cp.NThreads = int32(m.threads)
+		cp.NThreadsBatch = int32(m.threads)
+		cp.Embeddings = 1
+		cp.PoolingType = pooling
+		return llama.InitFromModel(m.model, cp)
+	}
+	c, err := newCtx(llama.PoolingTypeUnspecified)
+	if err == nil && c != 0 && llama.GetPoolingType(c) == llama.PoolingTypeNone {
+		_ = llama.Free(c)
+		c, err = newCtx(llama.PoolingTypeMean)
+	}
+	if err != nil || c == 0 {
+		return fmt.Errorf("the engine could not make an embedding context for %s: %v", m.path, err)
+	}
+	m.embedCtx = c
+	return nil
+}
+
+func normalize(v []float32) []float32 {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	out := make([]float32, len(v))
+	if sum == 0 {
+		return out
+	}
+	inv := 1 / math.Sqrt(sum)
+	for i, x := range v {
+		out[i] = float32(float64(x) * inv)
+	}
+	return out
 }
