@@ -24,6 +24,10 @@ const (
 	// parse their own arguments (Config.Args).
 	CommandAsk = "ask"
 	CommandMCP = "mcp"
+	// CommandEngine runs the built-in engine's process (SPEC §12), which
+	// Parley starts itself (backend/engine); it parses its own arguments.
+	// Not in the usage: people do not run it.
+	CommandEngine = "engine"
 )
 
 // Defaults.
@@ -65,7 +69,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, er
 		case CommandServe, CommandVersion:
 			cfg.Command = args[0]
 			args = args[1:]
-		case CommandAsk, CommandMCP:
+		case CommandAsk, CommandMCP, CommandEngine:
 			cfg.Command, cfg.Args = args[0], args[1:]
 			return cfg, nil
 		default:

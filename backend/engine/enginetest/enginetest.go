@@ -21,15 +21,23 @@ import (
 // Answer is what the fixture model "fixed" writes.
 const Answer = "Hello from the built-in engine. This reply is the same every time."
 
-// Card is the fixture "card"'s question card call, in the Hermes format
-// its template asks for.
-const Card = `{"name": "ask_user_question", "arguments": {"questions": [{"question": "Which colour?", "header": "Colour", "multiSelect": false, "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}]}]}}`
+// CardArguments are the arguments of the fixture "card"'s question card
+// call.
+const CardArguments = `{"questions": [{"question": "Which colour?", "header": "Colour", "multiSelect": false, "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}]}]}`
 
-// Models writes the fixture models into dir and a models file listing
-// them, and returns the file's path. The models: "fixed" (writes Answer),
-// "loop" (writes "la " forever), "card" (calls ask_user_question), "random"
-// (random weights).
-func Models(t testing.TB, dir string) string {
+// Card is that call in the Hermes format the fixtures' template asks for.
+const Card = `{"name": "ask_user_question", "arguments": ` + CardArguments + `}`
+
+// Entry is a fixture model.
+type Entry struct {
+	ID   string `json:"id"`
+	Path string `json:"path"`
+}
+
+// Write writes the fixture models into dir: "fixed" (writes Answer),
+// "loop" (writes "la la la, " forever), "card" (calls ask_user_question,
+// in the Hermes format), "random" (random weights).
+func Write(t testing.TB, dir string) []Entry {
 	t.Helper()
 	specs := map[string]ggufgen.Spec{
 		"fixed":  {Answer: Answer},
@@ -37,17 +45,20 @@ func Models(t testing.TB, dir string) string {
 		"card":   {Answer: "Let me ask.\n<tool_call>\n" + Card + "\n</tool_call>"},
 		"random": {Seed: 7},
 	}
-	type entry struct {
-		ID   string `json:"id"`
-		Path string `json:"path"`
-	}
-	var list []entry
+	var list []Entry
 	for _, id := range []string{"fixed", "loop", "card", "random"} {
 		p := filepath.Join(dir, id+".gguf")
 		require.NoError(t, ggufgen.Write(p, specs[id]))
-		list = append(list, entry{id, p})
+		list = append(list, Entry{id, p})
 	}
-	b, err := json.Marshal(list)
+	return list
+}
+
+// Models writes the fixture models (Write) and a models file listing them
+// into dir, and returns the file's path.
+func Models(t testing.TB, dir string) string {
+	t.Helper()
+	b, err := json.Marshal(Write(t, dir))
 	require.NoError(t, err)
 	file := filepath.Join(dir, "models.json")
 	require.NoError(t, os.WriteFile(file, b, 0o600))
