@@ -114,7 +114,8 @@ type Supervisor struct {
 	inFlight int
 	lastUse  time.Time
 	closed   bool
-	stops    int // engines stopped for idleness (tests read it)
+	quit     chan struct{} // closed by Close
+	stops    int           // engines stopped for idleness (tests read it)
 }
 
 // process is one run of the engine.
@@ -156,7 +157,7 @@ func New(cfg Config) (*Supervisor, error) {
 		}
 		cfg.Command = []string{exe, "engine"}
 	}
-	s := &Supervisor{cfg: cfg, log: cfg.Logger.With("component", "engine")}
+	s := &Supervisor{cfg: cfg, log: cfg.Logger.With("component", "engine"), quit: make(chan struct{})}
 	if cfg.StateDir == "" {
 		dir, err := os.MkdirTemp("", "parley-engine-")
 		if err != nil {
@@ -243,7 +244,12 @@ func (s *Supervisor) setStatus(change func(*Status)) {
 // Close stops the engine and forgets it.
 func (s *Supervisor) Close() error {
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
 	s.closed = true
+	close(s.quit)
 	p := s.proc
 	s.mu.Unlock()
 	if p != nil {
@@ -409,12 +415,13 @@ func (s *Supervisor) watchIdle() {
 	every := min(max(s.cfg.IdleTimeout/5, 5*time.Millisecond), time.Minute)
 	t := time.NewTicker(every)
 	defer t.Stop()
-	for range t.C {
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
+	for {
+		select {
+		case <-s.quit:
 			return
+		case <-t.C:
 		}
+		s.mu.Lock()
 		p := s.proc
 		idle := p != nil && !p.exited() && s.inFlight == 0 && time.Since(s.lastUse) >= s.cfg.IdleTimeout
 		if idle {

@@ -83,7 +83,8 @@ type Spec struct {
 	Loop bool
 	// Seed seeds the random weights.
 	Seed uint64
-	// ContextLength is llama.context_length (default 4096).
+	// ContextLength is llama.context_length (default 16384: the
+	// vocabulary has no merges, so a prompt is one token per byte).
 	ContextLength int
 }
 
@@ -176,7 +177,7 @@ func build(spec Spec) (*model, error) {
 		spec.Template = ChatML
 	}
 	if spec.ContextLength == 0 {
-		spec.ContextLength = 4096
+		spec.ContextLength = 16384
 	}
 	pieces := Pieces(spec.Answer)
 	nVocab := firstPiece + len(pieces)

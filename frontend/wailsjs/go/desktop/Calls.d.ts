@@ -5,6 +5,7 @@ import {service} from '../models';
 import {calls} from '../models';
 import {questions} from '../models';
 import {chat} from '../models';
+import {engine} from '../models';
 import {store} from '../models';
 import {assistant} from '../models';
 import {trace} from '../models';
@@ -36,6 +37,8 @@ export function DeleteConversation(arg1:calls.ByID):Promise<api.Deleted>;
 export function DeleteMCPServer(arg1:calls.ByName):Promise<api.Deleted>;
 
 export function DeleteProfile(arg1:calls.ByName):Promise<api.Deleted>;
+
+export function EngineStatus():Promise<engine.Status>;
 
 export function ExportConversation(arg1:calls.ExportArgs):Promise<api.ExportedFile>;
 

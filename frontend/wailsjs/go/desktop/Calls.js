@@ -58,6 +58,10 @@ export function DeleteProfile(arg1) {
   return window['go']['desktop']['Calls']['DeleteProfile'](arg1);
 }
 
+export function EngineStatus() {
+  return window['go']['desktop']['Calls']['EngineStatus']();
+}
+
 export function ExportConversation(arg1) {
   return window['go']['desktop']['Calls']['ExportConversation'](arg1);
 }
