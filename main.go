@@ -18,6 +18,7 @@ import (
 	"github.com/parley-app/parley/backend/agentcli"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/core"
+	"github.com/parley-app/parley/backend/engine/sidecar"
 	"github.com/parley-app/parley/backend/heapprof"
 	"github.com/parley-app/parley/backend/trace"
 	"github.com/parley-app/parley/desktop"
@@ -65,6 +66,8 @@ func main() {
 	}
 
 	switch cfg.Command {
+	case config.CommandEngine:
+		os.Exit(sidecar.Main(cfg.Args, os.Stdin, os.Stdout, os.Stderr))
 	case config.CommandAsk:
 		os.Exit(agentcli.RunAsk(context.Background(), cfg.Args, os.Getenv, os.Stdout, os.Stderr))
 	case config.CommandMCP:

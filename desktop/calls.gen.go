@@ -7,6 +7,7 @@ import (
 	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/calls"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/engine"
 	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
@@ -226,6 +227,13 @@ func (c *Calls) ModelStats() ([]store.ModelStats, error) {
 // DELETE /api/v1/models/stats
 func (c *Calls) ResetModelStats() (api.Reset, error) {
 	return wire(calls.ResetModelStats.Do(c.ctx, c.svc, calls.None{}))
+}
+
+// EngineStatus says the built-in engine's state: stopped, starting, ready or error, its model and backend.
+//
+// GET /api/v1/engine
+func (c *Calls) EngineStatus() (engine.Status, error) {
+	return wire(calls.EngineStatus.Do(c.ctx, c.svc, calls.None{}))
 }
 
 // GetSettings returns the effective settings.

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what Parley needs to build, run and test, and is quick when all of
 # it is already there: Debian packages (GTK/WebKitGTK, SQLite's headers, Xvfb,
-# Chromium, the WebKit WebDriver, NSIS), the pinned Wails CLI, the
-# frontend's npm packages and the MCP servers the Go tests run (tests/mcp).
+# Chromium, the WebKit WebDriver, NSIS, libffi8 for the built-in engine), the
+# pinned Wails CLI, the frontend's npm packages, the MCP servers the Go tests
+# run (tests/mcp) and the built-in engine's llama.cpp libraries
+# (scripts/engine-libs.sh: npm pack, integrity-pinned, into build/engine/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -10,7 +12,7 @@ source scripts/lib.sh
 APT_PACKAGES=(
   build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libsqlite3-dev
   xvfb xauth x11-utils imagemagick xdotool chromium webkit2gtk-driver
-  fonts-noto-color-emoji nsis poppler-utils locales
+  fonts-noto-color-emoji nsis poppler-utils locales libffi8
 )
 # What only the tests use (scripts/test.sh sets PARLEY_SETUP_TESTS=1): the
 # package test's WebKitGTK 4.0 build and its checks of the packages.
@@ -72,3 +74,5 @@ if [ "$(uname -s)" = "Linux" ]; then
 fi
 install_wails
 install_npm_packages
+# The engine's libraries for this platform (only Linux x86-64 is pinned yet).
+case "$(uname -s)-$(uname -m)" in Linux-x86_64) scripts/engine-libs.sh >/dev/null ;; esac

@@ -5,6 +5,7 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/engine"
 	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
@@ -47,6 +48,7 @@ type Backend interface {
 	ResetModelStats(ctx context.Context) error
 
 	GetSettings() service.Settings
+	EngineStatus(ctx context.Context) (engine.Status, error)
 	SaveSettings(ctx context.Context, s service.Settings) (service.Settings, error)
 	ExportSettings(ctx context.Context) (service.SettingsExport, error)
 	Profiles(ctx context.Context) ([]service.Profile, error)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/engine"
 	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
@@ -195,6 +196,11 @@ var (
 		func(ctx context.Context, b Backend, _ None) (api.Reset, error) {
 			return api.Reset{Reset: true}, b.ResetModelStats(ctx)
 		})
+
+	// The built-in engine (SPEC §12).
+	EngineStatus = declare("EngineStatus", "GET /api/v1/engine",
+		"Says the built-in engine's state: stopped, starting, ready or error, its model and backend.",
+		func(ctx context.Context, b Backend, _ None) (engine.Status, error) { return b.EngineStatus(ctx) })
 
 	// Settings and assistant profiles.
 	GetSettings = declare("GetSettings", "GET /api/v1/settings", "Returns the effective settings.",

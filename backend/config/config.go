@@ -24,6 +24,16 @@ const (
 	// parse their own arguments (Config.Args).
 	CommandAsk = "ask"
 	CommandMCP = "mcp"
+	// CommandEngine runs the built-in engine's process (SPEC §12), which
+	// Parley starts itself (backend/engine); it parses its own arguments.
+	// Not in the usage: people do not run it.
+	CommandEngine = "engine"
+)
+
+// Engines (SPEC §12).
+const (
+	EngineBuiltin = "builtin"
+	EngineServer  = "server"
 )
 
 // Defaults.
@@ -41,8 +51,11 @@ type Config struct {
 	Model           string
 	APIKey          string
 	QuestionTimeout time.Duration
-	Addr            string // serve only
-	Token           string // serve only
+	// Engine is "builtin" (Parley's own engine, SPEC §12) or "server" (a
+	// model server at BaseURL); "" when neither flag nor variable says.
+	Engine string
+	Addr   string // serve only
+	Token  string // serve only
 	// Demo runs the scripted demo assistant (no model server) for this
 	// process only, whatever the saved demo mode setting says.
 	Demo bool
@@ -65,7 +78,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, er
 		case CommandServe, CommandVersion:
 			cfg.Command = args[0]
 			args = args[1:]
-		case CommandAsk, CommandMCP:
+		case CommandAsk, CommandMCP, CommandEngine:
 			cfg.Command, cfg.Args = args[0], args[1:]
 			return cfg, nil
 		default:
@@ -86,6 +99,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, er
 	timeout := fs.String("question-timeout", "", "how long a question waits, 0 = forever (env PARLEY_QUESTION_TIMEOUT; default 5m)")
 	addr := fs.String("addr", DefaultAddr, "serve: listen address; the desktop app: where it listens for agents (overrides Settings → Agents)")
 	token := fs.String("token", "", "serve: API token (default: the one stored in the data folder)")
+	engine := fs.String("engine", "", `"builtin" (Parley's own engine) or "server" (the model server at --base-url) (env PARLEY_ENGINE)`)
 	demo := fs.Bool("demo", false, "run the scripted demo assistant, no model server needed, for this run only (env PARLEY_DEMO=1; the saved settings are unchanged)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -111,6 +125,12 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, er
 	cfg.BaseURL = pick("base-url", *baseURL, "PARLEY_BASE_URL")
 	cfg.Model = pick("model", *model, "PARLEY_MODEL")
 	cfg.APIKey = pick("api-key", *apiKey, "PARLEY_API_KEY")
+	cfg.Engine = pick("engine", *engine, "PARLEY_ENGINE")
+	switch cfg.Engine {
+	case "", EngineBuiltin, EngineServer:
+	default:
+		return cfg, fmt.Errorf("invalid engine %q: want builtin or server", cfg.Engine)
+	}
 	cfg.Addr = *addr
 	cfg.Token = *token
 	if given["addr"] {

@@ -7,6 +7,7 @@ package llm
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
@@ -20,6 +21,10 @@ type Config struct {
 	BaseURL string
 	Model   string
 	APIKey  string
+	// Transport, when set, carries the requests instead of the shared
+	// loopback transport (the built-in engine's supervisor: it starts the
+	// engine and adds its secret, backend/engine).
+	Transport http.RoundTripper
 }
 
 // ToolCall is one call the model made.

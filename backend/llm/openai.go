@@ -39,7 +39,11 @@ func NewOpenAI(cfg Config) (Model, error) {
 	if cfg.Model == "" {
 		return nil, NewError(KindModelNotFound, nil, "llm.noModel")
 	}
-	return &openAIModel{cfg: cfg, transport: sharedTransport}, nil
+	transport := http.RoundTripper(sharedTransport)
+	if cfg.Transport != nil {
+		transport = cfg.Transport
+	}
+	return &openAIModel{cfg: cfg, transport: transport}, nil
 }
 
 // Identity implements the identity IdentityOf reads.
@@ -154,6 +158,9 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 		return partial, NewError(KindStream, nil, "llm.serverError", msg)
 	}
 	if !tee.finished() {
+		if fe := (*fault.Error)(nil); errors.As(tee.transportErr(), &fe) {
+			return partial, fe
+		}
 		return partial, NewError(KindStream, nil, "llm.dropped")
 	}
 	out := Response{Reasoning: partial.Reasoning, ReasoningSource: source}
@@ -295,6 +302,11 @@ func toLangchainMessages(msgs []Message) []llms.MessageContent {
 func (m *openAIModel) classify(err error, tee *streamTee) error {
 	if netErr := tee.transportErr(); netErr != nil {
 		err = netErr
+	}
+	// A transport that says what went wrong in its own words (the built-in
+	// engine's: it stopped mid-answer, it could not start) is said as is.
+	if fe := (*fault.Error)(nil); errors.As(err, &fe) {
+		return fe
 	}
 	if status, body := tee.httpError(); status != 0 {
 		msg := serverMessage(body)
@@ -510,6 +522,11 @@ func (b *teeBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 {
 		b.tee.write(p[:n])
+	}
+	if fe := (*fault.Error)(nil); errors.As(err, &fe) {
+		// The transport's own words for a failure mid-stream (langchaingo
+		// hides them behind its own).
+		b.tee.setTransportErr(err)
 	}
 	return n, err
 }

@@ -14,6 +14,14 @@ import (
 
 // model returns the chat model for a profile's model name.
 func (s *Service) model(name string) (llm.Model, error) {
+	if s.builtin() {
+		if name == "" {
+			s.mu.Lock()
+			name = s.settings.Model
+			s.mu.Unlock()
+		}
+		return s.builtinModel(name)
+	}
 	base, name, apiKey, err := s.modelTarget(name)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/parley-app/parley/backend/agentinbox"
 	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/engine"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/knowledge"
@@ -36,6 +37,9 @@ type Options struct {
 	MCPOptions func(*mcp.Options)
 	// KnowledgeOptions tunes the collections' indexer (tests, benchmarks).
 	KnowledgeOptions func(*knowledge.Options)
+	// EngineCommand runs the built-in engine's process (nil: this
+	// executable's `engine` command; tests give another).
+	EngineCommand []string
 }
 
 // Service is the domain façade behind the Wails bindings and the HTTP API.
@@ -55,6 +59,7 @@ type Service struct {
 	mu       sync.Mutex
 	settings Settings // effective: saved + overrides
 	demo     *demoServer
+	sup      *engine.Supervisor // the built-in engine's, once needed
 	// contextLengths caches the models' context windows (server + model -> tokens, 0 = unknown).
 	contextLengths map[string]int
 }
@@ -130,6 +135,7 @@ func (s *Service) Close() {
 	s.rt.Close()
 	s.knowledge.Close()
 	s.mcp.Stop()
+	s.closeEngine()
 	s.mu.Lock()
 	if s.demo != nil {
 		s.demo.close()

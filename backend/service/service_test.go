@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/engine/sidecar"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/modelserver"
@@ -21,6 +23,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(engineChildEnv) == "1" {
+		// Run again by a test of the built-in engine: be the engine.
+		os.Exit(sidecar.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("database/sql.(*DB).connectionOpener"))
 }
 

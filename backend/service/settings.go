@@ -16,6 +16,9 @@ import (
 // environment variables override the endpoint, model, key, timeout and demo
 // mode for the session without being saved.
 type Settings struct {
+	// Engine is "builtin" (Parley's own engine: Model names a GGUF of the
+	// models folder) or "server" (the model server at BaseURL), SPEC §12.
+	Engine                 string  `json:"engine"`
 	BaseURL                string  `json:"base_url"`
 	APIKey                 string  `json:"api_key"`
 	Model                  string  `json:"model"`
@@ -51,6 +54,9 @@ const (
 // DefaultSettings are used until the user saves their own.
 func DefaultSettings() Settings {
 	return Settings{
+		// "server" until the model library and onboarding land (#40): a
+		// fresh install then starts on "builtin" (SPEC §12).
+		Engine:                 config.EngineServer,
 		BaseURL:                config.DefaultBaseURL,
 		QuestionTimeoutSeconds: int(config.DefaultQuestionTimeout / time.Second),
 		RateLimitSeconds:       5,
@@ -67,6 +73,9 @@ func (s Settings) Validate() error {
 	u, err := url.Parse(s.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return inputError(i18n.M("service.baseURL", s.BaseURL, config.DefaultBaseURL))
+	}
+	if s.Engine != config.EngineBuiltin && s.Engine != config.EngineServer {
+		return inputErrorf(`engine must be "builtin" or "server"`)
 	}
 	switch {
 	case s.QuestionTimeoutSeconds < 0 || s.QuestionTimeoutSeconds > 7*24*3600:
@@ -113,6 +122,12 @@ func applyOverrides(s Settings, cfg config.Config) Settings {
 	if cfg.Set["demo"] {
 		s.DemoMode = cfg.Demo
 	}
+	if cfg.Set["engine"] {
+		s.Engine = cfg.Engine
+	}
+	if s.Engine == "" {
+		s.Engine = config.EngineServer
+	}
 	s.BaseURL = strings.TrimRight(s.BaseURL, "/")
 	return s
 }
@@ -150,6 +165,9 @@ func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, erro
 	st.EmbeddingModel = strings.TrimSpace(st.EmbeddingModel)
 	if st.Memory == "" {
 		st.Memory = s.GetSettings().Memory
+	}
+	if st.Engine == "" {
+		st.Engine = s.GetSettings().Engine // a client that does not know the setting yet keeps it
 	}
 	if err := st.Validate(); err != nil {
 		return Settings{}, err

@@ -6,6 +6,7 @@ import (
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/engine"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
@@ -76,6 +77,7 @@ var Wire = Registry{
 		{Name: "ToolInfo", Go: typeOf[service.ToolInfo]()},
 		{Name: "ModelInfo", Go: typeOf[service.ModelInfo]()},
 		{Name: "ModelStatus", Go: typeOf[service.ModelStatus]()},
+		{Name: "EngineStatus", Go: typeOf[engine.Status]()},
 		{Name: "ModelStats", Go: typeOf[service.ModelStats]()},
 		{Name: "SettingsExport", Go: typeOf[service.SettingsExport]()},
 		{Name: "Settings", Go: typeOf[service.Settings](), Fields: map[string]string{"theme": "ThemeSetting", "memory": "MemorySetting"}},

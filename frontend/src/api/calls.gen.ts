@@ -85,6 +85,8 @@ export interface Calls {
   modelStats(): Promise<W.ModelStats[]>
   /** Forgets every model's statistics. (DELETE /api/v1/models/stats) */
   resetModelStats(): Promise<W.Reset>
+  /** Says the built-in engine's state: stopped, starting, ready or error, its model and backend. (GET /api/v1/engine) */
+  engineStatus(): Promise<W.EngineStatus>
   /** Returns the effective settings. (GET /api/v1/settings) */
   getSettings(): Promise<W.Settings>
   /** Validates and stores the settings, applying them at once; returns the effective settings. (PUT /api/v1/settings) */
@@ -180,6 +182,7 @@ export const CALLS: { readonly [K in CallName]: CallSpec } = {
   pullModel: { binding: 'PullModel', method: 'POST', path: '/api/v1/models/pull', query: [], body: 'json' },
   modelStats: { binding: 'ModelStats', method: 'GET', path: '/api/v1/models/stats', query: [], body: 'none', noRequest: true },
   resetModelStats: { binding: 'ResetModelStats', method: 'DELETE', path: '/api/v1/models/stats', query: [], body: 'none', noRequest: true },
+  engineStatus: { binding: 'EngineStatus', method: 'GET', path: '/api/v1/engine', query: [], body: 'none', noRequest: true },
   getSettings: { binding: 'GetSettings', method: 'GET', path: '/api/v1/settings', query: [], body: 'none', noRequest: true },
   saveSettings: { binding: 'SaveSettings', method: 'PUT', path: '/api/v1/settings', query: [], body: 'json' },
   exportSettings: { binding: 'ExportSettings', method: 'GET', path: '/api/v1/settings/export', query: [], body: 'none', noRequest: true },

@@ -302,6 +302,14 @@ export interface ModelStatus {
   server_models?: ModelInfo[]
 }
 
+export interface EngineStatus {
+  state: string
+  model: string | null
+  error?: string
+  backend: string
+  models_dir: string
+}
+
 export interface ModelStats {
   model: string
   cards_asked: number
@@ -326,6 +334,7 @@ export interface SettingsExport {
 }
 
 export interface Settings {
+  engine: string
   base_url: string
   api_key: string
   model: string

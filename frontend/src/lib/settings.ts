@@ -7,6 +7,7 @@ import { isLanguage, t } from '../i18n'
 export const OLLAMA_URL = 'http://127.0.0.1:11434/v1'
 
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
+  engine: 'server',
   base_url: OLLAMA_URL,
   api_key: '',
   model: '',
@@ -63,6 +64,7 @@ export function normalizeSettings(raw: Partial<Settings> | null | undefined): Se
   const r = (raw && typeof raw === 'object' ? raw : {}) as Partial<Settings>
   const d = DEFAULT_SETTINGS
   return {
+    engine: r.engine === 'builtin' || r.engine === 'server' ? r.engine : d.engine,
     base_url: typeof r.base_url === 'string' && r.base_url ? r.base_url : d.base_url,
     api_key: typeof r.api_key === 'string' ? r.api_key : d.api_key,
     model: typeof r.model === 'string' ? r.model : d.model,

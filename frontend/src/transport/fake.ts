@@ -37,6 +37,7 @@ import type {
 } from '../types'
 import type * as W from '../api/wire.gen'
 import type { SearchMatch, TraceMark } from '../api/wire.gen'
+import type { EngineStatus } from '../api/wire.gen'
 import { SNIPPET_CLOSE, SNIPPET_OPEN } from '../api/wire.gen'
 import { DEFAULT_PROFILE, isRunActive, THINKING_SETTINGS } from '../types'
 import { isAnswerable, normalizeCard } from '../lib/cards'
@@ -671,6 +672,12 @@ export class FakeTransport implements Transport {
     if (!['light', 'dark', 'system'].includes(next.theme)) throw new TransportError('theme must be "light", "dark" or "system"', 400)
     this.settings = next
     return clone(this.settings)
+  }
+
+  /** The built-in engine's state (stopped: the fake runs no engine). */
+  async engineStatus(): Promise<EngineStatus> {
+    await this.enter('engineStatus', [])
+    return { state: 'stopped', model: null, backend: '', models_dir: '' }
   }
 
   async listModels(): Promise<ModelInfo[]> {

@@ -1325,6 +1325,31 @@ export namespace chat {
 
 }
 
+export namespace engine {
+	
+	export class Status {
+	    state: string;
+	    model?: string;
+	    error?: string;
+	    backend: string;
+	    models_dir: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.state = source["state"];
+	        this.model = source["model"];
+	        this.error = source["error"];
+	        this.backend = source["backend"];
+	        this.models_dir = source["models_dir"];
+	    }
+	}
+
+}
+
 export namespace i18n {
 	
 	export class Message {
@@ -1816,6 +1841,7 @@ export namespace service {
 		}
 	}
 	export class Settings {
+	    engine: string;
 	    base_url: string;
 	    api_key: string;
 	    model: string;
@@ -1838,6 +1864,7 @@ export namespace service {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.engine = source["engine"];
 	        this.base_url = source["base_url"];
 	        this.api_key = source["api_key"];
 	        this.model = source["model"];

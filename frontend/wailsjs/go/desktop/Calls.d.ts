@@ -6,6 +6,7 @@ import {calls} from '../models';
 import {questions} from '../models';
 import {chat} from '../models';
 import {memory} from '../models';
+import {engine} from '../models';
 import {store} from '../models';
 import {assistant} from '../models';
 import {trace} from '../models';
@@ -47,6 +48,8 @@ export function DeleteMemory(arg1:calls.ByID):Promise<api.Deleted>;
 export function DeleteProfile(arg1:calls.ByName):Promise<api.Deleted>;
 
 export function DeleteProject(arg1:calls.DeleteProjectArgs):Promise<api.Deleted>;
+
+export function EngineStatus():Promise<engine.Status>;
 
 export function ExportBackup():Promise<api.ExportedFile>;
 

@@ -78,6 +78,10 @@ export function DeleteProject(arg1) {
   return window['go']['desktop']['Calls']['DeleteProject'](arg1);
 }
 
+export function EngineStatus() {
+  return window['go']['desktop']['Calls']['EngineStatus']();
+}
+
 export function ExportBackup() {
   return window['go']['desktop']['Calls']['ExportBackup']();
 }

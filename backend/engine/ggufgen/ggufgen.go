@@ -1,0 +1,461 @@
+// Package ggufgen writes tiny llama GGUF files for tests and benchmarks of
+// the built-in engine (SPEC §12): no model weights are reachable from the
+// registries, so the fixtures are made here. It uses the standard library
+// only.
+//
+// A model is one llama block with a byte-level BPE vocabulary (the 256 byte
+// tokens, so any prompt tokenizes), ChatML's control tokens and a chat
+// template. Two kinds:
+//
+//   - Spec.Answer set: the weights are crafted so that greedy decoding writes
+//     Answer, whatever the prompt, then ends (or, with Loop, starts Answer
+//     again, forever). The vocabulary gets one token per piece of Answer;
+//     the attention and feed-forward outputs are zero, so the state after a
+//     token is that token's embedding (one dimension per token of the
+//     chain), and the output matrix maps each to its successor: the last
+//     prompt token ("\n" after "<|im_start|>assistant") to the first piece,
+//     each piece to the next, the last to <|im_end|>.
+//   - Spec.Answer empty: random weights from Seed (the output is arbitrary
+//     bytes, but a pure function of the prompt): for checking that reused
+//     and freshly evaluated prompts give the same text.
+package ggufgen
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"unicode/utf8"
+)
+
+// ChatML is a ChatML template with Hermes-style tools (as Qwen 2.5's): the
+// tools are listed in the system turn, and the model calls one as
+// <tool_call>{"name": ..., "arguments": {...}}</tool_call>.
+const ChatML = `{%- if tools %}<|im_start|>system
+{% if messages[0].role == 'system' %}{{ messages[0].content }}
+
+{% endif %}# Tools
+
+You may call one or more functions to assist with the user query.
+
+You are provided with function signatures within <tools></tools> XML tags:
+<tools>
+{%- for tool in tools %}
+{{ tool | tojson }}
+{%- endfor %}
+</tools>
+
+For each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:
+<tool_call>
+{"name": <function-name>, "arguments": <args-json-object>}
+</tool_call><|im_end|>
+{% elif messages[0].role == 'system' %}<|im_start|>system
+{{ messages[0].content }}<|im_end|>
+{% endif %}
+{%- for message in messages %}
+{%- if message.role == 'user' or (message.role == 'system' and not loop.first) %}<|im_start|>{{ message.role }}
+{{ message.content }}<|im_end|>
+{% elif message.role == 'assistant' %}<|im_start|>assistant
+{% if message.content %}{{ message.content }}{% endif %}
+{%- if message.tool_calls %}{% for tc in message.tool_calls %}
+<tool_call>
+{"name": "{{ tc.function.name }}", "arguments": {{ tc.function.arguments | tojson }}}
+</tool_call>{% endfor %}{% endif %}<|im_end|>
+{% elif message.role == 'tool' %}<|im_start|>user
+<tool_response>
+{{ message.content }}
+</tool_response><|im_end|>
+{% endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}<|im_start|>assistant
+{% endif %}`
+
+// Spec describes a model to write.
+type Spec struct {
+	Name string // general.name (default "parley-fixture")
+	// Template is the chat template (default ChatML).
+	Template string
+	// Answer is the text greedy decoding writes (see the package comment);
+	// empty makes a random model.
+	Answer string
+	// Loop starts Answer again after its end instead of ending.
+	Loop bool
+	// Seed seeds the random weights.
+	Seed uint64
+	// ContextLength is llama.context_length (default 16384: the
+	// vocabulary has no merges, so a prompt is one token per byte).
+	ContextLength int
+}
+
+// Special tokens, after the 256 byte tokens.
+const (
+	TokenEndOfText = 256 // <|endoftext|>, the BOS
+	TokenIMStart   = 257 // <|im_start|>
+	TokenIMEnd     = 258 // <|im_end|>, the EOS
+	firstPiece     = 259
+)
+
+// Write writes the model to path.
+func Write(path string, spec Spec) error {
+	m, err := build(spec)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := m.write(w); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Pieces returns the pieces Answer is cut into (one token each), in order.
+func Pieces(answer string) []string {
+	var out []string
+	seen := map[string]bool{}
+	b := []byte(answer)
+	for len(b) > 0 {
+		n := min(3, len(b))
+		// Whole UTF-8 characters where it can (a piece may still be
+		// longer than 3 bytes to stay unique).
+		for n < len(b) && !utf8.RuneStart(b[n]) {
+			n++
+		}
+		for (n < 2 && n < len(b)) || (seen[string(b[:n])] && n < len(b)) {
+			n++
+		}
+		p := string(b[:n])
+		if seen[p] || len(p) < 2 {
+			// The tail is taken or a single byte (a byte token's text):
+			// it joins the piece before.
+			if len(out) == 0 {
+				out = append(out, p)
+			} else {
+				delete(seen, out[len(out)-1])
+				out[len(out)-1] += p
+				p = out[len(out)-1]
+			}
+		} else {
+			out = append(out, p)
+		}
+		seen[p] = true
+		b = b[n:]
+	}
+	return out
+}
+
+type tensor struct {
+	name string
+	dims []uint64 // ne0 (the row), ne1, ...
+	data []float32
+}
+
+type model struct {
+	kv      []kv
+	tensors []tensor
+}
+
+type kv struct {
+	key string
+	val any // uint32, float32, bool, string, []string, []int32, []float32
+}
+
+func build(spec Spec) (*model, error) {
+	if spec.Name == "" {
+		spec.Name = "parley-fixture"
+	}
+	if spec.Template == "" {
+		spec.Template = ChatML
+	}
+	if spec.ContextLength == 0 {
+		spec.ContextLength = 16384
+	}
+	pieces := Pieces(spec.Answer)
+	nVocab := firstPiece + len(pieces)
+
+	tokens := make([]string, 0, nVocab)
+	types := make([]int32, 0, nVocab)
+	b2u := byteToUnicode()
+	for i := 0; i < 256; i++ {
+		tokens = append(tokens, string(b2u[byte(i)]))
+		types = append(types, 1) // normal
+	}
+	tokens = append(tokens, "<|endoftext|>", "<|im_start|>", "<|im_end|>")
+	types = append(types, 3, 3, 3) // control
+	for _, p := range pieces {
+		var s []rune
+		for _, c := range []byte(p) {
+			s = append(s, b2u[c])
+		}
+		tokens = append(tokens, string(s))
+		types = append(types, 1)
+	}
+
+	// One dimension per state: 0 = any other token, 1 = the trigger ("\n",
+	// the last token of the generation prompt), 2+i = piece i. Dimensions
+	// are a multiple of 32, with 16 per head.
+	states := 2 + len(pieces)
+	nEmbd := max(64, (states+31)/32*32)
+	nHead := nEmbd / 16
+	nFF := 64
+	rng := rand.New(rand.NewPCG(spec.Seed, 0x9e3779b97f4a7c15))
+	random := func(n int, scale float32) []float32 {
+		out := make([]float32, n)
+		for i := range out {
+			out[i] = float32(rng.NormFloat64()) * scale
+		}
+		return out
+	}
+	ones := func(n int) []float32 {
+		out := make([]float32, n)
+		for i := range out {
+			out[i] = 1
+		}
+		return out
+	}
+	e := uint64(nEmbd)
+	v := uint64(nVocab)
+	ff := uint64(nFF)
+
+	var embd, out, attnOut, ffnDown []float32
+	if spec.Answer == "" {
+		embd = random(nEmbd*nVocab, 1)
+		out = random(nEmbd*nVocab, 0.5)
+		attnOut = random(nEmbd*nEmbd, 0.2)
+		ffnDown = random(nFF*nEmbd, 0.2)
+	} else {
+		// token_embd is [n_embd, n_vocab]: row t (n_embd floats) is token
+		// t's embedding.
+		embd = make([]float32, nEmbd*nVocab)
+		state := func(t int) int {
+			switch {
+			case t == '\n':
+				return 1
+			case t >= firstPiece:
+				return 2 + t - firstPiece
+			}
+			return 0
+		}
+		for t := 0; t < nVocab; t++ {
+			embd[t*nEmbd+state(t)] = 1
+		}
+		// output is [n_embd, n_vocab] too: logit[t] = row t · state.
+		out = make([]float32, nEmbd*nVocab)
+		next := func(s int) int { // the token after state s
+			switch {
+			case s == 0:
+				return TokenIMEnd
+			case s-1 < len(pieces):
+				return firstPiece + s - 1
+			case spec.Loop:
+				return firstPiece
+			}
+			return TokenIMEnd
+		}
+		for s := 0; s < states; s++ {
+			out[next(s)*nEmbd+s] = 1
+		}
+		attnOut = make([]float32, nEmbd*nEmbd)
+		ffnDown = make([]float32, nFF*nEmbd)
+	}
+
+	m := &model{}
+	m.kv = []kv{
+		{"general.architecture", "llama"},
+		{"general.name", spec.Name},
+		{"general.alignment", uint32(alignment)},
+		{"llama.context_length", uint32(spec.ContextLength)},
+		{"llama.embedding_length", uint32(nEmbd)},
+		{"llama.block_count", uint32(1)},
+		{"llama.feed_forward_length", uint32(nFF)},
+		{"llama.attention.head_count", uint32(nHead)},
+		{"llama.attention.head_count_kv", uint32(nHead)},
+		{"llama.attention.layer_norm_rms_epsilon", float32(1e-5)},
+		{"llama.rope.freq_base", float32(10000)},
+		{"llama.vocab_size", uint32(nVocab)},
+		{"tokenizer.ggml.model", "gpt2"},
+		{"tokenizer.ggml.pre", "default"},
+		{"tokenizer.ggml.tokens", tokens},
+		{"tokenizer.ggml.token_type", types},
+		{"tokenizer.ggml.merges", []string{}},
+		{"tokenizer.ggml.bos_token_id", uint32(TokenEndOfText)},
+		{"tokenizer.ggml.eos_token_id", uint32(TokenIMEnd)},
+		{"tokenizer.ggml.padding_token_id", uint32(TokenEndOfText)},
+		{"tokenizer.ggml.add_bos_token", false},
+		{"tokenizer.chat_template", spec.Template},
+	}
+	m.tensors = []tensor{
+		{"token_embd.weight", []uint64{e, v}, embd},
+		{"output_norm.weight", []uint64{e}, ones(nEmbd)},
+		{"output.weight", []uint64{e, v}, out},
+		{"blk.0.attn_norm.weight", []uint64{e}, ones(nEmbd)},
+		{"blk.0.attn_q.weight", []uint64{e, e}, random(nEmbd*nEmbd, 0.2)},
+		{"blk.0.attn_k.weight", []uint64{e, e}, random(nEmbd*nEmbd, 0.2)},
+		{"blk.0.attn_v.weight", []uint64{e, e}, random(nEmbd*nEmbd, 0.2)},
+		{"blk.0.attn_output.weight", []uint64{e, e}, attnOut},
+		{"blk.0.ffn_norm.weight", []uint64{e}, ones(nEmbd)},
+		{"blk.0.ffn_gate.weight", []uint64{e, ff}, random(nEmbd*nFF, 0.2)},
+		{"blk.0.ffn_up.weight", []uint64{e, ff}, random(nEmbd*nFF, 0.2)},
+		{"blk.0.ffn_down.weight", []uint64{ff, e}, ffnDown},
+	}
+	for _, t := range m.tensors {
+		n := uint64(1)
+		for _, d := range t.dims {
+			n *= d
+		}
+		if n != uint64(len(t.data)) {
+			return nil, fmt.Errorf("ggufgen: tensor %s has %d values for %v", t.name, len(t.data), t.dims)
+		}
+	}
+	return m, nil
+}
+
+const alignment = 32
+
+// GGUF value types.
+const (
+	typeUint32  = 4
+	typeInt32   = 5
+	typeFloat32 = 6
+	typeBool    = 7
+	typeString  = 8
+	typeArray   = 9
+)
+
+func (m *model) write(w *bufio.Writer) error {
+	var err error
+	put := func(v any) {
+		if err == nil {
+			err = binary.Write(w, binary.LittleEndian, v)
+		}
+	}
+	str := func(s string) {
+		put(uint64(len(s)))
+		if err == nil {
+			_, err = w.WriteString(s)
+		}
+	}
+	put([]byte("GGUF"))
+	put(uint32(3))
+	put(uint64(len(m.tensors)))
+	put(uint64(len(m.kv)))
+	for _, p := range m.kv {
+		str(p.key)
+		switch v := p.val.(type) {
+		case uint32:
+			put(uint32(typeUint32))
+			put(v)
+		case float32:
+			put(uint32(typeFloat32))
+			put(v)
+		case bool:
+			put(uint32(typeBool))
+			put(v)
+		case string:
+			put(uint32(typeString))
+			str(v)
+		case []string:
+			put(uint32(typeArray))
+			put(uint32(typeString))
+			put(uint64(len(v)))
+			for _, s := range v {
+				str(s)
+			}
+		case []int32:
+			put(uint32(typeArray))
+			put(uint32(typeInt32))
+			put(uint64(len(v)))
+			put(v)
+		default:
+			return fmt.Errorf("ggufgen: key %s: unsupported value %T", p.key, v)
+		}
+	}
+	offset := uint64(0)
+	for _, t := range m.tensors {
+		str(t.name)
+		put(uint32(len(t.dims)))
+		put(t.dims)
+		put(uint32(0)) // F32
+		put(offset)
+		offset = align(offset + uint64(4*len(t.data)))
+	}
+	if err != nil {
+		return err
+	}
+	// The data starts aligned; so does each tensor.
+	written := uint64(headerSize(m))
+	pad := func(to uint64) {
+		for ; written < to; written++ {
+			if err == nil {
+				err = w.WriteByte(0)
+			}
+		}
+	}
+	pad(align(written))
+	base := written
+	offset = 0
+	for _, t := range m.tensors {
+		pad(base + offset)
+		put(t.data)
+		written += uint64(4 * len(t.data))
+		offset = align(offset + uint64(4*len(t.data)))
+	}
+	return err
+}
+
+func align(n uint64) uint64 { return (n + alignment - 1) / alignment * alignment }
+
+// headerSize is the size of everything before the padding that precedes
+// the tensor data.
+func headerSize(m *model) int {
+	n := 4 + 4 + 8 + 8
+	s := func(x string) int { return 8 + len(x) }
+	for _, p := range m.kv {
+		n += s(p.key) + 4
+		switch v := p.val.(type) {
+		case uint32, float32:
+			n += 4
+		case bool:
+			n++
+		case string:
+			n += s(v)
+		case []string:
+			n += 4 + 8
+			for _, x := range v {
+				n += s(x)
+			}
+		case []int32:
+			n += 4 + 8 + 4*len(v)
+		}
+	}
+	for _, t := range m.tensors {
+		n += s(t.name) + 4 + 8*len(t.dims) + 4 + 8
+	}
+	return n
+}
+
+// byteToUnicode is GPT-2's map from bytes to the characters byte-level BPE
+// vocabularies write them with (printable bytes as themselves, the others
+// from U+0100 on).
+func byteToUnicode() map[byte]rune {
+	m := map[byte]rune{}
+	n := 0
+	for b := 0; b < 256; b++ {
+		if (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF) {
+			m[byte(b)] = rune(b)
+		} else {
+			m[byte(b)] = rune(256 + n)
+			n++
+		}
+	}
+	return m
+}
