@@ -87,6 +87,7 @@ describe('SettingsPanel', () => {
 
         'demo_mode',
         'embedding_model',
+        'engine',
         'max_pending_questions',
         'model',
         'onboarded',
