@@ -27,9 +27,23 @@ func TestBackupRoundTripAndIdempotentImport(t *testing.T) {
 	asked := from.idle(in.ID)
 	require.NotNil(t, asked.PendingQuestion)
 	require.Equal(t, http.StatusOK, from.call("POST", "/api/v1/conversations/"+in.ID+"/respond",
-		map[string]any{"question_id": "latest", "action": "submit", "answers": map[string]any{"Which hangar?": map[string]any{"selected": []string{"North"}}}}, nil))
+		map[string]any{"question_id": "latest", "action": "submit", "answers": map[string]any{"Which hangar?": map[string]any{"selected": []string{"North"}}},
+			"remember": []string{"Which hangar?"}}, nil))
 	done := from.idle(in.ID)
 	require.Equal(t, "Parked.", done.Messages[len(done.Messages)-1].Content)
+	// Memories go with the backup: the answer remembered (answering cards
+	// from now on) and one typed into the project.
+	var remembered []struct {
+		ID         string  `json:"id"`
+		Text       string  `json:"text"`
+		ProjectID  *string `json:"project_id"`
+		AutoAnswer bool    `json:"auto_answer"`
+	}
+	require.Equal(t, http.StatusOK, from.call("GET", "/api/v1/memory", nil, &remembered))
+	require.Len(t, remembered, 1)
+	require.Equal(t, http.StatusOK, from.call("PATCH", "/api/v1/memory/"+remembered[0].ID, map[string]any{"auto_answer": true}, nil))
+	require.Equal(t, http.StatusCreated, from.call("POST", "/api/v1/memory", map[string]any{"text": "Prefers the north side.", "project_id": p.ID}, nil))
+	require.Equal(t, http.StatusOK, from.call("GET", "/api/v1/memory", nil, &remembered))
 
 	// A conversation's own exports carry its project's name.
 	status, md := do(t, from.ts, "GET", "/api/v1/conversations/"+in.ID+"/export", "", nil)
@@ -64,14 +78,22 @@ func TestBackupRoundTripAndIdempotentImport(t *testing.T) {
 	// Into the Parley it came from: everything is there already.
 	var res api.BackupImported
 	require.Equal(t, http.StatusOK, from.call("POST", "/api/v1/import", json.RawMessage(file), &res))
-	assert.Equal(t, map[string]int{"projects": 0, "conversations": 0}, res.Added)
-	assert.Equal(t, map[string]int{"projects": 1, "conversations": 2}, res.Skipped)
+	assert.Equal(t, map[string]int{"projects": 0, "conversations": 0, "memories": 0}, res.Added)
+	assert.Equal(t, map[string]int{"projects": 1, "conversations": 2, "memories": 2}, res.Skipped)
 
 	// Into another Parley: everything comes, under the same ids.
 	to := askingServer(t)
 	res = api.BackupImported{}
 	require.Equal(t, http.StatusOK, to.call("POST", "/api/v1/import", json.RawMessage(file), &res))
-	assert.Equal(t, map[string]int{"projects": 1, "conversations": 2}, res.Added)
+	assert.Equal(t, map[string]int{"projects": 1, "conversations": 2, "memories": 2}, res.Added)
+	var restored []struct {
+		ID         string  `json:"id"`
+		Text       string  `json:"text"`
+		ProjectID  *string `json:"project_id"`
+		AutoAnswer bool    `json:"auto_answer"`
+	}
+	require.Equal(t, http.StatusOK, to.call("GET", "/api/v1/memory", nil, &restored))
+	assert.ElementsMatch(t, remembered, restored, "the memories, their scope and auto-answer")
 	var got projectJSON
 	require.Equal(t, http.StatusOK, to.call("GET", "/api/v1/projects/"+p.ID, nil, &got))
 	assert.Equal(t, p, got)
@@ -90,7 +112,7 @@ func TestBackupRoundTripAndIdempotentImport(t *testing.T) {
 	// Again: nothing added twice.
 	res = api.BackupImported{}
 	require.Equal(t, http.StatusOK, to.call("POST", "/api/v1/import", json.RawMessage(file), &res))
-	assert.Equal(t, map[string]int{"projects": 0, "conversations": 0}, res.Added)
+	assert.Equal(t, map[string]int{"projects": 0, "conversations": 0, "memories": 0}, res.Added)
 	var list []projectJSON
 	require.Equal(t, http.StatusOK, to.call("GET", "/api/v1/projects", nil, &list))
 	assert.Len(t, list, 1)

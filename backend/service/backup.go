@@ -2,8 +2,11 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/parley-app/parley/backend/memory"
+	"github.com/parley-app/parley/backend/store"
 	"time"
 
 	"github.com/parley-app/parley/backend/api"
@@ -22,9 +25,75 @@ import (
 var ErrBackupTooLarge = fault.New(fault.TooLarge, i18n.M("service.backupTooLarge"))
 
 // backupParts are the backup's sections beside projects and conversations,
-// each written and restored by the area that owns it (memories, SPEC §14,
-// join here as one exchange.BackupPart).
-func (s *Service) backupParts() []exchange.BackupPart { return nil }
+// each written and restored by the area that owns it.
+func (s *Service) backupParts() []exchange.BackupPart {
+	return []exchange.BackupPart{s.memoriesPart()}
+}
+
+// backupMemory is a memory as a backup keeps it: with the answer an
+// auto-answer needs, which the API does not show.
+type backupMemory struct {
+	memory.Memory
+	Answer *memory.Answer `json:"answer,omitempty"`
+}
+
+// memoriesPart is the backup's "memories" (SPEC §14): every memory, with
+// where it came from and its scope; restored under its own id, so a second
+// import adds nothing.
+func (s *Service) memoriesPart() exchange.BackupPart {
+	decode := func(section json.RawMessage) ([]backupMemory, error) {
+		var ms []backupMemory
+		if err := json.Unmarshal(section, &ms); err != nil {
+			return nil, &exchange.InvalidBackupError{Reason: "memories: " + err.Error()}
+		}
+		for _, m := range ms {
+			if _, _, err := memory.CheckText(m.Text); err != nil || m.ID == "" {
+				return nil, &exchange.InvalidBackupError{Reason: fmt.Sprintf("memories: %q is not a memory", m.Text)}
+			}
+			if m.AutoAnswer && m.Answer == nil {
+				return nil, &exchange.InvalidBackupError{Reason: fmt.Sprintf("memories: %q answers cards without an answer", m.Text)}
+			}
+		}
+		return ms, nil
+	}
+	return exchange.BackupPart{
+		Name: "memories",
+		Export: func(ctx context.Context) (any, error) {
+			ms, err := s.store.Memories(ctx, store.MemoryFilter{All: true})
+			if err != nil {
+				return nil, err
+			}
+			out := make([]backupMemory, len(ms))
+			for i, m := range ms {
+				out[i] = backupMemory{Memory: m, Answer: m.Answer}
+			}
+			return out, nil
+		},
+		Check: func(section json.RawMessage) error { _, err := decode(section); return err },
+		Import: func(ctx context.Context, section json.RawMessage) (added, skipped int, err error) {
+			ms, err := decode(section)
+			if err != nil {
+				return 0, 0, err
+			}
+			for _, m := range ms {
+				m.Memory.Answer = m.Answer
+				ok, err := s.store.RestoreMemory(ctx, m.Memory)
+				if err != nil {
+					return added, skipped, err
+				}
+				if ok {
+					added++
+				} else {
+					skipped++
+				}
+			}
+			if added > 0 {
+				s.memoryChanged("", true)
+			}
+			return added, skipped, nil
+		},
+	}
+}
 
 // ExportBackup writes every project and conversation (not agents') as one
 // JSON file.

@@ -131,10 +131,11 @@ func (s *Service) DeleteProject(ctx context.Context, id string, withConversation
 			}
 		}
 	}
-	left, err := s.store.DeleteProject(ctx, id)
+	left, err := s.store.DeleteProject(ctx, id, withConversations)
 	if err != nil {
 		return err
 	}
+	s.memoryChanged("", true)
 	for _, c := range left {
 		s.ev.Emit(events.ConversationUpdated, events.ProjectIDChanged(c, ""))
 	}

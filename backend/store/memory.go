@@ -299,3 +299,41 @@ func scanMemory(sc scanner) (memory.Memory, error) {
 	m.UsedAt, err = parseNullTime(used)
 	return m, err
 }
+
+// RestoreMemory stores a memory from a backup under its own id; a memory
+// of that id already here is left as it is (added false). A source
+// conversation or a project that is not here is dropped (the memory then
+// applies to every conversation).
+func (s *Store) RestoreMemory(ctx context.Context, m memory.Memory) (added bool, err error) {
+	err = s.withTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE id = ?`, m.ID).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return nil
+		}
+		if c := m.Source.ConversationID; c != "" {
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM conversations WHERE id = ?`, c).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				m.Source.ConversationID = ""
+			}
+		}
+		if p := m.ProjectID; p != nil {
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM projects WHERE id = ?`, *p).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				m.ProjectID = nil
+			}
+		}
+		added = true
+		return insertMemory(ctx, tx, &m)
+	})
+	if err != nil {
+		return false, fmt.Errorf("restore memory %s: %w", m.ID, err)
+	}
+	return added, nil
+}

@@ -140,11 +140,22 @@ func (s *Store) UpdateProject(ctx context.Context, p *chat.Project) error {
 
 // DeleteProject deletes a project. Its conversations stay and leave it
 // (the foreign key sets their project_id to NULL); the ids of those are
-// returned.
-func (s *Store) DeleteProject(ctx context.Context, id string) (left []string, err error) {
+// returned. Its memories are deleted withMemories, else they stay, of no
+// project.
+func (s *Store) DeleteProject(ctx context.Context, id string, withMemories bool) (left []string, err error) {
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id FROM conversations WHERE project_id = ? ORDER BY seq`, id)
 		if left, err = column[string](rows, err); err != nil {
+			return err
+		}
+		// The project's memories go with it when its conversations do, and
+		// otherwise stay, applying to every conversation (as its
+		// conversations stay, in no project).
+		if withMemories {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE project_id = ?`, id); err != nil {
+				return err
+			}
+		} else if _, err := tx.ExecContext(ctx, `UPDATE memories SET project_id = NULL WHERE project_id = ?`, id); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM projects WHERE id = ?`, id)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
 )
 
@@ -48,7 +49,7 @@ func TestProjectCRUD(t *testing.T) {
 	assert.ErrorIs(t, s.UpdateProject(ctx, &chat.Project{ID: "nope"}), chat.ErrNotFound)
 	_, err = s.Project(ctx, "nope")
 	assert.ErrorIs(t, err, chat.ErrNotFound)
-	_, err = s.DeleteProject(ctx, "nope")
+	_, err = s.DeleteProject(ctx, "nope", false)
 	assert.ErrorIs(t, err, chat.ErrNotFound)
 }
 
@@ -80,7 +81,7 @@ func TestConversationsInProjects(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, got.ProjectID, "left the project")
 
-	left, err := s.DeleteProject(ctx, p.ID)
+	left, err := s.DeleteProject(ctx, p.ID, false)
 	require.NoError(t, err)
 	assert.Equal(t, []string{in.ID}, left)
 	got, err = s.GetConversation(ctx, in.ID)
@@ -209,4 +210,24 @@ func TestMigrationToProjectsKeepsConversations(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, page, 1, "an old conversation moved into a project is found by search")
 	assert.Equal(t, convID, page[0].ID)
+}
+
+// Deleting a project keeps its memories, now of no project, unless its
+// conversations go with it: then its memories go too.
+func TestDeletingAProjectKeepsOrDeletesItsMemories(t *testing.T) {
+	s := newStore(t)
+	for _, withMemories := range []bool{false, true} {
+		p := mustProject(t, s, "P")
+		m := &memory.Memory{Text: "Deploys on Fridays.", Source: memory.Source{Type: memory.SourceUser}, ProjectID: &p.ID}
+		require.NoError(t, s.AddMemory(ctx, m))
+		_, err := s.DeleteProject(ctx, p.ID, withMemories)
+		require.NoError(t, err)
+		got, err := s.Memory(ctx, m.ID)
+		if withMemories {
+			assert.ErrorIs(t, err, chat.ErrNotFound, "deleted with the project's conversations")
+			continue
+		}
+		require.NoError(t, err, "kept")
+		assert.Nil(t, got.ProjectID, "and of no project now")
+	}
 }
