@@ -292,6 +292,13 @@ func (c *Calls) MCPServers() ([]api.MCPServer, error) {
 	return wire(calls.MCPServers.Do(c.ctx, c.svc, calls.None{}))
 }
 
+// GetMCPServer returns one MCP server with its state and tools.
+//
+// GET /api/v1/mcp/servers/{name}
+func (c *Calls) GetMCPServer(req calls.ByName) (api.MCPServer, error) {
+	return wire(calls.GetMCPServer.Do(c.ctx, c.svc, req))
+}
+
 // PutMCPServer adds or replaces a server; an env or header value left out (or masked) keeps the stored secret.
 //
 // PUT /api/v1/mcp/servers/{name}

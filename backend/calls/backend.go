@@ -57,6 +57,7 @@ type Backend interface {
 	AvailableTools() []service.ToolInfo
 
 	MCPServers() []api.MCPServer
+	MCPServer(name string) (api.MCPServer, error)
 	PutMCPServer(name string, cfg api.MCPServerConfig) (api.MCPServer, error)
 	DeleteMCPServer(name string) error
 	SetMCPToolPolicy(server, tool, policy string) (api.MCPTool, error)

@@ -245,6 +245,8 @@ var (
 	MCPServers = declare("MCPServers", "GET /api/v1/mcp/servers",
 		"Returns the MCP servers with their state and tools; secrets come back as key names only.",
 		func(_ context.Context, b Backend, _ None) ([]api.MCPServer, error) { return b.MCPServers(), nil })
+	GetMCPServer = declare("GetMCPServer", "GET /api/v1/mcp/servers/{name}", "Returns one MCP server with its state and tools.",
+		func(_ context.Context, b Backend, r ByName) (api.MCPServer, error) { return b.MCPServer(r.Name) })
 	PutMCPServer = declare("PutMCPServer", "PUT /api/v1/mcp/servers/{name}",
 		"Adds or replaces a server; an env or header value left out (or masked) keeps the stored secret.",
 		func(_ context.Context, b Backend, r PutMCPServerArgs) (api.MCPServer, error) {

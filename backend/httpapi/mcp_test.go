@@ -74,6 +74,11 @@ func TestMCPServerEndpoints(t *testing.T) {
 	}, 20*time.Second, 20*time.Millisecond)
 	_, body = do(t, ts, "GET", "/api/v1/mcp/servers", "", nil)
 	assert.NotContains(t, body, "very-secret-key")
+	code, one := do(t, ts, "GET", "/api/v1/mcp/servers/local", "", nil)
+	require.Equal(t, 200, code, one)
+	assert.JSONEq(t, strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(body), "["), "]"), one, "one server, as the list shows it")
+	code, _ = do(t, ts, "GET", "/api/v1/mcp/servers/nope", "", nil)
+	assert.Equal(t, 404, code)
 	assert.Contains(t, body, `{"name":"echo","description":"Echoes back the message","policy":"ask","model_name":"local__echo"}`)
 
 	code, body = do(t, ts, "PUT", "/api/v1/mcp/servers/local/tools/echo", `{"policy":"allow"}`, nil)

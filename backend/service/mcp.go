@@ -27,6 +27,9 @@ func (s *Service) MCP() *mcp.Host { return s.mcp }
 // MCPServers lists the configured MCP servers with their state and tools.
 func (s *Service) MCPServers() []api.MCPServer { return s.mcp.Servers() }
 
+// MCPServer returns one MCP server with its state and tools.
+func (s *Service) MCPServer(name string) (api.MCPServer, error) { return s.mcp.Server(name) }
+
 // PutMCPServer adds or replaces an MCP server; it (re)connects in the
 // background when enabled.
 func (s *Service) PutMCPServer(name string, cfg api.MCPServerConfig) (api.MCPServer, error) {

@@ -103,6 +103,8 @@ export interface Calls {
   availableTools(): Promise<W.ToolInfo[]>
   /** Returns the MCP servers with their state and tools; secrets come back as key names only. (GET /api/v1/mcp/servers) */
   mcpServers(): Promise<W.MCPServer[]>
+  /** Returns one MCP server with its state and tools. (GET /api/v1/mcp/servers/{name}) */
+  getMCPServer(req: W.ByName): Promise<W.MCPServer>
   /** Adds or replaces a server; an env or header value left out (or masked) keeps the stored secret. (PUT /api/v1/mcp/servers/{name}) */
   putMCPServer(req: W.PutMCPServerArgs): Promise<W.MCPServer>
   /** Stops and removes a server. (DELETE /api/v1/mcp/servers/{name}) */
@@ -191,6 +193,7 @@ export const CALLS: { readonly [K in CallName]: CallSpec } = {
   deleteProfile: { binding: 'DeleteProfile', method: 'DELETE', path: '/api/v1/profiles/{name}', query: [], body: 'none' },
   availableTools: { binding: 'AvailableTools', method: 'GET', path: '/api/v1/tools', query: [], body: 'none', noRequest: true },
   mcpServers: { binding: 'MCPServers', method: 'GET', path: '/api/v1/mcp/servers', query: [], body: 'none', noRequest: true },
+  getMCPServer: { binding: 'GetMCPServer', method: 'GET', path: '/api/v1/mcp/servers/{name}', query: [], body: 'none' },
   putMCPServer: { binding: 'PutMCPServer', method: 'PUT', path: '/api/v1/mcp/servers/{name}', query: [], body: 'json' },
   deleteMCPServer: { binding: 'DeleteMCPServer', method: 'DELETE', path: '/api/v1/mcp/servers/{name}', query: [], body: 'none' },
   setMCPToolPolicy: { binding: 'SetMCPToolPolicy', method: 'PUT', path: '/api/v1/mcp/servers/{name}/tools/{tool}', query: [], body: 'json' },

@@ -868,6 +868,13 @@ export class FakeTransport implements Transport {
     return this.mcp.list()
   }
 
+  async getMCPServer(req: W.ByName): Promise<MCPServer> {
+    await this.enter('getMCPServer', [req])
+    const s = this.mcp.list().find((x) => x.name === req.name)
+    if (!s) throw new TransportError(`No MCP server named ${req.name}.`, 404)
+    return s
+  }
+
   async putMCPServer(req: W.PutMCPServerArgs): Promise<MCPServer> {
     await this.enter('putMCPServer', [req])
     const { name, ...cfg } = req

@@ -63,6 +63,8 @@ export function GetCollection(arg1:calls.ByID):Promise<api.Collection>;
 
 export function GetConversation(arg1:calls.ByID):Promise<service.ConversationDetail>;
 
+export function GetMCPServer(arg1:calls.ByName):Promise<api.MCPServer>;
+
 export function GetProject(arg1:calls.ByID):Promise<chat.Project>;
 
 export function GetSettings():Promise<service.Settings>;

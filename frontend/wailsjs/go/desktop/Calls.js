@@ -106,6 +106,10 @@ export function GetConversation(arg1) {
   return window['go']['desktop']['Calls']['GetConversation'](arg1);
 }
 
+export function GetMCPServer(arg1) {
+  return window['go']['desktop']['Calls']['GetMCPServer'](arg1);
+}
+
 export function GetProject(arg1) {
   return window['go']['desktop']['Calls']['GetProject'](arg1);
 }
