@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/api"
-	"github.com/parley-app/parley/backend/calls"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/fault"
@@ -91,7 +90,7 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 	require.NoError(t, err)
 	busy, err := a.svc.CreateConversation(ctx, "Busy", "")
 	require.NoError(t, err)
-	_, err = a.svc.Send(ctx, busy.ID, service.SendRequest{Content: "Paint my room"})
+	_, err = a.svc.Send(ctx, busy.ID, api.SendRequest{Content: "Paint my room"})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return len(a.svc.PendingQuestions()) == 1 }, 15*time.Second, 10*time.Millisecond,
 		"the model's question never became a pending card")
@@ -121,41 +120,41 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 		sameMessage  bool // false where an adapter words its own (HTTP's body limit, the file path)
 	}{
 		{"page size zero", "GET", "/api/v1/conversations?limit=0", "",
-			func() error { _, err := bc.ListConversations(calls.ListConversationsArgs{Limit: num(0)}); return err }, fault.Input, true},
+			func() error { _, err := bc.ListConversations(api.ListConversationsArgs{Limit: num(0)}); return err }, fault.Input, true},
 		{"page size too big", "GET", "/api/v1/conversations?limit=201", "",
-			func() error { _, err := bc.ListConversations(calls.ListConversationsArgs{Limit: num(201)}); return err }, fault.Input, true},
+			func() error { _, err := bc.ListConversations(api.ListConversationsArgs{Limit: num(201)}); return err }, fault.Input, true},
 		{"unknown conversation", "GET", "/api/v1/conversations/nope", "",
-			func() error { _, err := bc.GetConversation(calls.ByID{ID: "nope"}); return err }, fault.NotFound, true},
+			func() error { _, err := bc.GetConversation(api.ByID{ID: "nope"}); return err }, fault.NotFound, true},
 		{"message to an unknown conversation", "POST", "/api/v1/conversations/nope/messages", `{"content":"hi"}`,
-			func() error { _, err := bc.Send(calls.SendArgs{ID: "nope", Content: str("hi")}); return err }, fault.NotFound, true},
+			func() error { _, err := bc.Send(api.SendArgs{ID: "nope", Content: str("hi")}); return err }, fault.NotFound, true},
 		{"empty message", "POST", "/api/v1/conversations/" + idle.ID + "/messages", `{"content":"  "}`,
-			func() error { _, err := bc.Send(calls.SendArgs{ID: idle.ID, Content: str("  ")}); return err }, fault.Input, true},
+			func() error { _, err := bc.Send(api.SendArgs{ID: idle.ID, Content: str("  ")}); return err }, fault.Input, true},
 		{"message too long", "POST", "/api/v1/conversations/" + idle.ID + "/messages",
 			`{"content":"` + strings.Repeat("a", service.MaxMessageChars+1) + `"}`,
 			func() error {
-				_, err := bc.Send(calls.SendArgs{ID: idle.ID, Content: str(strings.Repeat("a", service.MaxMessageChars+1))})
+				_, err := bc.Send(api.SendArgs{ID: idle.ID, Content: str(strings.Repeat("a", service.MaxMessageChars+1))})
 				return err
 			},
 			fault.Input, true},
 		{"message while a run is active", "POST", "/api/v1/conversations/" + busy.ID + "/messages", `{"content":"again"}`,
-			func() error { _, err := bc.Send(calls.SendArgs{ID: busy.ID, Content: str("again")}); return err }, fault.Conflict, true},
+			func() error { _, err := bc.Send(api.SendArgs{ID: busy.ID, Content: str("again")}); return err }, fault.Conflict, true},
 		{"retry while a run is active", "POST", "/api/v1/conversations/" + busy.ID + "/retry", "",
-			func() error { _, err := bc.Retry(calls.ByID{ID: busy.ID}); return err }, fault.Conflict, true},
+			func() error { _, err := bc.Retry(api.ByID{ID: busy.ID}); return err }, fault.Conflict, true},
 		{"title too long", "PATCH", "/api/v1/conversations/" + idle.ID, `{"title":"` + strings.Repeat("t", service.MaxTitleChars+1) + `"}`,
 			func() error {
-				_, err := bc.UpdateConversation(calls.UpdateConversationArgs{ID: idle.ID, ConversationUpdate: service.ConversationUpdate{Title: str(strings.Repeat("t", service.MaxTitleChars+1))}})
+				_, err := bc.UpdateConversation(api.UpdateConversationArgs{ID: idle.ID, ConversationUpdate: api.ConversationUpdate{Title: str(strings.Repeat("t", service.MaxTitleChars+1))}})
 				return err
 			}, fault.Input, true},
 		{"unknown assistant", "POST", "/api/v1/conversations", `{"assistant":"ghost"}`,
 			func() error {
-				_, err := bc.CreateConversation(calls.CreateConversationArgs{Assistant: "ghost"})
+				_, err := bc.CreateConversation(api.CreateConversationArgs{Assistant: "ghost"})
 				return err
 			}, fault.Input, true},
 		{"cancel an unknown conversation", "POST", "/api/v1/conversations/nope/cancel", "",
-			func() error { _, err := bc.Cancel(calls.ByID{ID: "nope"}); return err }, fault.NotFound, true},
+			func() error { _, err := bc.Cancel(api.ByID{ID: "nope"}); return err }, fault.NotFound, true},
 		{"bad export format", "GET", "/api/v1/conversations/" + idle.ID + "/export?format=pdf", "",
 			func() error {
-				_, err := bc.ExportConversation(calls.ExportArgs{ID: idle.ID, Format: "pdf"})
+				_, err := bc.ExportConversation(api.ExportArgs{ID: idle.ID, Format: "pdf"})
 				return err
 			}, fault.Input, true},
 		{"oversized import", "POST", "/api/v1/conversations/import", strings.Repeat(" ", service.MaxImportBytes+1),
@@ -164,29 +163,29 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 			func() error { _, err := importFile(bc, notAnExport); return err }, fault.Input, true},
 		{"unknown card", "POST", "/api/v1/conversations/" + busy.ID + "/respond", `{"question_id":"nope","action":"submit"}`,
 			func() error {
-				_, err := bc.Respond(calls.RespondArgs{ID: busy.ID, Response: questions.Response{QuestionID: "nope", Action: questions.ActionSubmit}})
+				_, err := bc.Respond(api.RespondArgs{ID: busy.ID, Response: questions.Response{QuestionID: "nope", Action: questions.ActionSubmit}})
 				return err
 			}, fault.NotFound, true},
 		{"answer to a card of an unknown conversation", "POST", "/api/v1/conversations/nope/respond", `{"question_id":"latest","action":"decline"}`,
 			func() error {
-				_, err := bc.Respond(calls.RespondArgs{ID: "nope", Response: questions.Response{QuestionID: "latest", Action: questions.ActionDecline}})
+				_, err := bc.Respond(api.RespondArgs{ID: "nope", Response: questions.Response{QuestionID: "latest", Action: questions.ActionDecline}})
 				return err
 			}, fault.NotFound, true},
 		{"invalid answer", "POST", "/api/v1/conversations/" + busy.ID + "/respond",
 			`{"question_id":"latest","action":"submit","answers":{"Which colour?":{"selected":["Green"]}}}`,
 			func() error {
-				_, err := bc.Respond(calls.RespondArgs{ID: busy.ID, Response: questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
+				_, err := bc.Respond(api.RespondArgs{ID: busy.ID, Response: questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
 					Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Green"}}}}})
 				return err
 			}, fault.Validation, true},
 		{"unknown action", "POST", "/api/v1/conversations/" + busy.ID + "/respond", `{"question_id":"latest","action":"later"}`,
 			func() error {
-				_, err := bc.Respond(calls.RespondArgs{ID: busy.ID, Response: questions.Response{QuestionID: "latest", Action: "later"}})
+				_, err := bc.Respond(api.RespondArgs{ID: busy.ID, Response: questions.Response{QuestionID: "latest", Action: "later"}})
 				return err
 			}, fault.Input, true},
 		{"no card id", "POST", "/api/v1/conversations/" + busy.ID + "/respond", `{"action":"decline"}`,
 			func() error {
-				_, err := bc.Respond(calls.RespondArgs{ID: busy.ID, Response: questions.Response{Action: questions.ActionDecline}})
+				_, err := bc.Respond(api.RespondArgs{ID: busy.ID, Response: questions.Response{Action: questions.ActionDecline}})
 				return err
 			},
 			fault.Input, true},
@@ -203,28 +202,28 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 			},
 			fault.Input, true},
 		{"delete an unknown profile", "DELETE", "/api/v1/profiles/ghost", "",
-			func() error { _, err := bc.DeleteProfile(calls.ByName{Name: "ghost"}); return err }, fault.NotFound, true},
+			func() error { _, err := bc.DeleteProfile(api.ByName{Name: "ghost"}); return err }, fault.NotFound, true},
 		{"bad settings", "PUT", "/api/v1/settings", `{"theme":"neon"}`,
 			func() error { _, err := bc.SaveSettings(badSettings); return err }, fault.Input, true},
 		{"collection update with neither name nor paths", "PATCH", "/api/v1/knowledge/" + collection.ID, `{}`,
 			func() error {
-				_, err := bc.UpdateCollection(calls.UpdateCollectionArgs{ID: collection.ID})
+				_, err := bc.UpdateCollection(api.UpdateCollectionArgs{ID: collection.ID})
 				return err
 			},
 			fault.Input, true},
 		{"pull a model without a name", "POST", "/api/v1/models/pull", `{"model":" "}`,
-			func() error { _, err := bc.PullModel(calls.PullModelArgs{Model: " "}); return err }, fault.Input, true},
+			func() error { _, err := bc.PullModel(api.PullModelArgs{Model: " "}); return err }, fault.Input, true},
 		{"empty memory", "POST", "/api/v1/memory", `{"text":" "}`,
-			func() error { _, err := bc.CreateMemory(service.MemoryRequest{Text: " "}); return err }, fault.Input, true},
+			func() error { _, err := bc.CreateMemory(api.MemoryRequest{Text: " "}); return err }, fault.Input, true},
 		{"change an unknown memory", "PATCH", "/api/v1/memory/nope", `{"text":"x"}`,
 			func() error {
-				_, err := bc.UpdateMemory(calls.UpdateMemoryArgs{ID: "nope", MemoryUpdate: service.MemoryUpdate{Text: str("x")}})
+				_, err := bc.UpdateMemory(api.UpdateMemoryArgs{ID: "nope", MemoryUpdate: api.MemoryUpdate{Text: str("x")}})
 				return err
 			}, fault.NotFound, true},
 		{"remember a question the card does not have", "POST", "/api/v1/conversations/" + busy.ID + "/respond",
 			`{"question_id":"latest","action":"submit","answers":{"Which colour?":{"selected":["Red"]}},"remember":["Which size?"]}`,
 			func() error {
-				_, err := bc.Respond(calls.RespondArgs{ID: busy.ID, Response: questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
+				_, err := bc.Respond(api.RespondArgs{ID: busy.ID, Response: questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,
 					Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Red"}}}, Remember: []string{"Which size?"}}})
 				return err
 			}, fault.Input, true},
@@ -277,17 +276,17 @@ func TestBoundMethodsReturnEmptyListsNotNull(t *testing.T) {
 		return string(b)
 	}
 	b := a.calls
-	assert.Equal(t, `[]`, asJSON(b.Questions(calls.QuestionsArgs{Status: "pending"})))
-	assert.Equal(t, `[]`, asJSON(b.ConversationQuestions(calls.ByID{ID: conv.ID})))
-	assert.Equal(t, `[]`, asJSON(b.Memories(calls.MemoriesArgs{})))
+	assert.Equal(t, `[]`, asJSON(b.Questions(api.QuestionsArgs{Status: "pending"})))
+	assert.Equal(t, `[]`, asJSON(b.ConversationQuestions(api.ByID{ID: conv.ID})))
+	assert.Equal(t, `[]`, asJSON(b.Memories(api.MemoriesArgs{})))
 	assert.Equal(t, `[]`, asJSON(b.MCPServers()))
 	assert.Equal(t, `[]`, asJSON(b.ModelStats()))
 	assert.Equal(t, `[]`, asJSON(b.AgentTokens()))
-	assert.Contains(t, asJSON(b.GetConversation(calls.ByID{ID: conv.ID})), `"messages":[]`)
-	assert.Contains(t, asJSON(b.ListConversations(calls.ListConversationsArgs{Q: "no such title"})), `"items":[]`)
+	assert.Contains(t, asJSON(b.GetConversation(api.ByID{ID: conv.ID})), `"messages":[]`)
+	assert.Contains(t, asJSON(b.ListConversations(api.ListConversationsArgs{Q: "no such title"})), `"items":[]`)
 	// A URL server has no args, env or tools: the service keeps those nil.
 	off := false
-	put := asJSON(b.PutMCPServer(calls.PutMCPServerArgs{Name: "remote", MCPServerConfig: api.MCPServerConfig{URL: "http://127.0.0.1:9/mcp", Enabled: &off}}))
+	put := asJSON(b.PutMCPServer(api.PutMCPServerArgs{Name: "remote", MCPServerConfig: api.MCPServerConfig{URL: "http://127.0.0.1:9/mcp", Enabled: &off}}))
 	for _, field := range []string{`"args":[]`, `"env_keys":[]`, `"header_keys":[]`, `"tools":[]`} {
 		assert.Contains(t, put, field)
 	}
@@ -301,5 +300,5 @@ func importFile(c *Calls, path string) (*chat.Conversation, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.ImportConversation(calls.ImportArgs{Data: data})
+	return c.ImportConversation(api.ImportArgs{Data: data})
 }

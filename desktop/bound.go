@@ -6,8 +6,8 @@ import (
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
-	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/nonnil"
 	"github.com/parley-app/parley/backend/service"
 	"github.com/parley-app/parley/backend/trace"
 )
@@ -20,8 +20,8 @@ import (
 // rejected promise carrying its message.
 
 // wire is what a bound method returns: its value with [] (and {}) where a
-// nil slice (or map) would reach the window as null (api.NonNil).
-func wire[T any](v T, err error) (T, error) { return api.NonNil(v), err }
+// nil slice (or map) would reach the window as null (nonnil.Of).
+func wire[T any](v T, err error) (T, error) { return nonnil.Of(v), err }
 
 // binding is what a bound service holds: the domain service and the
 // window's context (set when the window starts).
@@ -42,7 +42,7 @@ type wailsEmitter struct {
 // Emit sends one event to the window (dropped before the window starts).
 func (w *wailsEmitter) Emit(name string, payload any) {
 	if ctx := w.ctx.Load(); ctx != nil {
-		runtime.EventsEmit(*ctx, name, api.NonNilAny(payload)) // [] where the UI's type says T[], never null
+		runtime.EventsEmit(*ctx, name, nonnil.Any(payload)) // [] where the UI's type says T[], never null
 		if trace.Enabled() {
 			trace.Mark(events.TraceKey(name, payload), trace.HopWailsSent)
 		}

@@ -29,91 +29,91 @@ func (c *Calls) Health() (api.Health, error) {
 // ListConversations returns one page of the conversation list, pinned first then newest, optionally filtered by q and by project.
 //
 // GET /api/v1/conversations
-func (c *Calls) ListConversations(req calls.ListConversationsArgs) (service.ConversationPage, error) {
+func (c *Calls) ListConversations(req api.ListConversationsArgs) (api.ConversationPage, error) {
 	return wire(calls.ListConversations.Do(c.ctx, c.svc, req))
 }
 
 // CreateConversation starts an empty conversation with an optional title, assistant profile and project.
 //
 // POST /api/v1/conversations
-func (c *Calls) CreateConversation(req calls.CreateConversationArgs) (*chat.Conversation, error) {
+func (c *Calls) CreateConversation(req api.CreateConversationArgs) (*chat.Conversation, error) {
 	return wire(calls.CreateConversation.Do(c.ctx, c.svc, req))
 }
 
 // GetConversation returns the conversation with its messages, run state and pending card.
 //
 // GET /api/v1/conversations/{id}
-func (c *Calls) GetConversation(req calls.ByID) (*service.ConversationDetail, error) {
+func (c *Calls) GetConversation(req api.ByID) (*api.ConversationDetail, error) {
 	return wire(calls.GetConversation.Do(c.ctx, c.svc, req))
 }
 
 // UpdateConversation changes the title, pin, assistant profile, model, thinking setting, collections and/or project; returns the conversation.
 //
 // PATCH /api/v1/conversations/{id}
-func (c *Calls) UpdateConversation(req calls.UpdateConversationArgs) (*service.ConversationDetail, error) {
+func (c *Calls) UpdateConversation(req api.UpdateConversationArgs) (*api.ConversationDetail, error) {
 	return wire(calls.UpdateConversation.Do(c.ctx, c.svc, req))
 }
 
 // DeleteConversation stops the conversation's run, cancels its cards and deletes it.
 //
 // DELETE /api/v1/conversations/{id}
-func (c *Calls) DeleteConversation(req calls.ByID) (api.Deleted, error) {
+func (c *Calls) DeleteConversation(req api.ByID) (api.Deleted, error) {
 	return wire(calls.DeleteConversation.Do(c.ctx, c.svc, req))
 }
 
 // Send stores a user message, with its files and optionally under an earlier message (an edit), and starts a run.
 //
 // POST /api/v1/conversations/{id}/messages
-func (c *Calls) Send(req calls.SendArgs) (api.RunStarted, error) {
+func (c *Calls) Send(req api.SendArgs) (api.RunStarted, error) {
 	return wire(calls.Send.Do(c.ctx, c.svc, req))
 }
 
 // Regenerate asks for a new reply beside the reply of message_id, by model when given.
 //
 // POST /api/v1/conversations/{id}/regenerate
-func (c *Calls) Regenerate(req calls.RegenerateArgs) (api.RunStarted, error) {
+func (c *Calls) Regenerate(req api.RegenerateArgs) (api.RunStarted, error) {
 	return wire(calls.Regenerate.Do(c.ctx, c.svc, req))
 }
 
 // SelectBranch makes the path through message_id the visible one; returns the conversation.
 //
 // PUT /api/v1/conversations/{id}/branch
-func (c *Calls) SelectBranch(req calls.SelectBranchArgs) (*service.ConversationDetail, error) {
+func (c *Calls) SelectBranch(req api.SelectBranchArgs) (*api.ConversationDetail, error) {
 	return wire(calls.SelectBranch.Do(c.ctx, c.svc, req))
 }
 
 // ForkQuestion changes an answered card's answer on a new branch, which then runs.
 //
 // POST /api/v1/conversations/{id}/questions/{question_id}/fork
-func (c *Calls) ForkQuestion(req calls.ForkQuestionArgs) (api.RunStarted, error) {
+func (c *Calls) ForkQuestion(req api.ForkQuestionArgs) (api.RunStarted, error) {
 	return wire(calls.ForkQuestion.Do(c.ctx, c.svc, req))
 }
 
 // Retry runs the assistant again on the saved history, without adding a user message.
 //
 // POST /api/v1/conversations/{id}/retry
-func (c *Calls) Retry(req calls.ByID) (api.RunStarted, error) {
+func (c *Calls) Retry(req api.ByID) (api.RunStarted, error) {
 	return wire(calls.Retry.Do(c.ctx, c.svc, req))
 }
 
 // Cancel stops the active run; a pending card is cancelled.
 //
 // POST /api/v1/conversations/{id}/cancel
-func (c *Calls) Cancel(req calls.ByID) (api.OK, error) {
+func (c *Calls) Cancel(req api.ByID) (api.OK, error) {
 	return wire(calls.Cancel.Do(c.ctx, c.svc, req))
 }
 
 // ExportConversation exports the conversation as Markdown or JSON.
 //
 // GET /api/v1/conversations/{id}/export
-func (c *Calls) ExportConversation(req calls.ExportArgs) (api.ExportedFile, error) {
+func (c *Calls) ExportConversation(req api.ExportArgs) (api.ExportedFile, error) {
 	return wire(calls.ExportConversation.Do(c.ctx, c.svc, req))
 }
 
 // ImportConversation adds a conversation exported as JSON, with new ids.
 //
 // POST /api/v1/conversations/import
-func (c *Calls) ImportConversation(req calls.ImportArgs) (*chat.Conversation, error) {
+func (c *Calls) ImportConversation(req api.ImportArgs) (*chat.Conversation, error) {
 	return wire(calls.ImportConversation.Do(c.ctx, c.svc, req))
 }
 
@@ -134,21 +134,21 @@ func (c *Calls) CreateProject(req api.ProjectRequest) (*chat.Project, error) {
 // GetProject returns one project.
 //
 // GET /api/v1/projects/{id}
-func (c *Calls) GetProject(req calls.ByID) (*chat.Project, error) {
+func (c *Calls) GetProject(req api.ByID) (*chat.Project, error) {
 	return wire(calls.GetProject.Do(c.ctx, c.svc, req))
 }
 
 // UpdateProject changes the name, instructions, collections, profile and/or model of a project.
 //
 // PATCH /api/v1/projects/{id}
-func (c *Calls) UpdateProject(req calls.UpdateProjectArgs) (*chat.Project, error) {
+func (c *Calls) UpdateProject(req api.UpdateProjectArgs) (*chat.Project, error) {
 	return wire(calls.UpdateProject.Do(c.ctx, c.svc, req))
 }
 
 // DeleteProject deletes a project; its conversations stay, out of any project, unless with_conversations.
 //
 // DELETE /api/v1/projects/{id}
-func (c *Calls) DeleteProject(req calls.DeleteProjectArgs) (api.Deleted, error) {
+func (c *Calls) DeleteProject(req api.DeleteProjectArgs) (api.Deleted, error) {
 	return wire(calls.DeleteProject.Do(c.ctx, c.svc, req))
 }
 
@@ -162,35 +162,35 @@ func (c *Calls) ExportBackup() (api.ExportedFile, error) {
 // ImportBackup restores a backup; what is here already is left as it is, so importing it twice adds nothing twice.
 //
 // POST /api/v1/import
-func (c *Calls) ImportBackup(req calls.ImportBackupArgs) (api.BackupImported, error) {
+func (c *Calls) ImportBackup(req api.ImportBackupArgs) (api.BackupImported, error) {
 	return wire(calls.ImportBackup.Do(c.ctx, c.svc, req))
 }
 
 // PendingQuestion returns the conversation's pending card, if any.
 //
 // GET /api/v1/conversations/{id}/pending-question
-func (c *Calls) PendingQuestion(req calls.ByID) (calls.PendingQuestionState, error) {
+func (c *Calls) PendingQuestion(req api.ByID) (api.PendingQuestionState, error) {
 	return wire(calls.PendingQuestion.Do(c.ctx, c.svc, req))
 }
 
 // Respond answers, skips, declines or cancels the conversation's pending card; returns the card.
 //
 // POST /api/v1/conversations/{id}/respond
-func (c *Calls) Respond(req calls.RespondArgs) (*questions.Card, error) {
+func (c *Calls) Respond(req api.RespondArgs) (*questions.Card, error) {
 	return wire(calls.Respond.Do(c.ctx, c.svc, req))
 }
 
 // ConversationQuestions returns one conversation's cards, oldest first.
 //
 // GET /api/v1/conversations/{id}/questions
-func (c *Calls) ConversationQuestions(req calls.ByID) ([]*questions.Card, error) {
+func (c *Calls) ConversationQuestions(req api.ByID) ([]*questions.Card, error) {
 	return wire(calls.ConversationQuestions.Do(c.ctx, c.svc, req))
 }
 
 // Questions returns the cards of every conversation, by status when given ("pending": the inbox).
 //
 // GET /api/v1/questions
-func (c *Calls) Questions(req calls.QuestionsArgs) ([]*questions.Card, error) {
+func (c *Calls) Questions(req api.QuestionsArgs) ([]*questions.Card, error) {
 	return wire(calls.Questions.Do(c.ctx, c.svc, req))
 }
 
@@ -211,7 +211,7 @@ func (c *Calls) CheckModelServer() (service.ModelStatus, error) {
 // PullModel downloads an Ollama model; progress comes as model:pull events.
 //
 // POST /api/v1/models/pull
-func (c *Calls) PullModel(req calls.PullModelArgs) (api.PullDone, error) {
+func (c *Calls) PullModel(req api.PullModelArgs) (api.PullDone, error) {
 	return wire(calls.PullModel.Do(c.ctx, c.svc, req))
 }
 
@@ -274,7 +274,7 @@ func (c *Calls) SaveProfile(req assistant.Profile) (assistant.Profile, error) {
 // DeleteProfile deletes a profile; deleting the default one resets it to its defaults.
 //
 // DELETE /api/v1/profiles/{name}
-func (c *Calls) DeleteProfile(req calls.ByName) (api.Deleted, error) {
+func (c *Calls) DeleteProfile(req api.ByName) (api.Deleted, error) {
 	return wire(calls.DeleteProfile.Do(c.ctx, c.svc, req))
 }
 
@@ -295,35 +295,35 @@ func (c *Calls) MCPServers() ([]api.MCPServer, error) {
 // GetMCPServer returns one MCP server with its state and tools.
 //
 // GET /api/v1/mcp/servers/{name}
-func (c *Calls) GetMCPServer(req calls.ByName) (api.MCPServer, error) {
+func (c *Calls) GetMCPServer(req api.ByName) (api.MCPServer, error) {
 	return wire(calls.GetMCPServer.Do(c.ctx, c.svc, req))
 }
 
 // PutMCPServer adds or replaces a server; an env or header value left out (or masked) keeps the stored secret.
 //
 // PUT /api/v1/mcp/servers/{name}
-func (c *Calls) PutMCPServer(req calls.PutMCPServerArgs) (api.MCPServer, error) {
+func (c *Calls) PutMCPServer(req api.PutMCPServerArgs) (api.MCPServer, error) {
 	return wire(calls.PutMCPServer.Do(c.ctx, c.svc, req))
 }
 
 // DeleteMCPServer stops and removes a server.
 //
 // DELETE /api/v1/mcp/servers/{name}
-func (c *Calls) DeleteMCPServer(req calls.ByName) (api.Deleted, error) {
+func (c *Calls) DeleteMCPServer(req api.ByName) (api.Deleted, error) {
 	return wire(calls.DeleteMCPServer.Do(c.ctx, c.svc, req))
 }
 
 // SetMCPToolPolicy sets whether a server's tool runs, asks first or is blocked.
 //
 // PUT /api/v1/mcp/servers/{name}/tools/{tool}
-func (c *Calls) SetMCPToolPolicy(req calls.MCPToolPolicyArgs) (api.MCPTool, error) {
+func (c *Calls) SetMCPToolPolicy(req api.MCPToolPolicyArgs) (api.MCPTool, error) {
 	return wire(calls.SetMCPToolPolicy.Do(c.ctx, c.svc, req))
 }
 
 // ImportMCPConfig adds the servers of another host's mcp.json or claude_desktop_config.json.
 //
 // POST /api/v1/mcp/import
-func (c *Calls) ImportMCPConfig(req calls.ImportMCPConfigArgs) (api.MCPImportResult, error) {
+func (c *Calls) ImportMCPConfig(req api.ImportMCPConfigArgs) (api.MCPImportResult, error) {
 	return wire(calls.ImportMCPConfig.Do(c.ctx, c.svc, req))
 }
 
@@ -344,70 +344,70 @@ func (c *Calls) CreateCollection(req api.CollectionRequest) (api.Collection, err
 // GetCollection returns one collection.
 //
 // GET /api/v1/knowledge/{id}
-func (c *Calls) GetCollection(req calls.ByID) (api.Collection, error) {
+func (c *Calls) GetCollection(req api.ByID) (api.Collection, error) {
 	return wire(calls.GetCollection.Do(c.ctx, c.svc, req))
 }
 
 // UpdateCollection renames a collection or changes its paths (indexed again).
 //
 // PATCH /api/v1/knowledge/{id}
-func (c *Calls) UpdateCollection(req calls.UpdateCollectionArgs) (api.Collection, error) {
+func (c *Calls) UpdateCollection(req api.UpdateCollectionArgs) (api.Collection, error) {
 	return wire(calls.UpdateCollection.Do(c.ctx, c.svc, req))
 }
 
 // DeleteCollection deletes the index (never the files).
 //
 // DELETE /api/v1/knowledge/{id}
-func (c *Calls) DeleteCollection(req calls.ByID) (api.Deleted, error) {
+func (c *Calls) DeleteCollection(req api.ByID) (api.Deleted, error) {
 	return wire(calls.DeleteCollection.Do(c.ctx, c.svc, req))
 }
 
 // ReindexCollection indexes the collection again.
 //
 // POST /api/v1/knowledge/{id}/reindex
-func (c *Calls) ReindexCollection(req calls.ByID) (api.Reindexing, error) {
+func (c *Calls) ReindexCollection(req api.ByID) (api.Reindexing, error) {
 	return wire(calls.ReindexCollection.Do(c.ctx, c.svc, req))
 }
 
 // CancelCollection stops indexing; what was indexed stays searchable.
 //
 // POST /api/v1/knowledge/{id}/cancel
-func (c *Calls) CancelCollection(req calls.ByID) (api.Collection, error) {
+func (c *Calls) CancelCollection(req api.ByID) (api.Collection, error) {
 	return wire(calls.CancelCollection.Do(c.ctx, c.svc, req))
 }
 
 // SearchCollection searches one collection.
 //
 // POST /api/v1/knowledge/{id}/search
-func (c *Calls) SearchCollection(req calls.SearchCollectionArgs) (api.KnowledgeSearchResponse, error) {
+func (c *Calls) SearchCollection(req api.SearchCollectionArgs) (api.KnowledgeSearchResponse, error) {
 	return wire(calls.SearchCollection.Do(c.ctx, c.svc, req))
 }
 
 // Memories returns the memories, newest first: every one (project "all" or none), those of no project ("none"), or a project's own.
 //
 // GET /api/v1/memory
-func (c *Calls) Memories(req calls.MemoriesArgs) ([]memory.Memory, error) {
+func (c *Calls) Memories(req api.MemoriesArgs) ([]memory.Memory, error) {
 	return wire(calls.Memories.Do(c.ctx, c.svc, req))
 }
 
 // CreateMemory keeps a memory the user typed, for every conversation or one project's; refused while memory is off.
 //
 // POST /api/v1/memory
-func (c *Calls) CreateMemory(req service.MemoryRequest) (memory.Memory, error) {
+func (c *Calls) CreateMemory(req api.MemoryRequest) (memory.Memory, error) {
 	return wire(calls.CreateMemory.Do(c.ctx, c.svc, req))
 }
 
 // UpdateMemory changes a memory's text and/or whether it answers cards (auto_answer: memories made from an answer only).
 //
 // PATCH /api/v1/memory/{id}
-func (c *Calls) UpdateMemory(req calls.UpdateMemoryArgs) (memory.Memory, error) {
+func (c *Calls) UpdateMemory(req api.UpdateMemoryArgs) (memory.Memory, error) {
 	return wire(calls.UpdateMemory.Do(c.ctx, c.svc, req))
 }
 
 // DeleteMemory forgets one memory.
 //
 // DELETE /api/v1/memory/{id}
-func (c *Calls) DeleteMemory(req calls.ByID) (api.Deleted, error) {
+func (c *Calls) DeleteMemory(req api.ByID) (api.Deleted, error) {
 	return wire(calls.DeleteMemory.Do(c.ctx, c.svc, req))
 }
 
@@ -435,7 +435,7 @@ func (c *Calls) CreateAgentToken(req api.AgentTokenRequest) (api.NewAgentToken, 
 // RevokeAgentToken deletes a token: it stops working at once.
 //
 // DELETE /api/v1/agent-tokens/{id}
-func (c *Calls) RevokeAgentToken(req calls.ByID) error {
+func (c *Calls) RevokeAgentToken(req api.ByID) error {
 	_, err := calls.RevokeAgentToken.Do(c.ctx, c.svc, req)
 	return err
 }
@@ -451,6 +451,6 @@ func (c *Calls) ReportTrace(req []trace.PageMark) error {
 // Trace returns the card trace's records.
 //
 // GET /api/v1/debug/trace
-func (c *Calls) Trace() (calls.TraceRecords, error) {
+func (c *Calls) Trace() (api.TraceRecords, error) {
 	return wire(calls.Trace.Do(c.ctx, c.svc, calls.None{}))
 }

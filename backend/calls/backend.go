@@ -15,15 +15,15 @@ import (
 // may give a fake).
 type Backend interface {
 	Health() api.Health
-	ListConversations(ctx context.Context, limit int, cursor, query, project string) (service.ConversationPage, error)
+	ListConversations(ctx context.Context, limit int, cursor, query, project string) (api.ConversationPage, error)
 	CreateConversationIn(ctx context.Context, title, assistant, projectID string) (*chat.Conversation, error)
-	GetConversation(ctx context.Context, id string) (*service.ConversationDetail, error)
-	UpdateConversation(ctx context.Context, id string, u service.ConversationUpdate) (*service.ConversationDetail, error)
+	GetConversation(ctx context.Context, id string) (*api.ConversationDetail, error)
+	UpdateConversation(ctx context.Context, id string, u api.ConversationUpdate) (*api.ConversationDetail, error)
 	DeleteConversation(ctx context.Context, id string) error
-	Send(ctx context.Context, id string, req service.SendRequest) (runID string, err error)
+	Send(ctx context.Context, id string, req api.SendRequest) (runID string, err error)
 	Regenerate(ctx context.Context, id, messageID, model string) (runID string, err error)
-	SelectBranch(ctx context.Context, id, messageID string) (*service.ConversationDetail, error)
-	ForkQuestion(ctx context.Context, id, questionID string, req service.ForkRequest) (runID string, err error)
+	SelectBranch(ctx context.Context, id, messageID string) (*api.ConversationDetail, error)
+	ForkQuestion(ctx context.Context, id, questionID string, req api.ForkRequest) (runID string, err error)
 	Retry(ctx context.Context, id string) (runID string, err error)
 	Cancel(ctx context.Context, id string) error
 	Respond(ctx context.Context, id string, r questions.Response) (*questions.Card, error)
@@ -73,8 +73,8 @@ type Backend interface {
 	SearchCollection(ctx context.Context, id string, req api.KnowledgeSearchRequest) (api.KnowledgeSearchResponse, error)
 
 	Memories(ctx context.Context, project string) ([]memory.Memory, error)
-	CreateMemory(ctx context.Context, req service.MemoryRequest) (memory.Memory, error)
-	UpdateMemory(ctx context.Context, id string, u service.MemoryUpdate) (memory.Memory, error)
+	CreateMemory(ctx context.Context, req api.MemoryRequest) (memory.Memory, error)
+	UpdateMemory(ctx context.Context, id string, u api.MemoryUpdate) (memory.Memory, error)
 	DeleteMemory(ctx context.Context, id string) error
 	DeleteAllMemories(ctx context.Context) error
 

@@ -30,7 +30,7 @@ var (
 	// Conversations (SPEC §4, §7).
 	ListConversations = declare("ListConversations", "GET /api/v1/conversations",
 		"Returns one page of the conversation list, pinned first then newest, optionally filtered by q and by project.",
-		func(ctx context.Context, b Backend, r ListConversationsArgs) (service.ConversationPage, error) {
+		func(ctx context.Context, b Backend, r api.ListConversationsArgs) (api.ConversationPage, error) {
 			limit := api.DefaultPageSize
 			if r.Limit != nil {
 				limit = *r.Limit
@@ -39,31 +39,31 @@ var (
 		}, Query("limit", "cursor", "q", "project"), QueryError(service.ErrBadPageSize))
 	CreateConversation = declare("CreateConversation", "POST /api/v1/conversations",
 		"Starts an empty conversation with an optional title, assistant profile and project.",
-		func(ctx context.Context, b Backend, r CreateConversationArgs) (*chat.Conversation, error) {
+		func(ctx context.Context, b Backend, r api.CreateConversationArgs) (*chat.Conversation, error) {
 			return b.CreateConversationIn(ctx, r.Title, r.Assistant, r.ProjectID)
 		}, Status(http.StatusCreated), OptionalBody())
 	GetConversation = declare("GetConversation", "GET /api/v1/conversations/{id}",
 		"Returns the conversation with its messages, run state and pending card.",
-		func(ctx context.Context, b Backend, r ByID) (*service.ConversationDetail, error) {
+		func(ctx context.Context, b Backend, r api.ByID) (*api.ConversationDetail, error) {
 			return b.GetConversation(ctx, r.ID)
 		})
 	UpdateConversation = declare("UpdateConversation", "PATCH /api/v1/conversations/{id}",
 		"Changes the title, pin, assistant profile, model, thinking setting, collections and/or project; returns the conversation.",
-		func(ctx context.Context, b Backend, r UpdateConversationArgs) (*service.ConversationDetail, error) {
+		func(ctx context.Context, b Backend, r api.UpdateConversationArgs) (*api.ConversationDetail, error) {
 			return b.UpdateConversation(ctx, r.ID, r.ConversationUpdate)
 		})
 	DeleteConversation = declare("DeleteConversation", "DELETE /api/v1/conversations/{id}",
 		"Stops the conversation's run, cancels its cards and deletes it.",
-		func(ctx context.Context, b Backend, r ByID) (api.Deleted, error) {
+		func(ctx context.Context, b Backend, r api.ByID) (api.Deleted, error) {
 			return api.Deleted{Deleted: true}, b.DeleteConversation(ctx, r.ID)
 		})
 	Send = declare("Send", "POST /api/v1/conversations/{id}/messages",
 		"Stores a user message, with its files and optionally under an earlier message (an edit), and starts a run.",
-		func(ctx context.Context, b Backend, r SendArgs) (api.RunStarted, error) {
+		func(ctx context.Context, b Backend, r api.SendArgs) (api.RunStarted, error) {
 			if r.Content == nil && len(r.Attachments) == 0 {
 				return api.RunStarted{}, inputError(`"content" is required`)
 			}
-			req := service.SendRequest{ParentID: r.ParentID, Attachments: r.Attachments}
+			req := api.SendRequest{ParentID: r.ParentID, Attachments: r.Attachments}
 			if r.Content != nil {
 				req.Content = *r.Content
 			}
@@ -71,32 +71,32 @@ var (
 		}, Status(http.StatusAccepted), MaxBody(api.MaxMessageBodyBytes))
 	Regenerate = declare("Regenerate", "POST /api/v1/conversations/{id}/regenerate",
 		"Asks for a new reply beside the reply of message_id, by model when given.",
-		func(ctx context.Context, b Backend, r RegenerateArgs) (api.RunStarted, error) {
+		func(ctx context.Context, b Backend, r api.RegenerateArgs) (api.RunStarted, error) {
 			return runStarted(b.Regenerate(ctx, r.ID, r.MessageID, r.Model))
 		}, Status(http.StatusAccepted))
 	SelectBranch = declare("SelectBranch", "PUT /api/v1/conversations/{id}/branch",
 		"Makes the path through message_id the visible one; returns the conversation.",
-		func(ctx context.Context, b Backend, r SelectBranchArgs) (*service.ConversationDetail, error) {
+		func(ctx context.Context, b Backend, r api.SelectBranchArgs) (*api.ConversationDetail, error) {
 			return b.SelectBranch(ctx, r.ID, r.MessageID)
 		})
 	ForkQuestion = declare("ForkQuestion", "POST /api/v1/conversations/{id}/questions/{question_id}/fork",
 		"Changes an answered card's answer on a new branch, which then runs.",
-		func(ctx context.Context, b Backend, r ForkQuestionArgs) (api.RunStarted, error) {
-			return runStarted(b.ForkQuestion(ctx, r.ID, r.QuestionID, service.ForkRequest{Answers: r.Answers, Comments: r.Comments}))
+		func(ctx context.Context, b Backend, r api.ForkQuestionArgs) (api.RunStarted, error) {
+			return runStarted(b.ForkQuestion(ctx, r.ID, r.QuestionID, api.ForkRequest{Answers: r.Answers, Comments: r.Comments}))
 		}, Status(http.StatusAccepted))
 	Retry = declare("Retry", "POST /api/v1/conversations/{id}/retry",
 		"Runs the assistant again on the saved history, without adding a user message.",
-		func(ctx context.Context, b Backend, r ByID) (api.RunStarted, error) {
+		func(ctx context.Context, b Backend, r api.ByID) (api.RunStarted, error) {
 			return runStarted(b.Retry(ctx, r.ID))
 		}, Status(http.StatusAccepted))
 	Cancel = declare("Cancel", "POST /api/v1/conversations/{id}/cancel",
 		"Stops the active run; a pending card is cancelled.",
-		func(ctx context.Context, b Backend, r ByID) (api.OK, error) {
+		func(ctx context.Context, b Backend, r api.ByID) (api.OK, error) {
 			return api.OK{OK: true}, b.Cancel(ctx, r.ID)
 		})
 	ExportConversation = declare("ExportConversation", "GET /api/v1/conversations/{id}/export",
 		"Exports the conversation as Markdown or JSON.",
-		func(ctx context.Context, b Backend, r ExportArgs) (api.ExportedFile, error) {
+		func(ctx context.Context, b Backend, r api.ExportArgs) (api.ExportedFile, error) {
 			out, err := b.ExportConversation(ctx, r.ID, r.Format)
 			if err != nil {
 				return api.ExportedFile{}, err
@@ -109,7 +109,7 @@ var (
 		}, Query("format"), File())
 	ImportConversation = declare("ImportConversation", "POST /api/v1/conversations/import",
 		"Adds a conversation exported as JSON, with new ids.",
-		func(ctx context.Context, b Backend, r ImportArgs) (*chat.Conversation, error) {
+		func(ctx context.Context, b Backend, r api.ImportArgs) (*chat.Conversation, error) {
 			return b.ImportConversation(ctx, []byte(r.Data))
 		}, RawBody("data"), MaxBody(api.MaxImportBytes), Status(http.StatusCreated))
 
@@ -122,15 +122,15 @@ var (
 			return b.CreateProject(ctx, r)
 		}, Status(http.StatusCreated))
 	GetProject = declare("GetProject", "GET /api/v1/projects/{id}", "Returns one project.",
-		func(ctx context.Context, b Backend, r ByID) (*chat.Project, error) { return b.Project(ctx, r.ID) })
+		func(ctx context.Context, b Backend, r api.ByID) (*chat.Project, error) { return b.Project(ctx, r.ID) })
 	UpdateProject = declare("UpdateProject", "PATCH /api/v1/projects/{id}",
 		"Changes the name, instructions, collections, profile and/or model of a project.",
-		func(ctx context.Context, b Backend, r UpdateProjectArgs) (*chat.Project, error) {
+		func(ctx context.Context, b Backend, r api.UpdateProjectArgs) (*chat.Project, error) {
 			return b.UpdateProject(ctx, r.ID, r.ProjectRequest)
 		})
 	DeleteProject = declare("DeleteProject", "DELETE /api/v1/projects/{id}",
 		"Deletes a project; its conversations stay, out of any project, unless with_conversations.",
-		func(ctx context.Context, b Backend, r DeleteProjectArgs) (api.Deleted, error) {
+		func(ctx context.Context, b Backend, r api.DeleteProjectArgs) (api.Deleted, error) {
 			return api.Deleted{Deleted: true}, b.DeleteProject(ctx, r.ID, r.WithConversations)
 		}, Query("with_conversations"))
 	ExportBackup = declare("ExportBackup", "GET /api/v1/export",
@@ -144,33 +144,33 @@ var (
 		}, File())
 	ImportBackup = declare("ImportBackup", "POST /api/v1/import",
 		"Restores a backup; what is here already is left as it is, so importing it twice adds nothing twice.",
-		func(ctx context.Context, b Backend, r ImportBackupArgs) (api.BackupImported, error) {
+		func(ctx context.Context, b Backend, r api.ImportBackupArgs) (api.BackupImported, error) {
 			return b.ImportBackup(ctx, []byte(r.Data))
 		}, RawBody("data"), MaxBody(api.MaxBackupBytes))
 
 	// Question cards (SPEC §2, §4).
 	PendingQuestion = declare("PendingQuestion", "GET /api/v1/conversations/{id}/pending-question",
 		"Returns the conversation's pending card, if any.",
-		func(ctx context.Context, b Backend, r ByID) (PendingQuestionState, error) {
+		func(ctx context.Context, b Backend, r api.ByID) (api.PendingQuestionState, error) {
 			d, err := b.GetConversation(ctx, r.ID)
 			if err != nil {
-				return PendingQuestionState{}, err
+				return api.PendingQuestionState{}, err
 			}
-			return PendingQuestionState{HasPendingQuestion: d.PendingQuestion != nil, Card: d.PendingQuestion}, nil
+			return api.PendingQuestionState{HasPendingQuestion: d.PendingQuestion != nil, Card: d.PendingQuestion}, nil
 		})
 	Respond = declare("Respond", "POST /api/v1/conversations/{id}/respond",
 		"Answers, skips, declines or cancels the conversation's pending card; returns the card.",
-		func(ctx context.Context, b Backend, r RespondArgs) (*questions.Card, error) {
+		func(ctx context.Context, b Backend, r api.RespondArgs) (*questions.Card, error) {
 			return b.Respond(ctx, r.ID, r.Response)
 		})
 	ConversationQuestions = declare("ConversationQuestions", "GET /api/v1/conversations/{id}/questions",
 		"Returns one conversation's cards, oldest first.",
-		func(ctx context.Context, b Backend, r ByID) ([]*questions.Card, error) {
+		func(ctx context.Context, b Backend, r api.ByID) ([]*questions.Card, error) {
 			return b.ConversationQuestions(ctx, r.ID)
 		})
 	Questions = declare("Questions", "GET /api/v1/questions",
 		"Returns the cards of every conversation, by status when given (\"pending\": the inbox).",
-		func(ctx context.Context, b Backend, r QuestionsArgs) ([]*questions.Card, error) {
+		func(ctx context.Context, b Backend, r api.QuestionsArgs) ([]*questions.Card, error) {
 			return b.Questions(ctx, r.Status)
 		}, Query("status"))
 
@@ -185,7 +185,7 @@ var (
 		})
 	PullModel = declare("PullModel", "POST /api/v1/models/pull",
 		"Downloads an Ollama model; progress comes as model:pull events.",
-		func(ctx context.Context, b Backend, r PullModelArgs) (api.PullDone, error) {
+		func(ctx context.Context, b Backend, r api.PullModelArgs) (api.PullDone, error) {
 			return api.PullDone{Status: "success"}, b.PullModel(ctx, r.Model)
 		})
 	ModelStats = declare("ModelStats", "GET /api/v1/models/stats",
@@ -225,7 +225,7 @@ var (
 		})
 	DeleteProfile = declare("DeleteProfile", "DELETE /api/v1/profiles/{name}",
 		"Deletes a profile; deleting the default one resets it to its defaults.",
-		func(ctx context.Context, b Backend, r ByName) (api.Deleted, error) {
+		func(ctx context.Context, b Backend, r api.ByName) (api.Deleted, error) {
 			return api.Deleted{Deleted: true}, b.DeleteProfile(ctx, r.Name)
 		})
 	AvailableTools = declare("AvailableTools", "GET /api/v1/tools", "Returns the tools a profile may opt in to.",
@@ -246,24 +246,24 @@ var (
 		"Returns the MCP servers with their state and tools; secrets come back as key names only.",
 		func(_ context.Context, b Backend, _ None) ([]api.MCPServer, error) { return b.MCPServers(), nil })
 	GetMCPServer = declare("GetMCPServer", "GET /api/v1/mcp/servers/{name}", "Returns one MCP server with its state and tools.",
-		func(_ context.Context, b Backend, r ByName) (api.MCPServer, error) { return b.MCPServer(r.Name) })
+		func(_ context.Context, b Backend, r api.ByName) (api.MCPServer, error) { return b.MCPServer(r.Name) })
 	PutMCPServer = declare("PutMCPServer", "PUT /api/v1/mcp/servers/{name}",
 		"Adds or replaces a server; an env or header value left out (or masked) keeps the stored secret.",
-		func(_ context.Context, b Backend, r PutMCPServerArgs) (api.MCPServer, error) {
+		func(_ context.Context, b Backend, r api.PutMCPServerArgs) (api.MCPServer, error) {
 			return b.PutMCPServer(r.Name, r.MCPServerConfig)
 		})
 	DeleteMCPServer = declare("DeleteMCPServer", "DELETE /api/v1/mcp/servers/{name}", "Stops and removes a server.",
-		func(_ context.Context, b Backend, r ByName) (api.Deleted, error) {
+		func(_ context.Context, b Backend, r api.ByName) (api.Deleted, error) {
 			return api.Deleted{Deleted: true}, b.DeleteMCPServer(r.Name)
 		})
 	SetMCPToolPolicy = declare("SetMCPToolPolicy", "PUT /api/v1/mcp/servers/{name}/tools/{tool}",
 		"Sets whether a server's tool runs, asks first or is blocked.",
-		func(_ context.Context, b Backend, r MCPToolPolicyArgs) (api.MCPTool, error) {
+		func(_ context.Context, b Backend, r api.MCPToolPolicyArgs) (api.MCPTool, error) {
 			return b.SetMCPToolPolicy(r.Name, r.Tool, r.Policy)
 		})
 	ImportMCPConfig = declare("ImportMCPConfig", "POST /api/v1/mcp/import",
 		"Adds the servers of another host's mcp.json or claude_desktop_config.json.",
-		func(_ context.Context, b Backend, r ImportMCPConfigArgs) (api.MCPImportResult, error) {
+		func(_ context.Context, b Backend, r api.ImportMCPConfigArgs) (api.MCPImportResult, error) {
 			return b.ImportMCPConfig([]byte(r.Content))
 		}, RawBody("content"))
 
@@ -276,48 +276,50 @@ var (
 			return b.CreateCollection(ctx, r)
 		}, Status(http.StatusCreated))
 	GetCollection = declare("GetCollection", "GET /api/v1/knowledge/{id}", "Returns one collection.",
-		func(ctx context.Context, b Backend, r ByID) (api.Collection, error) { return b.Collection(ctx, r.ID) })
+		func(ctx context.Context, b Backend, r api.ByID) (api.Collection, error) {
+			return b.Collection(ctx, r.ID)
+		})
 	UpdateCollection = declare("UpdateCollection", "PATCH /api/v1/knowledge/{id}",
 		"Renames a collection or changes its paths (indexed again).",
-		func(ctx context.Context, b Backend, r UpdateCollectionArgs) (api.Collection, error) {
+		func(ctx context.Context, b Backend, r api.UpdateCollectionArgs) (api.Collection, error) {
 			return b.UpdateCollection(ctx, r.ID, r.CollectionRequest)
 		})
 	DeleteCollection = declare("DeleteCollection", "DELETE /api/v1/knowledge/{id}", "Deletes the index (never the files).",
-		func(ctx context.Context, b Backend, r ByID) (api.Deleted, error) {
+		func(ctx context.Context, b Backend, r api.ByID) (api.Deleted, error) {
 			return api.Deleted{Deleted: true}, b.DeleteCollection(ctx, r.ID)
 		})
 	ReindexCollection = declare("ReindexCollection", "POST /api/v1/knowledge/{id}/reindex", "Indexes the collection again.",
-		func(ctx context.Context, b Backend, r ByID) (api.Reindexing, error) {
+		func(ctx context.Context, b Backend, r api.ByID) (api.Reindexing, error) {
 			return api.Reindexing{Reindexing: true}, b.ReindexCollection(ctx, r.ID)
 		}, Status(http.StatusAccepted))
 	CancelCollection = declare("CancelCollection", "POST /api/v1/knowledge/{id}/cancel",
 		"Stops indexing; what was indexed stays searchable.",
-		func(ctx context.Context, b Backend, r ByID) (api.Collection, error) {
+		func(ctx context.Context, b Backend, r api.ByID) (api.Collection, error) {
 			return b.CancelCollection(ctx, r.ID)
 		})
 	SearchCollection = declare("SearchCollection", "POST /api/v1/knowledge/{id}/search", "Searches one collection.",
-		func(ctx context.Context, b Backend, r SearchCollectionArgs) (api.KnowledgeSearchResponse, error) {
+		func(ctx context.Context, b Backend, r api.SearchCollectionArgs) (api.KnowledgeSearchResponse, error) {
 			return b.SearchCollection(ctx, r.ID, r.KnowledgeSearchRequest)
 		})
 
 	// Memory (SPEC §14): Settings → Memory.
 	Memories = declare("Memories", "GET /api/v1/memory",
 		"Returns the memories, newest first: every one (project \"all\" or none), those of no project (\"none\"), or a project's own.",
-		func(ctx context.Context, b Backend, r MemoriesArgs) ([]memory.Memory, error) {
+		func(ctx context.Context, b Backend, r api.MemoriesArgs) ([]memory.Memory, error) {
 			return b.Memories(ctx, r.Project)
 		}, Query("project"))
 	CreateMemory = declare("CreateMemory", "POST /api/v1/memory",
 		"Keeps a memory the user typed, for every conversation or one project's; refused while memory is off.",
-		func(ctx context.Context, b Backend, r service.MemoryRequest) (memory.Memory, error) {
+		func(ctx context.Context, b Backend, r api.MemoryRequest) (memory.Memory, error) {
 			return b.CreateMemory(ctx, r)
 		}, Status(http.StatusCreated))
 	UpdateMemory = declare("UpdateMemory", "PATCH /api/v1/memory/{id}",
 		"Changes a memory's text and/or whether it answers cards (auto_answer: memories made from an answer only).",
-		func(ctx context.Context, b Backend, r UpdateMemoryArgs) (memory.Memory, error) {
+		func(ctx context.Context, b Backend, r api.UpdateMemoryArgs) (memory.Memory, error) {
 			return b.UpdateMemory(ctx, r.ID, r.MemoryUpdate)
 		})
 	DeleteMemory = declare("DeleteMemory", "DELETE /api/v1/memory/{id}", "Forgets one memory.",
-		func(ctx context.Context, b Backend, r ByID) (api.Deleted, error) {
+		func(ctx context.Context, b Backend, r api.ByID) (api.Deleted, error) {
 			return api.Deleted{Deleted: true}, b.DeleteMemory(ctx, r.ID)
 		})
 	DeleteAllMemories = declare("DeleteAllMemories", "DELETE /api/v1/memory", "Forgets every memory.",
@@ -333,7 +335,7 @@ var (
 			return b.CreateAgentToken(ctx, r.Name)
 		}, ForAgents(), Status(http.StatusCreated))
 	RevokeAgentToken = declare("RevokeAgentToken", "DELETE /api/v1/agent-tokens/{id}", "Deletes a token: it stops working at once.",
-		func(ctx context.Context, b Backend, r ByID) (None, error) {
+		func(ctx context.Context, b Backend, r api.ByID) (None, error) {
 			return None{}, b.RevokeAgentToken(ctx, r.ID)
 		},
 		ForAgents(), Status(http.StatusNoContent))
@@ -350,11 +352,11 @@ var (
 			return None{}, nil
 		}, Status(http.StatusNoContent))
 	Trace = declare("Trace", "GET /api/v1/debug/trace", "Returns the card trace's records.",
-		func(_ context.Context, _ Backend, _ None) (TraceRecords, error) {
+		func(_ context.Context, _ Backend, _ None) (api.TraceRecords, error) {
 			if !trace.Enabled() {
-				return TraceRecords{}, errTraceOff
+				return api.TraceRecords{}, errTraceOff
 			}
-			return TraceRecords{Records: trace.Snapshot()}, nil
+			return api.TraceRecords{Records: trace.Snapshot()}, nil
 		})
 )
 

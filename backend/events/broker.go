@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/nonnil"
 	"github.com/parley-app/parley/backend/trace"
 )
 
@@ -78,7 +78,7 @@ func (b *Broker) Emit(name string, payload any) {
 		traceKey = TraceKey(name, payload)
 		trace.Mark(traceKey, trace.HopEmitted)
 	}
-	data, err := json.Marshal(api.NonNilAny(payload)) // [] where the UI's type says T[], never null
+	data, err := json.Marshal(nonnil.Any(payload)) // [] where the UI's type says T[], never null
 	if err != nil {
 		slog.Error("marshal event", "event", name, "err", err)
 		return

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/api"
-	"github.com/parley-app/parley/backend/service"
 )
 
 // A full backup moves projects and conversations to another Parley, under
@@ -136,7 +135,7 @@ func TestImportBackupRefusesWhatItCannotRead(t *testing.T) {
 	var list []projectJSON
 	require.Equal(t, http.StatusOK, k.call("GET", "/api/v1/projects", nil, &list))
 	assert.Len(t, list, 1, "a refused backup stored nothing")
-	var page service.ConversationPage
+	var page api.ConversationPage
 	require.Equal(t, http.StatusOK, k.call("GET", "/api/v1/conversations", nil, &page))
 	assert.Empty(t, page.Items)
 	status, text := do(t, k.ts, "POST", "/api/v1/import", strings.Repeat(" ", api.MaxBackupBytes+1), nil)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/memory"
@@ -22,10 +23,10 @@ import (
 
 // The fake backend of the handler tests has no memories.
 func (f *fakeBackend) Memories(context.Context, string) ([]memory.Memory, error) { return nil, f.err }
-func (f *fakeBackend) CreateMemory(context.Context, service.MemoryRequest) (memory.Memory, error) {
+func (f *fakeBackend) CreateMemory(context.Context, api.MemoryRequest) (memory.Memory, error) {
 	return memory.Memory{}, f.err
 }
-func (f *fakeBackend) UpdateMemory(context.Context, string, service.MemoryUpdate) (memory.Memory, error) {
+func (f *fakeBackend) UpdateMemory(context.Context, string, api.MemoryUpdate) (memory.Memory, error) {
 	return memory.Memory{}, f.err
 }
 func (f *fakeBackend) DeleteMemory(context.Context, string) error { return f.err }

@@ -8,9 +8,9 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
+	"github.com/parley-app/parley/backend/nonnil"
 )
 
 type httpError struct {
@@ -136,7 +136,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(api.NonNilAny(v)) // [] where the UI's type says T[], never null
+	_ = enc.Encode(nonnil.Any(v)) // [] where the UI's type says T[], never null
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {

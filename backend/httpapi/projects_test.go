@@ -82,7 +82,7 @@ func (k *knowledgeServer) conversation(id string) (convJSON, int) {
 
 func (k *knowledgeServer) listIDs(query string) []string {
 	k.t.Helper()
-	var page service.ConversationPage
+	var page api.ConversationPage
 	require.Equal(k.t, http.StatusOK, k.call("GET", "/api/v1/conversations"+query, nil, &page))
 	ids := []string{}
 	for _, c := range page.Items {
@@ -220,12 +220,12 @@ func TestConversationsInProjectsThroughTheAPI(t *testing.T) {
 	assert.Equal(t, []string{outside.ID}, k.listIDs("?project="+other.ID))
 	assert.Equal(t, []string{c.ID}, k.listIDs("?project="+p.ID+"&q=one"))
 	assert.Empty(t, k.listIDs("?project="+p.ID+"&q=three"), "a match outside the project")
-	var page service.ConversationPage
+	var page api.ConversationPage
 	require.Equal(t, http.StatusOK, k.call("GET", "/api/v1/conversations?limit=1&project="+p.ID, nil, &page))
 	require.Len(t, page.Items, 1)
 	require.NotEmpty(t, page.NextCursor)
 	cursor := page.NextCursor
-	page = service.ConversationPage{}
+	page = api.ConversationPage{}
 	require.Equal(t, http.StatusOK, k.call("GET", "/api/v1/conversations?limit=1&project="+p.ID+"&cursor="+cursor, nil, &page))
 	require.Len(t, page.Items, 1)
 	assert.Equal(t, c.ID, page.Items[0].ID)

@@ -15,6 +15,9 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/calls"
 	"github.com/parley-app/parley/backend/chat"
@@ -22,8 +25,6 @@ import (
 	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -38,30 +39,30 @@ type fakeBackend struct {
 	lastSent  string
 }
 
-func (f *fakeBackend) ListConversations(context.Context, int, string, string, string) (service.ConversationPage, error) {
-	return service.ConversationPage{Items: []chat.Conversation{{ID: "c1", Title: "Trip"}}}, f.err
+func (f *fakeBackend) ListConversations(context.Context, int, string, string, string) (api.ConversationPage, error) {
+	return api.ConversationPage{Items: []chat.Conversation{{ID: "c1", Title: "Trip"}}}, f.err
 }
 func (f *fakeBackend) CreateConversationIn(_ context.Context, title, _, _ string) (*chat.Conversation, error) {
 	return &chat.Conversation{ID: "c2", Title: title}, f.err
 }
-func (f *fakeBackend) GetConversation(_ context.Context, id string) (*service.ConversationDetail, error) {
+func (f *fakeBackend) GetConversation(_ context.Context, id string) (*api.ConversationDetail, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	return &service.ConversationDetail{Conversation: chat.Conversation{ID: id}, State: "idle"}, nil
+	return &api.ConversationDetail{Conversation: chat.Conversation{ID: id}, State: "idle"}, nil
 }
 func (f *fakeBackend) DeleteConversation(context.Context, string) error { return f.err }
-func (f *fakeBackend) Send(_ context.Context, _ string, req service.SendRequest) (string, error) {
+func (f *fakeBackend) Send(_ context.Context, _ string, req api.SendRequest) (string, error) {
 	f.lastSent = req.Content
 	return "r1", f.err
 }
 func (f *fakeBackend) Regenerate(context.Context, string, string, string) (string, error) {
 	return "r1", f.err
 }
-func (f *fakeBackend) SelectBranch(_ context.Context, id, _ string) (*service.ConversationDetail, error) {
-	return &service.ConversationDetail{Conversation: chat.Conversation{ID: id}}, f.err
+func (f *fakeBackend) SelectBranch(_ context.Context, id, _ string) (*api.ConversationDetail, error) {
+	return &api.ConversationDetail{Conversation: chat.Conversation{ID: id}}, f.err
 }
-func (f *fakeBackend) ForkQuestion(context.Context, string, string, service.ForkRequest) (string, error) {
+func (f *fakeBackend) ForkQuestion(context.Context, string, string, api.ForkRequest) (string, error) {
 	return "r1", f.err
 }
 func (f *fakeBackend) Cancel(context.Context, string) error { return f.err }
@@ -79,8 +80,8 @@ func (f *fakeBackend) Questions(context.Context, string) ([]*questions.Card, err
 	return nil, f.err
 }
 
-func (f *fakeBackend) UpdateConversation(ctx context.Context, id string, u service.ConversationUpdate) (*service.ConversationDetail, error) {
-	if u == (service.ConversationUpdate{}) {
+func (f *fakeBackend) UpdateConversation(ctx context.Context, id string, u api.ConversationUpdate) (*api.ConversationDetail, error) {
+	if u == (api.ConversationUpdate{}) {
 		return nil, fault.Newf(fault.Input, "give something to change") // as the service does
 	}
 	if f.err != nil {

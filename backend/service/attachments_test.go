@@ -25,7 +25,7 @@ func TestImagesGoToAVisionModelAsImageParts(t *testing.T) {
 		modelserver.WithModelDetails("llava", true, 8192))
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "", "")
-	d := e.send(c.ID, SendRequest{Content: "What is in these?", Attachments: []chat.Attachment{
+	d := e.send(c.ID, api.SendRequest{Content: "What is in these?", Attachments: []chat.Attachment{
 		{Name: "notes.md", MIMEType: "text/markdown", Data: []byte("# Notes\nbuy milk")},
 		{Name: "dot.png", MIMEType: "image/png", Data: pngBytes},
 	}})
@@ -59,7 +59,7 @@ func TestImagesAreRefusedForAModelWithoutVision(t *testing.T) {
 	e := newEnvModel(t, echo(), "scripted", modelserver.WithModels([]string{"scripted"}))
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "", "")
-	_, err := e.svc.Send(ctx, c.ID, SendRequest{Content: "look", Attachments: []chat.Attachment{{Name: "dot.png", MIMEType: "image/png", Data: pngBytes}}})
+	_, err := e.svc.Send(ctx, c.ID, api.SendRequest{Content: "look", Attachments: []chat.Attachment{{Name: "dot.png", MIMEType: "image/png", Data: pngBytes}}})
 	require.Error(t, err)
 	assert.Equal(t, fault.Validation, fault.KindOf(err))
 	assert.Equal(t, `The model scripted cannot read images. Choose a vision model (with Ollama, one whose details list "vision", such as qwen2.5vl or llava), or send the message without the image.`, err.Error())
@@ -69,7 +69,7 @@ func TestImagesAreRefusedForAModelWithoutVision(t *testing.T) {
 	assert.Empty(t, e.model.Requests(), "nothing sent")
 
 	// A text file goes to any model.
-	d = e.send(c.ID, SendRequest{Attachments: []chat.Attachment{{Name: "app.log", Data: []byte("ERROR disk full\n")}}})
+	d = e.send(c.ID, api.SendRequest{Attachments: []chat.Attachment{{Name: "app.log", Data: []byte("ERROR disk full\n")}}})
 	assert.Equal(t, "\n\n<file name=\"app.log\">\nERROR disk full\n</file>", lastRequest(t, e).LastMessage().Content)
 	assert.Equal(t, "text/plain", d.Messages[0].Attachments[0].MIMEType)
 	assert.Equal(t, "app.log", d.Title, "a message of only a file is titled by it")
@@ -93,14 +93,14 @@ func TestAttachmentLimitsHaveClearMessages(t *testing.T) {
 		"no name":  {[]chat.Attachment{{Data: []byte("a")}}, fault.Validation, "attachments[0] has no name"},
 		"too many": {make([]chat.Attachment, api.MaxAttachments+1), fault.Validation, "a message can carry at most 8 files (got 9)"},
 	} {
-		_, err := e.svc.Send(ctx, c.ID, SendRequest{Content: "files", Attachments: tc.atts})
+		_, err := e.svc.Send(ctx, c.ID, api.SendRequest{Content: "files", Attachments: tc.atts})
 		if assert.Error(t, err, name) {
 			assert.Equal(t, tc.kind, fault.KindOf(err), name)
 			assert.Equal(t, tc.msg, err.Error(), name)
 		}
 	}
 	// Exactly 1 MB is fine.
-	e.send(c.ID, SendRequest{Content: "ok", Attachments: []chat.Attachment{{Name: "max.txt", Data: bytes.Repeat([]byte("a"), api.MaxTextFileBytes)}}})
+	e.send(c.ID, api.SendRequest{Content: "ok", Attachments: []chat.Attachment{{Name: "max.txt", Data: bytes.Repeat([]byte("a"), api.MaxTextFileBytes)}}})
 	assert.True(t, strings.HasSuffix(lastRequest(t, e).LastMessage().Content, "</file>"))
 }
 
@@ -108,7 +108,7 @@ func TestReplyFiguresAreCountedWhenTheServerSendsNoUsage(t *testing.T) {
 	e := newEnv(t, modelserver.Turns(modelserver.Turn{Text: "twelve chars", NoUsage: true}), time.Minute)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Figures", "")
-	d := e.send(c.ID, SendRequest{Content: "hi"})
+	d := e.send(c.ID, api.SendRequest{Content: "hi"})
 	st := d.Messages[1].Stats
 	require.NotNil(t, st)
 	assert.True(t, st.Estimated)

@@ -5,13 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/parley-app/parley/backend/i18n"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/store"
 )
@@ -22,7 +23,7 @@ import (
 
 // Send stores the user's message (with its files) and starts a run. With a
 // ParentID the message goes under that message, beside its other children.
-func (s *Service) Send(ctx context.Context, id string, req SendRequest) (string, error) {
+func (s *Service) Send(ctx context.Context, id string, req api.SendRequest) (string, error) {
 	content := strings.TrimSpace(req.Content)
 	if content == "" && len(req.Attachments) == 0 {
 		return "", inputErrorf(`"content" must not be empty`)
@@ -147,7 +148,7 @@ func (s *Service) Regenerate(ctx context.Context, id, messageID, model string) (
 
 // SelectBranch makes the path through messageID the visible one (the
 // UI's < 2/3 >, or opening a search result) and returns the conversation.
-func (s *Service) SelectBranch(ctx context.Context, id, messageID string) (*ConversationDetail, error) {
+func (s *Service) SelectBranch(ctx context.Context, id, messageID string) (*api.ConversationDetail, error) {
 	if strings.TrimSpace(messageID) == "" {
 		return nil, inputErrorf(`"message_id" is required`)
 	}
@@ -167,7 +168,7 @@ func (s *Service) SelectBranch(ctx context.Context, id, messageID string) (*Conv
 // (checked as any answer, SPEC §1) becomes a tool result beside the old one,
 // that branch becomes the visible one and the run goes on from it. The card
 // keeps its id and its first answer.
-func (s *Service) ForkQuestion(ctx context.Context, id, questionID string, req ForkRequest) (string, error) {
+func (s *Service) ForkQuestion(ctx context.Context, id, questionID string, req api.ForkRequest) (string, error) {
 	c, err := s.store.GetConversation(ctx, id)
 	if err != nil {
 		return "", err

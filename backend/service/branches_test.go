@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/fault"
@@ -68,7 +69,7 @@ func echo() modelserver.Script {
 	}
 }
 
-func (e *env) send(id string, req SendRequest) *ConversationDetail {
+func (e *env) send(id string, req api.SendRequest) *api.ConversationDetail {
 	e.t.Helper()
 	_, err := e.svc.Send(context.Background(), id, req)
 	require.NoError(e.t, err)
@@ -91,13 +92,13 @@ func TestEditGivesTheModelOnlyTheEditedBranch(t *testing.T) {
 	ctx := context.Background()
 	c, err := e.svc.CreateConversation(ctx, "", "")
 	require.NoError(t, err)
-	e.send(c.ID, SendRequest{Content: "first"})
-	d := e.send(c.ID, SendRequest{Content: "second"})
+	e.send(c.ID, api.SendRequest{Content: "first"})
+	d := e.send(c.ID, api.SendRequest{Content: "second"})
 	require.Equal(t, []string{"first", "re: first", "second", "re: second"}, shapeOf(d.Messages))
 	second := d.Messages[2]
 
 	// Edit "second": a sibling under its parent.
-	d = e.send(c.ID, SendRequest{Content: "second, edited", ParentID: &second.ParentID})
+	d = e.send(c.ID, api.SendRequest{Content: "second, edited", ParentID: &second.ParentID})
 	assert.Equal(t, []string{"user: first", "assistant: re: first", "user: second, edited"}, history(lastRequest(t, e)),
 		"the edited branch must not carry the old message")
 	assert.Equal(t, []string{"first", "re: first", "second, edited <2/2>", "re: second, edited"}, shapeOf(d.Messages))
@@ -105,7 +106,7 @@ func TestEditGivesTheModelOnlyTheEditedBranch(t *testing.T) {
 
 	// Edit the first message: a new first message, with nothing before it.
 	root := ""
-	d = e.send(c.ID, SendRequest{Content: "first, edited", ParentID: &root})
+	d = e.send(c.ID, api.SendRequest{Content: "first, edited", ParentID: &root})
 	assert.Equal(t, []string{"user: first, edited"}, history(lastRequest(t, e)))
 	assert.Equal(t, []string{"first, edited <2/2>", "re: first, edited"}, shapeOf(d.Messages))
 
@@ -114,7 +115,7 @@ func TestEditGivesTheModelOnlyTheEditedBranch(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"first <1/2>", "re: first", "second <1/2>", "re: second"}, shapeOf(d.Messages))
 	// A message sent now continues that branch.
-	e.send(c.ID, SendRequest{Content: "third"})
+	e.send(c.ID, api.SendRequest{Content: "third"})
 	assert.Equal(t, []string{"user: first", "assistant: re: first", "user: second", "assistant: re: second", "user: third"},
 		history(lastRequest(t, e)))
 	assert.Equal(t, "first", d.Title, "the title comes from the first message")
@@ -124,8 +125,8 @@ func TestRegenerateGetsTheHistoryUpToTheUserMessage(t *testing.T) {
 	e := newEnv(t, echo(), time.Minute)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Regen", "")
-	e.send(c.ID, SendRequest{Content: "first"})
-	d := e.send(c.ID, SendRequest{Content: "second"})
+	e.send(c.ID, api.SendRequest{Content: "first"})
+	d := e.send(c.ID, api.SendRequest{Content: "second"})
 	firstReply := d.Messages[1]
 
 	_, err := e.svc.Regenerate(ctx, c.ID, firstReply.ID, "another-model")
@@ -171,12 +172,12 @@ func TestChangeAnswerForksAtTheCard(t *testing.T) {
 	e := newEnv(t, echo(), time.Minute)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Fork", "")
-	d := e.send(c.ID, SendRequest{Content: "ask me"})
+	d := e.send(c.ID, api.SendRequest{Content: "ask me"})
 	require.NotNil(t, d.PendingQuestion)
 	card := d.PendingQuestion
 
 	// While the card waits, the run is active: no fork, no branch switch, no edit.
-	_, err := e.svc.ForkQuestion(ctx, c.ID, card.ID, ForkRequest{Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
+	_, err := e.svc.ForkQuestion(ctx, c.ID, card.ID, api.ForkRequest{Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
 	assert.Equal(t, fault.Conflict, fault.KindOf(err), "fork while pending: %v", err)
 	_, err = e.svc.SelectBranch(ctx, c.ID, d.Messages[0].ID)
 	assert.Equal(t, fault.Conflict, fault.KindOf(err))
@@ -191,16 +192,16 @@ func TestChangeAnswerForksAtTheCard(t *testing.T) {
 
 	// Bad answers, unknown cards: 422 and 404, nothing changes.
 	n := len(e.model.Requests())
-	_, err = e.svc.ForkQuestion(ctx, c.ID, card.ID, ForkRequest{Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Green"}}}})
+	_, err = e.svc.ForkQuestion(ctx, c.ID, card.ID, api.ForkRequest{Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Green"}}}})
 	assert.Equal(t, fault.Validation, fault.KindOf(err), "%v", err)
-	_, err = e.svc.ForkQuestion(ctx, c.ID, "no-such-card", ForkRequest{})
+	_, err = e.svc.ForkQuestion(ctx, c.ID, "no-such-card", api.ForkRequest{})
 	assert.Equal(t, fault.NotFound, fault.KindOf(err))
 	other, _ := e.svc.CreateConversation(ctx, "Other", "")
-	_, err = e.svc.ForkQuestion(ctx, other.ID, card.ID, ForkRequest{Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
+	_, err = e.svc.ForkQuestion(ctx, other.ID, card.ID, api.ForkRequest{Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
 	assert.Equal(t, fault.NotFound, fault.KindOf(err), "a card of another conversation")
 	assert.Equal(t, n, len(e.model.Requests()))
 
-	_, err = e.svc.ForkQuestion(ctx, c.ID, card.ID, ForkRequest{Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}, Comments: "changed my mind"})
+	_, err = e.svc.ForkQuestion(ctx, c.ID, card.ID, api.ForkRequest{Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}, Comments: "changed my mind"})
 	require.NoError(t, err)
 	d = e.waitState(c.ID, chat.StateIdle)
 	assert.Equal(t, []string{"user: ask me", "assistant: One question. -> ask_user_question", `tool: {"answers":{"Which colour?":"Blue"},"comments":"changed my mind"}`},
@@ -228,9 +229,9 @@ func TestPendingCardOnAnEditedBranchSurvivesARestart(t *testing.T) {
 	e := newEnv(t, echo(), time.Minute)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Restart", "")
-	d := e.send(c.ID, SendRequest{Content: "hello"})
+	d := e.send(c.ID, api.SendRequest{Content: "hello"})
 	root := ""
-	d = e.send(c.ID, SendRequest{Content: "ask me instead", ParentID: &root})
+	d = e.send(c.ID, api.SendRequest{Content: "ask me instead", ParentID: &root})
 	require.NotNil(t, d.PendingQuestion)
 	card := d.PendingQuestion
 	e.close()
@@ -263,7 +264,7 @@ func TestRegenerateThatStoresNothingLeavesTheOldReplyShown(t *testing.T) {
 	}, time.Minute)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Regen fails", "")
-	d := e.send(c.ID, SendRequest{Content: "first"})
+	d := e.send(c.ID, api.SendRequest{Content: "first"})
 	require.Equal(t, []string{"first", "re: first"}, shapeOf(d.Messages))
 	reply := d.Messages[1]
 
@@ -283,6 +284,6 @@ func TestRegenerateThatStoresNothingLeavesTheOldReplyShown(t *testing.T) {
 	assert.Equal(t, []string{"first", "re: first"}, shapeOf(d.Messages), "the old reply is shown after a stop")
 
 	fail.Store(0)
-	d = e.send(c.ID, SendRequest{Content: "second"})
+	d = e.send(c.ID, api.SendRequest{Content: "second"})
 	assert.Equal(t, []string{"first", "re: first", "second", "re: second"}, shapeOf(d.Messages))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
@@ -74,7 +75,7 @@ func TestCancelGivenBeforeCrashIsHonoured(t *testing.T) {
 			ctx := context.Background()
 			c, err := e.svc.CreateConversation(ctx, "Cancel crash", "")
 			require.NoError(t, err)
-			_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "paint"})
+			_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "paint"})
 			require.NoError(t, err)
 			card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
 			require.NotNil(t, card)

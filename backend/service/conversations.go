@@ -3,13 +3,14 @@ package service
 import (
 	"context"
 	"errors"
-	"github.com/parley-app/parley/backend/i18n"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/store"
 )
@@ -18,15 +19,15 @@ import (
 // conversations matching query ("" = all) in project ("" = in any project
 // or none). limit must be 1 to MaxPageSize (callers that got none pass
 // DefaultPageSize).
-func (s *Service) ListConversations(ctx context.Context, limit int, cursor, query, project string) (ConversationPage, error) {
+func (s *Service) ListConversations(ctx context.Context, limit int, cursor, query, project string) (api.ConversationPage, error) {
 	if limit < 1 || limit > MaxPageSize {
-		return ConversationPage{}, ErrBadPageSize
+		return api.ConversationPage{}, ErrBadPageSize
 	}
 	items, next, err := s.store.ListConversations(ctx, store.ListOptions{Limit: limit, Cursor: cursor, Query: query, Project: project})
 	if err != nil {
-		return ConversationPage{}, err
+		return api.ConversationPage{}, err
 	}
-	return ConversationPage{Items: items, NextCursor: next}, nil
+	return api.ConversationPage{Items: items, NextCursor: next}, nil
 }
 
 // CreateConversation starts an empty conversation outside any project.
@@ -81,7 +82,7 @@ func (s *Service) checkAssistant(ctx context.Context, name string) (string, erro
 }
 
 // GetConversation returns the conversation with messages and state.
-func (s *Service) GetConversation(ctx context.Context, id string) (*ConversationDetail, error) {
+func (s *Service) GetConversation(ctx context.Context, id string) (*api.ConversationDetail, error) {
 	// State first: messages read after it are at least as new, so an idle
 	// state never comes with a missing final answer.
 	st := s.rt.State(id)
@@ -103,7 +104,7 @@ func (s *Service) GetConversation(ctx context.Context, id string) (*Conversation
 			return nil, err
 		}
 	}
-	d := &ConversationDetail{Conversation: *c, State: st.State, Error: st.Error, Messages: msgs}
+	d := &api.ConversationDetail{Conversation: *c, State: st.State, Error: st.Error, Messages: msgs}
 	if ok && card.Status == questions.StatusPending {
 		d.PendingQuestion = card
 		d.State = chat.StateAwaitingUserResponse

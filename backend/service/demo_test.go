@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/questions"
@@ -27,7 +28,7 @@ func (e *env) enableDemo() {
 // waitReplyAfter waits until the run started by the user turn matching
 // isTurn has ended (idle, or waiting on a card) and returns the conversation
 // and the index of that turn.
-func (e *env) waitReplyAfter(id string, isTurn func(chat.Message) bool) (*ConversationDetail, int) {
+func (e *env) waitReplyAfter(id string, isTurn func(chat.Message) bool) (*api.ConversationDetail, int) {
 	e.t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
@@ -59,7 +60,7 @@ func TestDemoRepliesToALateAnswerInsteadOfAskingAgain(t *testing.T) {
 	ctx := context.Background()
 	c, err := e.svc.CreateConversation(ctx, "", "")
 	require.NoError(t, err)
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "Write a cover letter for a design job"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "Write a cover letter for a design job"})
 	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateIdle)
 	require.Contains(t, d.Messages[len(d.Messages)-1].Content, "I didn't hear back")
@@ -116,14 +117,14 @@ func TestExportPlacesEachCardWithItsRun(t *testing.T) {
 	c, err := e.svc.CreateConversation(ctx, "", "")
 	require.NoError(t, err)
 
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "Write a cover letter"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "Write a cover letter"})
 	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateAwaitingUserResponse)
 	_, err = e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionDecline})
 	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateIdle)
 
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "Now make it shorter"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "Now make it shorter"})
 	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateAwaitingUserResponse)
 	_, err = e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionCancel})
@@ -175,7 +176,7 @@ func TestRespondSkipIsDecline(t *testing.T) {
 	ctx := context.Background()
 	c, err := e.svc.CreateConversation(ctx, "", "")
 	require.NoError(t, err)
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "paint"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "paint"})
 	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateAwaitingUserResponse)
 	card, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: "skip"})
@@ -230,7 +231,7 @@ func TestDemoFlagAnswersWithoutAModelServerOrSavingTheSetting(t *testing.T) {
 
 	c, err := e.svc.CreateConversation(ctx, "Demo", "")
 	require.NoError(t, err)
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "Write me a poem"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "Write me a poem"})
 	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
 	require.NotNil(t, d.PendingQuestion, "the demo assistant asks its card")

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/engine"
@@ -54,7 +55,7 @@ func TestBuiltinEngineAsksACard(t *testing.T) {
 	ctx := context.Background()
 	c, err := svc.CreateConversation(ctx, "", "")
 	require.NoError(t, err)
-	_, err = svc.Send(ctx, c.ID, SendRequest{Content: "Pick a colour for my bedroom"})
+	_, err = svc.Send(ctx, c.ID, api.SendRequest{Content: "Pick a colour for my bedroom"})
 	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateAwaitingUserResponse, chat.StateError)
 	require.Equal(t, chat.StateAwaitingUserResponse, d.State, "error: %s", d.Error)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/fault"
@@ -77,7 +78,7 @@ func TestParleysOwnTextsSpeakTheChosenLanguage(t *testing.T) {
 	t.Cleanup(func() { i18n.SetCurrent(i18n.English) })
 	c, err := e.svc.CreateConversation(ctx, "Slow", "")
 	require.NoError(t, err)
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "hello"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "hello"})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return len(e.model.Requests()) > 0 }, 10*time.Second, 10*time.Millisecond, "the model was asked")
 	e.close()
@@ -105,7 +106,7 @@ func TestParleysOwnTextsSpeakTheChosenLanguage(t *testing.T) {
 	i18n.SetCurrent("ja")
 	c, err = ja.svc.CreateConversation(ctx, "", "")
 	require.NoError(t, err)
-	_, err = ja.svc.Send(ctx, c.ID, SendRequest{Content: "hello"})
+	_, err = ja.svc.Send(ctx, c.ID, api.SendRequest{Content: "hello"})
 	require.NoError(t, err)
 	d = ja.waitState(c.ID, chat.StateError)
 	assert.True(t, strings.HasPrefix(d.Error, empty.URL()+" のモデルサーバーにはまだモデルがありません。"), d.Error)

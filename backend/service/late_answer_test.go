@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/store"
@@ -21,7 +22,7 @@ func TestLateAnswerInEarlierWordingIsNotPostedAgain(t *testing.T) {
 	ctx := context.Background()
 	c, err := e.svc.CreateConversation(ctx, "Late, upgraded", "")
 	require.NoError(t, err)
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "paint"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "paint"})
 	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateIdle)
 	cards, err := e.svc.ConversationQuestions(ctx, c.ID)

@@ -76,18 +76,18 @@ func (e *env) waitConnected(name string) api.MCPServer {
 }
 
 // startWith starts a conversation with a message and waits for it to settle.
-func (e *env) startWith(text string, want ...string) (string, *ConversationDetail) {
+func (e *env) startWith(text string, want ...string) (string, *api.ConversationDetail) {
 	e.t.Helper()
 	c, err := e.svc.CreateConversation(context.Background(), "", "")
 	require.NoError(e.t, err)
-	_, err = e.svc.Send(context.Background(), c.ID, SendRequest{Content: text})
+	_, err = e.svc.Send(context.Background(), c.ID, api.SendRequest{Content: text})
 	require.NoError(e.t, err)
 	return c.ID, e.waitState(c.ID, want...)
 }
 
-func lastMessage(d *ConversationDetail) chat.Message { return d.Messages[len(d.Messages)-1] }
+func lastMessage(d *api.ConversationDetail) chat.Message { return d.Messages[len(d.Messages)-1] }
 
-func toolMessage(t *testing.T, d *ConversationDetail) chat.Message {
+func toolMessage(t *testing.T, d *api.ConversationDetail) chat.Message {
 	t.Helper()
 	for _, m := range d.Messages {
 		if m.Role == chat.RoleTool {
@@ -437,7 +437,7 @@ func TestMCPStopCancelsARunningCall(t *testing.T) {
 	c, err := e.svc.CreateConversation(context.Background(), "", "")
 	require.NoError(t, err)
 	id := c.ID
-	_, err = e.svc.Send(context.Background(), id, SendRequest{Content: "Wait forever"})
+	_, err = e.svc.Send(context.Background(), id, api.SendRequest{Content: "Wait forever"})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		_, err := os.Stat(filepath.Join(marker, "started"))

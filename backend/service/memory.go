@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/memory"
@@ -24,20 +25,6 @@ const (
 	// MemoryProjectNone lists the memories of no project (every conversation's).
 	MemoryProjectNone = "none"
 )
-
-// MemoryRequest is a memory the user types.
-type MemoryRequest struct {
-	Text string `json:"text"`
-	// ProjectID scopes it to one project's conversations; absent = every
-	// conversation.
-	ProjectID *string `json:"project_id,omitempty"`
-}
-
-// MemoryUpdate changes what it gives of a memory.
-type MemoryUpdate struct {
-	Text       *string `json:"text,omitempty"`
-	AutoAnswer *bool   `json:"auto_answer,omitempty"`
-}
 
 // memoryOn reports whether memory is on.
 func (s *Service) memoryOn() bool { return s.GetSettings().Memory != MemoryOff }
@@ -79,7 +66,7 @@ func checkMemoryText(text string) (string, error) {
 
 // CreateMemory keeps a memory the user typed. While memory is off nothing
 // new is kept.
-func (s *Service) CreateMemory(ctx context.Context, req MemoryRequest) (memory.Memory, error) {
+func (s *Service) CreateMemory(ctx context.Context, req api.MemoryRequest) (memory.Memory, error) {
 	text, err := checkMemoryText(req.Text)
 	if err != nil {
 		return memory.Memory{}, err
@@ -106,7 +93,7 @@ func (s *Service) CreateMemory(ctx context.Context, req MemoryRequest) (memory.M
 // UpdateMemory changes a memory's text and/or whether it answers cards;
 // only a memory made from an answer can answer them. The text of an answer
 // memory may change; auto-answer still gives the answer it was made from.
-func (s *Service) UpdateMemory(ctx context.Context, id string, u MemoryUpdate) (memory.Memory, error) {
+func (s *Service) UpdateMemory(ctx context.Context, id string, u api.MemoryUpdate) (memory.Memory, error) {
 	if u.Text == nil && u.AutoAnswer == nil {
 		return memory.Memory{}, inputErrorf(`give "text" and/or "auto_answer"`)
 	}

@@ -49,7 +49,7 @@ func (e *env) sendNew(text string) *chat.Conversation {
 	ctx := context.Background()
 	c, err := e.svc.CreateConversation(ctx, "", "")
 	require.NoError(e.t, err)
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: text})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: text})
 	require.NoError(e.t, err)
 	return c
 }
@@ -90,13 +90,13 @@ func (e *env) setMemory(on string) {
 func TestMemoriesGoIntoTheSystemPromptTheModelReceives(t *testing.T) {
 	e := newEnv(t, memoryScript(), time.Minute)
 	ctx := context.Background()
-	fact, err := e.svc.CreateMemory(ctx, MemoryRequest{Text: "The user's cat is called Zephyr."})
+	fact, err := e.svc.CreateMemory(ctx, api.MemoryRequest{Text: "The user's cat is called Zephyr."})
 	require.NoError(t, err)
-	_, err = e.svc.CreateMemory(ctx, MemoryRequest{Text: "Deploys on Fridays.", ProjectID: new("proj-1")})
+	_, err = e.svc.CreateMemory(ctx, api.MemoryRequest{Text: "Deploys on Fridays.", ProjectID: new("proj-1")})
 	assert.Equal(t, fault.Input, fault.KindOf(err), "a memory of a project that does not exist")
 	project, err := e.svc.CreateProject(ctx, api.ProjectRequest{Name: new("Ops")})
 	require.NoError(t, err)
-	other, err := e.svc.CreateMemory(ctx, MemoryRequest{Text: "Deploys on Fridays.", ProjectID: &project.ID})
+	other, err := e.svc.CreateMemory(ctx, api.MemoryRequest{Text: "Deploys on Fridays.", ProjectID: &project.ID})
 	require.NoError(t, err)
 
 	c := e.sendNew("Hi there")
@@ -117,7 +117,7 @@ func TestMemoriesGoIntoTheSystemPromptTheModelReceives(t *testing.T) {
 	// In the project, its memory and the global one are both in scope.
 	in, err := e.svc.CreateConversationIn(ctx, "", "", project.ID)
 	require.NoError(t, err)
-	_, err = e.svc.Send(ctx, in.ID, SendRequest{Content: "Hello project"})
+	_, err = e.svc.Send(ctx, in.ID, api.SendRequest{Content: "Hello project"})
 	require.NoError(t, err)
 	e.waitState(in.ID, chat.StateIdle)
 	system = systemPromptOf(t, e.model, "Hello project")
@@ -134,12 +134,12 @@ func (e *env) store() interface {
 func TestMemoryOffKeepsNothingAndPutsNothingInPrompts(t *testing.T) {
 	e := newEnv(t, memoryScript(), time.Minute)
 	ctx := context.Background()
-	kept, err := e.svc.CreateMemory(ctx, MemoryRequest{Text: "The user's cat is called Zephyr."})
+	kept, err := e.svc.CreateMemory(ctx, api.MemoryRequest{Text: "The user's cat is called Zephyr."})
 	require.NoError(t, err)
 	e.setMemory(MemoryOff)
 	assert.Equal(t, MemoryOff, e.svc.GetSettings().Memory)
 
-	_, err = e.svc.CreateMemory(ctx, MemoryRequest{Text: "Likes tea."})
+	_, err = e.svc.CreateMemory(ctx, api.MemoryRequest{Text: "Likes tea."})
 	assert.Equal(t, fault.Input, fault.KindOf(err), "nothing new is kept while memory is off: %v", err)
 
 	c := e.sendNew("Hi there")
@@ -303,7 +303,7 @@ func TestIdenticalCardIsAnsweredFromMemory(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, all, 1)
 	assert.Equal(t, "Language: Which language should I use? — Rust", all[0].Text)
-	m, err := e.svc.UpdateMemory(ctx, all[0].ID, MemoryUpdate{AutoAnswer: new(true)})
+	m, err := e.svc.UpdateMemory(ctx, all[0].ID, api.MemoryUpdate{AutoAnswer: new(true)})
 	require.NoError(t, err)
 	require.True(t, m.AutoAnswer)
 
@@ -342,7 +342,7 @@ func TestIdenticalCardIsAnsweredFromMemory(t *testing.T) {
 	assert.NotNil(t, used.UsedAt)
 
 	// "Ask me instead": the answer changes as any answered card's does (SPEC §7).
-	_, err = e.svc.ForkQuestion(ctx, second.ID, card.ID, ForkRequest{
+	_, err = e.svc.ForkQuestion(ctx, second.ID, card.ID, api.ForkRequest{
 		Answers: map[string]questions.AnswerInput{"Which language should I use?": {Selected: []string{"Go"}}}})
 	require.NoError(t, err)
 	e.waitState(second.ID, chat.StateIdle)
@@ -378,7 +378,7 @@ func TestAgentsCardsAreNeverAnsweredFromMemory(t *testing.T) {
 	all, err := e.svc.Memories(ctx, "")
 	require.NoError(t, err)
 	require.Len(t, all, 1)
-	_, err = e.svc.UpdateMemory(ctx, all[0].ID, MemoryUpdate{AutoAnswer: new(true)})
+	_, err = e.svc.UpdateMemory(ctx, all[0].ID, api.MemoryUpdate{AutoAnswer: new(true)})
 	require.NoError(t, err)
 
 	card, err := e.svc.Agents().Ask(ctx, agentinbox.AskRequest{Agent: "claude-code", Input: json.RawMessage(languageCard)})
@@ -423,7 +423,7 @@ func TestRememberIsOfferedWithAskingOrWhenListed(t *testing.T) {
 		c, err := e.svc.CreateConversation(ctx, "", profile)
 		require.NoError(t, err)
 		text := "hello from [" + profile + "]"
-		_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: text})
+		_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: text})
 		require.NoError(t, err)
 		e.waitState(c.ID, chat.StateIdle)
 		for _, req := range e.model.Requests() {

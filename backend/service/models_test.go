@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/events"
@@ -93,7 +94,7 @@ func TestPicksAModelOfAnOpenAICompatibleServer(t *testing.T) {
 	ctx := context.Background()
 	c, err := e.svc.CreateConversation(ctx, "", "")
 	require.NoError(t, err)
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "hello"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "hello"})
 	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateIdle, chat.StateError)
 	require.Equal(t, chat.StateIdle, d.State, d.Error)
@@ -110,7 +111,7 @@ func TestSendWithNoServerSaysItCannotBeReached(t *testing.T) {
 	ctx := context.Background()
 	c, err := e.svc.CreateConversation(ctx, "", "")
 	require.NoError(t, err)
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "hello"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "hello"})
 	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateError)
 	assert.Equal(t, "Cannot reach the model server at "+base+". Is your model server running?", d.Error)
@@ -127,7 +128,7 @@ func TestSendWithNoModelOnTheServerSaysSo(t *testing.T) {
 	ctx := context.Background()
 	c, err := e.svc.CreateConversation(ctx, "", "")
 	require.NoError(t, err)
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "hello"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "hello"})
 	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateError)
 	assert.Contains(t, d.Error, "The model server at "+srv.URL()+" has no models yet.")

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
@@ -37,7 +38,7 @@ func TestCardAfterALateAnswerIsNotRateLimited(t *testing.T) {
 
 	c, err := e.svc.CreateConversation(ctx, "Late and limited", "")
 	require.NoError(t, err)
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "paint"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "paint"})
 	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateIdle) // the card timed out and the run went on
 	late, err := e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionSubmit,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/events"
@@ -90,7 +91,7 @@ func benchRespond(b *testing.B, earlier int) {
 			}
 			require.NoError(b, db.AppendMessage(ctx, &chat.Message{ConversationID: c.ID, Role: role, Content: text}))
 		}
-		_, err = svc.Send(ctx, c.ID, SendRequest{Content: "Paint my bedroom please"})
+		_, err = svc.Send(ctx, c.ID, api.SendRequest{Content: "Paint my bedroom please"})
 		require.NoError(b, err)
 		<-arrived // the request that asks the card
 		var card *questions.Card

@@ -10,6 +10,10 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/engine/sidecar"
@@ -18,8 +22,6 @@ import (
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/store"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestMain(m *testing.M) {
@@ -78,7 +80,7 @@ func (e *env) close() {
 	}
 }
 
-func (e *env) waitState(id string, want ...string) *ConversationDetail {
+func (e *env) waitState(id string, want ...string) *api.ConversationDetail {
 	e.t.Helper()
 	deadline := time.Now().Add(time.Minute) // bounds a broken run only
 	for time.Now().Before(deadline) {
@@ -115,14 +117,14 @@ func TestMessageCardAnswerAndTitle(t *testing.T) {
 	ctx := context.Background()
 	c, err := e.svc.CreateConversation(ctx, "", "")
 	require.NoError(t, err)
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "  "})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "  "})
 	require.Error(t, err, "empty message accepted")
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "Paint my bedroom please"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "Paint my bedroom please"})
 	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
 	require.NotNil(t, d.PendingQuestion, "detail %+v", d)
 	require.Equal(t, "Paint my bedroom please", d.Title, "detail %+v", d)
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "again"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "again"})
 	require.Equal(t, ErrRunActive, err, "second send: %v", err)
 	_, err = e.svc.Respond(ctx, "other-conversation", questions.Response{QuestionID: d.PendingQuestion.ID, Action: questions.ActionSubmit})
 	require.Error(t, err, "respond through another conversation accepted")
@@ -147,7 +149,7 @@ func TestPendingCardSurvivesRestartAndRunContinues(t *testing.T) {
 	e := newEnv(t, askThenAnswer(), time.Minute)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Restart", "")
-	_, err := e.svc.Send(ctx, c.ID, SendRequest{Content: "paint"})
+	_, err := e.svc.Send(ctx, c.ID, api.SendRequest{Content: "paint"})
 	require.NoError(t, err)
 	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
 	e.close() // the app quits with the card pending
@@ -173,7 +175,7 @@ func TestLateAnswerStartsLinkedRun(t *testing.T) {
 	e := newEnv(t, askThenAnswer(), 30*time.Millisecond)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Late", "")
-	_, err := e.svc.Send(ctx, c.ID, SendRequest{Content: "paint"})
+	_, err := e.svc.Send(ctx, c.ID, api.SendRequest{Content: "paint"})
 	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateIdle)
 	require.Contains(t, d.Messages[len(d.Messages)-1].Content, "timed out", "no timeout reply: %+v", d.Messages)
@@ -202,7 +204,7 @@ func TestCancelStopsRunAndCancelsCard(t *testing.T) {
 	e := newEnv(t, askThenAnswer(), time.Minute)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Cancel", "")
-	_, _ = e.svc.Send(ctx, c.ID, SendRequest{Content: "paint"})
+	_, _ = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "paint"})
 	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
 	require.NoError(t, e.svc.Cancel(ctx, c.ID))
 	d := e.waitState(c.ID, chat.StateIdle)
@@ -234,7 +236,7 @@ func TestSettingsValidationAndDemoMode(t *testing.T) {
 	_, err = e.svc.SaveSettings(ctx, st)
 	require.NoError(t, err)
 	c, _ := e.svc.CreateConversation(ctx, "Demo", "")
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "Write me a poem"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "Write me a poem"})
 	require.NoError(t, err)
 	d := e.waitState(c.ID, chat.StateAwaitingUserResponse)
 	require.NotNil(t, d.PendingQuestion, "demo card %+v", d.PendingQuestion)
@@ -263,7 +265,7 @@ func TestProfilesExportAndImport(t *testing.T) {
 	require.Equal(t, "writer", ps[1].Name, "profiles %+v %v", ps, err)
 	c, err := e.svc.CreateConversation(ctx, "", "writer")
 	require.NoError(t, err)
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "a poem"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "a poem"})
 	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateIdle)
 	req := e.model.Requests()[0]
@@ -298,7 +300,7 @@ func TestPicksAnInstalledToolModelWhenNoneIsSet(t *testing.T) {
 	defer svc.Close()
 	ctx := context.Background()
 	c, _ := svc.CreateConversation(ctx, "", "")
-	_, err = svc.Send(ctx, c.ID, SendRequest{Content: "hello"})
+	_, err = svc.Send(ctx, c.ID, api.SendRequest{Content: "hello"})
 	require.NoError(t, err)
 	deadline := time.Now().Add(10 * time.Second)
 	for len(srv.Requests()) == 0 && time.Now().Before(deadline) {
@@ -320,7 +322,7 @@ func crashAfterAnswer(t *testing.T, runStatus string) (*env, *chat.Conversation)
 	e := newEnv(t, askThenAnswer(), time.Minute)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Crash", "")
-	_, err := e.svc.Send(ctx, c.ID, SendRequest{Content: "paint"})
+	_, err := e.svc.Send(ctx, c.ID, api.SendRequest{Content: "paint"})
 	require.NoError(t, err)
 	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
 	e.close()
@@ -391,7 +393,7 @@ func TestCloseDuringRequestLeavesRunInterrupted(t *testing.T) {
 	e := newEnv(t, slow, time.Minute)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Slow", "")
-	_, err := e.svc.Send(ctx, c.ID, SendRequest{Content: "hello"})
+	_, err := e.svc.Send(ctx, c.ID, api.SendRequest{Content: "hello"})
 	require.NoError(t, err)
 	deadline := time.Now().Add(10 * time.Second)
 	for len(e.model.Requests()) == 0 && time.Now().Before(deadline) {
@@ -411,7 +413,7 @@ func TestLateAnswerStoredBeforeCrashIsDeliveredOnce(t *testing.T) {
 	e := newEnv(t, askThenAnswer(), 30*time.Millisecond)
 	ctx := context.Background()
 	c, _ := e.svc.CreateConversation(ctx, "Late crash", "")
-	_, err := e.svc.Send(ctx, c.ID, SendRequest{Content: "paint"})
+	_, err := e.svc.Send(ctx, c.ID, api.SendRequest{Content: "paint"})
 	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateIdle)
 	cards, err := e.svc.ConversationQuestions(ctx, c.ID)
@@ -464,7 +466,7 @@ func TestSetAssistantSwitchesTheNextRun(t *testing.T) {
 	d, _ := e.svc.GetConversation(ctx, c.ID)
 	require.Equal(t, "default", d.Assistant, "assistant changed by a refused call: %q", d.Assistant)
 	require.NoError(t, e.svc.SetAssistant(ctx, c.ID, "writer"))
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "a poem"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "a poem"})
 	require.NoError(t, err)
 	d = e.waitState(c.ID, chat.StateIdle)
 	require.Equal(t, "writer", d.Assistant, "assistant %q after the switch", d.Assistant)
@@ -493,10 +495,10 @@ func TestSetModelChoosesTheConversationsModel(t *testing.T) {
 	d, err = e.svc.GetConversation(ctx, c.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "llava", d.Model)
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "hello"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "hello"})
 	require.NoError(t, err)
 	d = e.waitState(c.ID, chat.StateIdle)
-	_, err = e.svc.Send(ctx, other.ID, SendRequest{Content: "hello"})
+	_, err = e.svc.Send(ctx, other.ID, api.SendRequest{Content: "hello"})
 	require.NoError(t, err)
 	e.waitState(other.ID, chat.StateIdle)
 	reply := d.Messages[len(d.Messages)-1]
@@ -507,7 +509,7 @@ func TestSetModelChoosesTheConversationsModel(t *testing.T) {
 	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateIdle)
 	require.NoError(t, e.svc.SetModel(ctx, c.ID, ""))
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "again"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "again"})
 	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateIdle)
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
@@ -51,7 +52,7 @@ func TestTextFormCardSurvivesRestartAndTheModelGetsTheExactHistory(t *testing.T)
 	ctx := context.Background()
 	c, err := e.svc.CreateConversation(ctx, "", "")
 	require.NoError(t, err)
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "paint"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "paint"})
 	require.NoError(t, err)
 	card := e.waitState(c.ID, chat.StateAwaitingUserResponse).PendingQuestion
 	require.Equal(t, "Which colour?", card.Questions[0].Question)
@@ -94,7 +95,7 @@ func TestTextFormCardSurvivesRestartAndTheModelGetsTheExactHistory(t *testing.T)
 	// Remembered after another restart: no refused request first.
 	e.close()
 	e.open()
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "and the door?"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "and the door?"})
 	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateAwaitingUserResponse)
 	reqs = srv.Requests()
@@ -135,7 +136,7 @@ func TestProfileToolCallingIsCheckedAndKept(t *testing.T) {
 	// The profile's form is what the model gets: tools described in text.
 	conv, err := e.svc.CreateConversation(ctx, "", "small")
 	require.NoError(t, err)
-	_, err = e.svc.Send(ctx, conv.ID, SendRequest{Content: "hello"})
+	_, err = e.svc.Send(ctx, conv.ID, api.SendRequest{Content: "hello"})
 	require.NoError(t, err)
 	e.waitState(conv.ID, chat.StateAwaitingUserResponse, chat.StateIdle)
 	req := e.model.Requests()[0]
@@ -151,7 +152,7 @@ func TestSettingsExportCarriesStatsButNoAPIKey(t *testing.T) {
 	_, err := e.svc.SaveSettings(ctx, st)
 	require.NoError(t, err)
 	c, _ := e.svc.CreateConversation(ctx, "", "")
-	_, err = e.svc.Send(ctx, c.ID, SendRequest{Content: "paint"})
+	_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: "paint"})
 	require.NoError(t, err)
 	e.waitState(c.ID, chat.StateAwaitingUserResponse)
 	_, err = e.svc.Respond(ctx, c.ID, questions.Response{QuestionID: "latest", Action: questions.ActionDecline})

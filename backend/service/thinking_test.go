@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/fault"
@@ -77,10 +78,10 @@ func TestThinkingGoesBackBetweenToolCallsOfTheSameRunOnly(t *testing.T) {
 			ctx := context.Background()
 			conv, err := e.svc.CreateConversation(ctx, "", "")
 			require.NoError(t, err)
-			_, err = e.svc.Send(ctx, conv.ID, SendRequest{Content: "first"})
+			_, err = e.svc.Send(ctx, conv.ID, api.SendRequest{Content: "first"})
 			require.NoError(t, err)
 			d := e.waitState(conv.ID, chat.StateIdle)
-			_, err = e.svc.Send(ctx, conv.ID, SendRequest{Content: "second"})
+			_, err = e.svc.Send(ctx, conv.ID, api.SendRequest{Content: "second"})
 			require.NoError(t, err)
 			d = e.waitState(conv.ID, chat.StateIdle)
 
@@ -186,7 +187,7 @@ func TestThinkingSettingSentPerServer(t *testing.T) {
 			conv, err := e.svc.CreateConversation(ctx, "", "")
 			require.NoError(t, err)
 			require.NoError(t, e.svc.SetThinking(ctx, conv.ID, c.setting))
-			_, err = e.svc.Send(ctx, conv.ID, SendRequest{Content: "hello"})
+			_, err = e.svc.Send(ctx, conv.ID, api.SendRequest{Content: "hello"})
 			require.NoError(t, err)
 			e.waitState(conv.ID, chat.StateIdle)
 			reqs := srv.Requests()
@@ -231,7 +232,7 @@ func TestThinkingSettingOfProfileAndConversation(t *testing.T) {
 	require.NoError(t, err)
 	effort := func() string {
 		t.Helper()
-		_, err := e.svc.Send(ctx, conv.ID, SendRequest{Content: "hi"})
+		_, err := e.svc.Send(ctx, conv.ID, api.SendRequest{Content: "hi"})
 		require.NoError(t, err)
 		e.waitState(conv.ID, chat.StateIdle)
 		reqs := srv.Requests()
@@ -283,7 +284,7 @@ func TestRefusedThinkLevelIsSentAgainWithoutItAndRemembered(t *testing.T) {
 
 	e.close()
 	e.open()
-	_, err := e.svc.Send(ctx, conv.ID, SendRequest{Content: "two?"})
+	_, err := e.svc.Send(ctx, conv.ID, api.SendRequest{Content: "two?"})
 	require.NoError(t, err)
 	d = e.waitState(conv.ID, chat.StateIdle)
 	reqs = srv.Requests()
@@ -294,7 +295,7 @@ func TestRefusedThinkLevelIsSentAgainWithoutItAndRemembered(t *testing.T) {
 	assert.Empty(t, reply.Stats.ThinkingNote, "said once")
 
 	require.NoError(t, e.svc.SetThinking(ctx, conv.ID, "off"))
-	_, err = e.svc.Send(ctx, conv.ID, SendRequest{Content: "three?"})
+	_, err = e.svc.Send(ctx, conv.ID, api.SendRequest{Content: "three?"})
 	require.NoError(t, err)
 	e.waitState(conv.ID, chat.StateIdle)
 	reqs = srv.Requests()
@@ -384,7 +385,7 @@ func TestRefusedThinkLevelIsSaidInTheRunsAnswer(t *testing.T) {
 // sendToOldOllama sends text in a new conversation with the thinking
 // setting to qwen3:8b on a server that refuses levels as Ollama 0.17.4 did,
 // and waits for the run to end.
-func sendToOldOllama(t *testing.T, script modelserver.Script, setting, text string) (*modelserver.Server, *env, *chat.Conversation, *ConversationDetail) {
+func sendToOldOllama(t *testing.T, script modelserver.Script, setting, text string) (*modelserver.Server, *env, *chat.Conversation, *api.ConversationDetail) {
 	t.Helper()
 	srv := modelserver.New(script, modelserver.WithModels([]string{"qwen3:8b"}), modelserver.WithThinkingModels("qwen3:8b"), modelserver.WithOldThinkLevels())
 	e := envWithServer(t, srv, "qwen3:8b")
@@ -392,7 +393,7 @@ func sendToOldOllama(t *testing.T, script modelserver.Script, setting, text stri
 	conv, err := e.svc.CreateConversation(ctx, "", "")
 	require.NoError(t, err)
 	require.NoError(t, e.svc.SetThinking(ctx, conv.ID, setting))
-	_, err = e.svc.Send(ctx, conv.ID, SendRequest{Content: text})
+	_, err = e.svc.Send(ctx, conv.ID, api.SendRequest{Content: text})
 	require.NoError(t, err)
 	return srv, e, conv, e.waitState(conv.ID, chat.StateIdle)
 }

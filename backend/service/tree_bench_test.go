@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/events"
@@ -42,7 +43,7 @@ func BenchmarkSendWith1MBTextFile(b *testing.B) {
 				// A new conversation each time: one file in the history, not b.N of them.
 				c, err := svc.CreateConversation(ctx, "bench", "")
 				require.NoError(b, err)
-				req := SendRequest{Content: "What is wrong here?"}
+				req := api.SendRequest{Content: "What is wrong here?"}
 				if withFile {
 					req.Attachments = []chat.Attachment{{Name: "app.log", MIMEType: "text/plain", Data: file}}
 				}

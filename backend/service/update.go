@@ -12,7 +12,7 @@ import (
 // The settings that can be refused (an unknown project, thinking setting,
 // collection or profile) are checked first, so that a refused change
 // changes nothing.
-func (s *Service) UpdateConversation(ctx context.Context, id string, u ConversationUpdate) (*ConversationDetail, error) {
+func (s *Service) UpdateConversation(ctx context.Context, id string, u api.ConversationUpdate) (*api.ConversationDetail, error) {
 	if u.Title == nil && u.Pinned == nil && u.Assistant == nil && u.Model == nil && u.Thinking == nil && u.Knowledge == nil && u.ProjectID == nil {
 		return nil, inputErrorf(`give "title", "pinned", "assistant", "model", "thinking", "knowledge" and/or "project_id"`)
 	}

@@ -64,14 +64,14 @@ var Wire = Registry{
 		{Name: "Project", Go: typeOf[chat.Project]()},
 		{Name: "ProjectRequest", Go: typeOf[api.ProjectRequest]()},
 		{Name: "BackupImported", Go: typeOf[api.BackupImported]()},
-		{Name: "ConversationDetail", Go: typeOf[service.ConversationDetail](), Fields: map[string]string{"state": "RunState"}},
-		{Name: "ConversationPage", Go: typeOf[service.ConversationPage]()},
+		{Name: "ConversationDetail", Go: typeOf[api.ConversationDetail](), Fields: map[string]string{"state": "RunState"}},
+		{Name: "ConversationPage", Go: typeOf[api.ConversationPage]()},
 		{Name: "RunStarted", Go: typeOf[api.RunStarted]()},
 		// Conversation control (SPEC §7).
-		{Name: "SendMessageRequest", Go: typeOf[service.SendRequest]()},
+		{Name: "SendMessageRequest", Go: typeOf[api.SendRequest]()},
 		{Name: "RegenerateRequest", Go: typeOf[api.RegenerateRequest]()},
 		{Name: "BranchRequest", Go: typeOf[api.BranchRequest]()},
-		{Name: "ForkRequest", Go: typeOf[service.ForkRequest]()},
+		{Name: "ForkRequest", Go: typeOf[api.ForkRequest]()},
 		// Assistants, models and settings.
 		{Name: "Profile", Go: typeOf[assistant.Profile](), Fields: map[string]string{"tool_calling": "ToolCalling", "thinking": "ThinkingSetting"}},
 		{Name: "ToolInfo", Go: typeOf[service.ToolInfo]()},
@@ -100,8 +100,8 @@ var Wire = Registry{
 		// Memory (SPEC §14).
 		{Name: "MemorySource", Go: typeOf[memory.Source](), Fields: map[string]string{"type": "MemorySourceType"}},
 		{Name: "Memory", Go: typeOf[memory.Memory]()},
-		{Name: "MemoryRequest", Go: typeOf[service.MemoryRequest]()},
-		{Name: "MemoryUpdate", Go: typeOf[service.MemoryUpdate]()},
+		{Name: "MemoryRequest", Go: typeOf[api.MemoryRequest]()},
+		{Name: "MemoryUpdate", Go: typeOf[api.MemoryUpdate]()},
 		// Agents on the machine (SPEC §10).
 		{Name: "AgentToken", Go: typeOf[api.AgentToken]()},
 		{Name: "NewAgentToken", Go: typeOf[api.NewAgentToken]()},

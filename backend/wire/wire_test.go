@@ -10,12 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parley-app/parley/backend/api"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/nonnil"
 )
 
 // The checked-in generated files are what the Go declarations generate today.
@@ -205,7 +204,7 @@ func TestZeroValuesOfEveryWireTypeHaveNoNullArrays(t *testing.T) {
 		if ty.Kind() == reflect.Pointer {
 			zero = reflect.New(ty.Elem())
 		}
-		b, err := json.Marshal(api.NonNilAny(zero.Interface()))
+		b, err := json.Marshal(nonnil.Any(zero.Interface()))
 		require.NoError(t, err, name)
 		var data any
 		require.NoError(t, json.Unmarshal(b, &data), name)

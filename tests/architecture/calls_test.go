@@ -116,3 +116,26 @@ func TestEveryClientEntryIsADeclaredCall(t *testing.T) {
 	}
 	assert.Equal(t, want, got, "frontend/src/api/calls.gen.ts is not the declarations: run go run ./cmd/wiregen")
 }
+
+// The calls' requests are wire types of backend/api, one package, except
+// the domain records a call takes whole (the settings, a profile, the
+// page's trace marks).
+func TestCallRequestsAreWireTypesOfOnePackage(t *testing.T) {
+	whole := map[string]bool{
+		module + "/backend/service.Settings":  true,
+		module + "/backend/assistant.Profile": true,
+		module + "/backend/trace.PageMark":    true,
+		module + "/backend/calls.None":        true,
+	}
+	for _, c := range calls.All() {
+		rt := c.Request()
+		for rt.Kind() == reflect.Pointer || rt.Kind() == reflect.Slice {
+			rt = rt.Elem()
+		}
+		name := rt.PkgPath() + "." + rt.Name()
+		if whole[name] {
+			continue
+		}
+		assert.Equal(t, module+"/backend/api", rt.PkgPath(), "call %s takes %s: declare its request in backend/api", c.Name(), name)
+	}
+}

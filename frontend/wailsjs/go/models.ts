@@ -100,6 +100,30 @@ export namespace api {
 	        this.skipped = source["skipped"];
 	    }
 	}
+	export class ByID {
+	    id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ByID(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	    }
+	}
+	export class ByName {
+	    name: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ByName(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	    }
+	}
 	export class KnowledgeFileError {
 	    path: string;
 	    error: string;
@@ -184,6 +208,130 @@ export namespace api {
 	        this.paths = source["paths"];
 	    }
 	}
+	export class ConversationDetail {
+	    id: string;
+	    title: string;
+	    assistant: string;
+	    model?: string;
+	    thinking?: string;
+	    pinned: boolean;
+	    knowledge?: string[];
+	    agent?: string;
+	    project_id?: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    match?: chat.SearchMatch;
+	    state: string;
+	    error?: string;
+	    messages: chat.Message[];
+	    pending_question?: questions.Card;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConversationDetail(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.assistant = source["assistant"];
+	        this.model = source["model"];
+	        this.thinking = source["thinking"];
+	        this.pinned = source["pinned"];
+	        this.knowledge = source["knowledge"];
+	        this.agent = source["agent"];
+	        this.project_id = source["project_id"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.match = this.convertValues(source["match"], chat.SearchMatch);
+	        this.state = source["state"];
+	        this.error = source["error"];
+	        this.messages = this.convertValues(source["messages"], chat.Message);
+	        this.pending_question = this.convertValues(source["pending_question"], questions.Card);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ConversationPage {
+	    items: chat.Conversation[];
+	    next_cursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConversationPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.items = this.convertValues(source["items"], chat.Conversation);
+	        this.next_cursor = source["next_cursor"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class CreateConversationArgs {
+	    title?: string;
+	    assistant?: string;
+	    project_id?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CreateConversationArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.title = source["title"];
+	        this.assistant = source["assistant"];
+	        this.project_id = source["project_id"];
+	    }
+	}
+	export class DeleteProjectArgs {
+	    id: string;
+	    with_conversations?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new DeleteProjectArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.with_conversations = source["with_conversations"];
+	    }
+	}
 	export class Deleted {
 	    deleted: boolean;
 	
@@ -194,6 +342,20 @@ export namespace api {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.deleted = source["deleted"];
+	    }
+	}
+	export class ExportArgs {
+	    id: string;
+	    format?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.format = source["format"];
 	    }
 	}
 	export class ExportedFile {
@@ -212,6 +374,42 @@ export namespace api {
 	        this.content = source["content"];
 	    }
 	}
+	export class ForkQuestionArgs {
+	    id: string;
+	    question_id: string;
+	    answers: Record<string, questions.AnswerInput>;
+	    comments?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ForkQuestionArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.question_id = source["question_id"];
+	        this.answers = this.convertValues(source["answers"], questions.AnswerInput, true);
+	        this.comments = source["comments"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Health {
 	    status: string;
 	    version: string;
@@ -226,6 +424,42 @@ export namespace api {
 	        this.status = source["status"];
 	        this.version = source["version"];
 	        this.trace = source["trace"];
+	    }
+	}
+	export class ImportArgs {
+	    data: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.data = source["data"];
+	    }
+	}
+	export class ImportBackupArgs {
+	    data: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportBackupArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.data = source["data"];
+	    }
+	}
+	export class ImportMCPConfigArgs {
+	    content: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportMCPConfigArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.content = source["content"];
 	    }
 	}
 	
@@ -276,6 +510,24 @@ export namespace api {
 		    }
 		    return a;
 		}
+	}
+	export class ListConversationsArgs {
+	    limit?: number;
+	    cursor?: string;
+	    q?: string;
+	    project?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ListConversationsArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.limit = source["limit"];
+	        this.cursor = source["cursor"];
+	        this.q = source["q"];
+	        this.project = source["project"];
+	    }
 	}
 	export class MCPImportResult {
 	    added: string[];
@@ -360,294 +612,6 @@ export namespace api {
 		}
 	}
 	
-	export class NewAgentToken {
-	    id: string;
-	    name: string;
-	    token: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new NewAgentToken(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.name = source["name"];
-	        this.token = source["token"];
-	    }
-	}
-	export class OK {
-	    ok: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new OK(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.ok = source["ok"];
-	    }
-	}
-	export class ProjectRequest {
-	    name?: string;
-	    instructions?: string;
-	    knowledge?: string[];
-	    profile?: string;
-	    model?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ProjectRequest(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.instructions = source["instructions"];
-	        this.knowledge = source["knowledge"];
-	        this.profile = source["profile"];
-	        this.model = source["model"];
-	    }
-	}
-	export class PullDone {
-	    status: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new PullDone(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.status = source["status"];
-	    }
-	}
-	export class Reindexing {
-	    reindexing: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new Reindexing(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.reindexing = source["reindexing"];
-	    }
-	}
-	export class Reset {
-	    reset: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new Reset(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.reset = source["reset"];
-	    }
-	}
-	export class RunStarted {
-	    run_id: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new RunStarted(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.run_id = source["run_id"];
-	    }
-	}
-
-}
-
-export namespace assistant {
-	
-	export class Profile {
-	    name: string;
-	    system_prompt: string;
-	    model: string;
-	    tools: string[];
-	    tool_calling?: string;
-	    thinking?: string;
-	    knowledge?: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Profile(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.system_prompt = source["system_prompt"];
-	        this.model = source["model"];
-	        this.tools = source["tools"];
-	        this.tool_calling = source["tool_calling"];
-	        this.thinking = source["thinking"];
-	        this.knowledge = source["knowledge"];
-	    }
-	}
-
-}
-
-export namespace calls {
-	
-	export class ByID {
-	    id: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ByID(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	    }
-	}
-	export class ByName {
-	    name: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ByName(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	    }
-	}
-	export class CreateConversationArgs {
-	    title?: string;
-	    assistant?: string;
-	    project_id?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new CreateConversationArgs(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.title = source["title"];
-	        this.assistant = source["assistant"];
-	        this.project_id = source["project_id"];
-	    }
-	}
-	export class DeleteProjectArgs {
-	    id: string;
-	    with_conversations?: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new DeleteProjectArgs(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.with_conversations = source["with_conversations"];
-	    }
-	}
-	export class ExportArgs {
-	    id: string;
-	    format?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ExportArgs(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.format = source["format"];
-	    }
-	}
-	export class ForkQuestionArgs {
-	    id: string;
-	    question_id: string;
-	    answers: Record<string, questions.AnswerInput>;
-	    comments?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ForkQuestionArgs(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.question_id = source["question_id"];
-	        this.answers = this.convertValues(source["answers"], questions.AnswerInput, true);
-	        this.comments = source["comments"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class ImportArgs {
-	    data: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ImportArgs(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.data = source["data"];
-	    }
-	}
-	export class ImportBackupArgs {
-	    data: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ImportBackupArgs(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.data = source["data"];
-	    }
-	}
-	export class ImportMCPConfigArgs {
-	    content: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ImportMCPConfigArgs(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.content = source["content"];
-	    }
-	}
-	export class ListConversationsArgs {
-	    limit?: number;
-	    cursor?: string;
-	    q?: string;
-	    project?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ListConversationsArgs(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.limit = source["limit"];
-	        this.cursor = source["cursor"];
-	        this.q = source["q"];
-	        this.project = source["project"];
-	    }
-	}
 	export class MCPToolPolicyArgs {
 	    name: string;
 	    tool: string;
@@ -674,6 +638,48 @@ export namespace calls {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.project = source["project"];
+	    }
+	}
+	export class MemoryRequest {
+	    text: string;
+	    project_id?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MemoryRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.text = source["text"];
+	        this.project_id = source["project_id"];
+	    }
+	}
+	export class NewAgentToken {
+	    id: string;
+	    name: string;
+	    token: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new NewAgentToken(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.token = source["token"];
+	    }
+	}
+	export class OK {
+	    ok: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new OK(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ok = source["ok"];
 	    }
 	}
 	export class PendingQuestionState {
@@ -763,6 +769,38 @@ export namespace calls {
 		    return a;
 		}
 	}
+	export class ProjectRequest {
+	    name?: string;
+	    instructions?: string;
+	    knowledge?: string[];
+	    profile?: string;
+	    model?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProjectRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.instructions = source["instructions"];
+	        this.knowledge = source["knowledge"];
+	        this.profile = source["profile"];
+	        this.model = source["model"];
+	    }
+	}
+	export class PullDone {
+	    status: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PullDone(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.status = source["status"];
+	    }
+	}
 	export class PullModelArgs {
 	    model: string;
 	
@@ -827,6 +865,30 @@ export namespace calls {
 	        this.model = source["model"];
 	    }
 	}
+	export class Reindexing {
+	    reindexing: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Reindexing(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.reindexing = source["reindexing"];
+	    }
+	}
+	export class Reset {
+	    reset: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Reset(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.reset = source["reset"];
+	    }
+	}
 	export class RespondArgs {
 	    id: string;
 	    question_id: string;
@@ -874,6 +936,18 @@ export namespace calls {
 		    }
 		    return a;
 		}
+	}
+	export class RunStarted {
+	    run_id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunStarted(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run_id = source["run_id"];
+	    }
 	}
 	export class SearchCollectionArgs {
 	    id: string;
@@ -1049,6 +1123,35 @@ export namespace calls {
 	        this.knowledge = source["knowledge"];
 	        this.profile = source["profile"];
 	        this.model = source["model"];
+	    }
+	}
+
+}
+
+export namespace assistant {
+	
+	export class Profile {
+	    name: string;
+	    system_prompt: string;
+	    model: string;
+	    tools: string[];
+	    tool_calling?: string;
+	    thinking?: string;
+	    knowledge?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Profile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.system_prompt = source["system_prompt"];
+	        this.model = source["model"];
+	        this.tools = source["tools"];
+	        this.tool_calling = source["tool_calling"];
+	        this.thinking = source["thinking"];
+	        this.knowledge = source["knowledge"];
 	    }
 	}
 
@@ -1668,114 +1771,6 @@ export namespace questions {
 
 export namespace service {
 	
-	export class ConversationDetail {
-	    id: string;
-	    title: string;
-	    assistant: string;
-	    model?: string;
-	    thinking?: string;
-	    pinned: boolean;
-	    knowledge?: string[];
-	    agent?: string;
-	    project_id?: string;
-	    // Go type: time
-	    created_at: any;
-	    // Go type: time
-	    updated_at: any;
-	    match?: chat.SearchMatch;
-	    state: string;
-	    error?: string;
-	    messages: chat.Message[];
-	    pending_question?: questions.Card;
-	
-	    static createFrom(source: any = {}) {
-	        return new ConversationDetail(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.title = source["title"];
-	        this.assistant = source["assistant"];
-	        this.model = source["model"];
-	        this.thinking = source["thinking"];
-	        this.pinned = source["pinned"];
-	        this.knowledge = source["knowledge"];
-	        this.agent = source["agent"];
-	        this.project_id = source["project_id"];
-	        this.created_at = this.convertValues(source["created_at"], null);
-	        this.updated_at = this.convertValues(source["updated_at"], null);
-	        this.match = this.convertValues(source["match"], chat.SearchMatch);
-	        this.state = source["state"];
-	        this.error = source["error"];
-	        this.messages = this.convertValues(source["messages"], chat.Message);
-	        this.pending_question = this.convertValues(source["pending_question"], questions.Card);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class ConversationPage {
-	    items: chat.Conversation[];
-	    next_cursor?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ConversationPage(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.items = this.convertValues(source["items"], chat.Conversation);
-	        this.next_cursor = source["next_cursor"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class MemoryRequest {
-	    text: string;
-	    project_id?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new MemoryRequest(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.text = source["text"];
-	        this.project_id = source["project_id"];
-	    }
-	}
 	export class ModelInfo {
 	    name: string;
 	    supports_tools: boolean;

@@ -1,11 +1,11 @@
-package api
+package nonnil
 
 import (
 	"reflect"
 	"sync"
 )
 
-// NonNil returns v with every nil slice and nil map in it (fields, elements,
+// Of returns v with every nil slice and nil map in it (fields, elements,
 // pointed-to values, v itself) replaced by an empty one, so that JSON sends
 // [] and {} where the generated TypeScript type says T[] or Record<K, V>,
 // never null. Every way out to the UI goes through it once: the HTTP API's
@@ -13,7 +13,7 @@ import (
 // methods. v itself is not changed: what needs filling is copied. Nil
 // pointers and interfaces stay nil (their TypeScript type says `| null` or
 // the field is optional).
-func NonNil[T any](v T) T {
+func Of[T any](v T) T {
 	rv := reflect.ValueOf(&v).Elem()
 	if !mayHoldNil(rv.Type()) {
 		return v
@@ -24,9 +24,9 @@ func NonNil[T any](v T) T {
 	return v
 }
 
-// NonNilAny is NonNil for a value whose type is only known at run time (an
+// Any is Of for a value whose type is only known at run time (an
 // event payload): the result has v's dynamic type.
-func NonNilAny(v any) any {
+func Any(v any) any {
 	if v == nil {
 		return nil
 	}

@@ -1,12 +1,10 @@
-package calls
+package api
 
 import (
 	"encoding/json"
 
-	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/questions"
-	"github.com/parley-app/parley/backend/service"
 	"github.com/parley-app/parley/backend/trace"
 )
 
@@ -25,7 +23,7 @@ type ByName struct {
 
 // ListConversationsArgs asks for a page of the conversation list.
 type ListConversationsArgs struct {
-	// Limit is the page size (none = api.DefaultPageSize).
+	// Limit is the page size (none = DefaultPageSize).
 	Limit  *int   `json:"limit,omitempty"`
 	Cursor string `json:"cursor,omitempty"`
 	// Q keeps the conversations whose title or messages match.
@@ -46,7 +44,7 @@ type CreateConversationArgs struct {
 // UpdateConversationArgs changes what it gives of a conversation.
 type UpdateConversationArgs struct {
 	ID string `json:"id"`
-	service.ConversationUpdate
+	ConversationUpdate
 }
 
 // SendArgs sends a user message (SPEC §7): content, files, or both.
@@ -60,17 +58,17 @@ type SendArgs struct {
 // RegenerateArgs asks for a new reply beside an earlier one.
 type RegenerateArgs struct {
 	ID string `json:"id"`
-	api.RegenerateRequest
+	RegenerateRequest
 }
 
 // SelectBranchArgs makes the path through a message the visible one.
 type SelectBranchArgs struct {
 	ID string `json:"id"`
-	api.BranchRequest
+	BranchRequest
 }
 
 // ForkQuestionArgs changes an answered card's answer on a new branch. Its
-// fields are service.ForkRequest's, not embedded: Wails generates the
+// fields are ForkRequest's, not embedded: Wails generates the
 // TypeScript classes of what named fields reach (questions.AnswerInput)
 // and skips embedded structs, so the window's models.ts would refer to a
 // class it lacks.
@@ -111,7 +109,7 @@ type ImportBackupArgs struct {
 // UpdateProjectArgs changes what it gives of a project.
 type UpdateProjectArgs struct {
 	ID string `json:"id"`
-	api.ProjectRequest
+	ProjectRequest
 }
 
 // DeleteProjectArgs deletes a project, and its conversations with it when
@@ -129,14 +127,14 @@ type PullModelArgs struct {
 // PutMCPServerArgs adds or replaces an MCP server.
 type PutMCPServerArgs struct {
 	Name string `json:"name"`
-	api.MCPServerConfig
+	MCPServerConfig
 }
 
 // MCPToolPolicyArgs sets whether a server's tool runs, asks or is blocked.
 type MCPToolPolicyArgs struct {
 	Name string `json:"name"`
 	Tool string `json:"tool"`
-	api.MCPToolPolicy
+	MCPToolPolicy
 }
 
 // ImportMCPConfigArgs is another host's mcp.json, as it is.
@@ -147,13 +145,13 @@ type ImportMCPConfigArgs struct {
 // UpdateCollectionArgs renames a collection or changes its paths.
 type UpdateCollectionArgs struct {
 	ID string `json:"id"`
-	api.CollectionRequest
+	CollectionRequest
 }
 
 // SearchCollectionArgs searches one collection.
 type SearchCollectionArgs struct {
 	ID string `json:"id"`
-	api.KnowledgeSearchRequest
+	KnowledgeSearchRequest
 }
 
 // MemoriesArgs filters the memory list (SPEC §14): "all" or none (every
@@ -165,7 +163,7 @@ type MemoriesArgs struct {
 // UpdateMemoryArgs changes a memory's text and/or auto_answer.
 type UpdateMemoryArgs struct {
 	ID string `json:"id"`
-	service.MemoryUpdate
+	MemoryUpdate
 }
 
 // TraceRecords is the card trace's records (the latency bench).

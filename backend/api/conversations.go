@@ -1,8 +1,4 @@
-// Package service is Parley's domain façade: conversations, runs, question
-// cards and settings, wired from storage, the assistant runtime and the
-// QuestionManager. The Wails bindings and the HTTP API both call it, so no
-// logic is written twice.
-package service
+package api
 
 import (
 	"github.com/parley-app/parley/backend/chat"

@@ -1,4 +1,4 @@
-package api
+package nonnil
 
 import (
 	"encoding/json"
@@ -41,7 +41,7 @@ func TestNonNilFillsNilSlicesAndMapsEverywhere(t *testing.T) {
 		ByName: map[string]nnInner{"x": {}},
 	}
 	before := marshal(t, in)
-	out := NonNil(in)
+	out := Of(in)
 	assert.JSONEq(t, `{"name":"","list":[{"tags":[]},{"tags":["a"]}],"ptr":{"tags":[]},"nil_ptr":null,
 		"map":{"k":[]},"blob":null,"any":{"tags":[]},"by_name":{"x":{"tags":[]}}}`, marshal(t, out))
 	assert.Equal(t, before, marshal(t, in), "the value given is not changed")
@@ -50,19 +50,19 @@ func TestNonNilFillsNilSlicesAndMapsEverywhere(t *testing.T) {
 
 func TestNonNilTopLevelAndPointers(t *testing.T) {
 	var list []*nnInner
-	assert.Equal(t, `[]`, marshal(t, NonNil(list)))
-	assert.Equal(t, `[]`, marshal(t, NonNilAny(list)))
-	assert.Equal(t, `[{"tags":[]},null]`, marshal(t, NonNil([]*nnInner{{}, nil})))
+	assert.Equal(t, `[]`, marshal(t, Of(list)))
+	assert.Equal(t, `[]`, marshal(t, Any(list)))
+	assert.Equal(t, `[{"tags":[]},null]`, marshal(t, Of([]*nnInner{{}, nil})))
 	var m map[string]string
-	assert.Equal(t, `{}`, marshal(t, NonNilAny(m)))
-	assert.Nil(t, NonNilAny(nil))
+	assert.Equal(t, `{}`, marshal(t, Any(m)))
+	assert.Nil(t, Any(nil))
 	var p *nnOuter
-	assert.Nil(t, NonNil(p))
+	assert.Nil(t, Of(p))
 }
 
 func TestNonNilPassesFullValuesThrough(t *testing.T) {
 	in := &nnInner{Tags: []string{"x"}}
-	assert.Same(t, in, NonNil(in), "nothing to fill: the same pointer")
+	assert.Same(t, in, Of(in), "nothing to fill: the same pointer")
 	type plain struct{ A, B string }
-	assert.Equal(t, plain{"a", "b"}, NonNilAny(plain{"a", "b"}))
+	assert.Equal(t, plain{"a", "b"}, Any(plain{"a", "b"}))
 }
