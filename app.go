@@ -14,12 +14,9 @@ type App struct {
 	cfg config.Config
 }
 
-// AppInfo is what the About box and settings show.
-type AppInfo = api.AppInfo
-
 // Info returns the version and data folder.
-func (a *App) Info() AppInfo {
-	return AppInfo{Version: version, DataDir: a.cfg.DataDir}
+func (a *App) Info() api.AppInfo {
+	return api.AppInfo{Version: version, DataDir: a.cfg.DataDir}
 }
 
 // runDesktop opens the Parley window and blocks until it closes.

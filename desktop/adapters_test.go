@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/fault"
@@ -191,13 +192,13 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 			fault.Input, true},
 		{"bad profile name", "PUT", "/api/v1/profiles/" + longName, `{"system_prompt":"x"}`,
 			func() error {
-				_, err := bc.SaveProfile(service.Profile{Name: longName, SystemPrompt: "x"})
+				_, err := bc.SaveProfile(assistant.Profile{Name: longName, SystemPrompt: "x"})
 				return err
 			},
 			fault.Input, true},
 		{"unknown tool in a profile", "PUT", "/api/v1/profiles/writer", `{"tools":["rm"]}`,
 			func() error {
-				_, err := bc.SaveProfile(service.Profile{Name: "writer", Tools: []string{"rm"}})
+				_, err := bc.SaveProfile(assistant.Profile{Name: "writer", Tools: []string{"rm"}})
 				return err
 			},
 			fault.Input, true},

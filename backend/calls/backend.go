@@ -4,11 +4,13 @@ import (
 	"context"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/engine"
 	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
+	"github.com/parley-app/parley/backend/store"
 )
 
 // Backend is what the declarations call: backend/service's Service (tests
@@ -44,15 +46,15 @@ type Backend interface {
 	ListModels(ctx context.Context) ([]service.ModelInfo, error)
 	CheckModelServer(ctx context.Context) service.ModelStatus
 	PullModel(ctx context.Context, name string) error
-	ModelStats(ctx context.Context) ([]service.ModelStats, error)
+	ModelStats(ctx context.Context) ([]store.ModelStats, error)
 	ResetModelStats(ctx context.Context) error
 
 	GetSettings() service.Settings
 	EngineStatus(ctx context.Context) (engine.Status, error)
 	SaveSettings(ctx context.Context, s service.Settings) (service.Settings, error)
 	ExportSettings(ctx context.Context) (service.SettingsExport, error)
-	Profiles(ctx context.Context) ([]service.Profile, error)
-	SaveProfile(ctx context.Context, p service.Profile) (service.Profile, error)
+	Profiles(ctx context.Context) ([]assistant.Profile, error)
+	SaveProfile(ctx context.Context, p assistant.Profile) (assistant.Profile, error)
 	DeleteProfile(ctx context.Context, name string) error
 	AvailableTools() []service.ToolInfo
 

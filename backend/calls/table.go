@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/engine"
 	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
+	"github.com/parley-app/parley/backend/store"
 	"github.com/parley-app/parley/backend/trace"
 )
 
@@ -190,7 +192,7 @@ var (
 		})
 	ModelStats = declare("ModelStats", "GET /api/v1/models/stats",
 		"Returns how well each model asks.",
-		func(ctx context.Context, b Backend, _ None) ([]service.ModelStats, error) { return b.ModelStats(ctx) })
+		func(ctx context.Context, b Backend, _ None) ([]store.ModelStats, error) { return b.ModelStats(ctx) })
 	ResetModelStats = declare("ResetModelStats", "DELETE /api/v1/models/stats",
 		"Forgets every model's statistics.",
 		func(ctx context.Context, b Backend, _ None) (api.Reset, error) {
@@ -218,9 +220,9 @@ var (
 		},
 		Attachment("parley-settings.json"))
 	Profiles = declare("Profiles", "GET /api/v1/profiles", "Returns the assistant profiles; the default one is first.",
-		func(ctx context.Context, b Backend, _ None) ([]service.Profile, error) { return b.Profiles(ctx) })
+		func(ctx context.Context, b Backend, _ None) ([]assistant.Profile, error) { return b.Profiles(ctx) })
 	SaveProfile = declare("SaveProfile", "PUT /api/v1/profiles/{name}", "Creates or replaces a profile after checking it.",
-		func(ctx context.Context, b Backend, p service.Profile) (service.Profile, error) {
+		func(ctx context.Context, b Backend, p assistant.Profile) (assistant.Profile, error) {
 			return b.SaveProfile(ctx, p)
 		})
 	DeleteProfile = declare("DeleteProfile", "DELETE /api/v1/profiles/{name}",

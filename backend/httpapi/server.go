@@ -22,15 +22,12 @@ const MaxBodyBytes = api.MaxBodyBytes
 // MaxMessageBodyBytes bounds a sent message, whose files come base64-encoded.
 const MaxMessageBodyBytes = api.MaxMessageBodyBytes
 
-// Backend is the domain service the calls call (backend/calls).
-type Backend = calls.Backend
-
 // MaxImportBytes bounds an imported conversation (the service's limit).
 const MaxImportBytes = service.MaxImportBytes
 
 // Options configure a Server.
 type Options struct {
-	Backend Backend
+	Backend calls.Backend
 	Broker  *events.Broker
 	Token   string
 	Version string

@@ -19,12 +19,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/calls"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
+	"github.com/parley-app/parley/backend/store"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -113,17 +115,17 @@ func (f *fakeBackend) ListModels(context.Context) ([]service.ModelInfo, error) {
 	return []service.ModelInfo{{Name: "qwen3", SupportsTools: true}}, nil
 }
 func (f *fakeBackend) PullModel(context.Context, string) error { return f.err }
-func (f *fakeBackend) ModelStats(context.Context) ([]service.ModelStats, error) {
-	return []service.ModelStats{}, f.err
+func (f *fakeBackend) ModelStats(context.Context) ([]store.ModelStats, error) {
+	return []store.ModelStats{}, f.err
 }
 func (f *fakeBackend) ResetModelStats(context.Context) error { return f.err }
 func (f *fakeBackend) ExportSettings(context.Context) (service.SettingsExport, error) {
 	return service.SettingsExport{}, f.err
 }
-func (f *fakeBackend) Profiles(context.Context) ([]service.Profile, error) {
-	return []service.Profile{{Name: "default"}}, f.err
+func (f *fakeBackend) Profiles(context.Context) ([]assistant.Profile, error) {
+	return []assistant.Profile{{Name: "default"}}, f.err
 }
-func (f *fakeBackend) SaveProfile(_ context.Context, p service.Profile) (service.Profile, error) {
+func (f *fakeBackend) SaveProfile(_ context.Context, p assistant.Profile) (assistant.Profile, error) {
 	return p, f.err
 }
 func (f *fakeBackend) DeleteProfile(context.Context, string) error { return f.err }
@@ -137,7 +139,7 @@ func (f *fakeBackend) ImportConversation(context.Context, []byte) (*chat.Convers
 	return &chat.Conversation{ID: "imported"}, f.err
 }
 
-func newTestServer(t *testing.T, b Backend) (*Server, *httptest.Server, *events.Broker) {
+func newTestServer(t *testing.T, b calls.Backend) (*Server, *httptest.Server, *events.Broker) {
 	t.Helper()
 	broker := events.NewBroker(16)
 	ui := fstest.MapFS{"index.html": {Data: []byte("<title>Parley</title>")}, "assets/app.js": {Data: []byte("console.log(1)")}}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/fault"
@@ -48,7 +49,7 @@ func TestUserFacingRefusalsSpeakTheChosenLanguage(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, "die Wartezeit für Fragen muss 0 (unbegrenzt warten) bis 604.800 Sekunden sein", err.Error(), "numbers the language's way")
 
-	_, err = e.svc.SaveProfile(ctx, Profile{Name: "???"})
+	_, err = e.svc.SaveProfile(ctx, assistant.Profile{Name: "???"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "der Profilname muss")
 

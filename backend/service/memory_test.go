@@ -434,9 +434,9 @@ func TestRememberIsOfferedWithAskingOrWhenListed(t *testing.T) {
 		require.Fail(t, "no request", "the model never got %q", text)
 		return nil
 	}
-	_, err := e.svc.SaveProfile(ctx, Profile{Name: "quiet", Tools: []string{assistant.ToolCalculator}})
+	_, err := e.svc.SaveProfile(ctx, assistant.Profile{Name: "quiet", Tools: []string{assistant.ToolCalculator}})
 	require.NoError(t, err)
-	_, err = e.svc.SaveProfile(ctx, Profile{Name: "keeper", Tools: []string{assistant.ToolCalculator, assistant.ToolRemember}})
+	_, err = e.svc.SaveProfile(ctx, assistant.Profile{Name: "keeper", Tools: []string{assistant.ToolCalculator, assistant.ToolRemember}})
 	require.NoError(t, err)
 	assert.NotContains(t, toolsFor("quiet"), assistant.ToolRemember)
 	assert.Contains(t, toolsFor("keeper"), assistant.ToolRemember)

@@ -10,9 +10,6 @@ import (
 	"github.com/parley-app/parley/backend/textcalls"
 )
 
-// ModelStats is how well one model asks (Settings → Models).
-type ModelStats = store.ModelStats
-
 // refusalsKey is the settings row remembering what servers refused per
 // model (native tools, `tool` messages), so runs go straight to the form
 // that works.
@@ -54,7 +51,7 @@ func (s *Service) recordModelStats(model string, d assistant.StatDelta) {
 }
 
 // ModelStats lists how well each model asks.
-func (s *Service) ModelStats(ctx context.Context) ([]ModelStats, error) {
+func (s *Service) ModelStats(ctx context.Context) ([]store.ModelStats, error) {
 	return s.store.AllModelStats(ctx)
 }
 
@@ -67,12 +64,12 @@ func (s *Service) ResetModelStats(ctx context.Context) error {
 // the settings (without the API key), the assistant profiles and how well
 // each model asks.
 type SettingsExport struct {
-	Format     string       `json:"format"` // "parley-settings"
-	Version    int          `json:"version"`
-	ExportedAt string       `json:"exported_at"`
-	Settings   Settings     `json:"settings"`
-	Profiles   []Profile    `json:"profiles"`
-	ModelStats []ModelStats `json:"model_stats"`
+	Format     string              `json:"format"` // "parley-settings"
+	Version    int                 `json:"version"`
+	ExportedAt string              `json:"exported_at"`
+	Settings   Settings            `json:"settings"`
+	Profiles   []assistant.Profile `json:"profiles"`
+	ModelStats []store.ModelStats  `json:"model_stats"`
 }
 
 // ExportSettings gathers the settings export. The API key is left out: it

@@ -16,9 +16,6 @@ import (
 	"github.com/parley-app/parley/backend/store"
 )
 
-// Profile is an assistant profile as clients see it.
-type Profile = assistant.Profile
-
 // ToolInfo describes a tool a profile can opt in to. Description is for
 // the user (Settings → Profiles): Parley's own entries say it in the
 // interface's language, and Text again in an HTTP client's; the built-in
@@ -64,12 +61,12 @@ func (s *Service) AvailableTools() []ToolInfo {
 var mcpProfileEntry = regexp.MustCompile(`^(mcp:(\*|[A-Za-z0-9_-]{1,32})|[A-Za-z0-9_-]{1,32}__[A-Za-z0-9_-]{1,60})$`)
 
 // Profiles lists assistant profiles; the default one is always there.
-func (s *Service) Profiles(ctx context.Context) ([]Profile, error) {
+func (s *Service) Profiles(ctx context.Context) ([]assistant.Profile, error) {
 	stored, err := s.store.Profiles(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := []Profile{s.profile(assistant.DefaultProfileName)}
+	out := []assistant.Profile{s.profile(assistant.DefaultProfileName)}
 	for _, p := range stored {
 		if p.Name != assistant.DefaultProfileName {
 			out = append(out, fromStoreProfile(p))
@@ -79,13 +76,13 @@ func (s *Service) Profiles(ctx context.Context) ([]Profile, error) {
 }
 
 // SaveProfile creates or replaces a profile after checking it.
-func (s *Service) SaveProfile(ctx context.Context, p Profile) (Profile, error) {
+func (s *Service) SaveProfile(ctx context.Context, p assistant.Profile) (assistant.Profile, error) {
 	p.Name = strings.TrimSpace(p.Name)
 	if !profileName.MatchString(p.Name) {
-		return Profile{}, inputError(i18n.M("service.profileName"))
+		return assistant.Profile{}, inputError(i18n.M("service.profileName"))
 	}
 	if utf8.RuneCountInString(p.SystemPrompt) > MaxSystemPromptChars {
-		return Profile{}, inputError(i18n.M("service.systemPromptTooLong", MaxSystemPromptChars))
+		return assistant.Profile{}, inputError(i18n.M("service.systemPromptTooLong", MaxSystemPromptChars))
 	}
 	known := map[string]bool{}
 	for _, t := range s.AvailableTools() {
@@ -95,7 +92,7 @@ func (s *Service) SaveProfile(ctx context.Context, p Profile) (Profile, error) {
 	tools := []string{}
 	for _, t := range p.Tools {
 		if !known[t] && !mcpProfileEntry.MatchString(t) {
-			return Profile{}, inputError(i18n.M("service.unknownTool", t))
+			return assistant.Profile{}, inputError(i18n.M("service.unknownTool", t))
 		}
 		if !seen[t] {
 			seen[t] = true
@@ -108,22 +105,22 @@ func (s *Service) SaveProfile(ctx context.Context, p Profile) (Profile, error) {
 		p.ToolCalling = assistant.ToolCallingAuto
 	}
 	if !slices.Contains(assistant.ToolCallingModes, p.ToolCalling) {
-		return Profile{}, inputErrorf(`tool calling must be "auto", "native", "text" or "off"`)
+		return assistant.Profile{}, inputErrorf(`tool calling must be "auto", "native", "text" or "off"`)
 	}
 	if p.Thinking == "" {
 		p.Thinking = chat.ThinkingAuto
 	}
 	if err := checkThinking(p.Thinking); err != nil {
-		return Profile{}, err
+		return assistant.Profile{}, err
 	}
 	knowledge, err := s.checkCollections(ctx, p.Knowledge)
 	if err != nil {
-		return Profile{}, err
+		return assistant.Profile{}, err
 	}
 	p.Knowledge = knowledge
 	if err := s.store.SaveProfile(ctx, store.Profile{Name: p.Name, SystemPrompt: p.SystemPrompt, Model: p.Model, Tools: p.Tools,
 		ToolCalling: p.ToolCalling, Thinking: p.Thinking, Knowledge: p.Knowledge}); err != nil {
-		return Profile{}, err
+		return assistant.Profile{}, err
 	}
 	return p, nil
 }

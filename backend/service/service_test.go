@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/engine/sidecar"
@@ -252,11 +253,11 @@ func TestSettingsValidationAndDemoMode(t *testing.T) {
 func TestProfilesExportAndImport(t *testing.T) {
 	e := newEnv(t, modelserver.Turns(modelserver.Turn{Text: "Plain **answer**."}), time.Minute)
 	ctx := context.Background()
-	_, err := e.svc.SaveProfile(ctx, Profile{Name: "bad/name"})
+	_, err := e.svc.SaveProfile(ctx, assistant.Profile{Name: "bad/name"})
 	require.Error(t, err, "bad profile name accepted")
-	_, err = e.svc.SaveProfile(ctx, Profile{Name: "writer", Tools: []string{"rm_rf"}})
+	_, err = e.svc.SaveProfile(ctx, assistant.Profile{Name: "writer", Tools: []string{"rm_rf"}})
 	require.Error(t, err, "unknown tool accepted")
-	_, err = e.svc.SaveProfile(ctx, Profile{Name: "writer", SystemPrompt: "You write haiku.", Tools: []string{"calculator"}})
+	_, err = e.svc.SaveProfile(ctx, assistant.Profile{Name: "writer", SystemPrompt: "You write haiku.", Tools: []string{"calculator"}})
 	require.NoError(t, err)
 	ps, err := e.svc.Profiles(ctx)
 	require.NoError(t, err, "profiles %+v %v", ps, err)
@@ -457,7 +458,7 @@ func TestLateAnswerStoredBeforeCrashIsDeliveredOnce(t *testing.T) {
 func TestSetAssistantSwitchesTheNextRun(t *testing.T) {
 	e := newEnv(t, modelserver.Turns(modelserver.Turn{Text: "one"}, modelserver.Turn{Text: "two"}), time.Minute)
 	ctx := context.Background()
-	_, err := e.svc.SaveProfile(ctx, Profile{Name: "writer", SystemPrompt: "You write haiku.", Tools: []string{"calculator"}})
+	_, err := e.svc.SaveProfile(ctx, assistant.Profile{Name: "writer", SystemPrompt: "You write haiku.", Tools: []string{"calculator"}})
 	require.NoError(t, err)
 	c, err := e.svc.CreateConversation(ctx, "", "")
 	require.NoError(t, err)

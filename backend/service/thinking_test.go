@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/fault"
@@ -214,10 +215,10 @@ func TestThinkingSettingOfProfileAndConversation(t *testing.T) {
 	srv := modelserver.New(modelserver.Turns(), modelserver.WithModels([]string{"qwen3:8b"}), modelserver.WithThinkingModels("qwen3:8b"))
 	e := envWithServer(t, srv, "qwen3:8b")
 	ctx := context.Background()
-	p, err := e.svc.SaveProfile(ctx, Profile{Name: "quiet", Tools: []string{}, Thinking: "off"})
+	p, err := e.svc.SaveProfile(ctx, assistant.Profile{Name: "quiet", Tools: []string{}, Thinking: "off"})
 	require.NoError(t, err)
 	assert.Equal(t, "off", p.Thinking)
-	_, err = e.svc.SaveProfile(ctx, Profile{Name: "loud", Thinking: "extreme"})
+	_, err = e.svc.SaveProfile(ctx, assistant.Profile{Name: "loud", Thinking: "extreme"})
 	assert.Equal(t, fault.Validation, fault.KindOf(err), "%v", err)
 	profiles, err := e.svc.Profiles(ctx)
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
+	"github.com/parley-app/parley/backend/store"
 	"github.com/parley-app/parley/backend/trace"
 )
 
@@ -78,7 +79,7 @@ var Wire = Registry{
 		{Name: "ModelInfo", Go: typeOf[service.ModelInfo]()},
 		{Name: "ModelStatus", Go: typeOf[service.ModelStatus]()},
 		{Name: "EngineStatus", Go: typeOf[engine.Status]()},
-		{Name: "ModelStats", Go: typeOf[service.ModelStats]()},
+		{Name: "ModelStats", Go: typeOf[store.ModelStats]()},
 		{Name: "SettingsExport", Go: typeOf[service.SettingsExport]()},
 		{Name: "Settings", Go: typeOf[service.Settings](), Fields: map[string]string{"theme": "ThemeSetting", "memory": "MemorySetting"}},
 		{Name: "Health", Go: typeOf[api.Health]()},
