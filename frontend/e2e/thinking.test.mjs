@@ -87,7 +87,9 @@ test('Chromium: the thinking streams, folds away with its duration, opens by key
     await waitUntil(async () => (await toggle.getAttribute('aria-expanded')) === 'true', { what: 'Enter to open the thinking' })
     const body = reply.getByTestId('thinking-body')
     await body.waitFor()
-    assert.match(await body.innerText(), /90 hundredths against 11 hundredths/)
+    // The body may be in the DOM a frame before it is laid out (innerText
+    // is '' until then): wait for its text, as a reader sees it.
+    await waitUntil(async () => /90 hundredths against 11 hundredths/.test(await body.innerText()), { what: 'the opened thinking to show its text' })
     assert.equal(await body.getAttribute('role'), 'region')
     assert.equal(await body.getAttribute('id'), await toggle.getAttribute('aria-controls'))
     await screenshot(page, 'e2e-thinking-open.png')
@@ -157,8 +159,10 @@ test('WebKit: the thinking streams, folds away with its duration, opens by keybo
     // By keyboard (WebDriver keys to the focused button): Enter opens, Space closes.
     await session.type(toggle, '\uE007')
     await waitUntil(async () => (await session.attribute(await session.find(toggleCss), 'aria-expanded')) === 'true', { what: 'Enter to open the thinking' })
-    const body = await session.waitFor('[data-testid=thinking-body]')
-    assert.match(await session.text(body), /90 hundredths against 11 hundredths/)
+    await session.waitFor('[data-testid=thinking-body]')
+    // Its text once it is laid out (as in Chromium above).
+    await waitUntil(async () => /90 hundredths against 11 hundredths/.test(await session.text(await session.find('[data-testid=thinking-body]'))),
+      { what: 'the opened thinking to show its text' })
     await saveArtifact('e2e-webkit-thinking-open.png', await session.screenshot())
     for (const theme of ['light', 'dark']) {
       await waitUntil(async () => {
