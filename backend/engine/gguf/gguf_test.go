@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parley-app/parley/backend/engine/ggufgen"
 	"github.com/parley-app/parley/backend/engine/gguf"
+	"github.com/parley-app/parley/backend/engine/ggufgen"
 )
 
 func TestReadsAGeneratedModel(t *testing.T) {
