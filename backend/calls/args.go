@@ -190,3 +190,9 @@ func (p PendingQuestionState) MarshalJSON() ([]byte, error) {
 	type plain PendingQuestionState // without this method
 	return json.Marshal(plain(p))
 }
+
+// ImportModelArgs imports a GGUF file into the model library (SPEC §12).
+type ImportModelArgs struct {
+	// Path is the file's absolute path.
+	Path string `json:"path"`
+}

@@ -342,7 +342,7 @@ func (l *Library) checkSpace(need int64, id string) error {
 func formatBytes(n int64) string {
 	switch {
 	case n >= 1e9:
-		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
 	case n >= 1e6:
 		return fmt.Sprintf("%.0f MB", float64(n)/1e6)
 	default:

@@ -3,6 +3,7 @@
 import {api} from '../models';
 import {service} from '../models';
 import {calls} from '../models';
+import {library} from '../models';
 import {questions} from '../models';
 import {chat} from '../models';
 import {memory} from '../models';
@@ -18,6 +19,8 @@ export function AvailableTools():Promise<Array<service.ToolInfo>>;
 export function Cancel(arg1:calls.ByID):Promise<api.OK>;
 
 export function CancelCollection(arg1:calls.ByID):Promise<api.Collection>;
+
+export function CancelEngineDownload(arg1:calls.ByID):Promise<library.Download>;
 
 export function CheckModelServer():Promise<service.ModelStatus>;
 
@@ -41,6 +44,8 @@ export function DeleteCollection(arg1:calls.ByID):Promise<api.Deleted>;
 
 export function DeleteConversation(arg1:calls.ByID):Promise<api.Deleted>;
 
+export function DeleteEngineModel(arg1:calls.ByID):Promise<api.Deleted>;
+
 export function DeleteMCPServer(arg1:calls.ByName):Promise<api.Deleted>;
 
 export function DeleteMemory(arg1:calls.ByID):Promise<api.Deleted>;
@@ -48,6 +53,12 @@ export function DeleteMemory(arg1:calls.ByID):Promise<api.Deleted>;
 export function DeleteProfile(arg1:calls.ByName):Promise<api.Deleted>;
 
 export function DeleteProject(arg1:calls.DeleteProjectArgs):Promise<api.Deleted>;
+
+export function EngineCatalog():Promise<Array<library.CatalogEntry>>;
+
+export function EngineDownloads():Promise<Array<library.Download>>;
+
+export function EngineModels():Promise<Array<library.Model>>;
 
 export function EngineStatus():Promise<engine.Status>;
 
@@ -73,6 +84,8 @@ export function ImportBackup(arg1:calls.ImportBackupArgs):Promise<api.BackupImpo
 
 export function ImportConversation(arg1:calls.ImportArgs):Promise<chat.Conversation>;
 
+export function ImportEngineModel(arg1:calls.ImportModelArgs):Promise<library.Model>;
+
 export function ImportMCPConfig(arg1:calls.ImportMCPConfigArgs):Promise<api.MCPImportResult>;
 
 export function ListConversations(arg1:calls.ListConversationsArgs):Promise<service.ConversationPage>;
@@ -84,6 +97,8 @@ export function MCPServers():Promise<Array<api.MCPServer>>;
 export function Memories(arg1:calls.MemoriesArgs):Promise<Array<memory.Memory>>;
 
 export function ModelStats():Promise<Array<store.ModelStats>>;
+
+export function PauseEngineDownload(arg1:calls.ByID):Promise<library.Download>;
 
 export function PendingQuestion(arg1:calls.ByID):Promise<calls.PendingQuestionState>;
 
@@ -107,6 +122,8 @@ export function ResetModelStats():Promise<api.Reset>;
 
 export function Respond(arg1:calls.RespondArgs):Promise<questions.Card>;
 
+export function ResumeEngineDownload(arg1:calls.ByID):Promise<library.Download>;
+
 export function Retry(arg1:calls.ByID):Promise<api.RunStarted>;
 
 export function RevokeAgentToken(arg1:calls.ByID):Promise<void>;
@@ -122,6 +139,8 @@ export function SelectBranch(arg1:calls.SelectBranchArgs):Promise<service.Conver
 export function Send(arg1:calls.SendArgs):Promise<api.RunStarted>;
 
 export function SetMCPToolPolicy(arg1:calls.MCPToolPolicyArgs):Promise<api.MCPTool>;
+
+export function StartEngineDownload(arg1:library.DownloadRequest):Promise<library.Download>;
 
 export function Trace():Promise<calls.TraceRecords>;
 
