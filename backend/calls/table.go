@@ -208,7 +208,9 @@ var (
 		func(ctx context.Context, b Backend, _ None) ([]library.Model, error) { return b.EngineModels(ctx) })
 	EngineCatalog = declare("EngineCatalog", "GET /api/v1/engine/catalog",
 		"Returns the curated catalogue of models on the Hugging Face hub, each saying whether it is installed.",
-		func(ctx context.Context, b Backend, _ None) ([]library.CatalogEntry, error) { return b.EngineCatalog(ctx) })
+		func(ctx context.Context, b Backend, _ None) ([]library.CatalogEntry, error) {
+			return b.EngineCatalog(ctx)
+		})
 	StartEngineDownload = declare("StartEngineDownload", "POST /api/v1/engine/downloads",
 		"Queues a download from the hub (a catalogue entry, or a repository's GGUF file); progress comes as engine:download events.",
 		func(ctx context.Context, b Backend, r library.DownloadRequest) (library.Download, error) {
@@ -216,16 +218,24 @@ var (
 		}, Status(http.StatusAccepted))
 	EngineDownloads = declare("EngineDownloads", "GET /api/v1/engine/downloads",
 		"Returns the downloads, oldest first.",
-		func(ctx context.Context, b Backend, _ None) ([]library.Download, error) { return b.EngineDownloads(ctx) })
+		func(ctx context.Context, b Backend, _ None) ([]library.Download, error) {
+			return b.EngineDownloads(ctx)
+		})
 	PauseEngineDownload = declare("PauseEngineDownload", "POST /api/v1/engine/downloads/{id}/pause",
 		"Pauses a download; its bytes stay for resume.",
-		func(ctx context.Context, b Backend, r ByID) (library.Download, error) { return b.PauseEngineDownload(ctx, r.ID) })
+		func(ctx context.Context, b Backend, r ByID) (library.Download, error) {
+			return b.PauseEngineDownload(ctx, r.ID)
+		})
 	ResumeEngineDownload = declare("ResumeEngineDownload", "POST /api/v1/engine/downloads/{id}/resume",
 		"Resumes a paused or failed download from where it stopped.",
-		func(ctx context.Context, b Backend, r ByID) (library.Download, error) { return b.ResumeEngineDownload(ctx, r.ID) })
+		func(ctx context.Context, b Backend, r ByID) (library.Download, error) {
+			return b.ResumeEngineDownload(ctx, r.ID)
+		})
 	CancelEngineDownload = declare("CancelEngineDownload", "DELETE /api/v1/engine/downloads/{id}",
 		"Cancels a download and deletes its partial file.",
-		func(ctx context.Context, b Backend, r ByID) (library.Download, error) { return b.CancelEngineDownload(ctx, r.ID) })
+		func(ctx context.Context, b Backend, r ByID) (library.Download, error) {
+			return b.CancelEngineDownload(ctx, r.ID)
+		})
 	ImportEngineModel = declare("ImportEngineModel", "POST /api/v1/engine/models/import",
 		"Adds a GGUF file from the disk by its absolute path, used in place (not copied).",
 		func(ctx context.Context, b Backend, r ImportModelArgs) (library.Model, error) {

@@ -63,7 +63,7 @@ type Config struct {
 	// (HF_ENDPOINT, as in Hugging Face's own tools; "" = the real hub).
 	HFEndpoint string
 	Addr       string // serve only
-	Token  string // serve only
+	Token      string // serve only
 	// Demo runs the scripted demo assistant (no model server) for this
 	// process only, whatever the saved demo mode setting says.
 	Demo bool
