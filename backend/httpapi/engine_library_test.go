@@ -21,6 +21,29 @@ import (
 	"github.com/parley-app/parley/backend/store"
 )
 
+// The fake backend of the handler tests has an empty model library.
+func (f *fakeBackend) EngineModels(context.Context) ([]library.Model, error) { return nil, f.err }
+func (f *fakeBackend) EngineCatalog(context.Context) ([]library.CatalogEntry, error) {
+	return nil, f.err
+}
+func (f *fakeBackend) EngineDownloads(context.Context) ([]library.Download, error) { return nil, f.err }
+func (f *fakeBackend) StartEngineDownload(context.Context, library.DownloadRequest) (library.Download, error) {
+	return library.Download{}, f.err
+}
+func (f *fakeBackend) PauseEngineDownload(context.Context, string) (library.Download, error) {
+	return library.Download{}, f.err
+}
+func (f *fakeBackend) ResumeEngineDownload(context.Context, string) (library.Download, error) {
+	return library.Download{}, f.err
+}
+func (f *fakeBackend) CancelEngineDownload(context.Context, string) (library.Download, error) {
+	return library.Download{}, f.err
+}
+func (f *fakeBackend) ImportEngineModel(context.Context, string) (library.Model, error) {
+	return library.Model{}, f.err
+}
+func (f *fakeBackend) DeleteEngineModel(context.Context, string) error { return f.err }
+
 // The model library's endpoints (SPEC §12) on the real service, against a
 // fake hub: statuses, downloads to the end, pause/resume/cancel, import,
 // delete, 422 and 507, the engine:download events, and choosing a model.
