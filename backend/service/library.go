@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 
+	"github.com/parley-app/parley/backend/engine/gguf"
 	"github.com/parley-app/parley/backend/engine/library"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/fault"
@@ -46,6 +47,30 @@ func (s *Service) library() (*library.Library, error) {
 		return nil, fault.New(fault.Internal, i18n.M("library.noFolder"))
 	}
 	return s.lib, nil
+}
+
+// builtinModelInfos are the installed models that can be loaded, as the
+// model list says models (GET /api/v1/models with the built-in engine).
+func (s *Service) builtinModelInfos() []ModelInfo {
+	out := []ModelInfo{}
+	if s.lib == nil {
+		return out
+	}
+	for _, m := range s.lib.Ready() {
+		info := ModelInfo{Name: m.ID}
+		for _, c := range m.Capabilities {
+			switch c {
+			case gguf.CapTools:
+				info.SupportsTools = true
+			case gguf.CapVision:
+				info.SupportsVision = true
+			case gguf.CapThinking:
+				info.SupportsThinking = true
+			}
+		}
+		out = append(out, info)
+	}
+	return out
 }
 
 // EngineModels lists the installed models, each checked (GET

@@ -53,6 +53,9 @@ func TestBrokenBuiltinModelIsRefused(t *testing.T) {
 	set.Model = "pocket"
 	_, err = svc.SaveSettings(ctx, set)
 	require.NoError(t, err)
+	listed, err := svc.ListModels(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []ModelInfo{{Name: "pocket", SupportsTools: true}}, listed, "with the built-in engine, the models are the installed ones")
 
 	require.NoError(t, os.Remove(p))
 	models, err := svc.EngineModels(ctx)
