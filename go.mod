@@ -17,6 +17,7 @@ require (
 	github.com/wailsapp/wails/v2 v2.16.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/net v0.56.0
+	golang.org/x/sys v0.48.0
 	golang.org/x/text v0.39.0
 	golang.org/x/time v0.16.0
 	modernc.org/sqlite v1.60.1
@@ -68,7 +69,6 @@ require (
 	golang.org/x/crypto v0.53.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 	modernc.org/libc v1.77.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func newAdapters(t *testing.T) *adapters {
 	t.Cleanup(model.Close)
 	db, err := store.Open(filepath.Join(t.TempDir(), "parley.db"))
 	require.NoError(t, err)
-	cfg := config.Config{BaseURL: model.URL(), Model: "scripted", QuestionTimeout: time.Hour,
+	cfg := config.Config{BaseURL: model.URL(), Model: "scripted", QuestionTimeout: time.Hour, ModelsDir: t.TempDir(),
 		Set: map[string]bool{"base-url": true, "model": true, "question-timeout": true}}
 	svc, err := service.New(context.Background(), service.Options{Store: db, Config: cfg, Version: "test"})
 	require.NoError(t, err)
@@ -100,6 +101,8 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 	oversized := filepath.Join(dir, "big.json")
 	require.NoError(t, os.WriteFile(oversized, nil, 0o600))
 	require.NoError(t, os.Truncate(oversized, service.MaxImportBytes+1)) // sparse: no disk used
+	notAModel := filepath.Join(dir, "notes.gguf")
+	require.NoError(t, os.WriteFile(notAModel, []byte("just notes"), 0o600))
 	notAnExport := filepath.Join(dir, "other.json")
 	require.NoError(t, os.WriteFile(notAnExport, []byte(`{"format":"something.else"}`), 0o600))
 	longName := strings.Repeat("n", 41)
@@ -221,6 +224,17 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 				_, err := bc.UpdateMemory(api.UpdateMemoryArgs{ID: "nope", MemoryUpdate: api.MemoryUpdate{Text: str("x")}})
 				return err
 			}, fault.NotFound, true},
+		{"import a model by a relative path", "POST", "/api/v1/engine/models/import", `{"path":"models/x.gguf"}`,
+			func() error { _, err := bc.ImportEngineModel(api.ImportModelArgs{Path: "models/x.gguf"}); return err }, fault.Input, true},
+		{"import a file that is not a GGUF", "POST", "/api/v1/engine/models/import", `{"path":` + strconv.Quote(notAModel) + `}`,
+			func() error { _, err := bc.ImportEngineModel(api.ImportModelArgs{Path: notAModel}); return err }, fault.Validation, true},
+		{"download a file that is not a GGUF", "POST", "/api/v1/engine/downloads", `{"repo":"acme/tiny-GGUF","file":"README.md"}`,
+			func() error {
+				_, err := bc.StartEngineDownload(api.EngineDownloadRequest{Repo: "acme/tiny-GGUF", File: "README.md"})
+				return err
+			}, fault.Validation, true},
+		{"pause an unknown download", "POST", "/api/v1/engine/downloads/nope/pause", "",
+			func() error { _, err := bc.PauseEngineDownload(api.ByID{ID: "nope"}); return err }, fault.NotFound, true},
 		{"remember a question the card does not have", "POST", "/api/v1/conversations/" + busy.ID + "/respond",
 			`{"question_id":"latest","action":"submit","answers":{"Which colour?":{"selected":["Red"]}},"remember":["Which size?"]}`,
 			func() error {

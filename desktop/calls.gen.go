@@ -8,6 +8,7 @@ import (
 	"github.com/parley-app/parley/backend/calls"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/engine"
+	"github.com/parley-app/parley/backend/engine/library"
 	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
@@ -234,6 +235,69 @@ func (c *Calls) ResetModelStats() (api.Reset, error) {
 // GET /api/v1/engine
 func (c *Calls) EngineStatus() (engine.Status, error) {
 	return wire(calls.EngineStatus.Do(c.ctx, c.svc, calls.None{}))
+}
+
+// EngineModels returns the installed models, each checked: ready, or broken with the reason.
+//
+// GET /api/v1/engine/models
+func (c *Calls) EngineModels() ([]library.Model, error) {
+	return wire(calls.EngineModels.Do(c.ctx, c.svc, calls.None{}))
+}
+
+// EngineCatalog returns the curated catalogue of models on the Hugging Face hub, each saying whether it is installed.
+//
+// GET /api/v1/engine/catalog
+func (c *Calls) EngineCatalog() ([]library.CatalogEntry, error) {
+	return wire(calls.EngineCatalog.Do(c.ctx, c.svc, calls.None{}))
+}
+
+// StartEngineDownload queues a download from the hub (a catalogue entry, or a repository's GGUF file); progress comes as engine:download events.
+//
+// POST /api/v1/engine/downloads
+func (c *Calls) StartEngineDownload(req api.EngineDownloadRequest) (library.Download, error) {
+	return wire(calls.StartEngineDownload.Do(c.ctx, c.svc, req))
+}
+
+// EngineDownloads returns the downloads, oldest first.
+//
+// GET /api/v1/engine/downloads
+func (c *Calls) EngineDownloads() ([]library.Download, error) {
+	return wire(calls.EngineDownloads.Do(c.ctx, c.svc, calls.None{}))
+}
+
+// PauseEngineDownload pauses a download; its bytes stay for resume.
+//
+// POST /api/v1/engine/downloads/{id}/pause
+func (c *Calls) PauseEngineDownload(req api.ByID) (library.Download, error) {
+	return wire(calls.PauseEngineDownload.Do(c.ctx, c.svc, req))
+}
+
+// ResumeEngineDownload resumes a paused or failed download from where it stopped.
+//
+// POST /api/v1/engine/downloads/{id}/resume
+func (c *Calls) ResumeEngineDownload(req api.ByID) (library.Download, error) {
+	return wire(calls.ResumeEngineDownload.Do(c.ctx, c.svc, req))
+}
+
+// CancelEngineDownload cancels a download and deletes its partial file.
+//
+// DELETE /api/v1/engine/downloads/{id}
+func (c *Calls) CancelEngineDownload(req api.ByID) (library.Download, error) {
+	return wire(calls.CancelEngineDownload.Do(c.ctx, c.svc, req))
+}
+
+// ImportEngineModel adds a GGUF file from the disk by its absolute path, used in place (not copied).
+//
+// POST /api/v1/engine/models/import
+func (c *Calls) ImportEngineModel(req api.ImportModelArgs) (library.Model, error) {
+	return wire(calls.ImportEngineModel.Do(c.ctx, c.svc, req))
+}
+
+// DeleteEngineModel deletes a downloaded model's file; an imported model is only forgotten.
+//
+// DELETE /api/v1/engine/models/{id}
+func (c *Calls) DeleteEngineModel(req api.ByID) (api.Deleted, error) {
+	return wire(calls.DeleteEngineModel.Do(c.ctx, c.svc, req))
 }
 
 // GetSettings returns the effective settings.

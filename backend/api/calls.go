@@ -188,3 +188,18 @@ func (p PendingQuestionState) MarshalJSON() ([]byte, error) {
 	type plain PendingQuestionState // without this method
 	return json.Marshal(plain(p))
 }
+
+// ImportModelArgs imports a GGUF file into the model library (SPEC §12).
+type ImportModelArgs struct {
+	// Path is the file's absolute path.
+	Path string `json:"path"`
+}
+
+// EngineDownloadRequest asks for a download: a catalogue entry, or any GGUF of
+// the hub by repository and file (revision "main" when not given).
+type EngineDownloadRequest struct {
+	CatalogID string `json:"catalog_id,omitempty"`
+	Repo      string `json:"repo,omitempty"`
+	File      string `json:"file,omitempty"`
+	Revision  string `json:"revision,omitempty"`
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/engine"
+	"github.com/parley-app/parley/backend/engine/library"
 	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
@@ -51,6 +52,15 @@ type Backend interface {
 
 	GetSettings() service.Settings
 	EngineStatus(ctx context.Context) (engine.Status, error)
+	EngineModels(ctx context.Context) ([]library.Model, error)
+	EngineCatalog(ctx context.Context) ([]library.CatalogEntry, error)
+	EngineDownloads(ctx context.Context) ([]library.Download, error)
+	StartEngineDownload(ctx context.Context, req api.EngineDownloadRequest) (library.Download, error)
+	PauseEngineDownload(ctx context.Context, id string) (library.Download, error)
+	ResumeEngineDownload(ctx context.Context, id string) (library.Download, error)
+	CancelEngineDownload(ctx context.Context, id string) (library.Download, error)
+	ImportEngineModel(ctx context.Context, path string) (library.Model, error)
+	DeleteEngineModel(ctx context.Context, id string) error
 	SaveSettings(ctx context.Context, s service.Settings) (service.Settings, error)
 	ExportSettings(ctx context.Context) (service.SettingsExport, error)
 	Profiles(ctx context.Context) ([]assistant.Profile, error)

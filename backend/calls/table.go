@@ -11,6 +11,7 @@ import (
 	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/engine"
+	"github.com/parley-app/parley/backend/engine/library"
 	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
@@ -203,6 +204,50 @@ var (
 	EngineStatus = declare("EngineStatus", "GET /api/v1/engine",
 		"Says the built-in engine's state: stopped, starting, ready or error, its model and backend.",
 		func(ctx context.Context, b Backend, _ None) (engine.Status, error) { return b.EngineStatus(ctx) })
+	// Its model library (SPEC §12): Settings → Models and onboarding.
+	EngineModels = declare("EngineModels", "GET /api/v1/engine/models",
+		"Returns the installed models, each checked: ready, or broken with the reason.",
+		func(ctx context.Context, b Backend, _ None) ([]library.Model, error) { return b.EngineModels(ctx) })
+	EngineCatalog = declare("EngineCatalog", "GET /api/v1/engine/catalog",
+		"Returns the curated catalogue of models on the Hugging Face hub, each saying whether it is installed.",
+		func(ctx context.Context, b Backend, _ None) ([]library.CatalogEntry, error) {
+			return b.EngineCatalog(ctx)
+		})
+	StartEngineDownload = declare("StartEngineDownload", "POST /api/v1/engine/downloads",
+		"Queues a download from the hub (a catalogue entry, or a repository's GGUF file); progress comes as engine:download events.",
+		func(ctx context.Context, b Backend, r api.EngineDownloadRequest) (library.Download, error) {
+			return b.StartEngineDownload(ctx, r)
+		}, Status(http.StatusAccepted))
+	EngineDownloads = declare("EngineDownloads", "GET /api/v1/engine/downloads",
+		"Returns the downloads, oldest first.",
+		func(ctx context.Context, b Backend, _ None) ([]library.Download, error) {
+			return b.EngineDownloads(ctx)
+		})
+	PauseEngineDownload = declare("PauseEngineDownload", "POST /api/v1/engine/downloads/{id}/pause",
+		"Pauses a download; its bytes stay for resume.",
+		func(ctx context.Context, b Backend, r api.ByID) (library.Download, error) {
+			return b.PauseEngineDownload(ctx, r.ID)
+		})
+	ResumeEngineDownload = declare("ResumeEngineDownload", "POST /api/v1/engine/downloads/{id}/resume",
+		"Resumes a paused or failed download from where it stopped.",
+		func(ctx context.Context, b Backend, r api.ByID) (library.Download, error) {
+			return b.ResumeEngineDownload(ctx, r.ID)
+		})
+	CancelEngineDownload = declare("CancelEngineDownload", "DELETE /api/v1/engine/downloads/{id}",
+		"Cancels a download and deletes its partial file.",
+		func(ctx context.Context, b Backend, r api.ByID) (library.Download, error) {
+			return b.CancelEngineDownload(ctx, r.ID)
+		})
+	ImportEngineModel = declare("ImportEngineModel", "POST /api/v1/engine/models/import",
+		"Adds a GGUF file from the disk by its absolute path, used in place (not copied).",
+		func(ctx context.Context, b Backend, r api.ImportModelArgs) (library.Model, error) {
+			return b.ImportEngineModel(ctx, r.Path)
+		}, Status(http.StatusCreated))
+	DeleteEngineModel = declare("DeleteEngineModel", "DELETE /api/v1/engine/models/{id}",
+		"Deletes a downloaded model's file; an imported model is only forgotten.",
+		func(ctx context.Context, b Backend, r api.ByID) (api.Deleted, error) {
+			return api.Deleted{Deleted: true}, b.DeleteEngineModel(ctx, r.ID)
+		})
 
 	// Settings and assistant profiles.
 	GetSettings = declare("GetSettings", "GET /api/v1/settings", "Returns the effective settings.",

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -54,8 +56,14 @@ type Config struct {
 	// Engine is "builtin" (Parley's own engine, SPEC §12) or "server" (a
 	// model server at BaseURL); "" when neither flag nor variable says.
 	Engine string
-	Addr   string // serve only
-	Token  string // serve only
+	// ModelsDir is the built-in engine's models folder (SPEC §12):
+	// --models-dir, PARLEY_MODELS_DIR, else <DataDir>/models.
+	ModelsDir string
+	// HFEndpoint is the Hugging Face hub models are downloaded from
+	// (HF_ENDPOINT, as in Hugging Face's own tools; "" = the real hub).
+	HFEndpoint string
+	Addr       string // serve only
+	Token      string // serve only
 	// Demo runs the scripted demo assistant (no model server) for this
 	// process only, whatever the saved demo mode setting says.
 	Demo bool
@@ -99,6 +107,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, er
 	timeout := fs.String("question-timeout", "", "how long a question waits, 0 = forever (env PARLEY_QUESTION_TIMEOUT; default 5m)")
 	addr := fs.String("addr", DefaultAddr, "serve: listen address; the desktop app: where it listens for agents (overrides Settings → Agents)")
 	token := fs.String("token", "", "serve: API token (default: the one stored in the data folder)")
+	modelsDir := fs.String("models-dir", "", "the built-in engine's models folder (env PARLEY_MODELS_DIR; default <data dir>/models)")
 	engine := fs.String("engine", "", `"builtin" (Parley's own engine) or "server" (the model server at --base-url) (env PARLEY_ENGINE)`)
 	demo := fs.Bool("demo", false, "run the scripted demo assistant, no model server needed, for this run only (env PARLEY_DEMO=1; the saved settings are unchanged)")
 	if err := fs.Parse(args); err != nil {
@@ -126,6 +135,13 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, er
 	cfg.Model = pick("model", *model, "PARLEY_MODEL")
 	cfg.APIKey = pick("api-key", *apiKey, "PARLEY_API_KEY")
 	cfg.Engine = pick("engine", *engine, "PARLEY_ENGINE")
+	cfg.ModelsDir = pick("models-dir", *modelsDir, "PARLEY_MODELS_DIR")
+	cfg.HFEndpoint = strings.TrimRight(getenv("HF_ENDPOINT"), "/")
+	if cfg.HFEndpoint != "" {
+		if u, err := url.Parse(cfg.HFEndpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return cfg, fmt.Errorf("invalid HF_ENDPOINT %q: want an http(s) URL such as https://huggingface.co", cfg.HFEndpoint)
+		}
+	}
 	switch cfg.Engine {
 	case "", EngineBuiltin, EngineServer:
 	default:
@@ -172,6 +188,12 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, er
 		return cfg, fmt.Errorf("data dir %q: %w", cfg.DataDir, err)
 	}
 	cfg.DataDir = abs
+	if cfg.ModelsDir == "" {
+		cfg.ModelsDir = filepath.Join(abs, "models")
+	}
+	if cfg.ModelsDir, err = filepath.Abs(cfg.ModelsDir); err != nil {
+		return cfg, fmt.Errorf("models dir: %w", err)
+	}
 	return cfg, nil
 }
 

@@ -106,3 +106,25 @@ func TestDemoFlagAndEnvironment(t *testing.T) {
 	_, err = Parse([]string{"serve", "--data-dir", dir}, env(map[string]string{"PARLEY_DEMO": "maybe"}), io.Discard)
 	assert.ErrorContains(t, err, "PARLEY_DEMO")
 }
+
+func TestModelsDirAndHubEndpoint(t *testing.T) {
+	data := t.TempDir()
+	cfg, err := Parse(nil, env(map[string]string{"PARLEY_DATA_DIR": data}), io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(data, "models"), cfg.ModelsDir, "default: <data dir>/models")
+	assert.False(t, cfg.Set["models-dir"])
+	assert.Empty(t, cfg.HFEndpoint, "the real hub")
+
+	cfg, err = Parse(nil, env(map[string]string{"PARLEY_DATA_DIR": data, "PARLEY_MODELS_DIR": "/env/models", "HF_ENDPOINT": "http://127.0.0.1:9/"}), io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Clean("/env/models"), cfg.ModelsDir)
+	assert.True(t, cfg.Set["models-dir"])
+	assert.Equal(t, "http://127.0.0.1:9", cfg.HFEndpoint)
+
+	cfg, err = Parse([]string{"--models-dir", "/flag/models"}, env(map[string]string{"PARLEY_DATA_DIR": data, "PARLEY_MODELS_DIR": "/env/models"}), io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Clean("/flag/models"), cfg.ModelsDir, "the flag wins")
+
+	_, err = Parse(nil, env(map[string]string{"PARLEY_DATA_DIR": data, "HF_ENDPOINT": "huggingface.co"}), io.Discard)
+	assert.ErrorContains(t, err, "HF_ENDPOINT")
+}

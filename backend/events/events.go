@@ -41,11 +41,19 @@ const (
 	// §14), so that a list of them reloads; the payload is
 	// MemoryChangedPayload.
 	MemoryChanged = "memory:changed"
+
+	// EngineDownload reports a model download's progress and state (SPEC
+	// §12), at most 5 times a second per download; the payload is
+	// library.Download.
+	EngineDownload = "engine:download"
+	// EngineState reports the built-in engine's state (SPEC §12); the
+	// payload is engine.Status.
+	EngineState = "engine:state"
 )
 
 // Names lists every event Go emits, in the order of SPEC §3 and then the
 // list's and the download's.
-var Names = []string{ConversationState, MessageDelta, MessageReasoning, MessageDone, QuestionAsk, QuestionResolved, RunError, ConversationUpdated, ConversationDeleted, ModelPull, MCPServer, KnowledgeProgress, AgentNotice, ProjectChanged, MemoryChanged}
+var Names = []string{ConversationState, MessageDelta, MessageReasoning, MessageDone, QuestionAsk, QuestionResolved, RunError, ConversationUpdated, ConversationDeleted, ModelPull, MCPServer, KnowledgeProgress, AgentNotice, ProjectChanged, MemoryChanged, EngineDownload, EngineState}
 
 // Emitter sends one event to every client (the window, SSE subscribers).
 // Payloads are JSON-marshalable objects with "conversationId" at the top level.

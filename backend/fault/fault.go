@@ -32,10 +32,13 @@ const (
 	Validation Kind = "validation" // a value the request may not have: answers that do not fit the card (HTTP 422)
 	TooMany    Kind = "too_many"   // refused for now: an agent's rate limit or pending cap (HTTP 429)
 	Upstream   Kind = "upstream"   // the model server or what stands behind it failed (HTTP 502)
+	// Storage: not enough free disk for what was asked, such as a model
+	// download (HTTP 507).
+	Storage Kind = "insufficient_storage"
 )
 
 // Kinds are all the kinds, in the order above.
-var Kinds = []Kind{Internal, Input, NotFound, Conflict, TooLarge, Validation, TooMany, Upstream}
+var Kinds = []Kind{Internal, Input, NotFound, Conflict, TooLarge, Validation, TooMany, Upstream, Storage}
 
 // Error is a failure of the backend.
 type Error struct {
@@ -150,6 +153,8 @@ func HTTPStatus(kind Kind) int {
 		return http.StatusTooManyRequests
 	case Upstream:
 		return http.StatusBadGateway
+	case Storage:
+		return http.StatusInsufficientStorage
 	default:
 		return http.StatusInternalServerError
 	}

@@ -55,6 +55,7 @@ func TestHTTPStatusOfEachKind(t *testing.T) {
 		fault.Validation: http.StatusUnprocessableEntity,
 		fault.TooMany:    http.StatusTooManyRequests,
 		fault.Upstream:   http.StatusBadGateway,
+		fault.Storage:    http.StatusInsufficientStorage,
 	}
 	require.Len(t, fault.Kinds, len(want), "a kind without a status here")
 	for _, k := range fault.Kinds {
@@ -66,7 +67,7 @@ func TestHTTPStatusOfEachKind(t *testing.T) {
 
 // The kinds' strings are what the window gets: they do not change.
 func TestKindStringsAreStable(t *testing.T) {
-	assert.Equal(t, []fault.Kind{"internal", "input", "not_found", "conflict", "too_large", "validation", "too_many", "upstream"}, fault.Kinds)
+	assert.Equal(t, []fault.Kind{"internal", "input", "not_found", "conflict", "too_large", "validation", "too_many", "upstream", "insufficient_storage"}, fault.Kinds)
 }
 
 func TestErrorSaysMsgElseTextNeverTheCause(t *testing.T) {

@@ -67,4 +67,13 @@ func TestBuiltinEngineAsksACard(t *testing.T) {
 	assert.Equal(t, engine.StateReady, st.State)
 	require.NotNil(t, st.Model)
 	assert.Equal(t, "card", *st.Model, "the first installed model, none being chosen")
+
+	// engine:state told each change, the engine object as payload.
+	var states []string
+	for _, ev := range rec.Events() {
+		if ev.Name == events.EngineState {
+			states = append(states, ev.Payload.(engine.Status).State)
+		}
+	}
+	assert.Subset(t, states, []string{engine.StateStarting, engine.StateReady}, "engine:state events: %v", states)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
@@ -116,6 +117,11 @@ type ModelStatus struct {
 func (s *Service) CheckModelServer(ctx context.Context) ModelStatus {
 	st := s.GetSettings()
 	out := ModelStatus{BaseURL: st.BaseURL, Model: st.Model, Demo: st.DemoMode}
+	if st.Engine == config.EngineBuiltin && !st.DemoMode {
+		// The built-in engine (SPEC §12): its models are the installed ones.
+		out.Reachable, out.Models = true, s.builtinModelInfos()
+		return out
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	server, err := llm.ListModels(ctx, st.BaseURL, st.APIKey)

@@ -10,6 +10,7 @@ import (
 	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/engine"
+	"github.com/parley-app/parley/backend/engine/library"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/knowledge"
@@ -40,6 +41,9 @@ type Options struct {
 	// EngineCommand runs the built-in engine's process (nil: this
 	// executable's `engine` command; tests give another).
 	EngineCommand []string
+	// LibraryOptions tunes the model library (tests: the free-space
+	// function, retry delays).
+	LibraryOptions func(*library.Options)
 }
 
 // Service is the domain façade behind the Wails bindings and the HTTP API.
@@ -60,6 +64,8 @@ type Service struct {
 	settings Settings // effective: saved + overrides
 	demo     *demoServer
 	sup      *engine.Supervisor // the built-in engine's, once needed
+	// lib is the model library (SPEC §12); nil without a models folder.
+	lib *library.Library
 	// contextLengths caches the models' context windows (server + model -> tokens, 0 = unknown).
 	contextLengths map[string]int
 }
@@ -86,6 +92,7 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 	s.mcp.Start()
 
 	s.knowledge = s.newKnowledge()
+	s.openLibrary()
 
 	qcfg := s.questionConfig()
 	qcfg.OnLateAnswer = s.onLateAnswer
@@ -136,6 +143,7 @@ func (s *Service) Close() {
 	s.knowledge.Close()
 	s.mcp.Stop()
 	s.closeEngine()
+	s.closeLibrary()
 	s.mu.Lock()
 	if s.demo != nil {
 		s.demo.close()

@@ -172,6 +172,13 @@ func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, erro
 	if err := st.Validate(); err != nil {
 		return Settings{}, err
 	}
+	if before := s.GetSettings(); st.Engine == config.EngineBuiltin && st.Model != "" &&
+		(st.Model != before.Model || before.Engine != config.EngineBuiltin) {
+		// Choosing a built-in model: it must be installed and readable (SPEC §12).
+		if err := s.checkBuiltinModel(st.Model); err != nil {
+			return Settings{}, err
+		}
+	}
 	if s.opt.Config.Set["demo"] {
 		// --demo / PARLEY_DEMO holds for this process only: the saved demo
 		// mode stays what it was (the window shows the effective one).

@@ -7,6 +7,7 @@ import (
 	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/engine"
+	"github.com/parley-app/parley/backend/engine/library"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
@@ -43,6 +44,10 @@ var Wire = Registry{
 		// Memory (SPEC §14): the setting, and where a memory came from.
 		{Name: "MemorySetting", Values: []string{service.MemoryOn, service.MemoryOff}},
 		{Name: "MemorySourceType", Values: []string{memory.SourceAnswer, memory.SourceUser, memory.SourceModel}},
+		// The built-in engine's model library (SPEC §12).
+		{Name: "EngineModelState", Values: library.States, List: "ENGINE_MODEL_STATES"},
+		{Name: "EngineDownloadState", Values: library.DownloadStates, List: "ENGINE_DOWNLOAD_STATES"},
+		{Name: "ModelCapability", Values: library.Capabilities, List: "MODEL_CAPABILITIES"},
 	},
 	Types: []Type{
 		// Cards (SPEC §1, §3).
@@ -79,6 +84,12 @@ var Wire = Registry{
 		{Name: "ModelInfo", Go: typeOf[service.ModelInfo]()},
 		{Name: "ModelStatus", Go: typeOf[service.ModelStatus]()},
 		{Name: "EngineStatus", Go: typeOf[engine.Status]()},
+		// The model library (SPEC §12).
+		{Name: "EngineModelSource", Go: typeOf[library.Source]()},
+		{Name: "EngineModel", Go: typeOf[library.Model](), Fields: map[string]string{"state": "EngineModelState"}},
+		{Name: "EngineCatalogEntry", Go: typeOf[library.CatalogEntry]()},
+		{Name: "EngineDownload", Go: typeOf[library.Download](), Fields: map[string]string{"state": "EngineDownloadState"}},
+		{Name: "EngineDownloadRequest", Go: typeOf[api.EngineDownloadRequest]()},
 		{Name: "ModelStats", Go: typeOf[store.ModelStats]()},
 		{Name: "SettingsExport", Go: typeOf[service.SettingsExport]()},
 		{Name: "Settings", Go: typeOf[service.Settings](), Fields: map[string]string{"theme": "ThemeSetting", "memory": "MemorySetting"}},
@@ -142,6 +153,8 @@ var Wire = Registry{
 		{Name: events.AgentNotice, Payload: typeOf[events.AgentNoticePayload]()},
 		{Name: events.ProjectChanged, Payload: typeOf[events.ProjectChangedPayload]()},
 		{Name: events.MemoryChanged, Payload: typeOf[events.MemoryChangedPayload]()},
+		{Name: events.EngineDownload, Payload: typeOf[library.Download]()},
+		{Name: events.EngineState, Payload: typeOf[engine.Status]()},
 	},
 	Consts: []Const{
 		{Name: "ASK_TOOL", Value: questions.ToolName},

@@ -87,6 +87,24 @@ export interface Calls {
   resetModelStats(): Promise<W.Reset>
   /** Says the built-in engine's state: stopped, starting, ready or error, its model and backend. (GET /api/v1/engine) */
   engineStatus(): Promise<W.EngineStatus>
+  /** Returns the installed models, each checked: ready, or broken with the reason. (GET /api/v1/engine/models) */
+  engineModels(): Promise<W.EngineModel[]>
+  /** Returns the curated catalogue of models on the Hugging Face hub, each saying whether it is installed. (GET /api/v1/engine/catalog) */
+  engineCatalog(): Promise<W.EngineCatalogEntry[]>
+  /** Queues a download from the hub (a catalogue entry, or a repository's GGUF file); progress comes as engine:download events. (POST /api/v1/engine/downloads) */
+  startEngineDownload(req: W.EngineDownloadRequest): Promise<W.EngineDownload>
+  /** Returns the downloads, oldest first. (GET /api/v1/engine/downloads) */
+  engineDownloads(): Promise<W.EngineDownload[]>
+  /** Pauses a download; its bytes stay for resume. (POST /api/v1/engine/downloads/{id}/pause) */
+  pauseEngineDownload(req: W.ByID): Promise<W.EngineDownload>
+  /** Resumes a paused or failed download from where it stopped. (POST /api/v1/engine/downloads/{id}/resume) */
+  resumeEngineDownload(req: W.ByID): Promise<W.EngineDownload>
+  /** Cancels a download and deletes its partial file. (DELETE /api/v1/engine/downloads/{id}) */
+  cancelEngineDownload(req: W.ByID): Promise<W.EngineDownload>
+  /** Adds a GGUF file from the disk by its absolute path, used in place (not copied). (POST /api/v1/engine/models/import) */
+  importEngineModel(req: W.ImportModelArgs): Promise<W.EngineModel>
+  /** Deletes a downloaded model's file; an imported model is only forgotten. (DELETE /api/v1/engine/models/{id}) */
+  deleteEngineModel(req: W.ByID): Promise<W.Deleted>
   /** Returns the effective settings. (GET /api/v1/settings) */
   getSettings(): Promise<W.Settings>
   /** Validates and stores the settings, applying them at once; returns the effective settings. (PUT /api/v1/settings) */
@@ -185,6 +203,15 @@ export const CALLS: { readonly [K in CallName]: CallSpec } = {
   modelStats: { binding: 'ModelStats', method: 'GET', path: '/api/v1/models/stats', query: [], body: 'none', noRequest: true },
   resetModelStats: { binding: 'ResetModelStats', method: 'DELETE', path: '/api/v1/models/stats', query: [], body: 'none', noRequest: true },
   engineStatus: { binding: 'EngineStatus', method: 'GET', path: '/api/v1/engine', query: [], body: 'none', noRequest: true },
+  engineModels: { binding: 'EngineModels', method: 'GET', path: '/api/v1/engine/models', query: [], body: 'none', noRequest: true },
+  engineCatalog: { binding: 'EngineCatalog', method: 'GET', path: '/api/v1/engine/catalog', query: [], body: 'none', noRequest: true },
+  startEngineDownload: { binding: 'StartEngineDownload', method: 'POST', path: '/api/v1/engine/downloads', query: [], body: 'json' },
+  engineDownloads: { binding: 'EngineDownloads', method: 'GET', path: '/api/v1/engine/downloads', query: [], body: 'none', noRequest: true },
+  pauseEngineDownload: { binding: 'PauseEngineDownload', method: 'POST', path: '/api/v1/engine/downloads/{id}/pause', query: [], body: 'none' },
+  resumeEngineDownload: { binding: 'ResumeEngineDownload', method: 'POST', path: '/api/v1/engine/downloads/{id}/resume', query: [], body: 'none' },
+  cancelEngineDownload: { binding: 'CancelEngineDownload', method: 'DELETE', path: '/api/v1/engine/downloads/{id}', query: [], body: 'none' },
+  importEngineModel: { binding: 'ImportEngineModel', method: 'POST', path: '/api/v1/engine/models/import', query: [], body: 'json' },
+  deleteEngineModel: { binding: 'DeleteEngineModel', method: 'DELETE', path: '/api/v1/engine/models/{id}', query: [], body: 'none' },
   getSettings: { binding: 'GetSettings', method: 'GET', path: '/api/v1/settings', query: [], body: 'none', noRequest: true },
   saveSettings: { binding: 'SaveSettings', method: 'PUT', path: '/api/v1/settings', query: [], body: 'json' },
   exportSettings: { binding: 'ExportSettings', method: 'GET', path: '/api/v1/settings/export', query: [], body: 'none', noRequest: true },

@@ -45,6 +45,18 @@ export type MemorySetting = 'on' | 'off'
 
 export type MemorySourceType = 'answer' | 'user' | 'model'
 
+export type EngineModelState = 'ready' | 'broken'
+
+export const ENGINE_MODEL_STATES: readonly EngineModelState[] = ['ready', 'broken']
+
+export type EngineDownloadState = 'queued' | 'downloading' | 'paused' | 'verifying' | 'done' | 'error' | 'cancelled'
+
+export const ENGINE_DOWNLOAD_STATES: readonly EngineDownloadState[] = ['queued', 'downloading', 'paused', 'verifying', 'done', 'error', 'cancelled']
+
+export type ModelCapability = 'tools' | 'thinking' | 'vision' | 'embedding'
+
+export const MODEL_CAPABILITIES: readonly ModelCapability[] = ['tools', 'thinking', 'vision', 'embedding']
+
 export interface QuestionOption {
   label: string
   description?: string
@@ -308,6 +320,60 @@ export interface EngineStatus {
   error?: string
   backend: string
   models_dir: string
+}
+
+export interface EngineModelSource {
+  repo?: string
+  file?: string
+  revision?: string
+  path?: string
+}
+
+export interface EngineModel {
+  id: string
+  name: string
+  file: string
+  size: number
+  sha256: string
+  capabilities: string[]
+  source: EngineModelSource
+  state: EngineModelState
+  error?: string
+}
+
+export interface EngineCatalogEntry {
+  id: string
+  name: string
+  repo: string
+  file: string
+  revision?: string
+  size: number
+  ram: number
+  capabilities: string[]
+  description: string
+  installed: boolean
+  model?: string
+}
+
+export interface EngineDownload {
+  id: string
+  repo: string
+  file: string
+  revision: string
+  catalog_id?: string
+  state: EngineDownloadState
+  bytes: number
+  total: number
+  sha256: string
+  error?: string
+  model?: string
+}
+
+export interface EngineDownloadRequest {
+  catalog_id?: string
+  repo?: string
+  file?: string
+  revision?: string
 }
 
 export interface ModelStats {
@@ -771,6 +837,10 @@ export interface Reset {
   reset: boolean
 }
 
+export interface ImportModelArgs {
+  path: string
+}
+
 export interface ByName {
   name: string
 }
@@ -842,11 +912,13 @@ export interface EventPayloads {
   'agent:notice': AgentNoticeEvent
   'project:changed': ProjectChangedEvent
   'memory:changed': MemoryChangedEvent
+  'engine:download': EngineDownload
+  'engine:state': EngineStatus
 }
 
 export type ServerEventName = keyof EventPayloads
 
-export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server', 'knowledge:progress', 'agent:notice', 'project:changed', 'memory:changed']
+export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server', 'knowledge:progress', 'agent:notice', 'project:changed', 'memory:changed', 'engine:download', 'engine:state']
 
 export const ASK_TOOL = 'ask_user_question'
 

@@ -48,6 +48,7 @@ import { resolveCard } from './fakeCards'
 import { exportText, importTitle, parseExport } from './fakeExport'
 import { FakeMcp } from './fakeMcp'
 import { FakeKnowledge } from './fakeKnowledge'
+import { FakeEngineLibrary } from './fakeEngine'
 
 export { autoTitle, defaultProfile, FAKE_TOOLS, fakeId, type FakeCall, type PendingPull } from './fakeData'
 
@@ -109,6 +110,8 @@ export class FakeTransport implements Transport {
   readonly mcp = new FakeMcp((s) => this.emit('mcp:server', s))
   /** Knowledge collections (SPEC §11); tests index them with knowledge.index(). */
   readonly knowledge = new FakeKnowledge((e) => this.emit('knowledge:progress', e))
+  /** The built-in engine's model library (SPEC §12); downloads are moved on by tests. */
+  readonly engineLibrary = new FakeEngineLibrary((d) => this.emit('engine:download', d))
   /** Native pickers (the desktop app) when set: what the next pick returns. */
   choosePaths: ((kind: 'folder' | 'files') => Promise<string[]>) | null = null
   /** Files opened from a citation. */
@@ -678,6 +681,52 @@ export class FakeTransport implements Transport {
   async engineStatus(): Promise<EngineStatus> {
     await this.enter('engineStatus', [])
     return { state: 'stopped', model: null, backend: '', models_dir: '' }
+  }
+
+  async engineModels(): Promise<W.EngineModel[]> {
+    await this.enter('engineModels', [])
+    return this.engineLibrary.list()
+  }
+
+  async engineCatalog(): Promise<W.EngineCatalogEntry[]> {
+    await this.enter('engineCatalog', [])
+    return this.engineLibrary.listCatalog()
+  }
+
+  async startEngineDownload(req: W.EngineDownloadRequest): Promise<W.EngineDownload> {
+    await this.enter('startEngineDownload', [req])
+    return this.engineLibrary.start(req)
+  }
+
+  async engineDownloads(): Promise<W.EngineDownload[]> {
+    await this.enter('engineDownloads', [])
+    return this.engineLibrary.listDownloads()
+  }
+
+  async pauseEngineDownload(req: W.ByID): Promise<W.EngineDownload> {
+    await this.enter('pauseEngineDownload', [req])
+    return this.engineLibrary.pause(req.id)
+  }
+
+  async resumeEngineDownload(req: W.ByID): Promise<W.EngineDownload> {
+    await this.enter('resumeEngineDownload', [req])
+    return this.engineLibrary.resume(req.id)
+  }
+
+  async cancelEngineDownload(req: W.ByID): Promise<W.EngineDownload> {
+    await this.enter('cancelEngineDownload', [req])
+    return this.engineLibrary.cancel(req.id)
+  }
+
+  async importEngineModel(req: W.ImportModelArgs): Promise<W.EngineModel> {
+    await this.enter('importEngineModel', [req])
+    return this.engineLibrary.import(req.path)
+  }
+
+  async deleteEngineModel(req: W.ByID): Promise<W.Deleted> {
+    await this.enter('deleteEngineModel', [req])
+    this.engineLibrary.remove(req.id)
+    return { deleted: true }
   }
 
   async listModels(): Promise<ModelInfo[]> {

@@ -344,6 +344,24 @@ export namespace api {
 	        this.deleted = source["deleted"];
 	    }
 	}
+	export class EngineDownloadRequest {
+	    catalog_id?: string;
+	    repo?: string;
+	    file?: string;
+	    revision?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new EngineDownloadRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.catalog_id = source["catalog_id"];
+	        this.repo = source["repo"];
+	        this.file = source["file"];
+	        this.revision = source["revision"];
+	    }
+	}
 	export class ExportArgs {
 	    id: string;
 	    format?: string;
@@ -460,6 +478,18 @@ export namespace api {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.content = source["content"];
+	    }
+	}
+	export class ImportModelArgs {
+	    path: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportModelArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
 	    }
 	}
 	
@@ -1468,6 +1498,139 @@ export namespace i18n {
 	        this.Key = source["Key"];
 	        this.Args = source["Args"];
 	    }
+	}
+
+}
+
+export namespace library {
+	
+	export class CatalogEntry {
+	    id: string;
+	    name: string;
+	    repo: string;
+	    file: string;
+	    revision?: string;
+	    size: number;
+	    ram: number;
+	    capabilities: string[];
+	    description: string;
+	    installed: boolean;
+	    model?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CatalogEntry(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.repo = source["repo"];
+	        this.file = source["file"];
+	        this.revision = source["revision"];
+	        this.size = source["size"];
+	        this.ram = source["ram"];
+	        this.capabilities = source["capabilities"];
+	        this.description = source["description"];
+	        this.installed = source["installed"];
+	        this.model = source["model"];
+	    }
+	}
+	export class Download {
+	    id: string;
+	    repo: string;
+	    file: string;
+	    revision: string;
+	    catalog_id?: string;
+	    state: string;
+	    bytes: number;
+	    total: number;
+	    sha256: string;
+	    error?: string;
+	    model?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Download(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.repo = source["repo"];
+	        this.file = source["file"];
+	        this.revision = source["revision"];
+	        this.catalog_id = source["catalog_id"];
+	        this.state = source["state"];
+	        this.bytes = source["bytes"];
+	        this.total = source["total"];
+	        this.sha256 = source["sha256"];
+	        this.error = source["error"];
+	        this.model = source["model"];
+	    }
+	}
+	export class Source {
+	    repo?: string;
+	    file?: string;
+	    revision?: string;
+	    path?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Source(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.repo = source["repo"];
+	        this.file = source["file"];
+	        this.revision = source["revision"];
+	        this.path = source["path"];
+	    }
+	}
+	export class Model {
+	    id: string;
+	    name: string;
+	    file: string;
+	    size: number;
+	    sha256: string;
+	    capabilities: string[];
+	    source: Source;
+	    state: string;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Model(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.file = source["file"];
+	        this.size = source["size"];
+	        this.sha256 = source["sha256"];
+	        this.capabilities = source["capabilities"];
+	        this.source = this.convertValues(source["source"], Source);
+	        this.state = source["state"];
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

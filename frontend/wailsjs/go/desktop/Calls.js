@@ -18,6 +18,10 @@ export function CancelCollection(arg1) {
   return window['go']['desktop']['Calls']['CancelCollection'](arg1);
 }
 
+export function CancelEngineDownload(arg1) {
+  return window['go']['desktop']['Calls']['CancelEngineDownload'](arg1);
+}
+
 export function CheckModelServer() {
   return window['go']['desktop']['Calls']['CheckModelServer']();
 }
@@ -62,6 +66,10 @@ export function DeleteConversation(arg1) {
   return window['go']['desktop']['Calls']['DeleteConversation'](arg1);
 }
 
+export function DeleteEngineModel(arg1) {
+  return window['go']['desktop']['Calls']['DeleteEngineModel'](arg1);
+}
+
 export function DeleteMCPServer(arg1) {
   return window['go']['desktop']['Calls']['DeleteMCPServer'](arg1);
 }
@@ -76,6 +84,18 @@ export function DeleteProfile(arg1) {
 
 export function DeleteProject(arg1) {
   return window['go']['desktop']['Calls']['DeleteProject'](arg1);
+}
+
+export function EngineCatalog() {
+  return window['go']['desktop']['Calls']['EngineCatalog']();
+}
+
+export function EngineDownloads() {
+  return window['go']['desktop']['Calls']['EngineDownloads']();
+}
+
+export function EngineModels() {
+  return window['go']['desktop']['Calls']['EngineModels']();
 }
 
 export function EngineStatus() {
@@ -130,6 +150,10 @@ export function ImportConversation(arg1) {
   return window['go']['desktop']['Calls']['ImportConversation'](arg1);
 }
 
+export function ImportEngineModel(arg1) {
+  return window['go']['desktop']['Calls']['ImportEngineModel'](arg1);
+}
+
 export function ImportMCPConfig(arg1) {
   return window['go']['desktop']['Calls']['ImportMCPConfig'](arg1);
 }
@@ -152,6 +176,10 @@ export function Memories(arg1) {
 
 export function ModelStats() {
   return window['go']['desktop']['Calls']['ModelStats']();
+}
+
+export function PauseEngineDownload(arg1) {
+  return window['go']['desktop']['Calls']['PauseEngineDownload'](arg1);
 }
 
 export function PendingQuestion(arg1) {
@@ -198,6 +226,10 @@ export function Respond(arg1) {
   return window['go']['desktop']['Calls']['Respond'](arg1);
 }
 
+export function ResumeEngineDownload(arg1) {
+  return window['go']['desktop']['Calls']['ResumeEngineDownload'](arg1);
+}
+
 export function Retry(arg1) {
   return window['go']['desktop']['Calls']['Retry'](arg1);
 }
@@ -228,6 +260,10 @@ export function Send(arg1) {
 
 export function SetMCPToolPolicy(arg1) {
   return window['go']['desktop']['Calls']['SetMCPToolPolicy'](arg1);
+}
+
+export function StartEngineDownload(arg1) {
+  return window['go']['desktop']['Calls']['StartEngineDownload'](arg1);
 }
 
 export function Trace() {
