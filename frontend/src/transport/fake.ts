@@ -73,6 +73,8 @@ export class FakeTransport implements Transport {
   savedDir: string | null = '/home/user/Documents'
   /** Native dialogs: the text of the file the open dialog picks; null = cancelled. */
   nextImportFile: string | null = null
+  /** Native dialogs: the text of the backup the open dialog picks; null = cancelled. */
+  nextBackupFile: string | null = null
   readonly emitter = new Emitter()
   readonly calls: FakeCall[] = []
   conversations = new Map<string, ConversationDetail>()
@@ -822,6 +824,13 @@ export class FakeTransport implements Transport {
     await this.enter('chooseConversationFile', [])
     if (!this.nativeFileDialogs) throw new TransportError('Choose a file to import', 400)
     return this.nextImportFile
+  }
+
+  /** The desktop app's open dialog for a backup: `nextBackupFile` (null = cancelled); none in a browser. */
+  async chooseBackupFile(): Promise<string | null> {
+    await this.enter('chooseBackupFile', [])
+    if (!this.nativeFileDialogs) throw new TransportError('Choose a file to import', 400)
+    return this.nextBackupFile
   }
 
   async importConversation(req: W.ImportArgs): Promise<Conversation> {
