@@ -72,12 +72,18 @@ export const useBackupStore = defineStore('backup', {
   },
 })
 
+/** A backup's sections the UI names, in the order it names them. */
+const KNOWN_SECTIONS = ['projects', 'conversations', 'memories']
+
 /** The counts of a backup's sections: "2 projects, 5 conversations" (known sections by name, others as they come). */
 export function describeCounts(counts: Record<string, number>): string {
   const parts: string[] = []
-  for (const [section, n] of Object.entries(counts)) {
+  const rank = (section: string) => (KNOWN_SECTIONS.indexOf(section) + KNOWN_SECTIONS.length + 1) % (KNOWN_SECTIONS.length + 1)
+  const sections = Object.keys(counts).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+  for (const section of sections) {
+    const n = counts[section]
     if (!n) continue
-    const known = ['projects', 'conversations', 'memories'].includes(section)
+    const known = KNOWN_SECTIONS.includes(section)
     parts.push(known ? t(`backup.count.${section}`, { count: n }) : t('backup.count.other', { section, count: n }))
   }
   return parts.length ? new Intl.ListFormat(language(), { style: 'long', type: 'conjunction' }).format(parts) : t('backup.count.nothing')

@@ -201,6 +201,8 @@ describe('backup store', () => {
     expect(again?.added).toEqual({ projects: 0, conversations: 0 })
     expect(describeCounts(again!.added)).toBe('nothing')
     expect(describeCounts(again!.skipped)).toBe('2 projects and 3 conversations')
+    // Go's maps come sorted by name: the UI says them in its own order, unknown sections last.
+    expect(describeCounts({ conversations: 1, memories: 2, projects: 1, agents: 3 })).toBe('1 project, 1 conversation, 2 memories, and agents: 3')
   })
 
   it('the desktop app asks for the file; cancelling changes nothing; a bad file says why', async () => {
