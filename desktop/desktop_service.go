@@ -61,13 +61,17 @@ func (d *DesktopService) RequestAttention() { setWindowUrgency(true) }
 // ClearAttention is called when the user comes back to the window.
 func (d *DesktopService) ClearAttention() { setWindowUrgency(false) }
 
-// SaveFile asks where to save file, an exported conversation or (what =
-// "settings") the settings, and writes it there. It returns the path, or ""
-// when the user cancelled. (A download link saves nothing in WebKitGTK.)
+// SaveFile asks where to save file, an exported conversation, (what =
+// "settings") the settings or (what = "backup") the full backup, and writes
+// it there. It returns the path, or "" when the user cancelled. (A download
+// link saves nothing in WebKitGTK.)
 func (d *DesktopService) SaveFile(file api.ExportedFile, what string) (string, error) {
 	title := i18n.T("dialog.exportConversation")
-	if what == "settings" {
+	switch what {
+	case "settings":
 		title = i18n.T("dialog.exportSettings")
+	case "backup":
+		title = i18n.T("dialog.exportBackup")
 	}
 	ext := strings.TrimPrefix(filepath.Ext(file.Name), ".")
 	opts := runtime.SaveDialogOptions{Title: title, DefaultFilename: file.Name}
@@ -97,14 +101,39 @@ func (d *DesktopService) OpenConversationFile() (string, error) {
 	return readImport(path)
 }
 
+// OpenBackupFile asks for a full backup (SPEC §14) and returns its text (""
+// when the user cancelled), for the ImportBackup call.
+func (d *DesktopService) OpenBackupFile() (string, error) {
+	path, err := runtime.OpenFileDialog(d.ctx, runtime.OpenDialogOptions{
+		Title:   i18n.T("dialog.importBackup"),
+		Filters: []runtime.FileFilter{{DisplayName: i18n.T("dialog.parleyBackup"), Pattern: "*.json"}},
+	})
+	if err != nil || path == "" {
+		return "", err
+	}
+	return readBackup(path)
+}
+
+// readBackup reads a full backup; a file over api.MaxBackupBytes is refused
+// before it is read.
+func readBackup(path string) (string, error) {
+	return readFileUpTo(path, api.MaxBackupBytes)
+}
+
 // readImport reads an exported conversation; a file over
 // service.MaxImportBytes is refused before it is read.
 func readImport(path string) (string, error) {
+	return readFileUpTo(path, service.MaxImportBytes)
+}
+
+// readFileUpTo reads a file to import; one over limit bytes is refused
+// (service.ErrTooLarge) before it is read.
+func readFileUpTo(path string, limit int64) (string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return "", err
 	}
-	if info.Size() > service.MaxImportBytes {
+	if info.Size() > limit {
 		return "", fmt.Errorf("%s is %w", path, service.ErrTooLarge)
 	}
 	data, err := os.ReadFile(path)

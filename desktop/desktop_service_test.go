@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/fault"
 )
 
 func TestSourceURLTakesOnlyCleanAbsolutePaths(t *testing.T) {
@@ -41,4 +42,28 @@ func TestOpenSourceOpensOnlyIndexedFiles(t *testing.T) {
 	assert.ErrorContains(t, d.OpenSource("notes.md"), "not a clean absolute path")
 	w := &DesktopService{svc: a.svc} // before the window exists
 	assert.ErrorContains(t, w.OpenSource(doc), "not ready")
+}
+
+// The window's import of a full backup (SPEC §14) reads files up to the
+// backup's own bound, larger than a conversation's, and refuses one past it
+// before reading it.
+func TestReadBackupTakesUpToTheBackupBound(t *testing.T) {
+	dir := t.TempDir()
+	small := filepath.Join(dir, "parley-backup.json")
+	require.NoError(t, os.WriteFile(small, []byte(`{"format":"parley.backup"}`), 0o600))
+	text, err := readBackup(small)
+	require.NoError(t, err)
+	assert.Equal(t, `{"format":"parley.backup"}`, text)
+
+	// Sparse files: no disk used, and a refused file is never read.
+	big := filepath.Join(dir, "big.json")
+	require.NoError(t, os.WriteFile(big, nil, 0o600))
+	require.NoError(t, os.Truncate(big, api.MaxBackupBytes+1))
+	_, err = readBackup(big)
+	assert.Equal(t, fault.TooLarge, fault.KindOf(err), "a backup over api.MaxBackupBytes is refused as too large: %v", err)
+
+	// A conversation file that size is refused sooner.
+	require.NoError(t, os.Truncate(big, api.MaxImportBytes+1))
+	_, err = readImport(big)
+	assert.Equal(t, fault.TooLarge, fault.KindOf(err), "a conversation over api.MaxImportBytes is refused: %v", err)
 }

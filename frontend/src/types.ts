@@ -17,6 +17,7 @@ export type {
   AppInfo,
   ApprovalTool,
   Attachment,
+  BackupImported,
   Card,
   CardKind,
   CardSource,
@@ -49,6 +50,9 @@ export type {
   ModelStats,
   ModelStatus,
   Profile,
+  Project,
+  ProjectChangedEvent,
+  ProjectRequest,
   Question,
   QuestionOption,
   RespondAction,
@@ -88,6 +92,8 @@ export interface Message extends Omit<WireMessage, 'conversationId'> {
 export interface CreateConversationParams {
   title?: string
   assistant?: string
+  /** The project it starts in (SPEC §14). */
+  project_id?: string
 }
 
 /**

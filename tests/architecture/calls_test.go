@@ -22,7 +22,7 @@ import (
 // only a window does, which the HTTP API has no route for.
 var windowOnly = map[string][]string{
 	"desktop/DesktopService": {"AgentListener", "ChooseFiles", "ChooseFolder", "ClearAttention", "Notify",
-		"OpenConversationFile", "OpenSource", "OpenURL", "RequestAttention", "SaveFile"},
+		"OpenBackupFile", "OpenConversationFile", "OpenSource", "OpenURL", "RequestAttention", "SaveFile"},
 	"main/App": {"Info"},
 }
 

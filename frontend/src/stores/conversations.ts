@@ -47,6 +47,14 @@ interface State {
   newAssistant: string
   /** The collections the next new conversation searches (the composer's picker before the first message). */
   newKnowledge: string[]
+  /** The project the next new conversation starts in ('' = none; SPEC §14). */
+  newProject: string
+  /** Per project: the cursor of its next page of conversations (null: none left), once its first page was asked for. */
+  projectCursors: Record<string, string | null>
+  /** Per project: its conversations are being loaded. */
+  projectLoading: Record<string, boolean>
+  /** Per project: why loading its conversations failed. */
+  projectErrors: Record<string, string | null>
   /** A short confirmation for the sidebar (e.g. where an export was saved). */
   notice: string | null
   /** Why the last import failed (nothing was added). */
@@ -64,6 +72,7 @@ function summaryOf(c: Conversation): Conversation {
   if (c.thinking) out.thinking = c.thinking
   if (c.match) out.match = c.match
   if (c.agent) out.agent = c.agent // listed under Agents (SPEC §10)
+  if (c.project_id) out.project_id = c.project_id // grouped under its project (SPEC §14)
   return out
 }
 
@@ -82,6 +91,10 @@ export const useConversationsStore = defineStore('conversations', {
     deleted: {},
     newAssistant: '',
     newKnowledge: [],
+    newProject: '',
+    projectCursors: {},
+    projectLoading: {},
+    projectErrors: {},
     notice: null,
     importError: null,
     importing: false,
@@ -119,6 +132,9 @@ export const useConversationsStore = defineStore('conversations', {
         this.items = page.items.filter((c) => !this.deleted[c.id]).map(summaryOf)
         this.remember()
         this.nextCursor = page.next_cursor || null
+        // The projects' own pages were dropped with the old list: their groups load them again.
+        this.projectCursors = {}
+        this.projectErrors = {}
       })
     },
 
@@ -150,7 +166,9 @@ export const useConversationsStore = defineStore('conversations', {
         const params: CreateConversationParams = {}
         if (title) params.title = title
         if (this.newAssistant) params.assistant = this.newAssistant
+        if (this.newProject) params.project_id = this.newProject
         const c = summaryOf(await useTransport().createConversation(params))
+        this.newProject = ''
         if (this.query) {
           this.query = ''
           void this.load()
@@ -163,6 +181,66 @@ export const useConversationsStore = defineStore('conversations', {
         return c
       })
       return done.ok ? done.value : null
+    },
+
+    /** Shows the empty "new chat" screen; the chat starts in `projectId` ('' = in none) at its first message. */
+    startNew(projectId = ''): void {
+      this.newProject = projectId
+      void this.select(null)
+    },
+
+    /**
+     * Loads a page of a project's conversations (the first, or with `more`
+     * the next) into the list, so its sidebar group is whole however far the
+     * main list was paged.
+     */
+    async loadProject(projectId: string, more = false): Promise<void> {
+      if (this.projectLoading[projectId]) return
+      const cursor = more ? this.projectCursors[projectId] : undefined
+      if (more && !cursor) return
+      await loadInto(this, { key: projectId, loading: 'projectLoading', error: 'projectErrors' }, async () => {
+        const page = await useTransport().listConversations({ limit: PAGE_SIZE, project: projectId, ...(cursor ? { cursor } : {}) })
+        for (const c of page.items) {
+          if (this.deleted[c.id]) continue
+          const item = this.items.find((x) => x.id === c.id)
+          if (item) Object.assign(item, summaryOf({ ...item, ...c }))
+          else if (!this.query) this.items.push(summaryOf(c))
+        }
+        this.remember()
+        this.projectCursors[projectId] = page.next_cursor || null
+      })
+    },
+
+    /** Puts a conversation in a project, or ('' ) takes it out of its project. */
+    async moveToProject(id: string, projectId: string): Promise<boolean> {
+      const item = this.byId(id)
+      if (!item || (item.project_id ?? '') === projectId) return false
+      const before = item.project_id
+      const set = (v: string | undefined) => {
+        for (const c of new Set([item, this.items.find((x) => x.id === id), this.known[id]])) {
+          if (!c) continue
+          if (v) c.project_id = v
+          else delete c.project_id
+        }
+      }
+      set(projectId || undefined)
+      const failed = (err: Error) => {
+        set(before)
+        return t('projects.errors.move', { error: err.message })
+      }
+      const done = await attempt(this, { error: 'actionError', failed }, async () => {
+        await useTransport().updateConversation({ id, project_id: projectId })
+      })
+      return done.ok
+    },
+
+    /** A project was deleted: its conversations (those kept) are in no project now. */
+    leftProject(projectId: string): void {
+      for (const c of new Set([...this.items, ...Object.values(this.known)])) if (c.project_id === projectId) delete c.project_id
+      delete this.projectCursors[projectId]
+      delete this.projectLoading[projectId]
+      delete this.projectErrors[projectId]
+      if (this.newProject === projectId) this.newProject = ''
     },
 
     /** Opens a conversation (null shows the empty "new chat" screen). */
@@ -440,7 +518,14 @@ export const useConversationsStore = defineStore('conversations', {
       if (typeof p.thinking === 'string') patch.thinking = p.thinking
       if (Array.isArray(p.knowledge)) patch.knowledge = p.knowledge.length ? [...p.knowledge] : undefined
       const targets = new Set([this.items.find((c) => c.id === id), this.known[id]].filter((c): c is Conversation => !!c))
-      for (const c of targets) Object.assign(c, patch)
+      for (const c of targets) {
+        Object.assign(c, patch)
+        // "" when it left its project (SPEC §14).
+        if (typeof p.project_id === 'string') {
+          if (p.project_id) c.project_id = p.project_id
+          else delete c.project_id
+        }
+      }
       // Not listed yet (e.g. imported, or created by another client).
       if (!targets.size) void this.ensureKnown(id)
     },

@@ -11,6 +11,7 @@ import { useQuestionsStore } from './questions'
 import { useSettingsStore } from './settings'
 import { useMcpStore } from './mcp'
 import { useKnowledgeStore } from './knowledge'
+import { useProjectsStore } from './projects'
 import { cardFromEvent } from '../lib/cards'
 import { cardTrace } from '../lib/cardTrace'
 import { createAttention, type AttentionEnv } from '../lib/attention'
@@ -82,6 +83,7 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
     t.on('model:pull', (p) => settings.onPull(p)),
     t.on('mcp:server', (p) => useMcpStore().onServerEvent(p)),
     t.on('knowledge:progress', (p) => void useKnowledgeStore().onProgress(p)),
+    t.on('project:changed', (p) => useProjectsStore().onChanged(p)),
     t.on('agent:notice', (p) => {
       if (p?.conversationId) void conversations.ensureKnown(p.conversationId)
       if (p?.message) attention.noticeArrived(p.agent, p.message)
@@ -101,7 +103,7 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
 /** Reloads the list, the inbox and the open conversation. */
 export async function resync(): Promise<void> {
   const conversations = useConversationsStore()
-  const jobs: Promise<unknown>[] = [conversations.load(), useQuestionsStore().loadPending(), useSettingsStore().check()]
+  const jobs: Promise<unknown>[] = [conversations.load(), useProjectsStore().load(), useQuestionsStore().loadPending(), useSettingsStore().check()]
   const mcp = useMcpStore()
   if (mcp.loaded) jobs.push(mcp.load())
   const knowledge = useKnowledgeStore()
@@ -115,6 +117,6 @@ export async function startApp(options: ConnectOptions = {}): Promise<() => void
   const app = useAppStore()
   applyTheme(app.theme)
   const off = connectEvents(options)
-  await Promise.all([useConversationsStore().load(), useQuestionsStore().loadPending(), app.checkHealth(), useSettingsStore().init()])
+  await Promise.all([useConversationsStore().load(), useProjectsStore().load(), useQuestionsStore().loadPending(), app.checkHealth(), useSettingsStore().init()])
   return off
 }

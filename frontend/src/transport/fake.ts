@@ -74,6 +74,8 @@ export class FakeTransport implements Transport {
   savedDir: string | null = '/home/user/Documents'
   /** Native dialogs: the text of the file the open dialog picks; null = cancelled. */
   nextImportFile: string | null = null
+  /** Native dialogs: the text of the backup the open dialog picks; null = cancelled. */
+  nextBackupFile: string | null = null
   readonly emitter = new Emitter()
   readonly calls: FakeCall[] = []
   conversations = new Map<string, ConversationDetail>()
@@ -152,6 +154,8 @@ export class FakeTransport implements Transport {
     if (d.model) c.model = d.model
     if (d.thinking) c.thinking = d.thinking
     if (d.agent) c.agent = d.agent
+    if (d.project_id) c.project_id = d.project_id
+    if (d.knowledge) c.knowledge = [...d.knowledge]
     return c
   }
 
@@ -173,6 +177,7 @@ export class FakeTransport implements Transport {
       ...(partial.model ? { model: partial.model } : {}),
       ...(partial.thinking ? { thinking: partial.thinking } : {}),
       ...(partial.agent ? { agent: partial.agent } : {}),
+      ...(partial.project_id ? { project_id: partial.project_id } : {}),
     }
     this.conversations.set(d.id, d)
     return d
@@ -252,6 +257,7 @@ export class FakeTransport implements Transport {
     const q = (params.q ?? '').trim().toLowerCase()
     const all = [...this.conversations.values()]
       .filter((c) => !q || c.title.toLowerCase().includes(q) || c.messages.some((m) => m.content.toLowerCase().includes(q)))
+      .filter((c) => !params.project || c.project_id === params.project)
       .sort((a, b) => (b.updated_at ?? '').localeCompare(a.updated_at ?? ''))
     const start = params.cursor ? Number(params.cursor) : 0
     const limit = params.limit ?? 50
@@ -262,7 +268,11 @@ export class FakeTransport implements Transport {
 
   async createConversation(params: W.CreateConversationArgs = {}): Promise<Conversation> {
     await this.enter('createConversation', [params])
-    const d = this.addConversation({ title: params.title || 'New chat', assistant: params.assistant || 'default' })
+    // As Go: an unknown project is refused; one without an assistant gets the project's profile.
+    const project = params.project_id ? this.projectsById.get(params.project_id) : undefined
+    if (params.project_id && !project) throw new TransportError(`unknown project "${params.project_id}"`, 400)
+    const assistant = params.assistant || (project?.profile && this.storedProfiles.has(project.profile) ? project.profile : 'default')
+    const d = this.addConversation({ title: params.title || 'New chat', assistant, project_id: project?.id })
     return clone(this.summary(d))
   }
 
@@ -280,8 +290,15 @@ export class FakeTransport implements Transport {
     await this.enter('updateConversation', [req])
     const { id } = req
     const d = this.mustGet(id)
-    if (req.title === undefined && req.pinned === undefined && req.assistant === undefined && req.model === undefined && req.thinking === undefined && req.knowledge === undefined) {
-      throw new TransportError('give "title", "pinned", "assistant", "model", "thinking" and/or "knowledge"', 400)
+    if (req.title === undefined && req.pinned === undefined && req.assistant === undefined && req.model === undefined && req.thinking === undefined && req.knowledge === undefined && req.project_id === undefined) {
+      throw new TransportError('give "title", "pinned", "assistant", "model", "thinking", "knowledge" and/or "project_id"', 400)
+    }
+    if (req.project_id !== undefined) {
+      const pid = req.project_id.trim()
+      if (pid && !this.projectsById.has(pid)) throw new TransportError(`unknown project "${pid}"`, 400)
+      if (pid) d.project_id = pid
+      else delete d.project_id
+      this.emit('conversation:updated', { conversationId: id, project_id: pid })
     }
     if (req.thinking !== undefined) {
       const value = req.thinking.trim()
@@ -442,7 +459,10 @@ export class FakeTransport implements Transport {
     for (const d of [...this.conversations.values()]) {
       if (d.project_id !== req.id) continue
       if (req.with_conversations) await this.deleteConversation({ id: d.id })
-      else delete d.project_id
+      else {
+        delete d.project_id
+        this.emit('conversation:updated', { conversationId: d.id, project_id: '' })
+      }
     }
     this.projectsById.delete(req.id)
     this.emit('project:changed', { conversationId: '', id: req.id, project: null, deleted: true })
@@ -469,11 +489,19 @@ export class FakeTransport implements Transport {
     const skipped = { projects: 0, conversations: 0 }
     for (const p of backup.projects ?? []) {
       if (this.projectsById.has(p.id)) skipped.projects++
-      else (this.projectsById.set(p.id, clone(p)), added.projects++)
+      else {
+        this.projectsById.set(p.id, clone(p))
+        added.projects++
+        this.emit('project:changed', { conversationId: '', id: p.id, project: clone(p) })
+      }
     }
     for (const d of backup.conversations ?? []) {
       if (this.conversations.has(d.id)) skipped.conversations++
-      else (this.conversations.set(d.id, clone(d)), added.conversations++)
+      else {
+        this.conversations.set(d.id, clone(d))
+        added.conversations++
+        this.emit('conversation:updated', { conversationId: d.id, title: d.title })
+      }
     }
     return { added, skipped }
   }
@@ -871,6 +899,13 @@ export class FakeTransport implements Transport {
     await this.enter('chooseConversationFile', [])
     if (!this.nativeFileDialogs) throw new TransportError('Choose a file to import', 400)
     return this.nextImportFile
+  }
+
+  /** The desktop app's open dialog for a backup: `nextBackupFile` (null = cancelled); none in a browser. */
+  async chooseBackupFile(): Promise<string | null> {
+    await this.enter('chooseBackupFile', [])
+    if (!this.nativeFileDialogs) throw new TransportError('Choose a file to import', 400)
+    return this.nextBackupFile
   }
 
   async importConversation(req: W.ImportArgs): Promise<Conversation> {

@@ -293,6 +293,7 @@ describe('HttpTransport profiles, tools, export and import', () => {
     await expect(t.importConversation({ data: '{}' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('format is ""') })
     // a browser has no open dialog: the page reads the file itself
     await expect(t.chooseConversationFile()).rejects.toBeInstanceOf(TransportError)
+    await expect(t.chooseBackupFile()).rejects.toBeInstanceOf(TransportError)
     expect(calls).toHaveLength(2)
   })
 })

@@ -168,6 +168,11 @@ export class HttpTransport implements Transport {
     throw new TransportError(t('transport.chooseFile'), 400)
   }
 
+  /** The page reads a backup from an <input> itself. */
+  async chooseBackupFile(): Promise<string | null> {
+    throw new TransportError(t('transport.chooseFile'), 400)
+  }
+
   /** In a browser the page is served by the listener agents use (`parley serve`). */
   async agentListener(): Promise<AgentListener> {
     const origin = typeof location === 'undefined' ? '' : location.origin

@@ -11,8 +11,8 @@ import { t } from '../i18n'
 export type Unsubscribe = () => void
 export type EventHandler<E extends EventName> = (payload: EventMap[E]) => void
 
-/** What a file is saved as: an exported conversation or the settings (the save dialog's title). */
-export type SavedFileKind = 'conversation' | 'settings'
+/** What a file is saved as: an exported conversation, the settings or the full backup (the save dialog's title). */
+export type SavedFileKind = 'conversation' | 'settings' | 'backup'
 
 /**
  * The part of a transport that differs per runtime: events, the window's
@@ -42,6 +42,12 @@ export interface Platform {
    * the file from an <input>).
    */
   chooseConversationFile(): Promise<string | null>
+  /**
+   * The desktop app's open dialog for a full backup (SPEC §14): the file's
+   * text, null when cancelled. Rejects where there is none (the page reads
+   * the file from an <input>).
+   */
+  chooseBackupFile(): Promise<string | null>
   /**
    * Native folder and file pickers (the desktop app): absolute paths, none
    * when cancelled. Null where there are none (the browser build takes

@@ -200,6 +200,23 @@ describe('WailsTransport', () => {
     await expect(new WailsTransport(tooBig.win).chooseConversationFile()).rejects.toBeInstanceOf(TransportError)
   })
 
+  it('saves and opens a full backup through the Go dialogs', async () => {
+    const { win, calls } = fakeWindow({}, {
+      SaveFile: (...args: unknown[]) => (calls.push(['SaveFile', args]), Promise.resolve('/home/me/parley-backup.json')),
+      OpenBackupFile: () => (calls.push(['OpenBackupFile', []]), Promise.resolve('{"format":"parley.backup"}')),
+    })
+    const t = new WailsTransport(win)
+    const file = { name: 'parley-backup-2026-01-02.json', mime_type: 'application/json', content: '{}' }
+    expect(await t.saveFile(file, 'backup')).toEqual({ kind: 'saved', path: '/home/me/parley-backup.json' })
+    expect(await t.chooseBackupFile()).toBe('{"format":"parley.backup"}')
+    expect(calls).toEqual([
+      ['SaveFile', [file, 'backup']],
+      ['OpenBackupFile', []],
+    ])
+    const cancelled = fakeWindow({}, { OpenBackupFile: () => Promise.resolve('') })
+    expect(await new WailsTransport(cancelled.win).chooseBackupFile()).toBeNull()
+  })
+
   it('passes SaveSettings errors through', async () => {
     const { win } = fakeWindow({ SaveSettings: () => Promise.reject('theme must be "light", "dark" or "system"') })
     const t = new WailsTransport(win)

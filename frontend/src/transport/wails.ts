@@ -31,6 +31,8 @@ export interface WailsDesktopService {
   SaveFile(file: ExportedFile, what: string): Promise<string>
   /** Asks for an exported conversation; its text, or "" when cancelled. */
   OpenConversationFile(): Promise<string>
+  /** Asks for a full backup; its text, or "" when cancelled. */
+  OpenBackupFile(): Promise<string>
   /** The system's folder dialog: the path, or "" when cancelled. */
   ChooseFolder(): Promise<string>
   /** The system's file dialog: the paths, none when cancelled. */
@@ -122,6 +124,11 @@ export class WailsPlatform implements Platform {
   /** Go shows an open dialog and reads the file. */
   async chooseConversationFile(): Promise<string | null> {
     return (await this.desktop('OpenConversationFile')) || null
+  }
+
+  /** Go shows an open dialog for a backup and reads the file. */
+  async chooseBackupFile(): Promise<string | null> {
+    return (await this.desktop('OpenBackupFile')) || null
   }
 
   /** The system's folder and file dialogs. */

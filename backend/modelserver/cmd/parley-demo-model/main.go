@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -37,6 +39,7 @@ func main() {
 	echoHistory := flag.Bool("echo-history", false, `answer a message starting with "echo" with the history the request carried (for tests of branches)`)
 	knowledge := flag.Bool("knowledge", false, "search the user's documents when search_knowledge is offered, cite [n], and ask which file when they disagree")
 	embedModels := flag.String("embedding-models", "", "comma-separated embedding models listed besides the others (served on /api/embed and /v1/embeddings)")
+	received := flag.Bool("received", false, "serve GET /received: the chat requests received (the last 64: model, messages and tools' names), for tests that check what reached the model")
 	flag.Parse()
 	script := modelserver.Demo()
 	if *echo {
@@ -74,19 +77,28 @@ func main() {
 	if *noToolRole {
 		opts = append(opts, modelserver.WithoutToolRole())
 	}
-	if err := run(*addr, *model, script, opts); err != nil {
+	var log *receivedLog
+	if *received {
+		log = &receivedLog{}
+		script = log.record(script)
+	}
+	if err := run(*addr, *model, script, opts, log); err != nil {
 		slog.Error("demo model server", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, model string, script modelserver.Script, opts []modelserver.Option) error {
+func run(addr, model string, script modelserver.Script, opts []modelserver.Option, log *receivedLog) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
+	handler := modelserver.NewHandler(script, opts...)
+	if log != nil {
+		handler = log.serve(handler)
+	}
 	srv := &http.Server{
-		Handler:           modelserver.NewHandler(script, opts...),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	// The URL line is what scripts wait for.
@@ -107,4 +119,53 @@ func run(addr, model string, script modelserver.Script, opts []modelserver.Optio
 		return fmt.Errorf("shut down: %w", err)
 	}
 	return nil
+}
+
+// receivedLog keeps the last chat requests the script was asked to answer
+// (-received), served as JSON at GET /received.
+type receivedLog struct {
+	mu   sync.Mutex
+	reqs []receivedRequest
+}
+
+type receivedRequest struct {
+	Model    string                `json:"model"`
+	Messages []modelserver.Message `json:"messages"`
+	Tools    []string              `json:"tools"`
+}
+
+const keepReceived = 64
+
+func (l *receivedLog) record(script modelserver.Script) modelserver.Script {
+	return func(req modelserver.ChatRequest) modelserver.Turn {
+		r := receivedRequest{Model: req.Model, Messages: req.Messages, Tools: []string{}}
+		for _, t := range req.Tools {
+			r.Tools = append(r.Tools, t.Function.Name)
+		}
+		l.mu.Lock()
+		l.reqs = append(l.reqs, r)
+		if len(l.reqs) > keepReceived {
+			l.reqs = l.reqs[len(l.reqs)-keepReceived:]
+		}
+		l.mu.Unlock()
+		return script(req)
+	}
+}
+
+func (l *receivedLog) serve(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || r.URL.Path != "/received" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		l.mu.Lock()
+		body, err := json.Marshal(append([]receivedRequest{}, l.reqs...))
+		l.mu.Unlock()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	})
 }

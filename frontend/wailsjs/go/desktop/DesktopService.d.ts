@@ -12,6 +12,8 @@ export function ClearAttention():Promise<void>;
 
 export function Notify(arg1:string,arg2:string):Promise<void>;
 
+export function OpenBackupFile():Promise<string>;
+
 export function OpenConversationFile():Promise<string>;
 
 export function OpenSource(arg1:string):Promise<void>;

@@ -22,6 +22,10 @@ export function Notify(arg1, arg2) {
   return window['go']['desktop']['DesktopService']['Notify'](arg1, arg2);
 }
 
+export function OpenBackupFile() {
+  return window['go']['desktop']['DesktopService']['OpenBackupFile']();
+}
+
 export function OpenConversationFile() {
   return window['go']['desktop']['DesktopService']['OpenConversationFile']();
 }
