@@ -11,6 +11,7 @@ import { useQuestionsStore } from './questions'
 import { useSettingsStore } from './settings'
 import { useMcpStore } from './mcp'
 import { useKnowledgeStore } from './knowledge'
+import { useMemoryStore } from './memory'
 import { cardFromEvent } from '../lib/cards'
 import { cardTrace } from '../lib/cardTrace'
 import { createAttention, type AttentionEnv } from '../lib/attention'
@@ -82,6 +83,7 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
     t.on('model:pull', (p) => settings.onPull(p)),
     t.on('mcp:server', (p) => useMcpStore().onServerEvent(p)),
     t.on('knowledge:progress', (p) => void useKnowledgeStore().onProgress(p)),
+    t.on('memory:changed', (p) => useMemoryStore().onChanged(p)),
     t.on('agent:notice', (p) => {
       if (p?.conversationId) void conversations.ensureKnown(p.conversationId)
       if (p?.message) attention.noticeArrived(p.agent, p.message)
@@ -106,6 +108,8 @@ export async function resync(): Promise<void> {
   if (mcp.loaded) jobs.push(mcp.load())
   const knowledge = useKnowledgeStore()
   if (knowledge.loaded) jobs.push(knowledge.load())
+  const memory = useMemoryStore()
+  if (memory.loaded) jobs.push(memory.load())
   if (conversations.currentId) jobs.push(conversations.reload(conversations.currentId))
   await Promise.all(jobs)
 }
