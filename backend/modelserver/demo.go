@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/parley-app/parley/backend/questions"
 )
@@ -19,7 +21,8 @@ import (
 // questions", "sub-agent", "no question" or "think it through" show those
 // flows (the chat offers them as suggestions:
 // frontend/src/lib/demoPrompts.ts); the last one thinks first, as thinking
-// models do (SPEC §9), slowly enough to watch.
+// models do (SPEC §9), slowly enough to watch. "Remember that …" proposes
+// the fact with the remember tool when it is offered (SPEC §14).
 func Demo() Script {
 	return func(req ChatRequest) Turn {
 		if isSubAgent(req) {
@@ -34,6 +37,10 @@ func Demo() Script {
 		}
 		text := strings.ToLower(last.Content)
 		switch {
+		case strings.Contains(text, "remember that") && offers(req, demoRememberTool):
+			args, _ := json.Marshal(map[string]string{"text": rememberedFact(last.Content)})
+			return Turn{Text: "I'd like to keep that for later conversations.",
+				ToolCalls: []ToolCall{{ID: "call_demo_remember", Name: demoRememberTool, Arguments: string(args)}}}
 		case strings.Contains(text, "three questions"):
 			return Turn{Text: "Let me get three things straight first.", ToolCalls: []ToolCall{{ID: "call_demo_3", Name: questions.ToolName, Arguments: threeQuestions}}}
 		case strings.Contains(text, "sub-agent"), strings.Contains(text, "subagent"):
@@ -85,6 +92,51 @@ func subAgentTurn(req ChatRequest) Turn {
 	return Turn{Text: "I could not ask the user (" + last.Content + "), so here are general facts: it has good food, a long history and friendly people."}
 }
 
+// demoRememberTool is Parley's tool to propose a memory (SPEC §14).
+const demoRememberTool = "remember"
+
+// offers reports whether the request offers the tool.
+func offers(req ChatRequest, name string) bool {
+	for _, t := range req.Tools {
+		if t.Function.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// callName is the name of the tool call with the given id (the latest one), "" when not found.
+func callName(req ChatRequest, callID string) string {
+	for _, m := range slices.Backward(req.Messages) {
+		for _, tc := range m.ToolCalls {
+			if tc.ID == callID {
+				return tc.Function.Name
+			}
+		}
+	}
+	return ""
+}
+
+// rememberedFact is what follows "remember that" in a message, as a
+// sentence: "Please remember that I deploy with Docker!" gives "I deploy
+// with Docker."; the whole message when nothing follows.
+func rememberedFact(message string) string {
+	fact := strings.TrimSpace(message)
+	if lower := strings.ToLower(message); len(lower) == len(message) {
+		if i := strings.Index(lower, "remember that"); i >= 0 {
+			if rest := strings.TrimSpace(message[i+len("remember that"):]); rest != "" {
+				fact = rest
+			}
+		}
+	}
+	fact = strings.TrimRight(fact, ".!? ")
+	if fact == "" {
+		return "Something the user asked to remember."
+	}
+	r, n := utf8.DecodeRuneInString(fact)
+	return string(unicode.ToUpper(r)) + fact[n:] + "."
+}
+
 // askedQuestions returns the questions of the ask_user_question call with
 // the given id (the latest one: models reuse ids), nil when not found.
 func askedQuestions(req ChatRequest, callID string) []questions.Question {
@@ -105,6 +157,12 @@ func askedQuestions(req ChatRequest, callID string) []questions.Question {
 func afterTool(req ChatRequest, last Message) Turn {
 	content := last.Content
 	lower := strings.ToLower(content)
+	if callName(req, last.ToolCallID) == demoRememberTool {
+		if strings.HasPrefix(content, "Remembered:") || strings.Contains(content, "then approved it. Remembered:") {
+			return Turn{Text: "Got it — I'll keep that in mind in later conversations."}
+		}
+		return Turn{Text: "Okay — I won't keep that."}
+	}
 	asked := askedQuestions(req, last.ToolCallID)
 	topic := genericTopic
 	if len(asked) > 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/llm"
+	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/questions"
 )
 
@@ -93,4 +94,39 @@ func TestDemoThinksWhenAskedToThinkItThrough(t *testing.T) {
 	assert.Contains(t, resp.Reasoning, "90 hundredths against 11 hundredths")
 	assert.Equal(t, llm.ReasoningFromField, resp.ReasoningSource)
 	assert.Empty(t, resp.ToolCalls)
+}
+
+// "Remember that …" proposes the fact with the remember tool when it is
+// offered (SPEC §14), and the reply says whether it was kept.
+func TestDemoProposesToRemember(t *testing.T) {
+	demo := modelserver.Demo()
+	remember := modelserver.ToolDef{Type: "function"}
+	remember.Function.Name = "remember"
+	user := modelserver.Message{Role: "user", Content: "Please remember that I deploy with Docker!"}
+	turn := demo(modelserver.ChatRequest{Messages: []modelserver.Message{user}, Tools: []modelserver.ToolDef{remember}})
+	require.Len(t, turn.ToolCalls, 1, "a remember call: %+v", turn)
+	assert.Equal(t, "remember", turn.ToolCalls[0].Name)
+	assert.JSONEq(t, `{"text":"I deploy with Docker."}`, turn.ToolCalls[0].Arguments)
+
+	// Without the tool (memory off), the usual card.
+	plain := demo(modelserver.ChatRequest{Messages: []modelserver.Message{user}})
+	require.Len(t, plain.ToolCalls, 1)
+	assert.Equal(t, questions.ToolName, plain.ToolCalls[0].Name)
+
+	call := modelserver.Message{Role: "assistant"}
+	call.ToolCalls = append(call.ToolCalls, struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	}{ID: turn.ToolCalls[0].ID})
+	call.ToolCalls[0].Function.Name = "remember"
+	after := func(result string) string {
+		return demo(modelserver.ChatRequest{Messages: []modelserver.Message{user, call, {Role: "tool", ToolCallID: turn.ToolCalls[0].ID, Content: result}}}).Text
+	}
+	assert.Contains(t, after(`Remembered: "I deploy with Docker."`), "keep that in mind")
+	assert.Contains(t, after(`The user edited the text, then approved it. Remembered: "I deploy with Docker Compose."`), "keep that in mind")
+	assert.Contains(t, after("The user chose not to remember this; nothing was kept."), "won't keep")
 }

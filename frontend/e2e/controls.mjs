@@ -89,6 +89,9 @@ export async function checkControlLooks(assert, ui, theme, artifact) {
   await waitUntil(async () => (await ui.rects(options)).some((b) => b.checked), { what: 'Formal to be checked' })
   await measure(options, 'a question card, one option chosen')
   if (artifact) await artifact(`controls-${theme}-radios.png`, await ui.screenshot())
+  // The card's buttons may be below the options centred above (WebKitGTK's
+  // WebDriver does not scroll the message list to reach them).
+  await ui.rects('[data-testid=question-card] [data-testid=primary]')
   await ui.click('[data-testid=question-card] [data-testid=primary]')
   await ui.waitText('[data-testid=question-card]', 'What should it include?')
   await measure(options, 'a multiple-choice question')

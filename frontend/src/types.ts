@@ -42,6 +42,8 @@ export type {
   MCPServerConfig,
   MCPStatus,
   MCPTool,
+  Memory,
+  MemoryChangedEvent,
   MessageDeltaEvent,
   MessageReasoningEvent,
   MessageDoneEvent,
@@ -71,7 +73,7 @@ export type {
   ToolCalling,
   ToolInfo,
 } from './api/wire.gen'
-export { ASK_TOOL, CARD_KINDS, CARD_STATUSES, MCP_POLICIES, MCP_SECRET_MASK, DEFAULT_PROFILE, LIMITS, ROLES, RUN_STATES, SERVER_EVENTS, THINKING_SETTINGS, TOOL_CALLING_MODES } from './api/wire.gen'
+export { ANSWERED_BY_MEMORY, ASK_TOOL, CARD_KINDS, CARD_STATUSES, MCP_POLICIES, MCP_SECRET_MASK, DEFAULT_PROFILE, LIMITS, ROLES, RUN_STATES, SERVER_EVENTS, THINKING_SETTINGS, TOOL_CALLING_MODES } from './api/wire.gen'
 
 /** True while a run is active (a new message would get a 409). */
 export function isRunActive(state: RunState | undefined): boolean {

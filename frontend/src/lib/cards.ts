@@ -4,6 +4,7 @@
 import type { AnswerInput, Answers, Card, CardKind, CardStatus, Message, Question, QuestionEvent, QuestionOption } from '../types'
 import { CARD_KINDS, CARD_STATUSES } from '../types'
 import { t } from '../i18n'
+import { isRememberCard } from './memory'
 
 export const CUSTOM_MAX = 1000
 export const COMMENTS_MAX = 2000
@@ -15,6 +16,10 @@ export interface QuestionDraft {
   /** "Other" is chosen (for open-ended questions the text field is always on). */
   customOn: boolean
   custom: string
+  /** "Remember my answer" (SPEC §14): sent as `remember`. */
+  remember?: boolean
+  /** "Answer like this next time": the memory answers the same question by itself. */
+  autoAnswer?: boolean
 }
 
 /** Everything entered into one card, kept in the store by question_id. */
@@ -140,6 +145,7 @@ export function agentHeading(agent: string, count: number): string {
 
 /** One line saying what a card asks (the inbox, notifications). */
 export function cardSummary(card: Card): string {
+  if (isRememberCard(card)) return t('memory.card.title')
   if (card.kind === 'approval') {
     const server = cardAgent(card) || card.tool?.server || card.source?.server || t('questions.summary.aServer')
     const tool = card.tool?.name || card.source?.tool || t('questions.summary.aTool')

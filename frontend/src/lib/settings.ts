@@ -22,6 +22,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   agents_enabled: true,
   agents_addr: '127.0.0.1:8765',
   language: '',
+  memory: 'on',
 })
 
 export type PresetId = 'ollama' | 'llamacpp' | 'lmstudio' | 'custom'
@@ -79,6 +80,7 @@ export function normalizeSettings(raw: Partial<Settings> | null | undefined): Se
     agents_enabled: r.agents_enabled !== false,
     agents_addr: typeof r.agents_addr === 'string' && r.agents_addr ? r.agents_addr : d.agents_addr,
     language: isLanguage(r.language) ? r.language : '',
+    memory: r.memory === 'off' ? 'off' : 'on',
   }
 }
 

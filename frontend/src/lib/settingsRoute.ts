@@ -1,16 +1,22 @@
 // Settings' sections and their URLs (#settings/<section>), so that each is
 // reachable by a link in the browser build and by keyboard in its list.
-// (Their names are the catalogue's settings.sections.<key>.)
+// (Their names are the catalogue's settings.sections.<key>, or `label`.)
 export const SETTINGS_SECTIONS = [
   { key: 'server' },
   { key: 'models' },
   { key: 'assistants' },
   { key: 'tools' },
   { key: 'knowledge' },
+  { key: 'memory', label: 'memory.settings.title' },
   { key: 'agents' },
   { key: 'appearance' },
   { key: 'data' },
 ] as const
+
+/** The catalogue key of a section's name. */
+export function sectionLabel(sec: { key: string; label?: string }): string {
+  return sec.label ?? `settings.sections.${sec.key}`
+}
 
 export type SettingsSectionKey = (typeof SETTINGS_SECTIONS)[number]['key']
 

@@ -11,6 +11,7 @@ import { cardTrace } from '../lib/cardTrace'
 import { t } from '../i18n'
 import { eventsDuringLoadsPerStore } from '../lib/eventsDuringLoads'
 import { attempt, loadInto } from './asyncState'
+import { useMemoryStore } from './memory'
 
 /** The answers as Go stores them: one text per question. */
 function answerTexts(answers: Answers): Record<string, string> {
@@ -234,8 +235,12 @@ export const useQuestionsStore = defineStore('questions', {
       delete this.drafts[questionId]
     },
 
-    /** Sends the user's response; resolves true when the backend took it. */
-    async respond(conversationId: string, req: RespondRequest): Promise<boolean> {
+    /**
+     * Sends the user's response; resolves true when the backend took it.
+     * `autoAnswer` names questions of `req.remember` whose memory answers
+     * the same question next time (SPEC §14): set once the answer is in.
+     */
+    async respond(conversationId: string, req: RespondRequest, opts: { autoAnswer?: readonly string[] } = {}): Promise<boolean> {
       const id = req.question_id
       const failed = (e: TransportError): string => {
         if (e.status === 409) {
@@ -271,6 +276,13 @@ export const useQuestionsStore = defineStore('questions', {
           })
         }
       })
+      if (done.ok && req.remember?.length) {
+        const card = this.cards[id]
+        const autoAnswer = (opts.autoAnswer ?? []).filter((q) => req.remember!.includes(q))
+        const memory = useMemoryStore()
+        if (card && autoAnswer.length) void memory.afterAnswer(card, autoAnswer)
+        else void memory.ensureLoaded()
+      }
       return done.ok
     },
 

@@ -402,6 +402,24 @@ export class FakeTransport implements Transport {
     return { deleted: true }
   }
 
+  /** Keeps one memory per named question of an answered card, as Go's respond does with "remember" (one per question: a newer answer replaces it). */
+  private rememberAnswers(card: Card, names: string[]): void {
+    if (this.settings.memory === 'off') return
+    const ids: string[] = []
+    for (const q of card.questions.filter((x) => names.some((n) => n.trim() === x.question))) {
+      const text = `${q.header ? `${q.header}: ` : ''}${q.question} — ${card.answers?.[q.question] ?? ''}`.slice(0, 500)
+      const prefix = `${q.header ? `${q.header}: ` : ''}${q.question} — `
+      const old = this.storedMemories.filter((m) => m.source.type === 'answer' && m.text.startsWith(prefix))
+      ids.push(...old.map((m) => m.id))
+      this.storedMemories = this.storedMemories.filter((m) => !old.includes(m))
+      const m: W.Memory = { id: fakeId('mem'), text, source: { type: 'answer', conversationId: card.conversationId, question_id: card.question_id },
+        project_id: null, auto_answer: false, created_at: new Date().toISOString(), used_at: null }
+      this.storedMemories.unshift(m)
+      ids.push(m.id)
+    }
+    this.emit('memory:changed', { conversationId: card.conversationId, ids })
+  }
+
   async deleteAllMemories(): Promise<W.Deleted> {
     await this.enter('deleteAllMemories', [])
     this.storedMemories = []
@@ -639,10 +657,17 @@ export class FakeTransport implements Transport {
     let card = req.question_id === 'latest' ? d.pending_question && this.cards.get(d.pending_question.question_id) : this.cards.get(req.question_id)
     if (!card || card.conversationId !== id) throw new TransportError('unknown question', 404)
     if (!isAnswerable(card.status, card.kind)) throw new TransportError('question is no longer pending', 409)
+    const remember = req.remember ?? []
+    if (remember.length) {
+      if (req.action !== 'submit') throw new TransportError('"remember" goes with "action": "submit"', 400)
+      const unknown = remember.find((name) => !card!.questions.some((q) => q.question === name.trim()))
+      if (unknown !== undefined) throw new TransportError(`the card has no question "${unknown}" to remember`, 400)
+    }
     const late = card.status === 'timed_out'
     resolveCard(card, req, late)
     if (d.pending_question?.question_id === card.question_id) d.pending_question = null
     this.emit('question:resolved', clone(card))
+    if (remember.length) this.rememberAnswers(card, remember)
     if (req.action === 'cancel') this.setState(id, 'idle')
     else if (!late) this.setState(id, 'requesting')
     return clone(card)

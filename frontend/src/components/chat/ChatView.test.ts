@@ -253,7 +253,7 @@ describe('question card drafts', () => {
     await settle()
     expect(card().exists()).toBe(true)
     expect(card().find('legend').text()).toContain('Which features?') // the step
-    const boxes = card().findAll<HTMLInputElement>('input[type="checkbox"]')
+    const boxes = card().findAll<HTMLInputElement>('input[type="checkbox"][data-option]')
     expect(boxes.map((b) => b.element.checked)).toEqual([true, false, true]) // Auth, Search, Other
     expect(card().find<HTMLInputElement>('[data-other-input]').element.value).toBe('Audit log')
     await card().findAll('[role="tab"]')[0]!.trigger('click')

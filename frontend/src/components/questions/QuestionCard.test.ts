@@ -37,7 +37,7 @@ function responses(w: VueWrapper): RespondRequest[] {
 const submit = (w: VueWrapper) => w.find('form').trigger('submit')
 const key = (w: VueWrapper, k: string, opts: Record<string, unknown> = {}) => w.find('section').trigger('keydown', { key: k, ...opts })
 const radios = (w: VueWrapper) => w.findAll<HTMLInputElement>('input[type="radio"]')
-const checkboxes = (w: VueWrapper) => w.findAll<HTMLInputElement>('input[type="checkbox"]')
+const checkboxes = (w: VueWrapper) => w.findAll<HTMLInputElement>('input[type="checkbox"][data-option]')
 
 const multiCard = () =>
   makeCard({

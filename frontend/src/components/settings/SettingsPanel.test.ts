@@ -89,6 +89,7 @@ describe('SettingsPanel', () => {
         'embedding_model',
         'engine',
         'max_pending_questions',
+        'memory',
         'model',
         'onboarded',
         'question_timeout_seconds',
