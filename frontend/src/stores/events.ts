@@ -12,6 +12,7 @@ import { useSettingsStore } from './settings'
 import { useMcpStore } from './mcp'
 import { useKnowledgeStore } from './knowledge'
 import { useProjectsStore } from './projects'
+import { useEngineStore } from './engine'
 import { cardFromEvent } from '../lib/cards'
 import { cardTrace } from '../lib/cardTrace'
 import { createAttention, type AttentionEnv } from '../lib/attention'
@@ -84,6 +85,8 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
     t.on('mcp:server', (p) => useMcpStore().onServerEvent(p)),
     t.on('knowledge:progress', (p) => void useKnowledgeStore().onProgress(p)),
     t.on('project:changed', (p) => useProjectsStore().onChanged(p)),
+    t.on('engine:download', (p) => useEngineStore().onDownload(p)),
+    t.on('engine:state', (p) => useEngineStore().onState(p)),
     t.on('agent:notice', (p) => {
       if (p?.conversationId) void conversations.ensureKnown(p.conversationId)
       if (p?.message) attention.noticeArrived(p.agent, p.message)
@@ -108,6 +111,8 @@ export async function resync(): Promise<void> {
   if (mcp.loaded) jobs.push(mcp.load())
   const knowledge = useKnowledgeStore()
   if (knowledge.loaded) jobs.push(knowledge.load())
+  const engine = useEngineStore()
+  if (engine.loaded) jobs.push(engine.load())
   if (conversations.currentId) jobs.push(conversations.reload(conversations.currentId))
   await Promise.all(jobs)
 }
