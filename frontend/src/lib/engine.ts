@@ -73,17 +73,16 @@ export { formatPercent, formatSeconds }
 
 /**
  * The machine's memory in bytes where the browser says it
- * (navigator.deviceMemory: Chromium's, rounded down, at most 8 GB, so a
- * floor), else null.
+ * (navigator.deviceMemory, Chromium's: rounded down, so a floor), else null.
  */
 export function machineMemory(nav: { deviceMemory?: number } | undefined = typeof navigator === 'undefined' ? undefined : (navigator as { deviceMemory?: number })): number | null {
   const gb = nav?.deviceMemory
   return typeof gb === 'number' && gb > 0 ? gb * GB : null
 }
 
-/** Whether the machine's memory is known to be too small for a model (never when unknown or 8 GB and more, which Chromium caps). */
+/** Whether a model may need more memory than the machine is known to have (never when unknown). */
 export function tooBigFor(ram: number, memory: number | null): boolean {
-  return memory !== null && memory < 8 * GB && ram > memory
+  return memory !== null && ram > memory
 }
 
 /** A chat model (not an embedding one). */

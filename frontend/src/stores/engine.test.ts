@@ -124,7 +124,6 @@ describe('lib/engine', () => {
     expect(tooBigFor(6 * GB, null)).toBe(false)
     expect(tooBigFor(6 * GB, 4 * GB)).toBe(true)
     expect(tooBigFor(6 * GB, 8 * GB)).toBe(false)
-    expect(tooBigFor(12 * GB, 8 * GB)).toBe(false) // Chromium says 8 for 8 GB and more
   })
 
   it('measures speed over the last seconds and starts anew when bytes go back', () => {
