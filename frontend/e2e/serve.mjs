@@ -15,9 +15,10 @@ export async function newDataDir() {
 }
 
 // startServe resolves once the server prints its URL.
-export async function startServe(dataDir, { addr = '127.0.0.1:0', extraArgs = [] } = {}) {
+// `env` adds variables (HF_ENDPOINT for the fake hub, say).
+export async function startServe(dataDir, { addr = '127.0.0.1:0', extraArgs = [], env = {} } = {}) {
   const child = spawn(parleyBin, ['serve', '--data-dir', dataDir, '--addr', addr, '--token', token, ...extraArgs], {
-    env: { ...process.env, DISPLAY: '' },
+    env: { ...process.env, DISPLAY: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let log = ''

@@ -54,8 +54,8 @@ test('Settings opens with every section and no rounded clip around its scrolling
   try {
     const { page, errors } = await openSettings(server)
     const legends = await page.getByTestId('settings-panel').locator('legend').allInnerTexts()
-    // In the order of the section list: server, models, assistants, tools, knowledge, memory, agents, appearance, data.
-    assert.deepEqual(legends.map((l) => l.trim().toLowerCase()), ['model server', 'modes', 'model', 'how well each model asks', 'assistant profiles', 'questions', 'tools', 'knowledge', 'memory', 'agents', 'language', 'theme', 'backup', 'about'])
+    // In the order of the section list: server, models (the engine, then the server's model), assistants, tools, knowledge, memory, agents, appearance, data.
+    assert.deepEqual(legends.map((l) => l.trim().toLowerCase()), ['model server', 'modes', 'engine', 'model', 'how well each model asks', 'assistant profiles', 'questions', 'tools', 'knowledge', 'memory', 'agents', 'language', 'theme', 'backup', 'about'])
     assert.deepEqual(await roundedClipsAroundScrollers(page), [])
     // The scrolling body still ends inside the rounded dialog.
     const { dialog, body } = await page.evaluate(() => {

@@ -13,6 +13,7 @@ import { useMcpStore } from './mcp'
 import { useKnowledgeStore } from './knowledge'
 import { useProjectsStore } from './projects'
 import { useMemoryStore } from './memory'
+import { useEngineStore } from './engine'
 import { cardFromEvent } from '../lib/cards'
 import { cardTrace } from '../lib/cardTrace'
 import { createAttention, type AttentionEnv } from '../lib/attention'
@@ -86,6 +87,8 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
     t.on('knowledge:progress', (p) => void useKnowledgeStore().onProgress(p)),
     t.on('project:changed', (p) => useProjectsStore().onChanged(p)),
     t.on('memory:changed', (p) => useMemoryStore().onChanged(p)),
+    t.on('engine:download', (p) => useEngineStore().onDownload(p)),
+    t.on('engine:state', (p) => useEngineStore().onState(p)),
     t.on('agent:notice', (p) => {
       if (p?.conversationId) void conversations.ensureKnown(p.conversationId)
       if (p?.message) attention.noticeArrived(p.agent, p.message)
@@ -112,6 +115,8 @@ export async function resync(): Promise<void> {
   if (knowledge.loaded) jobs.push(knowledge.load())
   const memory = useMemoryStore()
   if (memory.loaded) jobs.push(memory.load())
+  const engine = useEngineStore()
+  if (engine.loaded) jobs.push(engine.load())
   if (conversations.currentId) jobs.push(conversations.reload(conversations.currentId))
   await Promise.all(jobs)
 }

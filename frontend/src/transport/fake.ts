@@ -726,6 +726,12 @@ export class FakeTransport implements Transport {
       throw new TransportError('maximum pending questions must be 1 to 1000', 400)
     }
     if (!['light', 'dark', 'system'].includes(next.theme)) throw new TransportError('theme must be "light", "dark" or "system"', 400)
+    if (next.engine === 'builtin' && next.model && (next.model !== this.settings.model || this.settings.engine !== 'builtin')) {
+      // As the Go side: a built-in model must be installed and readable.
+      const m = this.engineLibrary.list().find((x) => x.id === next.model)
+      if (!m) throw new TransportError(`No model "${next.model}" is installed.`, 422)
+      if (m.state === 'broken') throw new TransportError(`${next.model} cannot be used: ${m.error ?? 'it is broken'}.`, 422)
+    }
     this.settings = next
     return clone(this.settings)
   }
@@ -793,6 +799,11 @@ export class FakeTransport implements Transport {
     if (s.demo_mode) {
       const real = this.reachable ? { server_models: clone(this.models) } : {}
       return { reachable: true, base_url: s.base_url, model: s.model, demo: true, ollama: false, models: [{ name: 'parley-demo', supports_tools: true }], ...real }
+    }
+    if (s.engine === 'builtin') {
+      // The built-in engine (SPEC §12): its models are the installed ones.
+      const models = this.engineLibrary.list().filter((m) => m.state === 'ready').map((m) => ({ name: m.id, supports_tools: m.capabilities.includes('tools') }))
+      return { reachable: true, base_url: s.base_url, model: s.model, demo: false, ollama: false, models }
     }
     if (!this.reachable) return { reachable: false, base_url: s.base_url, model: s.model, demo: false, ollama: false, message: this.unreachableMessage, models: [] }
     return { reachable: true, base_url: s.base_url, model: s.model, demo: false, ollama: this.ollama ?? /:11434(\/|$)/.test(s.base_url), models: clone(this.models) }

@@ -135,4 +135,64 @@ describe('Onboarding (first run / no model server)', () => {
     expect(useSettingsStore().settings!.demo_mode).toBe(true)
     expect(onboarding(v).exists()).toBe(false)
   })
+
+  it('offers the built-in engine first: downloads the suggested model with progress here, then uses it and continues', async () => {
+    env.fake.reachable = false
+    env.fake.settings.onboarded = false
+    const v = await mountApp()
+    const o = onboarding(v)
+    const builtin = o.find('[data-testid="onboarding-builtin"]')
+    const server = o.find('[data-testid="onboarding-server"]')
+    // The built-in engine comes first, the model server second (as it was).
+    expect(builtin.element.compareDocumentPosition(server.element) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy()
+    expect(builtin.find('h3').text()).toBe("Use Parley's built-in engine")
+    expect(server.find('h3').text()).toBe('I already run a model server')
+    expect(server.text()).toContain('Connect Parley to a local model')
+    expect(o.find('[data-testid="onboarding-suggestion"]').attributes('data-entry')).toBe('qwen3-1.7b')
+    const button = o.find('[data-testid="onboarding-download"]')
+    expect(button.text()).toBe('Download Qwen3 1.7B (1 GB)')
+    await button.trigger('click')
+    await settle()
+    const id = env.fake.engineLibrary.downloads[0]!.id
+    env.fake.engineLibrary.progress(id, 555_000_000)
+    await settle()
+    const row = onboarding(v).find('[data-testid="engine-download"]')
+    expect(row.find('[role="progressbar"]').attributes('aria-valuenow')).toBe('50')
+    expect(row.find('[data-testid="engine-download-pause"]').exists()).toBe(true)
+    expect(env.fake.callsOf('saveSettings')).toHaveLength(0)
+
+    env.fake.engineLibrary.complete(id)
+    await settle()
+    const saves = env.fake.callsOf('saveSettings')
+    expect(saves).toHaveLength(1)
+    expect(saves[0]![0]).toMatchObject({ engine: 'builtin', model: 'Qwen3-1.7B-Q4_K_M', onboarded: true })
+    expect(onboarding(v).exists()).toBe(false)
+    expect(v.find('textarea[aria-label="Message"]').exists()).toBe(true)
+  })
+
+  it('with the built-in engine and no model: uses an installed one, or goes back to a model server', async () => {
+    env.fake.settings.engine = 'builtin'
+    env.fake.settings.model = ''
+    env.fake.engineLibrary.files.set('/models/mine.gguf', true)
+    env.fake.engineLibrary.import('/models/mine.gguf')
+    const v = await mountApp()
+    const o = onboarding(v)
+    expect(o.find('[data-testid="onboarding-server"]').text()).not.toContain('Parley found your model server')
+    const installed = o.findAll('[data-testid="onboarding-installed"] button')
+    expect(installed.map((b) => b.text())).toEqual(['mine'])
+    await o.find('[data-testid="onboarding-use-server"]').trigger('click')
+    await settle()
+    expect(env.fake.settings.engine).toBe('server')
+    // Back on the model server's path: its models to choose from.
+    expect(onboarding(v).find('[data-testid="onboarding-models"]').exists()).toBe(true)
+    expect(onboarding(v).text()).toContain('Choose a model')
+    env.fake.settings.engine = 'builtin'
+    await useSettingsStore().load()
+    await useSettingsStore().check()
+    await settle()
+    await onboarding(v).findAll('[data-testid="onboarding-installed"] button')[0]!.trigger('click')
+    await settle()
+    expect(env.fake.settings).toMatchObject({ engine: 'builtin', model: 'mine' })
+    expect(onboarding(v).exists()).toBe(false)
+  })
 })

@@ -49,8 +49,8 @@ describe('SettingsPanel while the backend is slow', () => {
     const v = await open()
 
     expect(v.find('[role="dialog"]').exists()).toBe(true)
-    // In the order of the section list: server, models, assistants, tools, knowledge, memory, agents, appearance, data.
-    expect(legends(v)).toEqual(['Model server', 'Modes', 'Model', 'How well each model asks', 'Assistant profiles', 'Questions', 'Tools', 'Knowledge', 'Memory', 'Agents', 'Language', 'Theme', 'Backup', 'About'])
+    // In the order of the section list: server, models (the engine, then the server's model), assistants, tools, knowledge, memory, agents, appearance, data.
+    expect(legends(v)).toEqual(['Model server', 'Modes', 'Engine', 'Model', 'How well each model asks', 'Assistant profiles', 'Questions', 'Tools', 'Knowledge', 'Memory', 'Agents', 'Language', 'Theme', 'Backup', 'About'])
     expect(v.find('[data-testid="mcp-section"]').text()).toContain('Loading MCP servers…')
     expect(v.find('[data-testid="agents-loading"]').text()).toBe('Loading agent tokens…')
     expect(v.find('[data-testid="settings-loading"]').text()).toBe('Loading your saved settings…')

@@ -1,0 +1,163 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { mount, type VueWrapper } from '@vue/test-utils'
+import SettingsPanel from './SettingsPanel.vue'
+import { setupEnv, settle, type TestEnv } from '../../test-utils'
+import { connectEvents } from '../../stores/events'
+import { useSettingsStore } from '../../stores/settings'
+import { setEngineClock } from '../../stores/engine'
+
+let env: TestEnv
+let w: VueWrapper | null = null
+let off: (() => void) | null = null
+let now = 0
+
+beforeEach(() => {
+  env = setupEnv()
+  now = 5_000_000
+  setEngineClock(() => now)
+})
+afterEach(() => {
+  w?.unmount()
+  w = null
+  off?.()
+  off = null
+  setEngineClock(() => Date.now())
+  document.body.innerHTML = ''
+  localStorage.clear()
+})
+
+async function mountPanel() {
+  off = connectEvents()
+  const settings = useSettingsStore()
+  await settings.init()
+  settings.openPanel()
+  w = mount(SettingsPanel, { global: { plugins: [env.pinia] }, attachTo: document.body })
+  await settle()
+  return w
+}
+
+const byTest = (v: VueWrapper, id: string) => v.find(`[data-testid="${id}"]`)
+
+describe('Settings → Models: the built-in engine and its model library', () => {
+  it('offers the two engines with a sentence each; the library shows only with the built-in one', async () => {
+    const v = await mountPanel()
+    const section = byTest(v, 'engine-section')
+    expect(section.text()).toContain("Parley's built-in engine")
+    expect(section.text()).toContain('Runs models on this computer inside Parley')
+    expect(section.text()).toContain('A model server')
+    expect(byTest(v, 'model-library').exists()).toBe(false)
+    expect(byTest(v, 'model-picker').exists()).toBe(true)
+    await byTest(v, 'engine-builtin').setValue(true)
+    await settle()
+    expect(byTest(v, 'model-library').exists()).toBe(true)
+    expect(byTest(v, 'model-picker').exists()).toBe(false)
+    expect(byTest(v, 'no-engine-models').text()).toContain('No models yet')
+    const entries = v.findAll('[data-testid="catalog-entry"]')
+    expect(entries.map((e) => e.attributes('data-entry'))).toEqual(['qwen3-1.7b', 'nomic-embed-text-v1.5'])
+    expect(entries[0]!.text()).toContain('needs about 1.9 GB of memory')
+    expect(entries[0]!.text()).toContain('1 GB download')
+    expect(entries[0]!.text()).toContain('tools · thinks')
+    expect(entries[0]!.text()).toContain('Suggested')
+    // jsdom tells no memory: the library says so.
+    expect(byTest(v, 'machine-memory').text()).toContain("can't tell how much memory")
+  })
+
+  it('downloads from the catalogue with progress, speed and time left; pauses, resumes; installs; the model is chosen and saved', async () => {
+    env.fake.settings.engine = 'builtin'
+    env.fake.settings.model = ''
+    const v = await mountPanel()
+    await v.find('[data-entry="qwen3-1.7b"] [data-testid="catalog-download"]').trigger('click')
+    await settle()
+    const id = env.fake.engineLibrary.downloads[0]!.id
+    const row = () => byTest(v, 'engine-download')
+    expect(row().text()).toContain('Qwen3-1.7B-Q4_K_M.gguf')
+    expect(row().find('[role="progressbar"]').attributes('aria-valuenow')).toBe('0')
+    expect(v.find('[data-entry="qwen3-1.7b"]').text()).toContain('Downloading')
+    now += 1000
+    env.fake.engineLibrary.progress(id, 111_000_000)
+    now += 1000
+    env.fake.engineLibrary.progress(id, 222_000_000)
+    await settle()
+    expect(row().find('[role="progressbar"]').attributes('aria-valuenow')).toBe('20')
+    expect(byTest(v, 'engine-download-progress').text()).toContain('212 MB of 1 GB (20%)')
+    // 222 MB in 2 s: 111 MB/s, 888 MB left: 8 s.
+    expect(byTest(v, 'engine-download-speed').text()).toContain('106 MB/s, about 8 sec left')
+
+    await byTest(v, 'engine-download-pause').trigger('click')
+    await settle()
+    expect(byTest(v, 'engine-download-state').text()).toBe('Paused.')
+    expect(byTest(v, 'engine-download-speed').exists()).toBe(false)
+    await byTest(v, 'engine-download-resume').trigger('click')
+    await settle()
+    expect(env.fake.engineLibrary.downloads[0]!.state).toBe('downloading')
+
+    env.fake.engineLibrary.complete(id)
+    await settle()
+    expect(byTest(v, 'engine-download').exists()).toBe(false)
+    const model = v.find('[data-model="Qwen3-1.7B-Q4_K_M"]')
+    expect(model.text()).toContain('Qwen3 1.7B')
+    expect(model.text()).toContain('tools · thinks')
+    expect(v.find('[data-entry="qwen3-1.7b"] [data-testid="catalog-installed"]').text()).toBe('Installed')
+    await model.find('input[type="radio"]').setValue(true)
+    await byTest(v, 'settings-save').trigger('click')
+    await settle()
+    expect(env.fake.settings).toMatchObject({ engine: 'builtin', model: 'Qwen3-1.7B-Q4_K_M' })
+  })
+
+  it('cancels a download, and says a failed one in words with Resume', async () => {
+    env.fake.settings.engine = 'builtin'
+    env.fake.engineLibrary.hub.set('acme/tiny-GGUF/tiny.gguf', 2048)
+    const v = await mountPanel()
+    await byTest(v, 'hub-repo').setValue('acme/tiny-GGUF')
+    await byTest(v, 'hub-file').setValue('README.md')
+    await byTest(v, 'hub-download').trigger('click')
+    await settle()
+    expect(byTest(v, 'engine-start-error').text()).toContain('Only GGUF model files')
+    await byTest(v, 'hub-file').setValue('tiny.gguf')
+    await byTest(v, 'hub-download').trigger('click')
+    await settle()
+    expect(byTest(v, 'engine-start-error').exists()).toBe(false)
+    const id = env.fake.engineLibrary.downloads[0]!.id
+    env.fake.engineLibrary.fail(id, 'The downloaded tiny.gguf does not match the sha256 checksum.')
+    await settle()
+    const state = byTest(v, 'engine-download-state')
+    expect(state.attributes('role')).toBe('alert')
+    expect(state.text()).toBe('Stopped: The downloaded tiny.gguf does not match the sha256 checksum.')
+    expect(byTest(v, 'engine-download-resume').exists()).toBe(true)
+    await byTest(v, 'engine-download-cancel').trigger('click')
+    await settle()
+    expect(env.fake.engineLibrary.downloads[0]!.state).toBe('cancelled')
+    expect(byTest(v, 'engine-download').exists()).toBe(false)
+  })
+
+  it('shows a broken model as broken with its reason (not choosable), deletes after asking, imports by path', async () => {
+    env.fake.settings.engine = 'builtin'
+    env.fake.engineLibrary.files.set('/models/a.gguf', true)
+    env.fake.engineLibrary.files.set('/models/b.gguf', true)
+    env.fake.engineLibrary.import('/models/a.gguf')
+    env.fake.engineLibrary.breakModel('a', 'its file is missing')
+    const v = await mountPanel()
+    const a = v.find('[data-model="a"]')
+    expect(a.find('[data-testid="engine-model-broken"]').text()).toBe('Broken: its file is missing')
+    expect((a.find('input[type="radio"]').element as HTMLInputElement).disabled).toBe(true)
+    expect(a.text()).toContain('imported from /models/a.gguf')
+
+    await byTest(v, 'import-path').setValue('/models/b.gguf')
+    await byTest(v, 'import-model').trigger('click')
+    await settle()
+    expect(v.findAll('[data-testid="engine-model"]').map((m) => m.attributes('data-model'))).toEqual(['a', 'b'])
+    await byTest(v, 'import-path').setValue('/nowhere.gguf')
+    await byTest(v, 'import-model').trigger('click')
+    await settle()
+    expect(byTest(v, 'import-error').text()).toBe('There is no file at /nowhere.gguf.')
+
+    const del = v.find('[data-model="a"] [data-testid="engine-model-delete"]')
+    expect(del.attributes('aria-label')).toBe('Delete a')
+    await del.trigger('click')
+    expect(v.find('[data-model="a"]').text()).toContain('Delete a?')
+    await v.find('[data-model="a"] [data-testid="engine-model-delete-yes"]').trigger('click')
+    await settle()
+    expect(v.findAll('[data-testid="engine-model"]').map((m) => m.attributes('data-model'))).toEqual(['b'])
+    expect(env.fake.callsOf('deleteEngineModel')).toHaveLength(1)
+  })
+})
