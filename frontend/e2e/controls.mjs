@@ -11,7 +11,12 @@ export function rectsInPage(css) {
   els[0]?.scrollIntoView({ block: 'center' })
   return els.map((el) => {
     const r = el.getBoundingClientRect()
-    return { x: r.x, y: r.y, width: r.width, height: r.height, checked: el.checked, kind: el.type, name: el.value }
+    // Shown where it is, not clipped away by a scrolled container (a
+    // control below the fold of the Settings dialog is in the viewport's
+    // box but not painted): what is at its centre is it or its label.
+    const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)
+    const shown = !!hit && (hit === el || el.contains(hit) || !!el.closest('label')?.contains(hit) || (el.labels && [...el.labels].some((l) => l.contains(hit))))
+    return { x: r.x, y: r.y, width: r.width, height: r.height, checked: el.checked, kind: el.type, name: el.value, shown }
   })
 }
 
@@ -73,7 +78,7 @@ export async function checkControlLooks(assert, ui, theme, artifact) {
     }
     assert.ok(boxes.length > 0, `no controls ${css} in ${where}`)
     const scale = png.width / ui.viewportWidth
-    const onScreen = boxes.filter((b) => b.x >= 3 && b.y >= 0 && (b.x + b.width) * scale <= png.width && (b.y + b.height) * scale <= png.height)
+    const onScreen = boxes.filter((b) => b.shown && b.x >= 3 && b.y >= 0 && (b.x + b.width) * scale <= png.width && (b.y + b.height) * scale <= png.height)
     assert.ok(onScreen.length > 0, `no controls ${css} on screen in ${where}: ${JSON.stringify(boxes)}`)
     for (const box of onScreen) {
       const look = controlLook(png, box, { scale, kind: box.kind })
@@ -102,6 +107,9 @@ export async function checkControlLooks(assert, ui, theme, artifact) {
   await ui.click('[data-testid=settings-button]')
   await ui.waitText('[data-testid=settings-panel]', 'Model server')
   await measure('[data-testid=settings-panel] input[type=radio]', 'Settings')
+  // The model list below the engine choice, scrolled into view on its own
+  // (the first measure shows the top of the dialog).
+  await measure('[data-testid=settings-panel] input[type=radio][name=parley-model]', "Settings' model list")
   if (artifact) await artifact(`controls-${theme}-settings.png`, await ui.screenshot())
   return count
 }
