@@ -77,19 +77,7 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
-func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + func() string { return fmtInt(n) }()) }
-
-func fmtInt(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for n > 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	return string(b)
-}
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // tarball writes a release tarball whose parley binary says content.
 func (e *env) tarball(name, content string) string {
