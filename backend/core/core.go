@@ -5,6 +5,7 @@ package core
 
 import (
 	"context"
+	"log/slog"
 	"path/filepath"
 	"sync"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/service"
 	"github.com/parley-app/parley/backend/store"
+	"github.com/parley-app/parley/backend/update"
 )
 
 // Core is the database, the event broker (SSE clients) and the domain
@@ -51,6 +53,11 @@ func Open(opts Options) (*Core, error) {
 	if err != nil {
 		db.Close()
 		return nil, err
+	}
+	// This version opened the database and started: it is healthy (an
+	// update that never gets here is rolled back at the next launch).
+	if err := update.MarkHealthy(cfg.DataDir, opts.Version); err != nil {
+		slog.Warn("mark the update healthy", "err", err)
 	}
 	return &Core{Store: db, Broker: broker, Service: svc, Version: opts.Version}, nil
 }

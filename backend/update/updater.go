@@ -456,3 +456,16 @@ func runCommand(ctx context.Context, c Command) error {
 	}
 	return cmd.Run()
 }
+
+// ForBuild makes the Updater of this build: its version, its built-in keys
+// (main.updateKeys) and install kind (main.installKind); PARLEY_UPDATE_URL
+// (through getenv) overrides the feed. Unreadable keys leave a build that
+// never updates itself, and say why.
+func ForBuild(version, keys, kind, dataDir string, getenv func(string) string) (*Updater, error) {
+	parsed, err := ParseKeys(keys)
+	if err != nil || len(parsed) == 0 {
+		kind = KindNone
+	}
+	return New(Config{Current: version, Kind: kind, Keys: parsed, FeedURL: getenv(FeedURLEnv), DataDir: dataDir,
+		DBPath: filepath.Join(dataDir, "parley.db")}), err
+}
