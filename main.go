@@ -77,6 +77,7 @@ func main() {
 		defer stop()
 	}
 
+	core.Build.UpdateKeys, core.Build.InstallKind = updateKeys, installKind
 	switch cfg.Command {
 	case config.CommandEngine:
 		os.Exit(sidecar.Main(cfg.Args, os.Stdin, os.Stdout, os.Stderr))

@@ -141,6 +141,9 @@ func (u *Updater) UserAgent() string {
 // Kind is the install kind ("" never updates itself).
 func (u *Updater) Kind() string { return u.cfg.Kind }
 
+// SetLang sets how the user's language is found (the notes' language).
+func (u *Updater) SetLang(lang func() string) { u.mu.Lock(); u.cfg.Lang = lang; u.mu.Unlock() }
+
 // SetAuto records the automatic-checks setting (shown in Status).
 func (u *Updater) SetAuto(on bool) { u.mu.Lock(); u.auto = on; u.mu.Unlock() }
 
