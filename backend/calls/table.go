@@ -16,9 +16,9 @@ import (
 	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
-	"github.com/parley-app/parley/backend/update"
 	"github.com/parley-app/parley/backend/store"
 	"github.com/parley-app/parley/backend/trace"
+	"github.com/parley-app/parley/backend/update"
 )
 
 // The calls, by area. Adding a call = the service method it calls + one

@@ -7,6 +7,7 @@ import (
 	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/engine"
+	"github.com/parley-app/parley/backend/update"
 	"github.com/parley-app/parley/backend/engine/library"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/memory"
@@ -84,6 +85,8 @@ var Wire = Registry{
 		{Name: "ModelInfo", Go: typeOf[service.ModelInfo]()},
 		{Name: "ModelStatus", Go: typeOf[service.ModelStatus]()},
 		{Name: "EngineStatus", Go: typeOf[engine.Status]()},
+		{Name: "UpdateStatus", Go: typeOf[update.Status]()},
+		{Name: "UpdateAvailable", Go: typeOf[update.Available]()},
 		// The model library (SPEC §12).
 		{Name: "EngineModelSource", Go: typeOf[library.Source]()},
 		{Name: "EngineModel", Go: typeOf[library.Model](), Fields: map[string]string{"state": "EngineModelState"}},
