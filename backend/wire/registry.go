@@ -7,7 +7,6 @@ import (
 	"github.com/parley-app/parley/backend/assistant"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/engine"
-	"github.com/parley-app/parley/backend/update"
 	"github.com/parley-app/parley/backend/engine/library"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/memory"
@@ -15,6 +14,7 @@ import (
 	"github.com/parley-app/parley/backend/service"
 	"github.com/parley-app/parley/backend/store"
 	"github.com/parley-app/parley/backend/trace"
+	"github.com/parley-app/parley/backend/update"
 )
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
