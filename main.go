@@ -10,8 +10,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"syscall"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -21,6 +24,7 @@ import (
 	"github.com/parley-app/parley/backend/engine/sidecar"
 	"github.com/parley-app/parley/backend/heapprof"
 	"github.com/parley-app/parley/backend/trace"
+	"github.com/parley-app/parley/backend/update"
 	"github.com/parley-app/parley/desktop"
 )
 
@@ -29,6 +33,14 @@ var assets embed.FS
 
 // version is set at build time: -ldflags "-X main.version=v1.2.3".
 var version = "dev"
+
+// updateKeys (comma-separated minisign public keys; two allow a rotation)
+// and installKind (deb, tar, nsis, mac) are set at build time too (SPEC
+// §13); a build without them never updates itself.
+var (
+	updateKeys  string
+	installKind string
+)
 
 func main() {
 	cfg, err := config.Parse(os.Args[1:], os.Getenv, os.Stderr)
@@ -65,6 +77,7 @@ func main() {
 		defer stop()
 	}
 
+	core.Build.UpdateKeys, core.Build.InstallKind = updateKeys, installKind
 	switch cfg.Command {
 	case config.CommandEngine:
 		os.Exit(sidecar.Main(cfg.Args, os.Stdin, os.Stdout, os.Stderr))
@@ -79,19 +92,55 @@ func main() {
 			fmt.Fprintln(os.Stderr, "parley mcp:", err)
 			os.Exit(1)
 		}
+	case config.CommandUpdate:
+		u, err := update.ForBuild(version, updateKeys, installKind, cfg.DataDir, os.Getenv)
+		if err != nil {
+			slog.Warn("update keys", "err", err)
+		}
+		os.Exit(update.RunCLI(context.Background(), u, cfg.Args, os.Stdin, os.Stdout, os.Stderr))
 	case config.CommandVersion:
 		fmt.Println("parley", version)
 	case config.CommandServe:
+		atLaunch(cfg)
 		if err := core.Serve(cfg, uiAssets(), version); err != nil {
 			fmt.Fprintln(os.Stderr, "parley:", err)
 			os.Exit(1)
 		}
 	default:
+		atLaunch(cfg)
 		if err := runDesktop(cfg, uiAssets()); err != nil {
 			fmt.Fprintln(os.Stderr, "parley:", err)
 			os.Exit(1)
 		}
 	}
+}
+
+// atLaunch rolls back an update whose new version never marked itself
+// healthy (then starts the restored version and exits) and keeps a copy of
+// the database before a newer version first opens it (SPEC §13).
+func atLaunch(cfg config.Config) {
+	if err := config.EnsureDataDir(cfg.DataDir); err != nil {
+		return // core.Open says why
+	}
+	l, err := update.AtLaunch(cfg.DataDir, filepath.Join(cfg.DataDir, "parley.db"), version, time.Now())
+	if err != nil {
+		slog.Error("update check at launch", "err", err)
+		return
+	}
+	if l.DatabaseCopy != "" {
+		slog.Info("kept a copy of the database before this version opens it", "copy", l.DatabaseCopy)
+	}
+	if !l.RolledBack {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "parley: %s did not start; rolled back to %s\n", l.To, l.From)
+	cmd := exec.Command(l.Binary, os.Args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "parley: start", l.Binary+":", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
 
 // uiAssets is the built frontend rooted at its index.html.

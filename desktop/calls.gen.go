@@ -14,6 +14,7 @@ import (
 	"github.com/parley-app/parley/backend/service"
 	"github.com/parley-app/parley/backend/store"
 	"github.com/parley-app/parley/backend/trace"
+	"github.com/parley-app/parley/backend/update"
 )
 
 // Calls is window.go.desktop.Calls: every call declared in backend/calls,
@@ -298,6 +299,27 @@ func (c *Calls) ImportEngineModel(req api.ImportModelArgs) (library.Model, error
 // DELETE /api/v1/engine/models/{id}
 func (c *Calls) DeleteEngineModel(req api.ByID) (api.Deleted, error) {
 	return wire(calls.DeleteEngineModel.Do(c.ctx, c.svc, req))
+}
+
+// GetUpdate says the running version, the install kind, whether automatic checks are on, the updater's state and the update available, if any.
+//
+// GET /api/v1/update
+func (c *Calls) GetUpdate() (update.Status, error) {
+	return wire(calls.GetUpdate.Do(c.ctx, c.svc, calls.None{}))
+}
+
+// CheckUpdate checks the signed feed now (a verified update is then downloaded in the background) and answers the state after the check.
+//
+// POST /api/v1/update/check
+func (c *Calls) CheckUpdate() (update.Status, error) {
+	return wire(calls.CheckUpdate.Do(c.ctx, c.svc, calls.None{}))
+}
+
+// ApplyUpdate installs the verified, downloaded update and restarts into it; 409 when none is ready.
+//
+// POST /api/v1/update/apply
+func (c *Calls) ApplyUpdate() (update.Status, error) {
+	return wire(calls.ApplyUpdate.Do(c.ctx, c.svc, calls.None{}))
 }
 
 // GetSettings returns the effective settings.

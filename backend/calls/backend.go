@@ -12,12 +12,16 @@ import (
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
 	"github.com/parley-app/parley/backend/store"
+	"github.com/parley-app/parley/backend/update"
 )
 
 // Backend is what the declarations call: backend/service's Service (tests
 // may give a fake).
 type Backend interface {
 	Health() api.Health
+	UpdateStatus() update.Status
+	CheckUpdate(ctx context.Context) (update.Status, error)
+	ApplyUpdate(ctx context.Context) (update.Status, error)
 	ListConversations(ctx context.Context, limit int, cursor, query, project string) (api.ConversationPage, error)
 	CreateConversationIn(ctx context.Context, title, assistant, projectID string) (*chat.Conversation, error)
 	GetConversation(ctx context.Context, id string) (*api.ConversationDetail, error)

@@ -18,6 +18,7 @@ import (
 	"github.com/parley-app/parley/backend/service"
 	"github.com/parley-app/parley/backend/store"
 	"github.com/parley-app/parley/backend/trace"
+	"github.com/parley-app/parley/backend/update"
 )
 
 // The calls, by area. Adding a call = the service method it calls + one
@@ -248,6 +249,18 @@ var (
 		func(ctx context.Context, b Backend, r api.ByID) (api.Deleted, error) {
 			return api.Deleted{Deleted: true}, b.DeleteEngineModel(ctx, r.ID)
 		})
+
+	// Updates (SPEC §13): Settings → About.
+	GetUpdate = declare("GetUpdate", "GET /api/v1/update",
+		"Says the running version, the install kind, whether automatic checks are on, the updater's state and the update available, if any.",
+		func(_ context.Context, b Backend, _ None) (update.Status, error) { return b.UpdateStatus(), nil })
+	CheckUpdate = declare("CheckUpdate", "POST /api/v1/update/check",
+		"Checks the signed feed now (a verified update is then downloaded in the background) and answers the state after the check.",
+		func(ctx context.Context, b Backend, _ None) (update.Status, error) { return b.CheckUpdate(ctx) })
+	ApplyUpdate = declare("ApplyUpdate", "POST /api/v1/update/apply",
+		"Installs the verified, downloaded update and restarts into it; 409 when none is ready.",
+		func(ctx context.Context, b Backend, _ None) (update.Status, error) { return b.ApplyUpdate(ctx) },
+		Status(http.StatusAccepted))
 
 	// Settings and assistant profiles.
 	GetSettings = declare("GetSettings", "GET /api/v1/settings", "Returns the effective settings.",

@@ -26,6 +26,9 @@ const (
 	// parse their own arguments (Config.Args).
 	CommandAsk = "ask"
 	CommandMCP = "mcp"
+	// CommandUpdate is parley update [--check] [--yes] (SPEC §13); it
+	// parses its own arguments, after the data folder's flag and variable.
+	CommandUpdate = "update"
 	// CommandEngine runs the built-in engine's process (SPEC §12), which
 	// Parley starts itself (backend/engine); it parses its own arguments.
 	// Not in the usage: people do not run it.
@@ -89,15 +92,31 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, er
 		case CommandAsk, CommandMCP, CommandEngine:
 			cfg.Command, cfg.Args = args[0], args[1:]
 			return cfg, nil
+		case CommandUpdate:
+			cfg.Command, cfg.Args = args[0], args[1:]
+			cfg.DataDir = getenv("PARLEY_DATA_DIR")
+			if cfg.DataDir == "" {
+				dir, err := DefaultDataDir()
+				if err != nil {
+					return cfg, err
+				}
+				cfg.DataDir = dir
+			}
+			abs, err := filepath.Abs(cfg.DataDir)
+			if err != nil {
+				return cfg, fmt.Errorf("data dir %q: %w", cfg.DataDir, err)
+			}
+			cfg.DataDir = abs
+			return cfg, nil
 		default:
-			return cfg, fmt.Errorf("unknown command %q (want serve, ask, mcp or version)", args[0])
+			return cfg, fmt.Errorf("unknown command %q (want serve, ask, mcp, update or version)", args[0])
 		}
 	}
 
 	fs := flag.NewFlagSet("parley", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.Usage = func() {
-		fmt.Fprintln(out, "usage: parley [serve|ask|mcp|version] [flags]")
+		fmt.Fprintln(out, "usage: parley [serve|ask|mcp|update|version] [flags]")
 		fs.PrintDefaults()
 	}
 	dataDir := fs.String("data-dir", "", "data folder (env PARLEY_DATA_DIR; default: the OS user config dir)")

@@ -128,3 +128,12 @@ func TestModelsDirAndHubEndpoint(t *testing.T) {
 	_, err = Parse(nil, env(map[string]string{"PARLEY_DATA_DIR": data, "HF_ENDPOINT": "huggingface.co"}), io.Discard)
 	assert.ErrorContains(t, err, "HF_ENDPOINT")
 }
+
+func TestUpdateCommandKeepsItsArguments(t *testing.T) {
+	env := map[string]string{"PARLEY_DATA_DIR": t.TempDir()}
+	cfg, err := Parse([]string{"update", "--check", "--yes"}, func(k string) string { return env[k] }, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, CommandUpdate, cfg.Command)
+	assert.Equal(t, []string{"--check", "--yes"}, cfg.Args)
+	assert.Equal(t, env["PARLEY_DATA_DIR"], cfg.DataDir)
+}

@@ -5,13 +5,19 @@ package core
 
 import (
 	"context"
+	"log/slog"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/service"
 	"github.com/parley-app/parley/backend/store"
+	"github.com/parley-app/parley/backend/update"
 )
 
 // Core is the database, the event broker (SSE clients) and the domain
@@ -35,6 +41,33 @@ type Options struct {
 	Emitters []events.Emitter
 }
 
+// Build is what main sets at build time for the updater (SPEC §13): the
+// built-in minisign keys and the install kind ("" never updates itself).
+var Build struct{ UpdateKeys, InstallKind string }
+
+// newUpdater is this build's updater; after an applied update the process
+// starts the new version and exits.
+func newUpdater(cfg config.Config, version string) (*update.Updater, func(update.Applied)) {
+	u, err := update.ForBuild(version, Build.UpdateKeys, Build.InstallKind, cfg.DataDir, os.Getenv)
+	if err != nil {
+		slog.Warn("update keys: this build will not update itself", "err", err)
+	}
+	u.SetLang(i18n.Current)
+	restart := func(a update.Applied) {
+		time.Sleep(500 * time.Millisecond) // the 202 reaches the window first
+		if a.Restart {
+			cmd := exec.Command(a.Binary, os.Args[1:]...)
+			cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+			if err := cmd.Start(); err != nil {
+				slog.Error("start the updated Parley", "binary", a.Binary, "err", err)
+				return
+			}
+		}
+		os.Exit(0)
+	}
+	return u, restart
+}
+
 // Open opens the data folder's database and starts the service.
 func Open(opts Options) (*Core, error) {
 	cfg := opts.Config
@@ -47,10 +80,17 @@ func Open(opts Options) (*Core, error) {
 	}
 	broker := events.NewBroker(1024)
 	emitters := append(events.Multi{broker}, opts.Emitters...)
-	svc, err := service.New(context.Background(), service.Options{Store: db, Events: emitters, Config: cfg, Version: opts.Version, OnSettingsChanged: opts.OnSettings})
+	updater, restart := newUpdater(cfg, opts.Version)
+	svc, err := service.New(context.Background(), service.Options{Store: db, Events: emitters, Config: cfg, Version: opts.Version, OnSettingsChanged: opts.OnSettings,
+		Updater: updater, OnUpdateApplied: restart})
 	if err != nil {
 		db.Close()
 		return nil, err
+	}
+	// This version opened the database and started: it is healthy (an
+	// update that never gets here is rolled back at the next launch).
+	if err := update.MarkHealthy(cfg.DataDir, opts.Version); err != nil {
+		slog.Warn("mark the update healthy", "err", err)
 	}
 	return &Core{Store: db, Broker: broker, Service: svc, Version: opts.Version}, nil
 }

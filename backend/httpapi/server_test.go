@@ -27,6 +27,7 @@ import (
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/service"
 	"github.com/parley-app/parley/backend/store"
+	"github.com/parley-app/parley/backend/update"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -96,6 +97,13 @@ func (f *fakeBackend) ExportFileName(_ context.Context, _, format string) string
 	return "parley-conversation." + map[string]string{"json": "json"}[format] + map[string]string{"": "md", "markdown": "md"}[format]
 }
 func (f *fakeBackend) AgentTokens(context.Context) ([]api.AgentToken, error) { return nil, f.err }
+func (f *fakeBackend) UpdateStatus() update.Status                           { return update.Status{State: update.StateIdle} }
+func (f *fakeBackend) CheckUpdate(context.Context) (update.Status, error) {
+	return update.Status{State: update.StateIdle}, f.err
+}
+func (f *fakeBackend) ApplyUpdate(context.Context) (update.Status, error) {
+	return update.Status{}, f.err
+}
 func (f *fakeBackend) CreateAgentToken(context.Context, string) (api.NewAgentToken, error) {
 	return api.NewAgentToken{}, f.err
 }

@@ -20,6 +20,9 @@ var ErrRunActive error = fault.New(fault.Conflict, i18n.M("service.runActive"))
 // conversation (SPEC §10) (HTTP 409).
 var ErrAgentConversation error = fault.Newf(fault.Conflict, "no assistant replies in an agent's conversation")
 
+// ErrNoUpdateReady: apply without a verified, staged update (HTTP 409).
+var ErrNoUpdateReady error = fault.New(fault.Conflict, i18n.M("service.noUpdateReady"))
+
 // ErrTooLarge is returned for an import larger than MaxImportBytes.
 var ErrTooLarge error = fault.New(fault.TooLarge, i18n.M("service.importTooLarge"))
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/parley-app/parley/backend/agentinbox"
 	"github.com/parley-app/parley/backend/assistant"
@@ -17,6 +18,7 @@ import (
 	"github.com/parley-app/parley/backend/mcp"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/store"
+	"github.com/parley-app/parley/backend/update"
 )
 
 // Options wire a Service.
@@ -44,6 +46,14 @@ type Options struct {
 	// LibraryOptions tunes the model library (tests: the free-space
 	// function, retry delays).
 	LibraryOptions func(*library.Options)
+	// Updater checks for, stages and applies updates (SPEC §13); nil: this
+	// build never updates itself.
+	Updater *update.Updater
+	// OnUpdateApplied restarts into an applied update (nil: nothing).
+	OnUpdateApplied func(update.Applied)
+	// UpdateFirstCheck is the delay before the automatic check at start
+	// (0: 10 s); UpdateEvery the one between checks (0: a day).
+	UpdateFirstCheck, UpdateEvery time.Duration
 }
 
 // Service is the domain façade behind the Wails bindings and the HTTP API.
@@ -68,6 +78,8 @@ type Service struct {
 	lib *library.Library
 	// contextLengths caches the models' context windows (server + model -> tokens, 0 = unknown).
 	contextLengths map[string]int
+	// updates is the automatic update checks' loop (SPEC §13).
+	updates updateLoop
 }
 
 // New opens the services and restores what a previous session left:
@@ -131,6 +143,7 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 		s.Close()
 		return nil, fmt.Errorf("start knowledge: %w", err)
 	}
+	s.startUpdateChecks()
 	return s, nil
 }
 
@@ -144,6 +157,7 @@ func (s *Service) Close() {
 	s.mcp.Stop()
 	s.closeEngine()
 	s.closeLibrary()
+	s.closeUpdates()
 	s.mu.Lock()
 	if s.demo != nil {
 		s.demo.close()

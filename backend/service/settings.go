@@ -43,6 +43,10 @@ type Settings struct {
 	// new and puts no memory into prompts or answers. Saving "" (a client
 	// that does not know the setting) keeps it as it is.
 	Memory string `json:"memory,omitempty"`
+	// UpdateChecks is "on" (the default) or "off" (SPEC §13): automatic
+	// checks for updates at start and daily; off sends nothing. Saving ""
+	// keeps it as it is.
+	UpdateChecks string `json:"update_checks,omitempty"`
 }
 
 // The values of Settings.Memory.
@@ -65,6 +69,7 @@ func DefaultSettings() Settings {
 		AgentsEnabled:          true,
 		AgentsAddr:             config.DefaultAddr,
 		Memory:                 MemoryOn,
+		UpdateChecks:           MemoryOn,
 	}
 }
 
@@ -98,6 +103,9 @@ func (s Settings) Validate() error {
 	}
 	if s.Memory != MemoryOn && s.Memory != MemoryOff {
 		return inputErrorf(`memory must be "on" or "off"`)
+	}
+	if s.UpdateChecks != MemoryOn && s.UpdateChecks != MemoryOff {
+		return inputErrorf(`update_checks must be "on" or "off"`)
 	}
 	if s.Language != "" && !i18n.Supported(s.Language) {
 		return inputErrorf(fmt.Sprintf("language must be \"\" (the system's) or one of %s", strings.Join(i18n.Languages, ", ")))
@@ -166,6 +174,9 @@ func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, erro
 	if st.Memory == "" {
 		st.Memory = s.GetSettings().Memory
 	}
+	if st.UpdateChecks == "" {
+		st.UpdateChecks = s.GetSettings().UpdateChecks
+	}
 	if st.Engine == "" {
 		st.Engine = s.GetSettings().Engine // a client that does not know the setting yet keeps it
 	}
@@ -200,6 +211,7 @@ func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, erro
 		s.knowledge.EmbeddingChanged() // vectors of the new model are made in the background
 	}
 	i18n.SetCurrent(i18n.Choose(eff.Language))
+	s.updateSettingChanged(eff.UpdateChecks == MemoryOn)
 	s.qm.UpdateConfig(s.questionConfig())
 	if s.opt.OnSettingsChanged != nil {
 		s.opt.OnSettingsChanged(eff)

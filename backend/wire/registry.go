@@ -14,6 +14,7 @@ import (
 	"github.com/parley-app/parley/backend/service"
 	"github.com/parley-app/parley/backend/store"
 	"github.com/parley-app/parley/backend/trace"
+	"github.com/parley-app/parley/backend/update"
 )
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
@@ -84,6 +85,8 @@ var Wire = Registry{
 		{Name: "ModelInfo", Go: typeOf[service.ModelInfo]()},
 		{Name: "ModelStatus", Go: typeOf[service.ModelStatus]()},
 		{Name: "EngineStatus", Go: typeOf[engine.Status]()},
+		{Name: "UpdateStatus", Go: typeOf[update.Status]()},
+		{Name: "UpdateAvailable", Go: typeOf[update.Available]()},
 		// The model library (SPEC §12).
 		{Name: "EngineModelSource", Go: typeOf[library.Source]()},
 		{Name: "EngineModel", Go: typeOf[library.Model](), Fields: map[string]string{"state": "EngineModelState"}},

@@ -105,6 +105,12 @@ export interface Calls {
   importEngineModel(req: W.ImportModelArgs): Promise<W.EngineModel>
   /** Deletes a downloaded model's file; an imported model is only forgotten. (DELETE /api/v1/engine/models/{id}) */
   deleteEngineModel(req: W.ByID): Promise<W.Deleted>
+  /** Says the running version, the install kind, whether automatic checks are on, the updater's state and the update available, if any. (GET /api/v1/update) */
+  getUpdate(): Promise<W.UpdateStatus>
+  /** Checks the signed feed now (a verified update is then downloaded in the background) and answers the state after the check. (POST /api/v1/update/check) */
+  checkUpdate(): Promise<W.UpdateStatus>
+  /** Installs the verified, downloaded update and restarts into it; 409 when none is ready. (POST /api/v1/update/apply) */
+  applyUpdate(): Promise<W.UpdateStatus>
   /** Returns the effective settings. (GET /api/v1/settings) */
   getSettings(): Promise<W.Settings>
   /** Validates and stores the settings, applying them at once; returns the effective settings. (PUT /api/v1/settings) */
@@ -212,6 +218,9 @@ export const CALLS: { readonly [K in CallName]: CallSpec } = {
   cancelEngineDownload: { binding: 'CancelEngineDownload', method: 'DELETE', path: '/api/v1/engine/downloads/{id}', query: [], body: 'none' },
   importEngineModel: { binding: 'ImportEngineModel', method: 'POST', path: '/api/v1/engine/models/import', query: [], body: 'json' },
   deleteEngineModel: { binding: 'DeleteEngineModel', method: 'DELETE', path: '/api/v1/engine/models/{id}', query: [], body: 'none' },
+  getUpdate: { binding: 'GetUpdate', method: 'GET', path: '/api/v1/update', query: [], body: 'none', noRequest: true },
+  checkUpdate: { binding: 'CheckUpdate', method: 'POST', path: '/api/v1/update/check', query: [], body: 'none', noRequest: true },
+  applyUpdate: { binding: 'ApplyUpdate', method: 'POST', path: '/api/v1/update/apply', query: [], body: 'none', noRequest: true },
   getSettings: { binding: 'GetSettings', method: 'GET', path: '/api/v1/settings', query: [], body: 'none', noRequest: true },
   saveSettings: { binding: 'SaveSettings', method: 'PUT', path: '/api/v1/settings', query: [], body: 'json' },
   exportSettings: { binding: 'ExportSettings', method: 'GET', path: '/api/v1/settings/export', query: [], body: 'none', noRequest: true },

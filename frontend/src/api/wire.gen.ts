@@ -322,6 +322,23 @@ export interface EngineStatus {
   models_dir: string
 }
 
+export interface UpdateStatus {
+  current: string
+  kind: string
+  auto: boolean
+  state: string
+  available: UpdateAvailable | null
+  error?: string
+  checked_at?: string
+}
+
+export interface UpdateAvailable {
+  version: string
+  notes: string
+  published: string
+  size: number
+}
+
 export interface EngineModelSource {
   repo?: string
   file?: string
@@ -416,6 +433,7 @@ export interface Settings {
   agents_addr: string
   language: string
   memory?: MemorySetting
+  update_checks?: string
 }
 
 export interface Health {

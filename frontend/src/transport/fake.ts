@@ -736,6 +736,26 @@ export class FakeTransport implements Transport {
     return clone(this.settings)
   }
 
+  /** The updater (SPEC §13): a build that never updates itself, unless a test sets updateStatus. */
+  updateStatus: W.UpdateStatus = { current: 'fake', kind: '', auto: true, state: 'idle', available: null }
+
+  async getUpdate(): Promise<W.UpdateStatus> {
+    await this.enter('getUpdate', [])
+    return clone(this.updateStatus)
+  }
+
+  async checkUpdate(): Promise<W.UpdateStatus> {
+    await this.enter('checkUpdate', [])
+    this.updateStatus = { ...this.updateStatus, checked_at: new Date().toISOString() }
+    return clone(this.updateStatus)
+  }
+
+  async applyUpdate(): Promise<W.UpdateStatus> {
+    await this.enter('applyUpdate', [])
+    if (this.updateStatus.state !== 'ready') throw new TransportError('no update is ready to install', 409)
+    return clone(this.updateStatus)
+  }
+
   /** The built-in engine's state (stopped: the fake runs no engine). */
   async engineStatus(): Promise<EngineStatus> {
     await this.enter('engineStatus', [])

@@ -2015,6 +2015,7 @@ export namespace service {
 	    agents_addr: string;
 	    language: string;
 	    memory?: string;
+	    update_checks?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -2038,6 +2039,7 @@ export namespace service {
 	        this.agents_addr = source["agents_addr"];
 	        this.language = source["language"];
 	        this.memory = source["memory"];
+	        this.update_checks = source["update_checks"];
 	    }
 	}
 	export class SettingsExport {
@@ -2165,6 +2167,91 @@ export namespace trace {
 	        this.hop = source["hop"];
 	        this.at = source["at"];
 	    }
+	}
+
+}
+
+export namespace update {
+	
+	export class Available {
+	    version: string;
+	    notes: string;
+	    // Go type: time
+	    published: any;
+	    size: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Available(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.version = source["version"];
+	        this.notes = source["notes"];
+	        this.published = this.convertValues(source["published"], null);
+	        this.size = source["size"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Status {
+	    current: string;
+	    kind: string;
+	    auto: boolean;
+	    state: string;
+	    available?: Available;
+	    error?: string;
+	    // Go type: time
+	    checked_at?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.current = source["current"];
+	        this.kind = source["kind"];
+	        this.auto = source["auto"];
+	        this.state = source["state"];
+	        this.available = this.convertValues(source["available"], Available);
+	        this.error = source["error"];
+	        this.checked_at = this.convertValues(source["checked_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

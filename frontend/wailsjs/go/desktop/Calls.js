@@ -6,6 +6,10 @@ export function AgentTokens() {
   return window['go']['desktop']['Calls']['AgentTokens']();
 }
 
+export function ApplyUpdate() {
+  return window['go']['desktop']['Calls']['ApplyUpdate']();
+}
+
 export function AvailableTools() {
   return window['go']['desktop']['Calls']['AvailableTools']();
 }
@@ -24,6 +28,10 @@ export function CancelEngineDownload(arg1) {
 
 export function CheckModelServer() {
   return window['go']['desktop']['Calls']['CheckModelServer']();
+}
+
+export function CheckUpdate() {
+  return window['go']['desktop']['Calls']['CheckUpdate']();
 }
 
 export function Collections() {
@@ -136,6 +144,10 @@ export function GetProject(arg1) {
 
 export function GetSettings() {
   return window['go']['desktop']['Calls']['GetSettings']();
+}
+
+export function GetUpdate() {
+  return window['go']['desktop']['Calls']['GetUpdate']();
 }
 
 export function Health() {

@@ -1,0 +1,102 @@
+// Command release-feed writes a release's update feed (SPEC §13):
+// stable.json with the size and sha256 of each artifact, signed with a
+// minisign secret key when one is given (stable.json.minisig).
+//
+//	release-feed -version 1.4.0 -out dist -key release.key \
+//	  -notes en=notes/en.md -notes de=notes/de.md \
+//	  -artifact tar:linux:amd64:dist/parley_1.4.0_linux_amd64.tar.gz \
+//	  -artifact deb:linux:amd64:dist/parley_1.4.0_amd64.deb
+//
+// An encrypted key's password is read from PARLEY_RELEASE_KEY_PASSWORD.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"aead.dev/minisign"
+
+	"github.com/parley-app/parley/backend/update"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr)) }
+
+type list []string
+
+func (l *list) String() string     { return strings.Join(*l, ",") }
+func (l *list) Set(v string) error { *l = append(*l, v); return nil }
+
+func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("release-feed", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	version := fs.String("version", "", "the release's version (required)")
+	out := fs.String("out", ".", "folder stable.json is written to")
+	keyFile := fs.String("key", "", "minisign secret key file (none: the feed is written unsigned, and Parley will refuse it)")
+	validFor := fs.Duration("valid-for", 90*24*time.Hour, "how long the feed stays valid")
+	var notes, artifacts list
+	fs.Var(&notes, "notes", "lang=file: the release notes in one language (repeatable; en is the fallback)")
+	fs.Var(&artifacts, "artifact", "kind:os:arch:path (repeatable), e.g. tar:linux:amd64:dist/parley_1.4.0_linux_amd64.tar.gz")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fail := func(err error) int { fmt.Fprintln(stderr, "release-feed:", err); return 1 }
+	if *version == "" || len(artifacts) == 0 {
+		return fail(errors.New("-version and at least one -artifact are required"))
+	}
+	texts := map[string]string{}
+	for _, n := range notes {
+		lang, file, ok := strings.Cut(n, "=")
+		if !ok {
+			return fail(fmt.Errorf("-notes %q: want lang=file", n))
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return fail(err)
+		}
+		texts[lang] = strings.TrimSpace(string(b))
+	}
+	var arts []update.ReleaseArtifact
+	for _, a := range artifacts {
+		parts := strings.SplitN(a, ":", 4)
+		if len(parts) != 4 {
+			return fail(fmt.Errorf("-artifact %q: want kind:os:arch:path", a))
+		}
+		arts = append(arts, update.ReleaseArtifact{Kind: parts[0], OS: parts[1], Arch: parts[2], Path: parts[3]})
+	}
+	feed, err := update.MakeFeed(*version, time.Now(), *validFor, texts, arts)
+	if err != nil {
+		return fail(err)
+	}
+	var key *minisign.PrivateKey
+	if *keyFile != "" {
+		raw, err := os.ReadFile(*keyFile)
+		if err != nil {
+			return fail(err)
+		}
+		var k minisign.PrivateKey
+		if minisign.IsEncrypted(raw) {
+			k, err = minisign.DecryptKey(getenv("PARLEY_RELEASE_KEY_PASSWORD"), raw)
+		} else {
+			err = k.UnmarshalText(raw)
+		}
+		if err != nil {
+			return fail(fmt.Errorf("the key %s: %w", *keyFile, err))
+		}
+		key = &k
+	}
+	if err := update.WriteSignedFeed(*out, feed, key); err != nil {
+		return fail(err)
+	}
+	state := "signed"
+	if key == nil {
+		state = "UNSIGNED"
+		fmt.Fprintln(stderr, "release-feed: warning: no -key, the feed is unsigned and Parley will refuse it")
+	}
+	fmt.Fprintf(stdout, "wrote %s/%s (%s, %d artifacts)\n", *out, update.FeedFile, state, len(feed.Artifacts))
+	return 0
+}
