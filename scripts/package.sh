@@ -17,7 +17,7 @@
 # The builds run in a copy of the working tree (PARLEY_STAGE_DIR, default
 # /tmp/parley-package-stage): the working tree is only read (build/bin,
 # build/windows and frontend/dist stay untouched) and only dist/ is written.
-# Ends with the sizes; exits 3 when the binary is over 21 MB or the installer
+# Ends with the sizes; exits 3 when the binary is over 22 MB or the installer
 # over 10 MB (PARLEY_MAX_BINARY_MB, PARLEY_MAX_INSTALLER_MB; MB = 10^6 bytes);
 # PARLEY_SIZE_CHECK=warn only reports it (the release workflow does).
 set -euo pipefail
@@ -32,7 +32,7 @@ DIST=$ROOT/dist
 # 17 MB since the MCP host (SPEC §6): it was 15 MB, and the binary grew from
 # 13.1 to 16.5 MB with the official MCP Go SDK and its dependencies, the JSON
 # Schema validator (0.6 MB of it) and this version's other features.
-MAX_BINARY_MB=${PARLEY_MAX_BINARY_MB:-21}
+MAX_BINARY_MB=${PARLEY_MAX_BINARY_MB:-22}
 MAX_INSTALLER_MB=${PARLEY_MAX_INSTALLER_MB:-10}
 # Icon sizes that the hicolor theme indexes (build/icons also has 1024 for macOS).
 HICOLOR_SIZES=(16 22 24 32 48 64 128 256 512)
@@ -208,7 +208,7 @@ if has linux-webkit41; then package_linux linux-webkit41 "webkit2_41,${SQLITE_TA
 if has linux-webkit40; then package_linux linux-webkit40 "${SQLITE_TAGS}" libwebkit2gtk-4.0-37 _webkit40; fi
 if has windows-amd64; then package_windows; fi
 
-# Sizes, and the targets: binary <= 21 MB, installer <= 10 MB.
+# Sizes, and the targets: binary <= 22 MB, installer <= 10 MB.
 step "sizes"
 over=0
 mb() { awk -v b="$1" 'BEGIN { printf "%.2f MB", b / 1e6 }'; }
