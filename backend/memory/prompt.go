@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -35,6 +36,10 @@ func Prompt(ms []Memory, userMessage string, budget int) (string, []string) {
 		return "", nil
 	}
 	order := recencyOrder(ms)
+	rank := make([]int, len(ms)) // position in order: newest used first
+	for pos, i := range order {
+		rank[i] = pos
+	}
 
 	cost := make([]int, len(ms))
 	total := Tokens(PromptIntro)
@@ -48,7 +53,7 @@ func Prompt(ms []Memory, userMessage string, budget int) (string, []string) {
 	}
 	chosen := make([]bool, len(ms))
 	if total > budget {
-		near := nearest(ms, userMessage)
+		near := nearest(ms, userMessage, rank)
 		half := left / 2
 		for _, i := range near {
 			if cost[i] <= half {
@@ -85,7 +90,7 @@ func Prompt(ms []Memory, userMessage string, budget int) (string, []string) {
 }
 
 // recencyOrder returns the indexes of ms newest used first (see
-// compareRecency), comparing precomputed times.
+// lastTouched, then the newer, then by id), comparing precomputed times.
 func recencyOrder(ms []Memory) []int {
 	type key struct {
 		touched, created int64
@@ -118,19 +123,6 @@ func cmpDesc(a, b int64) int {
 	return 1
 }
 
-// compareRecency orders memories newest used first; one never used counts
-// from when it was made; ties go to the newer, then by id.
-func compareRecency(a, b Memory) int {
-	ta, tb := lastTouched(a), lastTouched(b)
-	if c := tb.Compare(ta); c != 0 {
-		return c
-	}
-	if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
-		return c
-	}
-	return strings.Compare(a.ID, b.ID)
-}
-
 func lastTouched(m Memory) time.Time {
 	if m.UsedAt != nil {
 		return *m.UsedAt
@@ -149,51 +141,83 @@ func oneLine(s string) string {
 // nearest returns the indexes of the memories sharing a keyword with the
 // message, best first (ties: newest used first). A word counts by how rare
 // it is among the memories (inverse document frequency).
-func nearest(ms []Memory, message string) []int {
+func nearest(ms []Memory, message string, rank []int) []int {
 	words := keywords(message)
 	if len(words) == 0 {
 		return nil
 	}
-	want := make(map[string]int, len(words)) // word -> index into df
+	want := make(map[string]int, len(words)) // word -> its bit
 	for _, w := range words {
-		if _, ok := want[w]; !ok {
+		if _, ok := want[w]; !ok && len(want) < 64 {
 			want[w] = len(want)
 		}
 	}
 	df := make([]int, len(want))
-	hits := make([][]int, len(ms)) // per memory: the message words it has
-	cur := -1
-	collect := func(w []byte) {
-		if k, ok := want[string(w)]; ok && !slices.Contains(hits[cur], k) {
-			df[k]++
-			hits[cur] = append(hits[cur], k)
+	hits := make([]uint64, len(ms)) // per memory: the message words it has, one bit each
+	for i, m := range ms {
+		for _, w := range cachedKeywords(m.Text) {
+			if k, ok := want[w]; ok && hits[i]&(1<<k) == 0 {
+				df[k]++
+				hits[i] |= 1 << k
+			}
 		}
 	}
-	for i, m := range ms {
-		cur = i
-		eachKeyword(m.Text, collect)
-	}
 	n := float64(len(ms))
+	weight := make([]float64, len(want))
+	for k, d := range df {
+		if d > 0 {
+			weight[k] = math.Log(1 + n/float64(d))
+		}
+	}
 	score := make([]float64, len(ms))
 	var out []int
 	for i, hs := range hits {
-		for _, k := range hs {
-			score[i] += math.Log(1 + n/float64(df[k]))
+		if hs == 0 {
+			continue
 		}
-		if len(hs) > 0 {
-			out = append(out, i)
+		for k := range weight {
+			if hs&(1<<k) != 0 {
+				score[i] += weight[k]
+			}
 		}
+		out = append(out, i)
 	}
-	slices.SortStableFunc(out, func(a, b int) int {
+	// Best first; ties newest used first (rank, precomputed: comparing
+	// times in the sort was most of its cost with many memories).
+	slices.SortFunc(out, func(a, b int) int {
 		if score[a] != score[b] {
 			if score[a] > score[b] {
 				return -1
 			}
 			return 1
 		}
-		return compareRecency(ms[a], ms[b])
+		return rank[a] - rank[b]
 	})
 	return out
+}
+
+// keywordCache keeps each memory text's keywords between runs: a run's
+// prompt compares the user's message with every memory in scope, and
+// reading 10,000 texts again each run was most of its cost.
+var keywordCache struct {
+	sync.Mutex
+	byText map[string][]string
+}
+
+// cachedKeywords are keywords(text), read once per text (the cache is
+// emptied when it holds far more texts than any scope would).
+func cachedKeywords(text string) []string {
+	keywordCache.Lock()
+	defer keywordCache.Unlock()
+	if ws, ok := keywordCache.byText[text]; ok {
+		return ws
+	}
+	if keywordCache.byText == nil || len(keywordCache.byText) > 100_000 {
+		keywordCache.byText = map[string][]string{}
+	}
+	ws := keywords(text)
+	keywordCache.byText[text] = ws
+	return ws
 }
 
 // keywords are a text's words as nearest compares them.
@@ -210,7 +234,13 @@ func keywords(text string) []string {
 // a buffer it must not keep.
 func eachKeyword(text string, f func(w []byte)) {
 	var tz tokenizer
-	tz.word = tz.buf[:0]
+	tz.keywords(text, f)
+}
+
+// keywords is eachKeyword with a tokenizer kept between texts (one
+// allocation for many memories instead of one each).
+func (tz *tokenizer) keywords(text string, f func(w []byte)) {
+	tz.word, tz.runes, tz.cjk = tz.buf[:0], 0, tz.cjk[:0]
 	for _, r := range text {
 		switch {
 		case r < utf8.RuneSelf:
