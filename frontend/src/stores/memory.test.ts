@@ -1,7 +1,7 @@
 // The memory store (SPEC §14): the list with project names, kept live by
 // memory:changed, its actions, and "Remember my answer" / "Answer like this
 // next time" sent with a card's answer through the questions store.
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Memory } from '../types'
 import { makeCard, q, settle, setupEnv, type TestEnv } from '../test-utils'
 import { ADDING, DELETING_ALL, useMemoryStore } from './memory'
@@ -125,6 +125,36 @@ describe('remembering an answer', () => {
     const editor = store.ofQuestion('q1', card.questions[1]!, 2)!
     expect(env.fake.callsOf('updateMemory')).toEqual([[{ id: editor.id, auto_answer: true }]])
     expect(store.ofQuestion('q1', card.questions[0]!, 2)!.text).toBe('Language: Which language? — Go')
+  })
+
+  it('marks "Answer like this next time" even when memory:changed starts another load meanwhile', async () => {
+    // The race seen under load: the event's load made afterAnswer's own
+    // load stale, and the memories the answer made were never found.
+    const card = twoQuestions()
+    const questions = useQuestionsStore()
+    questions.upsert(card)
+    const store = useMemoryStore()
+    await store.load()
+    const off = connectEvents()
+    try {
+      env.fake.latency = 5 // every call waits, so the loads overlap
+      const ok = await questions.respond(
+        'c1',
+        {
+          question_id: 'q1',
+          action: 'submit',
+          answers: { 'Which language?': { selected: ['Go'] }, 'Which editor?': { selected: ['Vim'] } },
+          remember: ['Which language?', 'Which editor?'],
+        },
+        { autoAnswer: ['Which language?', 'Which editor?'] },
+      )
+      expect(ok).toBe(true)
+      void store.load() // a memory:changed arriving now
+      await vi.waitFor(() => expect(env.fake.storedMemories.filter((m) => m.auto_answer)).toHaveLength(2))
+      await vi.waitFor(() => expect(store.memories.filter((m) => m.auto_answer)).toHaveLength(2))
+    } finally {
+      off()
+    }
   })
 
   it('sets no auto-answer for a question that was not remembered, and none when the answer was refused', async () => {

@@ -121,14 +121,24 @@ export const useMemoryStore = defineStore('memory', {
      * the same question next time. Resolves true when all of them were.
      */
     async afterAnswer(card: Pick<Card, 'question_id' | 'questions'>, autoAnswer: readonly string[]): Promise<boolean> {
-      await this.load()
+      // The list as it is now (respond made the memories before it
+      // answered), read here rather than through load(): a load started
+      // by the memory:changed event makes this one's result stale, and the
+      // answer's memories would not be found.
+      let list: Memory[]
+      try {
+        list = (await useTransport().memories({})) ?? []
+      } catch {
+        list = []
+      }
       let ok = true
       for (const text of autoAnswer) {
         const q = card.questions.find((x) => x.question === text)
-        const m = q && this.ofQuestion(card.question_id, q, card.questions.length)
+        const m = q && memoryOfQuestion(list, card.question_id, q, card.questions.length)
         if (!m) ok = false
         else if (!m.auto_answer && !(await this.setAutoAnswer(m.id, true))) ok = false
       }
+      await this.load() // the card's marks show what was kept
       return ok
     },
   },
