@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkPromptWith10000Memories is the prompt assembly of a run whose
@@ -21,8 +23,7 @@ func BenchmarkPromptWith10000Memories(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		text, ids := Prompt(ms, msg, PromptBudget)
-		if text == "" || len(ids) == 0 {
-			b.Fatal("empty prompt")
-		}
+		require.NotEmpty(b, text)
+		require.NotEmpty(b, ids)
 	}
 }
