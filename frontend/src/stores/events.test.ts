@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { mount, type VueWrapper } from '@vue/test-utils'
 import ChatShell from '../components/layout/ChatShell.vue'
-import { connectEvents } from './events'
+import { connectEvents, startApp, EVENTS_OPEN_WAIT_MS } from './events'
 import { useConversationsStore } from './conversations'
 import { useQuestionsStore } from './questions'
 import { useChatStore } from './chat'
@@ -279,5 +279,34 @@ describe('attention when a card arrives in the background', () => {
     ask('q2', 'c3', 'Another?')
     await settle()
     expect(page.Notification.created).toHaveLength(1)
+  })
+})
+
+describe('startApp', () => {
+  it('reads the first data once events flow, so a conversation made while the stream opened is listed', async () => {
+    const open = env.fake.holdEventsOpen()
+    const started = startApp({ attention: page })
+    await settle()
+    // Filed by an agent before the stream was open: its event was never sent.
+    env.fake.addConversation({ id: 'agent-a', title: 'deploy-bot', agent: 'deploy-bot' })
+    open()
+    off = await started
+    expect(useConversationsStore().items.map((c) => c.id)).toContain('agent-a')
+  })
+
+  it('does not wait for a stream that is slow to open, and reloads once it is open', async () => {
+    vi.useFakeTimers()
+    try {
+      const open = env.fake.holdEventsOpen()
+      const started = startApp({ attention: page })
+      await vi.advanceTimersByTimeAsync(EVENTS_OPEN_WAIT_MS)
+      off = await started
+      expect(useConversationsStore().loaded).toBe(true)
+      env.fake.addConversation({ id: 'agent-b', title: 'deploy-bot', agent: 'deploy-bot' })
+      open()
+      await vi.waitFor(() => expect(useConversationsStore().items.map((c) => c.id)).toContain('agent-b'))
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })

@@ -125,7 +125,25 @@ export async function resync(): Promise<void> {
 export async function startApp(options: ConnectOptions = {}): Promise<() => void> {
   const app = useAppStore()
   applyTheme(app.theme)
+  const t = useTransport()
   const off = connectEvents(options)
+  // The first data is read once events flow: what happened before is in it,
+  // what happens after comes as events (over HTTP, an agent's card filed
+  // while the stream was still opening was in neither). A stream slow to
+  // open does not hold the page: it loads, and reloads once the stream is open.
+  let open = false
+  let loadedBeforeOpen = false
+  const opened = t.eventsOpen().then(() => {
+    open = true
+    if (loadedBeforeOpen) void resync()
+  })
+  let timer: ReturnType<typeof setTimeout> | undefined
+  await Promise.race([opened, new Promise<void>((resolve) => (timer = setTimeout(resolve, EVENTS_OPEN_WAIT_MS)))])
+  clearTimeout(timer)
+  loadedBeforeOpen = !open
   await Promise.all([useConversationsStore().load(), useProjectsStore().load(), useQuestionsStore().loadPending(), app.checkHealth(), useSettingsStore().init()])
   return off
 }
+
+/** How long the first load waits for the event stream to open. */
+export const EVENTS_OPEN_WAIT_MS = 2000

@@ -1091,6 +1091,25 @@ export class FakeTransport implements Transport {
     return this.emitter.on(event, handler)
   }
 
+  /** Open at once unless a test holds it (`holdEventsOpen`). */
+  eventsOpen(): Promise<void> {
+    return this.eventsGate?.promise ?? Promise.resolve()
+  }
+
+  private eventsGate: { promise: Promise<void>; open: () => void } | null = null
+
+  /** Plays an event stream slow to open; the returned function opens it. */
+  holdEventsOpen(): () => void {
+    let open = () => {}
+    const promise = new Promise<void>((resolve) => (open = resolve))
+    this.eventsGate = { promise, open }
+    return () => {
+      this.eventsGate = null
+      open()
+      this.emitter.emit('transport:connection', { connected: true, reconnected: false })
+    }
+  }
+
   openExternal(url: string): void {
     this.opened.push(url)
   }

@@ -334,6 +334,18 @@ describe('HttpTransport events (SSE)', () => {
     ])
   })
 
+  it('says when events flow: once the stream has opened, not before', async () => {
+    const t = new HttpTransport({ fetch: fakeFetch(() => ({})).fn, EventSource: FakeEventSource as unknown as typeof EventSource })
+    let open = false
+    void t.eventsOpen().then(() => (open = true))
+    t.on('conversation:updated', () => {})
+    await Promise.resolve()
+    expect(open).toBe(false)
+    FakeEventSource.instances[0]!.open()
+    await Promise.resolve()
+    expect(open).toBe(true)
+  })
+
   it('reconnects with backoff after the server closes the stream and reports it', async () => {
     vi.useFakeTimers()
     const t = new HttpTransport({ fetch: fakeFetch(() => ({})).fn, EventSource: FakeEventSource as unknown as typeof EventSource, reconnectDelay: 100 })

@@ -86,6 +86,9 @@ export class HttpTransport implements Transport {
   private reconnectTimer: ReturnType<typeof setTimeout> | null = null
   private attempts = 0
   private lostConnection = false
+  private markOpen: () => void = () => {}
+  /** Resolved when the event stream first opens (the server subscribed it). */
+  private readonly firstOpen = new Promise<void>((resolve) => (this.markOpen = resolve))
   private readonly firstDelay: number
   private readonly maxDelay: number
 
@@ -181,6 +184,10 @@ export class HttpTransport implements Transport {
 
   // ---- events ----------------------------------------------------------------
 
+  eventsOpen(): Promise<void> {
+    return this.firstOpen
+  }
+
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe {
     const off = this.emitter.on(event, handler)
     this.ensureStream()
@@ -229,6 +236,7 @@ export class HttpTransport implements Transport {
       })
     }
     es.onopen = () => {
+      this.markOpen()
       this.attempts = 0
       const reconnected = this.lostConnection
       this.lostConnection = false

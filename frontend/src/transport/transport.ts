@@ -61,6 +61,12 @@ export interface Platform {
 
   /** Subscribes to a SPEC §3 event (or the local `transport:connection`). */
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe
+  /**
+   * Resolves once events flow to the subscribers (after a first `on`): at
+   * once in the desktop app, when the event stream has opened over HTTP —
+   * what the server sends before that is not seen.
+   */
+  eventsOpen(): Promise<void>
 
   /** Opens an http(s)/mailto link outside the app window. */
   openExternal(url: string): void

@@ -156,6 +156,11 @@ export class WailsPlatform implements Platform {
     return typeof off === 'function' ? off : () => {}
   }
 
+  /** Wails' events reach the page from its first subscription. */
+  eventsOpen(): Promise<void> {
+    return Promise.resolve()
+  }
+
   /** Through DesktopService.OpenURL (Go checks the scheme again), else Wails' runtime. */
   openExternal(url: string): void {
     if (!isSafeExternalUrl(url)) return
