@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"syscall"
@@ -43,6 +42,8 @@ var (
 )
 
 func main() {
+	// Started by an update (or a rollback): the previous Parley exits first.
+	update.WaitForPrevious(os.Getenv)
 	cfg, err := config.Parse(os.Args[1:], os.Getenv, os.Stderr)
 	if errors.Is(err, config.ErrHelp) {
 		return
@@ -102,16 +103,28 @@ func main() {
 		fmt.Println("parley", version)
 	case config.CommandServe:
 		atLaunch(cfg)
-		if err := core.Serve(cfg, uiAssets(), version); err != nil {
-			fmt.Fprintln(os.Stderr, "parley:", err)
-			os.Exit(1)
-		}
+		exit(core.Serve(cfg, uiAssets(), version))
 	default:
 		atLaunch(cfg)
-		if err := runDesktop(cfg, uiAssets()); err != nil {
-			fmt.Fprintln(os.Stderr, "parley:", err)
+		exit(runDesktop(cfg, uiAssets()))
+	}
+}
+
+// exit ends the window or serve: after an applied update (everything
+// closed by then) it starts the new version, which waits for this process
+// to exit (SPEC §13).
+func exit(err error) {
+	var restart *core.Restart
+	if errors.As(err, &restart) {
+		if err := restart.Start(os.Args[1:]); err != nil {
+			fmt.Fprintln(os.Stderr, "parley: start the updated Parley:", err)
 			os.Exit(1)
 		}
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "parley:", err)
+		os.Exit(1)
 	}
 }
 
@@ -134,9 +147,7 @@ func atLaunch(cfg config.Config) {
 		return
 	}
 	fmt.Fprintf(os.Stderr, "parley: %s did not start; rolled back to %s\n", l.To, l.From)
-	cmd := exec.Command(l.Binary, os.Args[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Start(); err != nil {
+	if err := update.StartUpdated(l.Binary, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "parley: start", l.Binary+":", err)
 		os.Exit(1)
 	}

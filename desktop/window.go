@@ -14,6 +14,7 @@ import (
 	"os"
 	goruntime "runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -85,6 +86,21 @@ func Run(opts Options) error {
 	menuMu.Unlock()
 	calls := newCalls(c.Service)
 	desktop := newDesktopService(c.Service, api.status)
+	// An applied update (SPEC §13) quits the window; Run then returns a
+	// *core.Restart, and main starts the new version once this one exited.
+	var restart atomic.Pointer[core.Restart]
+	ended := make(chan struct{})
+	defer close(ended)
+	go func() {
+		select {
+		case a := <-c.Restarts():
+			restart.Store(&core.Restart{Applied: a})
+			if ctx := emitter.ctx.Load(); ctx != nil {
+				runtime.Quit(*ctx)
+			}
+		case <-ended:
+		}
+	}()
 	err = wails.Run(&options.App{
 		Title:            "Parley",
 		Width:            win.Width,
@@ -132,6 +148,9 @@ func Run(opts Options) error {
 	})
 	if err != nil {
 		return fmt.Errorf("run window: %w", err)
+	}
+	if r := restart.Load(); r != nil {
+		return r
 	}
 	return nil
 }

@@ -67,6 +67,19 @@ build_app() {
     || { cat /tmp/parley-wails-build.log; die "wails build failed"; }
 }
 
+# relink_app OUT TAGS LDFLAGS: the app as `wails build` builds it in this
+# folder (the same go build tags, flags and cgo environment, with the
+# frontend bundle frontend/dist holds), with other -ldflags: after a wails
+# build every package comes from Go's build cache and only the link runs (a
+# few seconds). The packages' install kinds (scripts/package.sh) and the
+# update tests' versions and test keys (SPEC §13) are builds of this kind.
+# TAGS are build_app's or package.sh's (e.g. $BUILD_TAGS).
+relink_app() {
+  local out=$1 tags=$2 ldflags=$3
+  CGO_CXXFLAGS="${CGO_CXXFLAGS:+$CGO_CXXFLAGS }-I$PWD/build" CGO_ENABLED=1 \
+    go build -buildvcs=false -trimpath -tags "desktop,${tags},production" -ldflags "${ldflags} -w -s" -o "$out" .
+}
+
 # need_app_and_browser gets what the benches of the UI in a browser need:
 # the app (built unless PARLEY_BIN or build/bin/parley is there) and the
 # frontend's packages, with Playwright.

@@ -7,10 +7,8 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/events"
@@ -29,6 +27,27 @@ type Core struct {
 	// Version is the app's version, reported by the API.
 	Version string
 	once    sync.Once
+	restart chan update.Applied
+}
+
+// Restarts delivers an applied update (SPEC §13): whoever runs the Core
+// (Serve, the window) then closes everything and returns a *Restart.
+func (c *Core) Restarts() <-chan update.Applied { return c.restart }
+
+// Restart is what Serve and the window return after an update was applied:
+// everything is closed, and the caller starts the new version (Start) and
+// exits, or only exits while the installer replaces Parley (NSIS).
+type Restart struct{ update.Applied }
+
+func (r *Restart) Error() string { return "Parley " + r.Version + " was installed: restarting" }
+
+// Start starts the updated Parley with args (nothing for a kind whose
+// installer starts it); it waits until this process has exited.
+func (r *Restart) Start(args []string) error {
+	if !r.Restart {
+		return nil
+	}
+	return update.StartUpdated(r.Binary, args)
 }
 
 // Options say how to open a Core.
@@ -45,27 +64,20 @@ type Options struct {
 // built-in minisign keys and the install kind ("" never updates itself).
 var Build struct{ UpdateKeys, InstallKind string }
 
-// newUpdater is this build's updater; after an applied update the process
-// starts the new version and exits.
-func newUpdater(cfg config.Config, version string) (*update.Updater, func(update.Applied)) {
+// newUpdater is this build's updater; an applied update is sent on
+// restart (the Core's Restarts).
+func newUpdater(cfg config.Config, version string, restart chan<- update.Applied) (*update.Updater, func(update.Applied)) {
 	u, err := update.ForBuild(version, Build.UpdateKeys, Build.InstallKind, cfg.DataDir, os.Getenv)
 	if err != nil {
 		slog.Warn("update keys: this build will not update itself", "err", err)
 	}
 	u.SetLang(i18n.Current)
-	restart := func(a update.Applied) {
-		time.Sleep(500 * time.Millisecond) // the 202 reaches the window first
-		if a.Restart {
-			cmd := exec.Command(a.Binary, os.Args[1:]...)
-			cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-			if err := cmd.Start(); err != nil {
-				slog.Error("start the updated Parley", "binary", a.Binary, "err", err)
-				return
-			}
+	return u, func(a update.Applied) {
+		select {
+		case restart <- a:
+		default: // one restart is enough
 		}
-		os.Exit(0)
 	}
-	return u, restart
 }
 
 // Open opens the data folder's database and starts the service.
@@ -80,7 +92,8 @@ func Open(opts Options) (*Core, error) {
 	}
 	broker := events.NewBroker(1024)
 	emitters := append(events.Multi{broker}, opts.Emitters...)
-	updater, restart := newUpdater(cfg, opts.Version)
+	restarts := make(chan update.Applied, 1)
+	updater, restart := newUpdater(cfg, opts.Version, restarts)
 	svc, err := service.New(context.Background(), service.Options{Store: db, Events: emitters, Config: cfg, Version: opts.Version, OnSettingsChanged: opts.OnSettings,
 		Updater: updater, OnUpdateApplied: restart})
 	if err != nil {
@@ -92,7 +105,7 @@ func Open(opts Options) (*Core, error) {
 	if err := update.MarkHealthy(cfg.DataDir, opts.Version); err != nil {
 		slog.Warn("mark the update healthy", "err", err)
 	}
-	return &Core{Store: db, Broker: broker, Service: svc, Version: opts.Version}, nil
+	return &Core{Store: db, Broker: broker, Service: svc, Version: opts.Version, restart: restarts}, nil
 }
 
 // Close stops the service and closes the database (once).

@@ -87,6 +87,8 @@ func (s *APIServer) Stop() {
 
 // Serve is `parley serve`: the HTTP API and the UI for a browser, until
 // SIGINT/SIGTERM. Pending cards stay pending in storage across a restart.
+// After an update was applied it stops (the answers under way are
+// finished, the database closed) and returns a *Restart.
 func Serve(cfg config.Config, ui fs.FS, version string) error {
 	c, err := Open(Options{Config: cfg, Version: version})
 	if err != nil {
@@ -111,6 +113,9 @@ func Serve(cfg config.Config, ui fs.FS, version string) error {
 	case err := <-s.done:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
+	case a := <-c.Restarts():
+		slog.Info("update installed: shutting down to restart", "version", a.Version)
+		return &Restart{a}
 	}
 	slog.Info("shutting down")
 	return nil

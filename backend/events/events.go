@@ -49,11 +49,16 @@ const (
 	// EngineState reports the built-in engine's state (SPEC §12); the
 	// payload is engine.Status.
 	EngineState = "engine:state"
+
+	// UpdateState reports the updater's state (SPEC §13) at each change:
+	// checking, downloading, ready, refused...; the payload is
+	// update.Status, as GET /api/v1/update answers.
+	UpdateState = "update:state"
 )
 
 // Names lists every event Go emits, in the order of SPEC §3 and then the
 // list's and the download's.
-var Names = []string{ConversationState, MessageDelta, MessageReasoning, MessageDone, QuestionAsk, QuestionResolved, RunError, ConversationUpdated, ConversationDeleted, ModelPull, MCPServer, KnowledgeProgress, AgentNotice, ProjectChanged, MemoryChanged, EngineDownload, EngineState}
+var Names = []string{ConversationState, MessageDelta, MessageReasoning, MessageDone, QuestionAsk, QuestionResolved, RunError, ConversationUpdated, ConversationDeleted, ModelPull, MCPServer, KnowledgeProgress, AgentNotice, ProjectChanged, MemoryChanged, EngineDownload, EngineState, UpdateState}
 
 // Emitter sends one event to every client (the window, SSE subscribers).
 // Payloads are JSON-marshalable objects with "conversationId" at the top level.

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/update"
 )
 
@@ -77,6 +78,7 @@ func (s *Service) startUpdateChecks() {
 	if s.opt.Updater == nil {
 		return
 	}
+	s.opt.Updater.OnChange(func(st update.Status) { s.ev.Emit(events.UpdateState, st) })
 	on := s.GetSettings().UpdateChecks == MemoryOn
 	s.opt.Updater.SetAuto(on)
 	if on && s.opt.Updater.Kind() != update.KindNone {
@@ -131,6 +133,13 @@ func (s *Service) runUpdateLoop() {
 			t.Reset(every)
 		}
 	}()
+}
+
+// updateChecksRunning reports whether the automatic checks' loop runs.
+func (s *Service) updateChecksRunning() bool {
+	s.updates.mu.Lock()
+	defer s.updates.mu.Unlock()
+	return s.updates.cancel != nil
 }
 
 func (s *Service) stopUpdateChecks() {

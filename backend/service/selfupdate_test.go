@@ -125,7 +125,9 @@ func TestAutomaticChecksOffSendNothing(t *testing.T) {
 		Version: "1.0.0", MCPOptions: fastMCP, Updater: u, UpdateFirstCheck: time.Millisecond})
 	require.NoError(t, err)
 	defer svc.Close()
-	time.Sleep(200 * time.Millisecond) // nothing to wait for: nothing must happen
+	// The loop is started (or not) by New itself: off, it never started,
+	// so nothing can be sent later either.
+	assert.False(t, svc.updateChecksRunning())
 	assert.Zero(t, hits.Load())
 	assert.False(t, svc.UpdateStatus().Auto)
 
@@ -134,4 +136,73 @@ func TestAutomaticChecksOffSendNothing(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotNil(t, st.Available)
 	assert.NotZero(t, hits.Load())
+}
+
+func TestTurningAutomaticChecksOnAndOff(t *testing.T) {
+	feedURL, key, hits := updateFeed(t)
+	svc, _ := updateService(t, feedURL, key, func(s *Service) {
+		set := s.GetSettings()
+		set.UpdateChecks = MemoryOff
+		_, err := s.SaveSettings(context.Background(), set)
+		require.NoError(t, err)
+	}, make(chan update.Applied, 1))
+	// Turned off right after the start: the loop stopped (whether or not
+	// its first check had run), and stays stopped.
+	require.False(t, svc.updateChecksRunning())
+	before := hits.Load()
+	assert.False(t, svc.UpdateStatus().Auto)
+
+	set := svc.GetSettings()
+	set.UpdateChecks = MemoryOn
+	_, err := svc.SaveSettings(context.Background(), set)
+	require.NoError(t, err)
+	assert.True(t, svc.updateChecksRunning())
+	assert.True(t, svc.UpdateStatus().Auto)
+	require.Eventually(t, func() bool { return hits.Load() > before }, 10*time.Second, 10*time.Millisecond)
+}
+
+func TestUpdateStateEventsFollowTheUpdater(t *testing.T) {
+	feedURL, key, _ := updateFeed(t)
+	rec := events.NewRecorder()
+	data := t.TempDir()
+	db, err := store.Open(filepath.Join(data, "parley.db"))
+	require.NoError(t, err)
+	defer db.Close()
+	set := DefaultSettings()
+	set.UpdateChecks = MemoryOff
+	require.NoError(t, db.SetSetting(context.Background(), settingsKey, set))
+	u := update.New(update.Config{Current: "1.0.0", Kind: update.KindTar, Keys: []minisign.PublicKey{key}, FeedURL: feedURL, DataDir: data,
+		GOOS: "linux", GOARCH: "amd64", FreeSpace: func(string) (uint64, error) { return 1 << 40, nil }})
+	svc, err := New(context.Background(), Options{Store: db, Events: rec, Config: config.Config{DataDir: data, QuestionTimeout: time.Minute},
+		Version: "1.0.0", MCPOptions: fastMCP, Updater: u})
+	require.NoError(t, err)
+	defer svc.Close()
+
+	_, err = svc.CheckUpdate(context.Background())
+	require.NoError(t, err)
+	states := func() []string {
+		var out []string
+		for _, ev := range rec.Events() {
+			if ev.Name == events.UpdateState {
+				out = append(out, ev.Payload.(update.Status).State)
+			}
+		}
+		return out
+	}
+	require.Eventually(t, func() bool {
+		st := states()
+		return len(st) > 0 && st[len(st)-1] == update.StateReady
+	}, 10*time.Second, 10*time.Millisecond)
+	// (An idle first: the setting, read at the start, turned auto off.)
+	st := states()
+	require.GreaterOrEqual(t, len(st), 4)
+	assert.Equal(t, []string{update.StateChecking, update.StateIdle, update.StateDownloading, update.StateReady}, st[len(st)-4:])
+	var last update.Status
+	for _, ev := range rec.Events() {
+		if ev.Name == events.UpdateState {
+			last = ev.Payload.(update.Status)
+		}
+	}
+	require.NotNil(t, last.Available)
+	assert.Equal(t, "1.1.0", last.Available.Version)
 }

@@ -81,7 +81,7 @@ func RunCLI(ctx context.Context, u *Updater, args []string, stdin io.Reader, std
 	if applied.Restart {
 		fmt.Fprintf(stdout, "Updated to %s. Start Parley again to use it.\n", applied.Version)
 	} else {
-		fmt.Fprintf(stdout, "The installer of %s is running; Parley will start when it is done.\n", applied.Version)
+		fmt.Fprintf(stdout, "The installer of %s is running; start Parley again once it is done.\n", applied.Version)
 	}
 	return ExitOK
 }

@@ -111,7 +111,11 @@ func AtLaunch(dataDir, dbPath, version string, now time.Time) (Launch, error) {
 			if err := rollback(p, dbPath); err != nil {
 				return out, fmt.Errorf("roll back %s to %s: %w", p.To, p.From, err)
 			}
-			out = Launch{RolledBack: true, Binary: p.Binary, From: p.From, To: p.To}
+			bin := p.Binary
+			if p.Kind == KindMac {
+				bin = BundleExecutable(bin)
+			}
+			out = Launch{RolledBack: true, Binary: bin, From: p.From, To: p.To}
 			r.Bad = append(r.Bad, p.To)
 			r.Pending = nil
 			r.LastVersion = p.From

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/rand"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -467,20 +468,73 @@ func TestDebIsHandedToThePackageManagerAndWaitedFor(t *testing.T) {
 	var ran []Command
 	u := e.updater(func(c *Config) {
 		c.Kind = KindDeb
+		c.Root = func() bool { return false }
 		c.LookPath = func(p string) (string, error) { return "/usr/bin/" + p, nil }
 		c.Run = func(_ context.Context, cmd Command) error { ran = append(ran, cmd); return nil }
 	})
 	_, err := u.CheckAndStage(context.Background())
 	require.NoError(t, err)
-	_, err = u.Apply(context.Background())
+	applied, err := u.Apply(context.Background())
 	require.NoError(t, err)
+	assert.True(t, applied.Restart)
 	require.Len(t, ran, 1)
 	assert.Equal(t, "pkexec", ran[0].Path)
 	assert.True(t, ran[0].Wait)
-	require.Len(t, ran[0].Args, 4)
-	assert.Equal(t, []string{"apt-get", "install", "-y"}, ran[0].Args[:3])
-	assert.True(t, filepath.IsAbs(ran[0].Args[3]))
-	assert.True(t, strings.HasSuffix(ran[0].Args[3], name))
+	require.Len(t, ran[0].Args, 6)
+	assert.Equal(t, []string{"apt-get", "-o", "DPkg::Lock::Timeout=300", "install", "-y"}, ran[0].Args[:5])
+	assert.True(t, filepath.IsAbs(ran[0].Args[5]))
+	assert.True(t, strings.HasSuffix(ran[0].Args[5], name))
+	rec, err := LoadRecord(e.dataDir)
+	require.NoError(t, err)
+	require.NotNil(t, rec.Pending)
+	assert.Equal(t, KindDeb, rec.Pending.Kind)
+}
+
+func TestRefusedByThePackageManagerChangesNothing(t *testing.T) {
+	e := newEnv(t)
+	name := "parley_1.1.0_amd64.deb"
+	require.NoError(t, os.WriteFile(filepath.Join(e.feedDir, name), []byte("a deb"), 0o644))
+	e.publish("1.1.0", nil, ReleaseArtifact{Path: filepath.Join(e.feedDir, name), OS: "linux", Arch: "amd64", Kind: KindDeb})
+	u := e.updater(func(c *Config) {
+		c.Kind = KindDeb
+		c.LookPath = func(p string) (string, error) { return "/usr/bin/" + p, nil }
+		// The user dismissed the consent prompt: pkexec exits 126.
+		c.Run = func(context.Context, Command) error { return errors.New("exit status 126") }
+	})
+	_, err := u.CheckAndStage(context.Background())
+	require.NoError(t, err)
+	_, err = u.Apply(context.Background())
+	require.ErrorContains(t, err, "package manager")
+	assert.Equal(t, StateError, u.Status().State)
+	rec, err := LoadRecord(e.dataDir)
+	require.NoError(t, err)
+	assert.Nil(t, rec.Pending)
+}
+
+func TestNSISInstallerRunsSilentlyIntoTheInstalledFolderThenParleyQuits(t *testing.T) {
+	e := newEnv(t)
+	name := "parley_1.1.0_windows_amd64_installer.exe"
+	require.NoError(t, os.WriteFile(filepath.Join(e.feedDir, name), []byte("MZ installer"), 0o644))
+	e.publish("1.1.0", nil, ReleaseArtifact{Path: filepath.Join(e.feedDir, name), OS: "windows", Arch: "amd64", Kind: KindNSIS})
+	var ran []Command
+	u := e.updater(func(c *Config) {
+		c.Kind, c.GOOS = KindNSIS, "windows"
+		c.Run = func(_ context.Context, cmd Command) error { ran = append(ran, cmd); return nil }
+	})
+	s, err := u.CheckAndStage(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, StateReady, s.State)
+	applied, err := u.Apply(context.Background())
+	require.NoError(t, err)
+	assert.False(t, applied.Restart, "the installer replaces Parley: Parley only quits")
+	require.Len(t, ran, 1)
+	staged := ran[0].Args[3]
+	assert.True(t, strings.HasSuffix(staged, name))
+	b, err := os.ReadFile(staged)
+	require.NoError(t, err)
+	assert.Equal(t, "MZ installer", string(b), "the verified file")
+	assert.Equal(t, NSISCommand(staged, filepath.Dir(e.bin)), ran[0])
+	assert.False(t, ran[0].Wait)
 }
 
 func TestCommandLines(t *testing.T) {
@@ -494,16 +548,32 @@ func TestCommandLines(t *testing.T) {
 			return "", os.ErrNotExist
 		}
 	}
-	c, err := DebCommand("/tmp/p.deb", look("pkexec", "apt-get"))
+	apt := []string{"apt-get", "-o", "DPkg::Lock::Timeout=300", "install", "-y", "/tmp/p.deb"}
+	// As root (CI): the package manager itself, non-interactive, waited for.
+	c, err := DebCommand("/tmp/p.deb", true, look("pkexec", "apt-get"))
 	require.NoError(t, err)
-	assert.Equal(t, Command{Path: "pkexec", Args: []string{"apt-get", "install", "-y", "/tmp/p.deb"}, Wait: true}, c)
-	c, err = DebCommand("/tmp/p.deb", look("pkexec"))
+	assert.Equal(t, Command{Path: "apt-get", Args: apt[1:], Env: []string{"DEBIAN_FRONTEND=noninteractive"}, Wait: true}, c)
+	// A user: through the system's consent prompt.
+	c, err = DebCommand("/tmp/p.deb", false, look("pkexec", "sudo", "apt-get"))
+	require.NoError(t, err)
+	assert.Equal(t, Command{Path: "pkexec", Args: apt, Wait: true}, c)
+	c, err = DebCommand("/tmp/p.deb", false, look("sudo", "apt-get"))
+	require.NoError(t, err)
+	assert.Equal(t, Command{Path: "sudo", Args: apt, Wait: true}, c)
+	c, err = DebCommand("/tmp/p.deb", false, look("pkexec"))
 	require.NoError(t, err)
 	assert.Equal(t, Command{Path: "pkexec", Args: []string{"dpkg", "-i", "/tmp/p.deb"}, Wait: true}, c)
-	_, err = DebCommand("/tmp/p.deb", look("apt-get"))
-	require.Error(t, err)
+	_, err = DebCommand("/tmp/p.deb", false, look("apt-get"))
+	require.ErrorContains(t, err, "apt-get install /tmp/p.deb")
 
-	assert.Equal(t, Command{Path: `C:\x\setup.exe`, Args: []string{"/S"}}, NSISCommand(`C:\x\setup.exe`))
+	// NSIS: silently, into the installed folder, through the shell (UAC);
+	// Parley does not wait for it.
+	n := NSISCommand(`C:\Users\a b\AppData\Roaming\Parley\update\staging\x-setup.exe`, `C:\Program Files\Parley`)
+	assert.False(t, n.Wait)
+	assert.Equal(t, "cmd.exe", n.Path)
+	assert.Equal(t, []string{"/c", "start", "", `C:\Users\a b\AppData\Roaming\Parley\update\staging\x-setup.exe`, "/S", `/D=C:\Program Files\Parley`}, n.Args)
+	assert.Equal(t, `cmd.exe /c start "" "C:\Users\a b\AppData\Roaming\Parley\update\staging\x-setup.exe" /S /D=C:\Program Files\Parley`, n.WindowsCmdLine)
+	assert.Equal(t, []string{"/c", "start", "", "setup.exe", "/S"}, NSISCommand("setup.exe", "").Args)
 
 	mac := MacCommands("/tmp/P.zip", "/Applications/.u", "TEAM123")
 	require.Len(t, mac, 2)
@@ -551,5 +621,86 @@ func TestParseKeysTakesTwoForRotation(t *testing.T) {
 	_, err = VerifyFeed(body, minisign.Sign(bPriv, body), keys)
 	require.NoError(t, err, "the second key verifies")
 	_, err = ParseKeys("not a key")
+	require.Error(t, err)
+}
+
+func TestMacBundleIsCheckedForItsTeamThenSwappedWithABackup(t *testing.T) {
+	e := newEnv(t)
+	apps := t.TempDir()
+	bundle := filepath.Join(apps, "Parley.app")
+	require.NoError(t, os.MkdirAll(filepath.Join(bundle, "Contents", "MacOS"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(bundle, "Contents", "MacOS", "parley"), []byte("old"), 0o755))
+	name := "parley_1.1.0_macos_universal.zip"
+	require.NoError(t, os.WriteFile(filepath.Join(e.feedDir, name), []byte("PK zipped app"), 0o644))
+	e.publish("1.1.0", nil, ReleaseArtifact{Path: filepath.Join(e.feedDir, name), OS: "darwin", Arch: "arm64", Kind: KindMac})
+	var ran []Command
+	signedBy := "TEAM123456"
+	u := e.updater(func(c *Config) {
+		c.Kind, c.GOOS, c.GOARCH, c.Binary = KindMac, "darwin", "arm64", bundle
+		c.TeamOf = func(b string) (string, error) { assert.Equal(t, bundle, b); return "TEAM123456", nil }
+		c.Run = func(_ context.Context, cmd Command) error {
+			ran = append(ran, cmd)
+			switch cmd.Path {
+			case "/usr/bin/ditto": // unpacks the verified zip
+				app := filepath.Join(cmd.Args[3], "Parley.app", "Contents", "MacOS")
+				require.NoError(t, os.MkdirAll(app, 0o755))
+				return os.WriteFile(filepath.Join(app, "parley"), []byte("new"), 0o755)
+			case "/usr/bin/codesign": // the requirement names the running app's team
+				if !strings.Contains(strings.Join(cmd.Args, " "), `"`+signedBy+`"`) {
+					return errors.New("code failed to satisfy specified code requirement(s)")
+				}
+			}
+			return nil
+		}
+	})
+	_, err := u.CheckAndStage(context.Background())
+	require.NoError(t, err)
+	applied, err := u.Apply(context.Background())
+	require.NoError(t, err)
+	require.Len(t, ran, 2)
+	assert.Equal(t, filepath.Join(bundle, "Contents", "MacOS", "parley"), applied.Binary, "the program inside the new bundle starts")
+	b, _ := os.ReadFile(filepath.Join(bundle, "Contents", "MacOS", "parley"))
+	assert.Equal(t, "new", string(b))
+	b, _ = os.ReadFile(filepath.Join(apps, "Parley.old.app", "Contents", "MacOS", "parley"))
+	assert.Equal(t, "old", string(b), "the old bundle kept until the new one starts")
+	_, err = os.Stat(filepath.Join(apps, ".parley-update"))
+	assert.True(t, os.IsNotExist(err))
+
+	// Signed by another team: refused at codesign, the installed bundle untouched.
+	e2 := newEnv(t)
+	require.NoError(t, os.WriteFile(filepath.Join(e2.feedDir, name), []byte("PK other"), 0o644))
+	e2.publish("1.1.0", nil, ReleaseArtifact{Path: filepath.Join(e2.feedDir, name), OS: "darwin", Arch: "arm64", Kind: KindMac})
+	signedBy = "OTHERTEAM9"
+	ran = nil
+	u2 := e2.updater(func(c *Config) {
+		c.Kind, c.GOOS, c.GOARCH, c.Binary, c.TeamOf, c.Run = KindMac, "darwin", "arm64", bundle, u.cfg.TeamOf, u.cfg.Run
+	})
+	_, err = u2.CheckAndStage(context.Background())
+	require.NoError(t, err)
+	_, err = u2.Apply(context.Background())
+	require.ErrorContains(t, err, "code requirement")
+	b, _ = os.ReadFile(filepath.Join(bundle, "Contents", "MacOS", "parley"))
+	assert.Equal(t, "new", string(b))
+	_, err = os.Stat(filepath.Join(apps, ".parley-update"))
+	assert.True(t, os.IsNotExist(err))
+
+	// An unsigned running app cannot check an update's team: nothing runs.
+	ran = nil
+	u3 := e2.updater(func(c *Config) {
+		c.Kind, c.GOOS, c.GOARCH, c.Binary, c.Run = KindMac, "darwin", "arm64", bundle, u.cfg.Run
+		c.TeamOf = func(string) (string, error) { return ParseTeam("Identifier=parley\nTeamIdentifier=not set\n") }
+	})
+	_, err = u3.CheckAndStage(context.Background())
+	require.NoError(t, err)
+	_, err = u3.Apply(context.Background())
+	require.ErrorContains(t, err, "signing team is unknown")
+	assert.Empty(t, ran)
+}
+
+func TestParseTeam(t *testing.T) {
+	team, err := ParseTeam("Executable=/Applications/Parley.app/Contents/MacOS/parley\nIdentifier=com.wails.parley\nAuthority=Developer ID Application: Parley (AB12CD34EF)\nTeamIdentifier=AB12CD34EF\n")
+	require.NoError(t, err)
+	assert.Equal(t, "AB12CD34EF", team)
+	_, err = ParseTeam("Signature=adhoc\nTeamIdentifier=not set\n")
 	require.Error(t, err)
 }

@@ -74,8 +74,11 @@ type Config struct {
 	Binary string
 	// DBPath is the database, copied before a newer version opens it.
 	DBPath string
-	// Team is the macOS signing team an update must be signed by.
+	// Team is the macOS signing team an update must be signed by ("" =
+	// the team that signed the running app, read from its signature).
 	Team string
+	// TeamOf reads the signing team of a bundle (nil: codesign's).
+	TeamOf func(bundle string) (string, error)
 	// Lang is the user's language for the notes (nil: English).
 	Lang func() string
 	Now  func() time.Time
@@ -83,6 +86,8 @@ type Config struct {
 	Run func(ctx context.Context, c Command) error
 	// LookPath finds a program (nil: exec.LookPath).
 	LookPath func(string) (string, error)
+	// Root says whether Parley runs as root (nil: the effective user is 0).
+	Root func() bool
 	// Staging hooks for tests.
 	FreeSpace  func(dir string) (uint64, error)
 	WrapWriter func(io.Writer) io.Writer
@@ -101,6 +106,9 @@ type Updater struct {
 	artifact *Artifact
 	staged   string
 	busy     bool
+	onChange func(Status)
+	// changes orders the hook's calls: each gets the newest status.
+	changes sync.Mutex
 }
 
 // New makes an Updater; automatic checks start on.
@@ -127,6 +135,9 @@ func New(cfg Config) *Updater {
 	if cfg.Run == nil {
 		cfg.Run = runCommand
 	}
+	if cfg.Root == nil {
+		cfg.Root = func() bool { return os.Geteuid() == 0 }
+	}
 	if !ValidKind(cfg.Kind) {
 		cfg.Kind = KindNone
 	}
@@ -145,7 +156,34 @@ func (u *Updater) Kind() string { return u.cfg.Kind }
 func (u *Updater) SetLang(lang func() string) { u.mu.Lock(); u.cfg.Lang = lang; u.mu.Unlock() }
 
 // SetAuto records the automatic-checks setting (shown in Status).
-func (u *Updater) SetAuto(on bool) { u.mu.Lock(); u.auto = on; u.mu.Unlock() }
+func (u *Updater) SetAuto(on bool) {
+	u.mu.Lock()
+	changed := u.auto != on
+	u.auto = on
+	u.mu.Unlock()
+	if changed {
+		u.changed()
+	}
+}
+
+// OnChange sets the function told the status after each change of state
+// (the update:state event); it is called outside the updater's lock, one
+// call at a time.
+func (u *Updater) OnChange(fn func(Status)) { u.mu.Lock(); u.onChange = fn; u.mu.Unlock() }
+
+// changed tells the hook the status now (each call reads the newest, so
+// calls racing each other still end on the current state).
+func (u *Updater) changed() {
+	u.changes.Lock()
+	defer u.changes.Unlock()
+	u.mu.Lock()
+	fn := u.onChange
+	s := u.statusLocked()
+	u.mu.Unlock()
+	if fn != nil {
+		fn(s)
+	}
+}
 
 // Status is the updater's state now.
 func (u *Updater) Status() Status {
@@ -194,6 +232,8 @@ func (u *Updater) Check(ctx context.Context) (Status, error) {
 	u.busy = true
 	u.set(StateChecking, nil)
 	u.mu.Unlock()
+	u.changed()
+	defer u.changed()
 
 	feed, art, err := u.check(ctx)
 
@@ -312,6 +352,8 @@ func (u *Updater) Stage(ctx context.Context) (Status, error) {
 	u.busy = true
 	u.set(StateDownloading, nil)
 	u.mu.Unlock()
+	u.changed()
+	defer u.changed()
 
 	st := &Stager{Client: u.cfg.Client, Dir: filepath.Join(Dir(u.cfg.DataDir), "staging"), UserAgent: u.UserAgent(),
 		FreeSpace: u.cfg.FreeSpace, WrapWriter: u.cfg.WrapWriter}
@@ -370,6 +412,9 @@ func (u *Updater) Apply(ctx context.Context) (Applied, error) {
 		u.set(StateError, err)
 	}
 	u.mu.Unlock()
+	if err != nil {
+		u.changed()
+	}
 	return out, err
 }
 
@@ -406,7 +451,7 @@ func (u *Updater) apply(ctx context.Context, staged, version string) (Applied, e
 		}
 		p.Backup = backup
 	case KindDeb:
-		c, err := DebCommand(staged, u.cfg.LookPath)
+		c, err := DebCommand(staged, u.cfg.Root(), u.cfg.LookPath)
 		if err != nil {
 			return Applied{}, err
 		}
@@ -414,14 +459,25 @@ func (u *Updater) apply(ctx context.Context, staged, version string) (Applied, e
 			return Applied{}, fmt.Errorf("the package manager did not install the update: %w", err)
 		}
 	case KindNSIS:
-		if err := u.cfg.Run(ctx, NSISCommand(staged)); err != nil {
+		if err := u.cfg.Run(ctx, NSISCommand(staged, filepath.Dir(bin))); err != nil {
 			return Applied{}, fmt.Errorf("start the installer: %w", err)
 		}
 		out.Restart = false
 	case KindMac:
+		team := u.cfg.Team
+		if team == "" {
+			teamOf := u.cfg.TeamOf
+			if teamOf == nil {
+				teamOf = CodesignTeam
+			}
+			if team, err = teamOf(bin); err != nil || team == "" {
+				return Applied{}, fmt.Errorf("this app's signing team is unknown, so the update's cannot be checked: %v", err)
+			}
+		}
+		out.Binary = BundleExecutable(bin)
 		unpack := filepath.Join(filepath.Dir(bin), ".parley-update")
 		os.RemoveAll(unpack)
-		for _, c := range MacCommands(staged, unpack, u.cfg.Team) {
+		for _, c := range MacCommands(staged, unpack, team) {
 			if err := u.cfg.Run(ctx, c); err != nil {
 				os.RemoveAll(unpack)
 				return Applied{}, fmt.Errorf("%s: %w", c.Path, err)
@@ -448,15 +504,23 @@ func (u *Updater) apply(ctx context.Context, staged, version string) (Applied, e
 }
 
 func runCommand(ctx context.Context, c Command) error {
+	if !c.Wait {
+		ctx = context.Background() // it outlives Parley
+	}
 	cmd := exec.CommandContext(ctx, c.Path, c.Args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if c.Env != nil {
+		cmd.Env = append(os.Environ(), c.Env...)
+	}
+	rawCommandLine(cmd, c.WindowsCmdLine)
 	if !c.Wait {
-		cmd = exec.Command(c.Path, c.Args...)
 		if err := cmd.Start(); err != nil {
 			return err
 		}
 		return cmd.Process.Release()
 	}
+	// sudo's or pkexec's text prompt reads the terminal.
+	cmd.Stdin = os.Stdin
 	return cmd.Run()
 }
 

@@ -158,6 +158,7 @@ var Wire = Registry{
 		{Name: events.MemoryChanged, Payload: typeOf[events.MemoryChangedPayload]()},
 		{Name: events.EngineDownload, Payload: typeOf[library.Download]()},
 		{Name: events.EngineState, Payload: typeOf[engine.Status]()},
+		{Name: events.UpdateState, Payload: typeOf[update.Status]()},
 	},
 	Consts: []Const{
 		{Name: "ASK_TOOL", Value: questions.ToolName},

@@ -8,6 +8,12 @@
 //	  -artifact deb:linux:amd64:dist/parley_1.4.0_amd64.deb
 //
 // An encrypted key's password is read from PARLEY_RELEASE_KEY_PASSWORD.
+//
+//	release-feed -genkey DIR
+//
+// makes a key pair: DIR/parley-release.key (the secret key, encrypted with
+// PARLEY_RELEASE_KEY_PASSWORD when it is set) and DIR/parley-release.pub;
+// it prints the public key's line, the value main.updateKeys takes.
 package main
 
 import (
@@ -18,6 +24,9 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"crypto/rand"
+	"path/filepath"
 
 	"aead.dev/minisign"
 
@@ -41,10 +50,17 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	var notes, artifacts list
 	fs.Var(&notes, "notes", "lang=file: the release notes in one language (repeatable; en is the fallback)")
 	fs.Var(&artifacts, "artifact", "kind:os:arch:path (repeatable), e.g. tar:linux:amd64:dist/parley_1.4.0_linux_amd64.tar.gz")
+	genkey := fs.String("genkey", "", "make a key pair in this folder (parley-release.key, parley-release.pub) and print the public key")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	fail := func(err error) int { fmt.Fprintln(stderr, "release-feed:", err); return 1 }
+	if *genkey != "" {
+		if err := genKey(*genkey, getenv("PARLEY_RELEASE_KEY_PASSWORD"), stdout, stderr); err != nil {
+			return fail(err)
+		}
+		return 0
+	}
 	if *version == "" || len(artifacts) == 0 {
 		return fail(errors.New("-version and at least one -artifact are required"))
 	}
@@ -99,4 +115,51 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	}
 	fmt.Fprintf(stdout, "wrote %s/%s (%s, %d artifacts)\n", *out, update.FeedFile, state, len(feed.Artifacts))
 	return 0
+}
+
+// Key files -genkey writes.
+const (
+	SecretKeyFile = "parley-release.key"
+	PublicKeyFile = "parley-release.pub"
+)
+
+// genKey writes a new key pair into dir, never over an existing key.
+func genKey(dir, password string, stdout, stderr io.Writer) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	pub, priv, err := minisign.GenerateKey(rand.Reader)
+	if err != nil {
+		return err
+	}
+	var secret []byte
+	if password != "" {
+		secret, err = minisign.EncryptKey(password, priv)
+	} else {
+		fmt.Fprintln(stderr, "release-feed: warning: PARLEY_RELEASE_KEY_PASSWORD is not set, the secret key is written unencrypted (fine for tests, not for a release key)")
+		secret, err = priv.MarshalText()
+	}
+	if err != nil {
+		return err
+	}
+	pubText, _ := pub.MarshalText()
+	for _, f := range []struct {
+		name string
+		data []byte
+		mode os.FileMode
+	}{{SecretKeyFile, secret, 0o600}, {PublicKeyFile, append(pubText, '\n'), 0o644}} {
+		file, err := os.OpenFile(filepath.Join(dir, f.name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, f.mode)
+		if err != nil {
+			return err
+		}
+		_, werr := file.Write(f.data)
+		if cerr := file.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return werr
+		}
+	}
+	fmt.Fprintln(stdout, pub.String())
+	return nil
 }

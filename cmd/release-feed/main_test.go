@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,4 +66,36 @@ func TestBadArgumentsFail(t *testing.T) {
 	assert.Equal(t, 1, run([]string{"-version", "1.0.0", "-out", dir, "-artifact", "zip:linux:amd64:" + f}, none, &out, &errOut))
 	assert.Equal(t, 1, run([]string{"-version", "1.0.0", "-out", dir}, none, &out, &errOut))
 	assert.Equal(t, 1, run([]string{"-version", "1.0.0", "-out", dir, "-artifact", "deb:linux:" + f}, none, &out, &errOut))
+}
+
+func TestGenkeyMakesAPairTheFeedIsSignedAndVerifiedWith(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys")
+	var out, errOut bytes.Buffer
+	none := func(string) string { return "" }
+	require.Equal(t, 0, run([]string{"-genkey", keys}, none, &out, &errOut), errOut.String())
+	assert.Contains(t, errOut.String(), "unencrypted")
+	pubLine := strings.TrimSpace(out.String())
+	parsed, err := update.ParseKeys(pubLine)
+	require.NoError(t, err, "the printed line is what main.updateKeys takes")
+	require.Len(t, parsed, 1)
+	fromFile, err := minisign.PublicKeyFromFile(filepath.Join(keys, PublicKeyFile))
+	require.NoError(t, err)
+	assert.True(t, fromFile.Equal(parsed[0]))
+	info, err := os.Stat(filepath.Join(keys, SecretKeyFile))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	// Never over an existing key.
+	assert.Equal(t, 1, run([]string{"-genkey", keys}, none, &out, &errOut))
+
+	f := filepath.Join(dir, "parley.tar.gz")
+	require.NoError(t, os.WriteFile(f, []byte("x"), 0o644))
+	out.Reset()
+	require.Equal(t, 0, run([]string{"-version", "1.0.1", "-out", dir, "-key", filepath.Join(keys, SecretKeyFile), "-artifact", "tar:linux:amd64:" + f}, none, &out, &errOut), errOut.String())
+	body, err := os.ReadFile(filepath.Join(dir, update.FeedFile))
+	require.NoError(t, err)
+	sig, err := os.ReadFile(filepath.Join(dir, update.SignatureFile))
+	require.NoError(t, err)
+	_, err = update.VerifyFeed(body, sig, parsed)
+	require.NoError(t, err)
 }

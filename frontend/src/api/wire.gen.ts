@@ -932,11 +932,12 @@ export interface EventPayloads {
   'memory:changed': MemoryChangedEvent
   'engine:download': EngineDownload
   'engine:state': EngineStatus
+  'update:state': UpdateStatus
 }
 
 export type ServerEventName = keyof EventPayloads
 
-export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server', 'knowledge:progress', 'agent:notice', 'project:changed', 'memory:changed', 'engine:download', 'engine:state']
+export const SERVER_EVENTS: readonly ServerEventName[] = ['conversation:state', 'conversation:updated', 'conversation:deleted', 'message:delta', 'message:reasoning', 'message:done', 'question:ask', 'question:resolved', 'run:error', 'model:pull', 'mcp:server', 'knowledge:progress', 'agent:notice', 'project:changed', 'memory:changed', 'engine:download', 'engine:state', 'update:state']
 
 export const ASK_TOOL = 'ask_user_question'
 
