@@ -15,11 +15,15 @@ export async function newDataDir() {
 }
 
 // startServe resolves once the server prints its URL.
-// `env` adds variables (HF_ENDPOINT for the fake hub, say).
-export async function startServe(dataDir, { addr = '127.0.0.1:0', extraArgs = [], env = {} } = {}) {
-  const child = spawn(parleyBin, ['serve', '--data-dir', dataDir, '--addr', addr, '--token', token, ...extraArgs], {
+// `env` adds variables (HF_ENDPOINT for the fake hub, say); `bin` runs
+// another Parley; `group` starts it in a process group of its own, which
+// stop() ends whole: a Parley that restarted into an update (SPEC §13) is
+// another process, in that group.
+export async function startServe(dataDir, { addr = '127.0.0.1:0', extraArgs = [], env = {}, bin = parleyBin, group = false } = {}) {
+  const child = spawn(bin, ['serve', '--data-dir', dataDir, '--addr', addr, '--token', token, ...extraArgs], {
     env: { ...process.env, DISPLAY: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: group,
   })
   let log = ''
   child.stderr.on('data', (d) => { log += d })
@@ -44,7 +48,7 @@ export async function startServe(dataDir, { addr = '127.0.0.1:0', extraArgs = []
     const text = await res.text()
     return { status: res.status, body: text ? JSON.parse(text) : null }
   }
-  const stop = () => new Promise((ok) => {
+  const stop = group ? () => stopGroup(child.pid) : () => new Promise((ok) => {
     if (child.exitCode !== null) return ok(child.exitCode)
     child.once('exit', (code) => ok(code))
     child.kill('SIGTERM')
@@ -63,4 +67,22 @@ export async function enableDemo(server) {
 export async function login(page, server) {
   await page.goto(`${server.url}/login?token=${token}`)
   await page.getByTestId('chat-shell').waitFor()
+}
+
+// stopGroup ends a process group (SIGTERM, then SIGKILL after 15 s) and
+// resolves once none of it runs.
+async function stopGroup(pgid) {
+  const alive = () => {
+    try {
+      process.kill(-pgid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+  if (!alive()) return
+  process.kill(-pgid, 'SIGTERM')
+  const end = Date.now() + 15000
+  while (alive() && Date.now() < end) await new Promise((ok) => setTimeout(ok, 50))
+  if (alive()) process.kill(-pgid, 'SIGKILL')
 }

@@ -77,6 +77,8 @@ export type {
   ToolCall,
   ToolCalling,
   ToolInfo,
+  UpdateAvailable,
+  UpdateStatus,
 } from './api/wire.gen'
 export { ANSWERED_BY_MEMORY, ASK_TOOL, CARD_KINDS, CARD_STATUSES, MCP_POLICIES, MCP_SECRET_MASK, DEFAULT_PROFILE, LIMITS, ROLES, RUN_STATES, SERVER_EVENTS, THINKING_SETTINGS, TOOL_CALLING_MODES } from './api/wire.gen'
 

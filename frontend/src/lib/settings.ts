@@ -23,6 +23,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   agents_addr: '127.0.0.1:8765',
   language: '',
   memory: 'on',
+  update_checks: 'on',
 })
 
 export type PresetId = 'ollama' | 'llamacpp' | 'lmstudio' | 'custom'
@@ -81,6 +82,7 @@ export function normalizeSettings(raw: Partial<Settings> | null | undefined): Se
     agents_addr: typeof r.agents_addr === 'string' && r.agents_addr ? r.agents_addr : d.agents_addr,
     language: isLanguage(r.language) ? r.language : '',
     memory: r.memory === 'off' ? 'off' : 'on',
+    update_checks: r.update_checks === 'off' ? 'off' : 'on',
   }
 }
 

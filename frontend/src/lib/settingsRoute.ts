@@ -11,6 +11,7 @@ export const SETTINGS_SECTIONS = [
   { key: 'agents' },
   { key: 'appearance' },
   { key: 'data' },
+  { key: 'about', label: 'settings.about.title' },
 ] as const
 
 /** The catalogue key of a section's name. */

@@ -14,6 +14,7 @@ import { useKnowledgeStore } from './knowledge'
 import { useProjectsStore } from './projects'
 import { useMemoryStore } from './memory'
 import { useEngineStore } from './engine'
+import { useUpdatesStore } from './updates'
 import { cardFromEvent } from '../lib/cards'
 import { cardTrace } from '../lib/cardTrace'
 import { createAttention, type AttentionEnv } from '../lib/attention'
@@ -89,6 +90,7 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
     t.on('memory:changed', (p) => useMemoryStore().onChanged(p)),
     t.on('engine:download', (p) => useEngineStore().onDownload(p)),
     t.on('engine:state', (p) => useEngineStore().onState(p)),
+    t.on('update:state', (p) => useUpdatesStore().onState(p)),
     t.on('agent:notice', (p) => {
       if (p?.conversationId) void conversations.ensureKnown(p.conversationId)
       if (p?.message) attention.noticeArrived(p.agent, p.message)
@@ -108,7 +110,7 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
 /** Reloads the list, the inbox and the open conversation. */
 export async function resync(): Promise<void> {
   const conversations = useConversationsStore()
-  const jobs: Promise<unknown>[] = [conversations.load(), useProjectsStore().load(), useQuestionsStore().loadPending(), useSettingsStore().check()]
+  const jobs: Promise<unknown>[] = [conversations.load(), useProjectsStore().load(), useQuestionsStore().loadPending(), useSettingsStore().check(), useUpdatesStore().load()]
   const mcp = useMcpStore()
   if (mcp.loaded) jobs.push(mcp.load())
   const knowledge = useKnowledgeStore()
@@ -141,7 +143,7 @@ export async function startApp(options: ConnectOptions = {}): Promise<() => void
   await Promise.race([opened, new Promise<void>((resolve) => (timer = setTimeout(resolve, EVENTS_OPEN_WAIT_MS)))])
   clearTimeout(timer)
   loadedBeforeOpen = !open
-  await Promise.all([useConversationsStore().load(), useProjectsStore().load(), useQuestionsStore().loadPending(), app.checkHealth(), useSettingsStore().init()])
+  await Promise.all([useConversationsStore().load(), useProjectsStore().load(), useQuestionsStore().loadPending(), app.checkHealth(), useSettingsStore().init(), useUpdatesStore().load()])
   return off
 }
 

@@ -738,6 +738,14 @@ export class FakeTransport implements Transport {
 
   /** The updater (SPEC §13): a build that never updates itself, unless a test sets updateStatus. */
   updateStatus: W.UpdateStatus = { current: 'fake', kind: '', auto: true, state: 'idle', available: null }
+  /** What the next checkUpdate finds (null: the state stays as it is). */
+  nextCheck: W.UpdateStatus | null = null
+
+  /** Changes the updater's state as Go does: the update:state event with the status. */
+  setUpdate(change: Partial<W.UpdateStatus>): void {
+    this.updateStatus = { ...this.updateStatus, ...change }
+    this.emit('update:state', clone(this.updateStatus))
+  }
 
   async getUpdate(): Promise<W.UpdateStatus> {
     await this.enter('getUpdate', [])
@@ -746,7 +754,7 @@ export class FakeTransport implements Transport {
 
   async checkUpdate(): Promise<W.UpdateStatus> {
     await this.enter('checkUpdate', [])
-    this.updateStatus = { ...this.updateStatus, checked_at: new Date().toISOString() }
+    this.updateStatus = { ...this.updateStatus, ...(this.nextCheck ?? {}), checked_at: new Date().toISOString() }
     return clone(this.updateStatus)
   }
 

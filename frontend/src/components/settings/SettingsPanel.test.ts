@@ -95,6 +95,7 @@ describe('SettingsPanel', () => {
         'question_timeout_seconds',
         'rate_limit_seconds',
         'theme',
+        'update_checks',
       ].sort(),
     )
     expect(sent).toMatchObject({ base_url: 'http://192.168.1.20:8000/v1', api_key: 'sk-local', model: 'qwen3', onboarded: true })
