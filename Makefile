@@ -13,10 +13,10 @@ bench:  ## run the benchmarks and print their figures
 build:  ## build build/bin/parley
 	./scripts/setup.sh && bash -c 'source scripts/lib.sh && build_app'
 
-package: ## build the .deb, tarballs and Windows installer into dist/ (PARLEY_TARGETS picks)
+package: ## build the .deb, tarballs, Windows installer and the update feed dist/stable.json (PARLEY_TARGETS picks; PARLEY_RELEASE_KEY signs the feed)
 	./scripts/package.sh
 
-package-test: ## build the packages, install the .deb, start it, remove it (root or sudo -n)
+package-test: ## build the packages, install the .deb, start it, update the tarball and the .deb from a loopback feed, remove it (root or sudo -n)
 	./scripts/package-test.sh
 
 icons:  ## regenerate the icons from build/icon.svg

@@ -6,6 +6,17 @@
 # window under Xvfb (screenshot: test-artifacts/package-installed.png), a clean
 # exit on SIGTERM, `dpkg -r parley`, and the NSIS installer (a PE32 executable
 # carrying Parley's name and version). Ends with the sizes and the time taken.
+# Updates (SPEC §13): the packages are built with a throwaway minisign key
+# pair made for the run (its secret deleted at the end), as version N (the
+# tree's version when it is a release such as v1.2.3, else v<x.y.z> from
+# wails.json); package.sh's dist/stable.json is checked (sizes, sha256, its
+# signature). N+1 (x.y.z+1) is N's build relinked with another -X
+# main.version and packed as N's tarball and .deb; its signed feed is served
+# on 127.0.0.1, and the installed tarball and the installed .deb (through
+# apt-get, run by the updater itself as root: no consent prompt; a desktop
+# user gets pkexec's) are updated end to end with `parley update --yes`:
+# `parley version` N then N+1, the conversations made by N intact. A
+# tampered download and an unreachable feed change nothing (exit 3, exit 1).
 # Needs Debian (apt-get, dpkg) and root for installing and removing: run as
 # root, or as a user who may run `sudo -n` (only apt-get and dpkg run through
 # it; the builds and the app run as that user).
@@ -23,11 +34,20 @@ LOG="$ART/package-test.log"
 : >"$LOG"
 TARGETS=${PARLEY_TARGETS:-linux-webkit41 linux-webkit40 windows-amd64}
 export PARLEY_TARGETS=$TARGETS
-# One version for the build and the checks, even if the tree changes meanwhile.
+# One version for the build and the checks, even if the tree changes
+# meanwhile: a release version (the updater compares them), N; and N+1.
+parley_versions "$VERSION"
+if ! [[ $VERSION =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.]+)?$ ]]; then
+  VERSION=v$PARLEY_NUM_VERSION
+fi
 export PARLEY_VERSION=$VERSION
 parley_versions "$VERSION"
 DEB_VERSION=$PARLEY_DEB_VERSION
 NUM_VERSION=$PARLEY_NUM_VERSION
+IFS=. read -r _a _b _c <<<"$NUM_VERSION"
+NEXT_VERSION=v$_a.$_b.$((_c + 1))
+parley_versions "$NEXT_VERSION"
+NEXT_DEB_VERSION=$PARLEY_DEB_VERSION
 
 START=$SECONDS
 if ! command -v dpkg >/dev/null || ! command -v apt-get >/dev/null; then
@@ -45,10 +65,15 @@ fi
 
 PASS=0 FAIL=0
 FAILED=()
-XVFB_PID="" APP_PID="" INSTALLED_BY_US=""
+XVFB_PID="" APP_PID="" INSTALLED_BY_US="" SERVE_PID="" FEED_PID=""
+# The update test's key pair, feeds and installs (the secret key goes with it).
+UPD=$(mktemp -d)
 cleanup() {
   [ -n "$APP_PID" ] && kill "$APP_PID" 2>/dev/null
   [ -n "$XVFB_PID" ] && kill "$XVFB_PID" 2>/dev/null
+  [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null
+  [ -n "$FEED_PID" ] && kill "$FEED_PID" 2>/dev/null
+  "${SUDO[@]}" rm -rf "$UPD"
   if [ -n "$INSTALLED_BY_US" ] && dpkg-query -W -f='${Status}' parley 2>/dev/null | grep -q 'ok installed'; then
     "${SUDO[@]}" dpkg -r parley >>"$LOG" 2>&1
   fi
@@ -83,6 +108,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >>"$LOG" 2>&1 \
     || { "${SUDO[@]}" apt-get update -q >>"$LOG" 2>&1 && "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >>"$LOG" 2>&1; }
 fi
+
+step "a throwaway update key pair (cmd/release-feed -genkey)"
+go build -o "$UPD/release-feed" ./cmd/release-feed || die "building cmd/release-feed failed"
+TEST_KEY=$("$UPD/release-feed" -genkey "$UPD/key" 2>>"$LOG") || die "release-feed -genkey failed"
+mkdir -p "$UPD/notes"
+printf 'Faster answers.\n' >"$UPD/notes/en.md"
+printf 'Schnellere Antworten.\n' >"$UPD/notes/de.md"
+export PARLEY_UPDATE_KEYS=$TEST_KEY PARLEY_RELEASE_KEY=$UPD/key/parley-release.key PARLEY_RELEASE_NOTES=$UPD/notes
 
 step "building the packages (scripts/package.sh, version ${VERSION} -> ${DEB_VERSION})"
 scripts/package.sh 2>&1 | tee "$ART/package-build.log"
@@ -145,13 +178,151 @@ desktop_ok() {
   if command -v desktop-file-validate >/dev/null; then desktop-file-validate "$f"; fi
 }
 check ".desktop file has Name, Exec, Icon, Categories, StartupWMClass" desktop_ok "$TROOT/parley.desktop"
+check "the tarball's parley has the update key built in" bash -c '
+  strings "$1" | grep -qxF "$2"' _ "$TROOT/parley" "$TEST_KEY"
 rm -rf "$TARDIR"
+
+# --- the update feed package.sh wrote (SPEC §13)
+FEED_FILES=("$DEB" "$TARBALL")
+has windows-amd64 && FEED_FILES+=("$INSTALLER")
+check "dist/stable.json and its signature dist/stable.json.minisig" test -s dist/stable.json -a -s dist/stable.json.minisig
+check "stable.json lists the .deb, the tarball$(has windows-amd64 && echo ' and the installer') with their sizes and sha256" \
+  node scripts/update-test.mjs feed dist/stable.json "${FEED_FILES[@]}"
+check "stable.json: version ${VERSION}, kinds deb, tar$(has windows-amd64 && echo ', nsis'), the notes in English and German" bash -c '
+  grep -q "\"version\": \"$1\"" dist/stable.json && grep -q "\"kind\": \"deb\"" dist/stable.json && grep -q "\"kind\": \"tar\"" dist/stable.json &&
+  { [ "$2" = 0 ] || grep -q "\"kind\": \"nsis\"" dist/stable.json; } && grep -q "Schnellere Antworten." dist/stable.json' _ "$VERSION" "$(has windows-amd64 && echo 1 || echo 0)"
 if has linux-webkit40; then
   check "WebKitGTK 4.0 tarball and .deb exist" \
     test -s "dist/parley_${DEB_VERSION}_linux_amd64_webkit40.tar.gz" -a -s "dist/parley_${DEB_VERSION}_amd64_webkit40.deb"
   check "WebKitGTK 4.0 .deb depends on libwebkit2gtk-4.0-37 and libsqlite3-0" \
     contains "$(dpkg-deb --field "dist/parley_${DEB_VERSION}_amd64_webkit40.deb" Depends 2>/dev/null)" 'libwebkit2gtk-4\.0-37.*libsqlite3-0'
 fi
+
+# --- updates (SPEC §13): helpers
+export PARLEY_TOKEN=package-test-token-0123456789abcdef0123
+# No automatic check leaves the machine: the servers that only hold data
+# look for their feed on a closed port.
+NOWHERE=http://127.0.0.1:9
+# start_serve BIN DATA [PREFIX...]: `parley serve` in the background (PREFIX
+# runs it: sudo, env); sets SERVE_URL and SERVE_PID.
+start_serve() {
+  local bin=$1 data=$2 log=$UPD/serve.log i
+  shift 2
+  : >"$log"
+  "$@" "$bin" serve --data-dir "$data" --addr 127.0.0.1:0 --token "$PARLEY_TOKEN" >"$log" 2>&1 &
+  SERVE_PID=$!
+  SERVE_URL=""
+  for i in $(seq 300); do
+    SERVE_URL=$(grep -oE 'serving on http://127\.0\.0\.1:[0-9]+' "$log" | head -n1 | sed 's/^serving on //')
+    [ -n "$SERVE_URL" ] && return 0
+    kill -0 "$SERVE_PID" 2>/dev/null || { echo "parley serve exited:"; cat "$log"; SERVE_PID=""; return 1; }
+    sleep 0.1
+  done
+  echo "parley serve did not start:"; cat "$log"; return 1
+}
+stop_serve() {
+  [ -n "$SERVE_PID" ] || return 0
+  kill -TERM "$SERVE_PID" 2>/dev/null
+  wait "$SERVE_PID"
+  SERVE_PID=""
+}
+# seed BIN DATA OUT [PREFIX...]: conversations made by BIN in DATA, dumped into OUT.
+seed() {
+  local bin=$1 data=$2 out=$3
+  shift 3
+  start_serve "$bin" "$data" "$@" env PARLEY_UPDATE_URL=$NOWHERE || return 1
+  node scripts/update-test.mjs seed "$SERVE_URL" >"$out"
+  local rc=$?
+  stop_serve
+  cat "$out"
+  return $rc
+}
+# same BIN DATA BEFORE VERSION [PREFIX...]: BIN on DATA is VERSION with BEFORE's conversations.
+same() {
+  local bin=$1 data=$2 before=$3 version=$4
+  shift 4
+  start_serve "$bin" "$data" "$@" env PARLEY_UPDATE_URL=$NOWHERE || return 1
+  node scripts/update-test.mjs same "$SERVE_URL" "$before" "$version"
+  local rc=$?
+  stop_serve
+  return $rc
+}
+# expect_rc RC PATTERN COMMAND...: COMMAND exits RC and says PATTERN (stdout and stderr).
+expect_rc() {
+  local want=$1 pattern=$2 out rc
+  shift 2
+  out=$("$@" 2>&1)
+  rc=$?
+  printf '%s\n(exit %s)\n' "$out" "$rc"
+  [ "$rc" -eq "$want" ] && grep -qE -- "$pattern" <<<"$out"
+}
+
+# --- N+1: N's build relinked with another version, packed as N's packages,
+# its feed signed with the test key; and a feed whose download is tampered.
+# The relink runs where package.sh built (its Go build cache): the working
+# tree after build_app (PARLEY_REUSE_BUILD), else package.sh's stage.
+RELINK_DIR=${PARLEY_STAGE_DIR:-${TMPDIR:-/tmp}/parley-package-stage}
+[ "${PARLEY_REUSE_BUILD:-}" = 1 ] && RELINK_DIR=$PWD
+NEXT_TAR=parley_${NEXT_DEB_VERSION}_linux_amd64
+NEXT_DEB=parley_${NEXT_DEB_VERSION}_amd64.deb
+make_next() {
+  local keys="-X main.updateKeys=$TEST_KEY" t=$UPD/next/tar d=$UPD/next/deb
+  (cd "$RELINK_DIR" && relink_app "$UPD/next/parley-tar" "webkit2_41,${SQLITE_TAGS}" "-X main.version=$NEXT_VERSION -X main.installKind=tar $keys" &&
+    relink_app "$UPD/next/parley-deb" "webkit2_41,${SQLITE_TAGS}" "-X main.version=$NEXT_VERSION -X main.installKind=deb $keys") || return 1
+  mkdir -p "$t" "$UPD/www/good" "$UPD/www/hostile" || return 1
+  tar -C "$t" -xzf "$TARBALL" && mv "$t/parley_${DEB_VERSION}_linux_amd64" "$t/$NEXT_TAR" &&
+    install -m 0755 "$UPD/next/parley-tar" "$t/$NEXT_TAR/parley" &&
+    tar -C "$t" --owner=0 --group=0 --numeric-owner -czf "$UPD/www/good/$NEXT_TAR.tar.gz" "$NEXT_TAR" || return 1
+  dpkg-deb -R "$DEB" "$d" && install -m 0755 "$UPD/next/parley-deb" "$d/usr/bin/parley" &&
+    sed -i "s/^Version: .*/Version: ${NEXT_DEB_VERSION}/" "$d/DEBIAN/control" &&
+    (cd "$d" && find usr -type f -print0 | sort -z | xargs -0 md5sum >DEBIAN/md5sums) &&
+    dpkg-deb --root-owner-group -Zgzip --build "$d" "$UPD/www/good/$NEXT_DEB" || return 1
+  "$UPD/release-feed" -version "$NEXT_VERSION" -out "$UPD/www/good" -key "$PARLEY_RELEASE_KEY" \
+    -notes "en=$UPD/notes/en.md" -notes "de=$UPD/notes/de.md" \
+    -artifact "tar:linux:amd64:$UPD/www/good/$NEXT_TAR.tar.gz" -artifact "deb:linux:amd64:$UPD/www/good/$NEXT_DEB" || return 1
+  cp "$UPD/www/good/"* "$UPD/www/hostile/" &&
+    printf 'tampered-bytes!!' | dd of="$UPD/www/hostile/$NEXT_TAR.tar.gz" bs=1 seek=$(($(stat -c %s "$TARBALL") / 2)) conv=notrunc status=none &&
+    ln -s "$PWD/dist" "$UPD/www/dist"
+}
+check "N+1 ($NEXT_VERSION): N's build relinked, packed as N's tarball and .deb, its feed signed" make_next
+start_feed() {
+  node scripts/update-test.mjs serve "$UPD/www" >"$UPD/feed-url" 2>&1 &
+  FEED_PID=$!
+  local i
+  for i in $(seq 100); do
+    FEED=$(head -n1 "$UPD/feed-url")
+    [[ $FEED == http://* ]] && return 0
+    sleep 0.1
+  done
+  cat "$UPD/feed-url"; return 1
+}
+FEED=""
+check "the feeds served on 127.0.0.1" start_feed
+
+# --- the installed tarball, updated in place
+mkdir -p "$UPD/inst" && tar -C "$UPD/inst" -xzf "$TARBALL" 2>>"$LOG"
+TBIN=$UPD/inst/parley_${DEB_VERSION}_linux_amd64/parley
+TDATA=$UPD/data-tar
+TSUM=$(sha256sum "$TBIN" | cut -d' ' -f1)
+check "the installed tarball ($VERSION) finds package.sh's signed feed of its own version: up to date" \
+  expect_rc 0 "Parley $VERSION is up to date" env PARLEY_UPDATE_URL="$FEED/dist" "$TBIN" update --check --data-dir "$UPD/data-dist"
+check "the installed tarball ($VERSION) makes two conversations (one with a reply)" seed "$TBIN" "$TDATA" "$UPD/before-tar.json"
+check "a feed whose download was tampered: refused, exit 3, the reason on stderr" \
+  expect_rc 3 "refused: the download's sha256 .* does not match" env PARLEY_UPDATE_URL="$FEED/hostile" "$TBIN" update --yes --data-dir "$TDATA"
+check "an unreachable feed: exit 1" expect_rc 1 "cannot reach the update feed" env PARLEY_UPDATE_URL=$NOWHERE "$TBIN" update --check --data-dir "$TDATA"
+check "...and nothing changed on disk (the binary, no backup, nothing staged)" bash -c '
+  [ "$(sha256sum "$1" | cut -d" " -f1)" = "$2" ] && [ ! -e "$1.old" ] && [ -z "$(ls -A "$3/update/staging" 2>/dev/null)" ]' _ "$TBIN" "$TSUM" "$TDATA"
+check "parley update --check offers $NEXT_VERSION" \
+  expect_rc 0 "Parley $NEXT_VERSION is available" env PARLEY_UPDATE_URL="$FEED/good" "$TBIN" update --check --data-dir "$TDATA"
+check "parley update --yes installs $NEXT_VERSION in place" \
+  expect_rc 0 "Updated to $NEXT_VERSION" env PARLEY_UPDATE_URL="$FEED/good" "$TBIN" update --yes --data-dir "$TDATA"
+check "parley version: $VERSION before, $NEXT_VERSION now (the previous binary kept as parley.old)" bash -c '
+  [ "$("$1" version)" = "parley $2" ] && [ "$("$1.old" version)" = "parley $3" ]' _ "$TBIN" "$NEXT_VERSION" "$VERSION"
+same_and_copied() { same "$@" && ls -l "$2/parley.db.pre-$4" && [ -f "$2/parley.db.pre-$4" ]; }
+check "$NEXT_VERSION starts on the data of $VERSION: every conversation intact, the database copied first" \
+  same_and_copied "$TBIN" "$TDATA" "$UPD/before-tar.json" "$NEXT_VERSION"
+check "$NEXT_VERSION finds itself up to date" \
+  expect_rc 0 "Parley $NEXT_VERSION is up to date" env PARLEY_UPDATE_URL="$FEED/good" "$TBIN" update --check --data-dir "$TDATA"
 
 # --- install with apt, run from PATH
 if dpkg-query -W -f='${Status}' parley 2>/dev/null | grep -q 'ok installed'; then
@@ -200,6 +371,18 @@ window_test() {
 }
 check "installed app shows a window titled 'Parley' (screenshot), WM_CLASS parley, SIGTERM exits 0" window_test
 check "screenshot saved (test-artifacts/package-installed.png)" test -s "$ART/package-installed.png"
+
+# --- the installed .deb, updated through the package manager. As root the
+# updater runs apt-get itself, non-interactively (a desktop user gets the
+# system's consent prompt, pkexec); it waits for it.
+DDATA=$UPD/data-deb
+check "the installed .deb ($VERSION) makes two conversations" seed /usr/bin/parley "$DDATA" "$UPD/before-deb.json" "${SUDO[@]}"
+check "parley update --yes hands $NEXT_DEB to apt-get and waits for it" \
+  expect_rc 0 "Updated to $NEXT_VERSION" "${SUDO[@]}" env PARLEY_UPDATE_URL="$FEED/good" parley update --yes --data-dir "$DDATA"
+check "dpkg lists parley $NEXT_DEB_VERSION as installed; parley version prints 'parley ${NEXT_VERSION}'" bash -c '
+  [ "$(dpkg-query -W -f="\${Status} \${Version}" parley)" = "install ok installed $1" ] && [ "$(parley version)" = "parley $2" ]' _ "$NEXT_DEB_VERSION" "$NEXT_VERSION"
+check "$NEXT_VERSION from the .deb starts on the data of $VERSION: every conversation intact" \
+  same /usr/bin/parley "$DDATA" "$UPD/before-deb.json" "$NEXT_VERSION" "${SUDO[@]}"
 
 # --- remove
 check "dpkg -r parley" "${SUDO[@]}" dpkg -r parley

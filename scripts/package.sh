@@ -12,6 +12,19 @@
 # Windows one has SQLite built in (modernc.org/sqlite, pure Go): see
 # backend/store/driver.go.
 #
+# Each package is built with its install kind and the update keys (SPEC
+# §13: -X main.installKind=tar|deb|nsis, -X main.updateKeys from
+# packaging/update-keys.txt or PARLEY_UPDATE_KEYS): the tarball's and the
+# .deb's binaries differ only in the kind (the second is a relink, seconds).
+# The WebKitGTK 4.0 build has no kind (it never updates itself: the feed
+# offers one tarball and one .deb per architecture, the 4.1 ones).
+# dist/stable.json is the update feed of what was built (sizes and sha256,
+# URLs relative to the feed, or under PARLEY_FEED_BASE_URL), signed into
+# dist/stable.json.minisig when PARLEY_RELEASE_KEY names a minisign secret
+# key (its password in PARLEY_RELEASE_KEY_PASSWORD); unsigned otherwise,
+# which Parley refuses. Release notes: PARLEY_RELEASE_NOTES, a folder of
+# <lang>.md files (en is the fallback).
+#
 # PARLEY_TARGETS picks what to build (default: all three):
 #   linux-webkit41 linux-webkit40 windows-amd64
 # The builds run in a copy of the working tree (PARLEY_STAGE_DIR, default
@@ -25,6 +38,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 source scripts/lib.sh
 source packaging/version.sh
+source packaging/update-keys.sh
 
 TARGETS=${PARLEY_TARGETS:-linux-webkit41 linux-webkit40 windows-amd64}
 STAGE=${PARLEY_STAGE_DIR:-${TMPDIR:-/tmp}/parley-package-stage}
@@ -68,6 +82,14 @@ if has windows-amd64; then command -v makensis >/dev/null || apt_need nsis; fi
 parley_versions "$VERSION"
 DEB_VERSION=$PARLEY_DEB_VERSION
 NUM_VERSION=$PARLEY_NUM_VERSION
+UPDATE_KEYS=$(parley_update_keys)
+if [ -z "$UPDATE_KEYS" ]; then
+  echo "warning: no update keys (packaging/update-keys.txt, PARLEY_UPDATE_KEYS): these packages will not update themselves" >&2
+fi
+# ldflags KIND: the version, the install kind and the update keys.
+ldflags() {
+  printf '%s' "-X main.version=${VERSION}${1:+ -X main.installKind=$1}${UPDATE_KEYS:+ -X main.updateKeys=${UPDATE_KEYS}}"
+}
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}"
 step "packaging Parley ${VERSION} (package version ${DEB_VERSION}, numeric ${NUM_VERSION}): ${TARGETS}"
 
@@ -91,14 +113,14 @@ tar -C "$ROOT" --exclude-vcs --exclude=./dist --exclude=./test-artifacts --exclu
 node packaging/set-product-version.cjs "$STAGE/wails.json" "$NUM_VERSION"
 
 # PARLEY_REUSE_BUILD=1 (scripts/test.sh, right after building and testing
-# them): the working tree's frontend bundle and build/bin/parley (the
-# WebKitGTK 4.1 build, made with the same flags as here) go into the
-# packages as they are, instead of being built again.
+# them): the working tree's frontend bundle goes into the packages as it
+# is, and the WebKitGTK 4.1 binaries are relinks of build/bin/parley's build
+# (the same flags as here, every package from Go's build cache) with their
+# install kinds and keys, instead of being built again.
 REUSE=""
 if [ "${PARLEY_REUSE_BUILD:-}" = 1 ]; then
   [ -f "$ROOT/frontend/dist/index.html" ] || die "PARLEY_REUSE_BUILD: no frontend/dist/index.html to reuse"
-  [ "$("$ROOT/build/bin/parley" version 2>/dev/null)" = "parley ${VERSION}" ] \
-    || die "PARLEY_REUSE_BUILD: build/bin/parley is not 'parley ${VERSION}'"
+  [ -x "$ROOT/build/bin/parley" ] || die "PARLEY_REUSE_BUILD: no build/bin/parley (scripts/test.sh builds it first)"
   REUSE=1
 fi
 
@@ -115,13 +137,22 @@ else
     || { cat "$WORK/frontend.log"; die "frontend build failed"; }
 fi
 
-# wails_build LOG ARGS...: `wails build` in the stage, with the version built in.
+# wails_build LOG KIND ARGS...: `wails build` in the stage, with the
+# version, the install kind and the update keys built in.
 wails_build() {
-  local log=$WORK/$1.log
-  shift
+  local log=$WORK/$1.log kind=$2
+  shift 2
   (cd "$STAGE" && "$WAILS" build -m -s -skipbindings -trimpath -clean \
-      -ldflags "-X main.version=${VERSION}" "$@") >"$log" 2>&1 \
+      -ldflags "$(ldflags "$kind")" "$@") >"$log" 2>&1 \
     || { cat "$log"; die "wails build $* failed"; }
+}
+
+# relink DIR OUT TAGS KIND: the build of DIR (the stage after a wails build,
+# or the working tree after build_app's) linked again with another kind.
+relink() {
+  local dir=$1 out=$2 tags=$3 kind=$4
+  (cd "$dir" && relink_app "$out" "$tags" "$(ldflags "$kind")") >>"$WORK/relink.log" 2>&1 \
+    || { cat "$WORK/relink.log"; die "relinking $out failed"; }
 }
 
 # The Linux builds use the cgo SQLite driver linked against the system
@@ -130,20 +161,33 @@ wails_build() {
 # upserts, FTS5, JSON); Debian's and Ubuntu's are built with FTS5 and JSON.
 SQLITE_DEB="libsqlite3-0 (>= 3.27)"
 
-# package_linux VARIANT TAGS WEBKIT_DEB SUFFIX: tarball and .deb of one Linux build.
+# package_linux VARIANT TAGS WEBKIT_DEB SUFFIX KINDS: tarball and .deb of one
+# Linux build; KINDS is "tar deb" (each binary with its install kind) or ""
+# (a build that never updates itself).
 package_linux() {
-  local variant=$1 tags=$2 webkit_pkg=$3 suffix=$4
-  local bin=$WORK/$variant/parley
+  local variant=$1 tags=$2 webkit_pkg=$3 suffix=$4 kinds=$5
+  local tar_kind="" deb_kind=""
+  [ -n "$kinds" ] && { tar_kind=tar; deb_kind=deb; }
+  local bin=$WORK/$variant/parley debbin=$WORK/$variant/parley-deb
   mkdir -p "$WORK/$variant"
   if [ -n "$REUSE" ] && [ "$variant" = linux-webkit41 ]; then
-    step "Linux amd64 (${variant}): build/bin/parley, built with -tags ${tags}"
-    cp "$ROOT/build/bin/parley" "$bin"
+    step "Linux amd64 (${variant}): build/bin/parley's build relinked per kind (${kinds:-none}), -tags ${tags}"
+    relink "$ROOT" "$bin" "$tags" "$tar_kind"
+    relink "$ROOT" "$debbin" "$tags" "$deb_kind"
   else
-    step "Linux amd64 (${variant}): wails build -tags ${tags}"
-    wails_build "$variant" -platform linux/amd64 -tags "$tags" -o parley
+    step "Linux amd64 (${variant}): wails build -tags ${tags}, kinds: ${kinds:-none}"
+    wails_build "$variant" "$tar_kind" -platform linux/amd64 -tags "$tags" -o parley
     cp "$STAGE/build/bin/parley" "$bin"
+    if [ "$deb_kind" != "$tar_kind" ]; then
+      relink "$STAGE" "$debbin" "$tags" "$deb_kind"
+    else
+      cp "$bin" "$debbin"
+    fi
   fi
-  [ "$("$bin" version)" = "parley ${VERSION}" ] || die "$bin version prints '$("$bin" version)', want 'parley ${VERSION}'"
+  local b
+  for b in "$bin" "$debbin"; do
+    [ "$("$b" version)" = "parley ${VERSION}" ] || die "$b version prints '$("$b" version)', want 'parley ${VERSION}'"
+  done
 
   # Tarball: parley_<ver>_linux_amd64[_webkit40]/{parley,parley.desktop,icons/hicolor/...}
   local name=parley_${DEB_VERSION}_linux_amd64${suffix} n
@@ -159,7 +203,7 @@ package_linux() {
 
   # .deb: /usr/bin/parley, the .desktop file, hicolor icons, maintainer scripts.
   local root=$WORK/$variant/deb
-  install -D -m 0755 "$bin" "$root/usr/bin/parley"
+  install -D -m 0755 "$debbin" "$root/usr/bin/parley"
   install -D -m 0644 packaging/linux/parley.desktop "$root/usr/share/applications/parley.desktop"
   for n in "${HICOLOR_SIZES[@]}"; do
     install -D -m 0644 "build/icons/${n}x${n}.png" "$root/usr/share/icons/hicolor/${n}x${n}/apps/parley.png"
@@ -197,16 +241,49 @@ package_windows() {
   # No SQLite tags: Windows builds use the pure-Go driver (no cgo needed).
   step "Windows amd64: wails build -nsis"
   command -v makensis >/dev/null || die "makensis not found (Debian package nsis)"
-  wails_build windows-amd64 -platform windows/amd64 -nsis -webview2 download
+  wails_build windows-amd64 nsis -platform windows/amd64 -nsis -webview2 download
   local inst=$STAGE/build/bin/Parley-amd64-installer.exe
   [ -f "$inst" ] || { cat "$WORK/windows-amd64.log"; die "no installer at $inst"; }
   cp "$inst" "$DIST/parley_${DEB_VERSION}_windows_amd64_installer.exe"
   cp "$STAGE/build/bin/parley.exe" "$WORK/parley-windows-amd64.exe"
 }
 
-if has linux-webkit41; then package_linux linux-webkit41 "webkit2_41,${SQLITE_TAGS}" libwebkit2gtk-4.1-0 ""; fi
-if has linux-webkit40; then package_linux linux-webkit40 "${SQLITE_TAGS}" libwebkit2gtk-4.0-37 _webkit40; fi
+if has linux-webkit41; then package_linux linux-webkit41 "webkit2_41,${SQLITE_TAGS}" libwebkit2gtk-4.1-0 "" "tar deb"; fi
+if has linux-webkit40; then package_linux linux-webkit40 "${SQLITE_TAGS}" libwebkit2gtk-4.0-37 _webkit40 ""; fi
 if has windows-amd64; then package_windows; fi
+
+# The update feed of what was built (SPEC §13): the 4.1 tarball and .deb,
+# the installer; signed when given a key. Only a release version (v1.2.3,
+# v1.2.3-rc1: what Parley compares) has a feed.
+rm -f "$DIST/stable.json" "$DIST/stable.json.minisig"
+feed_args=(-version "$VERSION" -out "$DIST")
+if [ -n "${PARLEY_FEED_BASE_URL:-}" ]; then feed_args+=(-base-url "$PARLEY_FEED_BASE_URL"); fi
+artifacts=0
+feed_artifact() { # feed_artifact KIND OS ARCH FILE
+  if [ -f "$4" ]; then feed_args+=(-artifact "$1:$2:$3:$4"); artifacts=$((artifacts + 1)); fi
+}
+feed_artifact tar linux amd64 "$DIST/parley_${DEB_VERSION}_linux_amd64.tar.gz"
+feed_artifact deb linux amd64 "$DIST/parley_${DEB_VERSION}_amd64.deb"
+feed_artifact nsis windows amd64 "$DIST/parley_${DEB_VERSION}_windows_amd64_installer.exe"
+if [ -n "${PARLEY_RELEASE_NOTES:-}" ]; then
+  for f in "$PARLEY_RELEASE_NOTES"/*.md; do
+    if [ -f "$f" ]; then feed_args+=(-notes "$(basename "$f" .md)=$f"); fi
+  done
+fi
+if ! [[ $VERSION =~ ^v?[0-9]+\.[0-9]+ ]]; then
+  step "update feed: none (${VERSION} is not a release version such as v1.2.3)"
+elif [ "$artifacts" -eq 0 ]; then
+  step "update feed: none (no package that updates itself was built)"
+else
+  step "update feed: dist/stable.json (${artifacts} artifacts)"
+  (cd "$ROOT" && go build -o "$WORK/release-feed" ./cmd/release-feed) || die "building cmd/release-feed failed"
+  if [ -n "${PARLEY_RELEASE_KEY:-}" ]; then
+    "$WORK/release-feed" "${feed_args[@]}" -key "$PARLEY_RELEASE_KEY" || die "writing the signed feed failed"
+  else
+    "$WORK/release-feed" "${feed_args[@]}" 2>/dev/null || die "writing the feed failed"
+    echo "warning: dist/stable.json is UNSIGNED (no PARLEY_RELEASE_KEY): Parley refuses an unsigned feed" >&2
+  fi
+fi
 
 # Sizes, and the targets: binary <= 22 MB, installer <= 10 MB.
 step "sizes"

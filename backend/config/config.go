@@ -77,6 +77,28 @@ type Config struct {
 	Set map[string]bool
 }
 
+// takeDataDir takes --data-dir DIR (or --data-dir=DIR, one dash or two)
+// out of args.
+func takeDataDir(args []string) (rest []string, dir string, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "data-dir" {
+			rest = append(rest, a)
+			continue
+		}
+		if !hasValue {
+			if i+1 >= len(args) {
+				return nil, "", errors.New("--data-dir needs a folder")
+			}
+			i++
+			value = args[i]
+		}
+		dir = value
+	}
+	return rest, dir, nil
+}
+
 // ErrHelp is returned when -h/--help was asked for; usage has been printed.
 var ErrHelp = flag.ErrHelp
 
@@ -93,8 +115,18 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, er
 			cfg.Command, cfg.Args = args[0], args[1:]
 			return cfg, nil
 		case CommandUpdate:
-			cfg.Command, cfg.Args = args[0], args[1:]
-			cfg.DataDir = getenv("PARLEY_DATA_DIR")
+			cfg.Command = args[0]
+			// --data-dir (the common flag) is the update's too; the rest are its own.
+			var dataDir string
+			var err error
+			cfg.Args, dataDir, err = takeDataDir(args[1:])
+			if err != nil {
+				return cfg, err
+			}
+			cfg.DataDir = dataDir
+			if cfg.DataDir == "" {
+				cfg.DataDir = getenv("PARLEY_DATA_DIR")
+			}
 			if cfg.DataDir == "" {
 				dir, err := DefaultDataDir()
 				if err != nil {

@@ -137,3 +137,16 @@ func TestUpdateCommandKeepsItsArguments(t *testing.T) {
 	assert.Equal(t, []string{"--check", "--yes"}, cfg.Args)
 	assert.Equal(t, env["PARLEY_DATA_DIR"], cfg.DataDir)
 }
+
+func TestUpdateCommandTakesTheDataDir(t *testing.T) {
+	dir := t.TempDir()
+	env := func(string) string { return "/from/env" }
+	for _, args := range [][]string{{"update", "--data-dir", dir, "--yes"}, {"update", "--yes", "--data-dir=" + dir}, {"update", "-data-dir", dir, "--yes"}} {
+		cfg, err := Parse(args, env, io.Discard)
+		require.NoError(t, err)
+		assert.Equal(t, dir, cfg.DataDir, "the flag wins over the environment")
+		assert.Equal(t, []string{"--yes"}, cfg.Args)
+	}
+	_, err := Parse([]string{"update", "--data-dir"}, env, io.Discard)
+	require.Error(t, err)
+}

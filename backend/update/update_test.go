@@ -604,9 +604,14 @@ func TestCompareVersions(t *testing.T) {
 		a, b string
 		want int
 	}{{"1.0.0", "1.0.0", 0}, {"v1.0.0", "1.0.0", 0}, {"1.0.0", "1.0.1", -1}, {"1.10.0", "1.9.0", 1},
-		{"1.0.0-rc.1", "1.0.0", -1}, {"1.0.0-rc.2", "1.0.0-rc.10", -1}, {"dev", "0.0.1", -1}, {"1.0", "1.0.0", 0}} {
+		{"1.0.0-rc.1", "1.0.0", -1}, {"1.0.0-rc.2", "1.0.0-rc.10", -1}, {"dev", "0.0.1", -1}, {"1.0", "1.0.0", 0},
+		// git describe: after the tag, not before it; a commit hash is no release.
+		{"v1.2.3-4-gabc1234", "1.2.3", 0}, {"v1.2.3-4-gabc1234-dirty", "1.2.4", -1}, {"v1.2.3-dirty", "1.2.3", 0},
+		{"1011392", "0.1.1", -1}, {"1011392-dirty", "0.1.1", -1}, {"1.2.3+git4.abc", "1.2.3", 0}} {
 		assert.Equal(t, c.want, CompareVersions(c.a, c.b), "%s vs %s", c.a, c.b)
 	}
+	assert.False(t, ValidVersion("1011392"))
+	assert.True(t, ValidVersion("v0.1.1"))
 }
 
 func TestParseKeysTakesTwoForRotation(t *testing.T) {

@@ -1,6 +1,7 @@
 package update
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -8,7 +9,9 @@ import (
 // CompareVersions compares two release versions such as "1.4.0", "v1.4.0"
 // or "1.5.0-rc.1": -1 when a is older than b, 0 when equal, 1 when newer.
 // Numeric parts compare as numbers; a pre-release is older than its release.
-// A version that is not a release (e.g. "dev") is older than any release.
+// A version that is not a release (e.g. "dev", or a commit hash) is older
+// than any release; what `git describe` adds after a tag ("-4-gabc1234",
+// "-dirty") is build metadata, as "+…" is.
 func CompareVersions(a, b string) int {
 	an, ap, aok := splitVersion(a)
 	bn, bp, bok := splitVersion(b)
@@ -49,6 +52,11 @@ func CompareVersions(a, b string) int {
 // ValidVersion reports whether v is a release version CompareVersions orders.
 func ValidVersion(v string) bool { _, _, ok := splitVersion(v); return ok }
 
+// describeSuffix is what `git describe` adds after a tag: commits since
+// it and the commit, and whether the tree was changed ("4-gabc1234",
+// "4-gabc1234-dirty", "dirty"): build metadata, not a pre-release.
+var describeSuffix = regexp.MustCompile(`^(\d+-g[0-9a-f]{4,}(-dirty)?|dirty)$`)
+
 func splitVersion(v string) (nums []int, pre string, ok bool) {
 	v = strings.TrimPrefix(strings.TrimSpace(v), "v")
 	if i := strings.IndexByte(v, '+'); i >= 0 {
@@ -56,11 +64,17 @@ func splitVersion(v string) (nums []int, pre string, ok bool) {
 	}
 	if i := strings.IndexByte(v, '-'); i >= 0 {
 		v, pre = v[:i], v[i+1:]
+		if describeSuffix.MatchString(pre) {
+			pre = ""
+		}
 	}
-	if v == "" {
+	parts := strings.Split(v, ".")
+	// A release has at least major.minor: a bare number is more likely a
+	// commit hash of digits only (a build without a tag) than a version.
+	if v == "" || len(parts) < 2 {
 		return nil, "", false
 	}
-	for _, p := range strings.Split(v, ".") {
+	for _, p := range parts {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 0 {
 			return nil, "", false

@@ -7,6 +7,9 @@
 //	  -artifact tar:linux:amd64:dist/parley_1.4.0_linux_amd64.tar.gz \
 //	  -artifact deb:linux:amd64:dist/parley_1.4.0_amd64.deb
 //
+// The artifacts' URLs are relative to the feed (served beside it), or
+// under -base-url (e.g. the release's download folder).
+//
 // An encrypted key's password is read from PARLEY_RELEASE_KEY_PASSWORD.
 //
 //	release-feed -genkey DIR
@@ -47,6 +50,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	out := fs.String("out", ".", "folder stable.json is written to")
 	keyFile := fs.String("key", "", "minisign secret key file (none: the feed is written unsigned, and Parley will refuse it)")
 	validFor := fs.Duration("valid-for", 90*24*time.Hour, "how long the feed stays valid")
+	baseURL := fs.String("base-url", "", "where the artifacts are served (none: beside the feed, relative URLs)")
 	var notes, artifacts list
 	fs.Var(&notes, "notes", "lang=file: the release notes in one language (repeatable; en is the fallback)")
 	fs.Var(&artifacts, "artifact", "kind:os:arch:path (repeatable), e.g. tar:linux:amd64:dist/parley_1.4.0_linux_amd64.tar.gz")
@@ -82,7 +86,11 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		if len(parts) != 4 {
 			return fail(fmt.Errorf("-artifact %q: want kind:os:arch:path", a))
 		}
-		arts = append(arts, update.ReleaseArtifact{Kind: parts[0], OS: parts[1], Arch: parts[2], Path: parts[3]})
+		a := update.ReleaseArtifact{Kind: parts[0], OS: parts[1], Arch: parts[2], Path: parts[3]}
+		if *baseURL != "" {
+			a.URL = strings.TrimRight(*baseURL, "/") + "/" + filepath.Base(a.Path)
+		}
+		arts = append(arts, a)
 	}
 	feed, err := update.MakeFeed(*version, time.Now(), *validFor, texts, arts)
 	if err != nil {

@@ -98,4 +98,10 @@ func TestGenkeyMakesAPairTheFeedIsSignedAndVerifiedWith(t *testing.T) {
 	require.NoError(t, err)
 	_, err = update.VerifyFeed(body, sig, parsed)
 	require.NoError(t, err)
+
+	// -base-url: where the release's files are downloaded from.
+	require.Equal(t, 0, run([]string{"-version", "1.0.1", "-out", dir, "-base-url", "https://example.org/releases/download/v1.0.1/", "-artifact", "tar:linux:amd64:" + f}, none, &out, &errOut))
+	body, err = os.ReadFile(filepath.Join(dir, update.FeedFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(body), `"url": "https://example.org/releases/download/v1.0.1/parley.tar.gz"`)
 }
