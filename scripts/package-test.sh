@@ -284,6 +284,7 @@ make_next() {
     printf 'tampered-bytes!!' | dd of="$UPD/www/hostile/$NEXT_TAR.tar.gz" bs=1 seek=$(($(stat -c %s "$TARBALL") / 2)) conv=notrunc status=none &&
     ln -s "$PWD/dist" "$UPD/www/dist"
 }
+UPDATES_START=$SECONDS
 check "N+1 ($NEXT_VERSION): N's build relinked, packed as N's tarball and .deb, its feed signed" make_next
 start_feed() {
   node scripts/update-test.mjs serve "$UPD/www" >"$UPD/feed-url" 2>&1 &
@@ -323,6 +324,7 @@ check "$NEXT_VERSION starts on the data of $VERSION: every conversation intact, 
   same_and_copied "$TBIN" "$TDATA" "$UPD/before-tar.json" "$NEXT_VERSION"
 check "$NEXT_VERSION finds itself up to date" \
   expect_rc 0 "Parley $NEXT_VERSION is up to date" env PARLEY_UPDATE_URL="$FEED/good" "$TBIN" update --check --data-dir "$TDATA"
+UPDATES_TIME=$((SECONDS - UPDATES_START))
 
 # --- install with apt, run from PATH
 if dpkg-query -W -f='${Status}' parley 2>/dev/null | grep -q 'ok installed'; then
@@ -376,6 +378,7 @@ check "screenshot saved (test-artifacts/package-installed.png)" test -s "$ART/pa
 # updater runs apt-get itself, non-interactively (a desktop user gets the
 # system's consent prompt, pkexec); it waits for it.
 DDATA=$UPD/data-deb
+UPDATES_START=$SECONDS
 check "the installed .deb ($VERSION) makes two conversations" seed /usr/bin/parley "$DDATA" "$UPD/before-deb.json" "${SUDO[@]}"
 check "parley update --yes hands $NEXT_DEB to apt-get and waits for it" \
   expect_rc 0 "Updated to $NEXT_VERSION" "${SUDO[@]}" env PARLEY_UPDATE_URL="$FEED/good" parley update --yes --data-dir "$DDATA"
@@ -383,6 +386,7 @@ check "dpkg lists parley $NEXT_DEB_VERSION as installed; parley version prints '
   [ "$(dpkg-query -W -f="\${Status} \${Version}" parley)" = "install ok installed $1" ] && [ "$(parley version)" = "parley $2" ]' _ "$NEXT_DEB_VERSION" "$NEXT_VERSION"
 check "$NEXT_VERSION from the .deb starts on the data of $VERSION: every conversation intact" \
   same /usr/bin/parley "$DDATA" "$UPD/before-deb.json" "$NEXT_VERSION" "${SUDO[@]}"
+UPDATES_TIME=$((UPDATES_TIME + SECONDS - UPDATES_START))
 
 # --- remove
 check "dpkg -r parley" "${SUDO[@]}" dpkg -r parley
@@ -418,7 +422,7 @@ fi
 
 step "sizes (from scripts/package.sh)"
 sed -n '/^==> sizes$/,/^==> /{/^==> /d;p}' "$ART/package-build.log"
-printf '  package test took %d s\n' "$((SECONDS - START))"
+printf '  package test took %d s (the update checks %d s of it, besides the feed package.sh wrote)\n' "$((SECONDS - START))" "${UPDATES_TIME:-0}"
 
 printf '\n%d passed, %d failed\n' "$PASS" "$FAIL"
 if [ "$FAIL" -gt 0 ]; then

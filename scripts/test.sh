@@ -5,7 +5,8 @@
 # type-check and unit tests, browser end-to-end tests in Chromium (and
 # WebKit), a smoke test of the real desktop window under Xvfb, and on Debian
 # the package test (scripts/package-test.sh: .deb, tarball and Windows
-# installer built, installed, started and removed; needs root or sudo -n;
+# installer built, installed, started, updated from a signed loopback feed
+# and removed; needs root or sudo -n;
 # PARLEY_PACKAGE_TEST=0 skips it). Screenshots and logs go to
 # test-artifacts/. FUZZTIME (default 100000x) bounds each fuzz target as a
 # count of runs: a duration races Go's fuzz coordinator (go.dev/issue/75804,
@@ -98,8 +99,9 @@ elif ! command -v dpkg >/dev/null; then
   step "package test skipped: it needs Debian or Ubuntu (dpkg, apt-get)"
 else
   step "package test (scripts/package-test.sh)"
-  # PARLEY_REUSE_BUILD: the packages carry the frontend bundle and the
-  # WebKitGTK 4.1 binary built above (the one every test before ran).
+  # PARLEY_REUSE_BUILD: the packages carry the frontend bundle built above,
+  # and their WebKitGTK 4.1 binaries are relinks of the binary every test
+  # before ran, with their install kinds and the update keys.
   PARLEY_REUSE_BUILD=1 scripts/package-test.sh
 fi
 
