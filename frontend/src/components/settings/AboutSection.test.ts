@@ -134,6 +134,12 @@ describe('Settings → About', () => {
     expect(find('update-error').text()).toBe('Could not check for updates: cannot reach the update feed: dial tcp: connection refused')
   })
 
+  it('a download that failed is said as such, after an automatic check too', async () => {
+    env.fake.updateStatus = status({ state: 'error', error: 'cannot reach the update feed: download cut after 10 of 20 bytes', available: offered })
+    await mountSection()
+    expect(find('update-error').text()).toBe('The download of the update failed: cannot reach the update feed: download cut after 10 of 20 bytes')
+  })
+
   it('speaks the user language (the notes come from Go in it)', async () => {
     await setLanguage('de')
     env.fake.updateStatus = status({ state: 'ready', available: { ...offered, notes: 'Schnellere Antworten.' } })
