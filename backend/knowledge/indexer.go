@@ -12,6 +12,7 @@ import (
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/store"
+	"github.com/parley-app/parley/backend/yield"
 )
 
 // The indexer: scans of the collections, the purge of deleted ones, progress events.
@@ -47,6 +48,7 @@ func (m *Manager) wakePurge() {
 // purgeLoop removes what deleted collections left, one short transaction
 // at a time, so the chat's writes get the database in between.
 func (m *Manager) purgeLoop() {
+	w := m.opt.Gate.Worker()
 	for {
 		select {
 		case <-m.ctx.Done():
@@ -54,6 +56,9 @@ func (m *Manager) purgeLoop() {
 		case <-m.purgeWake:
 		}
 		for more := true; more && m.ctx.Err() == nil; {
+			if w.Yield(m.ctx) != nil {
+				return
+			}
 			var err error
 			if more, err = m.st.PurgeDeletedKnowledge(m.ctx); err != nil {
 				if m.ctx.Err() == nil {
@@ -69,6 +74,7 @@ func (m *Manager) purgeLoop() {
 }
 
 func (m *Manager) indexLoop() {
+	w := m.opt.Gate.Worker()
 	for {
 		m.mu.Lock()
 		var id string
@@ -93,7 +99,7 @@ func (m *Manager) indexLoop() {
 				continue
 			}
 		}
-		err := m.scan(ctx, id)
+		err := m.scan(ctx, id, w)
 		m.mu.Lock()
 		m.runCancel()
 		m.running, m.runCancel, m.runDone = "", nil, nil
@@ -115,8 +121,10 @@ func (m *Manager) indexLoop() {
 // scan brings a collection's index up to date with its files: new and
 // changed files (by size and time, then content hash) are read, files gone
 // are dropped. Files are stored in batches as they are read, so an
-// interrupted scan resumes where it stopped (files still pending).
-func (m *Manager) scan(ctx context.Context, id string) error {
+// interrupted scan resumes where it stopped (files still pending). The
+// scan stops at the gate (w) before each file and each write, and walks
+// and reads on the lane (lower OS priority).
+func (m *Manager) scan(ctx context.Context, id string, w *yield.Worker) error {
 	c, err := m.st.Collection(ctx, id)
 	if err != nil {
 		return err
@@ -136,16 +144,19 @@ func (m *Manager) scan(ctx context.Context, id string) error {
 	var todo []foundFile
 	var problems []error
 	for _, root := range c.Paths {
-		err := walkRoot(root, func(f foundFile) {
-			if seen[f.path] {
-				return // under two of the collection's paths
-			}
-			seen[f.path] = true
-			k, ok := known[f.path]
-			if !ok || k.Status == store.FilePending || k.Size != f.size || k.MtimeNs != f.mtimeNs {
-				todo = append(todo, f)
-			}
-		}, m.watchDir)
+		if err := w.Yield(ctx); err != nil {
+			return err
+		}
+		var err error
+		found := 0
+		m.lane.Run(func() {
+			err = walkRoot(root, func(f foundFile) {
+				if found++; found%64 == 0 {
+					_ = w.Yield(ctx) // a cancel is seen after the walk
+				}
+				m.keepFound(f, seen, known, &todo)
+			}, m.watchDir)
+		})
 		if err != nil {
 			problems = append(problems, err)
 		}
@@ -156,6 +167,29 @@ func (m *Manager) scan(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := w.Yield(ctx); err != nil {
+		return err
+	}
+	return m.readTodo(ctx, c, w, stored, seen, known, todo, problems)
+}
+
+// keepFound notes a file the walk found, and whether it must be read.
+func (m *Manager) keepFound(f foundFile, seen map[string]bool, known map[string]store.KnowledgeFile, todo *[]foundFile) {
+	if seen[f.path] {
+		return // under two of the collection's paths
+	}
+	seen[f.path] = true
+	k, ok := known[f.path]
+	if !ok || k.Status == store.FilePending || k.Size != f.size || k.MtimeNs != f.mtimeNs {
+		*todo = append(*todo, f)
+	}
+}
+
+// readTodo drops the files gone, then reads the new and changed ones,
+// storing them in batches.
+func (m *Manager) readTodo(ctx context.Context, c *store.Collection, w *yield.Worker, stored []store.KnowledgeFile,
+	seen map[string]bool, known map[string]store.KnowledgeFile, todo []foundFile, problems []error) error {
+	id := c.ID
 	var gone []string
 	for _, f := range stored {
 		if !seen[f.Path] {
@@ -198,13 +232,15 @@ func (m *Manager) scan(ctx context.Context, id string) error {
 		return err
 	}
 	for _, f := range todo {
-		if ctx.Err() != nil {
+		if w.Yield(ctx) != nil {
 			break
 		}
 		if m.opt.beforeRead != nil {
 			m.opt.beforeRead(ctx, f.path)
 		}
-		done, skip := m.readFile(f, known[f.path])
+		var done store.IndexedFile
+		var skip bool
+		m.lane.Run(func() { done, skip = m.readFile(f, known[f.path]) })
 		if skip {
 			if err := m.st.DeleteKnowledgeFiles(ctx, id, []string{f.path}); err != nil {
 				return err
@@ -214,6 +250,9 @@ func (m *Manager) scan(ctx context.Context, id string) error {
 		batch = append(batch, done)
 		passages += len(done.Passages)
 		if len(batch) >= m.opt.BatchFiles || passages >= 2000 {
+			if w.Yield(ctx) != nil {
+				break // stored below
+			}
 			if err := flush(); err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/store"
+	"github.com/parley-app/parley/backend/yield"
 )
 
 // Options wire a Manager.
@@ -27,6 +28,10 @@ type Options struct {
 	Debounce time.Duration
 	// EmbedRetry is how long a failed embedding pass waits to try again (default 30 s).
 	EmbedRetry time.Duration
+	// Gate says when the background work may run (issue #42: the user's
+	// run wins): the workers stop at it while it is closed and rest while
+	// it paces. nil: always open.
+	Gate *yield.Gate
 
 	// beforeRead, in tests, is called before each file is read, with the
 	// scan's context.
@@ -40,7 +45,9 @@ type Options struct {
 // Manager keeps the collections indexed: one worker reads files (one at a
 // time, stored in batches, so memory stays bounded and the chat keeps the
 // other core), another makes vectors in the background; a file watcher
-// and a scan at start pick up changes.
+// and a scan at start pick up changes. Both give way to the user at the
+// gate (Options.Gate), and the files are walked and read on a thread of
+// lower priority (lane) so the OS runs the chat and the page first.
 type Manager struct {
 	opt Options
 	st  *store.Store
@@ -72,6 +79,9 @@ type Manager struct {
 	embedCfg  EmbedConfig
 
 	watch *watcher
+	// lane runs the CPU-heavy part of a scan (walking folders, reading and
+	// parsing files) at a lower OS priority; writes and events stay off it.
+	lane *yield.Lane
 }
 
 // New returns a Manager; Start begins its work.
@@ -117,6 +127,7 @@ func (m *Manager) Start(ctx context.Context) error {
 			go func() { defer m.wg.Done(); w.run(m.ctx) }()
 		}
 	}
+	m.lane = yield.NewLane(m.log)
 	m.wg.Add(3)
 	go func() { defer m.wg.Done(); m.indexLoop() }()
 	go func() { defer m.wg.Done(); m.embedLoop() }()
@@ -168,4 +179,7 @@ func (m *Manager) Close() {
 		m.watch.close()
 	}
 	m.wg.Wait()
+	if m.lane != nil {
+		m.lane.Close()
+	}
 }
