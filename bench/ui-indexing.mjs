@@ -101,7 +101,7 @@ export function indexingRatios(ix) {
   const add = (id, figure, idle, indexing, count = false) => {
     if (typeof idle !== 'number' || typeof indexing !== 'number') return
     const ratio = count ? Math.max(indexing, 1) / Math.max(idle, 1) : idle > 0 ? indexing / idle : indexing > 0 ? Infinity : 1
-    rows.push({ id, figure, idle, indexing, ratio, met: ratio <= INDEXING_LIMIT })
+    rows.push({ id, figure, idle, indexing, count, ratio, met: ratio <= INDEXING_LIMIT })
   }
   if (ix.cards && ix.cardsIdle) {
     add('card.dom.p95', 'card in the DOM, p95', ix.cardsIdle.aDom.p95, ix.cards.aDom.p95)
@@ -120,7 +120,7 @@ export function indexingRatios(ix) {
 /** The lines of the ratios: one `target:` line each, met or MISSED. */
 export function indexingRatioLines(ix) {
   return indexingRatios(ix).map((r) => {
-    const v = (x) => (Number.isInteger(x) ? String(x) : `${x.toFixed(1)} ms`)
+    const v = (x) => (r.count ? String(x) : `${x.toFixed(1)} ms`)
     return `target: indexing/idle ${r.figure} ${r.ratio.toFixed(3)}× <= ${INDEXING_LIMIT}× ${r.met ? 'met' : 'MISSED'} (${v(r.indexing)} while indexing, ${v(r.idle)} idle)`
   })
 }

@@ -56,9 +56,6 @@ func (m *Manager) purgeLoop() {
 		case <-m.purgeWake:
 		}
 		for more := true; more && m.ctx.Err() == nil; {
-			if w.Yield(m.ctx) != nil {
-				return
-			}
 			var err error
 			if more, err = m.st.PurgeDeletedKnowledge(m.ctx); err != nil {
 				if m.ctx.Err() == nil {
@@ -68,6 +65,9 @@ func (m *Manager) purgeLoop() {
 			}
 			if more && m.opt.afterPurge != nil {
 				m.opt.afterPurge(m.ctx)
+			}
+			if more && w.Yield(m.ctx) != nil {
+				return
 			}
 		}
 	}
