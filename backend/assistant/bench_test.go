@@ -129,6 +129,10 @@ func benchServer(b *testing.B) *modelserver.Server {
 	return srv
 }
 
+// loopBareTarget is issue #42's limit on the agent loop's time over a bare
+// langchaingo call.
+const loopBareTarget = 1.05
+
 // BenchmarkLoopVsBareLangchaingo compares one exchange (a user message, a
 // 200-word streamed answer) through the assistant Runtime with the same call
 // made with bare langchaingo, both against the same modelserver.
@@ -174,7 +178,13 @@ func BenchmarkLoopVsBareLangchaingo(b *testing.B) {
 		}
 		b.ReportMetric(float64(loop.Nanoseconds())/float64(i), "loop-ns/op")
 		b.ReportMetric(float64(bare.Nanoseconds())/float64(i), "bare-ns/op")
-		b.ReportMetric(float64(loop)/float64(bare), "ratio")
+		ratio := float64(loop) / float64(bare)
+		b.ReportMetric(ratio, "ratio")
+		verdict := "met"
+		if ratio > loopBareTarget {
+			verdict = "MISSED"
+		}
+		b.Logf("target: agent loop / bare langchaingo %.3f× <= %.2f× %s", ratio, loopBareTarget, verdict)
 	})
 }
 

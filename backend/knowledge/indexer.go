@@ -149,7 +149,7 @@ func (m *Manager) scan(ctx context.Context, id string, w *yield.Worker) error {
 		}
 		var err error
 		found := 0
-		m.lane.Run(func() {
+		m.lowPriority(func() {
 			err = walkRoot(root, func(f foundFile) {
 				if found++; found%64 == 0 {
 					_ = w.Yield(ctx) // a cancel is seen after the walk
@@ -240,7 +240,7 @@ func (m *Manager) readTodo(ctx context.Context, c *store.Collection, w *yield.Wo
 		}
 		var done store.IndexedFile
 		var skip bool
-		m.lane.Run(func() { done, skip = m.readFile(f, known[f.path]) })
+		m.lowPriority(func() { done, skip = m.readFile(f, known[f.path]) })
 		if skip {
 			if err := m.st.DeleteKnowledgeFiles(ctx, id, []string{f.path}); err != nil {
 				return err

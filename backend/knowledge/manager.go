@@ -36,6 +36,9 @@ type Options struct {
 	// beforeRead, in tests, is called before each file is read, with the
 	// scan's context.
 	beforeRead func(ctx context.Context, path string)
+	// normalPriority, in benchmarks, walks and reads at normal priority
+	// (no lane): the indexer as it was before issue #42.
+	normalPriority bool
 	// afterPurge, in tests, is called after each short transaction of the
 	// purge of deleted collections that removed something, with the
 	// Manager's context.
@@ -127,7 +130,9 @@ func (m *Manager) Start(ctx context.Context) error {
 			go func() { defer m.wg.Done(); w.run(m.ctx) }()
 		}
 	}
-	m.lane = yield.NewLane(m.log)
+	if !m.opt.normalPriority {
+		m.lane = yield.NewLane(m.log)
+	}
 	m.wg.Add(3)
 	go func() { defer m.wg.Done(); m.indexLoop() }()
 	go func() { defer m.wg.Done(); m.embedLoop() }()
@@ -149,6 +154,15 @@ func (m *Manager) Start(ctx context.Context) error {
 func (m *Manager) stateChangedLocked() {
 	close(m.stateCh)
 	m.stateCh = make(chan struct{})
+}
+
+// lowPriority runs fn on the lane (at normal priority without one).
+func (m *Manager) lowPriority(fn func()) {
+	if m.lane == nil {
+		fn()
+		return
+	}
+	m.lane.Run(fn)
 }
 
 // WaitIdle waits until no collection is scanned or waits to be (vectors

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -523,7 +524,7 @@ func (b *teeBody) Read(p []byte) (int, error) {
 	if n > 0 {
 		b.tee.write(p[:n])
 	}
-	if fe := (*fault.Error)(nil); errors.As(err, &fe) {
+	if fe := (*fault.Error)(nil); err != nil && errors.As(err, &fe) {
 		// The transport's own words for a failure mid-stream (langchaingo
 		// hides them behind its own).
 		b.tee.setTransportErr(err)
@@ -556,10 +557,17 @@ type streamTee struct {
 	// came in (reasoning or reasoning_content).
 	reasoning     strings.Builder
 	reasoningFrom string
+	// hasReasoning: reasoning is not empty (read without the lock).
+	hasReasoning atomic.Bool
 }
 
 // takeReasoning returns the thinking read since the last call and its field.
 func (t *streamTee) takeReasoning() (string, string) {
+	if !t.hasReasoning.Load() {
+		// Most frames carry none: no lock shared with the reading goroutine
+		// for every chunk (part of the loop's cost over a bare call).
+		return "", ""
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.reasoning.Len() == 0 {
@@ -567,6 +575,7 @@ func (t *streamTee) takeReasoning() (string, string) {
 	}
 	text := t.reasoning.String()
 	t.reasoning.Reset()
+	t.hasReasoning.Store(false)
 	return text, t.reasoningFrom
 }
 
@@ -748,6 +757,7 @@ func (t *streamTee) addReasoning(text, from string) {
 	}
 	t.reasoning.WriteString(text)
 	t.reasoningFrom = from
+	t.hasReasoning.Store(true)
 }
 
 // frameMatters tells, without decoding, whether a data frame may carry an
