@@ -196,7 +196,9 @@ func (m *Manager) readTodo(ctx context.Context, c *store.Collection, w *yield.Wo
 			gone = append(gone, f.Path)
 		}
 	}
-	if err := m.st.DeleteKnowledgeFiles(ctx, id, gone); err != nil {
+	err := m.st.DeleteKnowledgeFiles(ctx, id, gone)
+	m.countsChanged()
+	if err != nil {
 		return err
 	}
 	if len(gone) > 0 {
@@ -206,7 +208,9 @@ func (m *Manager) readTodo(ctx context.Context, c *store.Collection, w *yield.Wo
 	for _, f := range todo {
 		pending = append(pending, store.KnowledgeFile{Path: f.path, Size: f.size, MtimeNs: f.mtimeNs})
 	}
-	if err := m.st.AddPendingFiles(ctx, id, pending); err != nil {
+	err = m.st.AddPendingFiles(ctx, id, pending)
+	m.countsChanged()
+	if err != nil {
 		return err
 	}
 	if msg := i18n.Store(problems...); msg != c.Error {
@@ -225,6 +229,7 @@ func (m *Manager) readTodo(ctx context.Context, c *store.Collection, w *yield.Wo
 		}
 		// Stored even when cancelled: what was read is kept.
 		err := m.st.SaveIndexedFiles(context.WithoutCancel(ctx), id, batch)
+		m.countsChanged()
 		batch, passages = nil, 0
 		m.vectorsChanged()
 		m.emitProgress(id, false)
@@ -242,7 +247,9 @@ func (m *Manager) readTodo(ctx context.Context, c *store.Collection, w *yield.Wo
 		var skip bool
 		m.lowPriority(func() { done, skip = m.readFile(f, known[f.path]) })
 		if skip {
-			if err := m.st.DeleteKnowledgeFiles(ctx, id, []string{f.path}); err != nil {
+			err := m.st.DeleteKnowledgeFiles(ctx, id, []string{f.path})
+			m.countsChanged()
+			if err != nil {
 				return err
 			}
 			continue
@@ -314,7 +321,7 @@ func (m *Manager) emitProgress(id string, final bool) {
 	m.emitMu.Lock()
 	defer m.emitMu.Unlock()
 	ctx := context.WithoutCancel(m.ctx)
-	k, err := m.st.KnowledgeCounts(ctx, id)
+	k, err := m.knowledgeCounts(ctx, id)
 	if err != nil {
 		return // deleted meanwhile
 	}
