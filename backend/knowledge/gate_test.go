@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/yield"
 )
 
@@ -72,4 +74,39 @@ func TestIndexingWaitsForTheGateBeforeItWalks(t *testing.T) {
 	gate.Set("runs", yield.Paced) // a card waits for the user: slower, not stopped
 	h.waitReady(c.ID, 12)
 	require.Equal(t, int32(12), reads.Load())
+}
+
+// While the gate is closed the indexer sends no progress but the final
+// one (counting and the page's update would take the user's cores).
+func TestNoProgressEventsWhileTheGateIsClosed(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.md", []byte("# A\nalpha"))
+	gate := yield.New(yield.Options{Linger: yield.NoLinger})
+	h := newHarness(t, func(o *Options) { o.NoWatch = true; o.Gate = gate })
+	c, err := h.m.Create(ctx, "Quiet", []string{dir})
+	require.NoError(t, err)
+	h.waitReady(c.ID, 1)
+	progress := func() int {
+		n := 0
+		for _, name := range h.ev.Names() {
+			if name == events.KnowledgeProgress {
+				n++
+			}
+		}
+		return n
+	}
+
+	gate.Set("runs", yield.Closed)
+	before := progress()
+	h.m.emitProgress(c.ID, false)
+	require.Equal(t, before, progress(), "a progress event while the gate is closed")
+	h.m.emitProgress(c.ID, true)
+	require.Equal(t, before+1, progress(), "the final event is sent")
+
+	gate.Set("runs", yield.Open)
+	h.m.mu.Lock()
+	h.m.lastEmit[c.ID] = time.Time{}
+	h.m.mu.Unlock()
+	h.m.emitProgress(c.ID, false)
+	require.Equal(t, before+2, progress(), "open: progress is sent")
 }

@@ -310,9 +310,21 @@ func (m *Manager) readFile(f foundFile, known store.KnowledgeFile) (out store.In
 // 200 ms unless final (a few events a second: the page's work per event
 // stays small). Events are read and sent one at a time, so none sent
 // after the final one carries older figures: the UI ends at the exact counts.
+// While the user's run works (gate closed) only final events are sent, and
+// every 2 s while a card waits (paced): counting and the page's update are
+// work that would take the cores from the user's run.
 func (m *Manager) emitProgress(id string, final bool) {
+	every := 200 * time.Millisecond
+	switch m.opt.Gate.Mode() {
+	case yield.Closed:
+		if !final {
+			return
+		}
+	case yield.Paced:
+		every = 2 * time.Second
+	}
 	m.mu.Lock()
-	if !final && time.Since(m.lastEmit[id]) < 200*time.Millisecond {
+	if !final && time.Since(m.lastEmit[id]) < every {
 		m.mu.Unlock()
 		return
 	}
