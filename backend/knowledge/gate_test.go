@@ -96,17 +96,21 @@ func TestNoProgressEventsWhileTheGateIsClosed(t *testing.T) {
 		return n
 	}
 
+	unthrottle := func() { // as if the last event were long ago
+		h.m.mu.Lock()
+		h.m.lastEmit[c.ID] = time.Time{}
+		h.m.mu.Unlock()
+	}
 	gate.Set("runs", yield.Closed)
 	before := progress()
+	unthrottle()
 	h.m.emitProgress(c.ID, false)
 	require.Equal(t, before, progress(), "a progress event while the gate is closed")
 	h.m.emitProgress(c.ID, true)
 	require.Equal(t, before+1, progress(), "the final event is sent")
 
 	gate.Set("runs", yield.Open)
-	h.m.mu.Lock()
-	h.m.lastEmit[c.ID] = time.Time{}
-	h.m.mu.Unlock()
+	unthrottle()
 	h.m.emitProgress(c.ID, false)
 	require.Equal(t, before+2, progress(), "open: progress is sent")
 }
