@@ -185,6 +185,10 @@ func (m *Manager) keepFound(f foundFile, seen map[string]bool, known map[string]
 	}
 }
 
+// listStep is how many files one step of the lists of files gone and new
+// (pending) writes between two looks at the gate.
+const listStep = 500
+
 // readTodo drops the files gone, then reads the new and changed ones,
 // storing them in batches.
 func (m *Manager) readTodo(ctx context.Context, c *store.Collection, w *yield.Worker, stored []store.KnowledgeFile,
@@ -196,22 +200,35 @@ func (m *Manager) readTodo(ctx context.Context, c *store.Collection, w *yield.Wo
 			gone = append(gone, f.Path)
 		}
 	}
-	err := m.st.DeleteKnowledgeFiles(ctx, id, gone)
-	m.countsChanged()
-	if err != nil {
-		return err
-	}
-	if len(gone) > 0 {
+	// In steps, each after the gate: 20,000 new files are seconds of
+	// writing, which must not go on once the user's run starts.
+	for len(gone) > 0 {
+		if err := w.Yield(ctx); err != nil {
+			return err
+		}
+		n := min(len(gone), listStep)
+		err := m.st.DeleteKnowledgeFiles(ctx, id, gone[:n])
+		m.countsChanged()
+		if err != nil {
+			return err
+		}
 		m.vectorsChanged()
+		gone = gone[n:]
 	}
-	pending := make([]store.KnowledgeFile, 0, len(todo))
-	for _, f := range todo {
-		pending = append(pending, store.KnowledgeFile{Path: f.path, Size: f.size, MtimeNs: f.mtimeNs})
-	}
-	err = m.st.AddPendingFiles(ctx, id, pending)
-	m.countsChanged()
-	if err != nil {
-		return err
+	for i := 0; i < len(todo); i += listStep {
+		if err := w.Yield(ctx); err != nil {
+			return err
+		}
+		step := todo[i:min(len(todo), i+listStep)]
+		pending := make([]store.KnowledgeFile, 0, len(step))
+		for _, f := range step {
+			pending = append(pending, store.KnowledgeFile{Path: f.path, Size: f.size, MtimeNs: f.mtimeNs})
+		}
+		err := m.st.AddPendingFiles(ctx, id, pending)
+		m.countsChanged()
+		if err != nil {
+			return err
+		}
 	}
 	if msg := i18n.Store(problems...); msg != c.Error {
 		c.Error = msg
