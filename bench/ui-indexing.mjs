@@ -1,11 +1,15 @@
 // (g) of the UI latency bench (bench/ui-latency.mjs): the card rounds and
 // the stream again while Parley indexes a folder of INDEX_FILES Markdown
-// files, all along (a collection of it, made again each time it is done).
+// files, all along (a collection of it, made again each time it is done),
+// each right after the same with nothing indexing, so that the two are
+// compared as a ratio measured side by side (issue #42: every figure while
+// indexing within INDEXING_LIMIT× of the same figure idle).
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sleep } from '../frontend/e2e/util.mjs'
 import { cardRounds } from './ui-cards.mjs'
+import { recordFigure } from './figures.mjs'
 import { INDEX_FILES, INDEX_FILE_BYTES, log } from './ui-knobs.mjs'
 import { longStream } from './ui-streams.mjs'
 
@@ -67,10 +71,14 @@ export async function duringIndexing(browser, server, model) {
   const dir = writeIndexFolder()
   const out = { files: INDEX_FILES, fileBytes: INDEX_FILE_BYTES }
   try {
+    log('(g) card rounds with nothing indexing')
+    out.cardsIdle = await cardRounds(browser, server, model, 30000)
     let stop = keepIndexing(server, dir)
     log(`(g) card rounds while ${INDEX_FILES} files index`)
     out.cards = await cardRounds(browser, server, model, 20000)
     out.cardsIndexing = await stop()
+    log('(g) streaming with nothing indexing')
+    out.streamIdle = await longStream(server, model, false)
     stop = keepIndexing(server, dir)
     log(`(g) streaming while ${INDEX_FILES} files index`)
     out.stream = await longStream(server, model, false)
@@ -79,4 +87,48 @@ export async function duringIndexing(browser, server, model) {
     rmSync(dir, { recursive: true, force: true })
   }
   return out
+}
+
+// The limit of issue #42: a figure while indexing / the same figure idle.
+export const INDEXING_LIMIT = 1.5
+
+// indexingRatios compares each figure of (g) while indexing with the same
+// figure measured idle just before it. Counts (long tasks, frame gaps) are
+// compared against at least 1, so that 0 idle and 1 while indexing reads
+// as 1×, not as infinitely worse.
+export function indexingRatios(ix) {
+  const rows = []
+  const add = (id, figure, idle, indexing, count = false) => {
+    if (typeof idle !== 'number' || typeof indexing !== 'number') return
+    const ratio = count ? Math.max(indexing, 1) / Math.max(idle, 1) : idle > 0 ? indexing / idle : indexing > 0 ? Infinity : 1
+    rows.push({ id, figure, idle, indexing, count, ratio, met: ratio <= INDEXING_LIMIT })
+  }
+  if (ix.cards && ix.cardsIdle) {
+    add('card.dom.p95', 'card in the DOM, p95', ix.cardsIdle.aDom.p95, ix.cards.aDom.p95)
+    add('card.paint.p95', 'card painted, p95', ix.cardsIdle.a.p95, ix.cards.a.p95)
+    add('submit.next.p95', 'Submit -> next model request, p95', ix.cardsIdle.b.p95, ix.cards.b.p95)
+  }
+  if (ix.stream?.responsive && ix.streamIdle?.responsive) {
+    add('stream.longtask.max', 'streaming, longest task', ix.streamIdle.longMax, ix.stream.longMax)
+    add('stream.longtasks', 'streaming, long tasks (> 50 ms)', ix.streamIdle.longtasks, ix.stream.longtasks, true)
+    add('stream.gap.max', 'streaming, longest frame gap', ix.streamIdle.gapMax, ix.stream.gapMax)
+    add('stream.gaps', 'streaming, frame gaps > 50 ms', ix.streamIdle.gaps, ix.stream.gaps, true)
+  }
+  return rows
+}
+
+/** The lines of the ratios: one `target:` line each, met or MISSED. */
+export function indexingRatioLines(ix) {
+  return indexingRatios(ix).map((r) => {
+    const v = (x) => (r.count ? String(x) : `${x.toFixed(1)} ms`)
+    return `target: indexing/idle ${r.figure} ${r.ratio.toFixed(3)}× <= ${INDEXING_LIMIT}× ${r.met ? 'met' : 'MISSED'} (${v(r.indexing)} while indexing, ${v(r.idle)} idle)`
+  })
+}
+
+/** Records the ratios for the summary (bench/summary.mjs prints them with their verdict). */
+export function recordIndexingRatios(ix) {
+  for (const r of indexingRatios(ix)) {
+    recordFigure({ id: `indexing.ratio.${r.id}`, label: `while ${ix.files} files index / idle: ${r.figure}`, value: r.ratio, unit: '×',
+      target: INDEXING_LIMIT, cmp: '<=', note: `${r.indexing.toFixed(1)} while indexing, ${r.idle.toFixed(1)} idle` })
+  }
 }

@@ -4,6 +4,7 @@
 import { recordFigure } from './figures.mjs'
 import { ms } from './stats.mjs'
 import { formatHopTable } from './trace-table.mjs'
+import { indexingRatioLines, recordIndexingRatios } from './ui-indexing.mjs'
 import { CATCHUP_SECONDS, CLIENTS, MESSAGES, STREAM_RATE, THINK_ANSWER_SECONDS, THINK_MS, THINK_STREAM_SECONDS } from './ui-knobs.mjs'
 
 /** The printed report of results, as lines. */
@@ -60,16 +61,27 @@ export function reportLines(results) {
   if (ix) {
     const still = (p) => `indexing all along: ${p.indexed} files indexed by ${p.collections} collection(s) made one after another`
     lines.push('', `(g) while a folder of ${ix.files} Markdown files (${ix.fileBytes} bytes each) indexes:`)
+    if (ix.cardsIdle) {
+      lines.push(row('(g) idle: tool-call chunk -> card painted', ix.cardsIdle.a), row('    idle: tool-call chunk -> card in the DOM', ix.cardsIdle.aDom),
+        row('    idle: Submit click -> next model request', ix.cardsIdle.b))
+    }
     if (ix.cards) {
       lines.push(row('(g) tool-call chunk -> card painted', ix.cards.a), row('    tool-call chunk -> card in the DOM', ix.cards.aDom),
         row('    Submit click -> next model request', ix.cards.b), `    cards: ${still(ix.cardsIndexing)}`)
     }
+    if (ix.streamIdle) {
+      const st = ix.streamIdle
+      lines.push(`(g) idle: streamed ${st.tokens} tokens (${st.rate.toFixed(0)} tokens/s): ` + (st.responsive
+        ? `long tasks ${st.longtasks} (max ${ms(st.longMax)}); frame gaps > 50 ms: ${st.gaps} (max ${ms(st.gapMax)})`
+        : 'the UI had not caught up'))
+    }
     if (ix.stream) {
       const st = ix.stream
       lines.push(`(g) streamed ${st.tokens} tokens (${st.rate.toFixed(0)} tokens/s): ` + (st.responsive
-        ? `long tasks ${st.longtasks} (max ${ms(st.longMax)}); last token shown ${ms(st.endLag)} after the model sent it`
+        ? `long tasks ${st.longtasks} (max ${ms(st.longMax)}); frame gaps > 50 ms: ${st.gaps} (max ${ms(st.gapMax)}); last token shown ${ms(st.endLag)} after the model sent it`
         : 'the UI had not caught up') + `; ${still(ix.streamIndexing)}`)
     }
+    lines.push(...indexingRatioLines(ix))
   }
   if (results.trace) {
     lines.push('', formatHopTable('(a) the card trace, hop by hop (+ = since the hop before, cum = since the model server wrote the first tool-call chunk):', results.trace.card),
@@ -115,6 +127,7 @@ export function recordFigures(results) {
     recordFigure({ id: 'indexing.card.paint.p95', label: `while ${ix.files} files index: card painted, p95`, value: ix.cards.a.p95, unit: 'ms', target: 33, cmp: '<=', note: note(ix.cards.a, ix.cardsIndexing) })
     recordFigure({ id: 'indexing.submit.next.p95', label: `while ${ix.files} files index: Submit -> next model request, p95`, value: ix.cards.b.p95, unit: 'ms', target: 10, cmp: '<=', note: note(ix.cards.b, ix.cardsIndexing) })
   }
+  if (ix) recordIndexingRatios(ix)
   if (ix?.stream?.responsive) {
     const p = ix.streamIndexing
     recordFigure({ id: 'indexing.stream.longtask.max', label: `while ${ix.files} files index: streaming, longest task`, value: ix.stream.longMax, unit: 'ms', target: 50, cmp: '<=', note: `${ix.stream.longtasks} long tasks; ${p.indexed} files indexed meanwhile` })

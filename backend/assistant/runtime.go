@@ -68,6 +68,12 @@ type Options struct {
 	Memory   Memory
 	MaxSteps int // model calls per run; default 12
 	Logger   *slog.Logger
+	// OnActivity, when set, is told how many conversations' runs work
+	// (requesting, streaming, running tools) and how many wait for the
+	// user's answer, whenever either changes (so that background work
+	// gives way: issue #42). It is called with the runtime's lock held,
+	// in order: it must return at once and not call the runtime.
+	OnActivity func(working, waiting int)
 }
 
 // ProjectScope is what a conversation's project gives its runs (SPEC §14);
@@ -109,8 +115,10 @@ type Runtime struct {
 	mu     sync.Mutex
 	active map[string]*activeRun
 	states map[string]StateInfo
-	wg     sync.WaitGroup
-	closed bool
+	// working and waiting count the conversations in those states (OnActivity).
+	working, waiting int
+	wg               sync.WaitGroup
+	closed           bool
 }
 
 type activeRun struct {
@@ -367,8 +375,29 @@ func (r *Runtime) State(conversationID string) StateInfo {
 // Forget drops the state of a deleted conversation.
 func (r *Runtime) Forget(conversationID string) {
 	r.mu.Lock()
+	if s, ok := r.states[conversationID]; ok {
+		r.countLocked(s.State, -1)
+		r.activityLocked()
+	}
 	delete(r.states, conversationID)
 	r.mu.Unlock()
+}
+
+// countLocked adds n to the count of state's kind of activity, if any.
+func (r *Runtime) countLocked(state string, n int) {
+	switch state {
+	case chat.StateRequesting, chat.StateStreaming, chat.StateToolExecuting:
+		r.working += n
+	case chat.StateAwaitingUserResponse:
+		r.waiting += n
+	}
+}
+
+// activityLocked tells OnActivity the counts.
+func (r *Runtime) activityLocked() {
+	if r.opt.OnActivity != nil {
+		r.opt.OnActivity(r.working, r.waiting)
+	}
 }
 
 // Close cancels every run and waits for them.
@@ -407,6 +436,16 @@ func (r *Runtime) storeState(s StateInfo, ended *activeRun) bool {
 	prev, had := r.states[s.ConversationID]
 	same := had && prev.State == s.State && prev.RunID == s.RunID && prev.Error == s.Error && prev.PendingQuestion == nil && s.PendingQuestion == nil
 	r.states[s.ConversationID] = s
+	if !had || prev.State != s.State {
+		w, q := r.working, r.waiting
+		if had {
+			r.countLocked(prev.State, -1)
+		}
+		r.countLocked(s.State, 1)
+		if w != r.working || q != r.waiting {
+			r.activityLocked()
+		}
+	}
 	if ended != nil {
 		ended.ended = true
 	}

@@ -66,7 +66,7 @@ func (m *Manager) Info(ctx context.Context, id string) (api.Collection, error) {
 }
 
 func (m *Manager) info(ctx context.Context, c *store.Collection) (api.Collection, error) {
-	k, err := m.st.KnowledgeCounts(ctx, c.ID)
+	k, err := m.knowledgeCounts(ctx, c.ID)
 	if err != nil {
 		return api.Collection{}, err
 	}
@@ -236,7 +236,9 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	m.mu.Lock()
 	delete(m.vectors, id)
 	delete(m.lastEmit, id)
+	delete(m.counts, id)
 	m.mu.Unlock()
+	m.countsChanged()
 	m.wakePurge()
 	return nil
 }

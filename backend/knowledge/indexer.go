@@ -12,6 +12,7 @@ import (
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/store"
+	"github.com/parley-app/parley/backend/yield"
 )
 
 // The indexer: scans of the collections, the purge of deleted ones, progress events.
@@ -47,6 +48,7 @@ func (m *Manager) wakePurge() {
 // purgeLoop removes what deleted collections left, one short transaction
 // at a time, so the chat's writes get the database in between.
 func (m *Manager) purgeLoop() {
+	w := m.opt.Gate.Worker()
 	for {
 		select {
 		case <-m.ctx.Done():
@@ -64,11 +66,15 @@ func (m *Manager) purgeLoop() {
 			if more && m.opt.afterPurge != nil {
 				m.opt.afterPurge(m.ctx)
 			}
+			if more && w.Yield(m.ctx) != nil {
+				return
+			}
 		}
 	}
 }
 
 func (m *Manager) indexLoop() {
+	w := m.opt.Gate.Worker()
 	for {
 		m.mu.Lock()
 		var id string
@@ -93,7 +99,7 @@ func (m *Manager) indexLoop() {
 				continue
 			}
 		}
-		err := m.scan(ctx, id)
+		err := m.scan(ctx, id, w)
 		m.mu.Lock()
 		m.runCancel()
 		m.running, m.runCancel, m.runDone = "", nil, nil
@@ -115,8 +121,10 @@ func (m *Manager) indexLoop() {
 // scan brings a collection's index up to date with its files: new and
 // changed files (by size and time, then content hash) are read, files gone
 // are dropped. Files are stored in batches as they are read, so an
-// interrupted scan resumes where it stopped (files still pending).
-func (m *Manager) scan(ctx context.Context, id string) error {
+// interrupted scan resumes where it stopped (files still pending). The
+// scan stops at the gate (w) before each file and each write, and walks
+// and reads on the lane (lower OS priority).
+func (m *Manager) scan(ctx context.Context, id string, w *yield.Worker) error {
 	c, err := m.st.Collection(ctx, id)
 	if err != nil {
 		return err
@@ -136,16 +144,19 @@ func (m *Manager) scan(ctx context.Context, id string) error {
 	var todo []foundFile
 	var problems []error
 	for _, root := range c.Paths {
-		err := walkRoot(root, func(f foundFile) {
-			if seen[f.path] {
-				return // under two of the collection's paths
-			}
-			seen[f.path] = true
-			k, ok := known[f.path]
-			if !ok || k.Status == store.FilePending || k.Size != f.size || k.MtimeNs != f.mtimeNs {
-				todo = append(todo, f)
-			}
-		}, m.watchDir)
+		if err := w.Yield(ctx); err != nil {
+			return err
+		}
+		var err error
+		found := 0
+		m.lowPriority(func() {
+			err = walkRoot(root, func(f foundFile) {
+				if found++; found%64 == 0 {
+					_ = w.Yield(ctx) // a cancel is seen after the walk
+				}
+				m.keepFound(f, seen, known, &todo)
+			}, m.watchDir)
+		})
 		if err != nil {
 			problems = append(problems, err)
 		}
@@ -156,24 +167,68 @@ func (m *Manager) scan(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := w.Yield(ctx); err != nil {
+		return err
+	}
+	return m.readTodo(ctx, c, w, stored, seen, known, todo, problems)
+}
+
+// keepFound notes a file the walk found, and whether it must be read.
+func (m *Manager) keepFound(f foundFile, seen map[string]bool, known map[string]store.KnowledgeFile, todo *[]foundFile) {
+	if seen[f.path] {
+		return // under two of the collection's paths
+	}
+	seen[f.path] = true
+	k, ok := known[f.path]
+	if !ok || k.Status == store.FilePending || k.Size != f.size || k.MtimeNs != f.mtimeNs {
+		*todo = append(*todo, f)
+	}
+}
+
+// listStep is how many files one step of the lists of files gone and new
+// (pending) writes between two looks at the gate.
+const listStep = 500
+
+// readTodo drops the files gone, then reads the new and changed ones,
+// storing them in batches.
+func (m *Manager) readTodo(ctx context.Context, c *store.Collection, w *yield.Worker, stored []store.KnowledgeFile,
+	seen map[string]bool, known map[string]store.KnowledgeFile, todo []foundFile, problems []error) error {
+	id := c.ID
 	var gone []string
 	for _, f := range stored {
 		if !seen[f.Path] {
 			gone = append(gone, f.Path)
 		}
 	}
-	if err := m.st.DeleteKnowledgeFiles(ctx, id, gone); err != nil {
-		return err
-	}
-	if len(gone) > 0 {
+	// In steps, each after the gate: 20,000 new files are seconds of
+	// writing, which must not go on once the user's run starts.
+	for len(gone) > 0 {
+		if err := w.Yield(ctx); err != nil {
+			return err
+		}
+		n := min(len(gone), listStep)
+		err := m.st.DeleteKnowledgeFiles(ctx, id, gone[:n])
+		m.countsChanged()
+		if err != nil {
+			return err
+		}
 		m.vectorsChanged()
+		gone = gone[n:]
 	}
-	pending := make([]store.KnowledgeFile, 0, len(todo))
-	for _, f := range todo {
-		pending = append(pending, store.KnowledgeFile{Path: f.path, Size: f.size, MtimeNs: f.mtimeNs})
-	}
-	if err := m.st.AddPendingFiles(ctx, id, pending); err != nil {
-		return err
+	for i := 0; i < len(todo); i += listStep {
+		if err := w.Yield(ctx); err != nil {
+			return err
+		}
+		step := todo[i:min(len(todo), i+listStep)]
+		pending := make([]store.KnowledgeFile, 0, len(step))
+		for _, f := range step {
+			pending = append(pending, store.KnowledgeFile{Path: f.path, Size: f.size, MtimeNs: f.mtimeNs})
+		}
+		err := m.st.AddPendingFiles(ctx, id, pending)
+		m.countsChanged()
+		if err != nil {
+			return err
+		}
 	}
 	if msg := i18n.Store(problems...); msg != c.Error {
 		c.Error = msg
@@ -191,6 +246,7 @@ func (m *Manager) scan(ctx context.Context, id string) error {
 		}
 		// Stored even when cancelled: what was read is kept.
 		err := m.st.SaveIndexedFiles(context.WithoutCancel(ctx), id, batch)
+		m.countsChanged()
 		batch, passages = nil, 0
 		m.vectorsChanged()
 		m.emitProgress(id, false)
@@ -198,15 +254,19 @@ func (m *Manager) scan(ctx context.Context, id string) error {
 		return err
 	}
 	for _, f := range todo {
-		if ctx.Err() != nil {
+		if w.Yield(ctx) != nil {
 			break
 		}
 		if m.opt.beforeRead != nil {
 			m.opt.beforeRead(ctx, f.path)
 		}
-		done, skip := m.readFile(f, known[f.path])
+		var done store.IndexedFile
+		var skip bool
+		m.lowPriority(func() { done, skip = m.readFile(f, known[f.path]) })
 		if skip {
-			if err := m.st.DeleteKnowledgeFiles(ctx, id, []string{f.path}); err != nil {
+			err := m.st.DeleteKnowledgeFiles(ctx, id, []string{f.path})
+			m.countsChanged()
+			if err != nil {
 				return err
 			}
 			continue
@@ -214,6 +274,9 @@ func (m *Manager) scan(ctx context.Context, id string) error {
 		batch = append(batch, done)
 		passages += len(done.Passages)
 		if len(batch) >= m.opt.BatchFiles || passages >= 2000 {
+			if w.Yield(ctx) != nil {
+				break // stored below
+			}
 			if err := flush(); err != nil {
 				return err
 			}
@@ -264,9 +327,21 @@ func (m *Manager) readFile(f foundFile, known store.KnowledgeFile) (out store.In
 // 200 ms unless final (a few events a second: the page's work per event
 // stays small). Events are read and sent one at a time, so none sent
 // after the final one carries older figures: the UI ends at the exact counts.
+// While the user's run works (gate closed) only final events are sent, and
+// every 2 s while a card waits (paced): counting and the page's update are
+// work that would take the cores from the user's run.
 func (m *Manager) emitProgress(id string, final bool) {
+	every := 200 * time.Millisecond
+	switch m.opt.Gate.Mode() {
+	case yield.Closed:
+		if !final {
+			return
+		}
+	case yield.Paced:
+		every = 2 * time.Second
+	}
 	m.mu.Lock()
-	if !final && time.Since(m.lastEmit[id]) < 200*time.Millisecond {
+	if !final && time.Since(m.lastEmit[id]) < every {
 		m.mu.Unlock()
 		return
 	}
@@ -275,7 +350,7 @@ func (m *Manager) emitProgress(id string, final bool) {
 	m.emitMu.Lock()
 	defer m.emitMu.Unlock()
 	ctx := context.WithoutCancel(m.ctx)
-	k, err := m.st.KnowledgeCounts(ctx, id)
+	k, err := m.knowledgeCounts(ctx, id)
 	if err != nil {
 		return // deleted meanwhile
 	}

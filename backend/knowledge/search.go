@@ -396,9 +396,10 @@ func (m *Manager) embedAll(cfg EmbedConfig) error {
 		return err
 	}
 	after := int64(0)
+	w := m.opt.Gate.Worker() // the embedding server is the chat's too
 	for {
-		if m.ctx.Err() != nil {
-			return m.ctx.Err()
+		if err := w.Yield(m.ctx); err != nil {
+			return err
 		}
 		if now := m.opt.Embed(); now != cfg {
 			return m.embedAll(now) // the model changed: start over

@@ -378,4 +378,15 @@ func TestStreamTeeSkipsOnlyFramesWithoutErrorOrFinish(t *testing.T) {
 		tee.write([]byte("data: " + frame + "\n\n"))
 		assert.Equal(t, want, tee.finished() || tee.errorMessage() != "", "tee after frame %s", frame)
 	}
+	// Tool calls and thinking are decoded too; text naming them is not.
+	for frame, want := range map[string]bool{
+		`{"choices":[{"delta":{"tool_calls":[{"index":0}]}}]}`:       true,
+		`{"choices":[{"delta":{"reasoning":"hmm"}}]}`:                true,
+		`{"choices":[{"delta":{"reasoning_content":"hmm"}}]}`:        true,
+		`{"choices":[{"delta":{"content":"tool_calls reasoning"}}]}`: false,
+		`{"choices":[{"delta":{"content":"a \"tool_calls\""}}]}`:     false,
+		`{"choices":[{"delta":{"content":"\"`:                        false,
+	} {
+		assert.Equal(t, want, frameMatters([]byte(frame)), "frame %s", frame)
+	}
 }

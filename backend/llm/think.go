@@ -71,8 +71,11 @@ func (s *thinkSplitter) noBareClose() { s.closable = false }
 
 // Write takes the next piece of content.
 func (s *thinkSplitter) Write(chunk string) {
-	text := s.pending + chunk
-	s.pending = ""
+	text := chunk
+	if s.pending != "" {
+		text = s.pending + chunk
+		s.pending = ""
+	}
 	for text != "" {
 		switch s.state {
 		case splitLead:

@@ -17,7 +17,7 @@ import (
 
 // newKnowledge makes the collections' manager (started by New).
 func (s *Service) newKnowledge() *knowledge.Manager {
-	opt := knowledge.Options{Store: s.store, Events: s.ev, Logger: s.log, Embed: s.embedConfig}
+	opt := knowledge.Options{Store: s.store, Events: s.ev, Logger: s.log, Embed: s.embedConfig, Gate: s.background}
 	if s.opt.KnowledgeOptions != nil {
 		s.opt.KnowledgeOptions(&opt)
 	}

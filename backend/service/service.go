@@ -19,6 +19,7 @@ import (
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/store"
 	"github.com/parley-app/parley/backend/update"
+	"github.com/parley-app/parley/backend/yield"
 )
 
 // Options wire a Service.
@@ -69,6 +70,9 @@ type Service struct {
 	knowledge *knowledge.Manager
 	// agents files the cards and notices of agents on the machine (SPEC §10).
 	agents *agentinbox.Inbox
+	// background is the gate of the background work (the indexer): closed
+	// while a run works, paced while one waits for the user (issue #42).
+	background *yield.Gate
 
 	mu       sync.Mutex
 	settings Settings // effective: saved + overrides
@@ -103,6 +107,7 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 	s.mcp = s.newMCPHost()
 	s.mcp.Start()
 
+	s.background = yield.New(yield.Options{})
 	s.knowledge = s.newKnowledge()
 	s.openLibrary()
 
@@ -133,6 +138,8 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 		Project: s.projectScope,
 		// SPEC §14: memories in prompts, cards answered from them, remember.
 		Memory: memoryHook{s},
+		// Issue #42: background work gives way to the user's runs.
+		OnActivity: s.runActivity,
 	})
 	if err := s.recover(ctx); err != nil {
 		s.Close()
@@ -165,6 +172,23 @@ func (s *Service) Close() {
 	}
 	s.mu.Unlock()
 }
+
+// runActivity sets the background work's gate from the runs: closed while
+// one works (the model streams, tools run: what the user watches), paced
+// while one waits for the user's answer (a card is open), open otherwise.
+func (s *Service) runActivity(working, waiting int) {
+	switch {
+	case working > 0:
+		s.background.Set("runs", yield.Closed)
+	case waiting > 0:
+		s.background.Set("runs", yield.Paced)
+	default:
+		s.background.Set("runs", yield.Open)
+	}
+}
+
+// Background is the gate of the background work (for tests and wiring).
+func (s *Service) Background() *yield.Gate { return s.background }
 
 // Agents is the inbox of agents on the machine (SPEC §10).
 func (s *Service) Agents() *agentinbox.Inbox { return s.agents }
