@@ -88,7 +88,7 @@ const LOOK = `
       text: md?.textContent ?? '',
       markdownHeight: md ? md.getBoundingClientRect().height : 0,
       atBottom: list.scrollHeight - list.scrollTop - list.clientHeight < 4,
-      where: `scrollHeight ${list.scrollHeight}, scrollTop ${list.scrollTop}, clientHeight ${list.clientHeight}`,
+      where: 'scrollHeight ' + list.scrollHeight + ', scrollTop ' + list.scrollTop + ', clientHeight ' + list.clientHeight,
     })
   }))`
 
