@@ -10,7 +10,7 @@ import { sleep, waitUntil } from '../frontend/e2e/util.mjs'
 const now = () => performance.timeOrigin + performance.now()
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>floor</title></head>
-<body><main id="list"></main><script>
+<body><button id="answer" type="button">Submit</button><main id="list"></main><script>
 const now = () => performance.timeOrigin + performance.now()
 const b = (window.__floor = { seen: {} })
 new MutationObserver(() => {
@@ -22,6 +22,12 @@ new MutationObserver(() => {
   }
 }).observe(document, { childList: true, subtree: true })
 const list = document.getElementById('list')
+// The bare page's answer: a click on the button POSTs, as a card's Submit does.
+b.clicks = []
+document.getElementById('answer').addEventListener('click', () => {
+  b.clicks.push(now())
+  fetch('/answer', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ answers: [['Alpha']] }) })
+})
 const es = new EventSource('/events')
 es.onopen = () => { b.open = true }
 es.onmessage = (e) => {
@@ -37,7 +43,14 @@ es.onmessage = (e) => {
 // loopback port; send(i) writes event i and returns when it was written.
 async function startFloorServer() {
   let stream = null
+  const posts = [] // when each POST /answer arrived
   const server = createServer({ noDelay: true }, (req, res) => {
+    if (req.url === '/answer' && req.method === 'POST') {
+      posts.push(now())
+      req.resume()
+      req.on('end', () => res.writeHead(204).end())
+      return
+    }
     if (req.url === '/events') {
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' })
       res.write(': open\n\n')
@@ -51,6 +64,7 @@ async function startFloorServer() {
   return {
     url: `http://127.0.0.1:${server.address().port}/`,
     connected: () => stream !== null,
+    posts,
     send(i) {
       const t = now()
       stream.write(`data: ${JSON.stringify({ i, text: `Round ${i}: which one?` })}\n\n`)
@@ -84,6 +98,29 @@ export async function floorRounds(browser, { rounds, warmup }) {
       await sleep(50) // pacing between rounds, not a wait for a result
     }
     return { dom, paint }
+  } finally {
+    await page.close()
+    await srv.close()
+  }
+}
+
+// postRounds measures warmup + rounds answers of the bare page: a click on
+// its button -> its POST at the server (what a card's Submit adds to the Go
+// path, on a page that does nothing else). Returns the per-round milliseconds.
+export async function postRounds(browser, { rounds, warmup }) {
+  const srv = await startFloorServer()
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+  try {
+    await page.goto(srv.url)
+    const out = []
+    for (let i = 0; i < warmup + rounds; i++) {
+      await page.click('#answer')
+      await waitUntil(() => srv.posts.length > i, { interval: 5, what: `bare POST ${i} at the server` })
+      const clicked = await waitUntil(() => page.evaluate((i) => window.__floor.clicks[i] ?? null, i), { what: `bare click ${i} time` })
+      if (i >= warmup) out.push(srv.posts[i] - clicked)
+      await sleep(50) // pacing between rounds, not a wait for a result
+    }
+    return out
   } finally {
     await page.close()
     await srv.close()

@@ -86,16 +86,26 @@ export async function traceTables(server, measured) {
   }
 }
 
-// The best ratio a page could reach on this machine: each measured round's
-// Go path (the model server's write -> the card's event written to the SSE
+// The best a page could reach on this machine: each measured round's Go
+// path (the model server's write -> the card's event written to the SSE
 // stream, from the trace) with the floor's page on top (each floor round:
-// SSE write -> element in the DOM), every pair, so that the spread of both
-// is kept. A page that cost no more than the bare one would be at this ratio.
-export function pageBound(records, floorDom) {
+// SSE write -> element in the DOM, or painted), every pair, so that the
+// spread of both is kept. A page that cost no more than the bare one would
+// be at `sum`; `ratio` is that bound over the floor alone.
+export function pageBound(records, floorDom, floorPaint = []) {
   const goPath = records.map((r) => r.marks.sse_written - r.marks.server_write).filter(Number.isFinite)
   if (!goPath.length || !floorDom.length) return null
-  const sums = goPath.flatMap((g) => floorDom.map((f) => g + f))
-  const floor = stats(floorDom)
-  const sum = stats(sums)
-  return { goPath: stats(goPath), sum, ratio: sum.p95 / floor.p95 }
+  const pairs = (floor) => stats(goPath.flatMap((g) => floor.map((f) => g + f)))
+  const sum = pairs(floorDom)
+  return { goPath: stats(goPath), sum, ratio: sum.p95 / stats(floorDom).p95, paintSum: floorPaint.length ? pairs(floorPaint) : null }
+}
+
+// The best Submit -> next model request a page could reach: each measured
+// round's Go path (the answer received -> the model server saw the next
+// request, from the trace) with a bare page's POST on top (click -> the
+// request at its server, bench/floor.mjs postRounds), every pair.
+export function submitBound(records, barePost) {
+  const goPath = records.map((r) => r.marks.server_request - r.marks.answer_received).filter(Number.isFinite)
+  if (!goPath.length || !barePost.length) return null
+  return { goPath: stats(goPath), post: stats(barePost), sum: stats(goPath.flatMap((g) => barePost.map((p) => g + p))) }
 }

@@ -34,9 +34,9 @@
 // floor is bench/floor.mjs.
 import { launchChromium } from '../frontend/e2e/helpers.mjs'
 import { saveArtifact, startTempServe } from '../frontend/e2e/util.mjs'
-import { floorRounds } from './floor.mjs'
+import { floorRounds, postRounds } from './floor.mjs'
 import { stats } from './stats.mjs'
-import { cardRounds, pageBound, traceTables } from './ui-cards.mjs'
+import { cardRounds, pageBound, submitBound, traceTables } from './ui-cards.mjs'
 import { fanout } from './ui-fanout.mjs'
 import { duringIndexing } from './ui-indexing.mjs'
 import { CLIENTS, FANOUT_CHUNKS, MESSAGES, ONLY, ROUNDS, STREAM_RATE, STREAM_SECONDS, THINK_ANSWER_SECONDS, THINK_MS, THINK_STREAM_SECONDS, WARMUP, log } from './ui-knobs.mjs'
@@ -67,10 +67,14 @@ async function main() {
       // appending one element per SSE event (bench/floor.mjs).
       log(`(a) floor: ${WARMUP} warm-up + ${ROUNDS} events to a bare page`)
       const fl = await floorRounds(browser, { rounds: ROUNDS, warmup: WARMUP })
-      results.floor = { a: stats(fl.paint), aDom: stats(fl.dom) }
+      // And a bare page's answer: click -> its POST at its server.
+      log(`(b) floor: ${WARMUP} warm-up + ${ROUNDS} POSTs from a bare page`)
+      const posts = await postRounds(browser, { rounds: ROUNDS, warmup: WARMUP })
+      results.floor = { a: stats(fl.paint), aDom: stats(fl.dom), post: stats(posts) }
       if (process.env.PARLEY_TRACE === '1') {
         results.trace = await traceTables(server, results.cards.measured)
-        results.bound = pageBound(results.trace.records, fl.dom)
+        results.bound = pageBound(results.trace.records, fl.dom, fl.paint)
+        results.submitBound = submitBound(results.trace.records, posts)
       }
       // The same with a model that thinks before its first token, as real
       // ones do: the card then does not arrive while the page is still

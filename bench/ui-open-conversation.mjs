@@ -4,7 +4,7 @@
 import { recordFigure } from './figures.mjs'
 import { ms, stats } from './stats.mjs'
 import { MESSAGES, now } from './ui-knobs.mjs'
-import { conversationIdle, newChatPage } from './ui-page.mjs'
+import { conversationIdle, newChatPage, traceTaskCpu } from './ui-page.mjs'
 
 // (e)
 export async function bigConversation(browser, server) {
@@ -59,16 +59,18 @@ export async function bigConversation(browser, server) {
     return { dom: tDom - t0, paint: performance.now() - t0, rendered: shown, longMax: Math.max(0, ...lt.map((x) => x.duration)) }
   }, { name, marker })
 
+  const cpu = await traceTaskCpu(page, 'open')
   const runs = []
   for (let i = 0; i < 6; i++) {
     runs.push(await open(title, `msg ${MESSAGES}`))
     await open('Small one', 'Short reply')
   }
+  const { cpuLong, cpuMax } = await cpu.stop()
   await page.close()
   const again = stats(runs.slice(1).map((r) => r.paint))
   recordFigure({ id: 'open5000.first', label: `first open of a ${MESSAGES}-message conversation, click -> painted (Chromium)`,
     value: runs[0].paint, unit: 'ms', target: 200, cmp: '<=', note: `DOM ${ms(runs[0].dom)}; opened again p50 ${ms(again.p50)}` })
   recordFigure({ id: 'open5000.longtask.max', label: `longest task while opening a ${MESSAGES}-message conversation (Chromium)`,
-    value: Math.max(...runs.map((r) => r.longMax)), unit: 'ms', target: 50, cmp: '<=', note: `first open ${ms(runs[0].longMax)}; ${runs.length} opens` })
-  return { importMs, first: runs[0], again, rendered: runs[0].rendered, longMax: Math.max(...runs.map((r) => r.longMax)) }
+    value: Math.max(...runs.map((r) => r.longMax)), unit: 'ms', target: 50, cmp: '<=', note: `first open ${ms(runs[0].longMax)}; ${runs.length} opens; main-thread CPU: ${cpuLong} tasks over 50 ms, longest ${ms(cpuMax)}` })
+  return { importMs, first: runs[0], again, rendered: runs[0].rendered, longMax: Math.max(...runs.map((r) => r.longMax)), runs, cpuLong, cpuMax }
 }

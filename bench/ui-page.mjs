@@ -26,7 +26,7 @@ export async function startProfile(page) {
   cdp.on('Tracing.dataCollected', (d) => events.push(...d.value))
   const complete = new Promise((r) => cdp.once('Tracing.tracingComplete', r))
   await cdp.send('Tracing.start', {
-    categories: 'toplevel,devtools.timeline,disabled-by-default-devtools.timeline,v8.execute,disabled-by-default-v8.cpu_profiler,blink.user_timing',
+    categories: PROFILE_CATEGORIES,
     transferMode: 'ReportEvents',
   })
   return {
@@ -46,16 +46,32 @@ export async function startProfile(page) {
 // because the renderer waited for a core: CPU time tells work from waiting.
 // Tasks between the page's performance marks `bench-skip-start` and
 // `bench-skip-end` (a forced garbage collection) are left out.
-export async function traceTaskCpu(page) {
+// BENCH_TRACE_DIR=dir: the whole trace (timeline and JS samples) is also
+// written there as <name>.json, for `node bench/profile-tasks.mjs <file> top`.
+export async function traceTaskCpu(page, name = 'page') {
   const cdp = await page.context().newCDPSession(page)
+  const keepAll = !!process.env.BENCH_TRACE_DIR
   const events = []
-  cdp.on('Tracing.dataCollected', (d) => { for (const e of d.value) if (e.ph === 'M' || /RunTask$/.test(e.name) || /^bench-skip-/.test(e.name)) events.push(e) })
+  const all = []
+  cdp.on('Tracing.dataCollected', (d) => {
+    for (const e of d.value) {
+      if (keepAll) all.push(e)
+      if (e.ph === 'M' || /RunTask$/.test(e.name) || /^bench-skip-/.test(e.name)) events.push(e)
+    }
+  })
   const complete = new Promise((r) => cdp.once('Tracing.tracingComplete', r))
-  await cdp.send('Tracing.start', { categories: 'toplevel,blink.user_timing', transferMode: 'ReportEvents' })
+  const categories = keepAll ? PROFILE_CATEGORIES : 'toplevel,blink.user_timing'
+  await cdp.send('Tracing.start', { categories, transferMode: 'ReportEvents' })
   return {
     async stop() {
       await cdp.send('Tracing.end')
       await complete
+      if (keepAll) {
+        const { writeFile } = await import('node:fs/promises')
+        const file = `${process.env.BENCH_TRACE_DIR}/${name}.json`
+        await writeFile(file, JSON.stringify(all))
+        log('trace written to', file)
+      }
       const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`))
       const starts = events.filter((e) => e.name === 'bench-skip-start').map((e) => e.ts).sort((a, b) => a - b)
       const ends = events.filter((e) => e.name === 'bench-skip-end').map((e) => e.ts).sort((a, b) => a - b)
@@ -65,6 +81,8 @@ export async function traceTaskCpu(page) {
     },
   }
 }
+
+const PROFILE_CATEGORIES = 'toplevel,devtools.timeline,disabled-by-default-devtools.timeline,v8.execute,disabled-by-default-v8.cpu_profiler,blink.user_timing'
 
 // (d) In its own Chromium: a renderer that cannot keep up may stay blocked
 // long after the stream, and is then simply killed.

@@ -47,11 +47,11 @@ export function reportLines(results) {
   if (big) {
     lines.push(`(e) ${MESSAGES}-message conversation: imported in ${ms(big.importMs)}; click -> last message painted: first ${ms(big.first.paint)} ` +
       `(DOM ${ms(big.first.dom)}), again p50 ${ms(big.again.p50)} / max ${ms(big.again.max)} (n=${big.again.n}); ` +
-      `${big.rendered} messages rendered (windowed); longest task while opening ${ms(big.longMax)}`)
+      `${big.rendered} messages rendered (windowed); longest task while opening ${ms(big.longMax)}; main-thread CPU: ${big.cpuLong} tasks over 50 ms, longest ${ms(big.cpuMax)}`)
   }
   if (th) {
     lines.push(`(f) thinking ${THINK_STREAM_SECONDS} s then answering ${THINK_ANSWER_SECONDS} s at ${STREAM_RATE} tokens/s (${th.tokens} tokens): ` +
-      (th.caughtUp ? `long tasks ${th.longtasks} (max ${ms(th.longMax)}); last token shown ${ms(th.endLag)} after the model sent it; ` : 'the UI had not caught up; ') +
+      (th.caughtUp ? `long tasks ${th.longtasks} (max ${ms(th.longMax)}); frame gaps > 50 ms: ${th.gaps} (max ${ms(th.gapMax)}); last token shown ${ms(th.endLag)} after the model sent it; ` : 'the UI had not caught up; ') +
       `main-thread CPU (forced collections left out): ${th.cpuLong} tasks over 50 ms, longest ${ms(th.cpuMax)}; ` +
       `JS heap after GC ${th.at10.mb.toFixed(1)} MB at 10 s, ${th.atThinkEnd.mb.toFixed(1)} MB when the thinking ended (growth ${th.growth.toFixed(2)} MB), ` +
       `${th.atEnd.mb.toFixed(1)} MB after the answer; DOM nodes ${th.at10.nodes} / ${th.atThinkEnd.nodes} / ${th.atEnd.nodes}` +
@@ -90,7 +90,13 @@ export function reportLines(results) {
   if (results.bound) {
     const b = results.bound
     lines.push('', `(a) the best a page could do here: Parley's Go path (model server's write -> card event written) p50 ${ms(b.goPath.p50)}, p95 ${ms(b.goPath.p95)}; ` +
-      `with the bare page on top p95 ${ms(b.sum.p95)} = ${b.ratio.toFixed(2)}× the floor in the DOM (the page's own share is what Parley's figure adds beyond it)`)
+      `with the bare page on top p95 ${ms(b.sum.p95)} in the DOM = ${b.ratio.toFixed(2)}× the floor, ${ms(b.paintSum?.p95)} painted; ` +
+      `Parley's card is ${(results.cards.aDom.p95 / b.sum.p95).toFixed(2)}× that in the DOM, ${b.paintSum ? (results.cards.a.p95 / b.paintSum.p95).toFixed(2) : '-'}× painted`)
+  }
+  if (results.submitBound) {
+    const b = results.submitBound
+    lines.push(`(b) the best a page could do here: Parley's Go path (answer received -> next model request) p95 ${ms(b.goPath.p95)}; a bare page's click -> POST p95 ${ms(b.post.p95)}; ` +
+      `both p95 ${ms(b.sum.p95)}; Parley's Submit is ${(results.cards.b.p95 / b.sum.p95).toFixed(2)}× that`)
   }
   lines.push('')
   return lines
@@ -116,20 +122,31 @@ export function recordFigures(results) {
       recordFigure({ id: 'card.paint.p95.thinking', label: `card painted, p95, model thinking ${THINK_MS} ms (Chromium)`, value: ct.a.p95, unit: 'ms', note: note(ct.a) })
     }
     if (results.bound) {
+      const b = results.bound
+      const boundNote = `Go path p95 ${b.goPath.p95.toFixed(1)} ms with the bare page's every round on top`
+      recordFigure({ id: 'card.dom.bound.p95', label: 'card in the DOM: Go path + bare page, p95 (Chromium)', value: b.sum.p95, unit: 'ms', note: boundNote })
+      if (b.paintSum) recordFigure({ id: 'card.paint.bound.p95', label: 'card painted: Go path + bare page, p95 (Chromium)', value: b.paintSum.p95, unit: 'ms', note: boundNote })
       recordFigure({ id: 'card.dom.bound.ratio', label: 'card in the DOM: Go path + bare page / floor, p95 (the best ratio a page can reach, Chromium)', value: results.bound.ratio, unit: '×',
         note: `Go path p95 ${results.bound.goPath.p95.toFixed(1)} ms; with the bare page on top p95 ${results.bound.sum.p95.toFixed(1)} ms` })
     }
-    recordFigure({ id: 'submit.next.p95', label: 'Submit click -> next model request, p95 (Chromium)', value: cards.b.p95, unit: 'ms', target: 10, cmp: '<=', note: note(cards.b) })
+    recordFigure({ id: 'submit.next.p95', label: 'Submit click -> next model request, p95 (Chromium)', value: cards.b.p95, unit: 'ms', note: note(cards.b) })
+    if (results.submitBound) {
+      const b = results.submitBound
+      recordFigure({ id: 'submit.bound.p95', label: 'Submit: Go respond -> request + bare page POST, p95 (Chromium)', value: b.sum.p95, unit: 'ms',
+        note: `Go path p95 ${b.goPath.p95.toFixed(1)} ms, bare POST p95 ${b.post.p95.toFixed(1)} ms` })
+    }
   }
   if (ix?.cards) {
     const note = (st, p) => `p50 ${st.p50.toFixed(1)} ms, n=${st.n}; ${p.indexed} files indexed meanwhile`
-    recordFigure({ id: 'indexing.card.dom.p95', label: `while ${ix.files} files index: card in the DOM, p95`, value: ix.cards.aDom.p95, unit: 'ms', target: 16, cmp: '<=', note: note(ix.cards.aDom, ix.cardsIndexing) })
-    recordFigure({ id: 'indexing.card.paint.p95', label: `while ${ix.files} files index: card painted, p95`, value: ix.cards.a.p95, unit: 'ms', target: 33, cmp: '<=', note: note(ix.cards.a, ix.cardsIndexing) })
-    recordFigure({ id: 'indexing.submit.next.p95', label: `while ${ix.files} files index: Submit -> next model request, p95`, value: ix.cards.b.p95, unit: 'ms', target: 10, cmp: '<=', note: note(ix.cards.b, ix.cardsIndexing) })
+    // No millisecond targets: bench/summary.mjs judges each against the same figure with nothing indexing.
+    recordFigure({ id: 'indexing.card.dom.p95', label: `while ${ix.files} files index: card in the DOM, p95`, value: ix.cards.aDom.p95, unit: 'ms', note: note(ix.cards.aDom, ix.cardsIndexing) })
+    recordFigure({ id: 'indexing.card.paint.p95', label: `while ${ix.files} files index: card painted, p95`, value: ix.cards.a.p95, unit: 'ms', note: note(ix.cards.a, ix.cardsIndexing) })
+    recordFigure({ id: 'indexing.submit.next.p95', label: `while ${ix.files} files index: Submit -> next model request, p95`, value: ix.cards.b.p95, unit: 'ms', note: note(ix.cards.b, ix.cardsIndexing) })
   }
   if (ix) recordIndexingRatios(ix)
   if (ix?.stream?.responsive) {
     const p = ix.streamIndexing
     recordFigure({ id: 'indexing.stream.longtask.max', label: `while ${ix.files} files index: streaming, longest task`, value: ix.stream.longMax, unit: 'ms', target: 50, cmp: '<=', note: `${ix.stream.longtasks} long tasks; ${p.indexed} files indexed meanwhile` })
+    recordFigure({ id: 'indexing.stream.framegap.max', label: `while ${ix.files} files index: streaming, longest frame gap`, value: ix.stream.gapMax, unit: 'ms', note: `${ix.stream.gaps} gaps over 50 ms; ${p.indexed} files indexed meanwhile` })
   }
 }

@@ -145,6 +145,7 @@ describe('the card trace in the app', () => {
     expect(document.querySelector('[data-question-id="q1"]')).not.toBeNull()
 
     await useQuestionsStore().respond('c1', { question_id: 'q1', action: 'skip' })
-    expect(env.fake.traceMarks.at(-1)).toMatchObject({ key: 'q1', hop: 'page_submit' })
+    // Reported when the page is idle, not in the Submit's own task.
+    await vi.waitFor(() => expect(env.fake.traceMarks.at(-1)).toMatchObject({ key: 'q1', hop: 'page_submit' }), { timeout: 30_000 })
   })
 })

@@ -18,6 +18,12 @@ export interface TraceEnv {
   afterPaint(fn: () => void): void
   /** Whether the card's element is in the document. */
   inDOM(cardId: string): boolean
+  /**
+   * Runs fn when the page has nothing else to do (the marks' report: the
+   * trace must not be a task in front of the page's own work, nor of what a
+   * bench measures after the paint). Absent: at once.
+   */
+  whenIdle?(fn: () => void): void
   /** Listens to the page's input (capture phase): returns the card an input event was in. */
   onInput?(fn: (cardId: string, at: number) => void): () => void
 }
@@ -42,6 +48,7 @@ function browserEnv(nextTick: (fn: () => void) => void): TraceEnv {
     afterRender: nextTick,
     afterPaint: (fn) => requestAnimationFrame(() => setTimeout(fn, 0)),
     inDOM: (id) => document.querySelector(`[data-question-id="${id.replace(/["\\]/g, '\\$&')}"]`) !== null,
+    whenIdle: (fn) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(fn, { timeout: 1000 }) : setTimeout(fn, 50)),
     onInput: (fn) => {
       const handler = (e: Event) => {
         if (e instanceof KeyboardEvent && e.key !== 'Enter') return
@@ -69,7 +76,10 @@ export function createCardTrace(report: (marks: TraceMark[]) => Promise<void>, e
   const pending = new Map<string, TraceMark[]>()
   const lastInput = new Map<string, number>()
   const send = (marks: TraceMark[]) => {
-    if (marks.length) report(marks).catch(() => {}) // best effort: the bench notices missing hops
+    if (!marks.length) return
+    const go = () => void report(marks).catch(() => {}) // best effort: the bench notices missing hops
+    if (env.whenIdle) env.whenIdle(go)
+    else go()
   }
   const mark = (key: string, hop: PageHop, at = env.now()) => {
     let list = pending.get(key)

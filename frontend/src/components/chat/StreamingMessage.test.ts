@@ -184,6 +184,16 @@ describe('MessageList while text streams', () => {
     expect(layout.ops).toEqual(['read', 'write'])
     expect(w.find('[data-testid="streaming-message"]').text()).toContain('upon 39')
 
+    // The content grows before the event of that scroll comes (a fast stream, blocks laid
+    // out at their real size): that event is the list's own, and it keeps following.
+    layout.height.scroll = 1700
+    w.find('[data-testid="message-list"]').element.dispatchEvent(new Event('scroll'))
+    layout.ops.length = 0
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: ' and on', messageId: 'a1', runId: 'r1' })
+    await settle()
+    await flushFrame()
+    expect(layout.ops.filter((o) => o === 'write')).toEqual(['write'])
+
     // the user scrolls up to read: the list stays where it is
     layout.userScrollsTo(300)
     layout.ops.length = 0
@@ -193,12 +203,45 @@ describe('MessageList while text streams', () => {
     expect(layout.ops.filter((o) => o === 'write')).toEqual([])
 
     // back at the bottom: following again
-    layout.userScrollsTo(1190)
+    layout.userScrollsTo(1490)
     layout.ops.length = 0
     env.fake.emit('message:delta', { conversationId: 'c1', delta: ' there was', messageId: 'a1', runId: 'r1' })
     await settle()
     await flushFrame()
     expect(layout.ops).toEqual(['read', 'write'])
+  })
+})
+
+describe('MessageList when a stream ends', () => {
+  it('gives the stored reply the very block elements the stream showed: only what changed is rendered again', async () => {
+    env.fake.addConversation({ id: 'c1' })
+    env.fake.addMessage('c1', { id: 'u1', role: 'user', content: 'tell me' })
+    connectEvents()
+    await useChatStore().open('c1')
+    w = mount(MessageList, { props: { conversationId: 'c1' }, global: { plugins: [env.pinia] }, attachTo: document.body })
+    await settle()
+    const text = 'First paragraph.\n\nSecond **one**.\n\nThird, still growing'
+    env.fake.emit('message:delta', { conversationId: 'c1', delta: text, messageId: 'a1', runId: 'r1' })
+    await settle()
+    await flushFrame()
+    await settle()
+    const streamed = Array.from(w.findAll('[data-testid="streaming-message"] .md-block')).map((b) => b.element)
+    expect(streamed.map((b) => b.textContent!.trim())).toEqual(['First paragraph.', 'Second one.', 'Third, still growing'])
+
+    env.fake.emit('message:done', {
+      conversationId: 'c1',
+      message: { id: 'a1', conversationId: 'c1', role: 'assistant', content: text + ' and done.', created_at: 'x', parent_id: 'u1', siblings: 1, sibling_index: 0 },
+    })
+    await settle()
+    expect(w.find('[data-testid="streaming-message"]').exists()).toBe(false)
+    const stored = Array.from(w.findAll('[data-testid="assistant-message"] .md-block')).map((b) => b.element)
+    expect(stored.map((b) => b.textContent!.trim())).toEqual(['First paragraph.', 'Second one.', 'Third, still growing and done.'])
+    // The finished blocks are the stream's own elements (not parsed again); the last one changed, so it is new.
+    expect(stored[0]).toBe(streamed[0])
+    expect(stored[1]).toBe(streamed[1])
+    expect(stored[2]).not.toBe(streamed[2])
+    expect(stored.slice(0, 2).every((b) => b.classList.contains('md-streamed'))).toBe(true)
+    expect(w.find('[data-testid="assistant-message"] .markdown').html()).toContain('<strong>one</strong>')
   })
 })
 
