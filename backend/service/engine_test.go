@@ -167,3 +167,58 @@ func TestBuiltinEngineKilledMidReply(t *testing.T) {
 	assert.Equal(t, enginetest.Answer, d.Messages[len(d.Messages)-1].Content, "the next message works")
 	assert.NotEqual(t, pid, sup.PID(), "on an engine started again")
 }
+
+// The engine a start uses (SPEC §12): a fresh install starts on the
+// built-in engine unless a server is given; settings saved before the
+// engine existed keep their server; a saved choice and --engine hold.
+func TestDefaultEngine(t *testing.T) {
+	open := func(t *testing.T, dbPath string, cfg config.Config) *Service {
+		t.Helper()
+		db, err := store.Open(dbPath)
+		require.NoError(t, err)
+		t.Cleanup(func() { db.Close() })
+		svc, err := New(context.Background(), Options{Store: db, Config: cfg, Version: "test", MCPOptions: fastMCP})
+		require.NoError(t, err)
+		t.Cleanup(svc.Close)
+		return svc
+	}
+	fresh := func(t *testing.T) string { return filepath.Join(t.TempDir(), "parley.db") }
+
+	t.Run("fresh install", func(t *testing.T) {
+		assert.Equal(t, config.EngineBuiltin, open(t, fresh(t), config.Config{}).GetSettings().Engine)
+	})
+	t.Run("a server given", func(t *testing.T) {
+		svc := open(t, fresh(t), config.Config{BaseURL: "http://127.0.0.1:1", Set: map[string]bool{"base-url": true}})
+		assert.Equal(t, config.EngineServer, svc.GetSettings().Engine)
+	})
+	t.Run("--engine wins over a server given", func(t *testing.T) {
+		svc := open(t, fresh(t), config.Config{BaseURL: "http://127.0.0.1:1", Engine: config.EngineBuiltin,
+			Set: map[string]bool{"base-url": true, "engine": true}})
+		assert.Equal(t, config.EngineBuiltin, svc.GetSettings().Engine)
+	})
+	t.Run("settings saved before the engine keep their server", func(t *testing.T) {
+		path := fresh(t)
+		db, err := store.Open(path)
+		require.NoError(t, err)
+		// What a version without the engine saved: no "engine" key.
+		require.NoError(t, db.SetSetting(context.Background(), settingsKey, map[string]any{
+			"base_url": "http://127.0.0.1:11434", "model": "qwen3", "onboarded": true, "theme": "dark",
+			"question_timeout_seconds": 300, "rate_limit_seconds": 5, "max_pending_questions": 10}))
+		require.NoError(t, db.Close())
+		svc := open(t, path, config.Config{})
+		st := svc.GetSettings()
+		assert.Equal(t, config.EngineServer, st.Engine, "migrated: the server stays")
+		assert.Equal(t, "qwen3", st.Model)
+		assert.Equal(t, "dark", st.Theme)
+	})
+	t.Run("a saved choice holds", func(t *testing.T) {
+		path := fresh(t)
+		svc := open(t, path, config.Config{})
+		st := svc.GetSettings()
+		st.Engine = config.EngineServer
+		_, err := svc.SaveSettings(context.Background(), st)
+		require.NoError(t, err)
+		svc.Close()
+		assert.Equal(t, config.EngineServer, open(t, path, config.Config{}).GetSettings().Engine)
+	})
+}
