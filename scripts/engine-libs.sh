@@ -9,7 +9,8 @@
 # libffi8 is installed (yzma calls the libraries through libffi; setup.sh
 # installs it).
 #
-#   scripts/engine-libs.sh [PLATFORM]   default: this machine's (linux-x64)
+#   scripts/engine-libs.sh [PLATFORM]   default: this machine's (linux-x64);
+#                                       also win-x64, mac-arm64-metal, mac-x64 (for the installers)
 #
 # Prints the folder. PARLEY_ENGINE_DIR points Parley at it (or at another
 # set); tests find build/engine/<platform> themselves (backend/engine/libs).
@@ -22,6 +23,9 @@ source scripts/lib.sh
 NLC_VERSION=3.21.1
 declare -A INTEGRITY=(
   [linux-x64]=sha512-Totj6RTDMGo3FoK2yNUaz/oGmZD0olAqTrRluFUWmu0kW2i9TOzHSW0OWCAiGkzRCVX0WsU2CyUQo/W2NYtdPA==
+  [win-x64]=sha512-JcIpCnra7bAd7JNWA8ehdn2DIRaTMuj+fBC8bw+5rKSNzszWFbuj2XA05c5QHovonDMBLN1ePXE/hcfZtzXoUQ==
+  [mac-arm64-metal]=sha512-6MIDAZV7DXD9R1+jEXWJkFuolni3GATGE6mmuyFYc6ZmtOh9djAy15df0T0AXK3sCmVKL+fQcOAWZezxx4MvQQ==
+  [mac-x64]=sha512-Q4nyNmbcNiKygBZQZjX+qLk2w3YzoiFpLWsxNURQN7xjyUi2p2rWxjRa7Otg0FrjGf/ri4aQ+X3Uj5Y0zD06eg==
 )
 
 platform=${1:-}
@@ -66,7 +70,8 @@ have_integrity "$tgz" || { rm -f "$tgz"; die "@node-llama-cpp/$platform@$NLC_VER
 
 rm -rf "$dest"
 mkdir -p "$dest"
-tar -xzf "$tgz" -C "$dest" --strip-components=3 --wildcards "package/bins/$platform/*" --exclude '*.node' --exclude 'libllama-common.*' --exclude '_nlcBuildMetadata.json'
+tar -xzf "$tgz" -C "$dest" --strip-components=3 --wildcards "package/bins/$platform/*" --exclude '*.node' \
+  --exclude 'libllama-common.*' --exclude 'llama-common.*' --exclude '*.lib' --exclude '_nlcBuildMetadata.json'
 tar -xzf "$tgz" -O package/LICENSE >"$dest/LICENSE.node-llama-cpp"
 case "$platform" in
   linux-*)
@@ -74,6 +79,22 @@ case "$platform" in
     # files' sonames stay what the libraries link against.
     ln -sf libllama.v0.4.0.so "$dest/libllama.so"
     ln -sf libggml.v0.4.0.so "$dest/libggml.so"
+    ;;
+  win-*)
+    # yzma loads llama.dll and ggml.dll; llama imports ggml.v0.4.0.dll by
+    # that name, and nothing imports llama's: it is renamed, ggml copied
+    # (171 KB). The DLLs need the VC++ 2015-2022 runtime (the installer
+    # makes sure it is there).
+    mv "$dest/llama.v0.4.0.dll" "$dest/llama.dll"
+    cp "$dest/ggml.v0.4.0.dll" "$dest/ggml.dll"
+    ;;
+  mac-*)
+    # yzma loads libllama.dylib and libggml.dylib.
+    for f in "$dest"/lib*.v*.dylib; do
+      [ -e "$f" ] || continue
+      base=$(basename "$f")
+      ln -sf "$base" "$dest/${base%%.v*}.dylib"
+    done
     ;;
 esac
 echo "$want" >"$stamp"

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Builds Parley's installers and archives into dist/, with the version from
 # `git describe` (or PARLEY_VERSION) built in (`parley version` prints it):
-#   parley_<ver>_linux_amd64.tar.gz            binary, .desktop file, hicolor icons (WebKitGTK 4.1)
-#   parley_<ver>_amd64.deb                     Debian/Ubuntu package (WebKitGTK 4.1)
+#   parley_<ver>_linux_amd64.tar.gz            binary, .desktop file, hicolor icons (WebKitGTK 4.1),
+#                                              engine/ (the built-in engine's llama.cpp libraries)
+#   parley_<ver>_amd64.deb                     Debian/Ubuntu package (WebKitGTK 4.1; the engine's
+#                                              libraries in /usr/lib/parley/engine)
 #   parley_<ver>_linux_amd64_webkit40.tar.gz   the same for WebKitGTK 4.0 (older distributions)
 #   parley_<ver>_amd64_webkit40.deb
-#   parley_<ver>_windows_amd64_installer.exe   NSIS installer (cross-built; needs makensis)
+#   parley_<ver>_windows_amd64_installer.exe   NSIS installer (cross-built; needs makensis), with the
+#                                              engine's DLLs beside Parley.exe and the VC++ runtime check
 # <ver> is the Debian-safe version (packaging/version.sh), e.g. 1.2.3 for tag
 # v1.2.3 or 0.1.0~git47.1b499ae without a tag.
 # The Linux binaries use the system SQLite (libsqlite3-0, through cgo); the
@@ -130,6 +133,36 @@ wails_build() {
 # upserts, FTS5, JSON); Debian's and Ubuntu's are built with FTS5 and JSON.
 SQLITE_DEB="libsqlite3-0 (>= 3.27)"
 
+# --- The built-in engine (SPEC §12) -----------------------------------------
+# Its llama.cpp libraries come from the npm registry (@node-llama-cpp/<platform>,
+# pinned with their integrity hashes in scripts/engine-libs.sh, cached), are
+# fetched into the stage's build/engine/<platform>, and are put where
+# backend/engine/libs looks: engine/ beside the binary in the tarball,
+# /usr/lib/parley/engine in the .deb, beside Parley.exe on Windows
+# (build/windows/installer/parley_engine.nsh).
+# What they (and the binary, through libffi) need beyond libc: checked with
+# objdump -p (NEEDED: libstdc++.so.6, libgcc_s.so.1, libm, libc; the binary
+# libffi.so.8) and objdump -T (GLIBCXX_3.4.29: GCC 11's libstdc++). The CPU
+# set needs no libgomp and no libvulkan.
+ENGINE_DEB="libffi8, libstdc++6 (>= 11), libgcc-s1"
+
+# engine_libs PLATFORM: fetches the set into the stage; prints its folder.
+engine_libs() {
+  (cd "$STAGE" && scripts/engine-libs.sh "$1" >"$WORK/engine-libs-$1.log" 2>&1) \
+    || { cat "$WORK/engine-libs-$1.log"; die "the engine's libraries for $1"; }
+  echo "$STAGE/build/engine/$1"
+}
+
+# put_engine_libs DEST: the Linux set (symbolic links kept) in DEST.
+put_engine_libs() {
+  local src
+  src=$(engine_libs linux-x64)
+  mkdir -p "$1"
+  cp -a "$src/." "$1/"
+  rm -f "$1/.parley-integrity"
+  find "$1" -type f -exec chmod 0644 {} +
+}
+
 # package_linux VARIANT TAGS WEBKIT_DEB SUFFIX: tarball and .deb of one Linux build.
 package_linux() {
   local variant=$1 tags=$2 webkit_pkg=$3 suffix=$4
@@ -154,6 +187,7 @@ package_linux() {
   for n in "${HICOLOR_SIZES[@]}"; do
     install -D -m 0644 "build/icons/${n}x${n}.png" "$tdir/icons/hicolor/${n}x${n}/apps/parley.png"
   done
+  put_engine_libs "$tdir/engine"
   tar -C "$WORK/$variant/tar" --sort=name --owner=0 --group=0 --numeric-owner \
     --mtime="@${SOURCE_DATE_EPOCH}" -cf - "$name" | gzip -9n >"$DIST/$name.tar.gz"
 
@@ -164,6 +198,7 @@ package_linux() {
   for n in "${HICOLOR_SIZES[@]}"; do
     install -D -m 0644 "build/icons/${n}x${n}.png" "$root/usr/share/icons/hicolor/${n}x${n}/apps/parley.png"
   done
+  put_engine_libs "$root/usr/lib/parley/engine"
   mkdir -p "$root/DEBIAN"
   install -m 0755 packaging/deb/postinst packaging/deb/postrm "$root/DEBIAN/"
   local size
@@ -174,7 +209,7 @@ Version: ${DEB_VERSION}
 Architecture: amd64
 Maintainer: Parley contributors <parley@users.noreply.github.com>
 Installed-Size: ${size}
-Depends: libc6, libgtk-3-0, ${webkit_pkg}, ${SQLITE_DEB}
+Depends: libc6, libgtk-3-0, ${webkit_pkg}, ${SQLITE_DEB}, ${ENGINE_DEB}
 Section: utils
 Priority: optional
 Homepage: https://github.com/parley-app/parley
@@ -197,6 +232,7 @@ package_windows() {
   # No SQLite tags: Windows builds use the pure-Go driver (no cgo needed).
   step "Windows amd64: wails build -nsis"
   command -v makensis >/dev/null || die "makensis not found (Debian package nsis)"
+  engine_libs win-x64 >/dev/null # parley_engine.nsh takes the DLLs from build/engine/win-x64
   wails_build windows-amd64 -platform windows/amd64 -nsis -webview2 download
   local inst=$STAGE/build/bin/Parley-amd64-installer.exe
   [ -f "$inst" ] || { cat "$WORK/windows-amd64.log"; die "no installer at $inst"; }
