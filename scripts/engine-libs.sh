@@ -10,7 +10,7 @@
 # installs it).
 #
 #   scripts/engine-libs.sh [PLATFORM]   default: this machine's (linux-x64);
-#                                       also win-x64, mac-arm64-metal, mac-x64 (for the installers)
+#                                       also win-x64, win-arm64, mac-arm64-metal, mac-x64 (for the installers)
 #
 # Prints the folder. PARLEY_ENGINE_DIR points Parley at it (or at another
 # set); tests find build/engine/<platform> themselves (backend/engine/libs).
@@ -26,6 +26,7 @@ declare -A INTEGRITY=(
   [win-x64]=sha512-JcIpCnra7bAd7JNWA8ehdn2DIRaTMuj+fBC8bw+5rKSNzszWFbuj2XA05c5QHovonDMBLN1ePXE/hcfZtzXoUQ==
   [mac-arm64-metal]=sha512-6MIDAZV7DXD9R1+jEXWJkFuolni3GATGE6mmuyFYc6ZmtOh9djAy15df0T0AXK3sCmVKL+fQcOAWZezxx4MvQQ==
   [mac-x64]=sha512-Q4nyNmbcNiKygBZQZjX+qLk2w3YzoiFpLWsxNURQN7xjyUi2p2rWxjRa7Otg0FrjGf/ri4aQ+X3Uj5Y0zD06eg==
+  [win-arm64]=sha512-/UDR7Y0B8iKfc/tqxBmWkcgRdZQ9Wrkwod7fYl4J6iZXcTIj286RkHvZSED7VMY67TrcUXVvxJVMNFtmjeYnDg==
 )
 
 platform=${1:-}
@@ -59,7 +60,7 @@ step "fetching the engine's llama.cpp libraries (@node-llama-cpp/$platform@$NLC_
 cache=${PARLEY_ENGINE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/parley-build}
 mkdir -p "$cache"
 tgz=$cache/node-llama-cpp-$platform-$NLC_VERSION.tgz
-have_integrity() { [ -f "$1" ] && [ "sha512-$(openssl dgst -sha512 -binary "$1" | base64 -w0)" = "$want" ]; }
+have_integrity() { [ -f "$1" ] && [ "sha512-$(openssl dgst -sha512 -binary "$1" | openssl base64 -A)" = "$want" ]; }
 if ! have_integrity "$tgz"; then
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
@@ -70,7 +71,10 @@ have_integrity "$tgz" || { rm -f "$tgz"; die "@node-llama-cpp/$platform@$NLC_VER
 
 rm -rf "$dest"
 mkdir -p "$dest"
-tar -xzf "$tgz" -C "$dest" --strip-components=3 --wildcards "package/bins/$platform/*" --exclude '*.node' \
+# GNU tar needs --wildcards for the pattern; bsdtar (macOS) takes patterns as they are.
+wildcards=()
+tar --version 2>/dev/null | grep -q 'GNU tar' && wildcards=(--wildcards)
+tar -xzf "$tgz" -C "$dest" --strip-components=3 "${wildcards[@]}" "package/bins/$platform/*" --exclude '*.node' \
   --exclude 'libllama-common.*' --exclude 'llama-common.*' --exclude '*.lib' --exclude '_nlcBuildMetadata.json'
 tar -xzf "$tgz" -O package/LICENSE >"$dest/LICENSE.node-llama-cpp"
 case "$platform" in
@@ -89,11 +93,12 @@ case "$platform" in
     cp "$dest/ggml.v0.4.0.dll" "$dest/ggml.dll"
     ;;
   mac-*)
-    # yzma loads libllama.dylib and libggml.dylib.
-    for f in "$dest"/lib*.v*.dylib; do
+    # yzma loads libllama.dylib and libggml.dylib: mac-x64 has
+    # libllama.v0.4.0.dylib, mac-arm64-metal libllama.metal.v0.4.0.dylib.
+    for f in "$dest"/lib*.v0.4.0.dylib; do
       [ -e "$f" ] || continue
       base=$(basename "$f")
-      ln -sf "$base" "$dest/${base%%.v*}.dylib"
+      ln -sf "$base" "$dest/${base%%.*}.dylib"
     done
     ;;
 esac

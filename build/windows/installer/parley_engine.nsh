@@ -1,8 +1,8 @@
 # Parley: the built-in engine (SPEC §12) in the Windows installer.
 #
-# parley.engineFiles puts llama.cpp's DLLs (from @node-llama-cpp/win-x64,
-# fetched into build\engine\win-x64 by scripts/engine-libs.sh) beside
-# Parley.exe, where backend/engine/libs looks for them.
+# parley.engineFiles puts llama.cpp's DLLs (from @node-llama-cpp/win-x64 or
+# win-arm64, fetched into build\engine\<platform> by scripts/engine-libs.sh)
+# beside Parley.exe, where backend/engine/libs looks for them.
 #
 # parley.vcRuntime makes sure the Visual C++ 2015-2022 runtime (x64) the
 # DLLs import (MSVCP140, VCRUNTIME140, VCRUNTIME140_1) is there, the way
@@ -50,10 +50,20 @@
     parley_vc_ok:
 !macroend
 
+!if "${ARCH}" == "arm64"
+    !define PARLEY_ENGINE_SET "..\..\engine\win-arm64"
+!else
+    !define PARLEY_ENGINE_SET "..\..\engine\win-x64"
+!endif
+
 !macro parley.engineFiles
     SetOutPath $INSTDIR
-    File "..\..\engine\win-x64\*.dll"
-    File "..\..\engine\win-x64\LICENSE.node-llama-cpp"
+    !if /FileExists "${PARLEY_ENGINE_SET}\llama.dll"
+        File "${PARLEY_ENGINE_SET}\*.dll"
+        File "${PARLEY_ENGINE_SET}\LICENSE.node-llama-cpp"
+    !else
+        !error "The engine's libraries are missing from ${PARLEY_ENGINE_SET}: run scripts/engine-libs.sh first"
+    !endif
 !macroend
 
 # Only the files parley.engineFiles wrote.
