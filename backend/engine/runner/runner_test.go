@@ -16,7 +16,7 @@ import (
 
 func greedy() Sampling { t := 0.0; return Sampling{Temperature: &t} }
 
-func open(t *testing.T, spec ggufgen.Spec) *Model {
+func open(t testing.TB, spec ggufgen.Spec) *Model {
 	t.Helper()
 	dir, err := libs.Dir(os.Getenv)
 	require.NoError(t, err, "the engine's libraries (scripts/engine-libs.sh)")
