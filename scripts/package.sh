@@ -21,7 +21,7 @@
 # /tmp/parley-package-stage): the working tree is only read (build/bin,
 # build/windows and frontend/dist stay untouched) and only dist/ is written.
 # Ends with the sizes; exits 3 when the binary is over 22 MB or the installer
-# over 10 MB (PARLEY_MAX_BINARY_MB, PARLEY_MAX_INSTALLER_MB; MB = 10^6 bytes);
+# over 13 MB (PARLEY_MAX_BINARY_MB, PARLEY_MAX_INSTALLER_MB; MB = 10^6 bytes);
 # PARLEY_SIZE_CHECK=warn only reports it (the release workflow does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +36,9 @@ DIST=$ROOT/dist
 # 13.1 to 16.5 MB with the official MCP Go SDK and its dependencies, the JSON
 # Schema validator (0.6 MB of it) and this version's other features.
 MAX_BINARY_MB=${PARLEY_MAX_BINARY_MB:-22}
-MAX_INSTALLER_MB=${PARLEY_MAX_INSTALLER_MB:-10}
+# 13 MB since the built-in engine (SPEC §12): llama.cpp's DLLs add 2.3 MB
+# (9.5 -> 11.8 MB; README, Installers).
+MAX_INSTALLER_MB=${PARLEY_MAX_INSTALLER_MB:-13}
 # Icon sizes that the hicolor theme indexes (build/icons also has 1024 for macOS).
 HICOLOR_SIZES=(16 22 24 32 48 64 128 256 512)
 
@@ -244,7 +246,7 @@ if has linux-webkit41; then package_linux linux-webkit41 "webkit2_41,${SQLITE_TA
 if has linux-webkit40; then package_linux linux-webkit40 "${SQLITE_TAGS}" libwebkit2gtk-4.0-37 _webkit40; fi
 if has windows-amd64; then package_windows; fi
 
-# Sizes, and the targets: binary <= 22 MB, installer <= 10 MB.
+# Sizes, and the targets: binary <= 22 MB, installer <= 13 MB.
 step "sizes"
 over=0
 mb() { awk -v b="$1" 'BEGIN { printf "%.2f MB", b / 1e6 }'; }
