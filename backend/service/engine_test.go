@@ -222,3 +222,41 @@ func TestDefaultEngine(t *testing.T) {
 		assert.Equal(t, config.EngineServer, open(t, path, config.Config{}).GetSettings().Engine)
 	})
 }
+
+// With "engine":"builtin", knowledge's vectors come from the built-in
+// engine's /v1/embeddings (here a generated model, pooled by the mean):
+// every passage of a collection gets one, and search finds by them.
+func TestBuiltinEngineEmbedsKnowledge(t *testing.T) {
+	e, _ := builtinEnv(t, map[string]ggufgen.Spec{"embed": {Seed: 3}})
+	ctx := context.Background()
+	set := e.svc.GetSettings()
+	set.EmbeddingModel = "embed"
+	_, err := e.svc.SaveSettings(ctx, set)
+	require.NoError(t, err)
+
+	docs := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(docs, "garden.txt"), []byte("Tomatoes need sun and water every day in summer."), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(docs, "car.txt"), []byte("Change the oil of the car every ten thousand kilometres."), 0o644))
+	name := "Notes"
+	c, err := e.svc.CreateCollection(ctx, api.CollectionRequest{Name: &name, Paths: []string{docs}})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		got, err := e.svc.Collection(ctx, c.ID)
+		if err != nil {
+			return false
+		}
+		c = got
+		return c.EmbeddingError != "" || (c.Chunks == 2 && c.EmbeddedChunks == c.Chunks)
+	}, time.Minute, 10*time.Millisecond, "every passage gets a vector from the engine")
+	require.Empty(t, c.EmbeddingError)
+	require.NotNil(t, c.EmbeddingModel)
+	assert.Equal(t, "embed", *c.EmbeddingModel)
+	st, err := e.svc.EngineStatus(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, engine.StateReady, st.State, "the engine ran")
+
+	res, err := e.svc.SearchCollection(ctx, c.ID, api.KnowledgeSearchRequest{Query: "Change the oil of the car every ten thousand kilometres."})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Results)
+	assert.Equal(t, "car.txt", filepath.Base(res.Results[0].Path), "the same text's vector is the nearest")
+}
