@@ -9,7 +9,8 @@
 # libffi8 is installed (yzma calls the libraries through libffi; setup.sh
 # installs it).
 #
-#   scripts/engine-libs.sh [PLATFORM]   default: this machine's (linux-x64)
+#   scripts/engine-libs.sh [PLATFORM]   default: this machine's (linux-x64);
+#                                       also win-x64, win-arm64, mac-arm64-metal, mac-x64 (for the installers)
 #
 # Prints the folder. PARLEY_ENGINE_DIR points Parley at it (or at another
 # set); tests find build/engine/<platform> themselves (backend/engine/libs).
@@ -22,6 +23,10 @@ source scripts/lib.sh
 NLC_VERSION=3.21.1
 declare -A INTEGRITY=(
   [linux-x64]=sha512-Totj6RTDMGo3FoK2yNUaz/oGmZD0olAqTrRluFUWmu0kW2i9TOzHSW0OWCAiGkzRCVX0WsU2CyUQo/W2NYtdPA==
+  [win-x64]=sha512-JcIpCnra7bAd7JNWA8ehdn2DIRaTMuj+fBC8bw+5rKSNzszWFbuj2XA05c5QHovonDMBLN1ePXE/hcfZtzXoUQ==
+  [mac-arm64-metal]=sha512-6MIDAZV7DXD9R1+jEXWJkFuolni3GATGE6mmuyFYc6ZmtOh9djAy15df0T0AXK3sCmVKL+fQcOAWZezxx4MvQQ==
+  [mac-x64]=sha512-Q4nyNmbcNiKygBZQZjX+qLk2w3YzoiFpLWsxNURQN7xjyUi2p2rWxjRa7Otg0FrjGf/ri4aQ+X3Uj5Y0zD06eg==
+  [win-arm64]=sha512-/UDR7Y0B8iKfc/tqxBmWkcgRdZQ9Wrkwod7fYl4J6iZXcTIj286RkHvZSED7VMY67TrcUXVvxJVMNFtmjeYnDg==
 )
 
 platform=${1:-}
@@ -55,7 +60,7 @@ step "fetching the engine's llama.cpp libraries (@node-llama-cpp/$platform@$NLC_
 cache=${PARLEY_ENGINE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/parley-build}
 mkdir -p "$cache"
 tgz=$cache/node-llama-cpp-$platform-$NLC_VERSION.tgz
-have_integrity() { [ -f "$1" ] && [ "sha512-$(openssl dgst -sha512 -binary "$1" | base64 -w0)" = "$want" ]; }
+have_integrity() { [ -f "$1" ] && [ "sha512-$(openssl dgst -sha512 -binary "$1" | openssl base64 -A)" = "$want" ]; }
 if ! have_integrity "$tgz"; then
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
@@ -66,7 +71,11 @@ have_integrity "$tgz" || { rm -f "$tgz"; die "@node-llama-cpp/$platform@$NLC_VER
 
 rm -rf "$dest"
 mkdir -p "$dest"
-tar -xzf "$tgz" -C "$dest" --strip-components=3 --wildcards "package/bins/$platform/*" --exclude '*.node' --exclude 'libllama-common.*' --exclude '_nlcBuildMetadata.json'
+# GNU tar needs --wildcards for the pattern; bsdtar (macOS) takes patterns as they are.
+wildcards=()
+tar --version 2>/dev/null | grep -q 'GNU tar' && wildcards=(--wildcards)
+tar -xzf "$tgz" -C "$dest" --strip-components=3 "${wildcards[@]}" "package/bins/$platform/*" --exclude '*.node' \
+  --exclude 'libllama-common.*' --exclude 'llama-common.*' --exclude '*.lib' --exclude '_nlcBuildMetadata.json'
 tar -xzf "$tgz" -O package/LICENSE >"$dest/LICENSE.node-llama-cpp"
 case "$platform" in
   linux-*)
@@ -74,6 +83,23 @@ case "$platform" in
     # files' sonames stay what the libraries link against.
     ln -sf libllama.v0.4.0.so "$dest/libllama.so"
     ln -sf libggml.v0.4.0.so "$dest/libggml.so"
+    ;;
+  win-*)
+    # yzma loads llama.dll and ggml.dll; llama imports ggml.v0.4.0.dll by
+    # that name, and nothing imports llama's: it is renamed, ggml copied
+    # (171 KB). The DLLs need the VC++ 2015-2022 runtime (the installer
+    # makes sure it is there).
+    mv "$dest/llama.v0.4.0.dll" "$dest/llama.dll"
+    cp "$dest/ggml.v0.4.0.dll" "$dest/ggml.dll"
+    ;;
+  mac-*)
+    # yzma loads libllama.dylib and libggml.dylib: mac-x64 has
+    # libllama.v0.4.0.dylib, mac-arm64-metal libllama.metal.v0.4.0.dylib.
+    for f in "$dest"/lib*.v0.4.0.dylib; do
+      [ -e "$f" ] || continue
+      base=$(basename "$f")
+      ln -sf "$base" "$dest/${base%%.*}.dylib"
+    done
     ;;
 esac
 echo "$want" >"$stamp"

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Builds Parley's installers and archives into dist/, with the version from
 # `git describe` (or PARLEY_VERSION) built in (`parley version` prints it):
-#   parley_<ver>_linux_amd64.tar.gz            binary, .desktop file, hicolor icons (WebKitGTK 4.1)
-#   parley_<ver>_amd64.deb                     Debian/Ubuntu package (WebKitGTK 4.1)
+#   parley_<ver>_linux_amd64.tar.gz            binary, .desktop file, hicolor icons (WebKitGTK 4.1),
+#                                              engine/ (the built-in engine's llama.cpp libraries)
+#   parley_<ver>_amd64.deb                     Debian/Ubuntu package (WebKitGTK 4.1; the engine's
+#                                              libraries in /usr/lib/parley/engine)
 #   parley_<ver>_linux_amd64_webkit40.tar.gz   the same for WebKitGTK 4.0 (older distributions)
 #   parley_<ver>_amd64_webkit40.deb
-#   parley_<ver>_windows_amd64_installer.exe   NSIS installer (cross-built; needs makensis)
+#   parley_<ver>_windows_amd64_installer.exe   NSIS installer (cross-built; needs makensis), with the
+#                                              engine's DLLs beside Parley.exe and the VC++ runtime check
 # <ver> is the Debian-safe version (packaging/version.sh), e.g. 1.2.3 for tag
 # v1.2.3 or 0.1.0~git47.1b499ae without a tag.
 # The Linux binaries use the system SQLite (libsqlite3-0, through cgo); the
@@ -31,7 +34,7 @@
 # /tmp/parley-package-stage): the working tree is only read (build/bin,
 # build/windows and frontend/dist stay untouched) and only dist/ is written.
 # Ends with the sizes; exits 3 when the binary is over 22 MB or the installer
-# over 10 MB (PARLEY_MAX_BINARY_MB, PARLEY_MAX_INSTALLER_MB; MB = 10^6 bytes);
+# over 13 MB (PARLEY_MAX_BINARY_MB, PARLEY_MAX_INSTALLER_MB; MB = 10^6 bytes);
 # PARLEY_SIZE_CHECK=warn only reports it (the release workflow does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,7 +50,9 @@ DIST=$ROOT/dist
 # 13.1 to 16.5 MB with the official MCP Go SDK and its dependencies, the JSON
 # Schema validator (0.6 MB of it) and this version's other features.
 MAX_BINARY_MB=${PARLEY_MAX_BINARY_MB:-22}
-MAX_INSTALLER_MB=${PARLEY_MAX_INSTALLER_MB:-10}
+# 13 MB since the built-in engine (SPEC §12): llama.cpp's DLLs add 2.3 MB
+# (9.5 -> 11.8 MB; README, Installers).
+MAX_INSTALLER_MB=${PARLEY_MAX_INSTALLER_MB:-13}
 # Icon sizes that the hicolor theme indexes (build/icons also has 1024 for macOS).
 HICOLOR_SIZES=(16 22 24 32 48 64 128 256 512)
 
@@ -161,6 +166,36 @@ relink() {
 # upserts, FTS5, JSON); Debian's and Ubuntu's are built with FTS5 and JSON.
 SQLITE_DEB="libsqlite3-0 (>= 3.27)"
 
+# --- The built-in engine (SPEC §12) -----------------------------------------
+# Its llama.cpp libraries come from the npm registry (@node-llama-cpp/<platform>,
+# pinned with their integrity hashes in scripts/engine-libs.sh, cached), are
+# fetched into the stage's build/engine/<platform>, and are put where
+# backend/engine/libs looks: engine/ beside the binary in the tarball,
+# /usr/lib/parley/engine in the .deb, beside Parley.exe on Windows
+# (build/windows/installer/parley_engine.nsh).
+# What they (and the binary, through libffi) need beyond libc: checked with
+# objdump -p (NEEDED: libstdc++.so.6, libgcc_s.so.1, libm, libc; the binary
+# libffi.so.8) and objdump -T (GLIBCXX_3.4.29: GCC 11's libstdc++). The CPU
+# set needs no libgomp and no libvulkan.
+ENGINE_DEB="libffi8, libstdc++6 (>= 11), libgcc-s1"
+
+# engine_libs PLATFORM: fetches the set into the stage; prints its folder.
+engine_libs() {
+  (cd "$STAGE" && scripts/engine-libs.sh "$1" >"$WORK/engine-libs-$1.log" 2>&1) \
+    || { cat "$WORK/engine-libs-$1.log"; die "the engine's libraries for $1"; }
+  echo "$STAGE/build/engine/$1"
+}
+
+# put_engine_libs DEST: the Linux set (symbolic links kept) in DEST.
+put_engine_libs() {
+  local src
+  src=$(engine_libs linux-x64)
+  mkdir -p "$1"
+  cp -a "$src/." "$1/"
+  rm -f "$1/.parley-integrity"
+  find "$1" -type f -exec chmod 0644 {} +
+}
+
 # package_linux VARIANT TAGS WEBKIT_DEB SUFFIX KINDS: tarball and .deb of one
 # Linux build; KINDS is "tar deb" (each binary with its install kind) or ""
 # (a build that never updates itself).
@@ -198,6 +233,7 @@ package_linux() {
   for n in "${HICOLOR_SIZES[@]}"; do
     install -D -m 0644 "build/icons/${n}x${n}.png" "$tdir/icons/hicolor/${n}x${n}/apps/parley.png"
   done
+  put_engine_libs "$tdir/engine"
   tar -C "$WORK/$variant/tar" --sort=name --owner=0 --group=0 --numeric-owner \
     --mtime="@${SOURCE_DATE_EPOCH}" -cf - "$name" | gzip -9n >"$DIST/$name.tar.gz"
 
@@ -208,6 +244,7 @@ package_linux() {
   for n in "${HICOLOR_SIZES[@]}"; do
     install -D -m 0644 "build/icons/${n}x${n}.png" "$root/usr/share/icons/hicolor/${n}x${n}/apps/parley.png"
   done
+  put_engine_libs "$root/usr/lib/parley/engine"
   mkdir -p "$root/DEBIAN"
   install -m 0755 packaging/deb/postinst packaging/deb/postrm "$root/DEBIAN/"
   local size
@@ -218,7 +255,7 @@ Version: ${DEB_VERSION}
 Architecture: amd64
 Maintainer: Parley contributors <parley@users.noreply.github.com>
 Installed-Size: ${size}
-Depends: libc6, libgtk-3-0, ${webkit_pkg}, ${SQLITE_DEB}
+Depends: libc6, libgtk-3-0, ${webkit_pkg}, ${SQLITE_DEB}, ${ENGINE_DEB}
 Section: utils
 Priority: optional
 Homepage: https://github.com/parley-app/parley
@@ -241,6 +278,7 @@ package_windows() {
   # No SQLite tags: Windows builds use the pure-Go driver (no cgo needed).
   step "Windows amd64: wails build -nsis"
   command -v makensis >/dev/null || die "makensis not found (Debian package nsis)"
+  engine_libs win-x64 >/dev/null # parley_engine.nsh takes the DLLs from build/engine/win-x64
   wails_build windows-amd64 nsis -platform windows/amd64 -nsis -webview2 download
   local inst=$STAGE/build/bin/Parley-amd64-installer.exe
   [ -f "$inst" ] || { cat "$WORK/windows-amd64.log"; die "no installer at $inst"; }
@@ -285,7 +323,7 @@ else
   fi
 fi
 
-# Sizes, and the targets: binary <= 22 MB, installer <= 10 MB.
+# Sizes, and the targets: binary <= 22 MB, installer <= 13 MB.
 step "sizes"
 over=0
 mb() { awk -v b="$1" 'BEGIN { printf "%.2f MB", b / 1e6 }'; }

@@ -91,7 +91,7 @@ step "the MCP conformance suite's client scenarios against Parley's MCP host (te
 
 step "desktop smoke test under Xvfb"
 start_xvfb
-PARLEY_BIN="$PWD/build/bin/parley" go test -count=1 -tags desktop -v ./tests/desktop/
+PARLEY_BIN="$PWD/build/bin/parley" go test -count=1 -tags desktop,sqlite_fts5,libsqlite3 -v ./tests/desktop/
 
 if [ "${PARLEY_PACKAGE_TEST:-1}" = 0 ]; then
   step "package test skipped (PARLEY_PACKAGE_TEST=0)"

@@ -23,6 +23,12 @@ type EmbedConfig struct {
 	BaseURL string // the OpenAI-compatible base URL (…/v1), as for chat
 	APIKey  string
 	Model   string
+	// Transport carries the requests (nil: the default one); Parley's
+	// built-in engine gives its own (SPEC §12), which speaks only the
+	// OpenAI-compatible API. It must be comparable (configs are compared).
+	Transport http.RoundTripper
+	// OpenAIOnly skips Ollama's /api/embed.
+	OpenAIOnly bool
 }
 
 // Embedder asks the model server for vectors: Ollama's native POST
@@ -40,7 +46,7 @@ type Embedder struct {
 
 // NewEmbedder returns a client for cfg.
 func NewEmbedder(cfg EmbedConfig) *Embedder {
-	return &Embedder{cfg: cfg, client: &http.Client{Timeout: 5 * time.Minute}}
+	return &Embedder{cfg: cfg, client: &http.Client{Timeout: 5 * time.Minute, Transport: cfg.Transport}, openAI: cfg.OpenAIOnly}
 }
 
 // A failure of the embedding server is a *fault.Error saying what Parley

@@ -7,6 +7,8 @@ import (
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/config"
+	"github.com/parley-app/parley/backend/engine"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/knowledge"
 )
@@ -25,13 +27,23 @@ func (s *Service) newKnowledge() *knowledge.Manager {
 }
 
 // embedConfig is the server and model that make vectors: the chat's
-// server (the demo model in demo mode) and the embedding model setting.
+// server (the demo model in demo mode, the built-in engine with
+// "engine":"builtin", where the model is an installed one) and the
+// embedding model setting.
 func (s *Service) embedConfig() knowledge.EmbedConfig {
 	s.mu.Lock()
 	st := s.settings
 	s.mu.Unlock()
 	if st.EmbeddingModel == "" {
 		return knowledge.EmbedConfig{}
+	}
+	if st.Engine == config.EngineBuiltin && !st.DemoMode {
+		sup, err := s.engine()
+		if err != nil {
+			s.log.Error("the built-in engine for embeddings", "err", err)
+			return knowledge.EmbedConfig{}
+		}
+		return knowledge.EmbedConfig{BaseURL: engine.BaseURL, Model: st.EmbeddingModel, Transport: sup.Transport(), OpenAIOnly: true}
 	}
 	base := st.BaseURL
 	if st.DemoMode {

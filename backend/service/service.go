@@ -96,8 +96,8 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 		opt.Logger = slog.Default()
 	}
 	s := &Service{opt: opt, store: opt.Store, ev: opt.Events, log: opt.Logger}
-	saved := DefaultSettings()
-	if _, err := s.store.GetSetting(ctx, settingsKey, &saved); err != nil {
+	saved, err := s.loadSettings(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("load settings: %w", err)
 	}
 	s.settings = applyOverrides(saved, opt.Config)

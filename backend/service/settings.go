@@ -58,9 +58,9 @@ const (
 // DefaultSettings are used until the user saves their own.
 func DefaultSettings() Settings {
 	return Settings{
-		// "server" until the model library and onboarding land (#40): a
-		// fresh install then starts on "builtin" (SPEC §12).
-		Engine:                 config.EngineServer,
+		// A fresh install chats out of the box (SPEC §12); saved settings
+		// from before the engine keep their server (loadSettings).
+		Engine:                 config.EngineBuiltin,
 		BaseURL:                config.DefaultBaseURL,
 		QuestionTimeoutSeconds: int(config.DefaultQuestionTimeout / time.Second),
 		RateLimitSeconds:       5,
@@ -130,11 +130,15 @@ func applyOverrides(s Settings, cfg config.Config) Settings {
 	if cfg.Set["demo"] {
 		s.DemoMode = cfg.Demo
 	}
-	if cfg.Set["engine"] {
+	switch {
+	case cfg.Set["engine"]:
 		s.Engine = cfg.Engine
+	case cfg.Set["base-url"]:
+		// A server given (--base-url, PARLEY_BASE_URL) is the one to use.
+		s.Engine = config.EngineServer
 	}
 	if s.Engine == "" {
-		s.Engine = config.EngineServer
+		s.Engine = config.EngineBuiltin
 	}
 	s.BaseURL = strings.TrimRight(s.BaseURL, "/")
 	return s
@@ -142,6 +146,27 @@ func applyOverrides(s Settings, cfg config.Config) Settings {
 
 // settingsKey is the settings row holding the saved Settings.
 const settingsKey = "settings"
+
+// loadSettings reads the saved settings over the defaults. Settings saved
+// before the built-in engine existed (no "engine" in them) keep the model
+// server they were using: only a fresh install starts on the engine.
+func (s *Service) loadSettings(ctx context.Context) (Settings, error) {
+	saved := DefaultSettings()
+	found, err := s.store.GetSetting(ctx, settingsKey, &saved)
+	if err != nil || !found {
+		return saved, err
+	}
+	var probe struct {
+		Engine *string `json:"engine"`
+	}
+	if _, err := s.store.GetSetting(ctx, settingsKey, &probe); err != nil {
+		return saved, err
+	}
+	if probe.Engine == nil {
+		saved.Engine = config.EngineServer
+	}
+	return saved, nil
+}
 
 // questionConfig turns the effective settings into the QuestionManager's.
 func (s *Service) questionConfig() questions.Config {
@@ -193,8 +218,8 @@ func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, erro
 	if s.opt.Config.Set["demo"] {
 		// --demo / PARLEY_DEMO holds for this process only: the saved demo
 		// mode stays what it was (the window shows the effective one).
-		saved := DefaultSettings()
-		if _, err := s.store.GetSetting(ctx, settingsKey, &saved); err != nil {
+		saved, err := s.loadSettings(ctx)
+		if err != nil {
 			return Settings{}, fmt.Errorf("load settings: %w", err)
 		}
 		st.DemoMode = saved.DemoMode

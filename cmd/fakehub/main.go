@@ -7,7 +7,8 @@
 //
 // -fixtures serves generated models (backend/engine/ggufgen) as the
 // repository parley/fixtures-GGUF: fixed.gguf (writes enginetest.Answer),
-// card.gguf (asks a question card), random.gguf. -dir serves every
+// card.gguf (asks a question card, then says enginetest.CardFollowUp once
+// answered), random.gguf. -dir serves every
 // DIR/<owner>/<name>/<file>.gguf as repository <owner>/<name>. The first
 // line on standard output is {"url":"http://127.0.0.1:<port>"}; it serves
 // until its standard input closes or it is stopped.
@@ -60,7 +61,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 		defer os.RemoveAll(tmp)
 		specs := map[string]ggufgen.Spec{
 			"fixed.gguf":  {Name: "Parley fixture", Answer: enginetest.Answer},
-			"card.gguf":   {Name: "Parley card fixture", Answer: "Let me ask.\n<tool_call>\n" + enginetest.Card + "\n</tool_call>"},
+			"card.gguf":   enginetest.CardSpec("Parley card fixture"),
 			"random.gguf": {Name: "Parley random fixture", Seed: 7},
 		}
 		for name, spec := range specs {

@@ -21,7 +21,9 @@ after(async () => {
 
 for (const theme of ['dark', 'light']) {
   test(`Chromium, ${theme} theme: unchecked radios and checkboxes are hollow rings, checked ones are filled`, async () => {
-    const server = await startTempServe()
+    // On a model server: the controls measured include its model list (the
+    // built-in engine, a fresh install's default, shows the library instead).
+    const server = await startTempServe({ extraArgs: ['--engine', 'server'] })
     const page = await browser.newPage({ viewport: { width: 1100, height: 860 } })
     try {
       await enableDemo(server)

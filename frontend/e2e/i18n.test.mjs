@@ -162,7 +162,7 @@ test('a saved language wins over the browser language and the backend speaks it 
     // that does not answer is reported in Spanish (backend/i18n).
     const bad = await server.api('PUT', '/api/v1/settings', { ...body, language: 'xx' })
     assert.equal(bad.status, 400, 'an unknown language is refused')
-    assert.equal((await server.api('PUT', '/api/v1/settings', { ...body, language: 'es', demo_mode: false, base_url: 'http://127.0.0.1:9/v1' })).status, 200)
+    assert.equal((await server.api('PUT', '/api/v1/settings', { ...body, language: 'es', demo_mode: false, engine: 'server', base_url: 'http://127.0.0.1:9/v1' })).status, 200)
     const status = (await server.api('GET', '/api/v1/models/status')).body
     assert.equal(status.reachable, false)
     assert.match(status.message, /^No se puede conectar con el servidor de modelos en http:\/\/127\.0\.0\.1:9\/v1\./)

@@ -50,7 +50,9 @@ function roundedClipsAroundScrollers(page) {
 }
 
 test('Settings opens with every section and no rounded clip around its scrolling body', async () => {
-  const server = await startTempServe()
+  // On a model server: every section shows (the built-in engine, a fresh
+  // install's default, hides the server's model list).
+  const server = await startTempServe({ extraArgs: ['--engine', 'server'] })
   try {
     const { page, errors } = await openSettings(server)
     const legends = await page.getByTestId('settings-panel').locator('legend').allInnerTexts()
@@ -72,7 +74,7 @@ test('Settings opens with every section and no rounded clip around its scrolling
 })
 
 test('in demo mode Settings shows the demo model selected, with a note', async () => {
-  const server = await startTempServe()
+  const server = await startTempServe({ extraArgs: ['--engine', 'server'] })
   try {
     await enableDemo(server)
     const { page, errors } = await openSettings(server)

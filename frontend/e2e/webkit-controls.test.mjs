@@ -29,7 +29,9 @@ after(async () => {
 
 for (const theme of ['dark', 'light']) {
   test(`WebKit, ${theme} theme: unchecked radios and checkboxes are hollow rings, checked ones are filled`, async () => {
-    const server = await startTempServe()
+    // On a model server: the controls measured include its model list (the
+    // built-in engine, a fresh install's default, shows the library instead).
+    const server = await startTempServe({ extraArgs: ['--engine', 'server'] })
     try {
       await enableDemo(server)
       const { body } = await server.api('GET', '/api/v1/settings')

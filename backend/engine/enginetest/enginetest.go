@@ -28,6 +28,16 @@ const CardArguments = `{"questions": [{"question": "Which colour?", "header": "C
 // Card is that call in the Hermes format the fixtures' template asks for.
 const Card = `{"name": "ask_user_question", "arguments": ` + CardArguments + `}`
 
+// CardFollowUp is what the fixture "card" writes once the card is
+// answered (the prompt holds the tool's result).
+const CardFollowUp = "Thank you: your answer settles it."
+
+// CardSpec is the fixture "card": it asks the question card (Card, after
+// a sentence) until it has an answer, then writes CardFollowUp.
+func CardSpec(name string) ggufgen.Spec {
+	return ggufgen.Spec{Name: name, Answer: "Let me ask.\n<tool_call>\n" + Card + "\n</tool_call>", AfterTool: CardFollowUp}
+}
+
 // Entry is a fixture model.
 type Entry struct {
 	ID   string `json:"id"`
@@ -36,13 +46,14 @@ type Entry struct {
 
 // Write writes the fixture models into dir: "fixed" (writes Answer),
 // "loop" (writes "la la la, " forever), "card" (calls ask_user_question,
-// in the Hermes format), "random" (random weights).
+// in the Hermes format, then CardFollowUp once answered: CardSpec),
+// "random" (random weights).
 func Write(t testing.TB, dir string) []Entry {
 	t.Helper()
 	specs := map[string]ggufgen.Spec{
 		"fixed":  {Answer: Answer},
 		"loop":   {Answer: "la la la, ", Loop: true},
-		"card":   {Answer: "Let me ask.\n<tool_call>\n" + Card + "\n</tool_call>"},
+		"card":   CardSpec(""),
 		"random": {Seed: 7},
 	}
 	var list []Entry

@@ -15,6 +15,15 @@
 //     chain), and the output matrix maps each to its successor: the last
 //     prompt token ("\n" after "<|im_start|>assistant") to the first piece,
 //     each piece to the next, the last to <|im_end|>.
+//   - Spec.AfterTool set as well: once the prompt holds a tool's result
+//     (the control token <tool_response>, which the template writes around
+//     it), greedy decoding writes AfterTool instead of Answer. The one
+//     attention head that is not zero does this: the trigger's query
+//     matches only that token's key, whose value lands in a "seen"
+//     dimension that tips the trigger's successor from Answer's first
+//     piece to AfterTool's. RoPE is made negligible (a huge frequency base,
+//     and the query and key in the head's slowest pair), so the match does
+//     not fade with the distance.
 //   - Spec.Answer empty: random weights from Seed (the output is arbitrary
 //     bytes, but a pure function of the prompt): for checking that reused
 //     and freshly evaluated prompts give the same text.
@@ -81,6 +90,9 @@ type Spec struct {
 	Answer string
 	// Loop starts Answer again after its end instead of ending.
 	Loop bool
+	// AfterTool is the text written instead of Answer when the prompt
+	// holds a tool's result (see the package comment); "" = Answer always.
+	AfterTool string
 	// Seed seeds the random weights.
 	Seed uint64
 	// ContextLength is llama.context_length (default 16384: the
@@ -93,7 +105,10 @@ const (
 	TokenEndOfText = 256 // <|endoftext|>, the BOS
 	TokenIMStart   = 257 // <|im_start|>
 	TokenIMEnd     = 258 // <|im_end|>, the EOS
-	firstPiece     = 259
+	// TokenToolResponse is <tool_response>, the mark of a tool's result
+	// (ChatML's template writes it).
+	TokenToolResponse = 259
+	firstPiece        = 260
 )
 
 // Write writes the model to path.
@@ -119,9 +134,12 @@ func Write(path string, spec Spec) error {
 }
 
 // Pieces returns the pieces Answer is cut into (one token each), in order.
-func Pieces(answer string) []string {
+func Pieces(answer string) []string { return pieces(answer, map[string]bool{}) }
+
+// pieces cuts answer into pieces none of which is in seen (which gets
+// them).
+func pieces(answer string, seen map[string]bool) []string {
 	var out []string
-	seen := map[string]bool{}
 	b := []byte(answer)
 	for len(b) > 0 {
 		n := min(3, len(b))
@@ -179,7 +197,15 @@ func build(spec Spec) (*model, error) {
 	if spec.ContextLength == 0 {
 		spec.ContextLength = 16384
 	}
-	pieces := Pieces(spec.Answer)
+	if spec.AfterTool != "" && spec.Answer == "" {
+		return nil, fmt.Errorf("ggufgen: AfterTool needs Answer")
+	}
+	// A vocabulary's texts are unique: AfterTool's pieces differ from
+	// Answer's.
+	seen := map[string]bool{}
+	answer := pieces(spec.Answer, seen)
+	after := pieces(spec.AfterTool, seen)
+	pieces := append(append([]string{}, answer...), after...)
 	nVocab := firstPiece + len(pieces)
 
 	tokens := make([]string, 0, nVocab)
@@ -189,8 +215,8 @@ func build(spec Spec) (*model, error) {
 		tokens = append(tokens, string(b2u[byte(i)]))
 		types = append(types, 1) // normal
 	}
-	tokens = append(tokens, "<|endoftext|>", "<|im_start|>", "<|im_end|>")
-	types = append(types, 3, 3, 3) // control
+	tokens = append(tokens, "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_response>")
+	types = append(types, 3, 3, 3, 3) // control
 	for _, p := range pieces {
 		var s []rune
 		for _, c := range []byte(p) {
@@ -200,11 +226,25 @@ func build(spec Spec) (*model, error) {
 		types = append(types, 1)
 	}
 
+	unique := map[string]bool{}
+	for _, t := range tokens {
+		if unique[t] {
+			return nil, fmt.Errorf("ggufgen: the token %q comes twice (choose other texts)", t)
+		}
+		unique[t] = true
+	}
+
 	// One dimension per state: 0 = any other token, 1 = the trigger ("\n",
-	// the last token of the generation prompt), 2+i = piece i. Dimensions
-	// are a multiple of 32, with 16 per head.
+	// the last token of the generation prompt), 2+i = piece i; then, with
+	// AfterTool, the <tool_response> token's and the "seen" dimension.
+	// Dimensions are a multiple of 32, with 16 per head.
 	states := 2 + len(pieces)
-	nEmbd := max(64, (states+31)/32*32)
+	markDim, seenDim := states, states+1
+	dims := states
+	if len(after) > 0 {
+		dims = states + 2
+	}
+	nEmbd := max(64, (dims+31)/32*32)
 	nHead := nEmbd / 16
 	nFF := 64
 	rng := rand.New(rand.NewPCG(spec.Seed, 0x9e3779b97f4a7c15))
@@ -226,7 +266,11 @@ func build(spec Spec) (*model, error) {
 	v := uint64(nVocab)
 	ff := uint64(nFF)
 
-	var embd, out, attnOut, ffnDown []float32
+	var embd, out, attnQ, attnK, attnV, attnOut, ffnDown []float32
+	attnQ = random(nEmbd*nEmbd, 0.2)
+	attnK = random(nEmbd*nEmbd, 0.2)
+	attnV = random(nEmbd*nEmbd, 0.2)
+	ropeBase := float32(10000)
 	if spec.Answer == "" {
 		embd = random(nEmbd*nVocab, 1)
 		out = random(nEmbd*nVocab, 0.5)
@@ -240,6 +284,8 @@ func build(spec Spec) (*model, error) {
 			switch {
 			case t == '\n':
 				return 1
+			case t == TokenToolResponse && len(after) > 0:
+				return markDim
 			case t >= firstPiece:
 				return 2 + t - firstPiece
 			}
@@ -254,10 +300,16 @@ func build(spec Spec) (*model, error) {
 			switch {
 			case s == 0:
 				return TokenIMEnd
-			case s-1 < len(pieces):
-				return firstPiece + s - 1
-			case spec.Loop:
+			case s == 1:
 				return firstPiece
+			case s-1 < len(answer): // piece s-2 of Answer
+				return firstPiece + s - 1
+			case s-2 == len(answer)-1 && spec.Loop:
+				return firstPiece
+			case s-2 < len(answer):
+				return TokenIMEnd
+			case s-1 < len(pieces): // piece s-2 of AfterTool
+				return firstPiece + s - 1
 			}
 			return TokenIMEnd
 		}
@@ -266,6 +318,30 @@ func build(spec Spec) (*model, error) {
 		}
 		attnOut = make([]float32, nEmbd*nEmbd)
 		ffnDown = make([]float32, nFF*nEmbd)
+		if len(after) > 0 {
+			// The normalized one-hot states are sqrt(n_embd) = 8 (and more)
+			// where they are 1. Head 0: the trigger's query and the mark's
+			// key in dimension 14 (the slowest RoPE pair): a score of
+			// 8*1.5 * 8*1.5 / sqrt(16) = 36 for the mark, 0 for every other
+			// token, so the mark takes all the attention even among 16k
+			// tokens; its value (dimension 0) goes to "seen".
+			attnQ = make([]float32, nEmbd*nEmbd)
+			attnK = make([]float32, nEmbd*nEmbd)
+			attnV = make([]float32, nEmbd*nEmbd)
+			attnQ[14*nEmbd+1] = 1.5
+			attnK[14*nEmbd+markDim] = 1.5
+			attnV[0*nEmbd+markDim] = 1
+			attnOut[seenDim*nEmbd+0] = 1.0 / 8
+			ropeBase = 1e12
+			// After the trigger: Answer's first piece scores 1 (its
+			// row reads the trigger), AfterTool's 0.5 + 0.7*seen, so it
+			// wins only once a result was seen; after a piece, that
+			// piece's successor scores 1 against at most 0.7*seen, and
+			// seen is ~1/n there (a piece's query matches nothing).
+			first := firstPiece + len(answer)
+			out[first*nEmbd+1] = 0.5
+			out[first*nEmbd+seenDim] = 0.7
+		}
 	}
 
 	m := &model{}
@@ -280,7 +356,7 @@ func build(spec Spec) (*model, error) {
 		{"llama.attention.head_count", uint32(nHead)},
 		{"llama.attention.head_count_kv", uint32(nHead)},
 		{"llama.attention.layer_norm_rms_epsilon", float32(1e-5)},
-		{"llama.rope.freq_base", float32(10000)},
+		{"llama.rope.freq_base", ropeBase},
 		{"llama.vocab_size", uint32(nVocab)},
 		{"tokenizer.ggml.model", "gpt2"},
 		{"tokenizer.ggml.pre", "default"},
@@ -298,9 +374,9 @@ func build(spec Spec) (*model, error) {
 		{"output_norm.weight", []uint64{e}, ones(nEmbd)},
 		{"output.weight", []uint64{e, v}, out},
 		{"blk.0.attn_norm.weight", []uint64{e}, ones(nEmbd)},
-		{"blk.0.attn_q.weight", []uint64{e, e}, random(nEmbd*nEmbd, 0.2)},
-		{"blk.0.attn_k.weight", []uint64{e, e}, random(nEmbd*nEmbd, 0.2)},
-		{"blk.0.attn_v.weight", []uint64{e, e}, random(nEmbd*nEmbd, 0.2)},
+		{"blk.0.attn_q.weight", []uint64{e, e}, attnQ},
+		{"blk.0.attn_k.weight", []uint64{e, e}, attnK},
+		{"blk.0.attn_v.weight", []uint64{e, e}, attnV},
 		{"blk.0.attn_output.weight", []uint64{e, e}, attnOut},
 		{"blk.0.ffn_norm.weight", []uint64{e}, ones(nEmbd)},
 		{"blk.0.ffn_gate.weight", []uint64{e, ff}, random(nEmbd*nFF, 0.2)},

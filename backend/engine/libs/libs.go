@@ -1,17 +1,17 @@
 // Package libs finds the built-in engine's llama.cpp libraries (SPEC §12).
 //
-// In order: PARLEY_ENGINE_DIR; the folder the installers put beside the
-// binary (engine/ next to it, or ../lib/parley/engine for the .deb); then
-// build/engine/<platform> of a checkout set up by scripts/setup.sh
-// (scripts/engine-libs.sh), looked for above the working directory and
-// above the executable, which is how tests and a plain `go build` of a
-// set-up checkout find them.
+// In order: PARLEY_ENGINE_DIR; where the installers put them, relative to
+// the running binary (Installed); then build/engine/<platform> of a
+// checkout set up by scripts/setup.sh (scripts/engine-libs.sh), looked for
+// above the working directory and above the executable, which is how
+// tests and a plain `go build` of a set-up checkout find them. When none
+// holds them, the error names every folder it looked in.
 //
 // Not done yet: embedding the libraries in the binary and unpacking them
 // once into the user's cache folder (<cache>/parley/engine/<sha256>/,
 // checked against the hash at each start), so that a `go build` binary
 // copied elsewhere runs the engine too. Dir is the one place that will
-// look there, after the installers' folder.
+// look there, after the installers' folders.
 package libs
 
 import (
@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 )
 
 // EnvVar points at a set of libraries.
@@ -57,8 +58,38 @@ func LibraryFile() string {
 // ErrNotFound: no set of libraries was found.
 var ErrNotFound = errors.New("the built-in engine's libraries were not found")
 
+// Installed are the folders the installers put the libraries in, for the
+// binary at exe (symbolic links resolved), in the order they are tried:
+//   - engine/ beside it: the Linux tarball;
+//   - ../lib/parley/engine: the .deb (/usr/bin/parley,
+//     /usr/lib/parley/engine/);
+//   - ../Frameworks: the macOS app bundle (Contents/MacOS/Parley,
+//     Contents/Frameworks/);
+//   - the binary's own folder: Windows, the DLLs beside Parley.exe.
+func Installed(exe string) []string {
+	dir := filepath.Dir(exe)
+	return []string{
+		filepath.Join(dir, "engine"),
+		filepath.Clean(filepath.Join(dir, "..", "lib", "parley", "engine")),
+		filepath.Clean(filepath.Join(dir, "..", "Frameworks")),
+		dir,
+	}
+}
+
 // Dir returns the folder of the libraries to use.
 func Dir(getenv func(string) string) (string, error) {
+	exe, _ := os.Executable()
+	if exe != "" {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+	}
+	wd, _ := os.Getwd()
+	return dir(getenv, exe, wd)
+}
+
+// dir is Dir for the binary at exe (resolved; "" when unknown) run in wd.
+func dir(getenv func(string) string, exe, wd string) (string, error) {
 	if d := getenv(EnvVar); d != "" {
 		if !isSet(d) {
 			return "", fmt.Errorf("%s=%s holds no %s", EnvVar, d, LibraryFile())
@@ -70,21 +101,16 @@ func Dir(getenv func(string) string) (string, error) {
 		tried = append(tried, d)
 		return isSet(d)
 	}
-	exe, _ := os.Executable()
 	if exe != "" {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
-		dir := filepath.Dir(exe)
-		for _, d := range []string{filepath.Join(dir, "engine"), filepath.Join(dir, "..", "lib", "parley", "engine")} {
+		for _, d := range Installed(exe) {
 			if try(d) {
-				return filepath.Clean(d), nil
+				return d, nil
 			}
 		}
 	}
 	if p := Platform(); p != "" {
 		var starts []string
-		if wd, err := os.Getwd(); err == nil {
+		if wd != "" {
 			starts = append(starts, wd)
 		}
 		if exe != "" {
@@ -96,7 +122,8 @@ func Dir(getenv func(string) string) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("%w (looked in %v; run scripts/engine-libs.sh in a checkout, or set %s)", ErrNotFound, tried, EnvVar)
+	return "", fmt.Errorf("%w: no %s in %s (reinstall Parley, or in a checkout run scripts/engine-libs.sh; %s points at another set)",
+		ErrNotFound, LibraryFile(), strings.Join(tried, ", "), EnvVar)
 }
 
 // inCheckout looks for build/engine/<platform> in start and its parents,

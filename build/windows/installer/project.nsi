@@ -39,6 +39,8 @@ SetCompressor /SOLID lzma
 ## Include the wails tools
 ####
 !include "wails_tools.nsh"
+## Parley: the built-in engine's DLLs and the VC++ runtime they need.
+!include "parley_engine.nsh"
 
 # The version information for this two must consist of 4 parts
 VIProductVersion "${INFO_PRODUCTVERSION}.0"
@@ -101,10 +103,12 @@ Section
     !insertmacro wails.setShellContext
 
     !insertmacro wails.webview2runtime
+    !insertmacro parley.vcRuntime
 
     SetOutPath $INSTDIR
 
     !insertmacro wails.files
+    !insertmacro parley.engineFiles
 
     CreateShortcut "$SMPROGRAMS\${INFO_PRODUCTNAME}.lnk" "$INSTDIR\${PRODUCT_EXECUTABLE}"
     CreateShortCut "$DESKTOP\${INFO_PRODUCTNAME}.lnk" "$INSTDIR\${PRODUCT_EXECUTABLE}"
@@ -122,6 +126,7 @@ Section "uninstall"
 
     # Parley: remove only what the installer wrote, never a whole folder the user chose.
     Delete "$INSTDIR\${PRODUCT_EXECUTABLE}"
+    !insertmacro parley.engineUninstall
 
     Delete "$SMPROGRAMS\${INFO_PRODUCTNAME}.lnk"
     Delete "$DESKTOP\${INFO_PRODUCTNAME}.lnk"

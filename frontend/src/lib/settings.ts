@@ -7,6 +7,7 @@ import { isLanguage, t } from '../i18n'
 export const OLLAMA_URL = 'http://127.0.0.1:11434/v1'
 
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
+  // A backend that does not send the setting predates the engine: a server.
   engine: 'server',
   base_url: OLLAMA_URL,
   api_key: '',
