@@ -131,7 +131,7 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 				}
 				return nil
 			}
-			split.Write(string(chunk))
+			split.WriteBytes(chunk)
 			return nil
 		}),
 	}
