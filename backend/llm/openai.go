@@ -79,14 +79,13 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 		return Response{}, fmt.Errorf("create model client: %w", err)
 	}
 
-	var streamed, reasoning strings.Builder
+	// The streamed reply is the splitter's (split.Reply): no second copy
+	// of every piece.
+	var reasoning strings.Builder
 	source := ""
 	fromField := false
 	toolStarted := false
 	split := newThinkSplitter(func(text string, moved bool) {
-		if moved {
-			streamed.Reset() // it was thinking
-		}
 		if source == "" {
 			source = ReasoningFromTags
 		}
@@ -95,7 +94,6 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 			req.OnReasoning(text, moved)
 		}
 	}, func(text string) {
-		streamed.WriteString(text)
 		if req.OnDelta != nil {
 			req.OnDelta(text)
 		}
@@ -133,7 +131,7 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 				}
 				return nil
 			}
-			split.Write(string(chunk))
+			split.WriteBytes(chunk)
 			return nil
 		}),
 	}
@@ -148,7 +146,7 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 			trace.Mark(tc.ID, trace.HopStreamEnd)
 		}
 	}
-	partial := Response{Text: streamed.String(), Reasoning: reasoning.String(), ReasoningSource: source}
+	partial := Response{Text: split.Reply(), Reasoning: reasoning.String(), ReasoningSource: source}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return partial, ctxErr
 	}
@@ -194,8 +192,8 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 	if len(resp.Choices) > 0 {
 		out.Usage = usageOf(resp.Choices[0].GenerationInfo)
 	}
-	if out.Text == "" && streamed.Len() > 0 {
-		out.Text = streamed.String()
+	if out.Text == "" && split.reply.Len() > 0 {
+		out.Text = split.Reply()
 	}
 	if strings.TrimSpace(out.Text) == "" && len(out.ToolCalls) == 0 && strings.TrimSpace(out.Reasoning) == "" {
 		// (A reply of thinking only is an answer: it happens, ollama#15288.)
@@ -524,12 +522,20 @@ func (b *teeBody) Read(p []byte) (int, error) {
 	if n > 0 {
 		b.tee.write(p[:n])
 	}
-	if fe := (*fault.Error)(nil); err != nil && errors.As(err, &fe) {
+	if err != nil && err != io.EOF && isFault(err) {
 		// The transport's own words for a failure mid-stream (langchaingo
 		// hides them behind its own).
 		b.tee.setTransportErr(err)
 	}
 	return n, err
+}
+
+// isFault tells an error that is or wraps a *fault.Error. Apart from Read
+// so that the target errors.As needs is not put on the heap for every read
+// (it escapes), only when there is an error.
+func isFault(err error) bool {
+	var fe *fault.Error
+	return errors.As(err, &fe)
 }
 
 // streamTee records, from raw SSE lines, an error frame's message and

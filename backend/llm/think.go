@@ -1,6 +1,9 @@
 package llm
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // Thinking a server leaves in the content (SPEC §9): llama.cpp's
 // llama-server with --reasoning-format none (and builds before mid-2025)
@@ -150,6 +153,23 @@ func (s *thinkSplitter) Write(chunk string) {
 			text = whole[at+len(thinkClose):]
 		}
 	}
+}
+
+// WriteBytes is Write for a chunk in a buffer the caller reuses. A piece
+// of the reply in which no tag can end (most pieces) is copied once, into
+// the reply, and handed on as that copy's text: no string of its own for
+// every chunk.
+func (s *thinkSplitter) WriteBytes(chunk []byte) {
+	if len(chunk) > 0 && s.state == splitReply && s.pending == "" && bytes.IndexByte(chunk, '<') < 0 &&
+		(!s.closable || partialSuffix(s.reply.String(), thinkClose) == 0) {
+		n := s.reply.Len()
+		s.reply.Write(chunk)
+		// What a Builder has written is never changed: the substring
+		// stays valid while the reply grows.
+		s.onReply(s.reply.String()[n:])
+		return
+	}
+	s.Write(string(chunk))
 }
 
 // Close hands on what was held back at the end of the content.

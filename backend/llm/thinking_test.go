@@ -228,6 +228,7 @@ func TestThinkSplitterIsIndependentOfChunking(t *testing.T) {
 		{"A reply, then </think> later", "A reply, then ", "later"},
 		{"</think>Third answer", "", "Third answer"},
 		{"\n</think>\n\nThird answer", "\n", "Third answer"},
+		{"A long plain reply in many pieces, and nothing else at all.", "", "A long plain reply in many pieces, and nothing else at all."},
 	}
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed) // each run cuts the content differently
@@ -236,21 +237,34 @@ func TestThinkSplitterIsIndependentOfChunking(t *testing.T) {
 		for round := 0; round < 200; round++ {
 			// shown is the reply as a window shows it: a move empties it.
 			var thinking, reply, shown strings.Builder
+			var deltas []string // kept as handed on: they must not change later
 			s := newThinkSplitter(func(t string, moved bool) {
 				thinking.WriteString(t)
 				if moved {
 					shown.Reset()
 				}
-			}, func(t string) { reply.WriteString(t); shown.WriteString(t) })
+			}, func(t string) { reply.WriteString(t); shown.WriteString(t); deltas = append(deltas, t) })
+			var buf []byte
 			for rest := c.content; rest != ""; {
 				n := 1 + rng.IntN(len(rest))
 				if round == 0 {
 					n = len(rest)
 				}
-				s.Write(rest[:n])
+				if round%2 == 1 {
+					// As the streaming func gets them: in a buffer that is
+					// then reused.
+					buf = append(buf[:0], rest[:n]...)
+					s.WriteBytes(buf)
+					for i := range buf {
+						buf[i] = '#'
+					}
+				} else {
+					s.Write(rest[:n])
+				}
 				rest = rest[n:]
 			}
 			s.Close()
+			require.Equal(t, reply.String(), strings.Join(deltas, ""), "deltas changed after they were handed on: content %q, seed %d", c.content, seed)
 			require.Equal(t, c.thinking, thinking.String(), "content %q, seed %d", c.content, seed)
 			require.Equal(t, c.reply, s.Reply(), "content %q, seed %d", c.content, seed)
 			require.Equal(t, c.reply, shown.String(), "shown: content %q, seed %d", c.content, seed)
