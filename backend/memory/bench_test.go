@@ -22,7 +22,7 @@ func BenchmarkPromptWith10000Memories(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		text, ids := Prompt(ms, msg, PromptBudget)
+		text, ids := Prompt(ms, msg, PromptBudget, nil)
 		require.NotEmpty(b, text)
 		require.NotEmpty(b, ids)
 	}

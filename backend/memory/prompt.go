@@ -28,10 +28,12 @@ func Tokens(text string) int { return (utf8.RuneCountInString(text) + 3) / 4 }
 // counts from when it was made), while they fit in budget tokens. When they
 // do not all fit, up to half the budget goes first to those nearest the
 // user's message (by keyword: the message's words found in the memory,
-// rarer words counting more), and the rest of the budget to the newest
-// used. It returns "" when there is nothing to list, and the ids of the
-// memories listed, in the order listed.
-func Prompt(ms []Memory, userMessage string, budget int) (string, []string) {
+// rarer words counting more; and by meaning when byMeaning is given: the
+// indexes of ms nearest the message by their vectors, best first, asked
+// for only then), and the rest of the budget to the newest used. It
+// returns "" when there is nothing to list, and the ids of the memories
+// listed, in the order listed.
+func Prompt(ms []Memory, userMessage string, budget int, byMeaning func() []int) (string, []string) {
 	if len(ms) == 0 || budget <= 0 {
 		return "", nil
 	}
@@ -54,6 +56,9 @@ func Prompt(ms []Memory, userMessage string, budget int) (string, []string) {
 	chosen := make([]bool, len(ms))
 	if total > budget {
 		near := nearest(ms, userMessage, rank)
+		if byMeaning != nil {
+			near = interleave(near, byMeaning())
+		}
 		half := left / 2
 		for _, i := range near {
 			if cost[i] <= half {

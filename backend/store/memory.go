@@ -17,7 +17,11 @@ import (
 
 // Memories (SPEC §14).
 
-const memoryColumns = "id, text, source, conversation_id, question_id, project_id, auto_answer, question, options, answer, created_at, used_at"
+const memoryColumns = "id, text, source, conversation_id, question_id, project_id, auto_answer, question, options, answer, created_at, used_at, scope_conversation_id"
+
+// Scope conditions of a conversation's memories (SPEC §14): those scoped
+// to it, else those of every conversation or of its project.
+const memoryScopeCondition = `(scope_conversation_id = ? OR scope_conversation_id IS NULL AND (project_id IS NULL OR project_id = ?))`
 
 // MemoryFilter picks memories by scope: All, or those of Project ("" =
 // the memories without a project).
@@ -44,12 +48,9 @@ func (s *Store) AddAnswerMemories(ctx context.Context, ms []*memory.Memory) (rep
 			if m.Answer == nil {
 				return fmt.Errorf("memory from an answer without the answer")
 			}
-			var project any
-			if m.ProjectID != nil {
-				project = *m.ProjectID
-			}
 			olds, err := queryMemories(ctx, tx, `SELECT `+memoryColumns+` FROM memories
-				WHERE source = 'answer' AND question = ? AND project_id IS ?`, m.Answer.Question, project)
+				WHERE source = 'answer' AND question = ? AND project_id IS ? AND scope_conversation_id IS ?`,
+				m.Answer.Question, ptrArg(m.ProjectID), ptrArg(m.ScopeConversationID))
 			if err != nil {
 				return err
 			}
@@ -99,13 +100,9 @@ func insertMemory(ctx context.Context, tx *sql.Tx, m *memory.Memory) error {
 		}
 		answer = string(b)
 	}
-	var project any
-	if m.ProjectID != nil {
-		project = *m.ProjectID
-	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO memories (`+memoryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		m.ID, m.Text, m.Source.Type, nullString(m.Source.ConversationID), nullString(m.Source.QuestionID), project,
-		boolInt(m.AutoAnswer), question, options, answer, formatTime(m.CreatedAt), nullTime(m.UsedAt))
+	_, err := tx.ExecContext(ctx, `INSERT INTO memories (`+memoryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.ID, m.Text, m.Source.Type, nullString(m.Source.ConversationID), nullString(m.Source.QuestionID), ptrArg(m.ProjectID),
+		boolInt(m.AutoAnswer), question, options, answer, formatTime(m.CreatedAt), nullTime(m.UsedAt), ptrArg(m.ScopeConversationID))
 	if isForeignKeyError(err) {
 		return fmt.Errorf("memory %s: conversation %s: %w", m.ID, m.Source.ConversationID, chat.ErrNotFound)
 	}
@@ -113,6 +110,14 @@ func insertMemory(ctx context.Context, tx *sql.Tx, m *memory.Memory) error {
 		return fmt.Errorf("store memory %s: %w", m.ID, err)
 	}
 	return nil
+}
+
+// ptrArg is a nullable text column's argument.
+func ptrArg(p *string) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
 
 func boolInt(b bool) int {
@@ -153,30 +158,35 @@ func (s *Store) Memories(ctx context.Context, f MemoryFilter) ([]memory.Memory, 
 	return ms, nil
 }
 
-// MemoriesInScope lists the memories that apply to a conversation of the
-// project ("" = of no project): those without a project, and the
+// MemoriesInScope lists the memories that apply to the conversation (see
+// memory.InScope): those scoped to it, those without a project, and its
 // project's. Newest first.
-func (s *Store) MemoriesInScope(ctx context.Context, projectID string) ([]memory.Memory, error) {
+func (s *Store) MemoriesInScope(ctx context.Context, sc memory.Scope) ([]memory.Memory, error) {
 	ms, err := queryMemories(ctx, s.readers, `SELECT `+memoryColumns+` FROM memories
-		WHERE project_id IS NULL OR project_id = ? ORDER BY created_at DESC, id`, projectID)
+		WHERE `+memoryScopeCondition+` ORDER BY created_at DESC, id`, sc.Conversation, sc.Project)
 	if err != nil {
 		return nil, fmt.Errorf("list memories in scope: %w", err)
 	}
 	return ms, nil
 }
 
-// AutoAnswerMemories lists the auto-answer memories in the project's scope
-// made for one of the question texts, newest first.
-func (s *Store) AutoAnswerMemories(ctx context.Context, projectID string, questionTexts []string) ([]memory.Memory, error) {
+// AutoAnswerMemories lists the auto-answer memories in the conversation's
+// scope made for one of the question texts, newest first. For an agent's
+// card (agent true) only the memories scoped to its conversation count
+// (memory.ForAgentCard).
+func (s *Store) AutoAnswerMemories(ctx context.Context, sc memory.Scope, agent bool, questionTexts []string) ([]memory.Memory, error) {
 	if len(questionTexts) == 0 {
 		return nil, nil
 	}
-	args := []any{projectID}
+	where, args := memoryScopeCondition, []any{sc.Conversation, sc.Project}
+	if agent {
+		where, args = `scope_conversation_id = ?`, []any{sc.Conversation}
+	}
 	for _, q := range questionTexts {
 		args = append(args, q)
 	}
 	ms, err := queryMemories(ctx, s.readers, `SELECT `+memoryColumns+` FROM memories
-		WHERE auto_answer = 1 AND (project_id IS NULL OR project_id = ?)
+		WHERE auto_answer = 1 AND `+where+`
 		AND question IN (?`+strings.Repeat(", ?", len(questionTexts)-1)+`) ORDER BY created_at DESC, id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list auto-answer memories: %w", err)
@@ -199,6 +209,10 @@ func (s *Store) UpdateMemory(ctx context.Context, id string, u MemoryUpdate) (me
 			res, err := tx.ExecContext(ctx, `UPDATE memories SET text = ? WHERE id = ?`, *u.Text, id)
 			if err := checkUpdated(res, err, "update memory", id); err != nil {
 				return err
+			}
+			// The vectors were of the old text.
+			if _, err := tx.ExecContext(ctx, `DELETE FROM memory_vectors WHERE memory_id = ?`, id); err != nil {
+				return fmt.Errorf("update memory %s: %w", id, err)
 			}
 		}
 		if u.AutoAnswer != nil {
@@ -267,17 +281,21 @@ func queryMemories(ctx context.Context, q querier, query string, args ...any) ([
 
 func scanMemory(sc scanner) (memory.Memory, error) {
 	var m memory.Memory
-	var conv, question, project, questionText, options, answer, used sql.NullString
+	var conv, question, project, questionText, options, answer, used, scope sql.NullString
 	var created string
 	var auto int
 	if err := sc.Scan(&m.ID, &m.Text, &m.Source.Type, &conv, &question, &project, &auto,
-		&questionText, &options, &answer, &created, &used); err != nil {
+		&questionText, &options, &answer, &created, &used, &scope); err != nil {
 		return m, err
 	}
 	m.Source.ConversationID, m.Source.QuestionID = conv.String, question.String
 	if project.Valid {
 		p := project.String
 		m.ProjectID = &p
+	}
+	if scope.Valid {
+		c := scope.String
+		m.ScopeConversationID = &c
 	}
 	m.AutoAnswer = auto == 1
 	if questionText.Valid && answer.Valid {
@@ -303,7 +321,8 @@ func scanMemory(sc scanner) (memory.Memory, error) {
 // RestoreMemory stores a memory from a backup under its own id; a memory
 // of that id already here is left as it is (added false). A source
 // conversation or a project that is not here is dropped (the memory then
-// applies to every conversation).
+// applies to every conversation); a memory scoped to a conversation that
+// is not here is not restored (added false): it must not apply elsewhere.
 func (s *Store) RestoreMemory(ctx context.Context, m memory.Memory) (added bool, err error) {
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		var n int
@@ -321,6 +340,14 @@ func (s *Store) RestoreMemory(ctx context.Context, m memory.Memory) (added bool,
 				m.Source.ConversationID = ""
 			}
 		}
+		if c := m.ScopeConversationID; c != nil {
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM conversations WHERE id = ?`, *c).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				return nil
+			}
+		}
 		if p := m.ProjectID; p != nil {
 			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM projects WHERE id = ?`, *p).Scan(&n); err != nil {
 				return err
@@ -336,4 +363,52 @@ func (s *Store) RestoreMemory(ctx context.Context, m memory.Memory) (added bool,
 		return false, fmt.Errorf("restore memory %s: %w", m.ID, err)
 	}
 	return added, nil
+}
+
+// SetMemoryVector keeps a memory's vector of an embedding model (unit
+// length; see memory.Normalize); a memory deleted meanwhile is no error.
+func (s *Store) SetMemoryVector(ctx context.Context, id, model string, v []float32) error {
+	_, err := s.writer.ExecContext(ctx, `INSERT INTO memory_vectors (memory_id, model, vector)
+		SELECT id, ?, ? FROM memories WHERE id = ?
+		ON CONFLICT (memory_id, model) DO UPDATE SET vector = excluded.vector`, model, memory.EncodeVector(v), id)
+	if err != nil {
+		return fmt.Errorf("store vector of memory %s: %w", id, err)
+	}
+	return nil
+}
+
+// MemoryVectors are the vectors of the model of the memories named, by id
+// (those without one are missing).
+func (s *Store) MemoryVectors(ctx context.Context, model string, ids []string) (map[string][]float32, error) {
+	out := make(map[string][]float32, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	b, _ := json.Marshal(ids) // strings always encode
+	rows, err := s.readers.QueryContext(ctx, `SELECT memory_id, vector FROM memory_vectors
+		WHERE model = ? AND memory_id IN (SELECT value FROM json_each(?))`, model, string(b))
+	if err != nil {
+		return nil, fmt.Errorf("load memory vectors: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			return nil, fmt.Errorf("load memory vectors: %w", err)
+		}
+		out[id] = memory.DecodeVector(blob)
+	}
+	return out, rows.Err()
+}
+
+// MemoriesWithoutVector lists up to limit memories that have no vector of
+// the model yet, oldest first.
+func (s *Store) MemoriesWithoutVector(ctx context.Context, model string, limit int) ([]memory.Memory, error) {
+	ms, err := queryMemories(ctx, s.readers, `SELECT `+memoryColumns+` FROM memories
+		WHERE id NOT IN (SELECT memory_id FROM memory_vectors WHERE model = ?) ORDER BY created_at, id LIMIT ?`, model, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list memories without vectors: %w", err)
+	}
+	return ms, nil
 }
