@@ -33,6 +33,7 @@ type MemoryFilter struct {
 // AddMemory stores a new memory; its id and creation time are filled when
 // empty. chat.ErrNotFound when its source conversation does not exist.
 func (s *Store) AddMemory(ctx context.Context, m *memory.Memory) error {
+	defer s.mems.invalidate()
 	return s.withTx(ctx, func(tx *sql.Tx) error { return insertMemory(ctx, tx, m) })
 }
 
@@ -42,6 +43,7 @@ func (s *Store) AddMemory(ctx context.Context, m *memory.Memory) error {
 // newest answer is the one remembered, and it keeps auto_answer when one
 // it replaces had it. It returns the ids replaced.
 func (s *Store) AddAnswerMemories(ctx context.Context, ms []*memory.Memory) (replaced []string, err error) {
+	defer s.mems.invalidate()
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		replaced = nil
 		for _, m := range ms {
@@ -161,13 +163,18 @@ func (s *Store) Memories(ctx context.Context, f MemoryFilter) ([]memory.Memory, 
 // MemoriesInScope lists the memories that apply to the conversation (see
 // memory.InScope): those scoped to it, those without a project, and its
 // project's. Newest first.
+//
+// They come from the memory cache (memory_cache.go): every run reads them
+// before its first model request.
 func (s *Store) MemoriesInScope(ctx context.Context, sc memory.Scope) ([]memory.Memory, error) {
-	ms, err := queryMemories(ctx, s.readers, `SELECT `+memoryColumns+` FROM memories
-		WHERE `+memoryScopeCondition+` ORDER BY created_at DESC, id`, sc.Conversation, sc.Project)
+	var out []memory.Memory
+	err := s.mems.read(func() ([]memory.Memory, error) {
+		return queryMemories(ctx, s.readers, `SELECT `+memoryColumns+` FROM memories ORDER BY created_at DESC, id`)
+	}, func(all []memory.Memory) { out = memory.Scoped(all, sc) })
 	if err != nil {
 		return nil, fmt.Errorf("list memories in scope: %w", err)
 	}
-	return ms, nil
+	return out, nil
 }
 
 // AutoAnswerMemories lists the auto-answer memories in the conversation's
@@ -203,6 +210,7 @@ type MemoryUpdate struct {
 // UpdateMemory changes a memory and returns it; chat.ErrNotFound when
 // there is none.
 func (s *Store) UpdateMemory(ctx context.Context, id string, u MemoryUpdate) (memory.Memory, error) {
+	defer s.mems.invalidate()
 	var out memory.Memory
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		if u.Text != nil {
@@ -234,12 +242,14 @@ func (s *Store) UpdateMemory(ctx context.Context, id string, u MemoryUpdate) (me
 // DeleteMemory deletes one memory; chat.ErrNotFound when there is none.
 func (s *Store) DeleteMemory(ctx context.Context, id string) error {
 	res, err := s.writer.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, id)
+	s.mems.invalidate()
 	return checkUpdated(res, err, "delete memory", id)
 }
 
 // DeleteAllMemories deletes every memory and returns how many there were.
 func (s *Store) DeleteAllMemories(ctx context.Context) (int, error) {
 	res, err := s.writer.ExecContext(ctx, `DELETE FROM memories`)
+	s.mems.invalidate()
 	if err != nil {
 		return 0, fmt.Errorf("delete memories: %w", err)
 	}
@@ -257,8 +267,16 @@ func (s *Store) TouchMemories(ctx context.Context, ids []string, at time.Time) e
 	_, err := s.writer.ExecContext(ctx, `UPDATE memories SET used_at = ? WHERE id IN (SELECT value FROM json_each(?))`,
 		formatTime(at), string(b))
 	if err != nil {
+		s.mems.invalidate()
 		return fmt.Errorf("mark memories used: %w", err)
 	}
+	// As stored (the stored form keeps nanoseconds; parse it back to be exact).
+	stored, err := parseTime(formatTime(at))
+	if err != nil {
+		s.mems.invalidate()
+		return nil
+	}
+	s.mems.touch(ids, stored)
 	return nil
 }
 
@@ -324,6 +342,7 @@ func scanMemory(sc scanner) (memory.Memory, error) {
 // applies to every conversation); a memory scoped to a conversation that
 // is not here is not restored (added false): it must not apply elsewhere.
 func (s *Store) RestoreMemory(ctx context.Context, m memory.Memory) (added bool, err error) {
+	defer s.mems.invalidate()
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE id = ?`, m.ID).Scan(&n); err != nil {

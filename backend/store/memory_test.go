@@ -287,3 +287,60 @@ func TestMigrationToMemoryScopeKeepsMemories(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, backup, 1, "the version 12 database was kept")
 }
+
+// MemoriesInScope reads a cache (memory_cache.go): every write that
+// changes memories — directly, or by deleting a conversation or a project
+// — shows in the next read, and marking memories used too.
+func TestMemoriesInScopeSeesEveryWrite(t *testing.T) {
+	s := newStore(t)
+	inScope := func(sc memory.Scope) []string {
+		t.Helper()
+		ms, err := s.MemoriesInScope(ctx, sc)
+		require.NoError(t, err)
+		return memoryIDs(ms)
+	}
+	assert.Empty(t, inScope(memory.Scope{}))
+	a := &memory.Memory{Text: "A", Source: memory.Source{Type: memory.SourceUser}, CreatedAt: now().Add(-time.Hour)}
+	require.NoError(t, s.AddMemory(ctx, a))
+	assert.Equal(t, []string{a.ID}, inScope(memory.Scope{}), "added")
+
+	text := "A, changed"
+	_, err := s.UpdateMemory(ctx, a.ID, MemoryUpdate{Text: &text})
+	require.NoError(t, err)
+	ms, err := s.MemoriesInScope(ctx, memory.Scope{})
+	require.NoError(t, err)
+	assert.Equal(t, text, ms[0].Text, "updated")
+
+	at := now()
+	require.NoError(t, s.TouchMemories(ctx, []string{a.ID}, at))
+	ms, err = s.MemoriesInScope(ctx, memory.Scope{})
+	require.NoError(t, err)
+	require.NotNil(t, ms[0].UsedAt, "marked used")
+	assert.True(t, at.Equal(*ms[0].UsedAt))
+
+	p := mustProject(t, s, "P")
+	b := &memory.Memory{Text: "B", Source: memory.Source{Type: memory.SourceUser}, ProjectID: &p.ID}
+	require.NoError(t, s.AddMemory(ctx, b))
+	assert.Equal(t, []string{b.ID, a.ID}, inScope(memory.Scope{Project: p.ID}))
+	_, err = s.DeleteProject(ctx, p.ID, true)
+	require.NoError(t, err)
+	assert.Equal(t, []string{a.ID}, inScope(memory.Scope{Project: p.ID}), "the project's memory went with it")
+
+	c := mustConversation(t, s, "agent")
+	own := &memory.Memory{Text: "Own", Source: memory.Source{Type: memory.SourceUser}, ScopeConversationID: &c.ID}
+	require.NoError(t, s.AddMemory(ctx, own))
+	assert.Equal(t, []string{own.ID, a.ID}, inScope(memory.Scope{Conversation: c.ID}))
+	require.NoError(t, s.DeleteConversation(ctx, c.ID))
+	assert.Equal(t, []string{a.ID}, inScope(memory.Scope{Conversation: c.ID}), "gone with its conversation")
+
+	added, err := s.RestoreMemory(ctx, memory.Memory{ID: "restored", Text: "R", Source: memory.Source{Type: memory.SourceUser}, CreatedAt: now()})
+	require.NoError(t, err)
+	require.True(t, added)
+	assert.Equal(t, []string{"restored", a.ID}, inScope(memory.Scope{}), "restored")
+
+	require.NoError(t, s.DeleteMemory(ctx, "restored"))
+	assert.Equal(t, []string{a.ID}, inScope(memory.Scope{}), "deleted")
+	_, err = s.DeleteAllMemories(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, inScope(memory.Scope{}), "all deleted")
+}

@@ -67,6 +67,8 @@ type Store struct {
 	// txTime bounds a short transaction's time (maxTxTime; tests shorten
 	// it to play a machine too busy to do anything within it).
 	txTime time.Duration
+	// mems keeps every memory between writes (memory_cache.go).
+	mems memoryCache
 }
 
 // Open opens (creating when missing) the Parley database at path and
