@@ -63,7 +63,7 @@ type Memory struct {
 	// ScopeConversationID scopes the memory to one conversation: a memory
 	// made from an answer to an agent's card (SPEC §10) applies only in
 	// that agent's conversation, and only such a memory answers its cards.
-	ScopeConversationID *string `json:"scope_conversation_id"`
+	ScopeConversationID *string `json:"scope_conversation_id,omitempty"`
 	// AutoAnswer lets the memory answer a later card with the same question
 	// and options (answer memories only).
 	AutoAnswer bool       `json:"auto_answer"`
