@@ -91,20 +91,3 @@ func NearestByMeaning(ms []Memory, vectors map[string][]float32, query []float32
 	}
 	return out
 }
-
-// interleave merges two rankings best first, taking from each in turn and
-// each index once: the memories nearest by keyword and by meaning share
-// the place kept for the nearest.
-func interleave(a, b []int) []int {
-	out := make([]int, 0, len(a)+len(b))
-	seen := make(map[int]bool, len(a)+len(b))
-	for i := 0; i < len(a) || i < len(b); i++ {
-		for _, list := range [2][]int{a, b} {
-			if i < len(list) && !seen[list[i]] {
-				seen[list[i]] = true
-				out = append(out, list[i])
-			}
-		}
-	}
-	return out
-}

@@ -247,15 +247,13 @@ func (h memoryHook) On() bool { return h.s.memoryOn() }
 // system prompt and marks those listed as used.
 func (h memoryHook) Prompt(ctx context.Context, conversationID, userMessage string) string {
 	s := h.s
-	ms, err := s.store.MemoriesInScope(ctx, s.conversationScope(ctx, conversationID))
+	x, err := s.store.MemoryIndex(ctx)
 	if err != nil {
 		s.log.Warn("memories for the prompt", "conversation", conversationID, "err", err)
 		return ""
 	}
-	text, ids := memory.Prompt(ms, userMessage, memory.PromptBudget, s.vectors.byMeaning(ctx, ms, userMessage))
-	if err := s.store.TouchMemories(context.WithoutCancel(ctx), ids, time.Now()); err != nil {
-		s.log.Warn("mark memories used", "conversation", conversationID, "err", err)
-	}
+	text, ids := x.Prompt(s.conversationScope(ctx, conversationID), userMessage, memory.PromptBudget, s.vectors.byMeaning(ctx, userMessage))
+	s.store.MarkMemoriesUsed(ids, time.Now()) // written after: the request to the model does not wait for it
 	return text
 }
 

@@ -151,15 +151,16 @@ func (v *memoryVectors) pass() {
 	}
 }
 
-// byMeaning returns, for a run's prompt, the memories of ms nearest the
-// user's message by their vectors (nil without an embedding model, or
-// when the message cannot be embedded: keywords then rank alone).
-func (v *memoryVectors) byMeaning(ctx context.Context, ms []memory.Memory, userMessage string) func() []int {
+// byMeaning returns, for a run's prompt, the memories of ms (those in
+// scope) nearest the user's message by their vectors (nil without an
+// embedding model, or when the message cannot be embedded: keywords then
+// rank alone).
+func (v *memoryVectors) byMeaning(ctx context.Context, userMessage string) func(ms []memory.Memory) []int {
 	cfg := v.s.embedConfig()
 	if cfg.Model == "" {
 		return nil
 	}
-	return func() []int {
+	return func(ms []memory.Memory) []int {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		q, err := v.embedderFor(cfg).Embed(ctx, []string{userMessage})

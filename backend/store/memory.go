@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -131,6 +133,7 @@ func boolInt(b bool) int {
 
 // Memory loads one memory; chat.ErrNotFound when there is none.
 func (s *Store) Memory(ctx context.Context, id string) (memory.Memory, error) {
+	s.flushTouches()
 	m, err := scanMemory(s.readers.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return memory.Memory{}, fmt.Errorf("memory %s: %w", id, chat.ErrNotFound)
@@ -143,6 +146,7 @@ func (s *Store) Memory(ctx context.Context, id string) (memory.Memory, error) {
 
 // Memories lists memories, newest first.
 func (s *Store) Memories(ctx context.Context, f MemoryFilter) ([]memory.Memory, error) {
+	s.flushTouches()
 	query := `SELECT ` + memoryColumns + ` FROM memories`
 	var args []any
 	switch {
@@ -169,12 +173,27 @@ func (s *Store) Memories(ctx context.Context, f MemoryFilter) ([]memory.Memory, 
 func (s *Store) MemoriesInScope(ctx context.Context, sc memory.Scope) ([]memory.Memory, error) {
 	var out []memory.Memory
 	err := s.mems.read(func() ([]memory.Memory, error) {
+		s.flushTouches()
 		return queryMemories(ctx, s.readers, `SELECT `+memoryColumns+` FROM memories ORDER BY created_at DESC, id`)
 	}, func(all []memory.Memory) { out = memory.Scoped(all, sc) })
 	if err != nil {
 		return nil, fmt.Errorf("list memories in scope: %w", err)
 	}
 	return out, nil
+}
+
+// MemoryIndex is every memory prepared for runs' prompts
+// (memory.Index.Prompt with the conversation's scope), kept with the
+// memory cache: built again after a write, patched when memories are used.
+func (s *Store) MemoryIndex(ctx context.Context) (*memory.Index, error) {
+	x, err := s.mems.prepared(func() ([]memory.Memory, error) {
+		s.flushTouches()
+		return queryMemories(ctx, s.readers, `SELECT `+memoryColumns+` FROM memories ORDER BY created_at DESC, id`)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("prepare memories: %w", err)
+	}
+	return x, nil
 }
 
 // AutoAnswerMemories lists the auto-answer memories in the conversation's
@@ -185,6 +204,7 @@ func (s *Store) AutoAnswerMemories(ctx context.Context, sc memory.Scope, agent b
 	if len(questionTexts) == 0 {
 		return nil, nil
 	}
+	s.flushTouches()
 	where, args := memoryScopeCondition, []any{sc.Conversation, sc.Project}
 	if agent {
 		where, args = `scope_conversation_id = ?`, []any{sc.Conversation}
@@ -210,6 +230,7 @@ type MemoryUpdate struct {
 // UpdateMemory changes a memory and returns it; chat.ErrNotFound when
 // there is none.
 func (s *Store) UpdateMemory(ctx context.Context, id string, u MemoryUpdate) (memory.Memory, error) {
+	s.flushTouches()
 	defer s.mems.invalidate()
 	var out memory.Memory
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
@@ -263,6 +284,48 @@ func (s *Store) TouchMemories(ctx context.Context, ids []string, at time.Time) e
 	if len(ids) == 0 {
 		return nil
 	}
+	s.flushTouches() // in order: an earlier mark of the same memory does not land after this one
+	if err := s.writeTouch(ctx, ids, at); err != nil {
+		return err
+	}
+	s.mems.touch(ids, storedTime(at))
+	return nil
+}
+
+// storedTime is at as the database gives it back (the stored form keeps
+// nanoseconds; parsing it back is exact).
+func storedTime(at time.Time) time.Time {
+	if t, err := parseTime(formatTime(at)); err == nil {
+		return t
+	}
+	return at
+}
+
+// MarkMemoriesUsed is TouchMemories for a run's prompt, which must not wait
+// for a write before its request to the model: the cache (and so the next
+// runs) has it at once, the database soon after, in order. Every read of
+// memories from the database waits for what is pending (flushTouches), as
+// does Close; a failed write is logged and the cache dropped, so that it
+// says what the database does.
+func (s *Store) MarkMemoriesUsed(ids []string, at time.Time) {
+	if len(ids) == 0 {
+		return
+	}
+	s.mems.touch(ids, storedTime(at))
+	ids = slices.Clone(ids)
+	s.touches.add(func() {
+		if err := s.writeTouch(context.Background(), ids, at); err != nil {
+			s.log.Warn("mark memories used", "err", err)
+		}
+	})
+}
+
+// flushTouches waits for the marks of MarkMemoriesUsed still being written.
+func (s *Store) flushTouches() { s.touches.flush() }
+
+// writeTouch stores used_at; on failure the cache is dropped (it may
+// hold the mark already).
+func (s *Store) writeTouch(ctx context.Context, ids []string, at time.Time) error {
 	b, _ := json.Marshal(ids) // strings always encode
 	_, err := s.writer.ExecContext(ctx, `UPDATE memories SET used_at = ? WHERE id IN (SELECT value FROM json_each(?))`,
 		formatTime(at), string(b))
@@ -270,14 +333,52 @@ func (s *Store) TouchMemories(ctx context.Context, ids []string, at time.Time) e
 		s.mems.invalidate()
 		return fmt.Errorf("mark memories used: %w", err)
 	}
-	// As stored (the stored form keeps nanoseconds; parse it back to be exact).
-	stored, err := parseTime(formatTime(at))
-	if err != nil {
-		s.mems.invalidate()
-		return nil
-	}
-	s.mems.touch(ids, stored)
 	return nil
+}
+
+// touchQueue runs MarkMemoriesUsed's writes one after another, in the
+// order given, on a goroutine started when there is something to write.
+type touchQueue struct {
+	mu      sync.Mutex
+	pending []func()
+	busy    bool
+	idle    chan struct{} // closed when busy ends; nil while not busy
+}
+
+func (q *touchQueue) add(write func()) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending = append(q.pending, write)
+	if !q.busy {
+		q.busy, q.idle = true, make(chan struct{})
+		go q.run()
+	}
+}
+
+func (q *touchQueue) run() {
+	for {
+		q.mu.Lock()
+		if len(q.pending) == 0 {
+			q.busy = false
+			close(q.idle)
+			q.mu.Unlock()
+			return
+		}
+		write := q.pending[0]
+		q.pending = q.pending[1:]
+		q.mu.Unlock()
+		write()
+	}
+}
+
+func (q *touchQueue) flush() {
+	q.mu.Lock()
+	idle := q.idle
+	busy := q.busy
+	q.mu.Unlock()
+	if busy {
+		<-idle
+	}
 }
 
 func queryMemories(ctx context.Context, q querier, query string, args ...any) ([]memory.Memory, error) {

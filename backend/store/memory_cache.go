@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -19,6 +20,33 @@ type memoryCache struct {
 	gen    uint64
 	loaded bool
 	all    []memory.Memory // newest first; never handed out (see read)
+	pos    map[string]int  // a memory's place in all (built by touch)
+	// index is all prepared for runs' prompts (built on first use, patched
+	// by touch): a run's prompt then costs what it lists, not 10,000 memories.
+	index *memory.Index
+}
+
+// prepared is the memories' index for prompts (built when not cached).
+func (c *memoryCache) prepared(load func() ([]memory.Memory, error)) (*memory.Index, error) {
+	c.mu.Lock()
+	if x := c.index; x != nil {
+		c.mu.Unlock()
+		return x, nil
+	}
+	c.mu.Unlock()
+	var all []memory.Memory
+	var gen uint64
+	err := c.read(load, func(ms []memory.Memory) { all, gen = slices.Clone(ms), c.gen }) // use runs with c.mu held
+	if err != nil {
+		return nil, err
+	}
+	x := memory.NewIndex(all) // outside the lock: runs reading the cache go on
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen == gen && c.loaded && c.index == nil {
+		c.index = x
+	}
+	return x, nil
 }
 
 // read calls use with every memory (loaded with load when not cached).
@@ -39,7 +67,7 @@ func (c *memoryCache) read(load func() ([]memory.Memory, error), use func([]memo
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen == gen && !c.loaded {
-		c.all, c.loaded = all, true
+		c.all, c.loaded, c.pos = all, true, nil
 	}
 	use(all)
 	return nil
@@ -49,7 +77,7 @@ func (c *memoryCache) read(load func() ([]memory.Memory, error), use func([]memo
 func (c *memoryCache) invalidate() {
 	c.mu.Lock()
 	c.gen++
-	c.loaded, c.all = false, nil
+	c.loaded, c.all, c.pos, c.index = false, nil, nil, nil
 	c.mu.Unlock()
 }
 
@@ -61,12 +89,17 @@ func (c *memoryCache) touch(ids []string, at time.Time) {
 	if !c.loaded {
 		return
 	}
-	want := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		want[id] = true
+	if c.index != nil {
+		c.index = c.index.Touched(ids, at) // a new index: runs holding the old one read on
 	}
-	for i := range c.all {
-		if want[c.all[i].ID] {
+	if c.pos == nil { // once per version: a run's touch then costs what it lists
+		c.pos = make(map[string]int, len(c.all))
+		for i, m := range c.all {
+			c.pos[m.ID] = i
+		}
+	}
+	for _, id := range ids {
+		if i, ok := c.pos[id]; ok {
 			t := at
 			c.all[i].UsedAt = &t // a new pointer: copies handed out keep theirs
 		}
