@@ -23,9 +23,7 @@ type Index struct {
 	lines   []string // each memory's list line
 	cost    []int32  // each memory's tokens on the list
 	created []int64
-	touched []int64 // last used, else made (UnixNano); replaced by Touched
-	order   []int32 // every memory, newest used first
-	rank    []int32 // position in order
+	touched [][]int64 // last used, else made (UnixNano), in chunks: Touched copies those it changes
 	byID    map[string]int32
 	part    []partKey // each memory's
 	parts   map[partKey]*indexPart
@@ -48,8 +46,13 @@ const (
 // indexPart is one part's memories.
 type indexPart struct {
 	n     int
-	total int     // their tokens on the list
-	order []int32 // newest used first; replaced by Touched
+	total int // their tokens on the list
+	// Newest used first: front merged with base less those in front.
+	// Touched puts the memories used in front (a few: it stays short) and
+	// folds front into base once it is long.
+	base     []int32
+	front    []int32 // by recency
+	frontSet []int32 // front by number, to look up
 	// postings: keyword -> the part's memories having it (each once).
 	postings map[string][]int32
 	// lacking: for a keyword most of the part's memories have, those that
@@ -100,7 +103,7 @@ func NewIndex(ms []Memory) *Index { return newIndex(ms, partOf) }
 func newIndex(ms []Memory, partOf func(Memory) partKey) *Index {
 	n := len(ms)
 	x := &Index{ms: ms, lines: make([]string, n), cost: make([]int32, n), created: make([]int64, n),
-		touched: make([]int64, n), byID: make(map[string]int32, n), part: make([]partKey, n),
+		touched: make([][]int64, (n+int(touchedChunk)-1)/int(touchedChunk)), byID: make(map[string]int32, n), part: make([]partKey, n),
 		parts: map[partKey]*indexPart{}, minCost: math.MaxInt32}
 	keywordCache.Lock()
 	defer keywordCache.Unlock()
@@ -109,7 +112,11 @@ func newIndex(ms []Memory, partOf func(Memory) partKey) *Index {
 		x.cost[i] = int32(Tokens(m.Text) + 1)
 		x.minCost = min(x.minCost, x.cost[i])
 		x.created[i] = m.CreatedAt.UnixNano()
-		x.touched[i] = lastTouched(m).UnixNano()
+		c, at := int32(i)/touchedChunk, int32(i)%touchedChunk
+		if at == 0 {
+			x.touched[c] = make([]int64, min(int(touchedChunk), n-i))
+		}
+		x.touched[c][at] = lastTouched(m).UnixNano()
 		x.byID[m.ID] = int32(i)
 		k := partOf(m)
 		x.part[i] = k
@@ -128,18 +135,17 @@ func newIndex(ms []Memory, partOf func(Memory) partKey) *Index {
 			}
 		}
 	}
-	x.order = make([]int32, n)
-	for i := range x.order {
-		x.order[i] = int32(i)
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
 	}
-	slices.SortFunc(x.order, x.compare)
-	x.rank = ranks(x.order)
+	slices.SortFunc(order, x.compare)
 	for _, p := range x.parts {
-		p.order = make([]int32, 0, p.n)
+		p.base = make([]int32, 0, p.n)
 	}
-	for _, i := range x.order {
+	for _, i := range order {
 		p := x.parts[x.part[i]]
-		p.order = append(p.order, i)
+		p.base = append(p.base, i)
 	}
 	has := make([]bool, n)
 	for _, p := range x.parts {
@@ -152,7 +158,7 @@ func newIndex(ms []Memory, partOf func(Memory) partKey) *Index {
 				has[i] = true
 			}
 			l := make([]int32, 0, p.n-len(ps))
-			for _, i := range p.order {
+			for _, i := range p.base {
 				if !has[i] {
 					l = append(l, i)
 				}
@@ -169,35 +175,39 @@ func newIndex(ms []Memory, partOf func(Memory) partKey) *Index {
 // compare orders memories newest used first (see lastTouched), then the
 // newer, then by id: recencyOrder's order.
 func (x *Index) compare(a, b int32) int {
+	ta, tb := x.touchedAt(a), x.touchedAt(b)
 	switch {
-	case x.touched[a] != x.touched[b]:
-		return cmpDesc(x.touched[a], x.touched[b])
+	case ta != tb:
+		return cmpDesc(ta, tb)
 	case x.created[a] != x.created[b]:
 		return cmpDesc(x.created[a], x.created[b])
 	}
 	return strings.Compare(x.ms[a].ID, x.ms[b].ID)
 }
 
-func ranks(order []int32) []int32 {
-	rank := make([]int32, len(order))
-	for pos, i := range order {
-		rank[i] = int32(pos)
-	}
-	return rank
-}
+// touchedChunk is how many memories' times a chunk of touched holds (a
+// variable: tests make it small).
+var touchedChunk int32 = 64
+
+func (x *Index) touchedAt(i int32) int64 { return x.touched[i/touchedChunk][i%touchedChunk] }
+
+// maxFront is how long a part's front grows before Touched folds it into
+// its base (a pass over the part: once every many runs; a variable: tests
+// make it small).
+var maxFront = 512
 
 // Len is how many memories the index holds.
 func (x *Index) Len() int { return len(x.ms) }
 
 // Touched is the index after the memories were used at at (ids it does
-// not hold are left out): they move up the recency order. The order is
-// patched (the others keep theirs), not sorted again.
+// not hold are left out): they move up the recency order. It costs what
+// it moves (the parts' order is patched, not sorted again), and leaves x
+// as it was: runs holding it read on.
 func (x *Index) Touched(ids []string, at time.Time) *Index {
+	t := at.UnixNano()
 	var moved []int32
-	isMoved := make([]bool, len(x.ms))
 	for _, id := range ids {
-		if i, ok := x.byID[id]; ok && !isMoved[i] {
-			isMoved[i] = true
+		if i, ok := x.byID[id]; ok && x.touchedAt(i) != t && !slices.Contains(moved, i) {
 			moved = append(moved, i)
 		}
 	}
@@ -206,47 +216,92 @@ func (x *Index) Touched(ids []string, at time.Time) *Index {
 	}
 	y := *x
 	y.touched = slices.Clone(x.touched)
-	t := at.UnixNano()
+	copied := map[int32]bool{}
 	for _, i := range moved {
-		y.touched[i] = t
+		c := i / touchedChunk
+		if !copied[c] {
+			copied[c] = true
+			y.touched[c] = slices.Clone(x.touched[c])
+		}
+		y.touched[c][i%touchedChunk] = t
 	}
-	slices.SortFunc(moved, y.compare)
-	y.order = y.merged(x.order, moved, isMoved)
-	y.rank = ranks(y.order)
-	y.parts = make(map[partKey]*indexPart, len(x.parts))
 	byPart := map[partKey][]int32{}
-	for _, i := range moved { // in the new order
-		k := x.part[i]
-		byPart[k] = append(byPart[k], i)
+	for _, i := range moved {
+		byPart[x.part[i]] = append(byPart[x.part[i]], i)
 	}
+	y.parts = make(map[partKey]*indexPart, len(x.parts))
 	for k, p := range x.parts {
 		if ms, ok := byPart[k]; ok {
-			q := *p
-			q.order = y.merged(p.order, ms, isMoved)
-			p = &q
+			p = y.patched(p, ms)
 		}
 		y.parts[k] = p
 	}
 	return &y
 }
 
-// merged is old (sorted as before) without the moved memories, merged
-// with moved (sorted by y.compare): the others' places relative to each
-// other do not change.
-func (x *Index) merged(old, moved []int32, isMoved []bool) []int32 {
-	out := make([]int32, 0, len(old))
-	j := 0
-	for _, i := range old {
-		if isMoved[i] {
-			continue
+// patched is part p with the memories moved (their times changed in y)
+// in its front.
+func (y *Index) patched(p *indexPart, moved []int32) *indexPart {
+	q := *p
+	q.front = make([]int32, 0, len(p.front)+len(moved))
+	for _, i := range p.front {
+		if !slices.Contains(moved, i) {
+			q.front = append(q.front, i)
 		}
-		for j < len(moved) && x.compare(moved[j], i) < 0 {
-			out = append(out, moved[j])
-			j++
-		}
-		out = append(out, i)
 	}
-	return append(out, moved[j:]...)
+	q.front = append(q.front, moved...)
+	slices.SortFunc(q.front, y.compare)
+	q.frontSet = slices.Clone(q.front)
+	slices.Sort(q.frontSet)
+	if len(q.front) > maxFront {
+		q.base = y.walk(&q).all()
+		q.front, q.frontSet = nil, nil
+	}
+	return &q
+}
+
+// partWalk reads a part's memories newest used first.
+type partWalk struct {
+	x      *Index
+	p      *indexPart
+	fi, bi int
+}
+
+func (x *Index) walk(p *indexPart) partWalk { return partWalk{x: x, p: p} }
+
+// peek is the next memory (-1: none left).
+func (w *partWalk) peek() int32 {
+	for w.bi < len(w.p.base) {
+		if _, in := slices.BinarySearch(w.p.frontSet, w.p.base[w.bi]); !in {
+			break
+		}
+		w.bi++ // in front: it comes from there
+	}
+	switch {
+	case w.fi < len(w.p.front) && (w.bi >= len(w.p.base) || w.x.compare(w.p.front[w.fi], w.p.base[w.bi]) < 0):
+		return w.p.front[w.fi]
+	case w.bi < len(w.p.base):
+		return w.p.base[w.bi]
+	}
+	return -1
+}
+
+// pop moves past the memory peek gave.
+func (w *partWalk) pop() {
+	if w.fi < len(w.p.front) && (w.bi >= len(w.p.base) || w.p.front[w.fi] == w.peek()) {
+		w.fi++
+		return
+	}
+	w.bi++
+}
+
+func (w partWalk) all() []int32 {
+	out := make([]int32, 0, w.p.n)
+	for i := w.peek(); i >= 0; i = w.peek() {
+		out = append(out, i)
+		w.pop()
+	}
+	return out
 }
 
 // Scoped are the index's memories in the scope, in the order given to
@@ -325,19 +380,21 @@ func (x *Index) Prompt(sc Scope, userMessage string, budget int, byMeaning func(
 		}
 	}
 	// The newest used, merging the parts' orders, until one does not fit.
-	pos := make([]int, len(parts))
+	walks := make([]partWalk, len(parts))
+	for k, p := range parts {
+		walks[k] = x.walk(p)
+	}
 	for {
-		best := -1
-		for k, p := range parts {
-			if pos[k] < len(p.order) && (best < 0 || x.rank[p.order[pos[k]]] < x.rank[parts[best].order[pos[best]]]) {
-				best = k
+		best, i := -1, int32(-1)
+		for k := range walks {
+			if j := walks[k].peek(); j >= 0 && (best < 0 || x.compare(j, i) < 0) {
+				best, i = k, j
 			}
 		}
 		if best < 0 {
 			break
 		}
-		i := parts[best].order[pos[best]]
-		pos[best]++
+		walks[best].pop()
 		if isChosen[i] {
 			continue
 		}
@@ -351,7 +408,7 @@ func (x *Index) Prompt(sc Scope, userMessage string, budget int, byMeaning func(
 	if len(chosen) == 0 {
 		return "", nil
 	}
-	slices.SortFunc(chosen, func(a, b int32) int { return int(x.rank[a] - x.rank[b]) })
+	slices.SortFunc(chosen, x.compare)
 	var b strings.Builder
 	b.WriteString(PromptIntro)
 	ids := make([]string, len(chosen))
@@ -386,8 +443,9 @@ type nearIter struct {
 	level  int
 	// the level being read
 	cur  []int32 // its listed memories, newest used first
-	curP []int   // the parts whose plain memories are on it
-	pos  []int   // reading position: in cur (last), in each part of curP
+	curP  []int // the parts whose plain memories are on it
+	pos   int   // reading position in cur
+	walks []partWalk // reading those parts
 }
 
 type nearScratch struct{ sparse, lack []uint64 }
@@ -506,21 +564,24 @@ func (it *nearIter) startLevel(l int) {
 			}
 		}
 	}
-	rank := it.x.rank
-	slices.SortFunc(it.cur, func(a, b int32) int { return int(rank[a] - rank[b]) })
+	slices.SortFunc(it.cur, it.x.compare)
 	for pi := range it.parts {
 		if it.dense[pi] != 0 && it.score(it.dense[pi]) == score {
 			it.curP = append(it.curP, pi)
 		}
 	}
-	it.pos = append(it.pos[:0], make([]int, len(it.curP)+1)...)
+	it.pos = 0
+	it.walks = it.walks[:0]
+	for _, pi := range it.curP {
+		it.walks = append(it.walks, it.x.walk(it.parts[pi]))
+	}
 }
 
 func (it *nearIter) next() (int32, bool) {
 	if it.buf == nil {
 		return -1, false
 	}
-	rank := it.x.rank
+	x := it.x
 	for {
 		if it.level < 0 {
 			if len(it.levels) == 0 {
@@ -528,30 +589,29 @@ func (it *nearIter) next() (int32, bool) {
 			}
 			it.startLevel(0)
 		}
-		// The newest used of: the level's listed memories, and each part's
-		// next plain memory.
-		best, bestAt := int32(-1), -1
-		last := len(it.curP)
-		if it.pos[last] < len(it.cur) {
-			best, bestAt = it.cur[it.pos[last]], last
+		// The newest used of: the level's next listed memory, and each
+		// part's next plain one.
+		best, from := int32(-1), -1
+		if it.pos < len(it.cur) {
+			best = it.cur[it.pos]
 		}
-		for k, pi := range it.curP {
-			order := it.parts[pi].order
-			for it.pos[k] < len(order) {
-				i := order[it.pos[k]]
-				if it.buf.sparse[i] == 0 && it.buf.lack[i] == 0 {
-					break // plain
-				}
-				it.pos[k]++ // listed: it comes through cur
+		for k := range it.walks {
+			w := &it.walks[k]
+			i := w.peek()
+			for i >= 0 && (it.buf.sparse[i] != 0 || it.buf.lack[i] != 0) {
+				w.pop() // listed: it comes through cur
+				i = w.peek()
 			}
-			if it.pos[k] < len(order) {
-				if i := order[it.pos[k]]; best < 0 || rank[i] < rank[best] {
-					best, bestAt = i, k
-				}
+			if i >= 0 && (best < 0 || x.compare(i, best) < 0) {
+				best, from = i, k
 			}
 		}
 		if best >= 0 {
-			it.pos[bestAt]++
+			if from < 0 {
+				it.pos++
+			} else {
+				it.walks[from].pop()
+			}
 			return best, true
 		}
 		if it.level+1 >= len(it.levels) {

@@ -19,8 +19,12 @@ func TestIndexPromptIsTheStraightforwardPrompt(t *testing.T) {
 	vocab := strings.Fields("cat dog zephyr salmon tea coffee project deploy friday monday rust golang " +
 		"猫が好き the and prefers options topic biscuit garden piano violin cycling")
 	scopes := []Scope{{}, {Conversation: "c1"}, {Conversation: "c2", Project: "p1"}, {Project: "p1"}, {Project: "p2"}, {Conversation: "c3", Project: "p2"}}
+	defer func(chunk int32, front int) { touchedChunk, maxFront = chunk, front }(touchedChunk, maxFront)
 	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 41))
+		// Small chunks of times and a short front: several chunks, and
+		// fronts folded into their base, in a few hundred memories.
+		touchedChunk, maxFront = []int32{512, 16, 7}[seed%3], []int{512, 8, 2}[seed%3]
 		text := func(words int) string {
 			var b strings.Builder
 			for k := range words {
@@ -52,7 +56,7 @@ func TestIndexPromptIsTheStraightforwardPrompt(t *testing.T) {
 			ms[i] = m
 		}
 		x := NewIndex(slices.Clone(ms))
-		for round := range 6 {
+		for round := range 10 {
 			sc := scopes[rng.IntN(len(scopes))]
 			msg := text(rng.IntN(30))
 			if rng.IntN(10) == 0 {

@@ -253,7 +253,8 @@ func (h memoryHook) Prompt(ctx context.Context, conversationID, userMessage stri
 		return ""
 	}
 	text, ids := x.Prompt(s.conversationScope(ctx, conversationID), userMessage, memory.PromptBudget, s.vectors.byMeaning(ctx, userMessage))
-	s.store.MarkMemoriesUsed(ids, time.Now()) // written after: the request to the model does not wait for it
+	// Written once the run ends: its request to the model does not wait for it.
+	s.store.MarkMemoriesUsed(ids, time.Now(), s.rt.Done(conversationID))
 	return text
 }
 

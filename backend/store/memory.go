@@ -302,25 +302,26 @@ func storedTime(at time.Time) time.Time {
 }
 
 // MarkMemoriesUsed is TouchMemories for a run's prompt, which must not wait
-// for a write before its request to the model: the cache (and so the next
-// runs) has it at once, the database soon after, in order. Every read of
-// memories from the database waits for what is pending (flushTouches), as
-// does Close; a failed write is logged and the cache dropped, so that it
-// says what the database does.
-func (s *Store) MarkMemoriesUsed(ids []string, at time.Time) {
+// for (nor share the machine with) a write before its request to the
+// model: the cache, and so the next runs, has the marks at once; the
+// database once after is closed (the run's end), in order. Every read of
+// memories from the database first writes what is pending
+// (flushTouches), as does Close; a failed write is logged and the cache
+// dropped, so that it says what the database does.
+func (s *Store) MarkMemoriesUsed(ids []string, at time.Time, after <-chan struct{}) {
 	if len(ids) == 0 {
 		return
 	}
 	s.mems.touch(ids, storedTime(at))
 	ids = slices.Clone(ids)
-	s.touches.add(func() {
+	s.touches.add(after, func() {
 		if err := s.writeTouch(context.Background(), ids, at); err != nil {
 			s.log.Warn("mark memories used", "err", err)
 		}
 	})
 }
 
-// flushTouches waits for the marks of MarkMemoriesUsed still being written.
+// flushTouches writes the marks of MarkMemoriesUsed still pending.
 func (s *Store) flushTouches() { s.touches.flush() }
 
 // writeTouch stores used_at; on failure the cache is dropped (it may
@@ -337,48 +338,65 @@ func (s *Store) writeTouch(ctx context.Context, ids []string, at time.Time) erro
 }
 
 // touchQueue runs MarkMemoriesUsed's writes one after another, in the
-// order given, on a goroutine started when there is something to write.
+// order given, each once its after is closed (or at once when flushed),
+// on a goroutine started when there is something to write.
 type touchQueue struct {
 	mu      sync.Mutex
-	pending []func()
+	pending []pendingTouch
 	busy    bool
-	idle    chan struct{} // closed when busy ends; nil while not busy
+	idle    chan struct{} // closed when busy ends
+	hurry   chan struct{} // closed by flush: write without waiting
+	hurried bool
 }
 
-func (q *touchQueue) add(write func()) {
+type pendingTouch struct {
+	after <-chan struct{}
+	write func()
+}
+
+func (q *touchQueue) add(after <-chan struct{}, write func()) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.pending = append(q.pending, write)
+	q.pending = append(q.pending, pendingTouch{after, write})
 	if !q.busy {
-		q.busy, q.idle = true, make(chan struct{})
-		go q.run()
+		q.busy, q.idle, q.hurry, q.hurried = true, make(chan struct{}), make(chan struct{}), false
+		go q.run(q.idle, q.hurry)
 	}
 }
 
-func (q *touchQueue) run() {
+func (q *touchQueue) run(idle, hurry chan struct{}) {
 	for {
 		q.mu.Lock()
 		if len(q.pending) == 0 {
 			q.busy = false
-			close(q.idle)
+			close(idle)
 			q.mu.Unlock()
 			return
 		}
-		write := q.pending[0]
+		t := q.pending[0]
 		q.pending = q.pending[1:]
 		q.mu.Unlock()
-		write()
+		select {
+		case <-t.after:
+		case <-hurry:
+		}
+		t.write()
 	}
 }
 
 func (q *touchQueue) flush() {
 	q.mu.Lock()
-	idle := q.idle
-	busy := q.busy
-	q.mu.Unlock()
-	if busy {
-		<-idle
+	if !q.busy {
+		q.mu.Unlock()
+		return
 	}
+	idle := q.idle
+	if !q.hurried {
+		q.hurried = true
+		close(q.hurry)
+	}
+	q.mu.Unlock()
+	<-idle
 }
 
 func queryMemories(ctx context.Context, q querier, query string, args ...any) ([]memory.Memory, error) {
