@@ -27,7 +27,8 @@ import (
 // run, each on its real SQLite file, one holding 10,000 memories and the
 // other none, send in turn to the same scripted model server; each round
 // times Send until the chat request reaches the server. It reports both
-// medians and their ratio (10,000 / none), the figure judged.
+// medians and their ratio (10,000 / none), the figure judged (target
+// firstRequestRatioTarget, printed with met or MISSED).
 func BenchmarkFirstModelRequestWith10000Memories(b *testing.B) {
 	// Buffered, sent to without blocking: a failing round cannot block the server.
 	arrived := make(chan time.Time, 4)
@@ -92,4 +93,18 @@ func BenchmarkFirstModelRequestWith10000Memories(b *testing.B) {
 	b.ReportMetric(w, "with-10k-p50-µs")
 	b.ReportMetric(n, "none-p50-µs")
 	b.ReportMetric(w/n, "ratio")
+	b.Logf("send -> first model request, 10,000 memories / none: %.3f× (target <= %.1f×: %s); p50 with %.0f µs, none %.0f µs",
+		w/n, firstRequestRatioTarget, verdict(w/n <= firstRequestRatioTarget), w, n)
+}
+
+// firstRequestRatioTarget is how much later the first model request may
+// be with 10,000 memories (issue #41: not measurably later; bench/summary
+// judges the same figure).
+const firstRequestRatioTarget = 1.2
+
+func verdict(met bool) string {
+	if met {
+		return "met"
+	}
+	return "MISSED"
 }
