@@ -20,7 +20,7 @@ func TestIndexPromptIsTheStraightforwardPrompt(t *testing.T) {
 		"猫が好き the and prefers options topic biscuit garden piano violin cycling")
 	scopes := []Scope{{}, {Conversation: "c1"}, {Conversation: "c2", Project: "p1"}, {Project: "p1"}, {Project: "p2"}, {Conversation: "c3", Project: "p2"}}
 	defer func(chunk int32, front int) { touchedChunk, maxFront = chunk, front }(touchedChunk, maxFront)
-	for seed := range uint64(300) {
+	for seed := range uint64(120) {
 		rng := rand.New(rand.NewPCG(seed, 41))
 		// Small chunks of times and a short front: several chunks, and
 		// fronts folded into their base, in a few hundred memories.
@@ -35,7 +35,7 @@ func TestIndexPromptIsTheStraightforwardPrompt(t *testing.T) {
 			}
 			return b.String()
 		}
-		n := rng.IntN(400)
+		n := rng.IntN(300)
 		ms := make([]Memory, n)
 		for i := range ms {
 			m := Memory{ID: fmt.Sprintf("m%04d", rng.IntN(100_000)*10+i%10) + fmt.Sprint(i),
