@@ -442,9 +442,9 @@ type nearIter struct {
 	levels []float64
 	level  int
 	// the level being read
-	cur  []int32 // its listed memories, newest used first
-	curP  []int // the parts whose plain memories are on it
-	pos   int   // reading position in cur
+	cur   []int32    // its listed memories, newest used first
+	curP  []int      // the parts whose plain memories are on it
+	pos   int        // reading position in cur
 	walks []partWalk // reading those parts
 }
 
