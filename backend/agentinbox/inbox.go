@@ -86,20 +86,29 @@ type Store interface {
 	TokenStore
 }
 
+// AutoAnswerer answers an agent's question card from memory (SPEC §14),
+// before anyone is asked: the answers and the memories that gave them, ok
+// false when the card must be asked. Only memories scoped to the agent's
+// conversation may answer it.
+type AutoAnswerer func(ctx context.Context, conversationID string, qs []questions.Question) (a questions.Answered, ok bool)
+
 // Options wire an Inbox.
 type Options struct {
 	Store   Store
 	Manager *questions.Manager
 	Events  events.Emitter
 	Logger  *slog.Logger
+	// AutoAnswer, when set, may answer a question card at once.
+	AutoAnswer AutoAnswerer
 }
 
 // Inbox files agents' cards and notices. It is safe for concurrent use.
 type Inbox struct {
-	store Store
-	qm    *questions.Manager
-	ev    events.Emitter
-	log   *slog.Logger
+	store      Store
+	qm         *questions.Manager
+	ev         events.Emitter
+	log        *slog.Logger
+	autoAnswer AutoAnswerer
 	*tokens
 
 	mu sync.Mutex
@@ -117,7 +126,7 @@ func New(opt Options) *Inbox {
 		opt.Logger = slog.Default()
 	}
 	log := opt.Logger.With("component", "agents")
-	return &Inbox{store: opt.Store, qm: opt.Manager, ev: opt.Events, log: log,
+	return &Inbox{store: opt.Store, qm: opt.Manager, ev: opt.Events, log: log, autoAnswer: opt.AutoAnswer,
 		tokens: newTokens(opt.Store, log), lastCard: map[string]string{}}
 }
 
@@ -206,14 +215,17 @@ func (in *Inbox) file(ctx context.Context, agent, contextText, tool, args string
 	ask.ConversationID, ask.Agent, ask.Context = conv.ID, agent, contextText
 	ask.ToolCallID = "agent_" + uuid.NewString()
 	ask.Spare = in.lastAnswered(agent)
-	card, err := in.qm.CreateForAgent(ctx, ask)
-	var rl *questions.RateLimitError
-	switch {
-	case errors.As(err, &rl), errors.Is(err, questions.ErrTooManyPending):
-		in.log.Info("agent card refused", "agent", agent, "err", err)
-		return nil, refused(err)
-	case err != nil:
-		return nil, err
+	card := in.answeredFromMemory(ctx, ask)
+	if card == nil {
+		card, err = in.qm.CreateForAgent(ctx, ask)
+		var rl *questions.RateLimitError
+		switch {
+		case errors.As(err, &rl), errors.Is(err, questions.ErrTooManyPending):
+			in.log.Info("agent card refused", "agent", agent, "err", err)
+			return nil, refused(err)
+		case err != nil:
+			return nil, err
+		}
 	}
 	in.mu.Lock()
 	in.lastCard[agent] = card.ID
@@ -227,6 +239,25 @@ func (in *Inbox) file(ctx context.Context, agent, contextText, tool, args string
 	}
 	in.ev.Emit(events.MessageDone, events.MessageDonePayload{ConversationID: conv.ID, Message: *msg})
 	return card, nil
+}
+
+// answeredFromMemory stores a question card the agent's memories answer
+// as answered at once (nil: it must be asked; a failure to store it is
+// logged and the card is asked).
+func (in *Inbox) answeredFromMemory(ctx context.Context, ask questions.AgentAsk) *questions.Card {
+	if in.autoAnswer == nil || ask.Tool != nil {
+		return nil
+	}
+	a, ok := in.autoAnswer(ctx, ask.ConversationID, ask.Questions)
+	if !ok {
+		return nil
+	}
+	card, err := in.qm.CreateAnsweredForAgent(ctx, ask, a)
+	if err != nil {
+		in.log.Warn("agent card not answered from memory: asked", "agent", ask.Agent, "err", err)
+		return nil
+	}
+	return card
 }
 
 // lastAnswered reports whether the agent's newest card left pending.

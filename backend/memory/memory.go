@@ -60,6 +60,10 @@ type Memory struct {
 	// ProjectID scopes the memory to one project's conversations; nil =
 	// every conversation.
 	ProjectID *string `json:"project_id"`
+	// ScopeConversationID scopes the memory to one conversation: a memory
+	// made from an answer to an agent's card (SPEC §10) applies only in
+	// that agent's conversation, and only such a memory answers its cards.
+	ScopeConversationID *string `json:"scope_conversation_id,omitempty"`
 	// AutoAnswer lets the memory answer a later card with the same question
 	// and options (answer memories only).
 	AutoAnswer bool       `json:"auto_answer"`
@@ -120,18 +124,41 @@ func Labels(q questions.Question) []string {
 	return out
 }
 
-// InScope reports whether the memory applies to a conversation of the
-// project ("" = a conversation in no project): a memory without a project
-// applies everywhere, one with a project only in that project.
-func InScope(m Memory, projectID string) bool {
-	return m.ProjectID == nil || projectID != "" && *m.ProjectID == projectID
+// Scope is the conversation a memory may apply to: its id and its
+// project's ("" = in no project).
+type Scope struct {
+	Conversation string
+	Project      string
 }
 
-// Scoped keeps the memories that apply to a conversation of the project.
-func Scoped(ms []Memory, projectID string) []Memory {
+// InScope reports whether the memory applies to the conversation: one
+// scoped to a conversation only there; else one without a project
+// everywhere, one with a project only in that project.
+func InScope(m Memory, sc Scope) bool {
+	if m.ScopeConversationID != nil {
+		return sc.Conversation != "" && *m.ScopeConversationID == sc.Conversation
+	}
+	return m.ProjectID == nil || sc.Project != "" && *m.ProjectID == sc.Project
+}
+
+// Scoped keeps the memories that apply to the conversation.
+func Scoped(ms []Memory, sc Scope) []Memory {
 	out := make([]Memory, 0, len(ms))
 	for _, m := range ms {
-		if InScope(m, projectID) {
+		if InScope(m, sc) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// ForAgentCard keeps the memories that may answer a card an agent filed
+// in its conversation (SPEC §10): only those scoped to that conversation;
+// a memory of every conversation or of a project never answers an agent.
+func ForAgentCard(ms []Memory, conversationID string) []Memory {
+	out := make([]Memory, 0, len(ms))
+	for _, m := range ms {
+		if m.ScopeConversationID != nil && conversationID != "" && *m.ScopeConversationID == conversationID {
 			out = append(out, m)
 		}
 	}

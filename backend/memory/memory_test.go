@@ -60,7 +60,8 @@ func TestScope(t *testing.T) {
 	global := Memory{ID: "g"}
 	inA := Memory{ID: "a", ProjectID: ptr("proj-a")}
 	inB := Memory{ID: "b", ProjectID: ptr("proj-b")}
-	all := []Memory{global, inA, inB}
+	agent := Memory{ID: "agent", ScopeConversationID: ptr("conv-agent")}
+	all := []Memory{global, inA, inB, agent}
 
 	ids := func(ms []Memory) []string {
 		var out []string
@@ -69,10 +70,16 @@ func TestScope(t *testing.T) {
 		}
 		return out
 	}
-	assert.Equal(t, []string{"g"}, ids(Scoped(all, "")), "a conversation in no project: global memories only")
-	assert.Equal(t, []string{"g", "a"}, ids(Scoped(all, "proj-a")), "a project's conversation: global and its project's")
-	assert.Equal(t, []string{"g", "b"}, ids(Scoped(all, "proj-b")))
-	assert.Equal(t, []string{"g"}, ids(Scoped(all, "proj-c")), "another project's memories never apply")
+	assert.Equal(t, []string{"g"}, ids(Scoped(all, Scope{Conversation: "c1"})), "a conversation in no project: global memories only")
+	assert.Equal(t, []string{"g", "a"}, ids(Scoped(all, Scope{Conversation: "c1", Project: "proj-a"})), "a project's conversation: global and its project's")
+	assert.Equal(t, []string{"g", "b"}, ids(Scoped(all, Scope{Project: "proj-b"})))
+	assert.Equal(t, []string{"g"}, ids(Scoped(all, Scope{Project: "proj-c"})), "another project's memories never apply")
+	assert.Equal(t, []string{"g", "agent"}, ids(Scoped(all, Scope{Conversation: "conv-agent"})), "a conversation's own memory applies there")
+
+	// An agent's card: only the memory of its own conversation may answer it.
+	assert.Equal(t, []string{"agent"}, ids(ForAgentCard(all, "conv-agent")))
+	assert.Empty(t, ForAgentCard(all, "conv-other"), "another agent's conversation: none")
+	assert.Empty(t, ForAgentCard(all, ""))
 }
 
 func answerMemory(id string, created time.Time, q questions.Question, in questions.AnswerInput) Memory {
@@ -159,15 +166,15 @@ func TestPromptListsNewestUsedFirst(t *testing.T) {
 		{ID: "b", Text: "made second, never used", CreatedAt: t0.Add(time.Hour)},
 		{ID: "c", Text: "made third, used before b was made", CreatedAt: t0.Add(2 * time.Hour), UsedAt: ptr(t0.Add(30 * time.Minute))},
 	}
-	text, ids := Prompt(ms, "hello", PromptBudget)
+	text, ids := Prompt(ms, "hello", PromptBudget, nil)
 	assert.Equal(t, []string{"a", "b", "c"}, ids)
 	assert.Equal(t, PromptIntro+"\n- made first, used last\n- made second, never used\n- made third, used before b was made", text)
 
-	text, ids = Prompt(nil, "hello", PromptBudget)
+	text, ids = Prompt(nil, "hello", PromptBudget, nil)
 	assert.Empty(t, text, "no memories, no block")
 	assert.Empty(t, ids)
 
-	text, _ = Prompt([]Memory{{ID: "x", Text: "two\nlines", CreatedAt: t0}}, "", PromptBudget)
+	text, _ = Prompt([]Memory{{ID: "x", Text: "two\nlines", CreatedAt: t0}}, "", PromptBudget, nil)
 	assert.Equal(t, PromptIntro+"\n- two lines", text, "a memory stays on its line")
 }
 
@@ -181,7 +188,7 @@ func TestPromptKeepsToTheBudgetAndPicksNearestPastIt(t *testing.T) {
 	ms[0].Text = "The user's cat is called Zephyr and eats salmon."
 	ms[1].Text = "The user's dog is called Biscuit."
 
-	text, ids := Prompt(ms, "What should I feed my cat Zephyr?", PromptBudget)
+	text, ids := Prompt(ms, "What should I feed my cat Zephyr?", PromptBudget, nil)
 	assert.LessOrEqual(t, Tokens(text), PromptBudget+len(ids), "about the budget (a token a line for the line breaks at most)")
 	assert.Less(t, len(ids), len(ms), "not everything fits")
 	assert.Contains(t, ids, "m000", "the memory nearest the message is listed although it is the oldest")
@@ -201,11 +208,59 @@ func TestPromptKeepsToTheBudgetAndPicksNearestPastIt(t *testing.T) {
 	assert.Equal(t, 0, pos("m299"))
 	assert.Equal(t, len(ids)-1, pos("m000"), "in recency order, the oldest comes last")
 
-	_, all := Prompt(ms[:10], "What should I feed my cat Zephyr?", PromptBudget)
+	_, all := Prompt(ms[:10], "What should I feed my cat Zephyr?", PromptBudget, nil)
 	assert.Len(t, all, 10, "under the budget, every memory is listed")
 }
 
 func TestKeywords(t *testing.T) {
 	assert.Equal(t, []string{"cat", "zephyr", "salmon", "dinner"}, keywords("The cats, Zephyr & salmon for dinner!"))
 	assert.Equal(t, []string{"猫が", "が好"}, keywords("猫が好"), "pairs of characters in scripts without spaces")
+}
+
+// Past the budget, a memory near the message by meaning but sharing no
+// keyword with it is listed when vectors are given, and only then; the
+// vectors are asked for only when the memories do not all fit.
+func TestPromptPicksNearestByMeaningPastTheBudget(t *testing.T) {
+	var ms []Memory
+	vectors := map[string][]float32{}
+	for i := range 300 {
+		id := fmt.Sprintf("m%03d", i)
+		ms = append(ms, Memory{ID: id, Text: fmt.Sprintf("Filler fact number %d about nothing in particular at all.", i),
+			CreatedAt: t0.Add(time.Duration(i) * time.Minute)})
+		vectors[id] = Normalize([]float32{0, 1, float32(i % 3)})
+	}
+	ms[0].Text = "The user drives an old automobile."
+	vectors["m000"] = Normalize([]float32{1, 0, 0})
+	ms[1].Text = "The user's dog is called Biscuit."
+	vectors["m001"] = Normalize([]float32{-1, 0, 0})
+	query := Normalize([]float32{1, 0, 0}) // "Which car should I buy?" by meaning
+
+	asked := 0
+	byMeaning := func() []int {
+		asked++
+		return NearestByMeaning(ms, vectors, query, MaxNearbyByMeaning)
+	}
+	_, ids := Prompt(ms, "Which car should I buy?", PromptBudget, byMeaning)
+	assert.Contains(t, ids, "m000", "nearest by meaning although no keyword is shared and it is the oldest")
+	assert.NotContains(t, ids, "m001", "pointing away from the message: not near")
+	assert.Equal(t, 1, asked)
+
+	_, ids = Prompt(ms, "Which car should I buy?", PromptBudget, nil)
+	assert.NotContains(t, ids, "m000", "by keyword alone it is not found")
+
+	_, ids = Prompt(ms[:10], "Which car should I buy?", PromptBudget, byMeaning)
+	assert.Len(t, ids, 10)
+	assert.Equal(t, 1, asked, "everything fits: no vectors asked for")
+}
+
+func TestNearestByMeaningAndVectorCoding(t *testing.T) {
+	ms := []Memory{{ID: "a"}, {ID: "b"}, {ID: "c"}, {ID: "d"}}
+	vectors := map[string][]float32{
+		"a": Normalize([]float32{1, 1}), "b": Normalize([]float32{1, 0}), "c": Normalize([]float32{0, -1}), "d": {1, 0, 0}}
+	assert.Equal(t, []int{1, 0}, NearestByMeaning(ms, vectors, Normalize([]float32{1, 0}), 5), "best first; away and other-sized left out")
+	assert.Equal(t, []int{1}, NearestByMeaning(ms, vectors, Normalize([]float32{1, 0}), 1))
+	v := []float32{0.25, -1.5, 3}
+	assert.Equal(t, v, DecodeVector(EncodeVector(v)))
+	assert.Nil(t, Normalize([]float32{0, 0}))
+	assert.Equal(t, []int{1, 5, 2, 3}, interleave([]int{1, 2, 3}, []int{5, 2}))
 }

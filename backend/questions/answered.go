@@ -3,6 +3,7 @@ package questions
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -32,7 +33,28 @@ func (m *Manager) CreateAnswered(ctx context.Context, req AskRequest, a Answered
 	if req.ConversationID == "" {
 		return nil, errors.New("create answered card: conversation id is required")
 	}
-	qs := normalizeQuestions(req.Questions)
+	return m.createAnswered(ctx, &Card{ConversationID: req.ConversationID, RunID: req.RunID, ToolCallID: req.ToolCallID},
+		req.Questions, a)
+}
+
+// CreateAnsweredForAgent is CreateAnswered for an agent's question card
+// (SPEC §10): stored in the agent's conversation, from the agent, with its
+// context, and answered at once; the agent reads the answer as any other.
+// Only a memory scoped to the agent's conversation may answer it (the
+// caller picks the memories). Neither the rate limit nor the pending cap
+// applies: nobody is asked.
+func (m *Manager) CreateAnsweredForAgent(ctx context.Context, req AgentAsk, a Answered) (*Card, error) {
+	if req.ConversationID == "" || strings.TrimSpace(req.Agent) == "" || req.Tool != nil {
+		return nil, errors.New("create answered agent card: a question card with conversation and agent is required")
+	}
+	return m.createAnswered(ctx, &Card{ConversationID: req.ConversationID, ToolCallID: req.ToolCallID,
+		Source: &Source{Type: SourceAgent, Agent: req.Agent}, Context: req.Context}, req.Questions, a)
+}
+
+// createAnswered fills card (its conversation, run, tool call, source and
+// context set) as answered by a and stores it.
+func (m *Manager) createAnswered(ctx context.Context, card *Card, questions []Question, a Answered) (*Card, error) {
+	qs := normalizeQuestions(questions)
 	if err := ValidateQuestions(qs); err != nil {
 		return nil, err
 	}
@@ -47,8 +69,8 @@ func (m *Manager) CreateAnswered(ctx context.Context, req AskRequest, a Answered
 	}
 	now := m.now()
 	m.mu.Unlock()
-	card := &Card{ID: uuid.NewString(), ConversationID: req.ConversationID, RunID: req.RunID, ToolCallID: req.ToolCallID,
-		Status: StatusAnswered, Questions: qs, CreatedAt: now, AnsweredAt: &now, Answers: texts, AnsweredBy: a.By}
+	card.ID, card.Status, card.Questions, card.CreatedAt, card.AnsweredAt = uuid.NewString(), StatusAnswered, qs, now, &now
+	card.Answers, card.AnsweredBy = texts, a.By
 	if len(a.IDs) > 0 {
 		card.MemoryID = a.IDs[0]
 		card.MemoryIDs = make(map[string]string, len(qs))
@@ -60,7 +82,7 @@ func (m *Manager) CreateAnswered(ctx context.Context, req AskRequest, a Answered
 	}
 	card.FillKind()
 	if err := m.save(ctx, card); err != nil {
-		m.log().Error("answered question card not stored", "conversation", req.ConversationID, "err", err)
+		m.log().Error("answered question card not stored", "conversation", card.ConversationID, "err", err)
 		return nil, err
 	}
 	m.mu.Lock()

@@ -78,3 +78,27 @@ func TestResolveFindsTheCardARespondNames(t *testing.T) {
 	_, err = h.m.Resolve("other", c.ID)
 	assert.ErrorIs(t, err, ErrNotFound, "a card of another conversation")
 }
+
+func TestCreateAnsweredForAgentIsTheAgentsCard(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.MaxPending = 1 })
+	ctx := context.Background()
+	req := AgentAsk{ConversationID: "conv-agent", Agent: "claude-code", ToolCallID: "agent_1", Context: "Deploying",
+		Questions: sampleQuestions()}
+	card, err := h.m.CreateAnsweredForAgent(ctx, req, Answered{By: "memory", IDs: []string{"mem-1"},
+		Answers: map[string]AnswerInput{"Which database?": {Selected: []string{"SQLite"}}}})
+	require.NoError(t, err)
+	assert.Equal(t, StatusAnswered, card.Status)
+	require.NotNil(t, card.Source)
+	assert.Equal(t, SourceAgent, card.Source.Type)
+	assert.Equal(t, "claude-code", card.Source.Agent)
+	assert.Equal(t, "Deploying", card.Context)
+	assert.Equal(t, "agent_1", card.ToolCallID)
+	assert.Equal(t, "mem-1", card.MemoryID)
+	stored := h.store.get(card.ID)
+	require.NotNil(t, stored)
+	assert.Equal(t, StatusAnswered, stored.Status)
+
+	_, err = h.m.CreateAnsweredForAgent(ctx, AgentAsk{ConversationID: "conv-agent", Agent: "claude-code",
+		Tool: &ApprovalTool{Name: "Bash"}}, Answered{By: "memory"})
+	assert.Error(t, err, "an approval card is never answered from memory")
+}

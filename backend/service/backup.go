@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
+
 	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/store"
-	"time"
 
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
@@ -89,6 +90,7 @@ func (s *Service) memoriesPart() exchange.BackupPart {
 			}
 			if added > 0 {
 				s.memoryChanged("", true)
+				s.vectors.kick()
 			}
 			return added, skipped, nil
 		},

@@ -39,6 +39,12 @@ func (s *Service) conversationProject(ctx context.Context, conversationID string
 	return *c.ProjectID
 }
 
+// conversationScope is what decides the memories that apply to a
+// conversation: itself and its project.
+func (s *Service) conversationScope(ctx context.Context, conversationID string) memory.Scope {
+	return memory.Scope{Conversation: conversationID, Project: s.conversationProject(ctx, conversationID)}
+}
+
 // Memories lists memories, newest first: project "" or "all" lists every
 // one, "none" those of no project, else the project's own.
 func (s *Service) Memories(ctx context.Context, project string) ([]memory.Memory, error) {
@@ -87,6 +93,7 @@ func (s *Service) CreateMemory(ctx context.Context, req api.MemoryRequest) (memo
 		return memory.Memory{}, err
 	}
 	s.memoryChanged("", false, m.ID)
+	s.vectors.kick()
 	return m, nil
 }
 
@@ -120,6 +127,9 @@ func (s *Service) UpdateMemory(ctx context.Context, id string, u api.MemoryUpdat
 		return memory.Memory{}, err
 	}
 	s.memoryChanged("", false, m.ID)
+	if up.Text != nil {
+		s.vectors.kick() // the old text's vector is gone
+	}
 	return m, nil
 }
 
@@ -194,19 +204,25 @@ func containsQuestion(qs []questions.Question, text string) bool {
 }
 
 // rememberAnswers keeps one memory per named question of an answered card
-// (SPEC §14). The answer stands whatever happens here.
+// (SPEC §14). The answer to an agent's card (SPEC §10) is remembered for
+// that agent's conversation only: there alone it applies, and only such a
+// memory answers the agent's cards. The answer stands whatever happens here.
 func (s *Service) rememberAnswers(ctx context.Context, card *questions.Card, r questions.Response, named []questions.Question) {
 	if !s.memoryOn() || len(named) == 0 {
 		return
 	}
-	var project *string
+	var project, scope *string
 	if p := s.conversationProject(ctx, card.ConversationID); p != "" {
 		project = &p
+	}
+	if card.Source != nil && card.Source.Type == questions.SourceAgent {
+		c := card.ConversationID
+		scope = &c
 	}
 	ms := make([]*memory.Memory, 0, len(named))
 	for _, q := range named {
 		text, answer := memory.FromAnswer(q, r.Answers[q.Question], card.Answers[q.Question])
-		ms = append(ms, &memory.Memory{Text: text, ProjectID: project, Answer: &answer,
+		ms = append(ms, &memory.Memory{Text: text, ProjectID: project, ScopeConversationID: scope, Answer: &answer,
 			Source: memory.Source{Type: memory.SourceAnswer, ConversationID: card.ConversationID, QuestionID: card.ID}})
 	}
 	replaced, err := s.store.AddAnswerMemories(context.WithoutCancel(ctx), ms)
@@ -219,6 +235,7 @@ func (s *Service) rememberAnswers(ctx context.Context, card *questions.Card, r q
 		ids = append(ids, m.ID)
 	}
 	s.memoryChanged(card.ConversationID, false, ids...)
+	s.vectors.kick()
 }
 
 // memoryHook is the runs' side of memory (assistant.Memory).
@@ -230,38 +247,25 @@ func (h memoryHook) On() bool { return h.s.memoryOn() }
 // system prompt and marks those listed as used.
 func (h memoryHook) Prompt(ctx context.Context, conversationID, userMessage string) string {
 	s := h.s
-	ms, err := s.store.MemoriesInScope(ctx, s.conversationProject(ctx, conversationID))
+	x, err := s.store.MemoryIndex(ctx)
 	if err != nil {
 		s.log.Warn("memories for the prompt", "conversation", conversationID, "err", err)
 		return ""
 	}
-	text, ids := memory.Prompt(ms, userMessage, memory.PromptBudget)
-	if err := s.store.TouchMemories(context.WithoutCancel(ctx), ids, time.Now()); err != nil {
-		s.log.Warn("mark memories used", "conversation", conversationID, "err", err)
-	}
+	text, ids := x.Prompt(s.conversationScope(ctx, conversationID), userMessage, memory.PromptBudget, s.vectors.byMeaning(ctx, userMessage))
+	// Written once the run ends: its request to the model does not wait for it.
+	s.store.MarkMemoriesUsed(ids, time.Now(), s.rt.Done(conversationID))
 	return text
 }
 
 // AutoAnswer answers a card of the model's from the auto-answer memories
 // in the conversation's scope when they answer every question of it.
-// (Agents' cards never come here: they are filed by backend/agentinbox,
-// not asked by a run.)
+// (Agents' cards come to agentAutoAnswer instead.)
 func (h memoryHook) AutoAnswer(ctx context.Context, req questions.AskRequest) (*questions.Card, error) {
 	s := h.s
-	if !s.memoryOn() {
-		return nil, nil
-	}
-	texts := make([]string, len(req.Questions))
-	for i, q := range req.Questions {
-		texts[i] = strings.TrimSpace(q.Question)
-	}
-	ms, err := s.store.AutoAnswerMemories(ctx, s.conversationProject(ctx, req.ConversationID), texts)
-	if err != nil || len(ms) == 0 {
+	answers, ids, ok, err := s.matchMemories(ctx, s.conversationScope(ctx, req.ConversationID), false, req.Questions)
+	if err != nil || !ok {
 		return nil, err
-	}
-	answers, ids, ok := memory.Match(ms, req.Questions)
-	if !ok {
-		return nil, nil
 	}
 	card, err := s.qm.CreateAnswered(ctx, req, questions.Answered{By: memory.AnsweredBy, Answers: answers, IDs: ids})
 	if err != nil {
@@ -271,6 +275,45 @@ func (h memoryHook) AutoAnswer(ctx context.Context, req questions.AskRequest) (*
 		s.log.Warn("mark memories used", "conversation", req.ConversationID, "err", err)
 	}
 	return card, nil
+}
+
+// matchMemories answers questions from the auto-answer memories of the
+// scope (for an agent's card, agent: only those scoped to its
+// conversation); ok false when they do not answer every question.
+func (s *Service) matchMemories(ctx context.Context, sc memory.Scope, agent bool, qs []questions.Question) (map[string]questions.AnswerInput, []string, bool, error) {
+	if !s.memoryOn() {
+		return nil, nil, false, nil
+	}
+	texts := make([]string, len(qs))
+	for i, q := range qs {
+		texts[i] = strings.TrimSpace(q.Question)
+	}
+	ms, err := s.store.AutoAnswerMemories(ctx, sc, agent, texts)
+	if err != nil || len(ms) == 0 {
+		return nil, nil, false, err
+	}
+	if agent {
+		ms = memory.ForAgentCard(ms, sc.Conversation)
+	}
+	answers, ids, ok := memory.Match(ms, qs)
+	return answers, ids, ok, nil
+}
+
+// agentAutoAnswer answers an agent's question card (SPEC §10) from the
+// auto-answer memories scoped to the agent's conversation, and no other:
+// what the user told Parley elsewhere never answers an agent.
+func (s *Service) agentAutoAnswer(ctx context.Context, conversationID string, qs []questions.Question) (questions.Answered, bool) {
+	answers, ids, ok, err := s.matchMemories(ctx, memory.Scope{Conversation: conversationID}, true, qs)
+	if err != nil {
+		s.log.Warn("agent card: memories not read, asked", "conversation", conversationID, "err", err)
+	}
+	if !ok {
+		return questions.Answered{}, false
+	}
+	if err := s.store.TouchMemories(context.WithoutCancel(ctx), ids, time.Now()); err != nil {
+		s.log.Warn("mark memories used", "conversation", conversationID, "err", err)
+	}
+	return questions.Answered{By: memory.AnsweredBy, Answers: answers, IDs: ids}, true
 }
 
 // Keep stores what the model proposed to remember, once the user approved it.
@@ -291,5 +334,6 @@ func (h memoryHook) Keep(ctx context.Context, conversationID, text string) error
 		return fmt.Errorf("keep memory: %w", err)
 	}
 	s.memoryChanged(conversationID, false, m.ID)
+	s.vectors.kick()
 	return nil
 }

@@ -364,9 +364,12 @@ func TestIdenticalCardIsAnsweredFromMemory(t *testing.T) {
 	require.NoError(t, e.svc.Cancel(ctx, fourth.ID))
 }
 
-// An agent's card (SPEC §10) is filed by the inbox, not asked by a run: a
-// memory never answers it.
-func TestAgentsCardsAreNeverAnsweredFromMemory(t *testing.T) {
+// An agent's card (SPEC §10) is never answered from a memory of every
+// conversation (or of a project); the answer to an agent's card, kept with
+// "Remember my answer", is scoped to that agent's conversation, and only
+// such a memory answers the agent's next identical card — and no card of
+// anyone else's.
+func TestAgentsCardsAreAnsweredOnlyFromTheirConversationsMemories(t *testing.T) {
 	e := newEnv(t, memoryScript(), time.Minute)
 	ctx := context.Background()
 	first := e.sendNew("ask " + languageCard)
@@ -378,13 +381,72 @@ func TestAgentsCardsAreNeverAnsweredFromMemory(t *testing.T) {
 	all, err := e.svc.Memories(ctx, "")
 	require.NoError(t, err)
 	require.Len(t, all, 1)
-	_, err = e.svc.UpdateMemory(ctx, all[0].ID, api.MemoryUpdate{AutoAnswer: new(true)})
+	global, err := e.svc.UpdateMemory(ctx, all[0].ID, api.MemoryUpdate{AutoAnswer: new(true)})
 	require.NoError(t, err)
+	require.Nil(t, global.ScopeConversationID)
 
 	card, err := e.svc.Agents().Ask(ctx, agentinbox.AskRequest{Agent: "claude-code", Input: json.RawMessage(languageCard)})
 	require.NoError(t, err)
-	assert.Equal(t, questions.StatusPending, card.Status, "the agent's card waits for the user")
+	assert.Equal(t, questions.StatusPending, card.Status, "a global memory never answers an agent's card")
 	assert.Empty(t, card.AnsweredBy)
+
+	// The user answers the agent's card and asks Parley to remember it.
+	_, err = e.svc.Respond(ctx, card.ConversationID, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
+		Answers:  map[string]questions.AnswerInput{"Which language should I use?": {Selected: []string{"Zig"}}},
+		Remember: []string{"Which language should I use?"}})
+	require.NoError(t, err)
+	all, err = e.svc.Memories(ctx, "")
+	require.NoError(t, err)
+	require.Len(t, all, 2)
+	var ofAgent memory.Memory
+	for _, m := range all {
+		if m.ID != global.ID {
+			ofAgent = m
+		}
+	}
+	require.NotNil(t, ofAgent.ScopeConversationID, "the answer to an agent's card is remembered for its conversation")
+	assert.Equal(t, card.ConversationID, *ofAgent.ScopeConversationID)
+	assert.Nil(t, ofAgent.ProjectID)
+	ofAgent, err = e.svc.UpdateMemory(ctx, ofAgent.ID, api.MemoryUpdate{AutoAnswer: new(true)})
+	require.NoError(t, err)
+
+	again, err := e.svc.Agents().Ask(ctx, agentinbox.AskRequest{Agent: "claude-code", Input: json.RawMessage(languageCard), Context: "Setting up"})
+	require.NoError(t, err)
+	assert.Equal(t, questions.StatusAnswered, again.Status, "the agent's own memory answers its card at once")
+	assert.Equal(t, memory.AnsweredBy, again.AnsweredBy)
+	assert.Equal(t, ofAgent.ID, again.MemoryID)
+	assert.Equal(t, card.ConversationID, again.ConversationID)
+	require.NotNil(t, again.Source)
+	assert.Equal(t, "claude-code", again.Source.Agent)
+	got, err := e.svc.Agents().Answer(ctx, "claude-code", again.ID, 0)
+	require.NoError(t, err)
+	assert.False(t, got.Pending)
+	assert.Contains(t, got.Result, `"Which language should I use?":"Zig"`, "the agent reads the remembered answer")
+	used, err := e.db.Memory(ctx, ofAgent.ID)
+	require.NoError(t, err)
+	assert.NotNil(t, used.UsedAt)
+
+	// Another agent's card: its conversation has no memory of its own.
+	other, err := e.svc.Agents().Ask(ctx, agentinbox.AskRequest{Agent: "codex", Input: json.RawMessage(languageCard)})
+	require.NoError(t, err)
+	assert.Equal(t, questions.StatusPending, other.Status, "another agent's card is asked")
+
+	// The model's card elsewhere: the global memory answers, not the agent's.
+	model := e.sendNew("ask " + languageCard)
+	e.waitState(model.ID, chat.StateIdle)
+	cards, err := e.svc.ConversationQuestions(ctx, model.ID)
+	require.NoError(t, err)
+	require.Len(t, cards, 1)
+	assert.Equal(t, global.ID, cards[0].MemoryID, "the agent's memory stays in its conversation")
+	assert.Equal(t, "Go", cards[0].Answers["Which language should I use?"])
+	system := systemPromptOf(t, e.model, "ask "+languageCard)
+	assert.NotContains(t, system, "Zig", "nor does it go into other conversations' prompts")
+
+	// Memory off: the agent is asked.
+	e.setMemory(MemoryOff)
+	off, err := e.svc.Agents().Ask(ctx, agentinbox.AskRequest{Agent: "claude-code", Input: json.RawMessage(languageCard)})
+	require.NoError(t, err)
+	assert.Equal(t, questions.StatusPending, off.Status)
 }
 
 // A "Remember this?" card pending when the app quits comes back after the

@@ -84,6 +84,8 @@ type Service struct {
 	contextLengths map[string]int
 	// updates is the automatic update checks' loop (SPEC §13).
 	updates updateLoop
+	// vectors makes memories' vectors when an embedding model is set (SPEC §14).
+	vectors *memoryVectors
 }
 
 // New opens the services and restores what a previous session left:
@@ -109,12 +111,14 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 
 	s.background = yield.New(yield.Options{})
 	s.knowledge = s.newKnowledge()
+	s.vectors = newMemoryVectors(s)
 	s.openLibrary()
 
 	qcfg := s.questionConfig()
 	qcfg.OnLateAnswer = s.onLateAnswer
 	s.qm = questions.NewManager(qcfg, s.store, s.ev)
-	s.agents = agentinbox.New(agentinbox.Options{Store: s.store, Manager: s.qm, Events: s.ev, Logger: s.log})
+	s.agents = agentinbox.New(agentinbox.Options{Store: s.store, Manager: s.qm, Events: s.ev, Logger: s.log,
+		AutoAnswer: s.agentAutoAnswer})
 	s.rt = assistant.New(assistant.Options{
 		History:  s.store,
 		Events:   s.ev,
@@ -161,6 +165,7 @@ func (s *Service) Close() {
 	s.qm.Close()
 	s.rt.Close()
 	s.knowledge.Close()
+	s.vectors.close()
 	s.mcp.Stop()
 	s.closeEngine()
 	s.closeLibrary()

@@ -234,6 +234,10 @@ func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, erro
 	s.mu.Unlock()
 	if before.EmbeddingModel != eff.EmbeddingModel || before.BaseURL != eff.BaseURL || before.APIKey != eff.APIKey || before.DemoMode != eff.DemoMode {
 		s.knowledge.EmbeddingChanged() // vectors of the new model are made in the background
+		s.vectors.kick()               // and of the memories
+	}
+	if before.Memory != eff.Memory {
+		s.vectors.kick() // memory back on: what was kept since gets its vectors
 	}
 	i18n.SetCurrent(i18n.Choose(eff.Language))
 	s.updateSettingChanged(eff.UpdateChecks == MemoryOn)

@@ -108,6 +108,7 @@ func (s *Store) SetConversationKnowledge(ctx context.Context, id string, collect
 // cards (foreign keys cascade; triggers drop them from the search index).
 func (s *Store) DeleteConversation(ctx context.Context, id string) error {
 	res, err := s.writer.ExecContext(ctx, `DELETE FROM conversations WHERE id = ?`, id)
+	s.mems.invalidate() // its memories' source is cleared, those scoped to it go
 	return checkUpdated(res, err, "delete conversation", id)
 }
 

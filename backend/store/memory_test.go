@@ -55,15 +55,36 @@ func TestMemoryRoundTripAndScope(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{inProject.ID}, memoryIDs(ofProject), "the project's own")
 
-	scoped, err := s.MemoriesInScope(ctx, "")
+	scoped, err := s.MemoriesInScope(ctx, memory.Scope{Conversation: "x"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{global.ID}, memoryIDs(scoped), "a conversation of no project")
-	scoped, err = s.MemoriesInScope(ctx, proj)
+	scoped, err = s.MemoriesInScope(ctx, memory.Scope{Project: proj})
 	require.NoError(t, err)
 	assert.Equal(t, []string{inProject.ID, global.ID}, memoryIDs(scoped), "a conversation of the project")
-	scoped, err = s.MemoriesInScope(ctx, "other")
+	scoped, err = s.MemoriesInScope(ctx, memory.Scope{Project: "other"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{global.ID}, memoryIDs(scoped), "another project's")
+
+	// A memory of one (an agent's) conversation applies there only, and
+	// goes with it.
+	agentConv := mustConversation(t, s, "agent")
+	ofAgent := &memory.Memory{Text: "Deploy to staging.", Source: memory.Source{Type: memory.SourceUser}, ScopeConversationID: &agentConv.ID}
+	require.NoError(t, s.AddMemory(ctx, ofAgent))
+	got, err = s.Memory(ctx, ofAgent.ID)
+	require.NoError(t, err)
+	require.NotNil(t, got.ScopeConversationID)
+	assert.Equal(t, agentConv.ID, *got.ScopeConversationID)
+	scoped, err = s.MemoriesInScope(ctx, memory.Scope{Conversation: agentConv.ID})
+	require.NoError(t, err)
+	assert.Equal(t, []string{ofAgent.ID, global.ID}, memoryIDs(scoped), "the agent's conversation: its own and the global")
+	assert.Equal(t, memoryIDs(memory.Scoped(all, memory.Scope{Conversation: agentConv.ID})), []string{global.ID},
+		"memory.Scoped agrees (all was read before the agent's memory)")
+	scoped, err = s.MemoriesInScope(ctx, memory.Scope{Conversation: "x", Project: proj})
+	require.NoError(t, err)
+	assert.Equal(t, []string{inProject.ID, global.ID}, memoryIDs(scoped), "another conversation never sees it")
+	require.NoError(t, s.DeleteConversation(ctx, agentConv.ID))
+	_, err = s.Memory(ctx, ofAgent.ID)
+	assert.ErrorIs(t, err, chat.ErrNotFound, "a conversation's memory goes with it")
 
 	// The memory outlives its conversation.
 	require.NoError(t, s.DeleteConversation(ctx, c.ID))
@@ -105,12 +126,47 @@ func TestMemoryUpdateTouchDelete(t *testing.T) {
 	require.NotNil(t, m.UsedAt)
 	assert.True(t, at.Equal(*m.UsedAt))
 
-	auto, err := s.AutoAnswerMemories(ctx, "", []string{"Which language?", "Other?"})
+	auto, err := s.AutoAnswerMemories(ctx, memory.Scope{}, false, []string{"Which language?", "Other?"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{answered.ID}, memoryIDs(auto))
-	auto, err = s.AutoAnswerMemories(ctx, "", []string{"Other?"})
+	auto, err = s.AutoAnswerMemories(ctx, memory.Scope{}, false, []string{"Other?"})
 	require.NoError(t, err)
 	assert.Empty(t, auto)
+
+	// An agent's card: only a memory scoped to its conversation answers it.
+	agentConv := mustConversation(t, s, "agent")
+	auto, err = s.AutoAnswerMemories(ctx, memory.Scope{Conversation: agentConv.ID}, true, []string{"Which language?"})
+	require.NoError(t, err)
+	assert.Empty(t, auto, "a global memory never answers an agent")
+	ofAgent := &memory.Memory{Text: "Which language? — Rust", Source: memory.Source{Type: memory.SourceAnswer}, AutoAnswer: true,
+		Answer: langAnswer("Rust", "Go", "Rust"), ScopeConversationID: &agentConv.ID}
+	require.NoError(t, s.AddMemory(ctx, ofAgent))
+	auto, err = s.AutoAnswerMemories(ctx, memory.Scope{Conversation: agentConv.ID}, true, []string{"Which language?"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{ofAgent.ID}, memoryIDs(auto))
+	auto, err = s.AutoAnswerMemories(ctx, memory.Scope{Conversation: "other"}, false, []string{"Which language?"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{answered.ID}, memoryIDs(auto), "another conversation's card: not the agent's memory")
+	require.NoError(t, s.DeleteMemory(ctx, ofAgent.ID))
+
+	// Vectors: kept per model, gone when the text changes.
+	require.NoError(t, s.SetMemoryVector(ctx, answered.ID, "embed", []float32{0.6, 0.8}))
+	require.NoError(t, s.SetMemoryVector(ctx, "deleted-meanwhile", "embed", []float32{1}), "a memory deleted meanwhile is no error")
+	vs, err := s.MemoryVectors(ctx, "embed", []string{answered.ID, typed.ID})
+	require.NoError(t, err)
+	assert.Equal(t, map[string][]float32{answered.ID: {0.6, 0.8}}, vs)
+	without, err := s.MemoriesWithoutVector(ctx, "embed", 10)
+	require.NoError(t, err)
+	assert.Equal(t, []string{typed.ID}, memoryIDs(without))
+	without, err = s.MemoriesWithoutVector(ctx, "other-model", 10)
+	require.NoError(t, err)
+	assert.Len(t, without, 2, "another model's vectors do not count")
+	renamed := "Which language? — Go, surely"
+	_, err = s.UpdateMemory(ctx, answered.ID, MemoryUpdate{Text: &renamed})
+	require.NoError(t, err)
+	vs, err = s.MemoryVectors(ctx, "embed", []string{answered.ID})
+	require.NoError(t, err)
+	assert.Empty(t, vs, "the old text's vector is gone")
 
 	require.NoError(t, s.DeleteMemory(ctx, typed.ID))
 	assert.ErrorIs(t, s.DeleteMemory(ctx, typed.ID), chat.ErrNotFound, "deleted twice")
@@ -198,4 +254,93 @@ func TestMigrationToMemoryKeepsCardsAndAddsMemories(t *testing.T) {
 	backup, err := filepath.Glob(path + ".bak-v10")
 	require.NoError(t, err)
 	assert.Len(t, backup, 1, "the version 10 database was kept")
+}
+
+// A database of version 12 (memory and projects, before a conversation's
+// memories and vectors) migrates keeping its memories: they read back
+// with no conversation scope, and vectors can then be kept.
+func TestMigrationToMemoryScopeKeepsMemories(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "parley.db")
+	old := openAt(t, path, 12)
+	convID := fillVersion(t, old, 12)
+	_, err := old.writer.ExecContext(ctx, `INSERT INTO memories (id, text, source, conversation_id, question_id, project_id, auto_answer,
+		question, options, answer, created_at) VALUES ('mem-1', 'Which cell? — 3', 'answer', ?, 'card-1', NULL, 1,
+		'Which cell?', '[]', '{"selected":[],"custom":"3"}', '2026-01-02T03:04:05.000000000Z')`, convID)
+	require.NoError(t, err)
+	require.NoError(t, old.Close())
+
+	s := openAt(t, path, 0)
+	require.GreaterOrEqual(t, latestVersion(), 13)
+	m, err := s.Memory(ctx, "mem-1")
+	require.NoError(t, err)
+	assert.Equal(t, "Which cell? — 3", m.Text)
+	assert.True(t, m.AutoAnswer)
+	assert.Nil(t, m.ScopeConversationID, "old memories apply where they did")
+	scoped, err := s.MemoriesInScope(ctx, memory.Scope{Conversation: "any"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"mem-1"}, memoryIDs(scoped))
+	require.NoError(t, s.SetMemoryVector(ctx, "mem-1", "embed", []float32{1, 0}))
+	vs, err := s.MemoryVectors(ctx, "embed", []string{"mem-1"})
+	require.NoError(t, err)
+	assert.Len(t, vs, 1)
+	backup, err := filepath.Glob(path + ".bak-v12")
+	require.NoError(t, err)
+	assert.Len(t, backup, 1, "the version 12 database was kept")
+}
+
+// MemoriesInScope reads a cache (memory_cache.go): every write that
+// changes memories — directly, or by deleting a conversation or a project
+// — shows in the next read, and marking memories used too.
+func TestMemoriesInScopeSeesEveryWrite(t *testing.T) {
+	s := newStore(t)
+	inScope := func(sc memory.Scope) []string {
+		t.Helper()
+		ms, err := s.MemoriesInScope(ctx, sc)
+		require.NoError(t, err)
+		return memoryIDs(ms)
+	}
+	assert.Empty(t, inScope(memory.Scope{}))
+	a := &memory.Memory{Text: "A", Source: memory.Source{Type: memory.SourceUser}, CreatedAt: now().Add(-time.Hour)}
+	require.NoError(t, s.AddMemory(ctx, a))
+	assert.Equal(t, []string{a.ID}, inScope(memory.Scope{}), "added")
+
+	text := "A, changed"
+	_, err := s.UpdateMemory(ctx, a.ID, MemoryUpdate{Text: &text})
+	require.NoError(t, err)
+	ms, err := s.MemoriesInScope(ctx, memory.Scope{})
+	require.NoError(t, err)
+	assert.Equal(t, text, ms[0].Text, "updated")
+
+	at := now()
+	require.NoError(t, s.TouchMemories(ctx, []string{a.ID}, at))
+	ms, err = s.MemoriesInScope(ctx, memory.Scope{})
+	require.NoError(t, err)
+	require.NotNil(t, ms[0].UsedAt, "marked used")
+	assert.True(t, at.Equal(*ms[0].UsedAt))
+
+	p := mustProject(t, s, "P")
+	b := &memory.Memory{Text: "B", Source: memory.Source{Type: memory.SourceUser}, ProjectID: &p.ID}
+	require.NoError(t, s.AddMemory(ctx, b))
+	assert.Equal(t, []string{b.ID, a.ID}, inScope(memory.Scope{Project: p.ID}))
+	_, err = s.DeleteProject(ctx, p.ID, true)
+	require.NoError(t, err)
+	assert.Equal(t, []string{a.ID}, inScope(memory.Scope{Project: p.ID}), "the project's memory went with it")
+
+	c := mustConversation(t, s, "agent")
+	own := &memory.Memory{Text: "Own", Source: memory.Source{Type: memory.SourceUser}, ScopeConversationID: &c.ID}
+	require.NoError(t, s.AddMemory(ctx, own))
+	assert.Equal(t, []string{own.ID, a.ID}, inScope(memory.Scope{Conversation: c.ID}))
+	require.NoError(t, s.DeleteConversation(ctx, c.ID))
+	assert.Equal(t, []string{a.ID}, inScope(memory.Scope{Conversation: c.ID}), "gone with its conversation")
+
+	added, err := s.RestoreMemory(ctx, memory.Memory{ID: "restored", Text: "R", Source: memory.Source{Type: memory.SourceUser}, CreatedAt: now()})
+	require.NoError(t, err)
+	require.True(t, added)
+	assert.Equal(t, []string{"restored", a.ID}, inScope(memory.Scope{}), "restored")
+
+	require.NoError(t, s.DeleteMemory(ctx, "restored"))
+	assert.Equal(t, []string{a.ID}, inScope(memory.Scope{}), "deleted")
+	_, err = s.DeleteAllMemories(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, inScope(memory.Scope{}), "all deleted")
 }

@@ -161,6 +161,7 @@ func (s *Store) DeleteProject(ctx context.Context, id string, withMemories bool)
 		res, err := tx.ExecContext(ctx, `DELETE FROM projects WHERE id = ?`, id)
 		return checkUpdated(res, err, "delete project", id)
 	})
+	s.mems.invalidate()
 	if err != nil {
 		return nil, err
 	}

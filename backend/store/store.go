@@ -67,6 +67,10 @@ type Store struct {
 	// txTime bounds a short transaction's time (maxTxTime; tests shorten
 	// it to play a machine too busy to do anything within it).
 	txTime time.Duration
+	// mems keeps every memory between writes (memory_cache.go).
+	mems memoryCache
+	// touches writes MarkMemoriesUsed's marks in the background.
+	touches touchQueue
 }
 
 // Open opens (creating when missing) the Parley database at path and
@@ -145,6 +149,7 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the database. The last close checkpoints the WAL into the file.
 func (s *Store) Close() error {
+	s.flushTouches()
 	// Let SQLite refresh its query-planner statistics where they are stale.
 	if _, err := s.writer.Exec("PRAGMA optimize"); err != nil {
 		s.log.Warn("optimize database before close", "err", err)

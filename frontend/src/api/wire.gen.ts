@@ -548,6 +548,7 @@ export interface Memory {
   text: string
   source: MemorySource
   project_id: string | null
+  scope_conversation_id?: string
   auto_answer: boolean
   created_at: string
   used_at: string | null

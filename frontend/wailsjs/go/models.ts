@@ -1692,6 +1692,7 @@ export namespace memory {
 	    text: string;
 	    source: Source;
 	    project_id?: string;
+	    scope_conversation_id?: string;
 	    auto_answer: boolean;
 	    // Go type: time
 	    created_at: any;
@@ -1708,6 +1709,7 @@ export namespace memory {
 	        this.text = source["text"];
 	        this.source = this.convertValues(source["source"], Source);
 	        this.project_id = source["project_id"];
+	        this.scope_conversation_id = source["scope_conversation_id"];
 	        this.auto_answer = source["auto_answer"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.used_at = this.convertValues(source["used_at"], null);

@@ -199,6 +199,35 @@ describe('a card answered from memory', () => {
   })
 })
 
+describe('an agent’s card answered from memory', () => {
+  // The agent's tool call already returned with the answer (SPEC §10): there
+  // is no run of Parley's to go on from another answer, and the service
+  // refuses to fork an agent's conversation. So neither "Ask me instead" nor
+  // "Change answer" is offered; "See memory" stays (turn auto-answer off there).
+  it('offers "See memory", not "Ask me instead"', async () => {
+    env.fake.addConversation({ id: 'c1', agent: 'claude-code' })
+    env.fake.addCard(
+      makeCard({
+        question_id: 'qa',
+        conversationId: 'c1',
+        status: 'answered',
+        source: { type: 'agent', agent: 'claude-code' },
+        answers: { 'Colour?': 'Red' },
+        answered_by: 'memory',
+        memory_id: 'm8',
+        memory_ids: { 'Colour?': 'm8' },
+        questions: [q({ question: 'Colour?', options: [{ label: 'Red' }, { label: 'Blue' }] })],
+      }),
+    )
+    await useChatStore().open('c1')
+    const list = await mountInBody({ components: { MessageList }, template: '<MessageList conversation-id="c1" />' }, env)
+    expect(list.find('[data-testid="answered-from-memory"]').exists()).toBe(true)
+    expect(list.find('[data-testid="see-memory"]').exists()).toBe(true)
+    expect(list.find('[data-testid="ask-me-instead"]').exists()).toBe(false)
+    expect(list.find('[data-testid="change-answer"]').exists()).toBe(false)
+  })
+})
+
 describe('the remember tool: "Remember this?"', () => {
   function rememberCard(partial: Partial<Card> = {}): Card {
     return makeCard({
