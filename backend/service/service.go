@@ -59,13 +59,14 @@ type Options struct {
 
 // Service is the domain façade behind the Wails bindings and the HTTP API.
 type Service struct {
-	opt   Options
-	store *store.Store
-	ev    events.Emitter
-	qm    *questions.Manager
-	rt    *assistant.Runtime
-	mcp   *mcp.Host
-	log   *slog.Logger
+	closeOnce sync.Once
+	opt       Options
+	store     *store.Store
+	ev        events.Emitter
+	qm        *questions.Manager
+	rt        *assistant.Runtime
+	mcp       *mcp.Host
+	log       *slog.Logger
 	// knowledge indexes and searches the collections (SPEC §11).
 	knowledge *knowledge.Manager
 	// agents files the cards and notices of agents on the machine (SPEC §10).
@@ -160,6 +161,12 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 
 // Close stops every run (pending cards stay pending in storage).
 func (s *Service) Close() {
+	// Once: the owner and a cleanup (tests, the window's shutdown after a
+	// restart for an update) may both close it.
+	s.closeOnce.Do(s.close)
+}
+
+func (s *Service) close() {
 	// The manager first: waiting runs then stop without resolving their
 	// cards, which stay pending for the next start.
 	s.qm.Close()

@@ -3,6 +3,7 @@ package yield
 import (
 	"log/slog"
 	"runtime"
+	"sync"
 )
 
 // LowNice is the nice value of a Lane's thread: the OS gives the user's
@@ -17,8 +18,9 @@ const LowNice = 10
 // priority: CPU-heavy work holding no lock others wait for (reading and
 // parsing files), never a database write or an event.
 type Lane struct {
-	fns  chan func()
-	done chan struct{}
+	fns   chan func()
+	done  chan struct{}
+	close sync.Once
 }
 
 // NewLane starts a lane's thread.
@@ -52,8 +54,9 @@ func (l *Lane) Run(fn func()) {
 	<-finished
 }
 
-// Close ends the lane's thread (no Run may follow).
+// Close ends the lane's thread (no Run may follow). Closing again does
+// nothing: a service may be closed twice (by its owner and a cleanup).
 func (l *Lane) Close() {
-	close(l.fns)
+	l.close.Do(func() { close(l.fns) })
 	<-l.done
 }
