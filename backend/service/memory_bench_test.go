@@ -3,11 +3,8 @@ package service
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -30,19 +27,7 @@ import (
 // medians and their ratio (10,000 / none), the figure judged (target
 // firstRequestRatioTarget, printed with met or MISSED).
 func BenchmarkFirstModelRequestWith10000Memories(b *testing.B) {
-	// Buffered, sent to without blocking: a failing round cannot block the server.
-	arrived := make(chan time.Time, 4)
-	scripted := modelserver.NewHandler(func(modelserver.ChatRequest) modelserver.Turn { return modelserver.Turn{Text: "Hello."} })
-	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/chat/completions") {
-			select {
-			case arrived <- time.Now():
-			default:
-			}
-		}
-		scripted.ServeHTTP(w, r)
-	}))
-	b.Cleanup(model.Close)
+	model, arrived := timedModelServer(b, func(modelserver.ChatRequest) modelserver.Turn { return modelserver.Turn{Text: "Hello."} })
 	ctx := context.Background()
 	open := func(memories int) *Service {
 		db, err := store.Open(filepath.Join(b.TempDir(), "parley.db"))

@@ -36,8 +36,6 @@ func BenchmarkRespondToNextModelRequest(b *testing.B) {
 }
 
 func benchRespond(b *testing.B, earlier int) {
-	// Buffered, sent to without blocking: a failing round cannot block the server.
-	arrived := make(chan time.Time, 4)
 	asked := make(chan *questions.Card, 4)
 	script := func(req modelserver.ChatRequest) modelserver.Turn {
 		if last := req.LastMessage(); last.Role == "tool" {
@@ -45,19 +43,7 @@ func benchRespond(b *testing.B, earlier int) {
 		}
 		return modelserver.Turn{Text: "One question first.", ToolCalls: []modelserver.ToolCall{{ID: "call_1", Name: "ask_user_question", Arguments: colourCard}}}
 	}
-	// The time a chat request reaches the server, before the server reads
-	// its body (decoding a long history is the model server's work).
-	scripted := modelserver.NewHandler(script)
-	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/chat/completions") {
-			select {
-			case arrived <- time.Now():
-			default:
-			}
-		}
-		scripted.ServeHTTP(w, r)
-	}))
-	b.Cleanup(model.Close)
+	model, arrived := timedModelServer(b, script)
 	db, err := store.Open(filepath.Join(b.TempDir(), "parley.db"))
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = db.Close() })
@@ -129,4 +115,24 @@ func benchRespond(b *testing.B, earlier int) {
 	}
 	b.ReportMetric(pct(0.50), "p50-µs")
 	b.ReportMetric(pct(0.95), "p95-µs")
+}
+
+// timedModelServer is a scripted model server that tells when each chat
+// request reaches it, before it reads the body (decoding a long history is
+// the model server's work). The channel is buffered and sent to without
+// blocking: a failing round cannot block the server.
+func timedModelServer(b *testing.B, script func(modelserver.ChatRequest) modelserver.Turn) (*httptest.Server, <-chan time.Time) {
+	arrived := make(chan time.Time, 4)
+	scripted := modelserver.NewHandler(script)
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			select {
+			case arrived <- time.Now():
+			default:
+			}
+		}
+		scripted.ServeHTTP(w, r)
+	}))
+	b.Cleanup(model.Close)
+	return model, arrived
 }
