@@ -29,8 +29,10 @@ trap '[ -n "$XVFB_PID" ] && kill "$XVFB_PID" 2>/dev/null; step_summary test.sh' 
 step "setting up (scripts/setup.sh)"
 PARLEY_SETUP_TESTS=1 scripts/setup.sh
 
-step "go vet"
+step "go vet, gofmt"
 go vet ./...
+unformatted="$(gofmt -l $(git ls-files '*.go'))"
+[ -z "$unformatted" ] || { echo "gofmt -l lists these files: run gofmt -w on them" >&2; echo "$unformatted" >&2; exit 1; }
 if [ -n "$SQLITE_TAGS" ]; then go vet -tags "$SQLITE_TAGS" ./backend/store/...; fi
 
 # The frontend's wire types are generated from the Go types (backend/api).

@@ -5,9 +5,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/parley-app/parley/backend/store"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/parley-app/parley/backend/store"
 )
 
 // importTitled exports a conversation titled title and imports it back.

@@ -4,9 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/parley-app/parley/backend/modelserver"
 )
 
 // The server's own words reach the user whatever shape its error body has;

@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parley-app/parley/backend/fault"
-	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/parley-app/parley/backend/fault"
+	"github.com/parley-app/parley/backend/modelserver"
 )
 
 func testCtx(t *testing.T) context.Context {

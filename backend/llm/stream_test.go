@@ -7,10 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parley-app/parley/backend/fault"
-	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/parley-app/parley/backend/fault"
+	"github.com/parley-app/parley/backend/modelserver"
 )
 
 // Only real text reaches OnDelta: not the empty role chunk, not the

@@ -2,11 +2,13 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/agentinbox"
 	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/modelserver"
@@ -70,4 +72,26 @@ func TestBackgroundGateFollowsTheRun(t *testing.T) {
 	close(second)
 	e.waitState(c.ID, chat.StateIdle)
 	waitMode(t, g, yield.Open, "the run ended")
+}
+
+// Issue #42: an agent's card waiting for the user paces background work as
+// an in-app run's card does (an agent's card has no run to tell the gate),
+// also after a restart brought it back; the answer opens the gate again.
+func TestBackgroundGatePacedWhileAnAgentsCardWaits(t *testing.T) {
+	e := newEnv(t, func(modelserver.ChatRequest) modelserver.Turn { return modelserver.Turn{Text: "Hi."} }, time.Hour)
+	ctx := context.Background()
+	require.Equal(t, yield.Open, e.svc.Background().Mode(), "nothing waits")
+	card, err := e.svc.Agents().Ask(ctx, agentinbox.AskRequest{Agent: "claude-code", Input: json.RawMessage(languageCard)})
+	require.NoError(t, err)
+	require.Equal(t, questions.StatusPending, card.Status)
+	waitMode(t, e.svc.Background(), yield.Paced, "an agent's card waits")
+
+	e.close()
+	e.open()
+	waitMode(t, e.svc.Background(), yield.Paced, "the restart brought the agent's card back")
+
+	_, err = e.svc.Respond(ctx, card.ConversationID, questions.Response{QuestionID: card.ID, Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which language should I use?": {Selected: []string{"Zig"}}}})
+	require.NoError(t, err)
+	waitMode(t, e.svc.Background(), yield.Open, "the agent's card was answered")
 }

@@ -33,6 +33,7 @@ func (s *Service) recover(ctx context.Context) error {
 	if err := s.qm.Restore(cards); err != nil {
 		return fmt.Errorf("restore pending questions: %w", err)
 	}
+	s.agentCards.restored(cards)
 	resumed := map[string]bool{} // conversation ids
 	for _, c := range cards {
 		if c.Status != questions.StatusPending || c.FromAgent() {

@@ -74,6 +74,8 @@ type Service struct {
 	// background is the gate of the background work (the indexer): closed
 	// while a run works, paced while one waits for the user (issue #42).
 	background *yield.Gate
+	// agentCards paces background work while an agent's card waits.
+	agentCards *agentCards
 
 	mu       sync.Mutex
 	settings Settings // effective: saved + overrides
@@ -117,7 +119,8 @@ func New(ctx context.Context, opt Options) (*Service, error) {
 
 	qcfg := s.questionConfig()
 	qcfg.OnLateAnswer = s.onLateAnswer
-	s.qm = questions.NewManager(qcfg, s.store, s.ev)
+	s.agentCards = newAgentCards(s.ev, s.background)
+	s.qm = questions.NewManager(qcfg, s.store, s.agentCards)
 	s.agents = agentinbox.New(agentinbox.Options{Store: s.store, Manager: s.qm, Events: s.ev, Logger: s.log,
 		AutoAnswer: s.agentAutoAnswer})
 	s.rt = assistant.New(assistant.Options{

@@ -20,8 +20,9 @@ import (
 
 	_ "modernc.org/sqlite" // integrity check of the crashed database (a copy)
 
-	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/parley-app/parley/backend/modelserver"
 )
 
 // ---------------------------------------------------------------------------

@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/parley-app/parley/backend/modelserver"
 )
 
 // TestDesktopSecondCardInView: in the real window (WebKitGTK), a second card
