@@ -444,6 +444,12 @@ engine_reply_test() {
   return "$rc"
 }
 check "the installed engine answers a message with a fixture model (parley serve --engine builtin, from /usr/lib/parley/engine)" engine_reply_test
+# Issue #40's "done when": a new user of the installed .deb picks the model
+# onboarding suggests (the fake hub serves the card fixture as every
+# catalogue model) and gets a streamed reply and a question card in Chromium.
+check "a new user of the installed app: onboarding's suggested model downloaded, a streamed reply and a question card on its engine (e2e/first-run-engine.test.mjs, /usr/bin/parley)" \
+  env -u PARLEY_ENGINE_DIR PARLEY_BIN=/usr/bin/parley PARLEY_E2E_ENGINE_LIBS=/usr/lib/parley/engine \
+  bash -c 'cd frontend && node --test --test-concurrency=1 e2e/first-run-engine.test.mjs'
 
 # --- the installed .deb, updated through the package manager. As root the
 # updater runs apt-get itself, non-interactively (a desktop user gets the

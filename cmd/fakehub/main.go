@@ -3,12 +3,15 @@
 // library (SPEC §12): start it, point Parley's HF_ENDPOINT at the URL it
 // prints, and download from it.
 //
-//	fakehub [-listen 127.0.0.1:0] [-fixtures] [-dir DIR] [-redirect] [-slow BYTES_PER_SECOND]
+//	fakehub [-listen 127.0.0.1:0] [-fixtures] [-catalog] [-dir DIR] [-redirect] [-slow BYTES_PER_SECOND]
 //
 // -fixtures serves generated models (backend/engine/ggufgen) as the
 // repository parley/fixtures-GGUF: fixed.gguf (writes enginetest.Answer),
 // card.gguf (asks a question card, then says enginetest.CardFollowUp once
-// answered), random.gguf. -dir serves every
+// answered), random.gguf. -catalog serves card.gguf under the repository
+// and file of every chat model of Parley's curated catalogue, so that the
+// model onboarding suggests can be downloaded as a new user would (no
+// real weights are reachable here). -dir serves every
 // DIR/<owner>/<name>/<file>.gguf as repository <owner>/<name>. The first
 // line on standard output is {"url":"http://127.0.0.1:<port>"}; it serves
 // until its standard input closes or it is stopped.
@@ -24,11 +27,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/parley-app/parley/backend/engine/enginetest"
 	"github.com/parley-app/parley/backend/engine/ggufgen"
 	"github.com/parley-app/parley/backend/engine/hubtest"
+	"github.com/parley-app/parley/backend/engine/library"
 )
 
 // FixturesRepo is the repository of -fixtures.
@@ -45,6 +50,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	fset := flag.NewFlagSet("fakehub", flag.ContinueOnError)
 	listen := fset.String("listen", "127.0.0.1:0", "address to listen on")
 	fixtures := fset.Bool("fixtures", false, "serve generated fixture models as "+FixturesRepo)
+	catalog := fset.Bool("catalog", false, "serve card.gguf as every chat model of the curated catalogue")
 	dir := fset.String("dir", "", "serve DIR/<owner>/<name>/<file>.gguf as repository <owner>/<name>")
 	redirect := fset.Bool("redirect", false, "answer resolve with a redirect to a CDN-like path, as the hub does for large files")
 	slow := fset.Int("slow", 0, "bytes per second of each body (0: full speed)")
@@ -53,7 +59,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	mode := hubtest.Mode{Redirect: *redirect, BytesPerSecond: *slow}
 	hub := hubtest.NewUnstarted()
-	if *fixtures {
+	if *fixtures || *catalog {
 		tmp, err := os.MkdirTemp("", "fakehub-")
 		if err != nil {
 			return err
@@ -73,7 +79,16 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 			if err != nil {
 				return err
 			}
-			hub.Add(FixturesRepo, name, b, mode)
+			if *fixtures {
+				hub.Add(FixturesRepo, name, b, mode)
+			}
+			if *catalog && name == "card.gguf" {
+				for _, e := range library.Catalog() {
+					if !slices.Contains(e.Capabilities, "embedding") {
+						hub.Add(e.Repo, e.File, b, mode)
+					}
+				}
+			}
 		}
 	}
 	if *dir != "" {
