@@ -69,6 +69,10 @@ type runLoop struct {
 	// The memories' block of the system prompt, made once a run (SPEC §14).
 	memorySearched bool
 	memoryText     string
+	// memoryPre is the block started with the run (nil: none).
+	memoryPre *memoryBlock
+	// done is closed when the run has ended.
+	done <-chan struct{}
 }
 
 // tools lists the definitions the profile opted in to, in a stable order.

@@ -22,10 +22,11 @@ import (
 
 // BenchmarkFirstModelRequestWith10000Memories is SPEC §14's bench: the
 // run's first request to the model is not measurably later with 10,000
-// memories in scope than with none. Two services side by side in the same
+// memories in scope than with none. Services side by side in the same
 // run, each on its real SQLite file, one holding 10,000 memories and the
-// other none, send in turn to the same scripted model server; each round
-// times Send until the chat request reaches the server. It reports both
+// others none, send in turn to the same scripted model server; each round
+// times Send until the chat request reaches the server, and starts once
+// the previous run's bookkeeping (its memories' used_at) is written. It reports both
 // medians and their ratio (10,000 / none), the figure judged (target
 // firstRequestRatioTarget, printed with met or MISSED).
 //
@@ -78,6 +79,9 @@ func BenchmarkFirstModelRequestWith10000Memories(b *testing.B) {
 			require.FailNow(b, "no model request")
 		}
 		<-svc.rt.Done(c.ID)
+		// The run's marks are written once it ended: not in the next
+		// round's time (a user's next message comes seconds later).
+		svc.store.WriteMemoryMarks()
 	}
 	round(with, &latWith) // warm-up: connections, caches
 	round(none, &latNone)
@@ -103,9 +107,10 @@ func BenchmarkFirstModelRequestWith10000Memories(b *testing.B) {
 }
 
 // firstRequestRatioTarget is how much later the first model request may
-// be with 10,000 memories (issue #41: not measurably later; bench/summary
-// judges the same figure).
-const firstRequestRatioTarget = 1.2
+// be with 10,000 memories (issue #41: not measurably later, what this
+// machine's noise between runs of the same code is; bench/summary judges
+// the same figure).
+const firstRequestRatioTarget = 1.1
 
 func verdict(met bool) string {
 	if met {
