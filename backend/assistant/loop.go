@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -75,6 +76,13 @@ type runLoop struct {
 	done <-chan struct{}
 }
 
+// askUserTool is ask_user_question's definition, made once: its schema is
+// a tree of maps, built anew it cost every model request (issue #42). The
+// requests only read it.
+var askUserTool = sync.OnceValue(func() llm.Tool {
+	return llm.Tool{Name: ToolAskUser, Description: questions.ToolDescription(), Parameters: questions.ToolSchema()}
+})
+
 // tools lists the definitions the profile opted in to, in a stable order.
 func (l *runLoop) tools(sub bool) []llm.Tool {
 	var defs []llm.Tool
@@ -82,7 +90,7 @@ func (l *runLoop) tools(sub bool) []llm.Tool {
 		switch name {
 		case ToolAskUser:
 			if !sub && l.rt.opt.Asker != nil {
-				defs = append(defs, llm.Tool{Name: ToolAskUser, Description: questions.ToolDescription(), Parameters: questions.ToolSchema()})
+				defs = append(defs, askUserTool())
 			}
 		case ToolSpawnAgents:
 			if !sub {

@@ -25,12 +25,9 @@ type longTexts struct {
 // passes cost less than the splice.
 const spliceMin = 1024
 
-// newLongTexts returns a splice for one request's body.
-func newLongTexts() *longTexts {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return &longTexts{nonce: hex.EncodeToString(b[:])}
-}
+// newLongTexts returns a splice for one request's body (its nonce is
+// drawn with the first long text: most requests have none).
+func newLongTexts() *longTexts { return &longTexts{} }
 
 // stand returns what goes into the body for text: text itself when it is
 // short, else a placeholder (letters, digits and dashes: JSON encodes it
@@ -38,6 +35,11 @@ func newLongTexts() *longTexts {
 func (l *longTexts) stand(text string) string {
 	if l == nil || len(text) < spliceMin {
 		return text
+	}
+	if l.nonce == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+		l.nonce = hex.EncodeToString(b[:])
 	}
 	l.texts = append(l.texts, text)
 	return l.placeholder(len(l.texts) - 1)
