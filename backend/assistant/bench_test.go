@@ -92,6 +92,7 @@ func (lb *loopBench) exchange(b *testing.B) {
 		// would stay on the heap and each garbage collection (both sides
 		// pay for them) would take longer as the bench goes on.
 		lb.history.forget(conv)
+		lb.rt.Forget(conv) // its idle state, kept for the conversation list
 	}
 }
 

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/llm"
@@ -174,7 +172,7 @@ func (l *runLoop) step() (more, stop bool, err error) {
 		return false, false, err
 	}
 	l.state(chat.StateRequesting)
-	messageID := uuid.NewString()
+	messageID := newID()
 	streaming := false
 	clock := &replyClock{start: time.Now()}
 	began := func() {
@@ -217,7 +215,7 @@ func (l *runLoop) step() (more, stop bool, err error) {
 	for _, tc := range resp.ToolCalls {
 		id := tc.ID
 		if id == "" {
-			id = "call_" + uuid.NewString()[:8]
+			id = "call_" + newID()[:8]
 		}
 		am.ToolCalls = append(am.ToolCalls, chat.ToolCall{ID: id, Name: tc.Name, Arguments: tc.Arguments})
 		trace.Mark(id, trace.HopParsed)

@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/fault"
@@ -219,7 +217,7 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 		r.mu.Lock()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	run := chat.Run{ID: uuid.NewString(), ConversationID: req.ConversationID, Status: chat.RunRunning,
+	run := chat.Run{ID: newID(), ConversationID: req.ConversationID, Status: chat.RunRunning,
 		ResumedFrom: req.ResumedFrom, StartedAt: time.Now().UTC()}
 	if req.RunID != "" {
 		run.ID = req.RunID

@@ -162,6 +162,9 @@ func (s *thinkSplitter) Write(chunk string) {
 func (s *thinkSplitter) WriteBytes(chunk []byte) {
 	if len(chunk) > 0 && s.state == splitReply && s.pending == "" && bytes.IndexByte(chunk, '<') < 0 &&
 		(!s.closable || partialSuffix(s.reply.String(), thinkClose) == 0) {
+		if s.reply.Cap() == 0 {
+			s.reply.Grow(replyStart) // a reply grows by a few bytes a chunk
+		}
 		n := s.reply.Len()
 		s.reply.Write(chunk)
 		// What a Builder has written is never changed: the substring
@@ -171,6 +174,9 @@ func (s *thinkSplitter) WriteBytes(chunk []byte) {
 	}
 	s.Write(string(chunk))
 }
+
+// replyStart is the room first made for the reply.
+const replyStart = 2048
 
 // Close hands on what was held back at the end of the content.
 func (s *thinkSplitter) Close() {
