@@ -214,6 +214,11 @@ func (s *thinkSplitter) emitReply(text string) {
 // partialSuffix is the length of the longest end of text that is a
 // proper start of tag ("</thi" for "</think>").
 func partialSuffix(text, tag string) int {
+	// A start of tag ends with one of the tag's bytes: most texts end with
+	// none of them (checked on every chunk of a reply, issue #42).
+	if text == "" || strings.IndexByte(tag[:len(tag)-1], text[len(text)-1]) < 0 {
+		return 0
+	}
 	for n := min(len(text), len(tag)-1); n > 0; n-- {
 		if strings.HasSuffix(text, tag[:n]) {
 			return n
