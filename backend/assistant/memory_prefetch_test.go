@@ -23,6 +23,8 @@ type fakeMemory struct {
 	prompted chan struct{}
 	used     [][]string
 	after    []<-chan struct{}
+	// closedAtMark: an after was closed already when Used got it.
+	closedAtMark bool
 }
 
 const fakeBlock = "What you know about the user:\n- Likes blue."
@@ -46,6 +48,11 @@ func (m *fakeMemory) Used(ids []string, after <-chan struct{}) {
 	defer m.mu.Unlock()
 	m.used = append(m.used, ids)
 	m.after = append(m.after, after)
+	select {
+	case <-after:
+		m.closedAtMark = true
+	default:
+	}
 }
 
 func (m *fakeMemory) AutoAnswer(context.Context, questions.AskRequest) (*questions.Card, error) {
@@ -99,8 +106,7 @@ func TestMemoryBlockIsMadeWhileTheTurnIsStored(t *testing.T) {
 	})
 	_, err := h.rt.Start(StartRequest{ConversationID: conv, UserText: "Which colour?"})
 	require.NoError(t, err)
-	done := h.rt.Done(conv)
-	<-done
+	<-h.rt.Done(conv)
 
 	history.mu.Lock()
 	assert.True(t, history.beforeTurn, "the block was being made while the user's turn was stored")
@@ -109,7 +115,14 @@ func TestMemoryBlockIsMadeWhileTheTurnIsStored(t *testing.T) {
 	assert.Equal(t, []string{"Which colour?"}, prompts, "one block a run, for the user's message")
 	assert.Equal(t, [][]string{{"m1"}}, used, "its memories marked used once")
 	require.Len(t, after, 1)
-	assert.Equal(t, done, after[0], "stored once the run has ended")
+	mem.mu.Lock()
+	assert.False(t, mem.closedAtMark, "to be stored once the run has ended, not at once")
+	mem.mu.Unlock()
+	select {
+	case <-after[0]: // the run has ended: the marks may be stored
+	default:
+		assert.Fail(t, "the run has ended but the marks still wait")
+	}
 	reqs := h.server.Requests()
 	require.Len(t, reqs, 1)
 	assert.Contains(t, reqs[0].Messages[0].Content, fakeBlock, "the block is in the system prompt")
