@@ -53,15 +53,17 @@ func (w idleWaiter) Emit(name string, payload any) {
 
 // loopBench runs exchanges through the assistant Runtime.
 type loopBench struct {
-	rt   *Runtime
-	done idleWaiter
-	n    int
+	rt      *Runtime
+	history *memoryHistory
+	done    idleWaiter
+	n       int
+	keep    bool // keep each exchange's conversation (the warm-up's, to check it)
 }
 
 func newLoopBench(srv *modelserver.Server) *loopBench {
-	lb := &loopBench{done: newIdleWaiter()}
+	lb := &loopBench{done: newIdleWaiter(), history: newMemoryHistory()}
 	lb.rt = New(Options{
-		History: newMemoryHistory(),
+		History: lb.history,
 		Events:  lb.done,
 		Model: func(string) (llm.Model, error) {
 			return llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), Model: "bench-model"})
@@ -84,6 +86,13 @@ func (lb *loopBench) exchange(b *testing.B) {
 		require.Equal(b, conv, s.ConversationID, "run ended as %+v", s)
 	case <-time.After(benchWait):
 		require.FailNow(b, "the run did not end")
+	}
+	if !lb.keep {
+		// The in-memory history stands in for SQLite: kept, every exchange
+		// would stay on the heap and each garbage collection (both sides
+		// pay for them) would take longer as the bench goes on.
+		lb.history.forget(conv)
+		lb.rt.Forget(conv) // its idle state, kept for the conversation list
 	}
 }
 
@@ -142,7 +151,9 @@ func BenchmarkLoopVsBareLangchaingo(b *testing.B) {
 	b.Cleanup(lb.rt.Close)
 	bb := newBareBench(b, srv, lb.rt)
 	// Warm up connections and check both paths once.
+	lb.keep = true
 	lb.exchange(b)
+	lb.keep = false
 	bb.exchange(b)
 	msgs, _ := lb.rt.opt.History.Messages(context.Background(), "bench-1")
 	require.Len(b, msgs, 2, "loop saved %+v", msgs)

@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
@@ -69,7 +68,18 @@ type runLoop struct {
 	// The memories' block of the system prompt, made once a run (SPEC §14).
 	memorySearched bool
 	memoryText     string
+	// memoryPre is the block started with the run (nil: none).
+	memoryPre *memoryBlock
+	// done is closed when the run has ended.
+	done <-chan struct{}
 }
+
+// askUserTool is ask_user_question's definition, made once: its schema is
+// a tree of maps, built anew it cost every model request (issue #42). The
+// requests only read it.
+var askUserTool = sync.OnceValue(func() llm.Tool {
+	return llm.Tool{Name: ToolAskUser, Description: questions.ToolDescription(), Parameters: questions.ToolSchema()}
+})
 
 // tools lists the definitions the profile opted in to, in a stable order.
 func (l *runLoop) tools(sub bool) []llm.Tool {
@@ -78,7 +88,7 @@ func (l *runLoop) tools(sub bool) []llm.Tool {
 		switch name {
 		case ToolAskUser:
 			if !sub && l.rt.opt.Asker != nil {
-				defs = append(defs, llm.Tool{Name: ToolAskUser, Description: questions.ToolDescription(), Parameters: questions.ToolSchema()})
+				defs = append(defs, askUserTool())
 			}
 		case ToolSpawnAgents:
 			if !sub {
@@ -162,7 +172,7 @@ func (l *runLoop) step() (more, stop bool, err error) {
 		return false, false, err
 	}
 	l.state(chat.StateRequesting)
-	messageID := uuid.NewString()
+	messageID := newID()
 	streaming := false
 	clock := &replyClock{start: time.Now()}
 	began := func() {
@@ -205,7 +215,7 @@ func (l *runLoop) step() (more, stop bool, err error) {
 	for _, tc := range resp.ToolCalls {
 		id := tc.ID
 		if id == "" {
-			id = "call_" + uuid.NewString()[:8]
+			id = "call_" + newID()[:8]
 		}
 		am.ToolCalls = append(am.ToolCalls, chat.ToolCall{ID: id, Name: tc.Name, Arguments: tc.Arguments})
 		trace.Mark(id, trace.HopParsed)

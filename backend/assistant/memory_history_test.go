@@ -65,3 +65,15 @@ func (h *memoryHistory) Run(id string) (chat.Run, bool) {
 	r, ok := h.runs[id]
 	return r, ok
 }
+
+// forget drops a conversation's messages and runs.
+func (h *memoryHistory) forget(conversationID string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.messages, conversationID)
+	for id, r := range h.runs {
+		if r.ConversationID == conversationID {
+			delete(h.runs, id)
+		}
+	}
+}

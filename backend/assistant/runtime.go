@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/fault"
@@ -219,7 +217,7 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 		r.mu.Lock()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	run := chat.Run{ID: uuid.NewString(), ConversationID: req.ConversationID, Status: chat.RunRunning,
+	run := chat.Run{ID: newID(), ConversationID: req.ConversationID, Status: chat.RunRunning,
 		ResumedFrom: req.ResumedFrom, StartedAt: time.Now().UTC()}
 	if req.RunID != "" {
 		run.ID = req.RunID
@@ -238,6 +236,7 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 			return "", err
 		}
 	}
+	memory := r.prefetchMemory(ctx, req)
 	// Write before show: the run and the user's turn are stored before the
 	// run is announced; a failure here leaves nothing half-started.
 	m, err := r.storeStart(ctx, &run, req)
@@ -253,7 +252,7 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 	r.setState(StateInfo{ConversationID: req.ConversationID, RunID: run.ID, State: chat.StateRequesting})
 	go func() {
 		defer r.release(ar)
-		r.execute(ctx, ar, req)
+		r.execute(ctx, ar, req, memory)
 	}()
 	return run.ID, nil
 }
@@ -465,7 +464,8 @@ const (
 )
 
 // execute is one run's goroutine.
-func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) {
+// memory is the run's memory block being made (nil: made when needed).
+func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest, memory *memoryBlock) {
 	run := &ar.run
 	conv := run.ConversationID
 	profile := r.opt.Profile(req.Profile)
@@ -514,7 +514,8 @@ func (r *Runtime) execute(ctx context.Context, ar *activeRun, req StartRequest) 
 	if req.Thinking != "" {
 		profile.Thinking = req.Thinking
 	}
-	loop = &runLoop{rt: r, ctx: ctx, run: run, profile: profile, instructions: scope.Instructions, state: state, afterUserTurn: req.hasUserTurn()}
+	loop = &runLoop{rt: r, ctx: ctx, run: run, profile: profile, instructions: scope.Instructions, state: state, afterUserTurn: req.hasUserTurn(),
+		memoryPre: memory, done: ar.done}
 	defer loop.flushStats(-1) // a run left awaiting at shutdown
 
 	// A restored card, or tool calls a crash left without results, are

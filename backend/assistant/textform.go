@@ -5,8 +5,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/google/uuid"
-
 	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/textcalls"
@@ -274,7 +272,7 @@ func (l *runLoop) withRecognized(resp llm.Response, rec *textcalls.Recognizer) (
 	return resp, preset
 }
 
-func newCallID() string { return "call_" + uuid.NewString()[:8] }
+func newCallID() string { return "call_" + newID()[:8] }
 
 // takePreset returns the result prepared for a call that could not be read.
 func (f *textForm) takePreset(id string) (string, bool) {

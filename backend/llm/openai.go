@@ -69,11 +69,12 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 	// (error frames, whether [DONE] arrived, the thinking).
 	extras := newRequestExtras(req)
 	tee := &streamTee{onCall: req.OnToolCall, thinkingSent: extras != nil}
+	texts := newLongTexts()
 	client, err := openai.New(
 		openai.WithBaseURL(m.cfg.BaseURL),
 		openai.WithToken(tokenOrNone(m.cfg.APIKey)),
 		openai.WithModel(m.cfg.Model),
-		openai.WithHTTPClient(&http.Client{Transport: &teeTransport{base: m.transport, tee: tee, extras: extras}}),
+		openai.WithHTTPClient(&http.Client{Transport: &teeTransport{base: m.transport, tee: tee, extras: extras, texts: texts}}),
 	)
 	if err != nil {
 		return Response{}, fmt.Errorf("create model client: %w", err)
@@ -138,7 +139,7 @@ func (m *openAIModel) Chat(ctx context.Context, req Request) (Response, error) {
 	if len(req.Tools) > 0 {
 		opts = append(opts, llms.WithTools(toLangchainTools(req.Tools)))
 	}
-	resp, err := client.GenerateContent(ctx, toLangchainMessages(req.Messages), opts...)
+	resp, err := client.GenerateContent(ctx, toLangchainMessages(req.Messages, texts), opts...)
 	takeReasoning()
 	split.Close()
 	if trace.Enabled() && err == nil && len(resp.Choices) > 0 {
@@ -261,14 +262,16 @@ func toLangchainTools(tools []Tool) []llms.Tool {
 	return out
 }
 
-func toLangchainMessages(msgs []Message) []llms.MessageContent {
+// toLangchainMessages converts msgs; their long texts go in as texts'
+// placeholders (nil texts: as they are).
+func toLangchainMessages(msgs []Message, texts *longTexts) []llms.MessageContent {
 	out := make([]llms.MessageContent, 0, len(msgs))
 	for _, m := range msgs {
 		switch m.Role {
 		case "system":
-			out = append(out, llms.TextParts(llms.ChatMessageTypeSystem, m.Content))
+			out = append(out, llms.TextParts(llms.ChatMessageTypeSystem, texts.stand(m.Content)))
 		case "user":
-			mc := llms.TextParts(llms.ChatMessageTypeHuman, m.Content)
+			mc := llms.TextParts(llms.ChatMessageTypeHuman, texts.stand(m.Content))
 			for _, img := range m.Images {
 				// A data URL: local servers cannot fetch anything else from us.
 				mc.Parts = append(mc.Parts, llms.ImageURLContent{URL: "data:" + img.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)})
@@ -277,7 +280,7 @@ func toLangchainMessages(msgs []Message) []llms.MessageContent {
 		case "assistant":
 			mc := llms.MessageContent{Role: llms.ChatMessageTypeAI}
 			if m.Content != "" || len(m.ToolCalls) == 0 {
-				mc.Parts = append(mc.Parts, llms.TextContent{Text: m.Content})
+				mc.Parts = append(mc.Parts, llms.TextContent{Text: texts.stand(m.Content)})
 			}
 			for _, tc := range m.ToolCalls {
 				args := tc.Arguments
@@ -290,7 +293,7 @@ func toLangchainMessages(msgs []Message) []llms.MessageContent {
 		case "tool":
 			// One message per tool result: the provider refuses more parts.
 			out = append(out, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
-				llms.ToolCallResponse{ToolCallID: m.ToolCallID, Name: m.ToolName, Content: m.Content},
+				llms.ToolCallResponse{ToolCallID: m.ToolCallID, Name: m.ToolName, Content: texts.stand(m.Content)},
 			}})
 		}
 	}
@@ -473,19 +476,25 @@ type teeTransport struct {
 	base   http.RoundTripper
 	tee    *streamTee
 	extras *requestExtras
+	texts  *longTexts
 }
 
 func (t *teeTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if key := trace.KeyFrom(r.Context()); key != "" {
 		trace.Mark(key, trace.HopNextRequest)
 	}
-	if t.extras != nil && r.Body != nil {
-		body, err := io.ReadAll(r.Body)
+	if (t.extras != nil || t.texts.any()) && r.Body != nil {
+		body, err := readBody(r)
 		_ = r.Body.Close()
 		if err != nil {
 			return nil, fmt.Errorf("read the request body: %w", err)
 		}
-		if body, err = t.extras.rewrite(body); err != nil {
+		if t.extras != nil {
+			if body, err = t.extras.rewrite(body); err != nil {
+				return nil, err
+			}
+		}
+		if body, err = t.texts.splice(body); err != nil {
 			return nil, err
 		}
 		r = r.Clone(r.Context())
@@ -510,6 +519,16 @@ func (t *teeTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	res.Body = &teeBody{ReadCloser: res.Body, tee: t.tee}
 	return res, nil
+}
+
+// readBody reads a request's body whole (in one piece when its length is known).
+func readBody(r *http.Request) ([]byte, error) {
+	if r.ContentLength <= 0 {
+		return io.ReadAll(r.Body)
+	}
+	body := make([]byte, r.ContentLength)
+	_, err := io.ReadFull(r.Body, body)
+	return body, err
 }
 
 type teeBody struct {

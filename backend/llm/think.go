@@ -162,6 +162,9 @@ func (s *thinkSplitter) Write(chunk string) {
 func (s *thinkSplitter) WriteBytes(chunk []byte) {
 	if len(chunk) > 0 && s.state == splitReply && s.pending == "" && bytes.IndexByte(chunk, '<') < 0 &&
 		(!s.closable || partialSuffix(s.reply.String(), thinkClose) == 0) {
+		if s.reply.Cap() == 0 {
+			s.reply.Grow(replyStart) // a reply grows by a few bytes a chunk
+		}
 		n := s.reply.Len()
 		s.reply.Write(chunk)
 		// What a Builder has written is never changed: the substring
@@ -171,6 +174,9 @@ func (s *thinkSplitter) WriteBytes(chunk []byte) {
 	}
 	s.Write(string(chunk))
 }
+
+// replyStart is the room first made for the reply.
+const replyStart = 2048
 
 // Close hands on what was held back at the end of the content.
 func (s *thinkSplitter) Close() {
@@ -208,6 +214,11 @@ func (s *thinkSplitter) emitReply(text string) {
 // partialSuffix is the length of the longest end of text that is a
 // proper start of tag ("</thi" for "</think>").
 func partialSuffix(text, tag string) int {
+	// A start of tag ends with one of the tag's bytes: most texts end with
+	// none of them (checked on every chunk of a reply, issue #42).
+	if text == "" || strings.IndexByte(tag[:len(tag)-1], text[len(text)-1]) < 0 {
+		return 0
+	}
 	for n := min(len(text), len(tag)-1); n > 0; n-- {
 		if strings.HasSuffix(text, tag[:n]) {
 			return n

@@ -338,7 +338,8 @@ func (x *Index) Prompt(sc Scope, userMessage string, budget int, byMeaning func(
 		return "", nil
 	}
 	var chosen []int32
-	isChosen := map[int32]bool{}
+	fl := x.flags()
+	defer fl.release()
 	if total > budget {
 		half := left / 2
 		near := x.nearest(parts, n, userMessage)
@@ -351,7 +352,6 @@ func (x *Index) Prompt(sc Scope, userMessage string, budget int, byMeaning func(
 			}
 		}
 		// interleave(near, meaning), taken while a memory may still fit.
-		seen := map[int32]bool{}
 		for r := 0; int32(half) >= x.minCost; r++ {
 			a, aok := near.next()
 			if !aok && r >= len(meaning) {
@@ -366,13 +366,13 @@ func (x *Index) Prompt(sc Scope, userMessage string, budget int, byMeaning func(
 				} else if !aok {
 					continue
 				}
-				if seen[i] {
+				if fl.has(i, flagSeen) {
 					continue
 				}
-				seen[i] = true
+				fl.set(i, flagSeen)
 				if c := int(x.cost[i]); c <= half {
 					chosen = append(chosen, i)
-					isChosen[i] = true
+					fl.set(i, flagChosen)
 					half -= c
 					left -= c
 				}
@@ -395,21 +395,26 @@ func (x *Index) Prompt(sc Scope, userMessage string, budget int, byMeaning func(
 			break
 		}
 		walks[best].pop()
-		if isChosen[i] {
+		if fl.has(i, flagChosen) {
 			continue
 		}
 		if int(x.cost[i]) > left {
 			break
 		}
 		chosen = append(chosen, i)
-		isChosen[i] = true
+		fl.set(i, flagChosen)
 		left -= int(x.cost[i])
 	}
 	if len(chosen) == 0 {
 		return "", nil
 	}
 	slices.SortFunc(chosen, x.compare)
+	size := len(PromptIntro)
+	for _, i := range chosen {
+		size += len("\n- ") + len(x.lines[i])
+	}
 	var b strings.Builder
+	b.Grow(size) // one allocation for the ~8 KB block
 	b.WriteString(PromptIntro)
 	ids := make([]string, len(chosen))
 	for k, i := range chosen {
@@ -418,6 +423,45 @@ func (x *Index) Prompt(sc Scope, userMessage string, budget int, byMeaning func(
 		ids[k] = x.ms[i].ID
 	}
 	return b.String(), ids
+}
+
+// flagSet marks memories while a prompt is made (seen, chosen): maps of
+// them cost more than the rest of a prompt with 10,000 memories. Pooled,
+// and cleared after use (only the memories marked).
+type flagSet struct {
+	f      []uint8
+	marked []int32
+}
+
+const (
+	flagSeen uint8 = 1 << iota
+	flagChosen
+)
+
+var flagPool sync.Pool
+
+func (x *Index) flags() *flagSet {
+	if fs, ok := flagPool.Get().(*flagSet); ok && len(fs.f) >= len(x.ms) {
+		return fs
+	}
+	return &flagSet{f: make([]uint8, len(x.ms))}
+}
+
+func (fs *flagSet) has(i int32, flag uint8) bool { return fs.f[i]&flag != 0 }
+
+func (fs *flagSet) set(i int32, flag uint8) {
+	if fs.f[i] == 0 {
+		fs.marked = append(fs.marked, i)
+	}
+	fs.f[i] |= flag
+}
+
+func (fs *flagSet) release() {
+	for _, i := range fs.marked {
+		fs.f[i] = 0
+	}
+	fs.marked = fs.marked[:0]
+	flagPool.Put(fs)
 }
 
 // nearIter gives the memories sharing a keyword with the message best

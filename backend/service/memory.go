@@ -244,18 +244,21 @@ type memoryHook struct{ s *Service }
 func (h memoryHook) On() bool { return h.s.memoryOn() }
 
 // Prompt lists the memories in the conversation's scope for its run's
-// system prompt and marks those listed as used.
-func (h memoryHook) Prompt(ctx context.Context, conversationID, userMessage string) string {
+// system prompt.
+func (h memoryHook) Prompt(ctx context.Context, conversationID, userMessage string) (string, []string) {
 	s := h.s
 	x, err := s.store.MemoryIndex(ctx)
 	if err != nil {
 		s.log.Warn("memories for the prompt", "conversation", conversationID, "err", err)
-		return ""
+		return "", nil
 	}
-	text, ids := x.Prompt(s.conversationScope(ctx, conversationID), userMessage, memory.PromptBudget, s.vectors.byMeaning(ctx, userMessage))
-	// Written once the run ends: its request to the model does not wait for it.
-	s.store.MarkMemoriesUsed(ids, time.Now(), s.rt.Done(conversationID))
-	return text
+	return x.Prompt(s.conversationScope(ctx, conversationID), userMessage, memory.PromptBudget, s.vectors.byMeaning(ctx, userMessage))
+}
+
+// Used marks the memories a run's prompt listed as used: at once in the
+// cache the next runs read, in the database once after is closed.
+func (h memoryHook) Used(ids []string, after <-chan struct{}) {
+	h.s.store.MarkMemoriesUsed(ids, time.Now(), after)
 }
 
 // AutoAnswer answers a card of the model's from the auto-answer memories

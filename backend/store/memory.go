@@ -303,7 +303,8 @@ func storedTime(at time.Time) time.Time {
 
 // MarkMemoriesUsed is TouchMemories for a run's prompt, which must not wait
 // for (nor share the machine with) a write before its request to the
-// model: the cache, and so the next runs, has the marks at once; the
+// model: the cache, and so the next runs, has the marks at once (applied
+// by the first reader, or in the background once the run has ended); the
 // database once after is closed (the run's end), in order. Every read of
 // memories from the database first writes what is pending
 // (flushTouches), as does Close; a failed write is logged and the cache
@@ -312,14 +313,20 @@ func (s *Store) MarkMemoriesUsed(ids []string, at time.Time, after <-chan struct
 	if len(ids) == 0 {
 		return
 	}
-	s.mems.touch(ids, storedTime(at))
 	ids = slices.Clone(ids)
+	s.mems.mark(ids, storedTime(at))
 	s.touches.add(after, func() {
 		if err := s.writeTouch(context.Background(), ids, at); err != nil {
 			s.log.Warn("mark memories used", "err", err)
 		}
+		s.mems.applyMarks()
 	})
 }
+
+// WriteMemoryMarks writes the marks of MarkMemoriesUsed still pending now,
+// without waiting for their runs to end (a bench's rounds start with
+// nothing left in the background).
+func (s *Store) WriteMemoryMarks() { s.flushTouches() }
 
 // flushTouches writes the marks of MarkMemoriesUsed still pending.
 func (s *Store) flushTouches() { s.touches.flush() }

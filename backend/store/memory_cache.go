@@ -24,12 +24,25 @@ type memoryCache struct {
 	// index is all prepared for runs' prompts (built on first use, patched
 	// by touch): a run's prompt then costs what it lists, not 10,000 memories.
 	index *memory.Index
+	// marks are runs' marks (MarkMemoriesUsed) not yet applied to all and
+	// index: patching the index cost a run ~40 µs before its first request
+	// to the model (issue #41). The touch queue applies them once the run
+	// has ended; whoever reads the cache before applies them first, so
+	// readers see every mark at once as before.
+	marks []cacheMark
+}
+
+type cacheMark struct {
+	ids []string
+	at  time.Time
 }
 
 // prepared is the memories' index for prompts (built when not cached).
 func (c *memoryCache) prepared(load func() ([]memory.Memory, error)) (*memory.Index, error) {
 	c.mu.Lock()
-	if x := c.index; x != nil {
+	if c.index != nil {
+		c.applyMarksLocked()
+		x := c.index
 		c.mu.Unlock()
 		return x, nil
 	}
@@ -55,6 +68,7 @@ func (c *memoryCache) read(load func() ([]memory.Memory, error), use func([]memo
 	c.mu.Lock()
 	if c.loaded {
 		defer c.mu.Unlock()
+		c.applyMarksLocked()
 		use(c.all)
 		return nil
 	}
@@ -77,7 +91,7 @@ func (c *memoryCache) read(load func() ([]memory.Memory, error), use func([]memo
 func (c *memoryCache) invalidate() {
 	c.mu.Lock()
 	c.gen++
-	c.loaded, c.all, c.pos, c.index = false, nil, nil, nil
+	c.loaded, c.all, c.pos, c.index, c.marks = false, nil, nil, nil, nil
 	c.mu.Unlock()
 }
 
@@ -89,6 +103,37 @@ func (c *memoryCache) touch(ids []string, at time.Time) {
 	if !c.loaded {
 		return
 	}
+	c.applyMarksLocked() // in order
+	c.touchLocked(ids, at)
+}
+
+// mark records that the memories were used at at (their write pending),
+// to be applied later (see marks): it costs the run a lock.
+func (c *memoryCache) mark(ids []string, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++ // a load begun before the mark may have read the old times
+	if c.loaded {
+		c.marks = append(c.marks, cacheMark{ids, at})
+	}
+}
+
+// applyMarks applies the marks still pending.
+func (c *memoryCache) applyMarks() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.applyMarksLocked()
+}
+
+func (c *memoryCache) applyMarksLocked() {
+	for _, m := range c.marks {
+		c.touchLocked(m.ids, m.at)
+	}
+	c.marks = nil
+}
+
+// touchLocked updates all and index (loaded) for memories used at at.
+func (c *memoryCache) touchLocked(ids []string, at time.Time) {
 	if c.index != nil {
 		c.index = c.index.Touched(ids, at) // a new index: runs holding the old one read on
 	}

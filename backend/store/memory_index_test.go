@@ -104,3 +104,34 @@ func TestMemoryIndexReadWhileMarked(t *testing.T) {
 }
 
 var closedRun = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// A run's marks reach the cache's index without a read once the run has
+// ended (the touch queue applies them after writing them), so that the
+// next run's prompt does not pay for patching the index (issue #41).
+func TestMemoryMarksAppliedOnceTheRunEnds(t *testing.T) {
+	s := newStore(t)
+	a := &memory.Memory{Text: "A", Source: memory.Source{Type: memory.SourceUser}, CreatedAt: now().Add(-2 * time.Hour)}
+	b := &memory.Memory{Text: "B", Source: memory.Source{Type: memory.SourceUser}, CreatedAt: now().Add(-time.Hour)}
+	require.NoError(t, s.AddMemory(ctx, a))
+	require.NoError(t, s.AddMemory(ctx, b))
+	_, err := s.MemoryIndex(ctx)
+	require.NoError(t, err)
+	pending := func() int {
+		s.mems.mu.Lock()
+		defer s.mems.mu.Unlock()
+		return len(s.mems.marks)
+	}
+	runEnds := make(chan struct{})
+	s.MarkMemoriesUsed([]string{a.ID}, now(), runEnds)
+	assert.Equal(t, 1, pending(), "the run pays for a lock, not the patch")
+	close(runEnds)
+	require.Eventually(t, func() bool { return pending() == 0 }, 10*time.Second, time.Millisecond, "applied once the run ended")
+	s.mems.mu.Lock()
+	x := s.mems.index
+	s.mems.mu.Unlock()
+	_, ids := x.Prompt(memory.Scope{}, "", memory.PromptBudget, nil)
+	assert.Equal(t, []string{a.ID, b.ID}, ids, "the index the cache holds has the mark")
+	got, err := s.Memory(ctx, a.ID)
+	require.NoError(t, err)
+	assert.NotNil(t, got.UsedAt)
+}

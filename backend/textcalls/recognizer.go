@@ -107,8 +107,17 @@ func (r *Recognizer) Write(chunk string) {
 // it is: without '<', '`' or a line break it can neither start nor end a
 // tag or a fence, nor leave an ambiguous tail (most pieces of a reply).
 func (r *Recognizer) plain(chunk string) bool {
-	return r.state == stText && r.buf == "" && len(r.tail) == 0 && !r.lineStart &&
-		strings.IndexAny(chunk, "<`\n") < 0
+	if r.state != stText || r.buf != "" || len(r.tail) != 0 || r.lineStart {
+		return false
+	}
+	// A loop, not strings.IndexAny: that builds its set of bytes on every
+	// call, the most of this check for a chunk of a few bytes (issue #42).
+	for i := 0; i < len(chunk); i++ {
+		if c := chunk[i]; c == '<' || c == '`' || c == '\n' {
+			return false
+		}
+	}
+	return true
 }
 
 // quiet reports whether chunk, inside a held tag or call-like json block,
@@ -161,9 +170,15 @@ func (r *Recognizer) Text() string { return r.visible.String() }
 // Calls are the calls recognized so far, in order.
 func (r *Recognizer) Calls() []Call { return r.calls }
 
+// visibleStart is the room first made for the text shown.
+const visibleStart = 2048
+
 func (r *Recognizer) show(s string) {
 	if s == "" {
 		return
+	}
+	if r.visible.Cap() == 0 {
+		r.visible.Grow(visibleStart) // a reply's text grows by a few bytes a chunk
 	}
 	r.visible.WriteString(s)
 	r.emit(s)
