@@ -4,7 +4,7 @@
 // other messages.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mount, type VueWrapper } from '@vue/test-utils'
-import { defineComponent, getCurrentInstance } from 'vue'
+import { getCurrentInstance, type ComponentOptions } from 'vue'
 import App from './App.vue'
 import { makeCard, setupEnv, settle, type TestEnv } from './test-utils'
 import { useConversationsStore } from './stores/conversations'
@@ -25,12 +25,12 @@ afterEach(async () => {
 /** Names of the components that rendered again (updated) since the last take. */
 function updatesRecorder() {
   let names: string[] = []
-  const mixin = defineComponent({
+  const mixin: ComponentOptions = {
     updated() {
       const type = getCurrentInstance()?.type as { __name?: string; name?: string } | undefined
       names.push(type?.__name ?? type?.name ?? '?')
     },
-  })
+  }
   return {
     mixin,
     take(): string[] {
