@@ -96,6 +96,12 @@ export interface Message extends Omit<WireMessage, 'conversationId'> {
   conversationId?: string
   /** An optimistic user message not yet confirmed by the backend. */
   local?: 'sending' | 'sent' | 'failed'
+  /**
+   * The key the message list renders it under, when not its id: the stored
+   * message that replaces the page's own optimistic one keeps that one's key,
+   * so the list patches it instead of drawing it again.
+   */
+  viewKey?: string
 }
 
 export interface CreateConversationParams {

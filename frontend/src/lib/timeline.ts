@@ -251,7 +251,7 @@ export class Timeline {
     if (m.role === 'system') return
     if (m.siblings > 1) this.setCarried([...this.carried, m])
     if (m.role === 'user') {
-      this.push({ kind: 'user', key: `m:${m.id}`, message: m })
+      this.push({ kind: 'user', key: `m:${m.viewKey ?? m.id}`, message: m })
     } else if (m.role === 'assistant') {
       // A reply that thought shows its thinking, even with nothing else to show (SPEC §9).
       if ((m.content && m.content.trim()) || m.reasoning) this.push({ kind: 'assistant', key: `m:${m.id}`, message: m })

@@ -401,7 +401,8 @@ export const useChatStore = defineStore('chat', {
       const same = list.findIndex((m) => m.id === msg.id)
       if (same >= 0) {
         partialIds.delete(msg.id)
-        list[same] = msg
+        const viewKey = list[same]!.viewKey
+        list[same] = viewKey ? { ...msg, viewKey } : msg
         return
       }
       if (msg.role === 'assistant') {
@@ -416,7 +417,10 @@ export const useChatStore = defineStore('chat', {
       if (msg.role === 'user') {
         const local = list.findIndex((m) => m.local && m.local !== 'failed' && m.content === msg.content)
         if (local >= 0) {
-          list[local] = msg
+          // Under the optimistic message's key: the list patches it, not draws it again
+          // (right after Enter, while the run's first events and its card come in).
+          const was = list[local]!
+          list[local] = { ...msg, viewKey: was.viewKey ?? was.id }
           return
         }
       }

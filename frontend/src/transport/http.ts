@@ -18,6 +18,7 @@ import {
   type Unsubscribe,
 } from './transport'
 import { t } from '../i18n'
+import { eventBatch } from './eventBatch'
 
 export interface HttpTransportOptions {
   /** Prefix of every API path (default "/api/v1"). */
@@ -232,7 +233,8 @@ export class HttpTransport implements Transport {
           return
         }
         if (!payload || typeof payload !== 'object') return
-        this.emitter.emit(name, payload as EventMap[typeof name])
+        // Applied with the events that came with it (./eventBatch).
+        eventBatch().push(() => this.emitter.emit(name, payload as EventMap[typeof name]))
       })
     }
     es.onopen = () => {
@@ -240,13 +242,13 @@ export class HttpTransport implements Transport {
       this.attempts = 0
       const reconnected = this.lostConnection
       this.lostConnection = false
-      this.emitter.emit('transport:connection', { connected: true, reconnected })
+      eventBatch().push(() => this.emitter.emit('transport:connection', { connected: true, reconnected }))
     }
     es.onerror = () => {
       if (this.source !== es) return
       if (!this.lostConnection) {
         this.lostConnection = true
-        this.emitter.emit('transport:connection', { connected: false })
+        eventBatch().push(() => this.emitter.emit('transport:connection', { connected: false }))
       }
       // CONNECTING: the browser retries by itself. CLOSED (e.g. 401/404/5xx):
       // it gave up, so we reconnect with backoff.

@@ -197,6 +197,40 @@ function done(id: string, role: Message['role'], content: string, extra: Partial
   })
 }
 
+describe('MessageList, the sent message lands', () => {
+  // Issue #42: right after the Enter, while the run's first events and its
+  // card come in, the stored message used to be drawn anew in place of the
+  // page's own (a new key), not patched.
+  it('keeps the element of the message the user sent when the stored one replaces it', async () => {
+    const w = await mountList()
+    const chat = useChatStore()
+    const sent = chat.send('pick a colour', 'c1')
+    await settle()
+    const mine = () => w.findAll('[data-testid="user-message"]').at(-1)!
+    expect(mine().text()).toBe('pick a colour')
+    const item = w.findAllComponents(MessageItem).at(-1)!
+    const el = item.element
+    await sent
+    env.fake.emit('message:done', {
+      conversationId: 'c1',
+      message: { id: 'u2', conversationId: 'c1', role: 'user', content: 'pick a colour', created_at: '2026-01-01T00:00:01Z', parent_id: 'u1', siblings: 1, sibling_index: 0 },
+    })
+    await settle()
+    expect(w.findAll('[data-testid="user-message"]').map((m) => m.text())).toEqual(['help me choose', 'pick a colour'])
+    const now = w.findAllComponents(MessageItem).at(-1)!
+    expect(now.props('message')).toMatchObject({ id: 'u2' }) // the stored message, with its actions
+    expect(now.vm.$.uid).toBe(item.vm.$.uid) // the same component, patched
+    expect(now.element).toBe(el)
+    // A later event for the same stored message keeps it too.
+    env.fake.emit('message:done', {
+      conversationId: 'c1',
+      message: { id: 'u2', conversationId: 'c1', role: 'user', content: 'pick a colour', created_at: '2026-01-01T00:00:01Z', parent_id: 'u1', siblings: 1, sibling_index: 0 },
+    })
+    await settle()
+    expect(w.findAllComponents(MessageItem).at(-1)!.element).toBe(el)
+  })
+})
+
 describe('MessageList renders again only what changed', () => {
   it('a message at a branch point is not rendered again when a new message arrives', async () => {
     const list = await mountWith([

@@ -1,0 +1,68 @@
+// Issue #42: a question card reaches the screen without unrelated reactive
+// work: what renders again when it arrives is the list that shows it and the
+// places that count waiting cards, not the chat header, the composer or the
+// other messages.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { mount, type VueWrapper } from '@vue/test-utils'
+import { getCurrentInstance, type ComponentOptions } from 'vue'
+import App from './App.vue'
+import { makeCard, setupEnv, settle, type TestEnv } from './test-utils'
+import { useConversationsStore } from './stores/conversations'
+import { flushFrame } from './lib/frame'
+
+let env: TestEnv
+let w: VueWrapper | null = null
+beforeEach(() => {
+  env = setupEnv()
+})
+afterEach(async () => {
+  await flushFrame()
+  w?.unmount()
+  w = null
+  document.body.innerHTML = ''
+})
+
+/** Names of the components that rendered again (updated) since the last take. */
+function updatesRecorder() {
+  let names: string[] = []
+  const mixin: ComponentOptions = {
+    updated() {
+      const type = getCurrentInstance()?.type as { __name?: string; name?: string } | undefined
+      names.push(type?.__name ?? type?.name ?? '?')
+    },
+  }
+  return {
+    mixin,
+    take(): string[] {
+      const got = [...new Set(names)].sort()
+      names = []
+      return got
+    },
+  }
+}
+
+describe('a card arriving', () => {
+  it('renders the list that shows it and the waiting counts, nothing else', async () => {
+    env.fake.addConversation({ id: 'c1', title: 'Charts' })
+    env.fake.addConversation({ id: 'c2', title: 'Taxes' })
+    env.fake.addMessage('c1', { id: 'u1', role: 'user', content: 'make me a chart' })
+    env.fake.addMessage('c1', { id: 'a1', role: 'assistant', content: 'Sure.' })
+    const updates = updatesRecorder()
+    w = mount(App, { global: { plugins: [env.pinia], mixins: [updates.mixin] }, attachTo: document.body })
+    await settle()
+    await useConversationsStore().select('c1')
+    env.fake.emit('conversation:state', { conversationId: 'c1', state: 'tool_executing' })
+    await settle()
+    await flushFrame()
+    updates.take()
+
+    env.fake.emit('question:ask', makeCard({ question_id: 'q1', conversationId: 'c1' }))
+    await settle()
+    await flushFrame()
+    expect(w.find('[data-testid="question-card"][data-question-id="q1"]').exists()).toBe(true)
+    expect(w.find('[data-testid="inbox-badge"]').text()).toBe('1')
+    // The list (it shows the card), the inbox and the conversation's row
+    // (they count it).
+    expect(updates.take()).toEqual(['ConversationItem', 'InboxButton', 'MessageList'])
+  })
+})

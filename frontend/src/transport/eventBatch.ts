@@ -1,0 +1,70 @@
+// Events that reach the page back to back are applied in one batch (issue
+// #42). A run sends its events in bursts: the user's message stored, the
+// run's state, the assistant's call, the card, the state again, a few
+// milliseconds apart. Each arrives as its own task; applied one by one, each
+// made Vue patch the page (and the browser often lay it out and paint it)
+// before the next was even looked at, and the card waited behind them.
+// Here an event only joins the queue; one task soon after applies every
+// event queued by then, in the order they came, and Vue patches once.
+//
+// setTimeout(0), not a MessageChannel: WebKitGTK routes MessagePort messages
+// through another process; a zero timer is a task of the page's own loop
+// (no clamp until timers nest).
+
+type Delivery = () => void
+export type Schedule = (fn: () => void) => void
+
+export interface EventBatch {
+  /** Queues one event's delivery; it runs with the rest of its batch. */
+  push(deliver: Delivery): void
+  /** Applies what is queued now (the batch's task, or a caller that cannot wait). */
+  flush(): void
+}
+
+const timerTask: Schedule = (fn) => void setTimeout(fn, 0)
+
+/** A batch whose queued events are applied in a task `schedule` runs. */
+export function createEventBatch(schedule: Schedule = timerTask): EventBatch {
+  let queue: Delivery[] = []
+  let scheduled = false
+  const flush = (): void => {
+    scheduled = false
+    const list = queue
+    queue = []
+    for (const deliver of list) {
+      try {
+        deliver()
+      } catch (err) {
+        console.error('parley: an event handler failed', err)
+      }
+    }
+  }
+  return {
+    push(deliver) {
+      queue.push(deliver)
+      if (scheduled) return
+      scheduled = true
+      schedule(flush)
+    },
+    flush,
+  }
+}
+
+/** Delivers each event at once (unit tests: a fake window or stream emits and looks at once). */
+export const immediate: EventBatch = {
+  push: (deliver) => deliver(),
+  flush: () => {},
+}
+
+let shared: EventBatch | null = null
+let override: EventBatch | null = null
+
+/** The batch the transports deliver events through (one for the page). */
+export function eventBatch(): EventBatch {
+  return override ?? (shared ??= createEventBatch())
+}
+
+/** Replaces the page's batch (tests: `immediate`); null restores the real one. */
+export function useEventBatch(batch: EventBatch | null): void {
+  override = batch
+}
