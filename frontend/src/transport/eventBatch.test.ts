@@ -32,6 +32,20 @@ describe('event batch', () => {
     expect(got.at(-1)).toBe('later')
   })
 
+  it('delivers at once, in order, while the page is hidden (its timers are held back)', () => {
+    const task = manual()
+    let hidden = false
+    const batch = createEventBatch(task.schedule, () => hidden)
+    const got: string[] = []
+    batch.push(() => got.push('message:done'))
+    expect(got).toEqual([])
+    hidden = true
+    batch.push(() => got.push('question:ask'))
+    expect(got).toEqual(['message:done', 'question:ask'])
+    task.run() // the task scheduled before finds nothing left
+    expect(got).toEqual(['message:done', 'question:ask'])
+  })
+
   it('makes Vue patch once for the whole batch', async () => {
     const task = manual()
     const batch = createEventBatch(task.schedule)

@@ -9,7 +9,10 @@
 //
 // setTimeout(0), not a MessageChannel: WebKitGTK routes MessagePort messages
 // through another process; a zero timer is a task of the page's own loop
-// (no clamp until timers nest).
+// (no clamp until timers nest). A hidden page gets its events at once:
+// browsers hold a hidden page's timers for up to a second, and a page that
+// paints nothing has nothing to batch for (a card arriving in the
+// background must still notify at once).
 
 type Delivery = () => void
 export type Schedule = (fn: () => void) => void
@@ -23,8 +26,10 @@ export interface EventBatch {
 
 const timerTask: Schedule = (fn) => void setTimeout(fn, 0)
 
-/** A batch whose queued events are applied in a task `schedule` runs. */
-export function createEventBatch(schedule: Schedule = timerTask): EventBatch {
+const pageHidden = (): boolean => typeof document !== 'undefined' && document.visibilityState === 'hidden'
+
+/** A batch whose queued events are applied in a task `schedule` runs (at once while `hidden()`). */
+export function createEventBatch(schedule: Schedule = timerTask, hidden: () => boolean = pageHidden): EventBatch {
   let queue: Delivery[] = []
   let scheduled = false
   const flush = (): void => {
@@ -42,6 +47,10 @@ export function createEventBatch(schedule: Schedule = timerTask): EventBatch {
   return {
     push(deliver) {
       queue.push(deliver)
+      if (hidden()) {
+        flush() // what was queued first, then this one, in order
+        return
+      }
       if (scheduled) return
       scheduled = true
       schedule(flush)
