@@ -129,6 +129,8 @@ const ENGINE = [
   { id: 'engine.prompt.node.tps', label: '    node-llama-cpp 3.21.1, same libraries: prompt tokens/s', unit: 'tokens/s' },
   { id: 'engine.prompt.ratio', label: '    engine / node-llama-cpp, prompt tokens/s', unit: '×', target: 0.95, cmp: '>=' },
   { id: 'engine.prompt.runner.ratio', label: '    runner (no HTTP) / node-llama-cpp, prompt tokens/s', unit: '×' },
+  { id: 'engine.cpu.ratio', label: 'engine / node-llama-cpp, CPU time of the same request', unit: '×' },
+  { id: 'engine.cpu.runner.ratio', label: '    runner / node-llama-cpp, CPU time of the same request', unit: '×' },
   { id: 'engine.ttft.first', label: 'engine: first turn over a 2,000-token history -> first token', unit: 'ms' },
   { id: 'engine.ttft.second', label: '    the same conversation\'s next turn -> first token', unit: 'ms' },
   { id: 'engine.ttft.ratio', label: '    next turn / first turn, request -> first token', unit: '×', target: 0.15 },

@@ -85,6 +85,15 @@ const sentence = 'The quick brown fox jumps over the lazy dog, and the dog sleep
 const text = (bytes, seed = '') => (seed + sentence.repeat(Math.ceil(bytes / sentence.length))).slice(0, bytes)
 const raw = (content) => `<|im_start|>user\n${content}<|im_end|>\n<|im_start|>assistant\n`
 
+/** Ends a child by closing its standard input (as Parley ends the engine); killed if it lingers. */
+async function stopChild(p) {
+  p.stdin.end()
+  if (p.exitCode !== null || p.signalCode !== null) return
+  const timer = setTimeout(() => { log(`pid ${p.pid} still running 10 s after its input closed: killed`); p.kill('SIGKILL') }, 10_000)
+  await new Promise((resolve) => p.once('exit', resolve))
+  clearTimeout(timer)
+}
+
 /** The engine process: started, its ready line read. */
 async function startEngine(modelsFile) {
   const t0 = performance.now()
@@ -103,10 +112,7 @@ async function startEngine(modelsFile) {
   return {
     pid: ready.pid, readyMS: performance.now() - t0, t0, url: `http://${ready.addr}`, secret,
     stderr: () => stderr,
-    async stop() {
-      p.stdin.end()
-      if (p.exitCode === null) await new Promise((resolve) => p.once('exit', resolve))
-    },
+    stop: () => stopChild(p),
   }
 }
 
@@ -155,16 +161,14 @@ function lineServer(cmd, args, opts = {}) {
   p.stderr.on('data', (d) => { stderr += d })
   const lines = createInterface({ input: p.stdout })[Symbol.asyncIterator]()
   return {
+    pid: p.pid,
     async ask(req) {
       p.stdin.write(JSON.stringify(req) + '\n')
       const { value, done } = await lines.next()
       if (done) throw new Error(`${cmd} ended: ${stderr.slice(-2000)}`)
       return JSON.parse(value)
     },
-    async stop() {
-      p.stdin.end()
-      if (p.exitCode === null) await new Promise((resolve) => p.once('exit', resolve))
-    },
+    stop: () => stopChild(p),
   }
 }
 
@@ -179,9 +183,9 @@ async function contenders(model) {
   const node = lineServer(process.execPath, [join(here, 'node-llama.mjs'), model.path, String(THREADS), String(CONTEXT)],
     { env: { ...env, NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true' } })
   return {
-    engine: { ask: (content, n) => chat(engine, [{ role: 'user', content }], n), stop: () => engine.stop() },
-    runner: { ask: (content, n) => runner.ask({ prompt: raw(content), n }), stop: () => runner.stop() },
-    node: { ask: (content, n) => node.ask({ prompt: raw(content), n }), stop: () => node.stop() },
+    engine: { pid: engine.pid, ask: (content, n) => chat(engine, [{ role: 'user', content }], n), stop: () => engine.stop() },
+    runner: { pid: runner.pid, ask: (content, n) => runner.ask({ prompt: raw(content), n }), stop: () => runner.stop() },
+    node: { pid: node.pid, ask: (content, n) => node.ask({ prompt: raw(content), n }), stop: () => node.stop() },
   }
 }
 
@@ -200,11 +204,13 @@ async function speed(model) {
       const content = text(PROMPT_BYTES, `${round}: `)
       for (let k = 0; k < order.length; k++) {
         const name = order[(round + k) % order.length]
+        const before = ticks(all[name].pid)
         const r = await all[name].ask(content, TOKENS)
+        r.cpu_ms = (ticks(all[name].pid) - before) * 1000 / CLK_TCK
         if (r.tokens !== TOKENS) throw new Error(`${name} generated ${r.tokens} tokens, not ${TOKENS}`)
         got[name].push(r)
         log(`round ${round + 1}/${ROUNDS} ${name.padEnd(6)} prompt ${r.prompt_tokens} tokens (${r.cached_tokens} reused):`,
-          `${promptTPS(r).toFixed(1)} tokens/s; generation ${genTPS(r).toFixed(2)} tokens/s`)
+          `${promptTPS(r).toFixed(1)} tokens/s; generation ${genTPS(r).toFixed(2)} tokens/s; CPU ${r.cpu_ms.toFixed(0)} ms`)
       }
     }
   } finally {
@@ -226,6 +232,12 @@ async function speed(model) {
   fig('engine.prompt.node.tps', '    node-llama-cpp 3.21.1, same libraries: prompt tokens/s', med('node', promptTPS), 'tokens/s')
   fig('engine.prompt.ratio', '    engine / node-llama-cpp, prompt tokens/s', ratio('engine', promptTPS), '×', { target: 0.95, cmp: '>=' })
   fig('engine.prompt.runner.ratio', '    runner (no HTTP) / node-llama-cpp, prompt tokens/s', ratio('runner', promptTPS), '×')
+  // The CPU time each process spent on the same request: the work done,
+  // which the other processes on a shared machine do not change much (the
+  // wall-clock ratios above they do).
+  const cpu = (r) => 1 / r.cpu_ms
+  fig('engine.cpu.ratio', 'engine / node-llama-cpp, CPU time of the same request', 1 / ratio('engine', cpu), '×')
+  fig('engine.cpu.runner.ratio', '    runner / node-llama-cpp, CPU time of the same request', 1 / ratio('runner', cpu), '×')
 }
 
 // A conversation of about HISTORY tokens: a system prompt then turns.
@@ -274,6 +286,7 @@ async function secondTurn(model) {
   recordFigure({ id: 'engine.ttft.ratio', label: '    next turn / first turn, request -> first token', value: median(ratios), unit: '×', target: 0.15, cmp: '<=', note })
 }
 
+const CLK_TCK = 100 // USER_HZ on Linux (getconf CLK_TCK)
 const ticks = (pid) => {
   // Fields after the command's closing parenthesis: utime and stime are
   // the 14th and 15th of the line.
@@ -301,7 +314,7 @@ async function startAndIdle(model) {
   try {
     await chat(engine, [{ role: 'user', content: text(PROMPT_BYTES) }], 32)
     const mem = status(engine.pid)
-    const clk = 100 // USER_HZ on Linux (getconf CLK_TCK)
+    const clk = CLK_TCK
     const t0 = ticks(engine.pid)
     const w0 = performance.now()
     await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000))
