@@ -240,17 +240,22 @@ async function speed(model) {
   fig('engine.cpu.runner.ratio', '    runner / node-llama-cpp, CPU time of the same request', 1 / ratio('runner', cpu), '×')
 }
 
-// A conversation of about HISTORY tokens: a system prompt then turns.
+// A conversation of about HISTORY tokens (one a byte; each message adds 8
+// for the template's marks: <|im_start|>, the role, a line break,
+// <|im_end|>, a line break): a system prompt, turns, the next question.
 function history(round) {
+  const question = { role: 'user', content: 'Now, what do you make of it all?' }
   const messages = [{ role: 'system', content: `Conversation ${round}. You answer briefly.` }]
-  let size = messages[0].content.length
-  for (let i = 0; size < HISTORY - 60; i++) {
-    const content = text(Math.min(180, HISTORY - 60 - size), `${i}: `)
-    messages.push({ role: i % 2 ? 'assistant' : 'user', content })
-    size += content.length + 30 // the template's marks around it
+  const tokens = (m) => m.content.length + m.role.length + 4
+  let size = tokens(messages[0]) + tokens(question) + 3 // + the generation prompt
+  for (let i = 0; size < HISTORY; i++) {
+    const role = i % 2 ? 'assistant' : 'user'
+    const content = text(Math.max(1, Math.min(180, HISTORY - size - role.length - 4)), `${i}: `)
+    messages.push({ role, content })
+    size += tokens(messages.at(-1))
   }
   if (messages.at(-1).role === 'user') messages.push({ role: 'assistant', content: 'Noted.' })
-  messages.push({ role: 'user', content: 'Now, what do you make of it all?' })
+  messages.push(question)
   return messages
 }
 
