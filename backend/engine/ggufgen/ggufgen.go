@@ -118,7 +118,8 @@ type Spec struct {
 	// FF is llama.feed_forward_length (default 64). A multiple of 32.
 	FF int
 	// Q8 writes the blocks' matrices as Q8_0 (random quants, a small
-	// scale; zero scale for the outputs that must not disturb Answer).
+	// scale; zero scale for the outputs that must not disturb Answer),
+	// with grouped-query attention (a key/value head for 4 query heads).
 	// Not with AfterTool, whose attention head is crafted in F32.
 	Q8 bool
 }
@@ -128,7 +129,7 @@ type Spec struct {
 // blocks as reach size (at least one).
 func SizedShape(size int64) (layers, embd, ff int) {
 	embd, ff = 1024, 2816
-	perLayer := int64(4*embd*embd+3*embd*ff) / 32 * q8BlockBytes
+	perLayer := int64(2*embd*embd+2*embd*embd/kvGroup+3*embd*ff) / 32 * q8BlockBytes
 	return max(1, int((size+perLayer/2)/perLayer)), embd, ff
 }
 
@@ -307,6 +308,12 @@ func build(spec Spec) (*model, error) {
 		}
 		nEmbd, nHead = spec.Embd, spec.Embd/64
 	}
+	nKV := nHead
+	if spec.Q8 && nHead%kvGroup == 0 {
+		// Grouped-query attention, as small real models have: the keys
+		// and values (and so the KV cache) are a quarter as wide.
+		nKV = nHead / kvGroup
+	}
 	nFF := 64
 	if spec.FF > 0 {
 		nFF = spec.FF
@@ -329,6 +336,7 @@ func build(spec Spec) (*model, error) {
 	e := uint64(nEmbd)
 	v := uint64(nVocab)
 	ff := uint64(nFF)
+	kvWidth := e / uint64(nHead) * uint64(nKV)
 
 	var embd, out, attnQ, attnK, attnV, attnOut, ffnDown []float32
 	attnQ = random(nEmbd*nEmbd, 0.2)
@@ -418,7 +426,7 @@ func build(spec Spec) (*model, error) {
 		{"llama.block_count", uint32(spec.Layers)},
 		{"llama.feed_forward_length", uint32(nFF)},
 		{"llama.attention.head_count", uint32(nHead)},
-		{"llama.attention.head_count_kv", uint32(nHead)},
+		{"llama.attention.head_count_kv", uint32(nKV)},
 		{"llama.attention.layer_norm_rms_epsilon", float32(1e-5)},
 		{"llama.rope.freq_base", ropeBase},
 		{"llama.vocab_size", uint32(nVocab)},
@@ -454,8 +462,8 @@ func build(spec Spec) (*model, error) {
 		if spec.Q8 {
 			m.tensors = append(m.tensors, norm("attn_norm"),
 				q8(blk("attn_q"), []uint64{e, e}, 0.2/64, 7*l),
-				q8(blk("attn_k"), []uint64{e, e}, 0.2/64, 7*l+1),
-				q8(blk("attn_v"), []uint64{e, e}, 0.2/64, 7*l+2),
+				q8(blk("attn_k"), []uint64{e, kvWidth}, 0.2/64, 7*l+1),
+				q8(blk("attn_v"), []uint64{e, kvWidth}, 0.2/64, 7*l+2),
 				q8(blk("attn_output"), []uint64{e, e}, quiet, 7*l+3),
 				norm("ffn_norm"),
 				q8(blk("ffn_gate"), []uint64{e, ff}, 0.2/64, 7*l+4),
@@ -500,6 +508,9 @@ func build(spec Spec) (*model, error) {
 	}
 	return m, nil
 }
+
+// kvGroup is how many query heads share a key/value head in Q8 models.
+const kvGroup = 4
 
 // Q8_0: blocks of 32 weights, a float16 scale then 32 int8 quants.
 const (

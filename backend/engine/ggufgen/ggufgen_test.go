@@ -40,6 +40,7 @@ func TestSizedModel(t *testing.T) {
 	assert.Equal(t, uint64(layers), info.Meta["llama.block_count"])
 	assert.Equal(t, uint64(embd), info.Meta["llama.embedding_length"])
 	assert.Equal(t, uint64(ff), info.Meta["llama.feed_forward_length"])
+	assert.Equal(t, uint64(embd/64/4), info.Meta["llama.attention.head_count_kv"], "grouped-query attention, 4 heads a group")
 	assert.Equal(t, 3+9*layers, info.Tensors)
 	assert.Contains(t, info.ChatTemplate, "<|im_start|>")
 
@@ -55,7 +56,7 @@ func TestSizedModel(t *testing.T) {
 func TestSizedShape(t *testing.T) {
 	for _, mb := range []int64{100, 300, 500} {
 		layers, embd, ff := ggufgen.SizedShape(mb << 20)
-		perLayer := int64(4*embd*embd+3*embd*ff) / 32 * 34
+		perLayer := int64(2*embd*embd+2*embd*embd/4+3*embd*ff) / 32 * 34
 		assert.InDelta(t, mb<<20, int64(layers)*perLayer, float64(perLayer), "%d MB", mb)
 	}
 	layers, _, _ := ggufgen.SizedShape(1)
