@@ -119,6 +119,30 @@ function cardRatios(surface, { suffix = '', also = '' } = {}) {
   })
 }
 
+// Issue #40's engine figures (bench/engine/bench.mjs records them): speed
+// as a ratio to node-llama-cpp in the same run, the next turn's first token
+// as a ratio to the first turn's.
+const ENGINE = [
+  { id: 'engine.gen.tps', label: 'engine (HTTP, streamed): generation tokens/s', unit: 'tokens/s' },
+  { id: 'engine.gen.node.tps', label: '    node-llama-cpp 3.21.1, same libraries: generation tokens/s', unit: 'tokens/s' },
+  { id: 'engine.gen.ratio', label: '    engine / node-llama-cpp, generation tokens/s', unit: '×', target: 0.95, cmp: '>=' },
+  { id: 'engine.gen.runner.ratio', label: '    runner (no HTTP) / node-llama-cpp, generation tokens/s', unit: '×' },
+  { id: 'engine.prompt.tps', label: 'engine (HTTP, streamed): prompt tokens/s', unit: 'tokens/s' },
+  { id: 'engine.prompt.node.tps', label: '    node-llama-cpp 3.21.1, same libraries: prompt tokens/s', unit: 'tokens/s' },
+  { id: 'engine.prompt.ratio', label: '    engine / node-llama-cpp, prompt tokens/s', unit: '×', target: 0.95, cmp: '>=' },
+  { id: 'engine.prompt.runner.ratio', label: '    runner (no HTTP) / node-llama-cpp, prompt tokens/s', unit: '×' },
+  { id: 'engine.cpu.ratio', label: 'engine / node-llama-cpp, CPU time of the same request', unit: '×' },
+  { id: 'engine.cpu.runner.ratio', label: '    runner / node-llama-cpp, CPU time of the same request', unit: '×' },
+  { id: 'engine.ttft.first', label: 'engine: first turn over a 2,000-token history -> first token', unit: 'ms' },
+  { id: 'engine.ttft.second', label: '    the same conversation\'s next turn -> first token', unit: 'ms' },
+  { id: 'engine.ttft.ratio', label: '    next turn / first turn, request -> first token', unit: '×', target: 0.15 },
+  { id: 'engine.start.ready', label: 'engine process start -> ready (listening)', unit: 'ms' },
+  { id: 'engine.start.first', label: 'engine start -> first token, 500 MB GGUF (model loaded)', unit: 'ms' },
+  { id: 'engine.rss', label: 'engine RSS with the 500 MB model loaded, after a reply', unit: 'MB' },
+  { id: 'engine.rss.ratio', label: '    engine RSS / GGUF file size', unit: '×' },
+  { id: 'engine.idle.cpu', label: 'engine CPU while idle after a reply', unit: '% of a core', target: 1 },
+]
+
 // The figures the issue asks for, in the order printed, with their targets
 // (the summary's targets win over a recorded one). window.* are the same
 // figures in the Wails window (WebKitGTK under Xvfb).
@@ -179,6 +203,9 @@ export const EXPECTED = [
   { id: 'go.agent.cards1k.heap', label: '1,000 agent cards pending: Go heap per card', unit: 'KB' },
   { id: 'go.agent.cards1k.respond.p50', label: '1,000 agent cards pending: respond, p50', unit: 'ms' },
   { id: 'go.agent.cards1k.respond.p95', label: '1,000 agent cards pending: respond, p95', unit: 'ms' },
+  // Issue #40: the built-in engine (bench/engine.sh) on a generated 500 MB
+  // GGUF, against node-llama-cpp 3.21.1 on the same llama.cpp libraries.
+  ...ENGINE,
 ]
 
 // Figures judged against a floor measured on the same machine in the same
@@ -271,7 +298,7 @@ export function verdict(f) {
 }
 
 export function summarize(figs) {
-  const lines = ['', 'Parley bench summary (issue #17 and #42 targets; issue #25 figures)', '']
+  const lines = ['', 'Parley bench summary (issue #17, #40 and #42 targets; issue #25 figures)', '']
   const head = `${'figure'.padEnd(62)} ${'measured'.padStart(14)} ${'target'.padStart(14)}  result`
   lines.push(head, '-'.repeat(head.length))
   const row = (f) => {

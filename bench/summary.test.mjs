@@ -142,3 +142,19 @@ test("issue #25's agent figures: ratios to the bare Go SDK call, and 1,000 pendi
   assert.match(text, /1,000 agent cards pending: Go heap per card\s+1\.64 KB/)
   assert.match(summarize(new Map()), /1,000 agent cards pending: respond, p50\s+-\s+not measured/)
 })
+
+test("the engine's speed ratios must reach their target from below (>=), the next turn's stay under theirs", () => {
+  const figs = readFigures([
+    { id: 'engine.gen.ratio', value: 0.94 },
+    { id: 'engine.prompt.ratio', value: 1.01 },
+    { id: 'engine.ttft.ratio', value: 0.2 },
+    { id: 'engine.idle.cpu', value: 0.1 },
+  ].map((f) => JSON.stringify(f)).join('\n'))
+  const out = summarize(figs)
+  const line = (label) => out.split('\n').find((l) => l.includes(label))
+  assert.match(line('engine / node-llama-cpp, generation'), /0\.940×\s+>= 0\.950×\s+MISSED/)
+  assert.match(line('engine / node-llama-cpp, prompt'), /1\.010×\s+>= 0\.950×\s+met/)
+  assert.match(line('next turn / first turn'), /0\.200×\s+<= 0\.150×\s+MISSED/)
+  assert.match(line('engine CPU while idle'), /0\.10 % of a core\s+<= 1 % of a core\s+met/)
+  assert.match(line('engine RSS / GGUF file size'), /not measured/)
+})

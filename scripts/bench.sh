@@ -2,6 +2,7 @@
 # Runs Parley's benchmarks and prints their figures: the Go benchmarks of every
 # package, then the bench scripts (BENCHTIME bounds each Go benchmark), then
 # the summary of issue #17's figures with their targets (bench/summary.mjs).
+# bench/engine.sh is issue #40's built-in engine bench (BENCH_SKIP=engine).
 # A failing script is reported and the others still run; the exit status says
 # whether all of them ran.
 set -euo pipefail

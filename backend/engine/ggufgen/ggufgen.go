@@ -27,12 +27,20 @@
 //   - Spec.Answer empty: random weights from Seed (the output is arbitrary
 //     bytes, but a pure function of the prompt): for checking that reused
 //     and freshly evaluated prompts give the same text.
+//
+// Spec.Size (or Layers, Embd, FF and Q8) makes the network big enough that
+// llama.cpp's arithmetic, not its per-token overhead, sets the speed (the
+// engine's bench, issue #40): more blocks, wider, with Q8_0 weights as
+// quantized models have. With Answer the blocks' outputs are multiplied by
+// a zero scale (Q8_0's per-block d), so the answer is still the crafted
+// one while every matrix product is computed in full.
 package ggufgen
 
 import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"unicode/utf8"
@@ -98,6 +106,31 @@ type Spec struct {
 	// ContextLength is llama.context_length (default 16384: the
 	// vocabulary has no merges, so a prompt is one token per byte).
 	ContextLength int
+
+	// Size, when set, is the file's approximate size in bytes: it sets
+	// Layers, Embd, FF and Q8 (SizedShape) unless they are set.
+	Size int64
+	// Layers is llama.block_count (default 1).
+	Layers int
+	// Embd is llama.embedding_length (default: what Answer needs, at least
+	// 64; heads of 16 then, of 64 when it is set). A multiple of 64.
+	Embd int
+	// FF is llama.feed_forward_length (default 64). A multiple of 32.
+	FF int
+	// Q8 writes the blocks' matrices as Q8_0 (random quants, a small
+	// scale; zero scale for the outputs that must not disturb Answer),
+	// with grouped-query attention (a key/value head for 4 query heads).
+	// Not with AfterTool, whose attention head is crafted in F32.
+	Q8 bool
+}
+
+// SizedShape is the network Size asks for: blocks of 1024 wide with a
+// feed-forward of 2816 (a small real model's proportions), Q8_0, as many
+// blocks as reach size (at least one).
+func SizedShape(size int64) (layers, embd, ff int) {
+	embd, ff = 1024, 2816
+	perLayer := int64(2*embd*embd+2*embd*embd/kvGroup+3*embd*ff) / 32 * q8BlockBytes
+	return max(1, int((size+perLayer/2)/perLayer)), embd, ff
 }
 
 // Special tokens, after the 256 byte tokens.
@@ -175,6 +208,7 @@ type tensor struct {
 	name string
 	dims []uint64 // ne0 (the row), ne1, ...
 	data []float32
+	q8   *q8Fill // instead of data: Q8_0 made as written
 }
 
 type model struct {
@@ -199,6 +233,28 @@ func build(spec Spec) (*model, error) {
 	}
 	if spec.AfterTool != "" && spec.Answer == "" {
 		return nil, fmt.Errorf("ggufgen: AfterTool needs Answer")
+	}
+	if spec.Size > 0 {
+		layers, embd, ff := SizedShape(spec.Size)
+		if spec.Layers == 0 {
+			spec.Layers = layers
+		}
+		if spec.Embd == 0 {
+			spec.Embd = embd
+		}
+		if spec.FF == 0 {
+			spec.FF = ff
+		}
+		spec.Q8 = true
+	}
+	if spec.Layers == 0 {
+		spec.Layers = 1
+	}
+	if spec.Embd%64 != 0 || spec.FF%32 != 0 || spec.Layers < 0 || spec.Embd < 0 || spec.FF < 0 {
+		return nil, fmt.Errorf("ggufgen: Embd %d must be a multiple of 64, FF %d of 32", spec.Embd, spec.FF)
+	}
+	if spec.Q8 && spec.AfterTool != "" {
+		return nil, fmt.Errorf("ggufgen: AfterTool's crafted head needs F32 weights, not Q8")
 	}
 	// A vocabulary's texts are unique: AfterTool's pieces differ from
 	// Answer's.
@@ -246,7 +302,22 @@ func build(spec Spec) (*model, error) {
 	}
 	nEmbd := max(64, (dims+31)/32*32)
 	nHead := nEmbd / 16
+	if spec.Embd > 0 {
+		if spec.Embd < dims {
+			return nil, fmt.Errorf("ggufgen: Embd %d is narrower than the %d dimensions Answer needs", spec.Embd, dims)
+		}
+		nEmbd, nHead = spec.Embd, spec.Embd/64
+	}
+	nKV := nHead
+	if spec.Q8 && nHead%kvGroup == 0 {
+		// Grouped-query attention, as small real models have: the keys
+		// and values (and so the KV cache) are a quarter as wide.
+		nKV = nHead / kvGroup
+	}
 	nFF := 64
+	if spec.FF > 0 {
+		nFF = spec.FF
+	}
 	rng := rand.New(rand.NewPCG(spec.Seed, 0x9e3779b97f4a7c15))
 	random := func(n int, scale float32) []float32 {
 		out := make([]float32, n)
@@ -265,6 +336,7 @@ func build(spec Spec) (*model, error) {
 	e := uint64(nEmbd)
 	v := uint64(nVocab)
 	ff := uint64(nFF)
+	kvWidth := e / uint64(nHead) * uint64(nKV)
 
 	var embd, out, attnQ, attnK, attnV, attnOut, ffnDown []float32
 	attnQ = random(nEmbd*nEmbd, 0.2)
@@ -351,10 +423,10 @@ func build(spec Spec) (*model, error) {
 		{"general.alignment", uint32(alignment)},
 		{"llama.context_length", uint32(spec.ContextLength)},
 		{"llama.embedding_length", uint32(nEmbd)},
-		{"llama.block_count", uint32(1)},
+		{"llama.block_count", uint32(spec.Layers)},
 		{"llama.feed_forward_length", uint32(nFF)},
 		{"llama.attention.head_count", uint32(nHead)},
-		{"llama.attention.head_count_kv", uint32(nHead)},
+		{"llama.attention.head_count_kv", uint32(nKV)},
 		{"llama.attention.layer_norm_rms_epsilon", float32(1e-5)},
 		{"llama.rope.freq_base", ropeBase},
 		{"llama.vocab_size", uint32(nVocab)},
@@ -370,29 +442,145 @@ func build(spec Spec) (*model, error) {
 		{"tokenizer.chat_template", spec.Template},
 	}
 	m.tensors = []tensor{
-		{"token_embd.weight", []uint64{e, v}, embd},
-		{"output_norm.weight", []uint64{e}, ones(nEmbd)},
-		{"output.weight", []uint64{e, v}, out},
-		{"blk.0.attn_norm.weight", []uint64{e}, ones(nEmbd)},
-		{"blk.0.attn_q.weight", []uint64{e, e}, attnQ},
-		{"blk.0.attn_k.weight", []uint64{e, e}, attnK},
-		{"blk.0.attn_v.weight", []uint64{e, e}, attnV},
-		{"blk.0.attn_output.weight", []uint64{e, e}, attnOut},
-		{"blk.0.ffn_norm.weight", []uint64{e}, ones(nEmbd)},
-		{"blk.0.ffn_gate.weight", []uint64{e, ff}, random(nEmbd*nFF, 0.2)},
-		{"blk.0.ffn_up.weight", []uint64{e, ff}, random(nEmbd*nFF, 0.2)},
-		{"blk.0.ffn_down.weight", []uint64{ff, e}, ffnDown},
+		{name: "token_embd.weight", dims: []uint64{e, v}, data: embd},
+		{name: "output_norm.weight", dims: []uint64{e}, data: ones(nEmbd)},
+		{name: "output.weight", dims: []uint64{e, v}, data: out},
+	}
+	// Q8_0 blocks: random quants from the seed (a pure function of the
+	// block's index), scale 0 where the crafted answer needs a zero
+	// output.
+	quiet := float32(0.2 / 64)
+	if spec.Answer != "" {
+		quiet = 0
+	}
+	q8 := func(name string, dims []uint64, scale float32, i int) tensor {
+		return tensor{name: name, dims: dims, q8: &q8Fill{scale: scale, seed: spec.Seed ^ uint64(i)*0x2545f4914f6cdd1d}}
+	}
+	for l := 0; l < spec.Layers; l++ {
+		blk := func(s string) string { return fmt.Sprintf("blk.%d.%s.weight", l, s) }
+		norm := func(s string) tensor { return tensor{name: blk(s), dims: []uint64{e}, data: ones(nEmbd)} }
+		if spec.Q8 {
+			m.tensors = append(m.tensors, norm("attn_norm"),
+				q8(blk("attn_q"), []uint64{e, e}, 0.2/64, 7*l),
+				q8(blk("attn_k"), []uint64{e, kvWidth}, 0.2/64, 7*l+1),
+				q8(blk("attn_v"), []uint64{e, kvWidth}, 0.2/64, 7*l+2),
+				q8(blk("attn_output"), []uint64{e, e}, quiet, 7*l+3),
+				norm("ffn_norm"),
+				q8(blk("ffn_gate"), []uint64{e, ff}, 0.2/64, 7*l+4),
+				q8(blk("ffn_up"), []uint64{e, ff}, 0.2/64, 7*l+5),
+				q8(blk("ffn_down"), []uint64{ff, e}, quiet, 7*l+6))
+			continue
+		}
+		if l > 0 {
+			// Later blocks: random, with zero outputs for Answer (what
+			// block 0 of an Answer model has too).
+			attnQ, attnK, attnV = random(nEmbd*nEmbd, 0.2), random(nEmbd*nEmbd, 0.2), random(nEmbd*nEmbd, 0.2)
+			if spec.Answer == "" {
+				attnOut, ffnDown = random(nEmbd*nEmbd, 0.2), random(nFF*nEmbd, 0.2)
+			} else {
+				attnOut, ffnDown = make([]float32, nEmbd*nEmbd), make([]float32, nFF*nEmbd)
+			}
+		}
+		m.tensors = append(m.tensors, norm("attn_norm"),
+			tensor{name: blk("attn_q"), dims: []uint64{e, e}, data: attnQ},
+			tensor{name: blk("attn_k"), dims: []uint64{e, e}, data: attnK},
+			tensor{name: blk("attn_v"), dims: []uint64{e, e}, data: attnV},
+			tensor{name: blk("attn_output"), dims: []uint64{e, e}, data: attnOut},
+			norm("ffn_norm"),
+			tensor{name: blk("ffn_gate"), dims: []uint64{e, ff}, data: random(nEmbd*nFF, 0.2)},
+			tensor{name: blk("ffn_up"), dims: []uint64{e, ff}, data: random(nEmbd*nFF, 0.2)},
+			tensor{name: blk("ffn_down"), dims: []uint64{ff, e}, data: ffnDown})
 	}
 	for _, t := range m.tensors {
 		n := uint64(1)
 		for _, d := range t.dims {
 			n *= d
 		}
+		if t.q8 != nil {
+			if t.dims[0]%q8BlockSize != 0 {
+				return nil, fmt.Errorf("ggufgen: tensor %s's rows (%d) are not whole Q8_0 blocks", t.name, t.dims[0])
+			}
+			continue
+		}
 		if n != uint64(len(t.data)) {
 			return nil, fmt.Errorf("ggufgen: tensor %s has %d values for %v", t.name, len(t.data), t.dims)
 		}
 	}
 	return m, nil
+}
+
+// kvGroup is how many query heads share a key/value head in Q8 models.
+const kvGroup = 4
+
+// Q8_0: blocks of 32 weights, a float16 scale then 32 int8 quants.
+const (
+	q8BlockSize  = 32
+	q8BlockBytes = 2 + q8BlockSize
+	typeF32      = 0
+	typeQ8_0     = 8
+)
+
+// q8Fill makes a Q8_0 tensor's data as it is written (hundreds of MB are
+// never held in memory).
+type q8Fill struct {
+	scale float32
+	seed  uint64
+}
+
+func (t tensor) count() uint64 {
+	n := uint64(1)
+	for _, d := range t.dims {
+		n *= d
+	}
+	return n
+}
+
+// bytes is the size of the tensor's data.
+func (t tensor) bytes() uint64 {
+	if t.q8 != nil {
+		return t.count() / q8BlockSize * q8BlockBytes
+	}
+	return 4 * t.count()
+}
+
+func (t tensor) typ() uint32 {
+	if t.q8 != nil {
+		return typeQ8_0
+	}
+	return typeF32
+}
+
+// writeQ8 writes the tensor's Q8_0 blocks.
+func (q *q8Fill) write(w *bufio.Writer, blocks uint64) error {
+	rng := rand.New(rand.NewPCG(q.seed, 0xda3e39cb94b95bdb))
+	var block [q8BlockBytes]byte
+	binary.LittleEndian.PutUint16(block[:2], float16(q.scale))
+	for b := uint64(0); b < blocks; b++ {
+		for i := 2; i < q8BlockBytes; i += 8 {
+			binary.LittleEndian.PutUint64(block[i:], rng.Uint64())
+		}
+		if _, err := w.Write(block[:]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// float16 converts a small positive (or zero) float32 to IEEE half
+// precision, rounding down; enough for Q8_0's scales.
+func float16(f float32) uint16 {
+	bits := math.Float32bits(f)
+	exp := int((bits>>23)&0xff) - 127 + 15
+	mant := (bits >> 13) & 0x3ff
+	switch {
+	case f == 0:
+		return 0
+	case exp <= 0: // subnormal
+		return uint16(((bits & 0x7fffff) | 0x800000) >> (14 - exp))
+	case exp >= 31:
+		return 0x7bff
+	}
+	return uint16(exp)<<10 | uint16(mant)
 }
 
 const alignment = 32
@@ -460,9 +648,9 @@ func (m *model) write(w *bufio.Writer) error {
 		str(t.name)
 		put(uint32(len(t.dims)))
 		put(t.dims)
-		put(uint32(0)) // F32
+		put(t.typ())
 		put(offset)
-		offset = align(offset + uint64(4*len(t.data)))
+		offset = align(offset + t.bytes())
 	}
 	if err != nil {
 		return err
@@ -481,9 +669,15 @@ func (m *model) write(w *bufio.Writer) error {
 	offset = 0
 	for _, t := range m.tensors {
 		pad(base + offset)
-		put(t.data)
-		written += uint64(4 * len(t.data))
-		offset = align(offset + uint64(4*len(t.data)))
+		if t.q8 != nil {
+			if err == nil {
+				err = t.q8.write(w, t.count()/q8BlockSize)
+			}
+		} else {
+			put(t.data)
+		}
+		written += t.bytes()
+		offset = align(offset + t.bytes())
 	}
 	return err
 }

@@ -70,3 +70,31 @@ func TestAnswerAfterAToolResult(t *testing.T) {
 	text, _ = generate(t, m, Request{Prompt: far, Sampling: greedy()})
 	assert.Equal(t, after, text, "the result is still seen %d bytes later", len(far)-len(result))
 }
+
+// The engine bench's sized models (ggufgen Spec.Size / Q8; issue #40), at
+// a small size: Q8_0 blocks load, a crafted answer survives many wide
+// blocks, and random quants give the same text every time.
+func TestSizedModels(t *testing.T) {
+	prompt := "<|im_start|>user\nSing<|im_end|>\n<|im_start|>assistant\n"
+	t.Run("one block of the bench's width", func(t *testing.T) {
+		m := open(t, ggufgen.Spec{Answer: "la la la, ", Loop: true, Size: 10 << 20})
+		text, res := generate(t, m, Request{Prompt: prompt, MaxTokens: 12, Sampling: greedy()})
+		assert.Equal(t, strings.Repeat("la la la, ", 4), text)
+		assert.Equal(t, FinishLength, res.FinishReason)
+	})
+	t.Run("many blocks", func(t *testing.T) {
+		m := open(t, ggufgen.Spec{Answer: "Hello there.", Layers: 6, Embd: 128, FF: 256, Q8: true})
+		text, res := generate(t, m, Request{Prompt: prompt, Sampling: greedy()})
+		assert.Equal(t, "Hello there.", text)
+		assert.Equal(t, FinishStop, res.FinishReason)
+	})
+	t.Run("random quants", func(t *testing.T) {
+		m := open(t, ggufgen.Spec{Seed: 3, Layers: 4, Embd: 128, FF: 256, Q8: true})
+		req := Request{Prompt: prompt, MaxTokens: 24, Sampling: greedy()}
+		first, _ := generate(t, m, req)
+		fresh := open(t, ggufgen.Spec{Seed: 3, Layers: 4, Embd: 128, FF: 256, Q8: true})
+		again, _ := generate(t, fresh, req)
+		assert.NotEmpty(t, first)
+		assert.Equal(t, first, again)
+	})
+}
