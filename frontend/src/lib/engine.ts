@@ -80,6 +80,16 @@ export function machineMemory(nav: { deviceMemory?: number } | undefined = typeo
   return typeof gb === 'number' && gb > 0 ? gb * GB : null
 }
 
+/**
+ * The memory a model whose file has `size` bytes needs, as the Go side
+ * estimates it (library.EstimateRAM) for a hub file or an imported one: the
+ * weights, plus the context's KV cache and compute buffers at the engine's
+ * context, about a fifth of the file and half a gigabyte.
+ */
+export function estimateRam(size: number): number {
+  return size > 0 ? size + Math.floor(size / 5) + 512 * MB : 0
+}
+
 /** Whether a model may need more memory than the machine is known to have (never when unknown). */
 export function tooBigFor(ram: number, memory: number | null): boolean {
   return memory !== null && ram > memory
