@@ -69,8 +69,8 @@ type Config struct {
 	// engine assumes the machine has instead of asking the system
 	// (PARLEY_MACHINE_MEMORY: a container's limit, or a test's machine).
 	MachineMemory uint64
-	Addr       string // serve only
-	Token      string // serve only
+	Addr          string // serve only
+	Token         string // serve only
 	// Demo runs the scripted demo assistant (no model server) for this
 	// process only, whatever the saved demo mode setting says.
 	Demo bool
