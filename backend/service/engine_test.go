@@ -26,6 +26,9 @@ import (
 // engineChildEnv makes this test binary, run again, the engine process.
 const engineChildEnv = "PARLEY_ENGINE_TEST_CHILD"
 
+// engineContextEnv sets that engine's context size in tokens.
+const engineContextEnv = "PARLEY_ENGINE_TEST_CONTEXT"
+
 // builtinEnv is a service on the built-in engine (a real process on the
 // real libraries: this test binary run again as the engine) with the
 // given fixture models in <data>/models.
