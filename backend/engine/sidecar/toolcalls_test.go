@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/engine/enginetest"
-	"github.com/parley-app/parley/backend/engine/ggufgen"
 	"github.com/parley-app/parley/backend/engine/gguf"
+	"github.com/parley-app/parley/backend/engine/ggufgen"
 	"github.com/parley-app/parley/backend/engine/runner"
 )
 
@@ -205,7 +205,11 @@ func TestParsersAcrossEverySplit(t *testing.T) {
 			var calls []string
 			var ids []string
 			p := newCallParser(c.format, func(s string) error { text.WriteString(s); return nil },
-				func(id, name, args string) error { calls = append(calls, name+":"+args); ids = append(ids, id); return nil })
+				func(id, name, args string) error {
+					calls = append(calls, name+":"+args)
+					ids = append(ids, id)
+					return nil
+				})
 			for _, piece := range []string{c.reply[:cut], c.reply[cut:]} {
 				require.NoError(t, p.write(piece))
 			}
