@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { mount, type VueWrapper } from '@vue/test-utils'
+import { mount, type DOMWrapper, type VueWrapper } from '@vue/test-utils'
 import SettingsPanel from './SettingsPanel.vue'
 import { setupEnv, settle, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
@@ -36,7 +36,7 @@ async function mountPanel() {
   return w
 }
 
-const byTest = (v: VueWrapper, id: string) => v.find(`[data-testid="${id}"]`)
+const byTest = (v: { find(selector: string): DOMWrapper<Element> }, id: string) => v.find(`[data-testid="${id}"]`)
 
 describe('Settings → Models: the built-in engine and its model library', () => {
   it('offers the two engines with a sentence each; the library shows only with the built-in one', async () => {
