@@ -133,6 +133,8 @@ test('marks models too big for the machine, and loads one only with Load anyway'
     assert.ok(entries >= 5)
     assert.equal(await library.locator('[data-testid="catalog-entry"] [data-testid="too-big"]').count(), entries, 'every catalogue model is marked')
     assert.equal(await library.locator('.badge').count(), 0, 'none is suggested')
+    assert.equal(await page.getByTestId('onboarding-builtin').count(), 1)
+    assert.equal(await page.getByTestId('onboarding-suggestion').count(), 0, 'onboarding suggests no model that does not fit')
 
     await library.getByTestId('hub-repo').fill(FIXTURES_REPO)
     await library.getByTestId('hub-file').fill('fixed.gguf')
