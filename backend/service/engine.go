@@ -80,24 +80,28 @@ func (s *Service) builtin() bool {
 // that is not installed or whose file is broken is refused with the
 // reason (the run ends in error saying it).
 func (s *Service) builtinModel(name string) (llm.Model, error) {
+	var chosen library.Model
 	if name == "" {
-		var first string
 		if s.lib != nil {
 			for _, m := range s.lib.Ready() {
 				if !m.Embedding() {
-					first = m.ID
+					chosen = m
 					break
 				}
 			}
 		}
-		if first == "" {
+		if chosen.ID == "" {
 			return nil, llm.NewError(llm.KindModelNotFound, nil, "engine.noModels", s.modelsDir())
 		}
-		name = first
-	} else if err := s.checkBuiltinModel(name); err != nil {
-		return nil, llm.NewError(llm.KindModelNotFound, err, fault.As(err).Text.Key, fault.As(err).Text.Args...)
+		name = chosen.ID
+	} else {
+		m, err := s.checkBuiltinModel(name)
+		if err != nil {
+			return nil, llm.NewError(llm.KindModelNotFound, err, fault.As(err).Text.Key, fault.As(err).Text.Args...)
+		}
+		chosen = m
 	}
-	if err := s.checkFits(name); err != nil {
+	if err := s.checkFits(chosen); err != nil {
 		return nil, err
 	}
 	sup, err := s.engine()
@@ -107,27 +111,27 @@ func (s *Service) builtinModel(name string) (llm.Model, error) {
 	return llm.NewOpenAI(llm.Config{BaseURL: engine.BaseURL, Model: name, Transport: sup.Transport()})
 }
 
-// checkBuiltinModel refuses (422) a model that is not installed or whose
-// file is missing or not a readable GGUF.
-func (s *Service) checkBuiltinModel(id string) error {
+// checkBuiltinModel returns the installed model id, and refuses (422) one
+// that is not installed or whose file is missing or not a readable GGUF.
+func (s *Service) checkBuiltinModel(id string) (library.Model, error) {
 	if s.lib == nil {
-		return fault.New(fault.Validation, i18n.M("engine.modelNotInstalled", id))
+		return library.Model{}, fault.New(fault.Validation, i18n.M("engine.modelNotInstalled", id))
 	}
 	m, ok := s.lib.Model(id)
 	switch {
 	case !ok:
-		return fault.New(fault.Validation, i18n.M("engine.modelNotInstalled", id))
+		return m, fault.New(fault.Validation, i18n.M("engine.modelNotInstalled", id))
 	case m.State != library.StateReady:
-		return fault.New(fault.Validation, i18n.M("engine.modelBroken", id, m.Error))
+		return m, fault.New(fault.Validation, i18n.M("engine.modelBroken", id, m.Error))
 	}
-	return nil
+	return m, nil
 }
 
 // CodeTooBig is the Code of the refusal of a model that needs more memory
 // than the machine has (fault.Validation).
 const CodeTooBig = "model_too_big"
 
-// checkFits refuses (422) to load the installed model id when it needs
+// checkFits refuses (422) to load the installed model m when it needs
 // more memory than the machine has in all, unless the user allowed it
 // ("Load anyway"): loading it would have the machine swap itself to a
 // halt, or the engine killed for lack of memory. Only the total counts:
@@ -135,12 +139,8 @@ const CodeTooBig = "model_too_big"
 // swapped out without ruin, so a need above what is available now is
 // logged, not refused. A machine whose memory cannot be read refuses
 // nothing.
-func (s *Service) checkFits(id string) error {
-	if s.lib == nil {
-		return nil
-	}
-	m, ok := s.lib.Model(id)
-	if !ok || m.RAM <= 0 {
+func (s *Service) checkFits(m library.Model) error {
+	if m.RAM <= 0 {
 		return nil
 	}
 	mem := s.machineMemory()

@@ -212,10 +212,11 @@ func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, erro
 		(st.Model != before.Model || before.Engine != config.EngineBuiltin) {
 		// Choosing a built-in model: it must be installed and readable, and
 		// fit in the machine's memory unless allowed (SPEC §12).
-		if err := s.checkBuiltinModel(st.Model); err != nil {
+		m, err := s.checkBuiltinModel(st.Model)
+		if err != nil {
 			return Settings{}, err
 		}
-		if err := s.checkFits(st.Model); err != nil {
+		if err := s.checkFits(m); err != nil {
 			return Settings{}, err
 		}
 	}
