@@ -62,3 +62,41 @@ func TestBuiltinEngineAsksACardInNativeFormats(t *testing.T) {
 		})
 	}
 }
+
+// Gemma 3's template has no tools (SPEC §12, §8): Parley describes them in
+// the system prompt and reads the call from the reply's text; the result
+// goes back as a user message (the template refuses the tool role, and
+// Parley learns it), and the run goes on.
+func TestBuiltinEngineGemmaAsksACardInTextForm(t *testing.T) {
+	t.Setenv(engineContextEnv, "16384")
+	spec := ggufgen.Spec{Template: enginetest.Gemma3Template,
+		Answer: "Let me ask.\n<tool_call>\n" + enginetest.Card + "\n</tool_call>", AfterTool: enginetest.CardFollowUp,
+		// The result comes back as <tool_response name="...">: that is the
+		// fixture's mark (the system prompt's "<tool_response>" is not).
+		ToolMark: "<tool_response name="}
+	e, _ := builtinEnv(t, map[string]ggufgen.Spec{"gemma": spec})
+	svc := e.svc
+	ctx := context.Background()
+	c, err := svc.CreateConversation(ctx, "", "")
+	require.NoError(t, err)
+	_, err = svc.Send(ctx, c.ID, api.SendRequest{Content: "Pick a colour for my bedroom"})
+	require.NoError(t, err)
+	d := e.waitState(c.ID, chat.StateAwaitingUserResponse, chat.StateError, chat.StateIdle)
+	require.Equal(t, chat.StateAwaitingUserResponse, d.State, "error: %s", d.Error)
+	require.NotNil(t, d.PendingQuestion)
+	assert.Equal(t, "Which colour?", d.PendingQuestion.Questions[0].Question)
+
+	_, err = svc.Respond(ctx, c.ID, questions.Response{QuestionID: d.PendingQuestion.ID, Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
+	require.NoError(t, err)
+	first := d.PendingQuestion.ID
+	var next *api.ConversationDetail
+	require.Eventually(t, func() bool {
+		next, err = svc.GetConversation(ctx, c.ID)
+		require.NoError(t, err)
+		again := next.PendingQuestion != nil && next.PendingQuestion.ID != first
+		return again || (!svc.rt.Active(c.ID) && next.State != chat.StateAwaitingUserResponse)
+	}, time.Minute, 5*time.Millisecond)
+	require.Equal(t, chat.StateIdle, next.State, "error: %s", next.Error)
+	assert.Equal(t, enginetest.CardFollowUp, next.Messages[len(next.Messages)-1].Content)
+}
