@@ -10,10 +10,17 @@ import (
 // The native tool-call formats of the chat templates (SPEC §12: calls
 // reach Parley in the template's own format where it has one; otherwise
 // the text goes out as it is and Parley reads §8's text form from it).
-// The format is told from the GGUF's chat template, as llama.cpp's
-// common/chat.cpp tells it (common_chat_templates_apply: "<tool_call>",
-// "[TOOL_CALLS]", Llama 3's "<|start_header_id|>"+"ipython"). Gemma 3's
-// template has no tools at all: formatNone.
+// The format is told from the GGUF's chat template by the marks each
+// family's template writes. Read from the llama.cpp source node-llama-cpp
+// 3.21.1 ships (llama/gitRelease.bundle): the templates in
+// models/templates (meta-llama-Llama-3.1-8B/3.2-3B/3.3-70B-Instruct,
+// mistralai-Mistral-Nemo-Instruct-2407, Mistral-Small-3.2-24B-Instruct-2506:
+// how each writes an assistant's calls and a tool's result),
+// tests/test-chat.cpp (Mistral Nemo's reply
+// [TOOL_CALLS][{"name": …, "arguments": {…}, "id": "123456789"}]) and
+// common/chat.cpp (Ministral's [TOOL_CALLS]name[ARGS]{…}, and the
+// preserved_tokens its formats keep). Gemma 3's template has no tools at
+// all: formatNone.
 type callFormat int
 
 const (
@@ -24,9 +31,10 @@ const (
 	// formatLlama3: the whole reply is {"name": ..., "parameters": {...}},
 	// optionally after <|python_tag|> (Meta's Llama 3.1/3.2/3.3
 	// templates: "Respond in the format {"name": function name,
-	// "parameters": dictionary of argument name and its value}"; llama.cpp's
-	// old parse_llama_3_1 took the same, "type": "function" allowed
-	// before the name, and several calls separated by ";").
+	// "parameters": dictionary of argument name and its value}", and the
+	// same for an assistant's call in the history). Also read, as models
+	// write them: "type": "function" before the name, "arguments" for
+	// "parameters", and several calls separated by ";".
 	formatLlama3
 	// formatMistral: [TOOL_CALLS] then a JSON array of {"name",
 	// "arguments", "id"?} (Mistral 7B v0.3, Nemo: the template writes the
