@@ -41,8 +41,9 @@ func CardSpec(name string) ggufgen.Spec {
 
 // The chat templates of other model families, as their GGUFs carry them
 // (templates/: Meta's and Mistral's from llama.cpp's models/templates, in
-// the llama.cpp source node-llama-cpp 3.21.1 ships; Gemma 3's as
-// google/gemma-3-*-it's tokenizer_config.json has it).
+// the llama.cpp source node-llama-cpp 3.21.1 ships; Gemma 3's, which that
+// source lacks, written out as google/gemma-3-*-it's tokenizer_config.json
+// has it: no tools, roles that must alternate).
 var (
 	//go:embed templates/meta-llama-Llama-3.2-3B-Instruct.jinja
 	Llama32Template string
