@@ -294,6 +294,13 @@ func (c *Calls) ImportEngineModel(req api.ImportModelArgs) (library.Model, error
 	return wire(calls.ImportEngineModel.Do(c.ctx, c.svc, req))
 }
 
+// UpdateEngineModel changes an installed model: allow_large loads it even though it needs more memory than the machine has.
+//
+// PATCH /api/v1/engine/models/{id}
+func (c *Calls) UpdateEngineModel(req api.UpdateEngineModelArgs) (library.Model, error) {
+	return wire(calls.UpdateEngineModel.Do(c.ctx, c.svc, req))
+}
+
 // DeleteEngineModel deletes a downloaded model's file; an imported model is only forgotten.
 //
 // DELETE /api/v1/engine/models/{id}

@@ -195,6 +195,14 @@ type ImportModelArgs struct {
 	Path string `json:"path"`
 }
 
+// UpdateEngineModelArgs changes what it gives of an installed model.
+type UpdateEngineModelArgs struct {
+	ID string `json:"id"`
+	// AllowLarge loads the model even though it needs more memory than
+	// the machine has ("Load anyway", remembered per model).
+	AllowLarge *bool `json:"allow_large,omitempty"`
+}
+
 // EngineDownloadRequest asks for a download: a catalogue entry, or any GGUF of
 // the hub by repository and file (revision "main" when not given).
 type EngineDownloadRequest struct {

@@ -64,6 +64,7 @@ type Backend interface {
 	ResumeEngineDownload(ctx context.Context, id string) (library.Download, error)
 	CancelEngineDownload(ctx context.Context, id string) (library.Download, error)
 	ImportEngineModel(ctx context.Context, path string) (library.Model, error)
+	UpdateEngineModel(ctx context.Context, req api.UpdateEngineModelArgs) (library.Model, error)
 	DeleteEngineModel(ctx context.Context, id string) error
 	SaveSettings(ctx context.Context, s service.Settings) (service.Settings, error)
 	ExportSettings(ctx context.Context) (service.SettingsExport, error)

@@ -244,6 +244,11 @@ var (
 		func(ctx context.Context, b Backend, r api.ImportModelArgs) (library.Model, error) {
 			return b.ImportEngineModel(ctx, r.Path)
 		}, Status(http.StatusCreated))
+	UpdateEngineModel = declare("UpdateEngineModel", "PATCH /api/v1/engine/models/{id}",
+		"Changes an installed model: allow_large loads it even though it needs more memory than the machine has.",
+		func(ctx context.Context, b Backend, r api.UpdateEngineModelArgs) (library.Model, error) {
+			return b.UpdateEngineModel(ctx, r)
+		})
 	DeleteEngineModel = declare("DeleteEngineModel", "DELETE /api/v1/engine/models/{id}",
 		"Deletes a downloaded model's file; an imported model is only forgotten.",
 		func(ctx context.Context, b Backend, r api.ByID) (api.Deleted, error) {

@@ -65,8 +65,12 @@ type Config struct {
 	// HFEndpoint is the Hugging Face hub models are downloaded from
 	// (HF_ENDPOINT, as in Hugging Face's own tools; "" = the real hub).
 	HFEndpoint string
-	Addr       string // serve only
-	Token      string // serve only
+	// MachineMemory, when not 0, is the memory in bytes the built-in
+	// engine assumes the machine has instead of asking the system
+	// (PARLEY_MACHINE_MEMORY: a container's limit, or a test's machine).
+	MachineMemory uint64
+	Addr          string // serve only
+	Token         string // serve only
 	// Demo runs the scripted demo assistant (no model server) for this
 	// process only, whatever the saved demo mode setting says.
 	Demo bool
@@ -192,6 +196,13 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Config, er
 		if u, err := url.Parse(cfg.HFEndpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return cfg, fmt.Errorf("invalid HF_ENDPOINT %q: want an http(s) URL such as https://huggingface.co", cfg.HFEndpoint)
 		}
+	}
+	if s := getenv("PARLEY_MACHINE_MEMORY"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || n == 0 {
+			return cfg, fmt.Errorf("invalid PARLEY_MACHINE_MEMORY %q: want a number of bytes", s)
+		}
+		cfg.MachineMemory = n
 	}
 	switch cfg.Engine {
 	case "", EngineBuiltin, EngineServer:

@@ -129,6 +129,20 @@ func TestModelsDirAndHubEndpoint(t *testing.T) {
 	assert.ErrorContains(t, err, "HF_ENDPOINT")
 }
 
+func TestMachineMemoryOverride(t *testing.T) {
+	data := t.TempDir()
+	cfg, err := Parse(nil, env(map[string]string{"PARLEY_DATA_DIR": data}), io.Discard)
+	require.NoError(t, err)
+	assert.Zero(t, cfg.MachineMemory, "default: ask the system")
+	cfg, err = Parse(nil, env(map[string]string{"PARLEY_DATA_DIR": data, "PARLEY_MACHINE_MEMORY": "8589934592"}), io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(8<<30), cfg.MachineMemory)
+	for _, bad := range []string{"8GB", "0", "-1"} {
+		_, err = Parse(nil, env(map[string]string{"PARLEY_DATA_DIR": data, "PARLEY_MACHINE_MEMORY": bad}), io.Discard)
+		assert.ErrorContains(t, err, "PARLEY_MACHINE_MEMORY", bad)
+	}
+}
+
 func TestUpdateCommandKeepsItsArguments(t *testing.T) {
 	env := map[string]string{"PARLEY_DATA_DIR": t.TempDir()}
 	cfg, err := Parse([]string{"update", "--check", "--yes"}, func(k string) string { return env[k] }, io.Discard)

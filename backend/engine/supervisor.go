@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/parley-app/parley/backend/engine/libs"
+	"github.com/parley-app/parley/backend/engine/ram"
 	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
 )
@@ -53,6 +54,10 @@ type Status struct {
 	Error     string  `json:"error,omitempty"`
 	Backend   string  `json:"backend"`
 	ModelsDir string  `json:"models_dir"`
+	// Memory is the machine's (total 0: unknown), against which the
+	// model library marks the models too big to run (the service fills
+	// it in).
+	Memory ram.Machine `json:"memory"`
 }
 
 // Model is one model the engine may load.

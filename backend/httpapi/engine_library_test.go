@@ -43,6 +43,9 @@ func (f *fakeBackend) CancelEngineDownload(context.Context, string) (library.Dow
 func (f *fakeBackend) ImportEngineModel(context.Context, string) (library.Model, error) {
 	return library.Model{}, f.err
 }
+func (f *fakeBackend) UpdateEngineModel(context.Context, api.UpdateEngineModelArgs) (library.Model, error) {
+	return library.Model{}, f.err
+}
 func (f *fakeBackend) DeleteEngineModel(context.Context, string) error { return f.err }
 
 // The model library's endpoints (SPEC §12) on the real service, against a
@@ -88,6 +91,7 @@ func TestEngineLibraryEndpoints(t *testing.T) {
 	code, body = do(t, ts, "GET", "/api/v1/engine", "", nil)
 	require.Equal(t, 200, code, body)
 	assert.Contains(t, body, `"models_dir":`+quoteJSON(filepath.Join(data, "models")))
+	assert.Contains(t, body, `"memory":{"total":`, "the machine's memory")
 
 	// A catalogue download, to the end.
 	code, body = do(t, ts, "POST", "/api/v1/engine/downloads", `{"catalog_id":"tiny"}`, nil)
@@ -209,6 +213,15 @@ func TestEngineLibraryEndpoints(t *testing.T) {
 	code, body = do(t, ts, "PUT", "/api/v1/settings", `{"engine":"builtin","model":"mine"}`, nil)
 	assert.Equal(t, 422, code, "a broken model is refused when chosen: %s", body)
 	assert.Contains(t, body, "missing")
+
+	// "Load anyway", remembered per model (SPEC §12).
+	code, body = do(t, ts, "PATCH", "/api/v1/engine/models/tiny", `{"allow_large":true}`, nil)
+	require.Equal(t, 200, code, body)
+	assert.Contains(t, body, `"allow_large":true`)
+	code, body = do(t, ts, "PATCH", "/api/v1/engine/models/nope", `{"allow_large":true}`, nil)
+	assert.Equal(t, 404, code, body)
+	code, body = do(t, ts, "PATCH", "/api/v1/engine/models/tiny", `{"allow_large":"yes"}`, nil)
+	assert.Equal(t, 400, code, body)
 
 	// Delete: the downloaded file goes; the imported one is forgotten.
 	code, body = do(t, ts, "DELETE", "/api/v1/engine/models/tiny", "", nil)

@@ -3,10 +3,12 @@ package service
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/engine"
 	"github.com/parley-app/parley/backend/engine/library"
+	"github.com/parley-app/parley/backend/engine/ram"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/i18n"
@@ -50,7 +52,10 @@ func (s *Service) engine() (*engine.Supervisor, error) {
 	if s.sup == nil {
 		sup, err := engine.New(engine.Config{
 			Command: s.opt.EngineCommand, ModelsDir: s.modelsDir(), Logger: s.log,
-			OnState: func(st engine.Status) { s.ev.Emit(events.EngineState, st) },
+			OnState: func(st engine.Status) {
+				st.Memory = s.machineMemory()
+				s.ev.Emit(events.EngineState, st)
+			},
 		})
 		if err != nil {
 			return nil, err
@@ -75,22 +80,29 @@ func (s *Service) builtin() bool {
 // that is not installed or whose file is broken is refused with the
 // reason (the run ends in error saying it).
 func (s *Service) builtinModel(name string) (llm.Model, error) {
+	var chosen library.Model
 	if name == "" {
-		var first string
 		if s.lib != nil {
 			for _, m := range s.lib.Ready() {
 				if !m.Embedding() {
-					first = m.ID
+					chosen = m
 					break
 				}
 			}
 		}
-		if first == "" {
+		if chosen.ID == "" {
 			return nil, llm.NewError(llm.KindModelNotFound, nil, "engine.noModels", s.modelsDir())
 		}
-		name = first
-	} else if err := s.checkBuiltinModel(name); err != nil {
-		return nil, llm.NewError(llm.KindModelNotFound, err, fault.As(err).Text.Key, fault.As(err).Text.Args...)
+		name = chosen.ID
+	} else {
+		m, err := s.checkBuiltinModel(name)
+		if err != nil {
+			return nil, llm.NewError(llm.KindModelNotFound, err, fault.As(err).Text.Key, fault.As(err).Text.Args...)
+		}
+		chosen = m
+	}
+	if err := s.checkFits(chosen); err != nil {
+		return nil, err
 	}
 	sup, err := s.engine()
 	if err != nil {
@@ -99,31 +111,91 @@ func (s *Service) builtinModel(name string) (llm.Model, error) {
 	return llm.NewOpenAI(llm.Config{BaseURL: engine.BaseURL, Model: name, Transport: sup.Transport()})
 }
 
-// checkBuiltinModel refuses (422) a model that is not installed or whose
-// file is missing or not a readable GGUF.
-func (s *Service) checkBuiltinModel(id string) error {
+// checkBuiltinModel returns the installed model id, and refuses (422) one
+// that is not installed or whose file is missing or not a readable GGUF.
+func (s *Service) checkBuiltinModel(id string) (library.Model, error) {
 	if s.lib == nil {
-		return fault.New(fault.Validation, i18n.M("engine.modelNotInstalled", id))
+		return library.Model{}, fault.New(fault.Validation, i18n.M("engine.modelNotInstalled", id))
 	}
 	m, ok := s.lib.Model(id)
 	switch {
 	case !ok:
-		return fault.New(fault.Validation, i18n.M("engine.modelNotInstalled", id))
+		return m, fault.New(fault.Validation, i18n.M("engine.modelNotInstalled", id))
 	case m.State != library.StateReady:
-		return fault.New(fault.Validation, i18n.M("engine.modelBroken", id, m.Error))
+		return m, fault.New(fault.Validation, i18n.M("engine.modelBroken", id, m.Error))
+	}
+	return m, nil
+}
+
+// CodeTooBig is the Code of the refusal of a model that needs more memory
+// than the machine has (fault.Validation).
+const CodeTooBig = "model_too_big"
+
+// checkFits refuses (422) to load the installed model m when it needs
+// more memory than the machine has in all, unless the user allowed it
+// ("Load anyway"): loading it would have the machine swap itself to a
+// halt, or the engine killed for lack of memory. Only the total counts:
+// memory that is merely in use (caches, other programs) can be freed or
+// swapped out without ruin, so a need above what is available now is
+// logged, not refused. A machine whose memory cannot be read refuses
+// nothing.
+func (s *Service) checkFits(m library.Model) error {
+	if m.RAM <= 0 {
+		return nil
+	}
+	mem := s.machineMemory()
+	switch {
+	case mem.Total == 0 || m.AllowLarge:
+		return nil
+	case uint64(m.RAM) > mem.Total:
+		return &fault.Error{Kind: fault.Validation, Code: CodeTooBig,
+			Text: i18n.M("engine.tooBig", m.ID, memoryText(uint64(m.RAM)), memoryText(mem.Total))}
+	case mem.Available > 0 && uint64(m.RAM) > mem.Available:
+		s.log.Warn("the model needs more memory than is available now; loading it anyway",
+			"model", m.ID, "need", m.RAM, "available", mem.Available, "total", mem.Total)
 	}
 	return nil
 }
 
-// EngineStatus is the built-in engine's state (GET /api/v1/engine).
+// machineMemory is the machine's memory (Total 0 when it cannot be read).
+func (s *Service) machineMemory() ram.Machine {
+	read := s.opt.MachineMemory
+	switch {
+	case read != nil:
+	case s.opt.Config.MachineMemory > 0:
+		return ram.Machine{Total: s.opt.Config.MachineMemory, Available: s.opt.Config.MachineMemory}
+	default:
+		read = ram.Read
+	}
+	m, err := read()
+	if err != nil {
+		s.log.Warn("cannot read the machine's memory: no model is refused for its size", "err", err)
+		return ram.Machine{}
+	}
+	return m
+}
+
+// memoryText is an amount of memory as the model library shows it (GB of
+// 1024³ bytes, one decimal; MB below 1 GB).
+func memoryText(n uint64) string {
+	if n < 1<<30 {
+		return strconv.FormatUint((n+(1<<20)-1)>>20, 10) + " MB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + " GB"
+}
+
+// EngineStatus is the built-in engine's state (GET /api/v1/engine), with
+// the machine's memory.
 func (s *Service) EngineStatus(context.Context) (engine.Status, error) {
 	s.mu.Lock()
 	sup := s.sup
 	s.mu.Unlock()
-	if sup == nil {
-		return engine.Status{State: engine.StateStopped, ModelsDir: s.modelsDir()}, nil
+	st := engine.Status{State: engine.StateStopped, ModelsDir: s.modelsDir()}
+	if sup != nil {
+		st = sup.Status()
 	}
-	return sup.Status(), nil
+	st.Memory = s.machineMemory()
+	return st, nil
 }
 
 // closeEngine stops the engine.

@@ -26,10 +26,19 @@ import (
 // engineChildEnv makes this test binary, run again, the engine process.
 const engineChildEnv = "PARLEY_ENGINE_TEST_CHILD"
 
+// engineContextEnv sets that engine's context size in tokens.
+const engineContextEnv = "PARLEY_ENGINE_TEST_CONTEXT"
+
 // builtinEnv is a service on the built-in engine (a real process on the
 // real libraries: this test binary run again as the engine) with the
 // given fixture models in <data>/models.
 func builtinEnv(t *testing.T, models map[string]ggufgen.Spec) (*env, string) {
+	t.Helper()
+	return builtinEnvWith(t, models, nil)
+}
+
+// builtinEnvWith is builtinEnv with its service's options changed.
+func builtinEnvWith(t *testing.T, models map[string]ggufgen.Spec, change func(*Options)) (*env, string) {
 	t.Helper()
 	enginetest.LibDir(t)
 	t.Setenv(engineChildEnv, "1")
@@ -43,8 +52,12 @@ func builtinEnv(t *testing.T, models map[string]ggufgen.Spec) (*env, string) {
 	rec := events.NewRecorder()
 	cfg := config.Config{DataDir: data, Engine: config.EngineBuiltin, QuestionTimeout: time.Minute,
 		Set: map[string]bool{"engine": true}}
-	svc, err := New(context.Background(), Options{Store: db, Events: rec, Config: cfg, Version: "test",
-		MCPOptions: fastMCP, EngineCommand: []string{os.Args[0]}})
+	opt := Options{Store: db, Events: rec, Config: cfg, Version: "test",
+		MCPOptions: fastMCP, EngineCommand: []string{os.Args[0]}}
+	if change != nil {
+		change(&opt)
+	}
+	svc, err := New(context.Background(), opt)
 	require.NoError(t, err)
 	e := &env{t: t, svc: svc, rec: rec, db: db}
 	t.Cleanup(e.close)

@@ -146,6 +146,24 @@ func (s *Service) ImportEngineModel(_ context.Context, path string) (library.Mod
 	return lib.Import(path)
 }
 
+// UpdateEngineModel changes an installed model (PATCH
+// /api/v1/engine/models/{id}): allow_large remembers the user's "Load
+// anyway" for a model that needs more memory than the machine has.
+func (s *Service) UpdateEngineModel(_ context.Context, req api.UpdateEngineModelArgs) (library.Model, error) {
+	lib, err := s.library()
+	if err != nil {
+		return library.Model{}, err
+	}
+	if req.AllowLarge == nil {
+		m, ok := lib.Model(req.ID)
+		if !ok {
+			return library.Model{}, fault.New(fault.NotFound, i18n.M("library.noModel", req.ID))
+		}
+		return m, nil
+	}
+	return lib.SetAllowLarge(req.ID, *req.AllowLarge)
+}
+
 // DeleteEngineModel deletes a downloaded model's file, or forgets an
 // imported one (DELETE /api/v1/engine/models/{id}). The engine is stopped
 // first when it has that model loaded.

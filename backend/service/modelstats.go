@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/parley-app/parley/backend/assistant"
+	"github.com/parley-app/parley/backend/engine"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/store"
 	"github.com/parley-app/parley/backend/textcalls"
@@ -15,14 +16,25 @@ import (
 // that works.
 const refusalsKey = "model_refusals"
 
-// capabilities knows how each model takes tools: Ollama's /api/show, then
-// what servers refused, remembered in the store.
+// capabilities knows how each model takes tools: Ollama's /api/show (for
+// the built-in engine, the model library: a GGUF whose template has no
+// tools, as Gemma 3's, gets them in §8's text form), then what servers
+// refused, remembered in the store.
 func (s *Service) capabilities(ctx context.Context) *textcalls.Capabilities {
 	saved := map[string]textcalls.Refusals{}
 	if _, err := s.store.GetSetting(ctx, refusalsKey, &saved); err != nil {
 		s.log.Warn("load remembered model refusals", "err", err)
 	}
 	probe := func(ctx context.Context, id llm.Identity) (caps []string, known bool) {
+		if id.BaseURL == engine.BaseURL {
+			// Known, like Ollama's models: thinking is then turned off
+			// by reasoning_effort alone, which the engine reads too.
+			if s.lib == nil {
+				return nil, false
+			}
+			m, ok := s.lib.Model(id.Model)
+			return m.Capabilities, ok
+		}
 		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
 		caps, err := llm.NewOllama(id.BaseURL).Capabilities(ctx, id.Model)

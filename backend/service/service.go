@@ -12,6 +12,7 @@ import (
 	"github.com/parley-app/parley/backend/config"
 	"github.com/parley-app/parley/backend/engine"
 	"github.com/parley-app/parley/backend/engine/library"
+	"github.com/parley-app/parley/backend/engine/ram"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/i18n"
 	"github.com/parley-app/parley/backend/knowledge"
@@ -47,6 +48,9 @@ type Options struct {
 	// LibraryOptions tunes the model library (tests: the free-space
 	// function, retry delays).
 	LibraryOptions func(*library.Options)
+	// MachineMemory reads the machine's memory (nil: Config.MachineMemory
+	// when set, else the system's answer, backend/engine/ram).
+	MachineMemory func() (ram.Machine, error)
 	// Updater checks for, stages and applies updates (SPEC §13); nil: this
 	// build never updates itself.
 	Updater *update.Updater

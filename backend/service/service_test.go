@@ -27,8 +27,15 @@ import (
 
 func TestMain(m *testing.M) {
 	if os.Getenv(engineChildEnv) == "1" {
-		// Run again by a test of the built-in engine: be the engine.
-		os.Exit(sidecar.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		// Run again by a test of the built-in engine: be the engine (with
+		// the context a test asks for: a fixture's prompt is a token a
+		// byte, so a template that writes the tools at length needs more
+		// than the default 8192).
+		args := os.Args[1:]
+		if n := os.Getenv(engineContextEnv); n != "" {
+			args = append(args, "--context", n)
+		}
+		os.Exit(sidecar.Main(args, os.Stdin, os.Stdout, os.Stderr))
 	}
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("database/sql.(*DB).connectionOpener"))
 }

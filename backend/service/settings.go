@@ -210,8 +210,13 @@ func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, erro
 	}
 	if before := s.GetSettings(); st.Engine == config.EngineBuiltin && st.Model != "" &&
 		(st.Model != before.Model || before.Engine != config.EngineBuiltin) {
-		// Choosing a built-in model: it must be installed and readable (SPEC §12).
-		if err := s.checkBuiltinModel(st.Model); err != nil {
+		// Choosing a built-in model: it must be installed and readable, and
+		// fit in the machine's memory unless allowed (SPEC §12).
+		m, err := s.checkBuiltinModel(st.Model)
+		if err != nil {
+			return Settings{}, err
+		}
+		if err := s.checkFits(m); err != nil {
 			return Settings{}, err
 		}
 	}

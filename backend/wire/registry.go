@@ -8,6 +8,7 @@ import (
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/engine"
 	"github.com/parley-app/parley/backend/engine/library"
+	"github.com/parley-app/parley/backend/engine/ram"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/memory"
 	"github.com/parley-app/parley/backend/questions"
@@ -84,6 +85,7 @@ var Wire = Registry{
 		{Name: "ToolInfo", Go: typeOf[service.ToolInfo]()},
 		{Name: "ModelInfo", Go: typeOf[service.ModelInfo]()},
 		{Name: "ModelStatus", Go: typeOf[service.ModelStatus]()},
+		{Name: "MachineMemory", Go: typeOf[ram.Machine]()},
 		{Name: "EngineStatus", Go: typeOf[engine.Status]()},
 		{Name: "UpdateStatus", Go: typeOf[update.Status]()},
 		{Name: "UpdateAvailable", Go: typeOf[update.Available]()},

@@ -103,3 +103,81 @@ test('downloads a GGUF by repository and file in Settings → Models, sees it in
     await server.stop()
   }
 })
+
+// A machine with less memory than a model needs (SPEC §12), the figure Go
+// reads given by PARLEY_MACHINE_MEMORY (256 MB: below any model's need):
+// the catalogue is marked, onboarding suggests nothing, choosing the
+// installed model is refused with the sentence until "Load anyway" is
+// ticked (by keyboard), which Go remembers; axe-clean, whole at 360 px.
+test('marks models too big for the machine, and loads one only with Load anyway', async () => {
+  const server = await startServe(await newDataDir(), {
+    extraArgs: ['--engine', 'builtin'], env: { HF_ENDPOINT: hub.url, PARLEY_MACHINE_MEMORY: String(256 * 1024 ** 2) },
+  })
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, bypassCSP: true })
+  try {
+    const page = await context.newPage()
+    const errors = []
+    page.on('pageerror', (e) => errors.push(e.message))
+    const status = await server.api('GET', '/api/v1/engine')
+    assert.equal(status.body.memory.total, 256 * 1024 ** 2, "the engine's status says the machine's memory")
+    await login(page, server)
+    await page.getByTestId('onboarding').waitFor()
+
+    await page.getByTestId('settings-button').click()
+    const panel = page.getByTestId('settings-panel')
+    await panel.getByTestId('settings-nav-models').click()
+    const library = panel.getByTestId('model-library')
+    await library.getByTestId('no-engine-models').waitFor()
+    assert.equal(await library.getByTestId('machine-memory').innerText(), 'This computer has 256 MB of memory.')
+    const entries = await library.getByTestId('catalog-entry').count()
+    assert.ok(entries >= 5)
+    assert.equal(await library.locator('[data-testid="catalog-entry"] [data-testid="too-big"]').count(), entries, 'every catalogue model is marked')
+    assert.equal(await library.locator('.badge').count(), 0, 'none is suggested')
+    assert.equal(await page.getByTestId('onboarding-builtin').count(), 1)
+    assert.equal(await page.getByTestId('onboarding-suggestion').count(), 0, 'onboarding suggests no model that does not fit')
+
+    await library.getByTestId('hub-repo').fill(FIXTURES_REPO)
+    await library.getByTestId('hub-file').fill('fixed.gguf')
+    await library.getByTestId('hub-download').click()
+    const model = library.locator('[data-testid="engine-model"][data-model="fixed"]')
+    await model.waitFor({ timeout: 60000 })
+    const mark = model.getByTestId('engine-model-too-big')
+    assert.match(await mark.innerText(), /^Needs about \d+ MB of memory; this computer has 256 MB\. Parley won't load it unless you allow it\.$/)
+    const radio = model.locator('input[type="radio"]')
+    assert.equal(await radio.isDisabled(), true, 'it cannot be chosen')
+    const anyway = model.getByTestId('engine-model-load-anyway')
+    assert.equal(await anyway.isChecked(), false)
+    await model.scrollIntoViewIfNeeded()
+    await assertNoSeriousViolations(page, 'Settings → Models with a model too big for the machine', '[data-testid="settings-panel"]')
+    await page.setViewportSize({ width: 360, height: 760 })
+    await model.scrollIntoViewIfNeeded()
+    const overflow = await panel.evaluate((p) => [...p.querySelectorAll('[data-testid="model-library"], [data-testid="engine-model"]')].map((el) => el.scrollWidth - el.clientWidth))
+    assert.ok(overflow.every((d) => d <= 1), `no horizontal overflow at 360 px: ${overflow}`)
+    await screenshot(page, 'e2e-model-library-too-big-360.png')
+    await page.setViewportSize({ width: 1200, height: 900 })
+
+    // Choosing it through the API is refused with the sentence, nothing saved.
+    const settings = (await server.api('GET', '/api/v1/settings')).body
+    const refused = await server.api('PUT', '/api/v1/settings', { ...settings, engine: 'builtin', model: 'fixed' })
+    assert.equal(refused.status, 422)
+    assert.match(JSON.stringify(refused.body), /fixed needs about \d+ MB of memory; this computer has 256 MB\. Choose a smaller model, or allow it in Settings → Models\./)
+    assert.equal((await server.api('GET', '/api/v1/settings')).body.model, settings.model)
+
+    // Load anyway, by keyboard: remembered by Go; then it can be chosen and saved.
+    await anyway.focus()
+    await page.keyboard.press('Space')
+    await waitUntil(async () => !(await radio.isDisabled()), { what: 'the model can be chosen once allowed' })
+    assert.equal(await anyway.isChecked(), true)
+    const models = await server.api('GET', '/api/v1/engine/models')
+    assert.deepEqual(models.body.map((m) => [m.id, m.allow_large]), [['fixed', true]])
+    await radio.focus()
+    await page.keyboard.press('Space')
+    await panel.getByTestId('settings-save').click()
+    await panel.waitFor({ state: 'detached' })
+    assert.equal((await server.api('GET', '/api/v1/settings')).body.model, 'fixed')
+    assert.deepEqual(errors, [])
+  } finally {
+    await context.close()
+    await server.stop()
+  }
+})

@@ -5,6 +5,7 @@ package enginetest
 
 import (
 	"bufio"
+	_ "embed"
 	"encoding/json"
 	"io"
 	"os"
@@ -36,6 +37,49 @@ const CardFollowUp = "Thank you: your answer settles it."
 // a sentence) until it has an answer, then writes CardFollowUp.
 func CardSpec(name string) ggufgen.Spec {
 	return ggufgen.Spec{Name: name, Answer: "Let me ask.\n<tool_call>\n" + Card + "\n</tool_call>", AfterTool: CardFollowUp}
+}
+
+// The chat templates of other model families, as their GGUFs carry them
+// (templates/: Meta's and Mistral's from llama.cpp's models/templates, in
+// the llama.cpp source node-llama-cpp 3.21.1 ships; Gemma 3's, which that
+// source lacks, written out as google/gemma-3-*-it's tokenizer_config.json
+// has it: no tools, roles that must alternate).
+var (
+	//go:embed templates/meta-llama-Llama-3.2-3B-Instruct.jinja
+	Llama32Template string
+	//go:embed templates/meta-llama-Llama-3.1-8B-Instruct.jinja
+	Llama31Template string
+	//go:embed templates/mistralai-Mistral-Nemo-Instruct-2407.jinja
+	MistralNemoTemplate string
+	//go:embed templates/google-gemma-3-it.jinja
+	Gemma3Template string
+)
+
+// LlamaCard is the question card call in Llama 3's native format: the
+// whole reply is the JSON object, with "parameters".
+const LlamaCard = `{"name": "ask_user_question", "parameters": ` + CardArguments + `}`
+
+// LlamaCardSpec is the fixture "card" on Llama 3.2's template: it answers
+// LlamaCard until it has an answer, then CardFollowUp. The tool's result
+// follows "<|start_header_id|>ipython<|end_header_id|>" in the prompt; the
+// fixture's vocabulary makes "ipython<|end_header_id|>" its one control
+// token, the mark the weights look for (ggufgen.Spec.ToolMark).
+func LlamaCardSpec(name string) ggufgen.Spec {
+	return ggufgen.Spec{Name: name, Template: Llama32Template, Answer: LlamaCard, AfterTool: CardFollowUp,
+		ToolMark: "ipython<|end_header_id|>"}
+}
+
+// MistralCard is the question card call in Mistral's native format (v3,
+// Nemo's), after a sentence: [TOOL_CALLS] is a control token, as in
+// Mistral's vocabulary.
+const MistralCard = `Let me ask. [TOOL_CALLS][{"name": "ask_user_question", "arguments": ` + CardArguments + `}]`
+
+// MistralCardSpec is the fixture "card" on Mistral Nemo's template: its
+// prompts end in the control tokens [/INST] or [/TOOL_RESULTS], and a
+// tool's result is marked by [TOOL_RESULTS], as in Mistral's vocabulary.
+func MistralCardSpec(name string) ggufgen.Spec {
+	return ggufgen.Spec{Name: name, Template: MistralNemoTemplate, Answer: MistralCard, AfterTool: CardFollowUp,
+		PromptEnds: []string{"[/INST]", "[/TOOL_RESULTS]"}, ToolMark: "[TOOL_RESULTS]", Controls: []string{"[TOOL_CALLS]"}}
 }
 
 // Entry is a fixture model.

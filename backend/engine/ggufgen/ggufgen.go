@@ -13,11 +13,12 @@
 //     the attention and feed-forward outputs are zero, so the state after a
 //     token is that token's embedding (one dimension per token of the
 //     chain), and the output matrix maps each to its successor: the last
-//     prompt token ("\n" after "<|im_start|>assistant") to the first piece,
-//     each piece to the next, the last to <|im_end|>.
+//     prompt token ("\n" after "<|im_start|>assistant", or one of
+//     Spec.PromptEnds) to the first piece, each piece to the next, the last
+//     to <|im_end|>.
 //   - Spec.AfterTool set as well: once the prompt holds a tool's result
 //     (the control token <tool_response>, which the template writes around
-//     it), greedy decoding writes AfterTool instead of Answer. The one
+//     it, or Spec.ToolMark), greedy decoding writes AfterTool instead of Answer. The one
 //     attention head that is not zero does this: the trigger's query
 //     matches only that token's key, whose value lands in a "seen"
 //     dimension that tips the trigger's successor from Answer's first
@@ -43,6 +44,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -122,6 +125,19 @@ type Spec struct {
 	// with grouped-query attention (a key/value head for 4 query heads).
 	// Not with AfterTool, whose attention head is crafted in F32.
 	Q8 bool
+	// PromptEnds, when set, are control tokens that end the template's
+	// prompts and trigger the answer (Mistral's "[/INST]" and
+	// "[/TOOL_RESULTS]"); default: the byte "\n" (ChatML's and Llama 3's
+	// generation prompts end in one).
+	PromptEnds []string
+	// ToolMark is the control token whose presence in the prompt means a
+	// tool's result is there (default "<tool_response>", which ChatML's
+	// template writes; Mistral's is "[TOOL_RESULTS]").
+	ToolMark string
+	// Controls are texts of Answer and AfterTool that the model writes as
+	// control tokens, as real models write theirs (Mistral's
+	// "[TOOL_CALLS]"): an engine shows them only when it asks to.
+	Controls []string
 }
 
 // SizedShape is the network Size asks for: blocks of 1024 wide with a
@@ -138,10 +154,12 @@ const (
 	TokenEndOfText = 256 // <|endoftext|>, the BOS
 	TokenIMStart   = 257 // <|im_start|>
 	TokenIMEnd     = 258 // <|im_end|>, the EOS
-	// TokenToolResponse is <tool_response>, the mark of a tool's result
-	// (ChatML's template writes it).
+	// TokenToolResponse is <tool_response> (or Spec.ToolMark), the mark
+	// of a tool's result (ChatML's template writes it).
 	TokenToolResponse = 259
-	firstPiece        = 260
+	// TokenPromptEnd is Spec.PromptEnds' first, when set (the others
+	// follow).
+	TokenPromptEnd = 260
 )
 
 // Write writes the model to path.
@@ -168,6 +186,28 @@ func Write(path string, spec Spec) error {
 
 // Pieces returns the pieces Answer is cut into (one token each), in order.
 func Pieces(answer string) []string { return pieces(answer, map[string]bool{}) }
+
+// piecesWith is pieces, with each of controls in answer a piece of its own
+// (a control token).
+func piecesWith(answer string, controls []string, seen map[string]bool) []string {
+	var out []string
+	for answer != "" {
+		at, which := len(answer), ""
+		for _, c := range controls {
+			if i := strings.Index(answer, c); c != "" && i >= 0 && i < at {
+				at, which = i, c
+			}
+		}
+		out = append(out, pieces(answer[:at], seen)...)
+		if which == "" {
+			break
+		}
+		out = append(out, which)
+		seen[which] = true
+		answer = answer[at+len(which):]
+	}
+	return out
+}
 
 // pieces cuts answer into pieces none of which is in seen (which gets
 // them).
@@ -256,12 +296,22 @@ func build(spec Spec) (*model, error) {
 	if spec.Q8 && spec.AfterTool != "" {
 		return nil, fmt.Errorf("ggufgen: AfterTool's crafted head needs F32 weights, not Q8")
 	}
+	if spec.ToolMark == "" {
+		spec.ToolMark = "<tool_response>"
+	}
 	// A vocabulary's texts are unique: AfterTool's pieces differ from
 	// Answer's.
 	seen := map[string]bool{}
-	answer := pieces(spec.Answer, seen)
-	after := pieces(spec.AfterTool, seen)
+	answer := piecesWith(spec.Answer, spec.Controls, seen)
+	after := piecesWith(spec.AfterTool, spec.Controls, seen)
 	pieces := append(append([]string{}, answer...), after...)
+	firstPiece := TokenPromptEnd + len(spec.PromptEnds)
+	trigger := func(t int) bool {
+		if len(spec.PromptEnds) == 0 {
+			return t == '\n'
+		}
+		return t >= TokenPromptEnd && t < firstPiece
+	}
 	nVocab := firstPiece + len(pieces)
 
 	tokens := make([]string, 0, nVocab)
@@ -271,9 +321,18 @@ func build(spec Spec) (*model, error) {
 		tokens = append(tokens, string(b2u[byte(i)]))
 		types = append(types, 1) // normal
 	}
-	tokens = append(tokens, "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_response>")
+	tokens = append(tokens, "<|endoftext|>", "<|im_start|>", "<|im_end|>", spec.ToolMark)
 	types = append(types, 3, 3, 3, 3) // control
+	for _, e := range spec.PromptEnds {
+		tokens = append(tokens, e)
+		types = append(types, 3)
+	}
 	for _, p := range pieces {
+		if slices.Contains(spec.Controls, p) {
+			tokens = append(tokens, p)
+			types = append(types, 3)
+			continue
+		}
 		var s []rune
 		for _, c := range []byte(p) {
 			s = append(s, b2u[c])
@@ -354,7 +413,7 @@ func build(spec Spec) (*model, error) {
 		embd = make([]float32, nEmbd*nVocab)
 		state := func(t int) int {
 			switch {
-			case t == '\n':
+			case trigger(t):
 				return 1
 			case t == TokenToolResponse && len(after) > 0:
 				return markDim

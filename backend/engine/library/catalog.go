@@ -64,3 +64,16 @@ func (l *Library) catalogEntry(id string) (CatalogEntry, bool) {
 	}
 	return CatalogEntry{}, false
 }
+
+// catalogEntryFor finds the catalogue entry a model was downloaded from.
+func (l *Library) catalogEntryFor(src Source) (CatalogEntry, bool) {
+	if src.Repo == "" {
+		return CatalogEntry{}, false
+	}
+	for _, e := range l.opt.Catalog {
+		if strings.EqualFold(e.Repo, src.Repo) && e.File == src.File {
+			return e, true
+		}
+	}
+	return CatalogEntry{}, false
+}

@@ -77,6 +77,13 @@ type Model struct {
 	State        string   `json:"state"`
 	// Error says why a broken model cannot be used.
 	Error string `json:"error,omitempty"`
+	// RAM is the memory the model needs to run, in bytes: its catalogue
+	// entry's figure when it was downloaded from one, else EstimateRAM of
+	// its file's size.
+	RAM int64 `json:"ram"`
+	// AllowLarge: the user chose to load it even though it needs more
+	// memory than the machine has ("Load anyway", remembered).
+	AllowLarge bool `json:"allow_large"`
 	// Path is the file, for the engine.
 	Path string `json:"-"`
 }
@@ -134,12 +141,13 @@ type Library struct {
 	ctx    context.Context
 	stop   context.CancelFunc
 
-	mu        sync.Mutex
-	records   []record
-	infos     map[string]cachedInfo
-	downloads map[string]*download
-	order     []string // download ids, oldest first
-	closed    bool
+	mu         sync.Mutex
+	records    []record
+	allowLarge map[string]bool
+	infos      map[string]cachedInfo
+	downloads  map[string]*download
+	order      []string // download ids, oldest first
+	closed     bool
 }
 
 // record is a downloaded or imported model in library.json.
@@ -157,6 +165,9 @@ type record struct {
 type recordsFile struct {
 	Version int      `json:"version"`
 	Models  []record `json:"models"`
+	// AllowLarge are the ids of the models the user chose to load despite
+	// their memory need (any model, also one found in the folder).
+	AllowLarge []string `json:"allow_large,omitempty"`
 }
 
 type cachedInfo struct {
@@ -219,7 +230,7 @@ func Open(opt Options) (*Library, error) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	l := &Library{opt: opt, log: opt.Logger.With("component", "library"), client: client, ctx: ctx, stop: stop,
-		infos: map[string]cachedInfo{}, downloads: map[string]*download{}}
+		infos: map[string]cachedInfo{}, allowLarge: map[string]bool{}, downloads: map[string]*download{}}
 	if err := l.loadRecords(); err != nil {
 		stop()
 		return nil, err
@@ -270,12 +281,20 @@ func (l *Library) loadRecords() error {
 		return nil
 	}
 	l.records = rf.Models
+	for _, id := range rf.AllowLarge {
+		l.allowLarge[id] = true
+	}
 	return nil
 }
 
 // saveRecords writes library.json (under l.mu).
 func (l *Library) saveRecords() error {
-	b, err := json.MarshalIndent(recordsFile{Version: 1, Models: l.records}, "", "  ")
+	allow := make([]string, 0, len(l.allowLarge))
+	for id := range l.allowLarge {
+		allow = append(allow, id)
+	}
+	sort.Strings(allow)
+	b, err := json.MarshalIndent(recordsFile{Version: 1, Models: l.records, AllowLarge: allow}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -330,7 +349,57 @@ func (l *Library) Models() []Model {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].ID) < strings.ToLower(out[j].ID) })
+	l.mu.Lock()
+	for i := range out {
+		out[i].RAM = EstimateRAM(out[i].Size)
+		if e, ok := l.catalogEntryFor(out[i].Source); ok && e.RAM > 0 {
+			out[i].RAM = e.RAM
+		}
+		out[i].AllowLarge = l.allowLarge[out[i].ID]
+	}
+	l.mu.Unlock()
 	return out
+}
+
+// EstimateRAM is the memory a model whose file has size bytes needs: the
+// weights, plus the context's KV cache and the compute buffers, which grow
+// with the model: about a fifth of the file and half a gigabyte at the
+// engine's context (4096–8192 tokens). It matches the catalogue's figures
+// (from the models' cards) within a few percent; the UI estimates a hub
+// file before download the same way (frontend/src/lib/engine.ts).
+func EstimateRAM(size int64) int64 {
+	if size <= 0 {
+		return 0
+	}
+	return size + size/5 + 512<<20
+}
+
+// SetAllowLarge remembers whether the model id may be loaded even though
+// it needs more memory than the machine has ("Load anyway").
+func (l *Library) SetAllowLarge(id string, allow bool) (Model, error) {
+	if _, ok := l.Model(id); !ok {
+		return Model{}, fault.New(fault.NotFound, i18n.M("library.noModel", id))
+	}
+	set := func(on bool) {
+		if on {
+			l.allowLarge[id] = true
+		} else {
+			delete(l.allowLarge, id)
+		}
+	}
+	l.mu.Lock()
+	was := l.allowLarge[id]
+	set(allow)
+	err := l.saveRecords()
+	if err != nil {
+		set(was) // nothing changed
+	}
+	l.mu.Unlock()
+	if err != nil {
+		return Model{}, fmt.Errorf("library: save: %w", err)
+	}
+	m, _ := l.Model(id)
+	return m, nil
 }
 
 // Model returns the installed model id.
@@ -496,6 +565,7 @@ func (l *Library) Delete(id string) (Model, error) {
 	}
 	l.records = kept
 	delete(l.infos, m.Path)
+	delete(l.allowLarge, id)
 	if err := l.saveRecords(); err != nil {
 		return Model{}, fmt.Errorf("library: save: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -566,4 +567,68 @@ func TestBuiltInCatalogue(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, embedding, "one embedding model")
+}
+
+// A model's memory need: its catalogue entry's figure when downloaded from
+// one, else the estimate from its file's size; "Load anyway" is remembered
+// per model across a restart, and forgotten with the model.
+func TestMemoryNeedAndLoadAnyway(t *testing.T) {
+	e := newEnv(t)
+	e.hub.Add(repo, file, model(t, 3), hubtest.Mode{})
+	l := e.open(func(o *library.Options) { o.Catalog[0].RAM = 7 << 30 })
+	d, err := l.Start(context.Background(), api.EngineDownloadRequest{CatalogID: "tiny"})
+	require.NoError(t, err)
+	d = wait(t, l, d.ID, "done", state(library.DownloadDone))
+	found := filepath.Join(e.dir, "found.gguf")
+	require.NoError(t, ggufgen.Write(found, ggufgen.Spec{Answer: "Hi."}))
+	st, err := os.Stat(found)
+	require.NoError(t, err)
+
+	byID := func(l *library.Library) map[string]library.Model {
+		out := map[string]library.Model{}
+		for _, m := range l.Models() {
+			out[m.ID] = m
+		}
+		return out
+	}
+	models := byID(l)
+	assert.Equal(t, int64(7<<30), models[d.Model].RAM, "the catalogue's figure")
+	assert.Equal(t, library.EstimateRAM(st.Size()), models["found"].RAM, "estimated from the file")
+	assert.False(t, models["found"].AllowLarge)
+
+	m, err := l.SetAllowLarge("found", true)
+	require.NoError(t, err)
+	assert.True(t, m.AllowLarge)
+	_, err = l.SetAllowLarge("nope", true)
+	assert.Equal(t, fault.NotFound, fault.KindOf(err))
+
+	l.Close()
+	l = e.open()
+	models = byID(l)
+	assert.True(t, models["found"].AllowLarge, "remembered across a restart")
+	assert.False(t, models[d.Model].AllowLarge, "per model")
+
+	m, err = l.SetAllowLarge("found", false)
+	require.NoError(t, err)
+	assert.False(t, m.AllowLarge)
+	_, err = l.SetAllowLarge("found", true)
+	require.NoError(t, err)
+	_, err = l.Delete("found")
+	require.NoError(t, err)
+	require.NoError(t, ggufgen.Write(found, ggufgen.Spec{Answer: "Hi."}))
+	assert.False(t, byID(l)["found"].AllowLarge, "a deleted model's choice goes with it")
+}
+
+// The estimate agrees with the catalogue's chat models' figures (from the
+// models' cards) within 8% (an embedding model needs less: a small
+// context, no generation).
+func TestEstimateMatchesTheCatalogue(t *testing.T) {
+	assert.Zero(t, library.EstimateRAM(0))
+	for _, c := range library.Catalog() {
+		if slices.Contains(c.Capabilities, "embedding") {
+			continue
+		}
+		est := float64(library.EstimateRAM(c.Size))
+		assert.InDelta(t, float64(c.RAM), est, 0.08*float64(c.RAM), "%s: the catalogue says %d, the estimate %d", c.ID, c.RAM, int64(est))
+	}
 }

@@ -217,6 +217,11 @@ type Request struct {
 	Sampling  Sampling
 	// OnToken, when set, is called after each generated token.
 	OnToken func()
+	// Preserve are texts of special tokens written as text when generated
+	// (others are not written): the marks of a template's native tool
+	// calls, such as Mistral's "[TOOL_CALLS]" (llama.cpp's server keeps
+	// its chat format's preserved_tokens the same way).
+	Preserve []string
 }
 
 // Finish reasons.
@@ -231,6 +236,23 @@ type Result struct {
 	CachedTokens     int // of which were reused from the last request
 	CompletionTokens int
 	FinishReason     string
+}
+
+// specialTokens are the tokens of texts that are one special token each
+// (nil when none is).
+func (m *Model) specialTokens(texts []string) map[llama.Token]bool {
+	var out map[llama.Token]bool
+	for _, t := range texts {
+		toks := llama.Tokenize(m.vocab, t, false, true)
+		if len(toks) != 1 {
+			continue
+		}
+		if out == nil {
+			out = map[llama.Token]bool{}
+		}
+		out[toks[0]] = true
+	}
+	return out
 }
 
 // ErrTooLong: the prompt does not fit in the context.
@@ -264,6 +286,7 @@ func (m *Model) Generate(ctx context.Context, req Request, emit func(string) err
 
 	sampler := newSampler(m.model, req.Sampling)
 	defer llama.SamplerFree(sampler)
+	preserved := m.specialTokens(req.Preserve)
 
 	var (
 		pending []byte // bytes of a piece not yet whole UTF-8
@@ -306,10 +329,11 @@ func (m *Model) Generate(ctx context.Context, req Request, emit func(string) err
 		if req.OnToken != nil {
 			req.OnToken()
 		}
-		n := llama.TokenToPiece(m.vocab, tok, buf, 0, false)
+		special := preserved[tok]
+		n := llama.TokenToPiece(m.vocab, tok, buf, 0, special)
 		if n < 0 {
 			big := make([]byte, -n)
-			n = llama.TokenToPiece(m.vocab, tok, big, 0, false)
+			n = llama.TokenToPiece(m.vocab, tok, big, 0, special)
 			pending = append(pending, big[:max(n, 0)]...)
 		} else {
 			pending = append(pending, buf[:n]...)

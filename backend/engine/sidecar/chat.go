@@ -74,6 +74,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	defer release()
 
+	// The template's native tool calls are read only when the request
+	// gives tools (without them, the text is Parley's §8 text form).
+	format := formatNone
+	if len(req.Tools) > 0 {
+		format = detectFormat(model.Template())
+	}
 	prompt, err := renderPrompt(model, req)
 	if err != nil {
 		writeError(w, 400, "invalid_request_error", "the model's chat template failed: "+err.Error())
@@ -83,10 +89,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		Prompt: prompt, MaxTokens: req.maxTokens(), Stop: req.stops(),
 		Sampling: runner.Sampling{Temperature: req.Temperature, TopP: req.TopP, TopK: req.TopK, MinP: req.MinP, Seed: req.Seed},
 		OnToken:  func() { s.generated.Add(1) },
+		Preserve: format.preserve(),
 	}
 	out := newOutput(w, req, s.log)
-	parser := &callParser{hermes: len(req.Tools) > 0 && strings.Contains(model.Template(), "<tool_call>"),
-		onText: out.text, onCall: out.call}
+	parser := newCallParser(format, out.text, out.call)
 
 	s.active.Add(1)
 	res, err := model.Generate(r.Context(), gen, parser.write)
@@ -136,7 +142,11 @@ func renderPrompt(m *runner.Model, req chatRequest) (string, error) {
 	if _, ok := vars["enable_thinking"]; !ok {
 		vars["enable_thinking"] = req.ReasoningEffort == nil || *req.ReasoningEffort != "none"
 	}
-	return Render(tmpl, normalizeMessages(req.Messages), req.Tools, bos, eos, vars)
+	messages := normalizeMessages(req.Messages)
+	if detectFormat(tmpl) == formatMistral {
+		fixMistralIDs(messages) // its templates refuse other ids
+	}
+	return Render(tmpl, messages, req.Tools, bos, eos, vars)
 }
 
 // fallbackTemplate is ChatML, for a GGUF without a template.
@@ -261,9 +271,12 @@ func (o *output) text(s string) error {
 	return o.send(o.chunk(map[string]any{"content": s}, nil))
 }
 
-func (o *output) call(name, args string) error {
+// call hands on a tool call; id "" makes one.
+func (o *output) call(id, name, args string) error {
 	i := len(o.calls)
-	id := newID("call_")[:20]
+	if id == "" {
+		id = newID("call_")[:20]
+	}
 	o.calls = append(o.calls, map[string]any{"id": id, "type": "function",
 		"function": map[string]string{"name": name, "arguments": args}})
 	if !o.req.Stream {

@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"encoding/json"
+	"strings"
 	"sync"
 
 	"github.com/ardanlabs/jinja"
@@ -51,13 +52,54 @@ func compiled(tmpl string) (*jinja.Template, error) {
 	if t, ok := cache[tmpl]; ok {
 		return t, nil
 	}
-	t, err := jinja.Compile(tmpl)
+	// Jinja2 drops the source's one trailing newline (keep_trailing_newline
+	// is off by default, as in Hugging Face's apply_chat_template): without
+	// this, Mistral's templates end their prompt in "[/INST]\n".
+	src := strings.TrimSuffix(strings.TrimSuffix(tmpl, "\n"), "\r")
+	t, err := jinja.Compile(src)
 	if err != nil {
-		return nil, err
+		// The Jinja engine's scanner trips on a quote inside a comment
+		// (Llama 3.1's and 3.3's templates: {#- This means we're in
+		// ipython mode #}): try again with each comment written as an
+		// empty expression, which trims the same space.
+		var err2 error
+		if t, err2 = jinja.Compile(withoutComments(src)); err2 != nil {
+			return nil, err
+		}
 	}
 	if len(cache) > 8 {
 		clear(cache)
 	}
 	cache[tmpl] = t
 	return t, nil
+}
+
+// withoutComments replaces each {# ... #} of tmpl with {{ "" }}, keeping
+// its whitespace control ({#- and -#}).
+func withoutComments(tmpl string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(tmpl, "{#")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(tmpl[i+2:], "#}")
+		if j < 0 {
+			break
+		}
+		body := tmpl[i+2 : i+2+j]
+		b.WriteString(tmpl[:i])
+		b.WriteString("{{")
+		if strings.HasPrefix(body, "-") {
+			b.WriteString("-")
+		}
+		b.WriteString(` "" `)
+		if strings.HasSuffix(body, "-") {
+			b.WriteString("-")
+		}
+		b.WriteString("}}")
+		tmpl = tmpl[i+2+j+2:]
+	}
+	b.WriteString(tmpl)
+	return b.String()
 }

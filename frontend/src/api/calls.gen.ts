@@ -103,6 +103,8 @@ export interface Calls {
   cancelEngineDownload(req: W.ByID): Promise<W.EngineDownload>
   /** Adds a GGUF file from the disk by its absolute path, used in place (not copied). (POST /api/v1/engine/models/import) */
   importEngineModel(req: W.ImportModelArgs): Promise<W.EngineModel>
+  /** Changes an installed model: allow_large loads it even though it needs more memory than the machine has. (PATCH /api/v1/engine/models/{id}) */
+  updateEngineModel(req: W.UpdateEngineModelArgs): Promise<W.EngineModel>
   /** Deletes a downloaded model's file; an imported model is only forgotten. (DELETE /api/v1/engine/models/{id}) */
   deleteEngineModel(req: W.ByID): Promise<W.Deleted>
   /** Says the running version, the install kind, whether automatic checks are on, the updater's state and the update available, if any. (GET /api/v1/update) */
@@ -217,6 +219,7 @@ export const CALLS: { readonly [K in CallName]: CallSpec } = {
   resumeEngineDownload: { binding: 'ResumeEngineDownload', method: 'POST', path: '/api/v1/engine/downloads/{id}/resume', query: [], body: 'none' },
   cancelEngineDownload: { binding: 'CancelEngineDownload', method: 'DELETE', path: '/api/v1/engine/downloads/{id}', query: [], body: 'none' },
   importEngineModel: { binding: 'ImportEngineModel', method: 'POST', path: '/api/v1/engine/models/import', query: [], body: 'json' },
+  updateEngineModel: { binding: 'UpdateEngineModel', method: 'PATCH', path: '/api/v1/engine/models/{id}', query: [], body: 'json' },
   deleteEngineModel: { binding: 'DeleteEngineModel', method: 'DELETE', path: '/api/v1/engine/models/{id}', query: [], body: 'none' },
   getUpdate: { binding: 'GetUpdate', method: 'GET', path: '/api/v1/update', query: [], body: 'none', noRequest: true },
   checkUpdate: { binding: 'CheckUpdate', method: 'POST', path: '/api/v1/update/check', query: [], body: 'none', noRequest: true },

@@ -314,12 +314,18 @@ export interface ModelStatus {
   server_models?: ModelInfo[]
 }
 
+export interface MachineMemory {
+  total: number
+  available: number
+}
+
 export interface EngineStatus {
   state: string
   model: string | null
   error?: string
   backend: string
   models_dir: string
+  memory: MachineMemory
 }
 
 export interface UpdateStatus {
@@ -356,6 +362,8 @@ export interface EngineModel {
   source: EngineModelSource
   state: EngineModelState
   error?: string
+  ram: number
+  allow_large: boolean
 }
 
 export interface EngineCatalogEntry {
@@ -858,6 +866,11 @@ export interface Reset {
 
 export interface ImportModelArgs {
   path: string
+}
+
+export interface UpdateEngineModelArgs {
+  id: string
+  allow_large?: boolean
 }
 
 export interface ByName {

@@ -1,8 +1,9 @@
 // The built-in engine's model library (SPEC §12), as plain helpers: sizes
 // in the language's units, a download's speed and time left from the
-// engine:download events it has seen, the machine's memory where the
-// browser tells it, and the catalogue entry to suggest first.
-import type { EngineCatalogEntry, EngineDownload } from '../types'
+// engine:download events it has seen, the machine's memory (as the Go side
+// reads it: the engine's status), which models fit, and the catalogue entry
+// to suggest first.
+import type { EngineCatalogEntry, EngineDownload, EngineModel, EngineStatus } from '../types'
 import { formatNumber, formatPercent, formatSeconds } from '../i18n/format'
 
 const GB = 1024 ** 3
@@ -72,17 +73,34 @@ export function formatSpeed(bps: number): string {
 export { formatPercent, formatSeconds }
 
 /**
- * The machine's memory in bytes where the browser says it
- * (navigator.deviceMemory, Chromium's: rounded down, so a floor), else null.
+ * The machine's memory in bytes, as the engine's status says it (Go reads
+ * the system's: /proc/meminfo, GlobalMemoryStatusEx, sysctl hw.memsize;
+ * the browser's navigator.deviceMemory is capped at 8 GB and missing in
+ * WebKit), else null while unknown.
  */
-export function machineMemory(nav: { deviceMemory?: number } | undefined = typeof navigator === 'undefined' ? undefined : (navigator as { deviceMemory?: number })): number | null {
-  const gb = nav?.deviceMemory
-  return typeof gb === 'number' && gb > 0 ? gb * GB : null
+export function machineMemory(status: Pick<EngineStatus, 'memory'> | null | undefined): number | null {
+  const total = status?.memory?.total
+  return typeof total === 'number' && total > 0 ? total : null
+}
+
+/**
+ * The memory a model whose file has `size` bytes needs, as the Go side
+ * estimates it (library.EstimateRAM) for a hub file or an imported one: the
+ * weights, plus the context's KV cache and compute buffers at the engine's
+ * context, about a fifth of the file and half a gigabyte.
+ */
+export function estimateRam(size: number): number {
+  return size > 0 ? size + Math.floor(size / 5) + 512 * MB : 0
 }
 
 /** Whether a model may need more memory than the machine is known to have (never when unknown). */
 export function tooBigFor(ram: number, memory: number | null): boolean {
   return memory !== null && ram > memory
+}
+
+/** Whether an installed model may be loaded: it fits, or the user chose "Load anyway". */
+export function mayLoad(m: Pick<EngineModel, 'ram' | 'allow_large'>, memory: number | null): boolean {
+  return m.allow_large || !tooBigFor(m.ram, memory)
 }
 
 /** A chat model (not an embedding one). */
@@ -93,7 +111,8 @@ export function isChat(e: Pick<EngineCatalogEntry, 'capabilities'>): boolean {
 /**
  * The catalogue entry to suggest first: chat models with tools (any chat
  * model if none has them), the largest needing at most a quarter of the
- * machine's memory when it is known, else the smallest.
+ * machine's memory when it is known, else the smallest, and none when even
+ * the smallest needs more than the machine has.
  */
 export function recommended(catalog: readonly EngineCatalogEntry[], memory: number | null): EngineCatalogEntry | null {
   const chat = catalog.filter(isChat)
@@ -103,6 +122,7 @@ export function recommended(catalog: readonly EngineCatalogEntry[], memory: numb
   if (memory !== null) {
     const fits = pool.filter((e) => e.ram <= memory / 4)
     if (fits.length) return fits[fits.length - 1]!
+    if (tooBigFor(pool[0]!.ram, memory)) return null
   }
   return pool[0]!
 }

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { setupEnv, settle, type TestEnv } from '../test-utils'
 import { connectEvents } from './events'
 import { setEngineClock, useEngineStore } from './engine'
-import { downloadPercent, recommended, speedOf, addSample, timeLeftMs, tooBigFor } from '../lib/engine'
+import { downloadPercent, estimateRam, machineMemory, mayLoad, recommended, speedOf, addSample, timeLeftMs, tooBigFor } from '../lib/engine'
 
 let env: TestEnv
 let off: (() => void) | null = null
@@ -124,6 +124,25 @@ describe('lib/engine', () => {
     expect(tooBigFor(6 * GB, null)).toBe(false)
     expect(tooBigFor(6 * GB, 4 * GB)).toBe(true)
     expect(tooBigFor(6 * GB, 8 * GB)).toBe(false)
+    expect(mayLoad({ ram: 6 * GB, allow_large: false }, 4 * GB)).toBe(false)
+    expect(mayLoad({ ram: 6 * GB, allow_large: true }, 4 * GB)).toBe(true)
+    expect(mayLoad({ ram: 2 * GB, allow_large: false }, 4 * GB)).toBe(true)
+  })
+
+  it("takes the machine's memory from the engine's status (Go's figure), unknown when it says none", () => {
+    expect(machineMemory({ memory: { total: 8 * GB, available: 3 * GB } })).toBe(8 * GB)
+    expect(machineMemory({ memory: { total: 0, available: 0 } })).toBeNull()
+    expect(machineMemory(null)).toBeNull()
+  })
+
+  it('suggests nothing when even the smallest chat model needs more than the machine has', () => {
+    expect(recommended(catalog, 0.75 * GB)).toBeNull()
+    expect(recommended(catalog, 1 * GB)?.id).toBe('small')
+  })
+
+  it('estimates a file\'s memory need as the Go side does (size + a fifth + 512 MB)', () => {
+    expect(estimateRam(0)).toBe(0)
+    expect(estimateRam(5 * GB)).toBe(6 * GB + 512 * 1024 ** 2)
   })
 
   it('measures speed over the last seconds and starts anew when bytes go back', () => {

@@ -139,6 +139,13 @@ export const useEngineStore = defineStore('engine', {
       return done
     },
 
+    /** "Load anyway": lets a model that needs more memory than the machine has load (remembered per model), or no longer. */
+    async setAllowLarge(id: string, allow: boolean): Promise<Outcome<EngineModel>> {
+      const done = await attempt(this, { key: id, busy: 'busy', error: 'actionError' }, () => useTransport().updateEngineModel({ id, allow_large: allow }))
+      if (done.ok) this.models = this.models.map((m) => (m.id === id ? done.value : m))
+      return done
+    },
+
     /** Deletes a model (a downloaded file is deleted, an imported one forgotten). */
     async deleteModel(id: string): Promise<boolean> {
       const done = await attempt(this, { key: id, busy: 'busy', error: 'actionError' }, () => useTransport().deleteEngineModel({ id }))

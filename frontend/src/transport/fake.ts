@@ -731,6 +731,8 @@ export class FakeTransport implements Transport {
       const m = this.engineLibrary.list().find((x) => x.id === next.model)
       if (!m) throw new TransportError(`No model "${next.model}" is installed.`, 422)
       if (m.state === 'broken') throw new TransportError(`${next.model} cannot be used: ${m.error ?? 'it is broken'}.`, 422)
+      const tooBig = this.engineLibrary.tooBig(m.id)
+      if (tooBig) throw new TransportError(tooBig, 422)
     }
     this.settings = next
     return clone(this.settings)
@@ -767,7 +769,7 @@ export class FakeTransport implements Transport {
   /** The built-in engine's state (stopped: the fake runs no engine). */
   async engineStatus(): Promise<EngineStatus> {
     await this.enter('engineStatus', [])
-    return { state: 'stopped', model: null, backend: '', models_dir: '' }
+    return { state: 'stopped', model: null, backend: '', models_dir: '', memory: clone(this.engineLibrary.memory) }
   }
 
   async engineModels(): Promise<W.EngineModel[]> {
@@ -808,6 +810,11 @@ export class FakeTransport implements Transport {
   async importEngineModel(req: W.ImportModelArgs): Promise<W.EngineModel> {
     await this.enter('importEngineModel', [req])
     return this.engineLibrary.import(req.path)
+  }
+
+  async updateEngineModel(req: W.UpdateEngineModelArgs): Promise<W.EngineModel> {
+    await this.enter('updateEngineModel', [req])
+    return this.engineLibrary.setAllowLarge(req.id, req.allow_large)
   }
 
   async deleteEngineModel(req: W.ByID): Promise<W.Deleted> {

@@ -6,6 +6,7 @@
 import type * as W from '../api/wire.gen'
 import { TransportError } from './transport'
 import { clone } from './fakeData'
+import { estimateRam } from '../lib/engine'
 
 /** The space a download must leave free, as the Go side. */
 export const RESERVE_BYTES = 2 ** 30
@@ -29,6 +30,8 @@ export class FakeEngineLibrary {
   files = new Map<string, boolean>()
   /** Free disk space in bytes. */
   freeBytes = 100e9
+  /** The machine's memory, as the engine's status says it (16 GB). */
+  memory: W.MachineMemory = { total: 16 * 2 ** 30, available: 8 * 2 ** 30 }
 
   constructor(private readonly emit: (d: W.EngineDownload) => void) {}
 
@@ -123,10 +126,26 @@ export class FakeEngineLibrary {
     const file = path.split(/[\\/]/).pop()!
     const m: W.EngineModel = {
       id: this.freeId(file.replace(/\.gguf$/i, '')), name: file.replace(/\.gguf$/i, ''), file, size: 1_000_000, sha256: '',
-      capabilities: [], source: { path }, state: 'ready',
+      capabilities: [], source: { path }, state: 'ready', ram: estimateRam(1_000_000), allow_large: false,
     }
     this.models.push(m)
     return clone(m)
+  }
+
+  /** "Load anyway": remembers that the model may load despite its memory need. */
+  setAllowLarge(id: string, allow: boolean | undefined): W.EngineModel {
+    const m = this.models.find((x) => x.id === id)
+    if (!m) throw new TransportError(`No model "${id}" is installed.`, 404)
+    if (allow !== undefined) m.allow_large = allow
+    return clone(m)
+  }
+
+  /** As the Go side's check: the sentence refusing a model too big for the machine, or null. */
+  tooBig(id: string): string | null {
+    const m = this.models.find((x) => x.id === id)
+    if (!m || m.allow_large || !this.memory.total || m.ram <= this.memory.total) return null
+    const gb = (n: number) => `${(n / 2 ** 30).toFixed(1)} GB`
+    return `${m.id} needs about ${gb(m.ram)} of memory; this computer has ${gb(this.memory.total)}. Choose a smaller model, or allow it in Settings → Models.`
   }
 
   remove(id: string): void {
@@ -155,6 +174,7 @@ export class FakeEngineLibrary {
     const m: W.EngineModel = {
       id: this.freeId(stem), name: e?.name ?? stem, file: d.file.split('/').pop()!, size: d.total, sha256: d.sha256,
       capabilities: e ? [...e.capabilities] : capabilities, source: { repo: d.repo, file: d.file, revision: d.revision }, state: 'ready',
+      ram: e?.ram ?? estimateRam(d.total), allow_large: false,
     }
     this.models.push(m)
     Object.assign(d, { state: 'done', bytes: d.total, model: m.id })

@@ -1117,6 +1117,20 @@ export namespace api {
 	        this.project_id = source["project_id"];
 	    }
 	}
+	export class UpdateEngineModelArgs {
+	    id: string;
+	    allow_large?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new UpdateEngineModelArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.allow_large = source["allow_large"];
+	    }
+	}
 	export class UpdateMemoryArgs {
 	    id: string;
 	    text?: string;
@@ -1466,6 +1480,7 @@ export namespace engine {
 	    error?: string;
 	    backend: string;
 	    models_dir: string;
+	    memory: ram.Machine;
 	
 	    static createFrom(source: any = {}) {
 	        return new Status(source);
@@ -1478,7 +1493,26 @@ export namespace engine {
 	        this.error = source["error"];
 	        this.backend = source["backend"];
 	        this.models_dir = source["models_dir"];
+	        this.memory = this.convertValues(source["memory"], ram.Machine);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }
@@ -1596,6 +1630,8 @@ export namespace library {
 	    source: Source;
 	    state: string;
 	    error?: string;
+	    ram: number;
+	    allow_large: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Model(source);
@@ -1612,6 +1648,8 @@ export namespace library {
 	        this.source = this.convertValues(source["source"], Source);
 	        this.state = source["state"];
 	        this.error = source["error"];
+	        this.ram = source["ram"];
+	        this.allow_large = source["allow_large"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1931,6 +1969,25 @@ export namespace questions {
 	}
 	
 	
+
+}
+
+export namespace ram {
+	
+	export class Machine {
+	    total: number;
+	    available: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Machine(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.total = source["total"];
+	        this.available = source["available"];
+	    }
+	}
 
 }
 

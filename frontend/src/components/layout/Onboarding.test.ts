@@ -4,6 +4,7 @@ import App from '../../App.vue'
 import { setupEnv, settle, type TestEnv } from '../../test-utils'
 import { useSettingsStore } from '../../stores/settings'
 import { useConversationsStore } from '../../stores/conversations'
+import { useEngineStore } from '../../stores/engine'
 
 let env: TestEnv
 let w: VueWrapper | null = null
@@ -194,5 +195,33 @@ describe('Onboarding (first run / no model server)', () => {
     await settle()
     expect(env.fake.settings).toMatchObject({ engine: 'builtin', model: 'mine' })
     expect(onboarding(v).exists()).toBe(false)
+  })
+
+  it('suggests no model that needs more memory than the machine has (as Go reads it), nor offers such an installed one', async () => {
+    env.fake.settings.engine = 'builtin'
+    env.fake.settings.model = ''
+    env.fake.settings.onboarded = false
+    // 1 GB: the catalogue's chat model needs about 1.9 GB.
+    env.fake.engineLibrary.memory = { total: 2 ** 30, available: 2 ** 29 }
+    for (const [path, ram] of [['/models/small.gguf', 0.5 * 2 ** 30], ['/models/huge.gguf', 3 * 2 ** 30]] as const) {
+      env.fake.engineLibrary.files.set(path, true)
+      env.fake.engineLibrary.import(path)
+      env.fake.engineLibrary.models.find((m) => m.source.path === path)!.ram = ram
+    }
+    const v = await mountApp()
+    expect(onboarding(v).find('[data-testid="onboarding-suggestion"]').exists()).toBe(false)
+    expect(onboarding(v).findAll('[data-testid="onboarding-installed"] button').map((b) => b.text())).toEqual(['small'])
+
+    // Allowed in Settings → Models ("Load anyway"): offered; a machine
+    // with more memory gets the catalogue's suggestion.
+    env.fake.engineLibrary.setAllowLarge('huge', true)
+    await useEngineStore().load()
+    await settle()
+    expect(onboarding(v).findAll('[data-testid="onboarding-installed"] button').map((b) => b.text())).toEqual(['small', 'huge'])
+    expect(onboarding(v).find('[data-testid="onboarding-suggestion"]').exists()).toBe(false)
+    env.fake.engineLibrary.memory = { total: 64 * 2 ** 30, available: 32 * 2 ** 30 }
+    await useEngineStore().load()
+    await settle()
+    expect(onboarding(v).find('[data-testid="onboarding-suggestion"]').attributes('data-entry')).toBe('qwen3-1.7b')
   })
 })

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { mount, type VueWrapper } from '@vue/test-utils'
+import { mount, type DOMWrapper, type VueWrapper } from '@vue/test-utils'
 import SettingsPanel from './SettingsPanel.vue'
 import { setupEnv, settle, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
@@ -36,7 +36,7 @@ async function mountPanel() {
   return w
 }
 
-const byTest = (v: VueWrapper, id: string) => v.find(`[data-testid="${id}"]`)
+const byTest = (v: { find(selector: string): DOMWrapper<Element> }, id: string) => v.find(`[data-testid="${id}"]`)
 
 describe('Settings → Models: the built-in engine and its model library', () => {
   it('offers the two engines with a sentence each; the library shows only with the built-in one', async () => {
@@ -58,8 +58,58 @@ describe('Settings → Models: the built-in engine and its model library', () =>
     expect(entries[0]!.text()).toContain('1 GB download')
     expect(entries[0]!.text()).toContain('tools · thinks')
     expect(entries[0]!.text()).toContain('Suggested')
-    // jsdom tells no memory: the library says so.
-    expect(byTest(v, 'machine-memory').text()).toContain("can't tell how much memory")
+    // The machine's memory as Go reads it (the engine's status; the fake's 16 GB).
+    expect(byTest(v, 'machine-memory').text()).toBe('This computer has 16 GB of memory.')
+    expect(byTest(v, 'too-big').exists()).toBe(false)
+  })
+
+  it("marks what needs more memory than the machine has (Go's figure); Load anyway lets an installed one be chosen, remembered", async () => {
+    env.fake.settings.engine = 'builtin'
+    env.fake.settings.model = ''
+    env.fake.engineLibrary.memory = { total: 4 * 2 ** 30, available: 2 * 2 ** 30 }
+    env.fake.engineLibrary.catalog.push({
+      id: 'big', name: 'Big 8B', repo: 'acme/Big-GGUF', file: 'big.gguf', size: 5_000_000_000, ram: 6_500_000_000,
+      capabilities: ['tools'], description: 'Large.', installed: false,
+    })
+    for (const [path, ram] of [['/models/huge.gguf', 6 * 2 ** 30], ['/models/small.gguf', 2 ** 30]] as const) {
+      env.fake.engineLibrary.files.set(path, true)
+      env.fake.engineLibrary.import(path)
+      env.fake.engineLibrary.models.find((m) => m.source.path === path)!.ram = ram
+    }
+    const v = await mountPanel()
+    expect(byTest(v, 'machine-memory').text()).toBe('This computer has 4 GB of memory.')
+    expect(v.find('[data-entry="big"] [data-testid="too-big"]').text()).toBe('Needs more memory than this computer has.')
+    expect(v.find('[data-entry="qwen3-1.7b"] [data-testid="too-big"]').exists()).toBe(false)
+    expect(v.find('[data-entry="big"]').text()).not.toContain('Suggested')
+
+    const huge = () => v.find('[data-model="huge"]')
+    const small = () => v.find('[data-model="small"]')
+    expect(huge().text()).toContain('needs about 6 GB of memory')
+    expect(byTest(huge(), 'engine-model-too-big').text()).toBe("Needs about 6 GB of memory; this computer has 4 GB. Parley won't load it unless you allow it.")
+    expect(huge().find('input[type="radio"]').attributes('disabled')).toBeDefined()
+    expect(huge().find('input[type="radio"]').attributes('aria-describedby')).toBe(byTest(huge(), 'engine-model-too-big').attributes('id'))
+    expect(small().find('input[type="radio"]').attributes('disabled')).toBeUndefined()
+    expect(byTest(small(), 'engine-model-too-big').exists()).toBe(false)
+    expect(byTest(small(), 'engine-model-load-anyway').exists()).toBe(false)
+    const anyway = () => byTest(huge(), 'engine-model-load-anyway')
+    expect((anyway().element as HTMLInputElement).checked).toBe(false)
+    expect(anyway().element.closest('label')!.textContent!.trim()).toBe('Load anyway')
+
+    await anyway().setValue(true)
+    await settle()
+    expect(env.fake.callsOf('updateEngineModel').at(-1)).toEqual([{ id: 'huge', allow_large: true }])
+    expect(env.fake.engineLibrary.models.find((m) => m.id === 'huge')!.allow_large).toBe(true)
+    expect((anyway().element as HTMLInputElement).checked).toBe(true)
+    expect(huge().find('input[type="radio"]').attributes('disabled')).toBeUndefined()
+    await huge().find('input[type="radio"]').setValue(true)
+    await byTest(v, 'settings-save').trigger('click')
+    await settle()
+    expect(env.fake.settings).toMatchObject({ engine: 'builtin', model: 'huge' })
+
+    await anyway().setValue(false)
+    await settle()
+    expect(env.fake.engineLibrary.models.find((m) => m.id === 'huge')!.allow_large).toBe(false)
+    expect(huge().find('input[type="radio"]').attributes('disabled')).toBeDefined()
   })
 
   it('downloads from the catalogue with progress, speed and time left; pauses, resumes; installs; the model is chosen and saved', async () => {

@@ -156,6 +156,8 @@ export function UpdateCollection(arg1:api.UpdateCollectionArgs):Promise<api.Coll
 
 export function UpdateConversation(arg1:api.UpdateConversationArgs):Promise<api.ConversationDetail>;
 
+export function UpdateEngineModel(arg1:api.UpdateEngineModelArgs):Promise<library.Model>;
+
 export function UpdateMemory(arg1:api.UpdateMemoryArgs):Promise<memory.Memory>;
 
 export function UpdateProject(arg1:api.UpdateProjectArgs):Promise<chat.Project>;

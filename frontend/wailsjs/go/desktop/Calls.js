@@ -290,6 +290,10 @@ export function UpdateConversation(arg1) {
   return window['go']['desktop']['Calls']['UpdateConversation'](arg1);
 }
 
+export function UpdateEngineModel(arg1) {
+  return window['go']['desktop']['Calls']['UpdateEngineModel'](arg1);
+}
+
 export function UpdateMemory(arg1) {
   return window['go']['desktop']['Calls']['UpdateMemory'](arg1);
 }
