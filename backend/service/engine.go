@@ -52,6 +52,7 @@ func (s *Service) engine() (*engine.Supervisor, error) {
 	if s.sup == nil {
 		sup, err := engine.New(engine.Config{
 			Command: s.opt.EngineCommand, ModelsDir: s.modelsDir(), Logger: s.log,
+			Threads: s.settings.EngineThreads,
 			OnState: func(st engine.Status) {
 				st.Memory = s.machineMemory()
 				s.ev.Emit(events.EngineState, st)

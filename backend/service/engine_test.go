@@ -2,8 +2,10 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,6 +21,7 @@ import (
 	"github.com/parley-app/parley/backend/engine/enginetest"
 	"github.com/parley-app/parley/backend/engine/ggufgen"
 	"github.com/parley-app/parley/backend/events"
+	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/questions"
 	"github.com/parley-app/parley/backend/store"
 )
@@ -272,4 +275,50 @@ func TestBuiltinEngineEmbedsKnowledge(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Results)
 	assert.Equal(t, "car.txt", filepath.Base(res.Results[0].Path), "the same text's vector is the nearest")
+}
+
+// The engine's threads setting (SPEC §12, issue #40): automatic (0) by
+// default; a number outside 0..256 is refused and changes nothing; a new
+// number starts the engine again with it at the next message.
+func TestBuiltinEngineThreadsSetting(t *testing.T) {
+	e, _ := builtinEnv(t, map[string]ggufgen.Spec{"fixed": {Answer: enginetest.Answer}})
+	ctx := context.Background()
+	set := e.svc.GetSettings()
+	assert.Equal(t, 0, set.EngineThreads, "automatic by default")
+	set.Model = "fixed"
+	_, err := e.svc.SaveSettings(ctx, set)
+	require.NoError(t, err)
+	threadsOfEngine := func(text string) string {
+		c, err := e.svc.CreateConversation(ctx, "", "")
+		require.NoError(t, err)
+		_, err = e.svc.Send(ctx, c.ID, api.SendRequest{Content: text})
+		require.NoError(t, err)
+		d := e.waitState(c.ID, chat.StateIdle, chat.StateError)
+		require.Equal(t, chat.StateIdle, d.State, "error: %s", d.Error)
+		e.svc.mu.Lock()
+		sup := e.svc.sup
+		e.svc.mu.Unlock()
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", sup.PID()))
+		require.NoError(t, err)
+		args := strings.Split(string(cmdline), "\x00")
+		i := slices.Index(args, "--threads")
+		require.GreaterOrEqual(t, i, 0, "the engine's arguments %q", args)
+		return args[i+1]
+	}
+	assert.Equal(t, "0", threadsOfEngine("Hello"), "automatic: the engine picks one per core")
+
+	for _, bad := range []int{-1, 257} {
+		wrong := set
+		wrong.EngineThreads = bad
+		_, err = e.svc.SaveSettings(ctx, wrong)
+		require.Error(t, err, "%d threads", bad)
+		assert.Equal(t, fault.Input, fault.As(err).Kind)
+		assert.Equal(t, 0, e.svc.GetSettings().EngineThreads, "nothing changed")
+	}
+
+	set.EngineThreads = 1
+	saved, err := e.svc.SaveSettings(ctx, set)
+	require.NoError(t, err)
+	assert.Equal(t, 1, saved.EngineThreads)
+	assert.Equal(t, "1", threadsOfEngine("Hello again"), "the engine started again with the new number")
 }

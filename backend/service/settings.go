@@ -47,7 +47,13 @@ type Settings struct {
 	// checks for updates at start and daily; off sends nothing. Saving ""
 	// keeps it as it is.
 	UpdateChecks string `json:"update_checks,omitempty"`
+	// EngineThreads is how many threads the built-in engine computes with
+	// (SPEC §12); 0, the default, is automatic: one per core.
+	EngineThreads int `json:"engine_threads"`
 }
+
+// maxEngineThreads bounds EngineThreads (more threads than this is a typo).
+const maxEngineThreads = 256
 
 // The values of Settings.Memory.
 const (
@@ -89,6 +95,8 @@ func (s Settings) Validate() error {
 		return inputError(i18n.M("service.rateLimit", 3600))
 	case s.MaxPendingQuestions < 1 || s.MaxPendingQuestions > 1000:
 		return inputError(i18n.M("service.maxPending", 1000))
+	case s.EngineThreads < 0 || s.EngineThreads > maxEngineThreads:
+		return inputError(i18n.M("service.engineThreads", maxEngineThreads))
 	}
 	if len(s.EmbeddingModel) > maxModelNameChars {
 		return inputErrorf(fmt.Sprintf("embedding model name must be at most %d characters", maxModelNameChars))
@@ -243,6 +251,11 @@ func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, erro
 	}
 	if before.Memory != eff.Memory {
 		s.vectors.kick() // memory back on: what was kept since gets its vectors
+	}
+	if before.EngineThreads != eff.EngineThreads {
+		// The engine takes its threads when it starts: the next message
+		// starts it again with the new number.
+		s.closeEngine()
 	}
 	i18n.SetCurrent(i18n.Choose(eff.Language))
 	s.updateSettingChanged(eff.UpdateChecks == MemoryOn)

@@ -442,6 +442,7 @@ export interface Settings {
   language: string
   memory?: MemorySetting
   update_checks?: string
+  engine_threads: number
 }
 
 export interface Health {

@@ -25,6 +25,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   language: '',
   memory: 'on',
   update_checks: 'on',
+  engine_threads: 0,
 })
 
 export type PresetId = 'ollama' | 'llamacpp' | 'lmstudio' | 'custom'
@@ -84,6 +85,7 @@ export function normalizeSettings(raw: Partial<Settings> | null | undefined): Se
     language: isLanguage(r.language) ? r.language : '',
     memory: r.memory === 'off' ? 'off' : 'on',
     update_checks: r.update_checks === 'off' ? 'off' : 'on',
+    engine_threads: isWhole(r.engine_threads) && r.engine_threads >= 0 ? r.engine_threads : d.engine_threads,
   }
 }
 
@@ -113,6 +115,9 @@ export function settingsProblem(s: Settings): string | null {
   }
   if (!isWhole(s.max_pending_questions) || s.max_pending_questions < 1 || s.max_pending_questions > 1000) {
     return t('settings.problems.maxPending')
+  }
+  if (!isWhole(s.engine_threads) || s.engine_threads < 0 || s.engine_threads > 256) {
+    return t('settings.problems.engineThreads')
   }
   return null
 }

@@ -726,6 +726,9 @@ export class FakeTransport implements Transport {
       throw new TransportError('maximum pending questions must be 1 to 1000', 400)
     }
     if (!['light', 'dark', 'system'].includes(next.theme)) throw new TransportError('theme must be "light", "dark" or "system"', 400)
+    if (!(Number.isInteger(next.engine_threads) && next.engine_threads >= 0 && next.engine_threads <= 256)) {
+      throw new TransportError("the built-in engine's threads must be 0 (automatic) to 256", 400)
+    }
     if (next.engine === 'builtin' && next.model && (next.model !== this.settings.model || this.settings.engine !== 'builtin')) {
       // As the Go side: a built-in model must be installed and readable.
       const m = this.engineLibrary.list().find((x) => x.id === next.model)

@@ -2075,6 +2075,7 @@ export namespace service {
 	    language: string;
 	    memory?: string;
 	    update_checks?: string;
+	    engine_threads: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -2099,6 +2100,7 @@ export namespace service {
 	        this.language = source["language"];
 	        this.memory = source["memory"];
 	        this.update_checks = source["update_checks"];
+	        this.engine_threads = source["engine_threads"];
 	    }
 	}
 	export class SettingsExport {
