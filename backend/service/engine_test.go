@@ -112,10 +112,11 @@ func TestBuiltinEngineAsksACard(t *testing.T) {
 	first := d.PendingQuestion.ID
 	var next *api.ConversationDetail
 	require.Eventually(t, func() bool { // the run ends, or asks again (a new card)
+		active := svc.rt.Active(c.ID) // before the read: a run ending between them left a stale state
 		next, err = svc.GetConversation(ctx, c.ID)
 		require.NoError(t, err)
 		again := next.PendingQuestion != nil && next.PendingQuestion.ID != first
-		return again || (!svc.rt.Active(c.ID) && next.State != chat.StateAwaitingUserResponse)
+		return again || (!active && next.State != chat.StateAwaitingUserResponse)
 	}, time.Minute, 5*time.Millisecond)
 	d = next
 	require.Equal(t, chat.StateIdle, d.State, "error: %s", d.Error)

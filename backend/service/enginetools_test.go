@@ -50,10 +50,14 @@ func TestBuiltinEngineAsksACardInNativeFormats(t *testing.T) {
 			first := d.PendingQuestion.ID
 			var next *api.ConversationDetail
 			require.Eventually(t, func() bool {
+				// Whether the run is over first, then what is stored: read the
+				// other way round, a run ending between the two reads left a
+				// stale "streaming" judged as the end.
+				active := svc.rt.Active(c.ID)
 				next, err = svc.GetConversation(ctx, c.ID)
 				require.NoError(t, err)
 				again := next.PendingQuestion != nil && next.PendingQuestion.ID != first
-				return again || (!svc.rt.Active(c.ID) && next.State != chat.StateAwaitingUserResponse)
+				return again || (!active && next.State != chat.StateAwaitingUserResponse)
 			}, time.Minute, 5*time.Millisecond)
 			require.Equal(t, chat.StateIdle, next.State, "error: %s", next.Error)
 			last := next.Messages[len(next.Messages)-1]
@@ -92,10 +96,11 @@ func TestBuiltinEngineGemmaAsksACardInTextForm(t *testing.T) {
 	first := d.PendingQuestion.ID
 	var next *api.ConversationDetail
 	require.Eventually(t, func() bool {
+		active := svc.rt.Active(c.ID) // before the read: a run ending between them left a stale state
 		next, err = svc.GetConversation(ctx, c.ID)
 		require.NoError(t, err)
 		again := next.PendingQuestion != nil && next.PendingQuestion.ID != first
-		return again || (!svc.rt.Active(c.ID) && next.State != chat.StateAwaitingUserResponse)
+		return again || (!active && next.State != chat.StateAwaitingUserResponse)
 	}, time.Minute, 5*time.Millisecond)
 	require.Equal(t, chat.StateIdle, next.State, "error: %s", next.Error)
 	assert.Equal(t, enginetest.CardFollowUp, next.Messages[len(next.Messages)-1].Content)
