@@ -772,7 +772,7 @@ export class FakeTransport implements Transport {
   /** The built-in engine's state (stopped: the fake runs no engine). */
   async engineStatus(): Promise<EngineStatus> {
     await this.enter('engineStatus', [])
-    return { state: 'stopped', model: null, backend: '', models_dir: '', memory: clone(this.engineLibrary.memory) }
+    return { state: 'stopped', model: null, backend: '', models_dir: this.engineLibrary.dir, memory: clone(this.engineLibrary.memory) }
   }
 
   async engineModels(): Promise<W.EngineModel[]> {

@@ -32,6 +32,8 @@ export class FakeEngineLibrary {
   freeBytes = 100e9
   /** The machine's memory, as the engine's status says it (16 GB). */
   memory: W.MachineMemory = { total: 16 * 2 ** 30, available: 8 * 2 ** 30 }
+  /** The models folder the status names. */
+  dir = '/home/me/.local/share/parley/models'
 
   constructor(private readonly emit: (d: W.EngineDownload) => void) {}
 

@@ -52,6 +52,7 @@ describe('Settings → Models: the built-in engine and its model library', () =>
     expect(byTest(v, 'model-library').exists()).toBe(true)
     expect(byTest(v, 'model-picker').exists()).toBe(false)
     expect(byTest(v, 'no-engine-models').text()).toContain('No models yet')
+    expect(byTest(v, 'models-dir').text()).toBe('Models are kept in /home/me/.local/share/parley/models')
     const entries = v.findAll('[data-testid="catalog-entry"]')
     expect(entries.map((e) => e.attributes('data-entry'))).toEqual(['qwen3-1.7b', 'nomic-embed-text-v1.5'])
     expect(entries[0]!.text()).toContain('needs about 1.9 GB of memory')
