@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/api"
+	"github.com/parley-app/parley/backend/chat"
 )
 
 // A full backup moves projects and conversations to another Parley, under
@@ -28,7 +29,15 @@ func TestBackupRoundTripAndIdempotentImport(t *testing.T) {
 	require.Equal(t, http.StatusOK, from.call("POST", "/api/v1/conversations/"+in.ID+"/respond",
 		map[string]any{"question_id": "latest", "action": "submit", "answers": map[string]any{"Which hangar?": map[string]any{"selected": []string{"North"}}},
 			"remember": []string{"Which hangar?"}}, nil))
-	done := from.idle(in.ID)
+	// The answer sends the run on after Respond returns: wait for its reply
+	// (the state read at once may still be the card's).
+	var done convJSON
+	from.waitFor("the reply after the answer", func() bool {
+		done, _ = from.conversation(in.ID)
+		n := len(done.Messages)
+		return done.State == chat.StateError || done.State == chat.StateIdle && n > 0 && done.Messages[n-1].Content != ""
+	})
+	require.Equal(t, chat.StateIdle, done.State)
 	require.Equal(t, "Parked.", done.Messages[len(done.Messages)-1].Content)
 	// Memories go with the backup: the answer remembered (answering cards
 	// from now on) and one typed into the project.
