@@ -106,18 +106,7 @@ func TestBuiltinEngineAsksACard(t *testing.T) {
 	}
 	assert.Subset(t, states, []string{engine.StateStarting, engine.StateReady}, "engine:state events: %v", states)
 
-	_, err = svc.Respond(ctx, c.ID, questions.Response{QuestionID: d.PendingQuestion.ID, Action: questions.ActionSubmit,
-		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
-	require.NoError(t, err)
-	first := d.PendingQuestion.ID
-	var next *api.ConversationDetail
-	require.Eventually(t, func() bool { // the run ends, or asks again (a new card)
-		active := svc.rt.Active(c.ID) // before the read: a run ending between them left a stale state
-		next, err = svc.GetConversation(ctx, c.ID)
-		require.NoError(t, err)
-		again := next.PendingQuestion != nil && next.PendingQuestion.ID != first
-		return again || (!active && next.State != chat.StateAwaitingUserResponse)
-	}, time.Minute, 5*time.Millisecond)
+	next := e.answerBlue(c, d)
 	d = next
 	require.Equal(t, chat.StateIdle, d.State, "error: %s", d.Error)
 	last := d.Messages[len(d.Messages)-1]
@@ -322,4 +311,27 @@ func TestBuiltinEngineThreadsSetting(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, saved.EngineThreads)
 	assert.Equal(t, "1", threadsOfEngine("Hello again"), "the engine started again with the new number")
+}
+
+// answerBlue answers the fixtures' colour card with "Blue" and waits until
+// the run ends or asks again (a new card): the conversation then. Whether
+// the run is over is read before what is stored: the other way round, a
+// run ending between the two reads left a stale "streaming" judged as the
+// end.
+func (e *env) answerBlue(c *chat.Conversation, d *api.ConversationDetail) *api.ConversationDetail {
+	t, svc, ctx := e.t, e.svc, context.Background()
+	t.Helper()
+	_, err := svc.Respond(ctx, c.ID, questions.Response{QuestionID: d.PendingQuestion.ID, Action: questions.ActionSubmit,
+		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
+	require.NoError(t, err)
+	first := d.PendingQuestion.ID
+	var next *api.ConversationDetail
+	require.Eventually(t, func() bool {
+		active := svc.rt.Active(c.ID)
+		next, err = svc.GetConversation(ctx, c.ID)
+		require.NoError(t, err)
+		again := next.PendingQuestion != nil && next.PendingQuestion.ID != first
+		return again || (!active && next.State != chat.StateAwaitingUserResponse)
+	}, time.Minute, 5*time.Millisecond)
+	return next
 }

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,7 +11,6 @@ import (
 	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/engine/enginetest"
 	"github.com/parley-app/parley/backend/engine/ggufgen"
-	"github.com/parley-app/parley/backend/questions"
 )
 
 // The question card through the template's native tool calls of other
@@ -44,21 +42,7 @@ func TestBuiltinEngineAsksACardInNativeFormats(t *testing.T) {
 				assert.NotContains(t, m.Content, "ask_user_question", "the call is no text of the conversation")
 			}
 
-			_, err = svc.Respond(ctx, c.ID, questions.Response{QuestionID: d.PendingQuestion.ID, Action: questions.ActionSubmit,
-				Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
-			require.NoError(t, err)
-			first := d.PendingQuestion.ID
-			var next *api.ConversationDetail
-			require.Eventually(t, func() bool {
-				// Whether the run is over first, then what is stored: read the
-				// other way round, a run ending between the two reads left a
-				// stale "streaming" judged as the end.
-				active := svc.rt.Active(c.ID)
-				next, err = svc.GetConversation(ctx, c.ID)
-				require.NoError(t, err)
-				again := next.PendingQuestion != nil && next.PendingQuestion.ID != first
-				return again || (!active && next.State != chat.StateAwaitingUserResponse)
-			}, time.Minute, 5*time.Millisecond)
+			next := e.answerBlue(c, d)
 			require.Equal(t, chat.StateIdle, next.State, "error: %s", next.Error)
 			last := next.Messages[len(next.Messages)-1]
 			assert.Equal(t, "assistant", last.Role)
@@ -90,18 +74,7 @@ func TestBuiltinEngineGemmaAsksACardInTextForm(t *testing.T) {
 	require.NotNil(t, d.PendingQuestion)
 	assert.Equal(t, "Which colour?", d.PendingQuestion.Questions[0].Question)
 
-	_, err = svc.Respond(ctx, c.ID, questions.Response{QuestionID: d.PendingQuestion.ID, Action: questions.ActionSubmit,
-		Answers: map[string]questions.AnswerInput{"Which colour?": {Selected: []string{"Blue"}}}})
-	require.NoError(t, err)
-	first := d.PendingQuestion.ID
-	var next *api.ConversationDetail
-	require.Eventually(t, func() bool {
-		active := svc.rt.Active(c.ID) // before the read: a run ending between them left a stale state
-		next, err = svc.GetConversation(ctx, c.ID)
-		require.NoError(t, err)
-		again := next.PendingQuestion != nil && next.PendingQuestion.ID != first
-		return again || (!active && next.State != chat.StateAwaitingUserResponse)
-	}, time.Minute, 5*time.Millisecond)
+	next := e.answerBlue(c, d)
 	require.Equal(t, chat.StateIdle, next.State, "error: %s", next.Error)
 	assert.Equal(t, enginetest.CardFollowUp, next.Messages[len(next.Messages)-1].Content)
 }
