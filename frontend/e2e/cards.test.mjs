@@ -406,3 +406,32 @@ test("demo mode: the empty chat suggests the demo's scenarios, and each one does
     await server.stop()
   }
 })
+
+// Issue #42: the list scrolls under a resting pointer as a message is sent,
+// and the message it lands on shows its actions. A fade there made the page
+// draw a frame every refresh while the run waited for its card (and the card
+// then waited for the next of them): they show at once, and nothing in the
+// list animates.
+test("a hovered message's actions show at once, with nothing in the list animating", async () => {
+  const server = await startTempServe()
+  try {
+    await enableDemo(server)
+    const { page, errors } = await newPage(server)
+    const card = await sendForCard(page, 'Write a cover letter for a design job')
+    await card.getByText('What tone should the letter have?').waitFor()
+    const message = page.getByTestId('user-message').first()
+    await message.hover()
+    const seen = await message.evaluate((el) => {
+      const actions = el.closest('.msg-item').querySelector('.msg-actions')
+      const list = el.closest('[data-testid=message-list]')
+      return {
+        opacity: getComputedStyle(actions).opacity,
+        animating: document.getAnimations().filter((a) => list.contains(a.effect?.target ?? null)).map((a) => `${a.constructor.name} ${a.transitionProperty ?? a.animationName ?? ''} on ${a.effect.target.className}`),
+      }
+    })
+    assert.deepEqual(seen, { opacity: '1', animating: [] })
+    assert.deepEqual(errors, [])
+  } finally {
+    await server.stop()
+  }
+})
