@@ -126,3 +126,119 @@ export async function postRounds(browser, { rounds, warmup }) {
     await srv.close()
   }
 }
+
+// ---- the second bound: a bare chat page ----------------------------------------
+// Issue #42. A chat page must show the user's message as Enter is pressed,
+// and the card then comes a few milliseconds later, while that message's
+// frame is still being drawn; a page that has just drawn a frame waits for
+// the next refresh tick to draw another, where the idle bare page above gets
+// one at once. This page does what any chat does and nothing else: Enter
+// appends the user's message, scrolls to the bottom and POSTs it; the
+// card's event then comes over SSE as long after that Enter as Parley's card
+// event came after its Enter (round by round, from Parley's trace), and is
+// appended (and scrolled to) as one element. Measured as the floor is.
+
+const CHAT_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>chat floor</title>
+<style>html,body{margin:0;height:100%}body{display:flex;flex-direction:column;font:15px sans-serif}
+#list{flex:1;overflow-y:auto;padding:24px}#list>div{margin:0 0 14px}.user{text-align:right}
+textarea{margin:12px;height:3em}</style></head>
+<body><main id="list"></main><textarea id="box" aria-label="Message"></textarea><script>
+const now = () => performance.timeOrigin + performance.now()
+const b = (window.__floor = { seen: {}, enters: [] })
+new MutationObserver(() => {
+  for (const el of document.querySelectorAll('#list > [data-i]')) {
+    const i = el.dataset.i
+    if (b.seen[i]) continue
+    const rec = (b.seen[i] = { dom: now() })
+    requestAnimationFrame(() => setTimeout(() => { rec.paint = now() }, 0))
+  }
+}).observe(document, { childList: true, subtree: true })
+const list = document.getElementById('list')
+const box = document.getElementById('box')
+function append(el) {
+  list.append(el)
+  list.scrollTop = list.scrollHeight
+}
+box.addEventListener('keydown', (e) => {
+  if (e.key !== 'Enter') return
+  e.preventDefault()
+  const enter = now()
+  b.enters.push(enter)
+  const el = document.createElement('div')
+  el.className = 'user'
+  el.textContent = box.value
+  box.value = ''
+  append(el)
+  fetch('/send', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ enter }) })
+})
+const es = new EventSource('/events')
+es.onopen = () => { b.open = true }
+es.onmessage = (e) => {
+  const { i, text } = JSON.parse(e.data)
+  const el = document.createElement('div')
+  el.dataset.i = String(i)
+  el.textContent = text
+  append(el)
+}
+</script></body></html>`
+
+// chatFloorRounds measures warmup + rounds of the bare chat page: Enter in
+// its box, then its card event written afterEnter[i] ms after that Enter
+// (cycling through the list). Returns per round the milliseconds from the
+// event's write to the element in the DOM and to it painted.
+export async function chatFloorRounds(browser, { rounds, warmup, afterEnter }) {
+  let stream = null
+  let round = 0
+  const writes = new Map() // round -> when its event was written
+  const server = createServer({ noDelay: true }, (req, res) => {
+    if (req.url === '/send' && req.method === 'POST') {
+      let body = ''
+      req.on('data', (c) => (body += c))
+      req.on('end', () => {
+        res.writeHead(204).end()
+        const i = round++
+        const { enter } = JSON.parse(body)
+        const at = enter + afterEnter[i % afterEnter.length]
+        setTimeout(() => {
+          writes.set(i, now())
+          stream.write(`data: ${JSON.stringify({ i, text: `Round ${i}: which one?` })}\n\n`)
+        }, Math.max(0, at - now()))
+      })
+      return
+    }
+    if (req.url === '/events') {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' })
+      res.write(': open\n\n')
+      stream = res
+      return
+    }
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
+    res.end(CHAT_PAGE)
+  })
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok))
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+  try {
+    await page.goto(`http://127.0.0.1:${server.address().port}/`)
+    await waitUntil(() => stream !== null && page.evaluate(() => window.__floor.open === true), { what: 'the chat floor page connected its event stream' })
+    const box = page.getByRole('textbox', { name: 'Message' })
+    const dom = []
+    const paint = []
+    for (let i = 0; i < warmup + rounds; i++) {
+      await box.fill(`card ${i}`)
+      await box.press('Enter')
+      const rec = await waitUntil(() => page.evaluate((i) => (window.__floor.seen[i]?.paint ? window.__floor.seen[i] : null), i), {
+        interval: 10, what: `chat floor event ${i} painted`,
+      })
+      const t = writes.get(i)
+      if (i >= warmup) {
+        dom.push(rec.dom - t)
+        paint.push(rec.paint - t)
+      }
+      await sleep(50) // pacing between rounds, not a wait for a result
+    }
+    return { dom, paint }
+  } finally {
+    await page.close()
+    await new Promise((r) => { server.closeAllConnections?.(); server.close(r) })
+  }
+}

@@ -24,6 +24,12 @@ export async function cardRounds(browser, server, model, base = 0) {
       }
     })
     b.observer.observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-status'] })
+    // When each Enter was pressed: the second bound (bench/floor.mjs
+    // chatFloorRounds) sends its card as long after its own Enter.
+    b.enters = []
+    document.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') b.enters.push(now())
+    }, true)
     document.addEventListener('click', (e) => {
       if (e.target instanceof Element && e.target.closest('[data-testid=question-card] [data-testid=primary]')) b.clicks.push(now())
     }, true)
@@ -33,7 +39,7 @@ export async function cardRounds(browser, server, model, base = 0) {
   const a = []
   const aDom = []
   const bLat = []
-  const measured = [] // { id, serverWrite, serverRequest } of the rounds after the warm-up
+  const measured = [] // { id, serverWrite, serverRequest, enter } of the rounds after the warm-up
   let convId = null
   for (let i = base; i < base + WARMUP + ROUNDS; i++) {
     await composer.fill(`card ${i}`)
@@ -45,6 +51,7 @@ export async function cardRounds(browser, server, model, base = 0) {
     })
     const card = page.locator(`[data-testid=question-card][data-question-id="${qid}"]`)
     const tTool = model.state.toolCallAt.get(i)
+    const tEnter = await page.evaluate((n) => window.__bench.enters[n], i - base)
     await card.getByText('Alpha', { exact: true }).click()
     const next = model.nextToolResult()
     const clicksBefore = await page.evaluate(() => window.__bench.clicks.length)
@@ -59,7 +66,7 @@ export async function cardRounds(browser, server, model, base = 0) {
       a.push(rec.paint - tTool)
       aDom.push(rec.dom - tTool)
       bLat.push(tNext - tClick)
-      measured.push({ id: qid, serverWrite: tTool, serverRequest: tNext })
+      measured.push({ id: qid, serverWrite: tTool, serverRequest: tNext, enter: tEnter })
     }
   }
   if (profile) await profile.stop(process.env.BENCH_PROFILE + (base ? '.' + base : ''))
@@ -77,7 +84,7 @@ export async function traceTables(server, measured) {
   const byId = new Map(measured.map((m) => [m.id, m]))
   const withServer = recs.map((r) => {
     const m = byId.get(r.keys.find((k) => byId.has(k)))
-    return { keys: r.keys, marks: { ...r.marks, server_write: m.serverWrite, server_request: m.serverRequest } }
+    return { keys: r.keys, enter: m.enter, marks: { ...r.marks, server_write: m.serverWrite, server_request: m.serverRequest } }
   })
   return {
     card: hopTable(withServer, ['server_write', ...CARD_HOPS]),
@@ -98,6 +105,13 @@ export function pageBound(records, floorDom, floorPaint = []) {
   const pairs = (floor) => stats(goPath.flatMap((g) => floor.map((f) => g + f)))
   const sum = pairs(floorDom)
   return { goPath: stats(goPath), sum, ratio: sum.p95 / stats(floorDom).p95, paintSum: floorPaint.length ? pairs(floorPaint) : null }
+}
+
+// The milliseconds from each measured round's Enter to its card event
+// written to the SSE stream (the second bound's card comes as long after
+// its Enter: bench/floor.mjs chatFloorRounds).
+export function enterToEvent(records) {
+  return records.map((r) => r.marks.sse_written - r.enter).filter(Number.isFinite)
 }
 
 // The best Submit -> next model request a page could reach: each measured

@@ -31,12 +31,12 @@
 // model server), ui-page.mjs (driving the page), ui-cards.mjs (a, b),
 // ui-fanout.mjs (c), ui-streams.mjs (d, f), ui-open-conversation.mjs (e),
 // ui-indexing.mjs (g) and ui-report.mjs (the table and the figures); the
-// floor is bench/floor.mjs.
+// floor is bench/floor.mjs (with the second bound's bare chat page, issue #42).
 import { launchChromium } from '../frontend/e2e/helpers.mjs'
 import { saveArtifact, startTempServe } from '../frontend/e2e/util.mjs'
-import { floorRounds, postRounds } from './floor.mjs'
+import { chatFloorRounds, floorRounds, postRounds } from './floor.mjs'
 import { stats } from './stats.mjs'
-import { cardRounds, pageBound, submitBound, traceTables } from './ui-cards.mjs'
+import { cardRounds, enterToEvent, pageBound, submitBound, traceTables } from './ui-cards.mjs'
 import { fanout } from './ui-fanout.mjs'
 import { duringIndexing } from './ui-indexing.mjs'
 import { CLIENTS, FANOUT_CHUNKS, MESSAGES, ONLY, ROUNDS, STREAM_RATE, STREAM_SECONDS, THINK_ANSWER_SECONDS, THINK_MS, THINK_STREAM_SECONDS, WARMUP, log } from './ui-knobs.mjs'
@@ -75,6 +75,18 @@ async function main() {
         results.trace = await traceTables(server, results.cards.measured)
         results.bound = pageBound(results.trace.records, fl.dom, fl.paint)
         results.submitBound = submitBound(results.trace.records, posts)
+        // The second bound: Parley's Go path with a bare chat page on top
+        // (it draws the user's message on Enter, then gets the card's event
+        // as long after it as Parley did; bench/floor.mjs).
+        const afterEnter = enterToEvent(results.trace.records)
+        if (afterEnter.length) {
+          log(`(a) chat floor: ${WARMUP} warm-up + ${ROUNDS} rounds of a bare chat page`)
+          const chat = await chatFloorRounds(browser, { rounds: ROUNDS, warmup: WARMUP, afterEnter })
+          results.floor.chatDom = stats(chat.dom)
+          results.floor.chatPaint = stats(chat.paint)
+          results.floor.afterEnter = stats(afterEnter)
+          results.chatBound = pageBound(results.trace.records, chat.dom, chat.paint)
+        }
       }
       // The same with a model that thinks before its first token, as real
       // ones do: the card then does not arrive while the page is still

@@ -93,6 +93,12 @@ export function reportLines(results) {
       `with the bare page on top p95 ${ms(b.sum.p95)} in the DOM = ${b.ratio.toFixed(2)}× the floor, ${ms(b.paintSum?.p95)} painted; ` +
       `Parley's card is ${(results.cards.aDom.p95 / b.sum.p95).toFixed(2)}× that in the DOM, ${b.paintSum ? (results.cards.a.p95 / b.paintSum.p95).toFixed(2) : '-'}× painted`)
   }
+  if (results.chatBound) {
+    const b = results.chatBound
+    lines.push(`(a) second bound, a bare chat page (Enter draws the user's message and POSTs; the card's event comes p50 ${ms(results.floor.afterEnter.p50)} after the Enter, as Parley's did): ` +
+      `its element in the DOM p95 ${ms(results.floor.chatDom.p95)}, painted ${ms(results.floor.chatPaint.p95)}; with Parley's Go path under it p95 ${ms(b.sum.p95)} in the DOM, ${ms(b.paintSum?.p95)} painted; ` +
+      `Parley's card is ${(results.cards.aDom.p95 / b.sum.p95).toFixed(2)}× that in the DOM, ${b.paintSum ? (results.cards.a.p95 / b.paintSum.p95).toFixed(2) : '-'}× painted`)
+  }
   if (results.submitBound) {
     const b = results.submitBound
     lines.push(`(b) the best a page could do here: Parley's Go path (answer received -> next model request) p95 ${ms(b.goPath.p95)}; a bare page's click -> POST p95 ${ms(b.post.p95)}; ` +
@@ -128,6 +134,12 @@ export function recordFigures(results) {
       if (b.paintSum) recordFigure({ id: 'card.paint.bound.p95', label: 'card painted: Go path + bare page, p95 (Chromium)', value: b.paintSum.p95, unit: 'ms', note: boundNote })
       recordFigure({ id: 'card.dom.bound.ratio', label: 'card in the DOM: Go path + bare page / floor, p95 (the best ratio a page can reach, Chromium)', value: results.bound.ratio, unit: '×',
         note: `Go path p95 ${results.bound.goPath.p95.toFixed(1)} ms; with the bare page on top p95 ${results.bound.sum.p95.toFixed(1)} ms` })
+    }
+    if (results.chatBound) {
+      const b = results.chatBound
+      const chatNote = `Go path p95 ${b.goPath.p95.toFixed(1)} ms with the bare chat page's every round on top (its card ${results.floor.afterEnter.p50.toFixed(1)} ms after its Enter, p50)`
+      recordFigure({ id: 'card.dom.chatbound.p95', label: 'card in the DOM: Go path + bare chat page, p95 (Chromium)', value: b.sum.p95, unit: 'ms', note: chatNote })
+      if (b.paintSum) recordFigure({ id: 'card.paint.chatbound.p95', label: 'card painted: Go path + bare chat page, p95 (Chromium)', value: b.paintSum.p95, unit: 'ms', note: chatNote })
     }
     recordFigure({ id: 'submit.next.p95', label: 'Submit click -> next model request, p95 (Chromium)', value: cards.b.p95, unit: 'ms', note: note(cards.b) })
     if (results.submitBound) {
