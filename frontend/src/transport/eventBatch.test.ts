@@ -32,6 +32,22 @@ describe('event batch', () => {
     expect(got.at(-1)).toBe('later')
   })
 
+  it('applies a card at once, after the events queued before it; the next events wait for the next task', () => {
+    const task = manual()
+    const batch = createEventBatch(task.schedule)
+    const got: string[] = []
+    batch.push(() => got.push('conversation:state'))
+    batch.push(() => got.push('message:done'))
+    batch.push(() => got.push('question:ask'), true)
+    expect(got).toEqual(['conversation:state', 'message:done', 'question:ask'])
+    batch.push(() => got.push('conversation:state again'))
+    expect(got).toHaveLength(3)
+    task.run()
+    expect(got.at(-1)).toBe('conversation:state again')
+    task.run()
+    expect(got).toHaveLength(4) // each applied once
+  })
+
   it('delivers at once, in order, while the page is hidden (its timers are held back)', () => {
     const task = manual()
     let hidden = false
@@ -107,11 +123,16 @@ describe('the transports deliver events through the page batch', () => {
     const got: string[] = []
     t.on('message:done', () => got.push('done'))
     t.on('question:ask', () => got.push('ask'))
+    t.on('conversation:state', () => got.push('state'))
     handlers.get('message:done')!({ conversationId: 'c' })
-    handlers.get('question:ask')!({ conversationId: 'c', question_id: 'q' })
     expect(got).toEqual([])
-    task.run()
+    // A card: applied in its own task, with what came before it.
+    handlers.get('question:ask')!({ conversationId: 'c', question_id: 'q' })
     expect(got).toEqual(['done', 'ask'])
+    handlers.get('conversation:state')!({ conversationId: 'c', state: 'awaiting_user_response' })
+    expect(got).toEqual(['done', 'ask'])
+    task.run()
+    expect(got).toEqual(['done', 'ask', 'state'])
   })
 
   it('a browser: events of the stream reach the handlers in one task', () => {
@@ -136,11 +157,16 @@ describe('the transports deliver events through the page batch', () => {
     t.on('message:done', () => got.push('done'))
     t.on('question:ask', () => got.push('ask'))
     const es = sources[0]!
+    t.on('conversation:state', () => got.push('state'))
     es.listeners.get('message:done')!({ data: '{"conversationId":"c"}' } as MessageEvent)
-    es.listeners.get('question:ask')!({ data: '{"conversationId":"c","question_id":"q"}' } as MessageEvent)
     expect(got).toEqual([])
-    task.run()
+    // A card: applied in its own task, with what came before it.
+    es.listeners.get('question:ask')!({ data: '{"conversationId":"c","question_id":"q"}' } as MessageEvent)
     expect(got).toEqual(['done', 'ask'])
+    es.listeners.get('conversation:state')!({ data: '{"conversationId":"c","state":"awaiting_user_response"}' } as MessageEvent)
+    expect(got).toEqual(['done', 'ask'])
+    task.run()
+    expect(got).toEqual(['done', 'ask', 'state'])
     expect(eventBatch()).not.toBe(immediate)
   })
 })

@@ -18,7 +18,7 @@ import {
   type Unsubscribe,
 } from './transport'
 import { t } from '../i18n'
-import { eventBatch } from './eventBatch'
+import { APPLIED_AT_ONCE, eventBatch } from './eventBatch'
 
 export interface HttpTransportOptions {
   /** Prefix of every API path (default "/api/v1"). */
@@ -233,8 +233,8 @@ export class HttpTransport implements Transport {
           return
         }
         if (!payload || typeof payload !== 'object') return
-        // Applied with the events that came with it (./eventBatch).
-        eventBatch().push(() => this.emitter.emit(name, payload as EventMap[typeof name]))
+        // Applied with the events that came with it (./eventBatch); a card at once.
+        eventBatch().push(() => this.emitter.emit(name, payload as EventMap[typeof name]), APPLIED_AT_ONCE.has(name))
       })
     }
     es.onopen = () => {

@@ -22,7 +22,7 @@ import {
   type Transport,
   type Unsubscribe,
 } from './transport'
-import { eventBatch } from './eventBatch'
+import { APPLIED_AT_ONCE, eventBatch } from './eventBatch'
 
 /** `window.go.desktop.DesktopService`: what only the window does (desktop/desktop_service.go). */
 export interface WailsDesktopService {
@@ -153,8 +153,9 @@ export class WailsPlatform implements Platform {
   on<E extends EventName>(event: E, handler: EventHandler<E>): Unsubscribe {
     const rt = this.win.runtime
     if (event === 'transport:connection' || typeof rt?.EventsOn !== 'function') return () => {}
-    // Each Go event is its own task here; applied with the events that came with it (./eventBatch).
-    const off = rt.EventsOn(event, (payload: unknown) => eventBatch().push(() => handler(payload as Parameters<EventHandler<E>>[0])))
+    // Each Go event is its own task here; applied with the events that came with it (./eventBatch), a card at once.
+    const now = APPLIED_AT_ONCE.has(event)
+    const off = rt.EventsOn(event, (payload: unknown) => eventBatch().push(() => handler(payload as Parameters<EventHandler<E>>[0]), now))
     return typeof off === 'function' ? off : () => {}
   }
 
