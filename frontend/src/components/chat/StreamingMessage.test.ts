@@ -167,6 +167,13 @@ describe('MessageList while text streams', () => {
     await useChatStore().open('c1')
     w = mount(MessageList, { props: { conversationId: 'c1' }, global: { plugins: [env.pinia] }, attachTo: document.body })
     await settle()
+    // From here the frame comes when the test says (flushFrame), as in the
+    // first test: on a loaded machine the frame's fallback timer could fire
+    // in the middle of the deltas and scroll before the frame under test.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'requestAnimationFrame', 'cancelAnimationFrame'] })
+    onTestFinished(() => {
+      vi.useRealTimers()
+    })
     const layout = fakeLayout(w.find('[data-testid="message-list"]').element as HTMLElement)
     env.fake.emit('message:delta', { conversationId: 'c1', delta: 'Once', messageId: 'a1', runId: 'r1' })
     await settle()
