@@ -70,10 +70,10 @@ export function createEventBatch(schedule: Schedule = timerTask, hidden: () => b
   }
 }
 
-/** Delivers each event at once (unit tests: a fake window or stream emits and looks at once). */
-/** The events applied at once, with what was queued before them (./eventBatch: a card). */
+/** The events applied at once, with what was queued before them (a card). */
 export const APPLIED_AT_ONCE: ReadonlySet<string> = new Set(['question:ask'])
 
+/** Delivers each event at once (unit tests: a fake window or stream emits and looks at once). */
 export const immediate: EventBatch = {
   push: (deliver) => deliver(),
   flush: () => {},
