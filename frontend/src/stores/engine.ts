@@ -3,7 +3,7 @@
 // download's speed and time left worked out here from the engine:download
 // events (events.ts hands them to onDownload).
 import { defineStore } from 'pinia'
-import type { EngineCatalogEntry, EngineDownload, EngineDownloadRequest, EngineModel, EngineStatus } from '../types'
+import type { EngineCatalogEntry, EngineDownload, EngineDownloadRequest, EngineModel, EngineStatus, HubFile, HubFileArgs } from '../types'
 import { useTransport } from '../transport'
 import { addSample, downloadShown, speedOf, type Sample } from '../lib/engine'
 import { attempt, loadInto, type Outcome } from './asyncState'
@@ -114,6 +114,11 @@ export const useEngineStore = defineStore('engine', {
       this.startError = done.ok ? null : done.error
       if (done.ok) this.onDownload(done.value)
       return done
+    },
+
+    /** Asks the hub what a file would take before it downloads: size, memory against this machine's, disk. */
+    checkHubFile(args: HubFileArgs): Promise<Outcome<HubFile>> {
+      return attempt(this, {}, () => useTransport().checkHubFile({ repo: args.repo.trim(), file: args.file.trim(), revision: args.revision }))
     },
 
     pause(id: string): Promise<Outcome<EngineDownload>> {
