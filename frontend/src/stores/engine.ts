@@ -64,6 +64,10 @@ export const useEngineStore = defineStore('engine', {
       return (e: Pick<EngineCatalogEntry, 'repo' | 'file'>): EngineDownload | undefined =>
         Object.values(state.downloads).find((d) => d.repo === e.repo && d.file === e.file && downloadShown(d))
     },
+    /** The system's folder dialog can be shown (in the window; not in a browser). */
+    canChooseFolder(): boolean {
+      return useTransport().choosePaths !== null
+    },
     /** Bytes per second of a download, null while unknown. */
     speed(state) {
       return (id: string): number | null => (state.downloads[id]?.state === 'downloading' ? speedOf(state.samples[id] ?? []) : null)
@@ -119,6 +123,12 @@ export const useEngineStore = defineStore('engine', {
     /** Asks the hub what a file would take before it downloads: size, memory against this machine's, disk. */
     checkHubFile(args: HubFileArgs): Promise<Outcome<HubFile>> {
       return attempt(this, {}, () => useTransport().checkHubFile({ repo: args.repo.trim(), file: args.file.trim(), revision: args.revision }))
+    },
+
+    /** The system's folder dialog (the window only): the folder chosen, or null. */
+    async chooseFolder(): Promise<string | null> {
+      const picked = await useTransport().choosePaths?.('folder')
+      return picked?.[0] || null
     },
 
     pause(id: string): Promise<Outcome<EngineDownload>> {

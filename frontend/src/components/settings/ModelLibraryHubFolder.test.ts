@@ -168,11 +168,14 @@ describe('Settings → Models: the models folder', () => {
     )
   })
 
+  it('has no Browse… in the browser build (no system dialog)', async () => {
+    const v = await mountPanel()
+    await byTest(v, 'models-dir-change').trigger('click')
+    expect(byTest(v, 'models-dir-input').exists()).toBe(true)
+    expect(byTest(v, 'models-dir-browse').exists()).toBe(false)
+  })
+
   it('Browse… (in the window) fills the field from the system dialog', async () => {
-    const v0 = await mountPanel()
-    await byTest(v0, 'models-dir-change').trigger('click')
-    expect(byTest(v0, 'models-dir-browse').exists()).toBe(false) // the browser build has no dialog
-    w?.unmount()
     env.fake.choosePaths = async (kind) => (kind === 'folder' ? ['/picked/models'] : [])
     const v = await mountPanel()
     await byTest(v, 'models-dir-change').trigger('click')
