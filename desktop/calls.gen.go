@@ -259,6 +259,13 @@ func (c *Calls) StartEngineDownload(req api.EngineDownloadRequest) (library.Down
 	return wire(calls.StartEngineDownload.Do(c.ctx, c.svc, req))
 }
 
+// CheckHubFile asks the hub about a GGUF by repository and file before downloading it: its size, the memory it would need against this machine's, and whether the disk holds it.
+//
+// GET /api/v1/engine/hub/file
+func (c *Calls) CheckHubFile(req api.HubFileArgs) (library.HubFile, error) {
+	return wire(calls.CheckHubFile.Do(c.ctx, c.svc, req))
+}
+
 // EngineDownloads returns the downloads, oldest first.
 //
 // GET /api/v1/engine/downloads

@@ -203,6 +203,14 @@ type UpdateEngineModelArgs struct {
 	AllowLarge *bool `json:"allow_large,omitempty"`
 }
 
+// HubFileArgs name a GGUF of the hub (revision "main" when not given), to
+// know what it would take before downloading it.
+type HubFileArgs struct {
+	Repo     string `json:"repo"`
+	File     string `json:"file"`
+	Revision string `json:"revision,omitempty"`
+}
+
 // EngineDownloadRequest asks for a download: a catalogue entry, or any GGUF of
 // the hub by repository and file (revision "main" when not given).
 type EngineDownloadRequest struct {

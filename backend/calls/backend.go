@@ -59,6 +59,7 @@ type Backend interface {
 	EngineModels(ctx context.Context) ([]library.Model, error)
 	EngineCatalog(ctx context.Context) ([]library.CatalogEntry, error)
 	EngineDownloads(ctx context.Context) ([]library.Download, error)
+	CheckHubFile(ctx context.Context, req api.HubFileArgs) (library.HubFile, error)
 	StartEngineDownload(ctx context.Context, req api.EngineDownloadRequest) (library.Download, error)
 	PauseEngineDownload(ctx context.Context, id string) (library.Download, error)
 	ResumeEngineDownload(ctx context.Context, id string) (library.Download, error)

@@ -219,6 +219,11 @@ var (
 		func(ctx context.Context, b Backend, r api.EngineDownloadRequest) (library.Download, error) {
 			return b.StartEngineDownload(ctx, r)
 		}, Status(http.StatusAccepted))
+	CheckHubFile = declare("CheckHubFile", "GET /api/v1/engine/hub/file",
+		"Asks the hub about a GGUF by repository and file before downloading it: its size, the memory it would need against this machine's, and whether the disk holds it.",
+		func(ctx context.Context, b Backend, r api.HubFileArgs) (library.HubFile, error) {
+			return b.CheckHubFile(ctx, r)
+		}, Query("repo", "file", "revision"))
 	EngineDownloads = declare("EngineDownloads", "GET /api/v1/engine/downloads",
 		"Returns the downloads, oldest first.",
 		func(ctx context.Context, b Backend, _ None) ([]library.Download, error) {

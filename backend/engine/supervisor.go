@@ -54,6 +54,9 @@ type Status struct {
 	Error     string  `json:"error,omitempty"`
 	Backend   string  `json:"backend"`
 	ModelsDir string  `json:"models_dir"`
+	// ModelsDirByFlag: the folder is --models-dir / PARLEY_MODELS_DIR,
+	// which wins over the setting (the service fills it in).
+	ModelsDirByFlag bool `json:"models_dir_by_flag"`
 	// Memory is the machine's (total 0: unknown), against which the
 	// model library marks the models too big to run (the service fills
 	// it in).

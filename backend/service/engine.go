@@ -19,20 +19,39 @@ import (
 // (backend/engine/library, in library.go here): downloaded, imported, and
 // any .gguf file of the models folder.
 
-// modelsDir is the built-in engine's models folder: --models-dir /
-// PARLEY_MODELS_DIR, else <data dir>/models ("" when there is no data
-// folder, as in some tests).
+// modelsDir is the built-in engine's models folder (modelsDirFor the
+// effective settings).
 func (s *Service) modelsDir() string {
-	if s.opt.Config.ModelsDir != "" {
-		return s.opt.Config.ModelsDir
-	}
-	if s.opt.Config.DataDir == "" {
-		return ""
-	}
-	return filepath.Join(s.opt.Config.DataDir, "models")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.modelsDirFor(s.settings)
 }
 
-// engineModels lists the models the engine may load.
+// modelsDirFor is the models folder with the settings st. Precedence:
+// --models-dir / PARLEY_MODELS_DIR (for this process, as the other flags),
+// else the setting engine_models_dir, else the default <data dir>/models
+// ("" when there is no data folder, as in some tests).
+func (s *Service) modelsDirFor(st Settings) string {
+	cfg := s.opt.Config
+	switch {
+	case s.modelsDirByFlag():
+		return cfg.ModelsDir
+	case st.EngineModelsDir != "":
+		return st.EngineModelsDir
+	case cfg.ModelsDir != "":
+		return cfg.ModelsDir
+	case cfg.DataDir != "":
+		return filepath.Join(cfg.DataDir, "models")
+	}
+	return ""
+}
+
+// modelsDirByFlag tells whether the command line set the models folder.
+func (s *Service) modelsDirByFlag() bool {
+	return s.opt.Config.Set["models-dir"] && s.opt.Config.ModelsDir != ""
+}
+
+// engineModels lists the models the engine may load (under s.mu).
 func (s *Service) engineModels() []engine.Model {
 	if s.lib == nil {
 		return nil
@@ -51,10 +70,11 @@ func (s *Service) engine() (*engine.Supervisor, error) {
 	defer s.mu.Unlock()
 	if s.sup == nil {
 		sup, err := engine.New(engine.Config{
-			Command: s.opt.EngineCommand, ModelsDir: s.modelsDir(), Logger: s.log,
+			Command: s.opt.EngineCommand, ModelsDir: s.modelsDirFor(s.settings), Logger: s.log,
 			Threads: s.settings.EngineThreads,
 			OnState: func(st engine.Status) {
 				st.Memory = s.machineMemory()
+				st.ModelsDirByFlag = s.modelsDirByFlag()
 				s.ev.Emit(events.EngineState, st)
 			},
 		})
@@ -83,8 +103,8 @@ func (s *Service) builtin() bool {
 func (s *Service) builtinModel(name string) (llm.Model, error) {
 	var chosen library.Model
 	if name == "" {
-		if s.lib != nil {
-			for _, m := range s.lib.Ready() {
+		if lib := s.currentLib(); lib != nil {
+			for _, m := range lib.Ready() {
 				if !m.Embedding() {
 					chosen = m
 					break
@@ -115,10 +135,15 @@ func (s *Service) builtinModel(name string) (llm.Model, error) {
 // checkBuiltinModel returns the installed model id, and refuses (422) one
 // that is not installed or whose file is missing or not a readable GGUF.
 func (s *Service) checkBuiltinModel(id string) (library.Model, error) {
-	if s.lib == nil {
+	return checkBuiltinModelIn(s.currentLib(), id)
+}
+
+// checkBuiltinModelIn is checkBuiltinModel in the library lib.
+func checkBuiltinModelIn(lib *library.Library, id string) (library.Model, error) {
+	if lib == nil {
 		return library.Model{}, fault.New(fault.Validation, i18n.M("engine.modelNotInstalled", id))
 	}
-	m, ok := s.lib.Model(id)
+	m, ok := lib.Model(id)
 	switch {
 	case !ok:
 		return m, fault.New(fault.Validation, i18n.M("engine.modelNotInstalled", id))
@@ -191,10 +216,12 @@ func (s *Service) EngineStatus(context.Context) (engine.Status, error) {
 	s.mu.Lock()
 	sup := s.sup
 	s.mu.Unlock()
-	st := engine.Status{State: engine.StateStopped, ModelsDir: s.modelsDir()}
+	st := engine.Status{State: engine.StateStopped}
 	if sup != nil {
 		st = sup.Status()
 	}
+	// The folder of now: the engine's own status says the one it started with.
+	st.ModelsDir, st.ModelsDirByFlag = s.modelsDir(), s.modelsDirByFlag()
 	st.Memory = s.machineMemory()
 	return st, nil
 }

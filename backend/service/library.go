@@ -22,6 +22,18 @@ func (s *Service) openLibrary() {
 	if dir == "" {
 		return
 	}
+	lib, err := s.newLibrary(dir)
+	if err != nil {
+		s.log.Error("open the model library", "dir", dir, "err", err)
+		return
+	}
+	s.mu.Lock()
+	s.lib = lib
+	s.mu.Unlock()
+}
+
+// newLibrary opens the model library on dir.
+func (s *Service) newLibrary(dir string) (*library.Library, error) {
 	opt := library.Options{
 		Dir: dir, Endpoint: s.opt.Config.HFEndpoint, Logger: s.log,
 		OnDownload: func(d library.Download) { s.ev.Emit(events.EngineDownload, d) },
@@ -29,35 +41,44 @@ func (s *Service) openLibrary() {
 	if s.opt.LibraryOptions != nil {
 		s.opt.LibraryOptions(&opt)
 	}
-	lib, err := library.Open(opt)
-	if err != nil {
-		s.log.Error("open the model library", "dir", dir, "err", err)
-		return
-	}
-	s.lib = lib
+	return library.Open(opt)
 }
 
 func (s *Service) closeLibrary() {
-	if s.lib != nil {
-		s.lib.Close()
+	s.mu.Lock()
+	lib := s.lib
+	s.lib = nil
+	s.mu.Unlock()
+	if lib != nil {
+		lib.Close()
 	}
 }
 
+// currentLib is the model library (nil without a models folder). It is
+// read under s.mu: a change of the models folder swaps it.
+func (s *Service) currentLib() *library.Library {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lib
+}
+
 func (s *Service) library() (*library.Library, error) {
-	if s.lib == nil {
+	lib := s.currentLib()
+	if lib == nil {
 		return nil, fault.New(fault.Internal, i18n.M("library.noFolder"))
 	}
-	return s.lib, nil
+	return lib, nil
 }
 
 // builtinModelInfos are the installed models that can be loaded, as the
 // model list says models (GET /api/v1/models with the built-in engine).
 func (s *Service) builtinModelInfos() []ModelInfo {
 	out := []ModelInfo{}
-	if s.lib == nil {
+	lib := s.currentLib()
+	if lib == nil {
 		return out
 	}
-	for _, m := range s.lib.Ready() {
+	for _, m := range lib.Ready() {
 		info := ModelInfo{Name: m.ID}
 		for _, c := range m.Capabilities {
 			switch c {
@@ -77,26 +98,29 @@ func (s *Service) builtinModelInfos() []ModelInfo {
 // EngineModels lists the installed models, each checked (GET
 // /api/v1/engine/models).
 func (s *Service) EngineModels(context.Context) ([]library.Model, error) {
-	if s.lib == nil {
+	lib := s.currentLib()
+	if lib == nil {
 		return []library.Model{}, nil
 	}
-	return s.lib.Models(), nil
+	return lib.Models(), nil
 }
 
 // EngineCatalog is the curated catalogue (GET /api/v1/engine/catalog).
 func (s *Service) EngineCatalog(context.Context) ([]library.CatalogEntry, error) {
-	if s.lib == nil {
+	lib := s.currentLib()
+	if lib == nil {
 		return library.Catalog(), nil
 	}
-	return s.lib.Catalog(), nil
+	return lib.Catalog(), nil
 }
 
 // EngineDownloads lists the downloads (GET /api/v1/engine/downloads).
 func (s *Service) EngineDownloads(context.Context) ([]library.Download, error) {
-	if s.lib == nil {
+	lib := s.currentLib()
+	if lib == nil {
 		return []library.Download{}, nil
 	}
-	return s.lib.Downloads(), nil
+	return lib.Downloads(), nil
 }
 
 // StartEngineDownload queues a download from the hub: a catalogue entry,
@@ -107,6 +131,24 @@ func (s *Service) StartEngineDownload(ctx context.Context, req api.EngineDownloa
 		return library.Download{}, err
 	}
 	return lib.Start(ctx, req)
+}
+
+// CheckHubFile says what a GGUF of the hub would take before it is
+// downloaded (GET /api/v1/engine/hub/file): its size, the memory it needs
+// against this machine's, and whether the disk holds it. The same 422s
+// as the download; nothing is changed.
+func (s *Service) CheckHubFile(ctx context.Context, req api.HubFileArgs) (library.HubFile, error) {
+	lib, err := s.library()
+	if err != nil {
+		return library.HubFile{}, err
+	}
+	f, err := lib.Check(ctx, api.EngineDownloadRequest{Repo: req.Repo, File: req.File, Revision: req.Revision})
+	if err != nil {
+		return library.HubFile{}, err
+	}
+	f.Memory = s.machineMemory().Total
+	f.Fits = f.Memory == 0 || uint64(f.RAM) <= f.Memory
+	return f, nil
 }
 
 // PauseEngineDownload pauses a download.

@@ -29,10 +29,11 @@ func (s *Service) capabilities(ctx context.Context) *textcalls.Capabilities {
 		if id.BaseURL == engine.BaseURL {
 			// Known, like Ollama's models: thinking is then turned off
 			// by reasoning_effort alone, which the engine reads too.
-			if s.lib == nil {
+			lib := s.currentLib()
+			if lib == nil {
 				return nil, false
 			}
-			m, ok := s.lib.Model(id.Model)
+			m, ok := lib.Model(id.Model)
 			return m.Capabilities, ok
 		}
 		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)

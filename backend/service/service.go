@@ -86,7 +86,10 @@ type Service struct {
 	demo     *demoServer
 	sup      *engine.Supervisor // the built-in engine's, once needed
 	// lib is the model library (SPEC §12); nil without a models folder.
+	// Read it with currentLib: a change of the models folder swaps it.
 	lib *library.Library
+	// folderMu makes one settings save at a time change the models folder.
+	folderMu sync.Mutex
 	// contextLengths caches the models' context windows (server + model -> tokens, 0 = unknown).
 	contextLengths map[string]int
 	// updates is the automatic update checks' loop (SPEC §13).

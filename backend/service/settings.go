@@ -50,6 +50,10 @@ type Settings struct {
 	// EngineThreads is how many threads the built-in engine computes with
 	// (SPEC §12); 0, the default, is automatic: one per core.
 	EngineThreads int `json:"engine_threads"`
+	// EngineModelsDir is the built-in engine's models folder, an absolute
+	// path; "" is the default, <data dir>/models. --models-dir /
+	// PARLEY_MODELS_DIR wins over it (modelsdir.go).
+	EngineModelsDir string `json:"engine_models_dir"`
 }
 
 // maxEngineThreads bounds EngineThreads (more threads than this is a typo).
@@ -97,6 +101,9 @@ func (s Settings) Validate() error {
 		return inputError(i18n.M("service.maxPending", 1000))
 	case s.EngineThreads < 0 || s.EngineThreads > maxEngineThreads:
 		return inputError(i18n.M("service.engineThreads", maxEngineThreads))
+	}
+	if err := checkModelsDirValue(s.EngineModelsDir); err != nil {
+		return err
 	}
 	if len(s.EmbeddingModel) > maxModelNameChars {
 		return inputErrorf(fmt.Sprintf("embedding model name must be at most %d characters", maxModelNameChars))
@@ -204,6 +211,7 @@ func (s *Service) GetSettings() Settings {
 func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, error) {
 	st.BaseURL = strings.TrimRight(strings.TrimSpace(st.BaseURL), "/")
 	st.EmbeddingModel = strings.TrimSpace(st.EmbeddingModel)
+	st.EngineModelsDir = cleanModelsDir(st.EngineModelsDir)
 	if st.Memory == "" {
 		st.Memory = s.GetSettings().Memory
 	}
@@ -216,11 +224,29 @@ func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, erro
 	if err := st.Validate(); err != nil {
 		return Settings{}, err
 	}
+	// One save at a time changes the models folder.
+	s.folderMu.Lock()
+	defer s.folderMu.Unlock()
+	newLib, err := s.openModelsDir(st)
+	if err != nil {
+		return Settings{}, err
+	}
+	applied := false
+	defer func() {
+		if newLib != nil && !applied {
+			newLib.Close() // refused: the folder stays the one it was
+		}
+	}()
 	if before := s.GetSettings(); st.Engine == config.EngineBuiltin && st.Model != "" &&
 		(st.Model != before.Model || before.Engine != config.EngineBuiltin) {
 		// Choosing a built-in model: it must be installed and readable, and
-		// fit in the machine's memory unless allowed (SPEC §12).
-		m, err := s.checkBuiltinModel(st.Model)
+		// fit in the machine's memory unless allowed (SPEC §12), in the
+		// folder being chosen with it if any.
+		lib := newLib
+		if lib == nil {
+			lib = s.currentLib()
+		}
+		m, err := checkBuiltinModelIn(lib, st.Model)
 		if err != nil {
 			return Settings{}, err
 		}
@@ -245,6 +271,10 @@ func (s *Service) SaveSettings(ctx context.Context, st Settings) (Settings, erro
 	s.settings = applyOverrides(st, s.opt.Config)
 	eff := s.settings
 	s.mu.Unlock()
+	if newLib != nil {
+		applied = true
+		s.swapLibrary(newLib)
+	}
 	if before.EmbeddingModel != eff.EmbeddingModel || before.BaseURL != eff.BaseURL || before.APIKey != eff.APIKey || before.DemoMode != eff.DemoMode {
 		s.knowledge.EmbeddingChanged() // vectors of the new model are made in the background
 		s.vectors.kick()               // and of the memories

@@ -2,14 +2,22 @@
 // built-in engine, downloading from the fake Hugging Face hub
 // (cmd/fakehub -fixtures, through HF_ENDPOINT) in Settings → Models by
 // repository and file, seeing it installed, and choosing it; onboarding
-// offers the built-in engine first; axe-clean, and whole at 360 px.
+// offers the built-in engine first; a hub file too big for the machine
+// marked before it downloads; the models folder changed to one holding a
+// GGUF, whose model then answers; axe-clean, and whole at 360 px.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
+import { mkdtemp, readdir, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { launchChromium, screenshot } from './helpers.mjs'
 import { startServe, newDataDir, login } from './serve.mjs'
 import { waitUntil } from './util.mjs'
 import { assertNoSeriousViolations } from './axe.mjs'
 import { buildFakeHub, startFakeHub, FIXTURES_REPO } from './fakehub.mjs'
+
+// backend/engine/enginetest's Answer: what fixed.gguf writes.
+const FIXED_ANSWER = 'Hello from the built-in engine. This reply is the same every time.'
 
 let browser, built, hub
 
@@ -136,9 +144,33 @@ test('marks models too big for the machine, and loads one only with Load anyway'
     assert.equal(await page.getByTestId('onboarding-builtin').count(), 1)
     assert.equal(await page.getByTestId('onboarding-suggestion').count(), 0, 'onboarding suggests no model that does not fit')
 
+    // A hub file is judged before it downloads (issue #40): the hub says its
+    // size, Go the memory it needs against this machine's; one sentence, and
+    // the button becomes "Download anyway". Nothing is downloaded yet.
     await library.getByTestId('hub-repo').fill(FIXTURES_REPO)
     await library.getByTestId('hub-file').fill('fixed.gguf')
     await library.getByTestId('hub-download').click()
+    const tooBig = library.getByTestId('hub-too-big')
+    await tooBig.waitFor()
+    assert.match(await tooBig.innerText(), /^This model needs about \d+ MB of memory and this computer has 256 MB: it can be downloaded, but Parley won't load it unless you tick Load anyway\.$/)
+    assert.match(await library.getByTestId('hub-figures').innerText(), /^fixed\.gguf: [\d.]+ MB download · needs about \d+ MB of memory$/)
+    const hubButton = library.getByTestId('hub-download')
+    assert.equal(await hubButton.innerText(), 'Download anyway')
+    assert.deepEqual((await server.api('GET', '/api/v1/engine/downloads')).body, [], 'nothing downloads before the user insists')
+    const checked = await server.api('GET', `/api/v1/engine/hub/file?repo=${encodeURIComponent(FIXTURES_REPO)}&file=fixed.gguf`)
+    assert.equal(checked.status, 200)
+    assert.equal(checked.body.fits, false)
+    assert.equal(checked.body.memory, 256 * 1024 ** 2)
+    await assertNoSeriousViolations(page, 'Settings → Models with a hub file too big for the machine', '[data-testid="settings-panel"]')
+    await page.setViewportSize({ width: 360, height: 760 })
+    await tooBig.scrollIntoViewIfNeeded()
+    const hubOverflow = await panel.evaluate((p) => [...p.querySelectorAll('[data-testid="model-library"], [data-testid="hub-check"]')].map((el) => el.scrollWidth - el.clientWidth))
+    assert.ok(hubOverflow.every((d) => d <= 1), `no horizontal overflow at 360 px: ${hubOverflow}`)
+    await screenshot(page, 'e2e-model-library-hub-too-big-360.png')
+    await page.setViewportSize({ width: 1200, height: 900 })
+    // Download anyway, by keyboard.
+    await hubButton.focus()
+    await page.keyboard.press('Enter')
     const model = library.locator('[data-testid="engine-model"][data-model="fixed"]')
     await model.waitFor({ timeout: 60000 })
     const mark = model.getByTestId('engine-model-too-big')
@@ -175,6 +207,86 @@ test('marks models too big for the machine, and loads one only with Load anyway'
     await panel.getByTestId('settings-save').click()
     await panel.waitFor({ state: 'detached' })
     assert.equal((await server.api('GET', '/api/v1/settings')).body.model, 'fixed')
+    assert.deepEqual(errors, [])
+  } finally {
+    await context.close()
+    await server.stop()
+  }
+})
+
+// The models folder as a setting (issue #40): Settings → Models → Change…
+// to a folder holding a GGUF (fetched from the fake hub as any file is):
+// it is listed as installed, chosen, and a message gets its reply from the
+// built-in engine; the old folder is left as it was. Needs the engine's
+// libraries (PARLEY_ENGINE_DIR, or a checkout set up by scripts/engine-libs.sh).
+test('changes the models folder in Settings → Models; its model is listed, chosen, and answers', async () => {
+  const data = await newDataDir()
+  const folder = await mkdtemp(join(tmpdir(), 'parley-e2e-models-'))
+  const res = await fetch(`${hub.url}/${FIXTURES_REPO}/resolve/main/fixed.gguf`)
+  assert.equal(res.status, 200)
+  await writeFile(join(folder, 'elsewhere.gguf'), Buffer.from(await res.arrayBuffer()))
+  await writeFile(join(folder, 'half.gguf.part'), 'GGUF, not all of it')
+  const server = await startServe(data, { extraArgs: ['--engine', 'builtin'], env: { HF_ENDPOINT: hub.url } })
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, bypassCSP: true })
+  try {
+    const { body: settings } = await server.api('PUT', '/api/v1/settings', {
+      ...(await server.api('GET', '/api/v1/settings')).body, onboarded: true, engine: 'builtin',
+    })
+    assert.equal(settings.engine_models_dir, '')
+    const page = await context.newPage()
+    const errors = []
+    page.on('pageerror', (e) => errors.push(e.message))
+    await login(page, server)
+    await page.getByTestId('settings-button').click()
+    const panel = page.getByTestId('settings-panel')
+    await panel.getByTestId('settings-nav-models').click()
+    const library = panel.getByTestId('model-library')
+    await library.getByTestId('no-engine-models').waitFor()
+    const oldDir = join(data, 'models')
+    assert.equal(await library.getByTestId('models-dir').innerText(), `Models are kept in ${oldDir}`)
+    const oldFiles = await readdir(oldDir)
+
+    // By keyboard: Change…, the path, Enter. A relative path first: said inline, nothing changed.
+    await library.getByTestId('models-dir-change').focus()
+    await page.keyboard.press('Enter')
+    const input = library.getByTestId('models-dir-input')
+    await input.fill('models')
+    await input.press('Enter')
+    const error = library.getByTestId('models-dir-error')
+    await error.waitFor()
+    assert.match(await error.innerText(), /must be an absolute path/)
+    assert.equal((await server.api('GET', '/api/v1/settings')).body.engine_models_dir, '')
+    await assertNoSeriousViolations(page, 'Settings → Models changing the models folder', '[data-testid="settings-panel"]')
+    await page.setViewportSize({ width: 360, height: 760 })
+    await input.scrollIntoViewIfNeeded()
+    const overflow = await panel.evaluate((p) => [...p.querySelectorAll('[data-testid="model-library"]')].map((el) => el.scrollWidth - el.clientWidth))
+    assert.ok(overflow.every((d) => d <= 1), `no horizontal overflow at 360 px: ${overflow}`)
+    await screenshot(page, 'e2e-model-library-folder-360.png')
+    await page.setViewportSize({ width: 1200, height: 900 })
+
+    await input.fill(folder)
+    await input.press('Enter')
+    const model = library.locator('[data-testid="engine-model"][data-model="elsewhere"]')
+    await model.waitFor()
+    assert.equal(await library.getByTestId('engine-model').count(), 1, 'the GGUF of the folder, not its partial file')
+    assert.equal(await library.getByTestId('models-dir').innerText(), `Models are kept in ${folder}`)
+    assert.match(await library.getByTestId('models-dir-changed').innerText(), /The models of .+ are still there\./)
+    assert.deepEqual(await readdir(oldDir), oldFiles, 'the old folder is left as it was')
+    assert.equal((await server.api('GET', '/api/v1/engine')).body.models_dir, folder)
+
+    await model.locator('input[type="radio"]').focus()
+    await page.keyboard.press('Space')
+    await panel.getByTestId('settings-save').click()
+    await panel.waitFor({ state: 'detached' })
+    const saved = (await server.api('GET', '/api/v1/settings')).body
+    assert.equal(saved.engine_models_dir, folder)
+    assert.equal(saved.model, 'elsewhere')
+
+    const composer = page.getByRole('textbox', { name: 'Message' })
+    await composer.fill('Hello')
+    await composer.press('Enter')
+    await page.getByText(FIXED_ANSWER).waitFor({ timeout: 60000 })
+    assert.equal((await server.api('GET', '/api/v1/engine')).body.model, 'elsewhere')
     assert.deepEqual(errors, [])
   } finally {
     await context.close()

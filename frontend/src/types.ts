@@ -31,6 +31,8 @@ export type {
   EngineDownloadRequest,
   EngineModel,
   EngineStatus,
+  HubFile,
+  HubFileArgs,
   ConversationDeletedEvent,
   ConversationDetail,
   ConversationPage,

@@ -174,6 +174,20 @@ func (l *Library) Downloads() []Download {
 	return out
 }
 
+// Busy lists the downloads that still have work to do, paused ones too:
+// the models folder is not changed under them.
+func (l *Library) Busy() []Download {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Download
+	for _, id := range l.order {
+		if d := l.downloads[id]; active(d.State) || d.State == DownloadPaused {
+			out = append(out, d.Download)
+		}
+	}
+	return out
+}
+
 // GetDownload returns one download.
 func (l *Library) GetDownload(id string) (Download, error) {
 	l.mu.Lock()
@@ -286,6 +300,59 @@ func (l *Library) Start(ctx context.Context, req api.EngineDownloadRequest) (Dow
 	l.changed(d)
 	go l.kick()
 	return d.Download, nil
+}
+
+// HubFile is what a GGUF of the hub asked for by repository and file
+// would take, told before it is downloaded (GET /api/v1/engine/hub/file):
+// its size, the memory it needs to run, and whether the disk holds it.
+type HubFile struct {
+	Repo     string `json:"repo"`
+	File     string `json:"file"`
+	Revision string `json:"revision"`
+	Size     int64  `json:"size"`
+	// RAM is EstimateRAM(Size), as for an installed model of that size.
+	RAM int64 `json:"ram"`
+	// Memory is the machine's total memory (0 when it cannot be read);
+	// Fits tells whether RAM is within it (true when unknown). The caller
+	// fills them: the library does not read the machine's memory.
+	Memory uint64 `json:"memory"`
+	Fits   bool   `json:"fits"`
+	// FreeDisk is the free space of the models folder's disk (-1 when it
+	// cannot be read); DiskFits tells whether the download would be let
+	// through (size + the reserve, beside the other downloads).
+	FreeDisk int64 `json:"free_disk"`
+	DiskFits bool  `json:"disk_fits"`
+	// Installed is the installed model's id when this file already is one.
+	Installed string `json:"installed,omitempty"`
+}
+
+// Check asks the hub about a file as Start would (the same 422 for a name
+// that is not a GGUF or a file not on the hub, the same message when the
+// hub cannot be reached) and says its size, memory need and whether the
+// disk holds it, without downloading anything.
+func (l *Library) Check(ctx context.Context, req api.EngineDownloadRequest) (HubFile, error) {
+	req, err := l.checkRequest(req)
+	if err != nil {
+		return HubFile{}, err
+	}
+	remote, err := l.resolve(ctx, req.Repo, req.Revision, req.File)
+	if err != nil {
+		return HubFile{}, err
+	}
+	f := HubFile{Repo: req.Repo, File: req.File, Revision: req.Revision, Size: remote.size,
+		RAM: EstimateRAM(remote.size), Fits: true, FreeDisk: -1, DiskFits: true}
+	if m, ok := installedFrom(l.Models(), req.Repo, req.File); ok {
+		f.Installed = m.ID
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	free, err := l.opt.FreeSpace(l.opt.Dir)
+	if err != nil {
+		return f, nil // unknown: Start lets it through too
+	}
+	f.FreeDisk = int64(min(free, uint64(1)<<62))
+	f.DiskFits = l.checkSpace(remote.size, downloadID(req.Repo, req.Revision, req.File)) == nil
+	return f, nil
 }
 
 // targetName is a free file name in the models folder for file (under

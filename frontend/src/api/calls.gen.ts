@@ -93,6 +93,8 @@ export interface Calls {
   engineCatalog(): Promise<W.EngineCatalogEntry[]>
   /** Queues a download from the hub (a catalogue entry, or a repository's GGUF file); progress comes as engine:download events. (POST /api/v1/engine/downloads) */
   startEngineDownload(req: W.EngineDownloadRequest): Promise<W.EngineDownload>
+  /** Asks the hub about a GGUF by repository and file before downloading it: its size, the memory it would need against this machine's, and whether the disk holds it. (GET /api/v1/engine/hub/file) */
+  checkHubFile(req: W.HubFileArgs): Promise<W.HubFile>
   /** Returns the downloads, oldest first. (GET /api/v1/engine/downloads) */
   engineDownloads(): Promise<W.EngineDownload[]>
   /** Pauses a download; its bytes stay for resume. (POST /api/v1/engine/downloads/{id}/pause) */
@@ -214,6 +216,7 @@ export const CALLS: { readonly [K in CallName]: CallSpec } = {
   engineModels: { binding: 'EngineModels', method: 'GET', path: '/api/v1/engine/models', query: [], body: 'none', noRequest: true },
   engineCatalog: { binding: 'EngineCatalog', method: 'GET', path: '/api/v1/engine/catalog', query: [], body: 'none', noRequest: true },
   startEngineDownload: { binding: 'StartEngineDownload', method: 'POST', path: '/api/v1/engine/downloads', query: [], body: 'json' },
+  checkHubFile: { binding: 'CheckHubFile', method: 'GET', path: '/api/v1/engine/hub/file', query: ['repo', 'file', 'revision'], body: 'none' },
   engineDownloads: { binding: 'EngineDownloads', method: 'GET', path: '/api/v1/engine/downloads', query: [], body: 'none', noRequest: true },
   pauseEngineDownload: { binding: 'PauseEngineDownload', method: 'POST', path: '/api/v1/engine/downloads/{id}/pause', query: [], body: 'none' },
   resumeEngineDownload: { binding: 'ResumeEngineDownload', method: 'POST', path: '/api/v1/engine/downloads/{id}/resume', query: [], body: 'none' },

@@ -325,6 +325,7 @@ export interface EngineStatus {
   error?: string
   backend: string
   models_dir: string
+  models_dir_by_flag: boolean
   memory: MachineMemory
 }
 
@@ -443,6 +444,7 @@ export interface Settings {
   memory?: MemorySetting
   update_checks?: string
   engine_threads: number
+  engine_models_dir: string
 }
 
 export interface Health {
@@ -863,6 +865,25 @@ export interface PullDone {
 
 export interface Reset {
   reset: boolean
+}
+
+export interface HubFileArgs {
+  repo: string
+  file: string
+  revision?: string
+}
+
+export interface HubFile {
+  repo: string
+  file: string
+  revision: string
+  size: number
+  ram: number
+  memory: number
+  fits: boolean
+  free_disk: number
+  disk_fits: boolean
+  installed?: string
 }
 
 export interface ImportModelArgs {

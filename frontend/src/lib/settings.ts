@@ -26,6 +26,8 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   memory: 'on',
   update_checks: 'on',
   engine_threads: 0,
+  // "" is the default models folder (<data dir>/models).
+  engine_models_dir: '',
 })
 
 export type PresetId = 'ollama' | 'llamacpp' | 'lmstudio' | 'custom'
@@ -86,6 +88,7 @@ export function normalizeSettings(raw: Partial<Settings> | null | undefined): Se
     memory: r.memory === 'off' ? 'off' : 'on',
     update_checks: r.update_checks === 'off' ? 'off' : 'on',
     engine_threads: isWhole(r.engine_threads) && r.engine_threads >= 0 ? r.engine_threads : d.engine_threads,
+    engine_models_dir: typeof r.engine_models_dir === 'string' ? r.engine_models_dir : d.engine_models_dir,
   }
 }
 

@@ -3,7 +3,7 @@
 // download's speed and time left worked out here from the engine:download
 // events (events.ts hands them to onDownload).
 import { defineStore } from 'pinia'
-import type { EngineCatalogEntry, EngineDownload, EngineDownloadRequest, EngineModel, EngineStatus } from '../types'
+import type { EngineCatalogEntry, EngineDownload, EngineDownloadRequest, EngineModel, EngineStatus, HubFile, HubFileArgs } from '../types'
 import { useTransport } from '../transport'
 import { addSample, downloadShown, speedOf, type Sample } from '../lib/engine'
 import { attempt, loadInto, type Outcome } from './asyncState'
@@ -64,6 +64,10 @@ export const useEngineStore = defineStore('engine', {
       return (e: Pick<EngineCatalogEntry, 'repo' | 'file'>): EngineDownload | undefined =>
         Object.values(state.downloads).find((d) => d.repo === e.repo && d.file === e.file && downloadShown(d))
     },
+    /** The system's folder dialog can be shown (in the window; not in a browser). */
+    canChooseFolder(): boolean {
+      return useTransport().choosePaths !== null
+    },
     /** Bytes per second of a download, null while unknown. */
     speed(state) {
       return (id: string): number | null => (state.downloads[id]?.state === 'downloading' ? speedOf(state.samples[id] ?? []) : null)
@@ -114,6 +118,17 @@ export const useEngineStore = defineStore('engine', {
       this.startError = done.ok ? null : done.error
       if (done.ok) this.onDownload(done.value)
       return done
+    },
+
+    /** Asks the hub what a file would take before it downloads: size, memory against this machine's, disk. */
+    checkHubFile(args: HubFileArgs): Promise<Outcome<HubFile>> {
+      return attempt(this, {}, () => useTransport().checkHubFile({ repo: args.repo.trim(), file: args.file.trim(), revision: args.revision }))
+    },
+
+    /** The system's folder dialog (the window only): the folder chosen, or null. */
+    async chooseFolder(): Promise<string | null> {
+      const picked = await useTransport().choosePaths?.('folder')
+      return picked?.[0] || null
     },
 
     pause(id: string): Promise<Outcome<EngineDownload>> {

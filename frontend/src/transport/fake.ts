@@ -729,6 +729,18 @@ export class FakeTransport implements Transport {
     if (!(Number.isInteger(next.engine_threads) && next.engine_threads >= 0 && next.engine_threads <= 256)) {
       throw new TransportError("the built-in engine's threads must be 0 (automatic) to 256", 400)
     }
+    const dirChanged = (next.engine_models_dir ?? '') !== (this.settings.engine_models_dir ?? '')
+    if (dirChanged) {
+      // As the Go side (backend/service/modelsdir.go).
+      const dir = next.engine_models_dir.trim()
+      if (dir && !dir.startsWith('/')) throw new TransportError(`The models folder must be an absolute path (such as /home/me/models), not "${dir}".`, 400)
+      if (this.engineLibrary.dirByFlag) {
+        throw new TransportError(`The models folder is set by the command line (--models-dir or PARLEY_MODELS_DIR): "${this.engineLibrary.dir}". Start Parley without it to change the folder here.`, 409)
+      }
+      const busy = this.engineLibrary.busy().length
+      if (busy) throw new TransportError(`The models folder cannot change while ${busy} download(s) are in progress or paused. Let them finish, or cancel them, first.`, 409)
+      if (this.engineLibrary.files.get(dir) !== undefined) throw new TransportError(`The models folder "${dir}" cannot be used: not a folder. Choose a folder Parley can create and write to.`, 422)
+    }
     if (next.engine === 'builtin' && next.model && (next.model !== this.settings.model || this.settings.engine !== 'builtin')) {
       // As the Go side: a built-in model must be installed and readable.
       const m = this.engineLibrary.list().find((x) => x.id === next.model)
@@ -737,6 +749,7 @@ export class FakeTransport implements Transport {
       const tooBig = this.engineLibrary.tooBig(m.id)
       if (tooBig) throw new TransportError(tooBig, 422)
     }
+    if (dirChanged) this.engineLibrary.setDir(next.engine_models_dir.trim())
     this.settings = next
     return clone(this.settings)
   }
@@ -772,7 +785,10 @@ export class FakeTransport implements Transport {
   /** The built-in engine's state (stopped: the fake runs no engine). */
   async engineStatus(): Promise<EngineStatus> {
     await this.enter('engineStatus', [])
-    return { state: 'stopped', model: null, backend: '', models_dir: this.engineLibrary.dir, memory: clone(this.engineLibrary.memory) }
+    return {
+      state: 'stopped', model: null, backend: '', models_dir: this.engineLibrary.dir, models_dir_by_flag: this.engineLibrary.dirByFlag,
+      memory: clone(this.engineLibrary.memory),
+    }
   }
 
   async engineModels(): Promise<W.EngineModel[]> {
@@ -783,6 +799,11 @@ export class FakeTransport implements Transport {
   async engineCatalog(): Promise<W.EngineCatalogEntry[]> {
     await this.enter('engineCatalog', [])
     return this.engineLibrary.listCatalog()
+  }
+
+  async checkHubFile(req: W.HubFileArgs): Promise<W.HubFile> {
+    await this.enter('checkHubFile', [req])
+    return this.engineLibrary.check(req)
   }
 
   async startEngineDownload(req: W.EngineDownloadRequest): Promise<W.EngineDownload> {

@@ -34,6 +34,14 @@ export class FakeEngineLibrary {
   memory: W.MachineMemory = { total: 16 * 2 ** 30, available: 8 * 2 ** 30 }
   /** The models folder the status names. */
   dir = '/home/me/.local/share/parley/models'
+  /** The default models folder (the setting engine_models_dir "" means it). */
+  readonly defaultDir = '/home/me/.local/share/parley/models'
+  /** The folder is --models-dir / PARLEY_MODELS_DIR's: the setting cannot change it. */
+  dirByFlag = false
+  /** Other folders on the fake disk and the models they hold (the models folder's are `models`). */
+  folders = new Map<string, W.EngineModel[]>()
+  /** The hub cannot be reached. */
+  hubDown = false
 
   constructor(private readonly emit: (d: W.EngineDownload) => void) {}
 
@@ -89,6 +97,40 @@ export class FakeEngineLibrary {
     }
     this.downloads = [...this.downloads.filter((x) => !(x.repo === repo && x.file === file)), d]
     return this.changed(d)
+  }
+
+  /** What a hub file would take, before it downloads (the Go side's CheckHubFile, same refusals as start). */
+  check(req: W.HubFileArgs): W.HubFile {
+    const repo = req.repo.trim()
+    const file = req.file.trim()
+    const revision = req.revision || 'main'
+    if (!repo || !file) throw new TransportError('give "repo" and "file"', 400)
+    if (!/^[\w.-]+\/[\w.-]+$/.test(repo)) throw new TransportError(`"${repo}" is not a Hugging Face repository (owner/name).`, 400)
+    if (!file.toLowerCase().endsWith('.gguf')) throw new TransportError(`Only GGUF model files (.gguf) can be downloaded, not ${file}.`, 422)
+    if (this.hubDown) throw new TransportError('The Hugging Face hub (https://huggingface.co) cannot be reached. Check the internet connection; the installed models still work.', 502)
+    const size = this.catalog.find((e) => e.repo === repo && e.file === file)?.size ?? this.hub.get(`${repo}/${file}`)
+    if (size === undefined) throw new TransportError(`${repo} has no file ${file} on the Hugging Face hub.`, 422)
+    const ram = estimateRam(size)
+    const installed = this.models.find((m) => m.source.repo === repo && m.source.file === file)
+    return {
+      repo, file, revision, size, ram, memory: this.memory.total, fits: !this.memory.total || ram <= this.memory.total,
+      free_disk: this.freeBytes, disk_fits: this.freeBytes >= size + RESERVE_BYTES, installed: installed?.id,
+    }
+  }
+
+  /** Downloads with work to do (paused ones too): the models folder does not change under them. */
+  busy(): W.EngineDownload[] {
+    return this.downloads.filter((d) => ['queued', 'downloading', 'paused', 'verifying'].includes(d.state))
+  }
+
+  /** Reopens the library on another folder: its models are listed, the old folder's stay there (kept in `folders`). */
+  setDir(dir: string): void {
+    const next = dir || this.defaultDir
+    if (next === this.dir) return
+    this.folders.set(this.dir, this.models)
+    this.models = this.folders.get(next) ?? []
+    this.folders.delete(next)
+    this.dir = next
   }
 
   pause(id: string): W.EngineDownload {

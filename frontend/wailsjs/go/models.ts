@@ -444,6 +444,22 @@ export namespace api {
 	        this.trace = source["trace"];
 	    }
 	}
+	export class HubFileArgs {
+	    repo: string;
+	    file: string;
+	    revision?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HubFileArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.repo = source["repo"];
+	        this.file = source["file"];
+	        this.revision = source["revision"];
+	    }
+	}
 	export class ImportArgs {
 	    data: string;
 	
@@ -1480,6 +1496,7 @@ export namespace engine {
 	    error?: string;
 	    backend: string;
 	    models_dir: string;
+	    models_dir_by_flag: boolean;
 	    memory: ram.Machine;
 	
 	    static createFrom(source: any = {}) {
@@ -1493,6 +1510,7 @@ export namespace engine {
 	        this.error = source["error"];
 	        this.backend = source["backend"];
 	        this.models_dir = source["models_dir"];
+	        this.models_dir_by_flag = source["models_dir_by_flag"];
 	        this.memory = this.convertValues(source["memory"], ram.Machine);
 	    }
 	
@@ -1600,6 +1618,36 @@ export namespace library {
 	        this.sha256 = source["sha256"];
 	        this.error = source["error"];
 	        this.model = source["model"];
+	    }
+	}
+	export class HubFile {
+	    repo: string;
+	    file: string;
+	    revision: string;
+	    size: number;
+	    ram: number;
+	    memory: number;
+	    fits: boolean;
+	    free_disk: number;
+	    disk_fits: boolean;
+	    installed?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HubFile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.repo = source["repo"];
+	        this.file = source["file"];
+	        this.revision = source["revision"];
+	        this.size = source["size"];
+	        this.ram = source["ram"];
+	        this.memory = source["memory"];
+	        this.fits = source["fits"];
+	        this.free_disk = source["free_disk"];
+	        this.disk_fits = source["disk_fits"];
+	        this.installed = source["installed"];
 	    }
 	}
 	export class Source {
@@ -2076,6 +2124,7 @@ export namespace service {
 	    memory?: string;
 	    update_checks?: string;
 	    engine_threads: number;
+	    engine_models_dir: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -2101,6 +2150,7 @@ export namespace service {
 	        this.memory = source["memory"];
 	        this.update_checks = source["update_checks"];
 	        this.engine_threads = source["engine_threads"];
+	        this.engine_models_dir = source["engine_models_dir"];
 	    }
 	}
 	export class SettingsExport {

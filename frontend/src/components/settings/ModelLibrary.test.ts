@@ -163,10 +163,12 @@ describe('Settings → Models: the built-in engine and its model library', () =>
     await byTest(v, 'hub-file').setValue('README.md')
     await byTest(v, 'hub-download').trigger('click')
     await settle()
-    expect(byTest(v, 'engine-start-error').text()).toContain('Only GGUF model files')
+    // The hub is asked first (issue #40): its refusal is said under the form.
+    expect(byTest(v, 'hub-check-error').text()).toContain('Only GGUF model files')
     await byTest(v, 'hub-file').setValue('tiny.gguf')
     await byTest(v, 'hub-download').trigger('click')
     await settle()
+    expect(byTest(v, 'hub-check-error').exists()).toBe(false)
     expect(byTest(v, 'engine-start-error').exists()).toBe(false)
     const id = env.fake.engineLibrary.downloads[0]!.id
     env.fake.engineLibrary.fail(id, 'The downloaded tiny.gguf does not match the sha256 checksum.')

@@ -88,6 +88,7 @@ describe('SettingsPanel', () => {
         'demo_mode',
         'embedding_model',
         'engine',
+        'engine_models_dir',
         'engine_threads',
         'max_pending_questions',
         'memory',

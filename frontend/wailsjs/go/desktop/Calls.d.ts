@@ -24,6 +24,8 @@ export function CancelCollection(arg1:api.ByID):Promise<api.Collection>;
 
 export function CancelEngineDownload(arg1:api.ByID):Promise<library.Download>;
 
+export function CheckHubFile(arg1:api.HubFileArgs):Promise<library.HubFile>;
+
 export function CheckModelServer():Promise<service.ModelStatus>;
 
 export function CheckUpdate():Promise<update.Status>;

@@ -26,6 +26,10 @@ export function CancelEngineDownload(arg1) {
   return window['go']['desktop']['Calls']['CancelEngineDownload'](arg1);
 }
 
+export function CheckHubFile(arg1) {
+  return window['go']['desktop']['Calls']['CheckHubFile'](arg1);
+}
+
 export function CheckModelServer() {
   return window['go']['desktop']['Calls']['CheckModelServer']();
 }
