@@ -170,31 +170,42 @@ func BenchmarkLoopVsBareLangchaingo(b *testing.B) {
 		}
 	})
 	b.Run("ratio", func(b *testing.B) {
-		var loop, bare time.Duration
+		var loop, bare, loopCPU, bareCPU time.Duration
 		var pairs []float64 // each iteration's loop time over its bare time
 		i := 0
 		for b.Loop() {
 			// Alternate the order so neither side always runs on a warm cache.
 			first, second := lb.exchange, bb.exchange
-			var firstT, secondT time.Duration
-			t0 := time.Now()
 			if i%2 == 1 {
 				first, second = bb.exchange, lb.exchange
 			}
+			// The process's CPU time too (the modelserver's included, the
+			// same on both sides): other work on the machine sways it less.
+			c0, t0 := processCPU(), time.Now()
 			first(b)
-			t1 := time.Now()
+			c1, t1 := processCPU(), time.Now()
 			second(b)
-			firstT, secondT = t1.Sub(t0), time.Since(t1)
+			c2, t2 := processCPU(), time.Now()
+			firstT, secondT := t1.Sub(t0), t2.Sub(t1)
+			firstC, secondC := c1-c0, c2-c1
 			if i%2 == 1 {
 				firstT, secondT = secondT, firstT
+				firstC, secondC = secondC, firstC
 			}
 			loop += firstT
 			bare += secondT
+			loopCPU += firstC
+			bareCPU += secondC
 			pairs = append(pairs, float64(firstT)/float64(secondT))
 			i++
 		}
 		b.ReportMetric(float64(loop.Nanoseconds())/float64(i), "loop-ns/op")
 		b.ReportMetric(float64(bare.Nanoseconds())/float64(i), "bare-ns/op")
+		b.ReportMetric(float64(loopCPU.Nanoseconds())/float64(i), "loop-cpu-ns/op")
+		b.ReportMetric(float64(bareCPU.Nanoseconds())/float64(i), "bare-cpu-ns/op")
+		if bareCPU > 0 {
+			b.ReportMetric(float64(loopCPU)/float64(bareCPU), "cpu-ratio")
+		}
 		// The ratio is the median of the pairs' ratios: on a machine shared
 		// with other work, a burst of it lands on one side of a pair and
 		// would sway a ratio of sums (kept as sum-ratio) by several percent.
