@@ -319,3 +319,46 @@ func recv[T any](b *testing.B, ch <-chan T, done idleWaiter, what string) T {
 	}
 	panic("unreachable")
 }
+
+// instantModel streams benchAnswer word by word without a server: what the
+// loop does around a model call, alone.
+type instantModel struct{ pieces []string }
+
+func newInstantModel() instantModel {
+	words := strings.Split(benchAnswer, " ")
+	for i := 1; i < len(words); i++ {
+		words[i] = " " + words[i]
+	}
+	return instantModel{pieces: words}
+}
+
+func (m instantModel) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
+	for _, p := range m.pieces {
+		req.OnDelta(p)
+	}
+	return llm.Response{Text: benchAnswer}, nil
+}
+
+// BenchmarkLoopOwnWork is the exchange of BenchmarkLoopVsBareLangchaingo
+// with a model that answers at once (no HTTP, no langchaingo): the agent
+// loop's own work per exchange (issue #42), start to idle, and its
+// allocations. Against the 2-3 ms of CPU an exchange costs over loopback,
+// it tells how much of the loop/bare ratio the loop's code itself can be.
+func BenchmarkLoopOwnWork(b *testing.B) {
+	lb := &loopBench{done: newIdleWaiter(), history: newMemoryHistory()}
+	model := newInstantModel()
+	lb.rt = New(Options{History: lb.history, Events: lb.done, Tools: BuiltinTools(nil), Logger: quiet,
+		Model: func(string) (llm.Model, error) { return model, nil }})
+	b.Cleanup(lb.rt.Close)
+	lb.keep = true
+	lb.exchange(b)
+	msgs, err := lb.history.Messages(context.Background(), "bench-1")
+	require.NoError(b, err)
+	require.Len(b, msgs, 2, "loop saved %+v", msgs)
+	require.Equal(b, benchAnswer, msgs[1].Content, "loop saved %+v", msgs)
+	lb.keep = false
+	b.ReportAllocs()
+	for b.Loop() {
+		lb.exchange(b)
+	}
+}
