@@ -115,8 +115,12 @@ type Runtime struct {
 	states map[string]StateInfo
 	// working and waiting count the conversations in those states (OnActivity).
 	working, waiting int
-	wg               sync.WaitGroup
-	closed           bool
+	// starting counts the runs being started (their user's turn being
+	// stored): OnActivity counts them as working, so that background work
+	// gives way from the moment the user sends, not once the turn is saved.
+	starting int
+	wg       sync.WaitGroup
+	closed   bool
 }
 
 type activeRun struct {
@@ -228,10 +232,13 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 	ar := &activeRun{run: run, cancel: cancel, done: make(chan struct{})}
 	r.active[req.ConversationID] = ar
 	r.wg.Add(1)
+	r.starting++
+	r.activityLocked()
 	r.mu.Unlock()
 
 	if req.Prepare != nil {
 		if err := req.Prepare(ctx, run.ID); err != nil {
+			r.started()
 			r.release(ar)
 			return "", err
 		}
@@ -241,6 +248,7 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 	// run is announced; a failure here leaves nothing half-started.
 	m, err := r.storeStart(ctx, &run, req)
 	if err != nil {
+		r.started()
 		r.release(ar)
 		return "", err
 	}
@@ -250,6 +258,7 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 	// Working from now on, before the goroutine gets to its first step: the
 	// conversation never shows idle with a run going.
 	r.setState(StateInfo{ConversationID: req.ConversationID, RunID: run.ID, State: chat.StateRequesting})
+	r.started()
 	go func() {
 		defer r.release(ar)
 		r.execute(ctx, ar, req, memory)
@@ -392,11 +401,19 @@ func (r *Runtime) countLocked(state string, n int) {
 	}
 }
 
-// activityLocked tells OnActivity the counts.
+// activityLocked tells OnActivity the counts (runs being started work).
 func (r *Runtime) activityLocked() {
 	if r.opt.OnActivity != nil {
-		r.opt.OnActivity(r.working, r.waiting)
+		r.opt.OnActivity(r.working+r.starting, r.waiting)
 	}
+}
+
+// started ends a start's count in starting (its state is set, or it failed).
+func (r *Runtime) started() {
+	r.mu.Lock()
+	r.starting--
+	r.activityLocked()
+	r.mu.Unlock()
 }
 
 // Close cancels every run and waits for them.
@@ -436,7 +453,7 @@ func (r *Runtime) storeState(s StateInfo, ended *activeRun) bool {
 	same := had && prev.State == s.State && prev.RunID == s.RunID && prev.Error == s.Error && prev.PendingQuestion == nil && s.PendingQuestion == nil
 	r.states[s.ConversationID] = s
 	if !had || prev.State != s.State {
-		w, q := r.working, r.waiting
+		w, q := r.working, r.waiting // (starting does not change here)
 		if had {
 			r.countLocked(prev.State, -1)
 		}

@@ -114,3 +114,46 @@ func TestNoProgressEventsWhileTheGateIsClosed(t *testing.T) {
 	h.m.emitProgress(c.ID, false)
 	require.Equal(t, before+2, progress(), "open: progress is sent")
 }
+
+// A batch of files being stored when the user's run starts stops at its
+// next commit (the store writes it in short transactions), not at the end
+// of the batch: the rest of it waits for the gate to open again, and is
+// stored then, each file whole.
+func TestABatchUnderWayStopsAtItsNextCommitWhenTheGateCloses(t *testing.T) {
+	dir := t.TempDir()
+	const files, sections = 6, 80 // about 80 passages a file: a batch spans several transactions
+	for i := range files {
+		var text []byte
+		text = fmt.Appendf(text, "# File %d\n\n", i)
+		for s := range sections {
+			text = fmt.Appendf(text, "## Section %d\n\nword%d section%d of file %d, with enough text to be a passage of its own. %s\n\n",
+				s, i, s, i, "More words about the section follow here so that the paragraph is long enough to stand alone as one passage in the index.")
+		}
+		writeFile(t, dir, fmt.Sprintf("f%02d.md", i), text)
+	}
+	gate := yield.New(yield.Options{Linger: yield.NoLinger})
+	var between atomic.Int32
+	h := newHarness(t, func(o *Options) {
+		o.NoWatch = true
+		o.BatchFiles = files // one batch: it would end only with the last file
+		o.Gate = gate
+		o.betweenTxs = func() {
+			if between.Add(1) == 1 {
+				gate.Set("runs", yield.Closed) // a run starts while the batch is stored
+			}
+		}
+	})
+	c, err := h.m.Create(ctx, "Long", []string{dir})
+	require.NoError(t, err)
+	h.waitFor("the indexer to stop at the closed gate", func() bool { return gate.Waiting() == 1 })
+	require.Equal(t, int32(1), between.Load(), "no transaction of the batch after the gate closed")
+	info, err := h.m.Info(ctx, c.ID)
+	require.NoError(t, err)
+	require.Less(t, info.IndexedFiles, files, "the batch stopped before its end")
+
+	gate.Set("runs", yield.Open)
+	h.waitReady(c.ID, files)
+	require.Greater(t, between.Load(), int32(1), "the rest of the batch was stored in more transactions")
+	rs := h.search(c.ID, fmt.Sprintf("word%d section%d", files-1, sections-1), 1)
+	require.Len(t, rs, 1, "the last passage of the last file is searchable")
+}

@@ -244,8 +244,16 @@ func (m *Manager) readTodo(ctx context.Context, c *store.Collection, w *yield.Wo
 		if len(batch) == 0 {
 			return nil
 		}
-		// Stored even when cancelled: what was read is kept.
-		err := m.st.SaveIndexedFiles(context.WithoutCancel(ctx), id, batch)
+		// Stored even when cancelled: what was read is kept. Between its
+		// short transactions the batch stops at the gate: once the user's
+		// run starts, the rest of a batch under way (tens of ms of FTS
+		// inserts at normal priority on a busy machine) waits, not the run.
+		err := m.st.SaveIndexedFilesBetween(context.WithoutCancel(ctx), id, batch, func() {
+			if m.opt.betweenTxs != nil {
+				m.opt.betweenTxs()
+			}
+			_ = w.Yield(ctx) // cancelled: the rest of the batch is stored at once
+		})
 		m.countsChanged()
 		batch, passages = nil, 0
 		m.vectorsChanged()

@@ -44,6 +44,9 @@ type Options struct {
 	// purge of deleted collections that removed something, with the
 	// Manager's context.
 	afterPurge func(ctx context.Context)
+	// betweenTxs, in tests, is called between two short transactions of a
+	// batch of files being stored, before the indexer looks at the gate.
+	betweenTxs func()
 }
 
 // Manager keeps the collections indexed: one worker reads files (one at a

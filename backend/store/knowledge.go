@@ -259,7 +259,16 @@ func (s *Store) AddPendingFiles(ctx context.Context, collectionID string, files 
 // split between two transactions stays pending until its last passage is
 // stored (a crash meanwhile leaves it to be read again).
 func (s *Store) SaveIndexedFiles(ctx context.Context, collectionID string, files []IndexedFile) error {
-	return s.runShortTxs(ctx, func(b *shortTxs) error {
+	return s.SaveIndexedFilesBetween(ctx, collectionID, files, nil)
+}
+
+// SaveIndexedFilesBetween is SaveIndexedFiles calling between (when not
+// nil) after each of its short transactions but the last has committed,
+// with no transaction open: the indexer waits there while the user's run
+// works (issue #42), so a batch under way when the run starts stops at its
+// next commit instead of taking a core for the rest of the batch.
+func (s *Store) SaveIndexedFilesBetween(ctx context.Context, collectionID string, files []IndexedFile, between func()) error {
+	return s.runShortTxsBetween(ctx, between, func(b *shortTxs) error {
 		for _, f := range files {
 			if err := b.saveIndexedFile(collectionID, f); err != nil {
 				return fmt.Errorf("save file %s of collection %s: %w", f.Path, collectionID, err)

@@ -41,6 +41,9 @@ type shortTxs struct {
 	// however slow the machine (a busy one could spend the whole time
 	// bound on a SELECT and leave having removed nothing, again and again).
 	changed int
+	// between, when set, runs after each commit of a full transaction
+	// (not the last one), with no transaction open.
+	between func()
 }
 
 func (s *Store) shortTxs(ctx context.Context) *shortTxs { return &shortTxs{s: s, ctx: ctx} }
@@ -96,7 +99,13 @@ func (b *shortTxs) commitIfFull() error {
 	if !b.full() {
 		return nil
 	}
-	return b.commit()
+	if err := b.commit(); err != nil {
+		return err
+	}
+	if b.between != nil {
+		b.between()
+	}
+	return nil
 }
 
 // commit commits the open transaction, if any.
@@ -120,7 +129,14 @@ func (b *shortTxs) rollback() {
 // run runs fn on short transactions, committing what is left at the end;
 // on an error the open transaction is rolled back (those committed stay).
 func (s *Store) runShortTxs(ctx context.Context, fn func(b *shortTxs) error) error {
+	return s.runShortTxsBetween(ctx, nil, fn)
+}
+
+// runShortTxsBetween is runShortTxs with between called after each commit
+// but the last (see shortTxs.between).
+func (s *Store) runShortTxsBetween(ctx context.Context, between func(), fn func(b *shortTxs) error) error {
 	b := s.shortTxs(ctx)
+	b.between = between
 	if err := fn(b); err != nil {
 		b.rollback()
 		return err
