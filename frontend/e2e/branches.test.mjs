@@ -9,6 +9,7 @@ import assert from 'node:assert/strict'
 import { launchChromium, roundedScrollers, screenshot } from './helpers.mjs'
 import { startServe, newDataDir, login } from './serve.mjs'
 import { buildModelServer, startModelServer as runModelServer } from './modelServer.mjs'
+import { waitUntil } from './util.mjs'
 
 let browser, built, model
 
@@ -110,8 +111,8 @@ test('edit a message: a new branch without the old reply; < 1/2 > switches back 
   await list.getByText('Reply 4. I received: [user: echo one | assistant: Reply 1. I received: [user: echo one] | user: echo two, edited]').waitFor({ timeout: 15000 })
   await idle(server)
   assert.equal((await assistantTexts(list)).length, 2)
-  const positions = await list.getByTestId('branch-position').allTextContents()
-  assert.deepEqual(positions, ['2/2', '2/2'])
+  // The switchers follow the stored messages' events, which may land just after the run is idle.
+  await positionsAre(list, ['2/2', '2/2'])
 
   // Regenerate with a model from the menu: a third version.
   const newest = page.locator('.msg-item').filter({ has: page.getByTestId('assistant-message').filter({ hasText: /^Reply 4\./ }) })
@@ -124,7 +125,7 @@ test('edit a message: a new branch without the old reply; < 1/2 > switches back 
   await item.click()
   await list.getByText(/^Reply 5\. I received/).waitFor({ timeout: 15000 })
   await idle(server)
-  assert.deepEqual(await list.getByTestId('branch-position').allTextContents(), ['2/2', '3/3'])
+  await positionsAre(list, ['2/2', '3/3'])
 
   // Copy a reply: its Markdown source lands on the clipboard.
   const first = page.locator('.msg-item').filter({ has: page.getByTestId('assistant-message').filter({ hasText: /^Reply 1\./ }) })
@@ -179,3 +180,10 @@ test('change an answer on a card: the new branch runs with the new answer; the o
   assert.equal(cards.body[0].answers['What tone should the answer have?'], 'Friendly', 'the card keeps its first answer')
   assert.deepEqual(errors, [])
 })
+
+/** Waits until the list's branch switchers read `want`, in order (fails with what they last read). */
+async function positionsAre(list, want) {
+  await waitUntil(async () => JSON.stringify(await list.getByTestId('branch-position').allTextContents()) === JSON.stringify(want), {
+    what: `branch positions ${JSON.stringify(want)}`,
+  })
+}

@@ -868,6 +868,8 @@ func (t *throttle) flush() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.scheduled = false
-	t.last = time.Now()
 	t.emit(t.latest)
+	// The interval counts from the end of this delivery: a listener slow to
+	// take it (a busy machine) never gets the next one sooner than that.
+	t.last = time.Now()
 }
