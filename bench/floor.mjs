@@ -39,18 +39,12 @@ es.onmessage = (e) => {
 }
 </script></body></html>`
 
-// startFloorServer serves the bare page and its event stream on a random
-// loopback port; send(i) writes event i and returns when it was written.
-async function startFloorServer() {
+// serveFloorPage serves html at / and one Server-Sent Event stream at
+// /events on a random loopback port; a POST goes to onPost(req, res).
+async function serveFloorPage(html, onPost) {
   let stream = null
-  const posts = [] // when each POST /answer arrived
   const server = createServer({ noDelay: true }, (req, res) => {
-    if (req.url === '/answer' && req.method === 'POST') {
-      posts.push(now())
-      req.resume()
-      req.on('end', () => res.writeHead(204).end())
-      return
-    }
+    if (req.method === 'POST') return onPost(req, res)
     if (req.url === '/events') {
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' })
       res.write(': open\n\n')
@@ -58,19 +52,35 @@ async function startFloorServer() {
       return
     }
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
-    res.end(PAGE)
+    res.end(html)
   })
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok))
   return {
     url: `http://127.0.0.1:${server.address().port}/`,
-    connected: () => stream !== null,
+    stream: () => stream,
+    close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r) }),
+  }
+}
+
+// startFloorServer serves the bare page and its event stream on a random
+// loopback port; send(i) writes event i and returns when it was written.
+async function startFloorServer() {
+  const posts = [] // when each POST /answer arrived
+  const srv = await serveFloorPage(PAGE, (req, res) => {
+    posts.push(now())
+    req.resume()
+    req.on('end', () => res.writeHead(204).end())
+  })
+  return {
+    url: srv.url,
+    connected: () => srv.stream() !== null,
     posts,
     send(i) {
       const t = now()
-      stream.write(`data: ${JSON.stringify({ i, text: `Round ${i}: which one?` })}\n\n`)
+      srv.stream().write(`data: ${JSON.stringify({ i, text: `Round ${i}: which one?` })}\n\n`)
       return t
     },
-    close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r) }),
+    close: srv.close,
   }
 }
 
@@ -187,39 +197,26 @@ es.onmessage = (e) => {
 // (cycling through the list). Returns per round the milliseconds from the
 // event's write to the element in the DOM and to it painted.
 export async function chatFloorRounds(browser, { rounds, warmup, afterEnter }) {
-  let stream = null
   let round = 0
   const writes = new Map() // round -> when its event was written
-  const server = createServer({ noDelay: true }, (req, res) => {
-    if (req.url === '/send' && req.method === 'POST') {
-      let body = ''
-      req.on('data', (c) => (body += c))
-      req.on('end', () => {
-        res.writeHead(204).end()
-        const i = round++
-        const { enter } = JSON.parse(body)
-        const at = enter + afterEnter[i % afterEnter.length]
-        setTimeout(() => {
-          writes.set(i, now())
-          stream.write(`data: ${JSON.stringify({ i, text: `Round ${i}: which one?` })}\n\n`)
-        }, Math.max(0, at - now()))
-      })
-      return
-    }
-    if (req.url === '/events') {
-      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' })
-      res.write(': open\n\n')
-      stream = res
-      return
-    }
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
-    res.end(CHAT_PAGE)
+  const srv = await serveFloorPage(CHAT_PAGE, (req, res) => {
+    let body = ''
+    req.on('data', (c) => (body += c))
+    req.on('end', () => {
+      res.writeHead(204).end()
+      const i = round++
+      const { enter } = JSON.parse(body)
+      const at = enter + afterEnter[i % afterEnter.length]
+      setTimeout(() => {
+        writes.set(i, now())
+        srv.stream().write(`data: ${JSON.stringify({ i, text: `Round ${i}: which one?` })}\n\n`)
+      }, Math.max(0, at - now()))
+    })
   })
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok))
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
   try {
-    await page.goto(`http://127.0.0.1:${server.address().port}/`)
-    await waitUntil(() => stream !== null && page.evaluate(() => window.__floor.open === true), { what: 'the chat floor page connected its event stream' })
+    await page.goto(srv.url)
+    await waitUntil(() => srv.stream() !== null && page.evaluate(() => window.__floor.open === true), { what: 'the chat floor page connected its event stream' })
     const box = page.getByRole('textbox', { name: 'Message' })
     const dom = []
     const paint = []
@@ -239,6 +236,6 @@ export async function chatFloorRounds(browser, { rounds, warmup, afterEnter }) {
     return { dom, paint }
   } finally {
     await page.close()
-    await new Promise((r) => { server.closeAllConnections?.(); server.close(r) })
+    await srv.close()
   }
 }
