@@ -2,28 +2,42 @@
 // change answer. A long conversation has hundreds of them, and a run
 // starting or ending must not touch each one: binding `disabled` to the run
 // re-rendered and restyled every one of them on each send and each reply
-// (2-3 ms of the page's work on the way to a card, with 150 messages shown).
-// Instead the message list marks itself busy once (data-busy: CSS dims
-// these buttons and they take no clicks, msg-actions.css), a button says
-// aria-disabled only while it has focus (screen readers and the keyboard;
-// `disabled` would drop the focus), and the action is refused while a run
-// is going. Only what the user can reach follows the run.
+// (2-3 ms of the page's work on the way to a card, with 150 messages shown),
+// and so did one attribute on the list that CSS dimmed them by (the browser
+// restyles every button a selector on that attribute reaches: 60-330 of
+// them in the card bench, on each send). Instead only the button the user
+// reaches follows the run: one pointed at or focused says aria-disabled
+// while a run is going (dimmed, msg-actions.css; screen readers and the
+// keyboard; `disabled` would drop the focus), and the action is refused
+// while a run is going. The others read nothing of the run.
 import { computed, ref } from 'vue'
 import { useChatStore } from '../stores/chat'
 
 export function useRunGate(conversationId: () => string) {
   const chat = useChatStore()
   const focused = ref(false)
-  /** aria-disabled for the gated buttons; reads the run only while they have focus. */
-  const ariaDisabled = computed(() => (focused.value && chat.isBusy(conversationId()) ? ('true' as const) : undefined))
+  const pointed = ref(false)
+  /** aria-disabled for the gated buttons; reads the run only while they are pointed at or have focus. */
+  const ariaDisabled = computed(() => ((focused.value || pointed.value) && chat.isBusy(conversationId()) ? ('true' as const) : undefined))
   const onFocusIn = () => (focused.value = true)
   const onFocusOut = () => (focused.value = false)
+  const onPointerEnter = () => (pointed.value = true)
+  const onPointerLeave = () => (pointed.value = false)
   return {
     ariaDisabled,
     onFocusIn,
     onFocusOut,
+    onPointerEnter,
+    onPointerLeave,
     /** Everything a single gated button binds: v-bind="gate.button.value". */
-    button: computed(() => ({ 'data-run-gated': '', 'aria-disabled': ariaDisabled.value, onFocus: onFocusIn, onBlur: onFocusOut })),
+    button: computed(() => ({
+      'data-run-gated': '',
+      'aria-disabled': ariaDisabled.value,
+      onFocus: onFocusIn,
+      onBlur: onFocusOut,
+      onPointerenter: onPointerEnter,
+      onPointerleave: onPointerLeave,
+    })),
     /** Whether the action may run now (no run going in the conversation). */
     open: () => !chat.isBusy(conversationId()),
   }

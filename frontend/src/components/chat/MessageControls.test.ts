@@ -77,16 +77,25 @@ describe('editing a sent message', () => {
 
     useChatStore().runStates.c1 = 'streaming'
     await settle()
-    // The list says a run is going (CSS dims the gated actions and they take no clicks) ...
-    expect(list.find('[data-testid="message-list"]').attributes('data-busy')).toBeDefined()
     const edits = list.findAll('[data-testid="edit-message"]')
-    expect(edits.length).toBeGreaterThan(0)
+    expect(edits.length).toBeGreaterThan(1)
     expect(edits.every((b) => b.attributes('data-run-gated') !== undefined)).toBe(true)
     expect(list.find('[data-testid="regenerate"]').attributes('data-run-gated')).toBeDefined()
-    // ... a focused one says it is unavailable (and keeps the focus) ...
+    // A focused one says it is unavailable (and keeps the focus) ...
     await edits[0]!.trigger('focus')
     expect(edits[0]!.attributes('aria-disabled')).toBe('true')
     expect(edits[1]!.attributes('aria-disabled')).toBeUndefined()
+    // ... and so does one pointed at (CSS dims it), until the pointer leaves;
+    // the regenerate pair follows a pointer anywhere on it.
+    await edits[1]!.trigger('pointerenter')
+    expect(edits[1]!.attributes('aria-disabled')).toBe('true')
+    await edits[1]!.trigger('pointerleave')
+    expect(edits[1]!.attributes('aria-disabled')).toBeUndefined()
+    await list.find('.regen').trigger('pointerenter')
+    expect(list.find('[data-testid="regenerate"]').attributes('aria-disabled')).toBe('true')
+    expect(list.find('[data-testid="regenerate-with"]').attributes('aria-disabled')).toBe('true')
+    // Nothing else marks the run on the list (it would restyle every action).
+    expect(list.find('[data-testid="message-list"]').attributes('data-busy')).toBeUndefined()
     // ... and the actions are refused.
     await edits[0]!.trigger('click')
     await list.find('[data-testid="regenerate"]').trigger('click')
@@ -98,8 +107,8 @@ describe('editing a sent message', () => {
     // When the run ends they are available again.
     useChatStore().runStates.c1 = 'idle'
     await settle()
-    expect(list.find('[data-testid="message-list"]').attributes('data-busy')).toBeUndefined()
     expect(edits[0]!.attributes('aria-disabled')).toBeUndefined()
+    expect(list.find('[data-testid="regenerate"]').attributes('aria-disabled')).toBeUndefined()
     await edits[0]!.trigger('click')
     expect(list.find('[data-testid="edit-text"]').exists()).toBe(true)
   })
