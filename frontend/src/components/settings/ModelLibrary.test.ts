@@ -1,14 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { mount, type DOMWrapper, type VueWrapper } from '@vue/test-utils'
-import SettingsPanel from './SettingsPanel.vue'
-import { setupEnv, settle, type TestEnv } from '../../test-utils'
-import { connectEvents } from '../../stores/events'
-import { useSettingsStore } from '../../stores/settings'
+import { byTest, mountSettingsPanel } from './settingsPanelHarness'
+import { resetDom, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { setEngineClock } from '../../stores/engine'
 
 let env: TestEnv
-let w: VueWrapper | null = null
-let off: (() => void) | null = null
 let now = 0
 
 beforeEach(() => {
@@ -17,26 +12,11 @@ beforeEach(() => {
   setEngineClock(() => now)
 })
 afterEach(() => {
-  w?.unmount()
-  w = null
-  off?.()
-  off = null
   setEngineClock(() => Date.now())
-  document.body.innerHTML = ''
-  localStorage.clear()
+  resetDom()
 })
 
-async function mountPanel() {
-  off = connectEvents()
-  const settings = useSettingsStore()
-  await settings.init()
-  settings.openPanel()
-  w = mount(SettingsPanel, { global: { plugins: [env.pinia] }, attachTo: document.body })
-  await settle()
-  return w
-}
-
-const byTest = (v: { find(selector: string): DOMWrapper<Element> }, id: string) => v.find(`[data-testid="${id}"]`)
+const mountPanel = () => mountSettingsPanel(env)
 
 describe('Settings → Models: the built-in engine and its model library', () => {
   it('offers the two engines with a sentence each; the library shows only with the built-in one', async () => {

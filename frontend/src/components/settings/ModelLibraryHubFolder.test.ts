@@ -2,41 +2,23 @@
 // memory need against this computer's, "Download anyway"), and the models
 // folder is a setting changed in place (issue #40).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { mount, type DOMWrapper, type VueWrapper } from '@vue/test-utils'
-import SettingsPanel from './SettingsPanel.vue'
-import { setupEnv, settle, type TestEnv } from '../../test-utils'
-import { connectEvents } from '../../stores/events'
+import type { VueWrapper } from '@vue/test-utils'
+import { byTest, mountSettingsPanel } from './settingsPanelHarness'
+import { resetDom, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { useSettingsStore } from '../../stores/settings'
 import type { EngineModel } from '../../types'
 
 let env: TestEnv
-let w: VueWrapper | null = null
-let off: (() => void) | null = null
 
 beforeEach(() => {
   env = setupEnv()
   env.fake.settings.engine = 'builtin'
 })
 afterEach(() => {
-  w?.unmount()
-  w = null
-  off?.()
-  off = null
-  document.body.innerHTML = ''
-  localStorage.clear()
+  resetDom()
 })
 
-async function mountPanel() {
-  off = connectEvents()
-  const settings = useSettingsStore()
-  await settings.init()
-  settings.openPanel()
-  w = mount(SettingsPanel, { global: { plugins: [env.pinia] }, attachTo: document.body })
-  await settle()
-  return w
-}
-
-const byTest = (v: { find(selector: string): DOMWrapper<Element> }, id: string) => v.find(`[data-testid="${id}"]`)
+const mountPanel = () => mountSettingsPanel(env)
 
 async function askHub(v: VueWrapper, repo: string, file: string) {
   await byTest(v, 'hub-repo').setValue(repo)
