@@ -48,6 +48,8 @@ export function reportLines(results) {
     lines.push(`(e) ${MESSAGES}-message conversation: imported in ${ms(big.importMs)}; click -> last message painted: first ${ms(big.first.paint)} ` +
       `(DOM ${ms(big.first.dom)}), again p50 ${ms(big.again.p50)} / max ${ms(big.again.max)} (n=${big.again.n}); ` +
       `${big.rendered} messages rendered (windowed); longest task while opening ${ms(big.longMax)}; main-thread CPU: ${big.cpuLong} tasks over 50 ms, longest ${ms(big.cpuMax)}`)
+    lines.push(`    sending in it: Enter -> the message painted p50 ${ms(big.sendLong.p50)}, p95 ${ms(big.sendLong.p95)} (n=${big.sendLong.n}); ` +
+      `in a conversation of two messages p50 ${ms(big.sendSmall.p50)}, p95 ${ms(big.sendSmall.p95)}; p95 ratio ${(big.sendLong.p95 / big.sendSmall.p95).toFixed(2)}×`)
   }
   if (th) {
     lines.push(`(f) thinking ${THINK_STREAM_SECONDS} s then answering ${THINK_ANSWER_SECONDS} s at ${STREAM_RATE} tokens/s (${th.tokens} tokens): ` +
