@@ -3,8 +3,9 @@
 // No module imports back into one that (indirectly) imports it.
 import { describe, expect, it } from 'vitest'
 
-// The app's sources as text (.ts and .vue under src; no tests, test helpers or declarations).
-const SOURCES: Record<string, string> = import.meta.glob(['./**/*.ts', './**/*.vue', '!./**/*.test.ts', '!./**/*.d.ts', '!./test-utils.ts'], {
+// The app's sources as text (.ts and .vue under src; no tests, test helpers
+// (test-utils.ts, *.harness.ts) or declarations).
+const SOURCES: Record<string, string> = import.meta.glob(['./**/*.ts', './**/*.vue', '!./**/*.test.ts', '!./**/*.d.ts', '!./test-utils.ts', '!./**/*.harness.ts'], {
   query: '?raw',
   import: 'default',
   eager: true,

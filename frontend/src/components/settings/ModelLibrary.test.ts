@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { byTest, mountSettingsPanel } from './settingsPanelHarness'
+import { byTest, mountSettingsPanel } from './settingsPanel.harness'
 import { resetDom, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { setEngineClock } from '../../stores/engine'
 

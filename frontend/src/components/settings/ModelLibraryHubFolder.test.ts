@@ -3,7 +3,7 @@
 // folder is a setting changed in place (issue #40).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { VueWrapper } from '@vue/test-utils'
-import { byTest, mountSettingsPanel } from './settingsPanelHarness'
+import { byTest, mountSettingsPanel } from './settingsPanel.harness'
 import { resetDom, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { useSettingsStore } from '../../stores/settings'
 import type { EngineModel } from '../../types'
