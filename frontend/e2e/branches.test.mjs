@@ -141,25 +141,6 @@ test('change an answer on a card: the new branch runs with the new answer; the o
   await send(page, 'Write a short note for my team')
   const card = page.getByTestId('question-card').last()
   await card.waitFor({ timeout: 15000 })
-  // While the card waits the run is going: the Edit button pointed at says
-  // it is unavailable and looks it, and a click opens no editor.
-  const mine = page.locator('.msg-item').filter({ has: page.getByTestId('user-message') })
-  const edit = mine.getByTestId('edit-message')
-  await mine.hover()
-  await edit.hover()
-  await waitUntil(async () => (await edit.getAttribute('aria-disabled')) === 'true', { what: 'the Edit button pointed at unavailable' })
-  const faint = await page.evaluate(() => {
-    const probe = document.body.appendChild(document.createElement('span'))
-    probe.style.color = 'var(--muted-faint)'
-    const c = getComputedStyle(probe).color
-    probe.remove()
-    return c
-  })
-  assert.equal(await edit.evaluate((b) => getComputedStyle(b).color), faint)
-  // (force: Playwright itself takes aria-disabled for not clickable)
-  await edit.click({ force: true })
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))))
-  assert.equal(await page.getByTestId('edit-text').count(), 0, 'an editor opened while the run was going')
   await card.getByText('Friendly', { exact: true }).click()
   await card.getByTestId('primary').click() // Next
   await card.getByText('Examples', { exact: true }).click()
@@ -167,11 +148,6 @@ test('change an answer on a card: the new branch runs with the new answer; the o
   await card.getByTestId('primary').click() // Submit answers
   await list.getByText('What tone should the answer have? Friendly').waitFor({ timeout: 15000 })
   await idle(server)
-  // The run over, the same button is available again.
-  await mine.hover()
-  await edit.hover()
-  await waitUntil(async () => (await edit.getAttribute('aria-disabled')) === null, { what: 'the Edit button available after the run' })
-  assert.notEqual(await edit.evaluate((b) => getComputedStyle(b).color), faint)
 
   await page.getByTestId('change-answer').click()
   const editor = page.getByTestId('change-answer-card')

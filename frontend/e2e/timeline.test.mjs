@@ -70,19 +70,30 @@ test('a second card in the same conversation is shown after the newest message, 
     assert.ok(iSecond > iSecondAsk, 'the new card comes after the message that led to it' + seen)
     assert.equal(iSecond, order.length - 1, 'the waiting card is the last thing in the conversation' + seen)
 
-    // The run waits on the card: the actions that wait for the run are dimmed
-    // (by their colour: an opacity change on every one would lay the whole
-    // list out again) and take no clicks; they come back when the run ends.
-    const editLook = () => page.getByTestId('edit-message').first().evaluate((b) => {
+    // The run waits on the card: an action that waits for the run says so
+    // when pointed at (aria-disabled, dimmed by its colour) and takes no
+    // click; the others are left as they are (marking every one restyled them
+    // all on each send and each run end); it is available again once the run
+    // ended.
+    const look = (b) => {
       const s = getComputedStyle(b)
       // rgb(r, g, b), rgba(r, g, b, a) or color(srgb r g b / a)
       const m = /\/\s*([\d.]+)\)$|^rgba\(.*,\s*([\d.]+)\)$/.exec(s.color)
       const alpha = m ? (m[1] ?? m[2]) : '1'
-      return `opacity ${s.opacity}, colour alpha ${Number(alpha).toFixed(2)}, ${s.pointerEvents}`
-    })
-    assert.equal(await editLook(), 'opacity 1, colour alpha 0.45, none', 'Edit while the run waits on the card')
+      return `${b.getAttribute('aria-disabled') ?? 'available'}, opacity ${s.opacity}, colour alpha ${Number(alpha).toFixed(2)}`
+    }
+    const edits = page.getByTestId('edit-message')
+    assert.equal(await edits.count(), 2)
+    await edits.first().hover()
+    await waitUntil(async () => (await edits.first().evaluate(look)) === 'true, opacity 1, colour alpha 0.45', { what: 'Edit pointed at while the run waits on the card: unavailable' })
+    assert.equal(await edits.nth(1).evaluate(look), 'available, opacity 1, colour alpha 1.00', 'the Edit not pointed at, while the run waits')
+    // (force: Playwright itself takes aria-disabled for not clickable)
+    await edits.first().click({ force: true })
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))))
+    assert.equal(await page.getByTestId('edit-text').count(), 0, 'an editor opened while the run was going')
     await page.locator(`[data-question-id="${pending}"]`).getByTestId('skip').click()
-    await waitUntil(async () => (await editLook()) === 'opacity 1, colour alpha 1.00, auto', { what: 'Edit to be available once the run ended' })
+    await edits.first().hover()
+    await waitUntil(async () => (await edits.first().evaluate(look)) === 'available, opacity 1, colour alpha 1.00', { what: 'Edit to be available once the run ended' })
     assert.deepEqual(errors, [])
   } finally {
     await server.stop()
