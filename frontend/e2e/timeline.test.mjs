@@ -91,9 +91,15 @@ test('a second card in the same conversation is shown after the newest message, 
     await edits.first().click({ force: true })
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))))
     assert.equal(await page.getByTestId('edit-text').count(), 0, 'an editor opened while the run was going')
+    // Why: in the button's title, and, once clicked, in the conversation's banner.
+    const busy = 'The assistant is still working on this conversation. Stop it first, or wait.'
+    assert.equal(await edits.first().getAttribute('title'), busy)
+    await page.getByTestId('error-banner').getByText(busy).waitFor()
     await page.locator(`[data-question-id="${pending}"]`).getByTestId('skip').click()
     await edits.first().hover()
     await waitUntil(async () => (await edits.first().evaluate(look)) === 'available, opacity 1, colour alpha 1.00', { what: 'Edit to be available once the run ended' })
+    assert.equal(await edits.first().getAttribute('title'), null)
+    await page.getByTestId('error-banner').waitFor({ state: 'detached' })
     assert.deepEqual(errors, [])
   } finally {
     await server.stop()

@@ -8,10 +8,13 @@
 // them in the card bench, on each send). Instead only the button the user
 // reaches follows the run: one pointed at or focused says aria-disabled
 // while a run is going (dimmed, msg-actions.css; screen readers and the
-// keyboard; `disabled` would drop the focus), and the action is refused
-// while a run is going. The others read nothing of the run.
+// keyboard; `disabled` would drop the focus) with the reason as its title,
+// and the action is refused while a run is going, the conversation's error
+// banner saying why (a tap on a touch screen has no pointer that rests). The
+// others read nothing of the run.
 import { computed, ref } from 'vue'
 import { useChatStore } from '../stores/chat'
+import { t } from '../i18n'
 
 export function useRunGate(conversationId: () => string) {
   const chat = useChatStore()
@@ -19,12 +22,15 @@ export function useRunGate(conversationId: () => string) {
   const pointed = ref(false)
   /** aria-disabled for the gated buttons; reads the run only while they are pointed at or have focus. */
   const ariaDisabled = computed(() => ((focused.value || pointed.value) && chat.isBusy(conversationId()) ? ('true' as const) : undefined))
+  /** Why it is unavailable, while it says so. */
+  const title = computed(() => (ariaDisabled.value ? t('chat.errors.busy') : undefined))
   const onFocusIn = () => (focused.value = true)
   const onFocusOut = () => (focused.value = false)
   const onPointerEnter = () => (pointed.value = true)
   const onPointerLeave = () => (pointed.value = false)
   return {
     ariaDisabled,
+    title,
     onFocusIn,
     onFocusOut,
     onPointerEnter,
@@ -33,12 +39,22 @@ export function useRunGate(conversationId: () => string) {
     button: computed(() => ({
       'data-run-gated': '',
       'aria-disabled': ariaDisabled.value,
+      title: title.value,
       onFocus: onFocusIn,
       onBlur: onFocusOut,
       onPointerenter: onPointerEnter,
       onPointerleave: onPointerLeave,
     })),
-    /** Whether the action may run now (no run going in the conversation). */
-    open: () => !chat.isBusy(conversationId()),
+    /**
+     * Whether the action may run now (no run going in the conversation);
+     * refused, the conversation's error banner says why (it clears when the
+     * run ends).
+     */
+    open: () => {
+      const id = conversationId()
+      if (!chat.isBusy(id)) return true
+      chat.errors[id] = t('chat.errors.busy')
+      return false
+    },
   }
 }

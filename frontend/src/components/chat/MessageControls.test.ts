@@ -81,10 +81,13 @@ describe('editing a sent message', () => {
     expect(edits.length).toBeGreaterThan(1)
     expect(edits.every((b) => b.attributes('data-run-gated') !== undefined)).toBe(true)
     expect(list.find('[data-testid="regenerate"]').attributes('data-run-gated')).toBeDefined()
-    // A focused one says it is unavailable (and keeps the focus) ...
+    // A focused one says it is unavailable and why (and keeps the focus) ...
+    const busy = 'The assistant is still working on this conversation. Stop it first, or wait.'
     await edits[0]!.trigger('focus')
     expect(edits[0]!.attributes('aria-disabled')).toBe('true')
+    expect(edits[0]!.attributes('title')).toBe(busy)
     expect(edits[1]!.attributes('aria-disabled')).toBeUndefined()
+    expect(edits[1]!.attributes('title')).toBeUndefined()
     // ... and so does one pointed at (CSS dims it), until the pointer leaves;
     // the regenerate pair follows a pointer anywhere on it.
     await edits[1]!.trigger('pointerenter')
@@ -94,9 +97,12 @@ describe('editing a sent message', () => {
     await list.find('.regen').trigger('pointerenter')
     expect(list.find('[data-testid="regenerate"]').attributes('aria-disabled')).toBe('true')
     expect(list.find('[data-testid="regenerate-with"]').attributes('aria-disabled')).toBe('true')
+    expect(list.find('[data-testid="regenerate-with"]').attributes('title')).toBe(busy)
     // Nothing else marks the run on the list (it would restyle every action).
     expect(list.find('[data-testid="message-list"]').attributes('data-busy')).toBeUndefined()
-    // ... and the actions are refused.
+    // ... and the actions are refused, the conversation saying why (a tap
+    // on a touch screen leaves no pointer resting on the button).
+    useChatStore().errors.c1 = null
     await edits[0]!.trigger('click')
     await list.find('[data-testid="regenerate"]').trigger('click')
     await list.find('[data-testid="regenerate-with"]').trigger('click')
@@ -104,6 +110,7 @@ describe('editing a sent message', () => {
     expect(list.find('[data-testid="edit-text"]').exists()).toBe(false)
     expect(list.find('[data-testid="regenerate-menu"]').exists()).toBe(false)
     expect(env.fake.callsOf('regenerate')).toEqual([])
+    expect(useChatStore().errors.c1).toBe(busy)
     // When the run ends they are available again.
     useChatStore().runStates.c1 = 'idle'
     await settle()
