@@ -88,13 +88,13 @@ test('a second card in the same conversation is shown after the newest message, 
     await waitUntil(async () => (await edits.first().evaluate(look)) === 'true, opacity 1, colour alpha 0.45', { what: 'Edit pointed at while the run waits on the card: unavailable' })
     assert.equal(await edits.nth(1).evaluate(look), 'available, opacity 1, colour alpha 1.00', 'the Edit not pointed at, while the run waits')
     // (force: Playwright itself takes aria-disabled for not clickable)
-    await edits.first().click({ force: true })
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))))
-    assert.equal(await page.getByTestId('edit-text').count(), 0, 'an editor opened while the run was going')
-    // Why: in the button's title, and, once clicked, in the conversation's banner.
     const busy = 'The assistant is still working on this conversation. Stop it first, or wait.'
-    assert.equal(await edits.first().getAttribute('title'), busy)
+    assert.equal(await edits.first().getAttribute('title'), busy, 'why, in the title of the Edit pointed at')
+    await edits.first().click({ force: true })
+    // The click was handled once the banner says why (the same handler would
+    // have opened the editor): no editor.
     await page.getByTestId('error-banner').getByText(busy).waitFor()
+    assert.equal(await page.getByTestId('edit-text').count(), 0, 'an editor opened while the run was going')
     await page.locator(`[data-question-id="${pending}"]`).getByTestId('skip').click()
     await edits.first().hover()
     await waitUntil(async () => (await edits.first().evaluate(look)) === 'available, opacity 1, colour alpha 1.00', { what: 'Edit to be available once the run ended' })
