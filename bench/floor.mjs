@@ -84,6 +84,28 @@ async function startFloorServer() {
   }
 }
 
+// paintedRounds runs warmup + rounds on a floor page: start(i) sets round i
+// going, then its element is waited for until painted; writes holds when each
+// round's event was written. Returns per measured round the milliseconds from
+// that write to the element in the DOM and to it painted.
+async function paintedRounds(page, { rounds, warmup, what, writes }, start) {
+  const dom = []
+  const paint = []
+  for (let i = 0; i < warmup + rounds; i++) {
+    await start(i)
+    const rec = await waitUntil(() => page.evaluate((i) => (window.__floor.seen[i]?.paint ? window.__floor.seen[i] : null), i), {
+      interval: 10, what: `${what} ${i} painted`,
+    })
+    if (i >= warmup) {
+      const t = writes.get(i)
+      dom.push(rec.dom - t)
+      paint.push(rec.paint - t)
+    }
+    await sleep(50) // pacing between rounds, not a wait for a result
+  }
+  return { dom, paint }
+}
+
 // floorRounds measures warmup + rounds events, one at a time (the next once
 // the last was painted and a short pause let the page go idle, as Parley's
 // page is between two cards). It returns the per-round milliseconds from the
@@ -94,20 +116,8 @@ export async function floorRounds(browser, { rounds, warmup }) {
   try {
     await page.goto(srv.url)
     await waitUntil(() => srv.connected() && page.evaluate(() => window.__floor.open === true), { what: 'the floor page connected its event stream' })
-    const dom = []
-    const paint = []
-    for (let i = 0; i < warmup + rounds; i++) {
-      const t = srv.send(i)
-      const rec = await waitUntil(() => page.evaluate((i) => (window.__floor.seen[i]?.paint ? window.__floor.seen[i] : null), i), {
-        interval: 10, what: `floor event ${i} painted`,
-      })
-      if (i >= warmup) {
-        dom.push(rec.dom - t)
-        paint.push(rec.paint - t)
-      }
-      await sleep(50) // pacing between rounds, not a wait for a result
-    }
-    return { dom, paint }
+    const writes = new Map() // round -> when its event was written
+    return await paintedRounds(page, { rounds, warmup, what: 'floor event', writes }, (i) => writes.set(i, srv.send(i)))
   } finally {
     await page.close()
     await srv.close()
@@ -218,22 +228,10 @@ export async function chatFloorRounds(browser, { rounds, warmup, afterEnter }) {
     await page.goto(srv.url)
     await waitUntil(() => srv.stream() !== null && page.evaluate(() => window.__floor.open === true), { what: 'the chat floor page connected its event stream' })
     const box = page.getByRole('textbox', { name: 'Message' })
-    const dom = []
-    const paint = []
-    for (let i = 0; i < warmup + rounds; i++) {
+    return await paintedRounds(page, { rounds, warmup, what: 'chat floor event', writes }, async (i) => {
       await box.fill(`card ${i}`)
       await box.press('Enter')
-      const rec = await waitUntil(() => page.evaluate((i) => (window.__floor.seen[i]?.paint ? window.__floor.seen[i] : null), i), {
-        interval: 10, what: `chat floor event ${i} painted`,
-      })
-      const t = writes.get(i)
-      if (i >= warmup) {
-        dom.push(rec.dom - t)
-        paint.push(rec.paint - t)
-      }
-      await sleep(50) // pacing between rounds, not a wait for a result
-    }
-    return { dom, paint }
+    })
   } finally {
     await page.close()
     await srv.close()
