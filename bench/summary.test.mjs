@@ -4,6 +4,9 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { goFigures, parseGoBench, ratioFigures, readFigures, summarize, verdict } from './summary.mjs'
 
+/** Figures in milliseconds, as the bench scripts record them: { id: value }. */
+const msFigures = (values) => readFigures(Object.entries(values).map(([id, value]) => JSON.stringify({ id, label: 'x', value, unit: 'ms' })).join('\n'))
+
 const goOut = `goos: linux
 BenchmarkLoopVsBareLangchaingo/ratio-2   	      50	  2300000 ns/op	   2400000 loop-ns/op	   2300000 bare-ns/op	         1.04 ratio	  120 B/op
 BenchmarkTenThousandPending-2      	       1	 900000000 ns/op	      1234 bytes/card	 140000000 ns-to-resolve-all
@@ -50,12 +53,7 @@ test('a ratio just over its target is printed to three places, so it does not re
 })
 
 test('the chat figures measured while a folder indexes are judged against the same figures with nothing indexing', () => {
-  const figs = readFigures([
-    JSON.stringify({ id: 'card.paint.p95', label: 'x', value: 20, unit: 'ms' }),
-    JSON.stringify({ id: 'indexing.card.paint.p95', label: 'x', value: 40, unit: 'ms' }),
-    JSON.stringify({ id: 'card.dom.p95', label: 'x', value: 10, unit: 'ms' }),
-    JSON.stringify({ id: 'indexing.card.dom.p95', label: 'x', value: 14, unit: 'ms' }),
-  ].join('\n'))
+  const figs = msFigures({ 'card.paint.p95': 20, 'indexing.card.paint.p95': 40, 'card.dom.p95': 10, 'indexing.card.dom.p95': 14 })
   for (const f of ratioFigures(figs)) figs.set(f.id, f)
   assert.equal(figs.get('indexing.card.paint.p95.vsidle').value, 2)
   const text = summarize(figs)
@@ -65,14 +63,7 @@ test('the chat figures measured while a folder indexes are judged against the sa
 })
 
 test('the card and Submit are judged against the bound (Go path + bare page), issue #42', () => {
-  const figs = readFigures([
-    JSON.stringify({ id: 'card.dom.p95', label: 'x', value: 30, unit: 'ms' }),
-    JSON.stringify({ id: 'card.dom.bound.p95', label: 'x', value: 15, unit: 'ms' }),
-    JSON.stringify({ id: 'card.paint.p95', label: 'x', value: 50, unit: 'ms' }),
-    JSON.stringify({ id: 'card.paint.bound.p95', label: 'x', value: 30, unit: 'ms' }),
-    JSON.stringify({ id: 'submit.next.p95', label: 'x', value: 12, unit: 'ms' }),
-    JSON.stringify({ id: 'submit.bound.p95', label: 'x', value: 8, unit: 'ms' }),
-  ].join('\n'))
+  const figs = msFigures({ 'card.dom.p95': 30, 'card.dom.bound.p95': 15, 'card.paint.p95': 50, 'card.paint.bound.p95': 30, 'submit.next.p95': 12, 'submit.bound.p95': 8 })
   for (const f of ratioFigures(figs)) figs.set(f.id, f)
   const text = summarize(figs)
   assert.match(text, /card in the DOM \/ bound, p95 \(Chromium\)\s+2\.000×\s+<= 1\.500×\s+MISSED/)
@@ -82,13 +73,7 @@ test('the card and Submit are judged against the bound (Go path + bare page), is
 })
 
 test('the card is also judged against the second bound (Go path + bare chat page), beside the first, issue #42', () => {
-  const figs = readFigures([
-    JSON.stringify({ id: 'card.dom.p95', label: 'x', value: 30, unit: 'ms' }),
-    JSON.stringify({ id: 'card.dom.bound.p95', label: 'x', value: 10, unit: 'ms' }),
-    JSON.stringify({ id: 'card.dom.chatbound.p95', label: 'x', value: 24, unit: 'ms' }),
-    JSON.stringify({ id: 'card.paint.p95', label: 'x', value: 50, unit: 'ms' }),
-    JSON.stringify({ id: 'card.paint.bound.p95', label: 'x', value: 20, unit: 'ms' }),
-  ].join('\n'))
+  const figs = msFigures({ 'card.dom.p95': 30, 'card.dom.bound.p95': 10, 'card.dom.chatbound.p95': 24, 'card.paint.p95': 50, 'card.paint.bound.p95': 20 })
   for (const f of ratioFigures(figs)) figs.set(f.id, f)
   const text = summarize(figs)
   assert.match(text, /card in the DOM \/ bound, p95 \(Chromium\)\s+3\.000×\s+<= 1\.500×\s+MISSED/)
