@@ -133,6 +133,24 @@ test('edit a message: a new branch without the old reply; < 1/2 > switches back 
   await first.getByTestId('copy-message').click()
   await first.getByTestId('copy-message').getByText('Copied').waitFor()
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'Reply 1. I received: [user: echo one]')
+
+  // A menu opened on a reply with entries below it is drawn over them (each
+  // entry of the list is its own paint layer, none a stacking context).
+  await first.getByRole('button', { name: 'Regenerate with…' }).click()
+  const menu = page.getByTestId('regenerate-menu')
+  await menu.getByRole('menuitem', { name: /demo/ }).waitFor()
+  const stacking = await menu.evaluate((m) => {
+    const r = m.getBoundingClientRect()
+    const entry = m.closest('.messages-inner > *')
+    const below = [...entry.parentElement.children].slice([...entry.parentElement.children].indexOf(entry) + 1)
+    const covered = below.filter((e) => { const b = e.getBoundingClientRect(); return b.top < r.bottom && b.bottom > r.top })
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.bottom - 6)
+    return { covered: covered.length, onTop: !!hit && m.contains(hit), hit: hit?.className ?? null }
+  })
+  assert.ok(stacking.covered > 0, 'the menu reaches over the entries below its reply')
+  assert.ok(stacking.onTop, `the menu is drawn over the entries below it (the point hit ${stacking.hit})`)
+  await page.keyboard.press('Escape')
+  await menu.waitFor({ state: 'detached' })
   assert.deepEqual(errors, [])
 })
 
