@@ -96,21 +96,23 @@ function boundRatios(surface) {
   })
 }
 
-// Issue #42's second bound (Chromium): the Go path with a bare chat page on
-// top, which draws the user's message on Enter before its card comes, as
-// Parley must (bench/floor.mjs chatFloorRounds). Beside the first, not
-// instead of it.
-const chatBoundLabel = (text) => `card ${text} / second bound, p95 (Chromium)`
-function chatBoundRows() {
+// Issue #42's second bound: the Go path with a bare chat page on top, which
+// draws the user's message on Enter before its card comes, as Parley must
+// (bench/floor.mjs chatFloorRounds in Chromium; bench/windowfloor with
+// FLOOR_MODE=chat in the window, bench/window-trace-table.mjs). Beside the
+// first, not instead of it.
+const chatBoundLabel = (surface, text) => `card ${text} / second bound, p95 (${surface.where})`
+function chatBoundRows(surface) {
   return CARD_STAGES.flatMap(({ stage, text }) => [
-    { id: `card.${stage}.chatbound.p95`, label: `    second bound: Go path + bare chat page, ${text}, p95`, unit: 'ms' },
-    { id: `card.${stage}.vschatbound`, label: `    ${chatBoundLabel(text)}`, unit: '×', target: BOUND_TARGETS[stage] },
+    { id: `${surface.prefix}card.${stage}.chatbound.p95`, label: `    second bound: Go path + bare chat page, ${text}, p95`, unit: 'ms' },
+    { id: `${surface.prefix}card.${stage}.vschatbound`, label: `    ${chatBoundLabel(surface, text)}`, unit: '×', target: BOUND_TARGETS[stage] },
   ])
 }
-function chatBoundRatios() {
-  return CARD_STAGES.map(({ stage, text }) => ({
-    id: `card.${stage}.vschatbound`, of: `card.${stage}.p95`, floor: `card.${stage}.chatbound.p95`, label: chatBoundLabel(text), target: BOUND_TARGETS[stage],
-  }))
+function chatBoundRatios(surface) {
+  return CARD_STAGES.map(({ stage, text }) => {
+    const base = `${surface.prefix}card.${stage}`
+    return { id: `${base}.vschatbound`, of: `${base}.p95`, floor: `${base}.chatbound.p95`, label: chatBoundLabel(surface, text), target: BOUND_TARGETS[stage] }
+  })
 }
 
 // Issue #42: every figure of the page measured while 20,000 files index,
@@ -165,7 +167,7 @@ const ENGINE = [
 // figures in the Wails window (WebKitGTK under Xvfb).
 export const EXPECTED = [
   ...cardRows(CARD_SURFACES.chromium),
-  ...chatBoundRows(),
+  ...chatBoundRows(CARD_SURFACES.chromium),
   // No target: how far a page costing what the bare one costs would get,
   // given Parley's own Go path (bench/ui-cards.mjs pageBound).
   { id: 'card.dom.bound.ratio', label: '    Go path + bare page / floor, p95 (best a page can reach)', unit: '×' },
@@ -201,6 +203,7 @@ export const EXPECTED = [
   ...indexingRows(),
   { id: 'indexing.stream.longtask.max', label: 'while 20,000 files index: streaming, longest task', unit: 'ms', target: 50 },
   ...cardRows(CARD_SURFACES.window),
+  ...chatBoundRows(CARD_SURFACES.window),
   { id: 'window.submit.next.p95', label: 'Wails window: Submit -> next model request, p95', unit: 'ms', target: 10 },
   { id: 'window.submit.bound.p95', label: '    bound: Go respond -> next request (no bare window call), p95', unit: 'ms' },
   { id: 'window.submit.next.vsbound', label: '    Submit -> next request / bound, p95 (Wails window)', unit: '×', target: 2 },
@@ -238,7 +241,8 @@ export const RATIOS = [
   ...cardRatios(CARD_SURFACES.window),
   ...boundRatios(CARD_SURFACES.chromium),
   ...boundRatios(CARD_SURFACES.window),
-  ...chatBoundRatios(),
+  ...chatBoundRatios(CARD_SURFACES.chromium),
+  ...chatBoundRatios(CARD_SURFACES.window),
   { id: 'submit.next.vsbound', of: 'submit.next.p95', floor: 'submit.bound.p95', label: 'Submit -> next request / bound, p95 (Chromium)', target: 2 },
   { id: 'window.submit.next.vsbound', of: 'window.submit.next.p95', floor: 'window.submit.bound.p95', label: 'Submit -> next request / bound, p95 (Wails window)', target: 2 },
   ...indexingRatios(),

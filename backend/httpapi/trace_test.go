@@ -117,7 +117,7 @@ func TestTraceMarksEveryHopOfARealCard(t *testing.T) {
 	}
 
 	page := []trace.PageMark{}
-	for _, hop := range []string{trace.HopPageReceived, trace.HopPageStore, trace.HopPageDOM, trace.HopPagePaint, trace.HopPageSubmit} {
+	for _, hop := range []string{trace.HopPageSend, trace.HopPageReceived, trace.HopPageStore, trace.HopPageDOM, trace.HopPagePaint, trace.HopPageSubmit} {
 		page = append(page, trace.PageMark{Key: cardID, Hop: hop, At: trace.Now()})
 	}
 	marks, _ := json.Marshal(page)
@@ -144,6 +144,7 @@ func TestTraceMarksEveryHopOfARealCard(t *testing.T) {
 	}
 	require.NotNil(t, rec, "no record of card %s in %s", cardID, body)
 	assert.ElementsMatch(t, []string{"call_trace", cardID}, rec.Keys)
+	assert.Contains(t, rec.Marks, trace.HopPageSend, "the page's send mark is kept with the card's")
 	for _, hops := range [][]string{trace.CardHops, trace.SubmitHops} {
 		for _, hop := range hops {
 			if hop != trace.HopWailsSent {

@@ -39,6 +39,10 @@ const (
 	HopPageStore    = "page_store"    // the Pinia store holds it
 	HopPageDOM      = "page_dom"      // the card's element is in the DOM
 	HopPagePaint    = "page_paint"    // the frame after that was painted
+	// HopPageSend is not on the path: when the page sent the user's message
+	// whose run asked the card (its Enter or click), reported with the card's
+	// marks, so that a bench knows how long after the send the card came.
+	HopPageSend = "page_send"
 )
 
 // Hops of Submit -> the next model request, keyed by the card's id.
@@ -56,7 +60,7 @@ var (
 )
 
 // pageHops are the hops the page may report.
-var pageHops = map[string]bool{HopPageReceived: true, HopPageStore: true, HopPageDOM: true, HopPagePaint: true, HopPageSubmit: true}
+var pageHops = map[string]bool{HopPageSend: true, HopPageReceived: true, HopPageStore: true, HopPageDOM: true, HopPagePaint: true, HopPageSubmit: true}
 
 // MaxRecords bounds the memory tracing uses.
 const MaxRecords = 2048
@@ -236,7 +240,7 @@ func Reset() {
 }
 
 // PageMark is one hop the page reports: a card id (data-question-id), the
-// hop (page_received, page_store, page_dom, page_paint, page_submit) and its
+// hop (page_send, page_received, page_store, page_dom, page_paint, page_submit) and its
 // time in epoch ms (performance.timeOrigin + performance.now()).
 type PageMark struct {
 	Key string  `json:"key"`

@@ -8,11 +8,22 @@
 // window costs on this machine, now; Parley's figures are printed as a ratio
 // to it (bench/summary.mjs).
 //
+// With FLOOR_MODE=chat it is the window's second bound (issue #42), the
+// bare chat page bench/floor.mjs measures in Chromium: a message box whose
+// Enter draws the user's message and tells Go (as a send would), and Go
+// emits the round's event FLOOR_AFTER_ENTER milliseconds after that Enter
+// (a comma-separated list, one per round, cycled: how long after its send
+// each of Parley's cards came), so that the event finds the page just after
+// it drew the user's message, as Parley's card does. The rounds' Enters
+// come from outside (the bench types them); the app prints "painted <i>"
+// when round i is painted.
+//
 // bench/desktop-latency.sh builds it (go build -tags desktop,production and
 // the WebKitGTK tag Parley is built with) and TestWindowCardLatency runs it.
 // Environment: FLOOR_OUT (required: the JSON file of the results),
-// FLOOR_ROUNDS (30), FLOOR_WARMUP (3). It quits when done; a round whose
-// element is not reported within 30 s ends it with an error.
+// FLOOR_ROUNDS (30), FLOOR_WARMUP (3), FLOOR_MODE, FLOOR_AFTER_ENTER. It
+// quits when done; a round whose element is not reported within 30 s (or,
+// chat, whose Enter does not come within 60 s) ends it with an error.
 package main
 
 import (
@@ -23,6 +34,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/wailsapp/wails/v2"
@@ -59,6 +71,54 @@ function start() {
 start()
 </script></body></html>`
 
+// chatPage is the bare chat page (FLOOR_MODE=chat): bench/floor.mjs's
+// CHAT_PAGE, with the send a call to Go instead of a POST and the event a
+// Wails event instead of SSE.
+const chatPage = `<!doctype html><html><head><meta charset="utf-8"><title>floor</title>
+<style>html,body{margin:0;height:100%}body{display:flex;flex-direction:column;font:15px sans-serif}
+#list{flex:1;overflow-y:auto;padding:24px}#list>div{margin:0 0 14px}.user{text-align:right}
+textarea{margin:12px;height:3em}</style></head>
+<body><main id="list"></main><textarea id="box" aria-label="Message" autofocus></textarea><script>
+const now = () => performance.timeOrigin + performance.now()
+const list = document.getElementById('list')
+const box = document.getElementById('box')
+function append(el) {
+  list.append(el)
+  list.scrollTop = list.scrollHeight
+}
+new MutationObserver(() => {
+  for (const el of list.querySelectorAll('[data-i]:not([data-seen])')) {
+    el.dataset.seen = ''
+    const i = Number(el.dataset.i)
+    const dom = now()
+    requestAnimationFrame(() => setTimeout(() => window.go.main.Floor.Report(i, dom, now()), 0))
+  }
+}).observe(list, { childList: true })
+box.addEventListener('keydown', (e) => {
+  if (e.key !== 'Enter') return
+  e.preventDefault()
+  const enter = now()
+  const el = document.createElement('div')
+  el.className = 'user'
+  el.textContent = box.value
+  box.value = ''
+  append(el)
+  window.go.main.Floor.Send(enter)
+})
+function start() {
+  if (!window.runtime || !window.go) return setTimeout(start, 10)
+  window.runtime.EventsOn('floor', (p) => {
+    const el = document.createElement('div')
+    el.dataset.i = String(p.i)
+    el.textContent = p.text
+    append(el)
+  })
+  box.focus()
+  window.go.main.Floor.Ready()
+}
+start()
+</script></body></html>`
+
 // Result is what FLOOR_OUT receives: per measured round, milliseconds from
 // the event emitted to the element in the DOM and to it painted.
 type Result struct {
@@ -78,12 +138,22 @@ type Floor struct {
 	ctx     context.Context
 	ready   chan struct{}
 	reports chan report
+	sends   chan float64 // chat: each Enter's time (epoch ms, the page's clock)
 }
 
 // Ready: the page listens to the events.
 func (f *Floor) Ready() {
 	select {
 	case f.ready <- struct{}{}:
+	default:
+	}
+}
+
+// Send: the chat page's Enter at enter (epoch ms). A send the bench does
+// not wait for (typed twice) is dropped.
+func (f *Floor) Send(enter float64) {
+	select {
+	case f.sends <- enter:
 	default:
 	}
 }
@@ -131,13 +201,74 @@ func (f *Floor) measure(rounds, warmup int) (Result, error) {
 	return res, nil
 }
 
+// measureChat waits for each round's Enter, emits the round's event
+// afterEnter[i] ms after it (at once if that time has passed) and waits for
+// it painted; "painted <i>" on stdout tells the bench to type the next.
+func (f *Floor) measureChat(rounds, warmup int, afterEnter []float64) (Result, error) {
+	res := Result{Rounds: rounds, Warmup: warmup}
+	select {
+	case <-f.ready:
+	case <-time.After(60 * time.Second):
+		return res, fmt.Errorf("the page did not start listening within 60 s")
+	}
+	fmt.Println("ready")
+	for i := 0; i < warmup+rounds; i++ {
+		var enter float64
+		select {
+		case enter = <-f.sends:
+		case <-time.After(60 * time.Second):
+			return res, fmt.Errorf("round %d: no Enter in the message box within 60 s", i)
+		}
+		if wait := enter + afterEnter[i%len(afterEnter)] - epochMs(); wait > 0 {
+			time.Sleep(time.Duration(wait * float64(time.Millisecond)))
+		}
+		at := epochMs()
+		runtime.EventsEmit(f.ctx, "floor", map[string]any{"i": i, "text": fmt.Sprintf("Round %d: which one?", i)})
+		var r report
+		for r.i != i || r.paint == 0 {
+			select {
+			case r = <-f.reports:
+			case <-time.After(30 * time.Second):
+				return res, fmt.Errorf("event %d: no element reported within 30 s", i)
+			}
+		}
+		if i >= warmup {
+			res.DOM = append(res.DOM, r.dom-at)
+			res.Paint = append(res.Paint, r.paint-at)
+		}
+		fmt.Printf("painted %d\n", i)
+	}
+	return res, nil
+}
+
+// parseAfterEnter reads FLOOR_AFTER_ENTER: milliseconds, comma-separated.
+func parseAfterEnter(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || v < 0 || v > 10_000 {
+			return nil, fmt.Errorf("FLOOR_AFTER_ENTER: %q is not a delay in milliseconds (0 to 10000)", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 func main() {
 	out := os.Getenv("FLOOR_OUT")
 	if out == "" {
 		log.Fatal("windowfloor: FLOOR_OUT (the results file) must be set")
 	}
 	rounds, warmup := envInt("FLOOR_ROUNDS", 30), envInt("FLOOR_WARMUP", 3)
-	floor := &Floor{ready: make(chan struct{}, 1), reports: make(chan report, 16)}
+	floor := &Floor{ready: make(chan struct{}, 1), reports: make(chan report, 16), sends: make(chan float64, 1)}
+	html, measure := page, func() (Result, error) { return floor.measure(rounds, warmup) }
+	if os.Getenv("FLOOR_MODE") == "chat" {
+		afterEnter, err := parseAfterEnter(os.Getenv("FLOOR_AFTER_ENTER"))
+		if err != nil {
+			log.Fatalf("windowfloor: %v", err)
+		}
+		html, measure = chatPage, func() (Result, error) { return floor.measureChat(rounds, warmup, afterEnter) }
+	}
 	var runErr error
 	err := wails.Run(&options.App{
 		Title:  "windowfloor",
@@ -145,13 +276,13 @@ func main() {
 		Height: 760,
 		AssetServer: &assetserver.Options{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			_, _ = w.Write([]byte(page))
+			_, _ = w.Write([]byte(html))
 		})},
 		BackgroundColour: &options.RGBA{R: 255, G: 255, B: 255, A: 255},
 		OnStartup: func(ctx context.Context) {
 			floor.ctx = ctx
 			go func() {
-				res, err := floor.measure(rounds, warmup)
+				res, err := measure()
 				if err == nil {
 					var data []byte
 					if data, err = json.Marshal(res); err == nil {

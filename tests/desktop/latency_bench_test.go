@@ -14,6 +14,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -229,6 +231,83 @@ func windowFloor(t *testing.T, bin string, rounds, warmup int) (dom, paint []flo
 	return res.DOM, res.Paint
 }
 
+// windowChatFloor runs the bare Wails app as a bare chat page (bench/windowfloor,
+// FLOOR_MODE=chat: the window's second bound, issue #42) on the same display:
+// warmup + rounds times it types a message and Enter in its box, the app
+// emits the round's event afterEnter[i] ms after that Enter (cycled) and
+// reports it painted. It returns the measured rounds' milliseconds from the
+// event emitted to the element in the DOM and to it painted.
+func windowChatFloor(t *testing.T, bin string, rounds, warmup int, afterEnter []float64) (dom, paint []float64) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "chatfloor.json")
+	delays := make([]string, len(afterEnter))
+	for i, d := range afterEnter {
+		delays[i] = strconv.FormatFloat(d, 'f', 2, 64)
+	}
+	const logName = "desktop-latency-chatfloor.log"
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "FLOOR_OUT="+out, fmt.Sprintf("FLOOR_ROUNDS=%d", rounds), fmt.Sprintf("FLOOR_WARMUP=%d", warmup),
+		"FLOOR_MODE=chat", "FLOOR_AFTER_ENTER="+strings.Join(delays, ","))
+	exited, stop := startLogged(t, cmd, logName)
+	defer func() { stop() }()
+	logPath := filepath.Join(artifactsDir(t), logName)
+	// waitLine waits for a line the app prints (it prints one per round).
+	waitLine := func(line, what string) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			failIfAppExited(t)
+			data, _ := os.ReadFile(logPath)
+			if strings.Contains(string(data), line+"\n") {
+				return
+			}
+			if time.Now().After(deadline) {
+				require.FailNow(t, what+" within 60 s", "see %s and %s", logName, shoot(t, "desktop-latency-chatfloor.png"))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	win := waitForWindow(t, "windowfloor", restDeadline)
+	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run() // no window manager under Xvfb: focus directly
+	x, y, w, h := parseGeometry(t, xdotool(t, "getwindowgeometry", "--shell", win))
+	click(t, x+w/2, y+h-35) // the message box
+	waitLine("ready", "the chat floor page did not start")
+	for i := 0; i < warmup+rounds; i++ {
+		xdotool(t, "type", "--delay", "5", fmt.Sprintf("Chart round %d", i))
+		xdotool(t, "key", "Return")
+		waitLine(fmt.Sprintf("painted %d", i), fmt.Sprintf("chat floor round %d was not painted", i))
+	}
+	select {
+	case err := <-exited:
+		stop = func() {}
+		require.NoError(t, err, "the chat floor app failed; see %s", logName)
+	case <-time.After(time.Minute):
+		require.FailNow(t, "the chat floor app did not finish", "see %s", logName)
+	}
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var res struct{ DOM, Paint []float64 }
+	require.NoError(t, json.Unmarshal(data, &res))
+	require.Len(t, res.DOM, rounds, "chat floor rounds in the DOM")
+	require.Len(t, res.Paint, rounds, "chat floor rounds painted")
+	return res.DOM, res.Paint
+}
+
+// sendToEvent returns, per record that has both, the milliseconds from the
+// page's send of the user's message (page_send) to the card's event handed
+// to the window (wails_sent).
+func sendToEvent(records []traceRecord) []float64 {
+	var out []float64
+	for _, r := range records {
+		send, okS := r.Marks["page_send"]
+		sent, okW := r.Marks["wails_sent"]
+		if okS && okW && sent >= send {
+			out = append(out, sent-send)
+		}
+	}
+	return out
+}
+
 // windowRounds launches bin (its log and screenshots named after name, in
 // the artifacts) and runs warmup + rounds rounds in its window, numbered
 // from first on (the model's call ids call_win_<n>): type a message, the
@@ -296,8 +375,10 @@ func windowTimes(records []traceRecord) (dom, paint, submit []float64) {
 // bench-window-trace.json for bench/window-trace-table.mjs. Then, Parley
 // closed, the floor on the same display (WINDOW_FLOOR_BIN, bench/windowfloor:
 // a bare Wails page appending one element per event emitted from Go), the
-// same number of rounds: bench/summary.mjs prints Parley's card figures as
-// ratios to it.
+// same number of rounds, and the same app as a bare chat page (its second
+// bound, issue #42: each round typed in, its event as long after the Enter
+// as Parley's card came after the send): bench/summary.mjs prints Parley's
+// card figures as ratios to them.
 func TestWindowCardLatency(t *testing.T) {
 	bin, floorBin := os.Getenv("PARLEY_BIN"), os.Getenv("WINDOW_FLOOR_BIN")
 	require.True(t, bin != "" && floorBin != "" && os.Getenv("DISPLAY") != "", "PARLEY_BIN, WINDOW_FLOOR_BIN and DISPLAY must be set (run bench/desktop-latency.sh)")
@@ -309,12 +390,18 @@ func TestWindowCardLatency(t *testing.T) {
 
 	records := windowRounds(t, bin, model, srv.URL(), "desktop-latency", 1, warmup, rounds)
 	floorDOM, floorPaint := windowFloor(t, floorBin, rounds, warmup)
+	// The second bound: the bare chat page, its event as long after its
+	// Enter as each of Parley's cards came after its send.
+	afterEnter := sendToEvent(records)
+	require.NotEmpty(t, afterEnter, "no round has page_send and wails_sent marks (is PARLEY_BIN older than the page_send mark?)")
+	chatDOM, chatPaint := windowChatFloor(t, floorBin, rounds, warmup, afterEnter)
 
 	dom, paint, submit := windowTimes(records)
-	// The floor's every round too: bench/window-trace-table.mjs adds each to
+	// The floors' every round too: bench/window-trace-table.mjs adds each to
 	// each round's Go path for the best the page could reach (issue #42).
 	data, err := json.MarshalIndent(map[string]any{"rounds": rounds, "warmup": warmup, "records": records,
-		"floor": map[string][]float64{"dom": floorDOM, "paint": floorPaint}}, "", "  ")
+		"floor":     map[string][]float64{"dom": floorDOM, "paint": floorPaint},
+		"chatFloor": map[string][]float64{"dom": chatDOM, "paint": chatPaint, "afterEnter": afterEnter}}, "", "  ")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(artifactsDir(t), "bench-window-trace.json"), data, 0o644))
 

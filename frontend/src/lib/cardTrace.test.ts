@@ -78,6 +78,33 @@ describe('the page recorder of the card trace', () => {
     expect(reports).toEqual([])
   })
 
+  it("gives the first card received after a send the send's time, and a later one none", () => {
+    const reports: TraceMark[][] = []
+    const page = fakeEnv(new Set())
+    const trace = createCardTrace(async (m) => void reports.push(m), page.env)
+    trace.sent()
+    const sentAt = page.env.now()
+    page.advance(7)
+    trace.received('q1')
+    trace.stored('q1')
+    page.render()
+    page.advance(4)
+    trace.received('q2')
+    trace.stored('q2')
+    page.render()
+    expect(reports).toEqual([
+      [
+        { key: 'q1', hop: 'page_send', at: sentAt },
+        { key: 'q1', hop: 'page_received', at: sentAt + 7 },
+        { key: 'q1', hop: 'page_store', at: sentAt + 7 },
+      ],
+      [
+        { key: 'q2', hop: 'page_received', at: sentAt + 11 },
+        { key: 'q2', hop: 'page_store', at: sentAt + 11 },
+      ],
+    ])
+  })
+
   it('marks Submit at the last Enter or click in the card, or at the respond call', () => {
     const reports: TraceMark[][] = []
     const page = fakeEnv(new Set())
@@ -147,5 +174,18 @@ describe('the card trace in the app', () => {
     await useQuestionsStore().respond('c1', { question_id: 'q1', action: 'skip' })
     // Reported when the page is idle, not in the Submit's own task.
     await vi.waitFor(() => expect(env.fake.traceMarks.at(-1)).toMatchObject({ key: 'q1', hop: 'page_submit' }), { timeout: 30_000 })
+  })
+
+  it("reports when the user's message was sent with the card its run asked", async () => {
+    env.fake.traceOn = true
+    await start()
+    expect(await useConversationsStore().send('Groceries for Sunday?')).toBe(true)
+    env.fake.addCard({ question_id: 'q2', conversationId: 'c1', questions: [q({ question: 'Which shop?' })] }, true)
+    await settle()
+    await vi.waitFor(() => expect(env.fake.traceMarks.map((m) => m.hop)).toContain('page_paint'), { timeout: 30_000 })
+    const marks = env.fake.traceMarks
+    expect(marks.map((m) => m.hop)).toEqual(['page_send', 'page_received', 'page_store', 'page_dom', 'page_paint'])
+    expect(marks.every((m) => m.key === 'q2')).toBe(true)
+    expect(marks[1]!.at).toBeGreaterThanOrEqual(marks[0]!.at)
   })
 })

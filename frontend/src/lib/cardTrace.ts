@@ -1,14 +1,15 @@
 // The page's side of the card trace (backend/trace, the latency bench of
 // issue 17): when the backend says tracing is on (health.trace), the page
 // marks when each question card was received, held by the store, put in the
-// DOM and painted, and when the user submitted it, and reports the marks to
-// Go through the transport. Off, every hook returns at once.
+// DOM and painted, when the user submitted it, and when the user's message
+// whose run asked it was sent, and reports the marks to Go through the
+// transport. Off, every hook returns at once.
 //
 // Times are epoch ms (performance.timeOrigin + performance.now()), the clock
 // Go's marks use too.
 import type { TraceMark } from '../api/wire.gen'
 
-export type PageHop = 'page_received' | 'page_store' | 'page_dom' | 'page_paint' | 'page_submit'
+export type PageHop = 'page_send' | 'page_received' | 'page_store' | 'page_dom' | 'page_paint' | 'page_submit'
 
 export interface TraceEnv {
   now(): number
@@ -30,6 +31,8 @@ export interface TraceEnv {
 
 export interface CardTrace {
   readonly enabled: boolean
+  /** The user sent a message (its run may ask a card): the next card received gets it as page_send. */
+  sent(): void
   /** question:ask reached the page's handler. */
   received(cardId: string): void
   /** The store holds the card: marks page_store, then the DOM and paint when the card is shown. */
@@ -66,7 +69,7 @@ function browserEnv(nextTick: (fn: () => void) => void): TraceEnv {
   }
 }
 
-const off: CardTrace = { enabled: false, received() {}, stored() {}, submitted() {}, dispose() {} }
+const off: CardTrace = { enabled: false, sent() {}, received() {}, stored() {}, submitted() {}, dispose() {} }
 
 /**
  * A recorder that sends its marks with report (the transport's reportTrace),
@@ -92,9 +95,17 @@ export function createCardTrace(report: (marks: TraceMark[]) => Promise<void>, e
     if (list) send(list)
   }
   const stopInput = env.onInput?.((id, at) => lastInput.set(id, at))
+  let lastSend: number | undefined
   return {
     enabled: true,
+    sent() {
+      lastSend = env.now()
+    },
     received(id) {
+      // Only the first card after a send: a later one of the same run came
+      // for another reason (an answer, a second question).
+      if (lastSend !== undefined) mark(id, 'page_send', lastSend)
+      lastSend = undefined
       mark(id, 'page_received')
     },
     stored(id) {

@@ -31,6 +31,7 @@ import { useQuestionsStore } from './questions'
 import { branchActions, branchState, type BranchState } from './chatBranches'
 import { t } from '../i18n'
 import { attempt, loadInto } from './asyncState'
+import { cardTrace } from '../lib/cardTrace'
 
 /** A message list as the store keeps it: reactive itself, its messages plain. */
 function messageList(list: Message[]): Message[] {
@@ -169,6 +170,7 @@ export const useChatStore = defineStore('chat', {
         return false
       }
       delete this.retryRegenerate[id]
+      cardTrace().sent()
       const local: Message = {
         id: `local-${Date.now().toString(36)}-${++localSeq}`,
         conversationId: id,
