@@ -44,11 +44,9 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 )
 
-// page is the whole UI. Wails injects its runtime (window.runtime, and the
-// bound methods under window.go) into the HTML it serves.
-const page = `<!doctype html><html><head><meta charset="utf-8"><title>floor</title></head>
-<body><main id="list"></main><script>
-const now = () => performance.timeOrigin + performance.now()
+// reporter, in both pages, tells Go when each round's element (#list >
+// [data-i]) is in the DOM and, a frame and a task later, painted.
+const reporter = `const now = () => performance.timeOrigin + performance.now()
 const list = document.getElementById('list')
 new MutationObserver(() => {
   for (const el of list.querySelectorAll('[data-i]:not([data-seen])')) {
@@ -58,7 +56,13 @@ new MutationObserver(() => {
     requestAnimationFrame(() => setTimeout(() => window.go.main.Floor.Report(i, dom, now()), 0))
   }
 }).observe(list, { childList: true })
-function start() {
+`
+
+// page is the whole UI. Wails injects its runtime (window.runtime, and the
+// bound methods under window.go) into the HTML it serves.
+const page = `<!doctype html><html><head><meta charset="utf-8"><title>floor</title></head>
+<body><main id="list"></main><script>
+` + reporter + `function start() {
   if (!window.runtime || !window.go) return setTimeout(start, 10)
   window.runtime.EventsOn('floor', (p) => {
     const el = document.createElement('div')
@@ -79,21 +83,11 @@ const chatPage = `<!doctype html><html><head><meta charset="utf-8"><title>floor<
 #list{flex:1;overflow-y:auto;padding:24px}#list>div{margin:0 0 14px}.user{text-align:right}
 textarea{margin:12px;height:3em}</style></head>
 <body><main id="list"></main><textarea id="box" aria-label="Message" autofocus></textarea><script>
-const now = () => performance.timeOrigin + performance.now()
-const list = document.getElementById('list')
-const box = document.getElementById('box')
+` + reporter + `const box = document.getElementById('box')
 function append(el) {
   list.append(el)
   list.scrollTop = list.scrollHeight
 }
-new MutationObserver(() => {
-  for (const el of list.querySelectorAll('[data-i]:not([data-seen])')) {
-    el.dataset.seen = ''
-    const i = Number(el.dataset.i)
-    const dom = now()
-    requestAnimationFrame(() => setTimeout(() => window.go.main.Floor.Report(i, dom, now()), 0))
-  }
-}).observe(list, { childList: true })
 box.addEventListener('keydown', (e) => {
   if (e.key !== 'Enter') return
   e.preventDefault()
@@ -172,29 +166,46 @@ func envInt(name string, def int) int {
 	return def
 }
 
+// waitReady waits for the page to listen to the events.
+func (f *Floor) waitReady() error {
+	select {
+	case <-f.ready:
+		return nil
+	case <-time.After(60 * time.Second):
+		return fmt.Errorf("the page did not start listening within 60 s")
+	}
+}
+
+// round emits event i, waits for its element painted and, past the
+// warm-up, adds its times since the emit to res.
+func (f *Floor) round(i, warmup int, res *Result) error {
+	at := epochMs()
+	runtime.EventsEmit(f.ctx, "floor", map[string]any{"i": i, "text": fmt.Sprintf("Round %d: which one?", i)})
+	var r report
+	for r.i != i || r.paint == 0 {
+		select {
+		case r = <-f.reports:
+		case <-time.After(30 * time.Second):
+			return fmt.Errorf("event %d: no element reported within 30 s", i)
+		}
+	}
+	if i >= warmup {
+		res.DOM = append(res.DOM, r.dom-at)
+		res.Paint = append(res.Paint, r.paint-at)
+	}
+	return nil
+}
+
 // measure emits one event at a time, the next once the last was painted and
 // a short pause let the page go idle (as bench/floor.mjs does).
 func (f *Floor) measure(rounds, warmup int) (Result, error) {
 	res := Result{Rounds: rounds, Warmup: warmup}
-	select {
-	case <-f.ready:
-	case <-time.After(60 * time.Second):
-		return res, fmt.Errorf("the page did not start listening within 60 s")
+	if err := f.waitReady(); err != nil {
+		return res, err
 	}
 	for i := 0; i < warmup+rounds; i++ {
-		at := epochMs()
-		runtime.EventsEmit(f.ctx, "floor", map[string]any{"i": i, "text": fmt.Sprintf("Round %d: which one?", i)})
-		var r report
-		for r.i != i || r.paint == 0 {
-			select {
-			case r = <-f.reports:
-			case <-time.After(30 * time.Second):
-				return res, fmt.Errorf("event %d: no element reported within 30 s", i)
-			}
-		}
-		if i >= warmup {
-			res.DOM = append(res.DOM, r.dom-at)
-			res.Paint = append(res.Paint, r.paint-at)
+		if err := f.round(i, warmup, &res); err != nil {
+			return res, err
 		}
 		time.Sleep(50 * time.Millisecond) // pacing between rounds, not a wait for a result
 	}
@@ -206,10 +217,8 @@ func (f *Floor) measure(rounds, warmup int) (Result, error) {
 // it painted; "painted <i>" on stdout tells the bench to type the next.
 func (f *Floor) measureChat(rounds, warmup int, afterEnter []float64) (Result, error) {
 	res := Result{Rounds: rounds, Warmup: warmup}
-	select {
-	case <-f.ready:
-	case <-time.After(60 * time.Second):
-		return res, fmt.Errorf("the page did not start listening within 60 s")
+	if err := f.waitReady(); err != nil {
+		return res, err
 	}
 	fmt.Println("ready")
 	for i := 0; i < warmup+rounds; i++ {
@@ -222,19 +231,8 @@ func (f *Floor) measureChat(rounds, warmup int, afterEnter []float64) (Result, e
 		if wait := enter + afterEnter[i%len(afterEnter)] - epochMs(); wait > 0 {
 			time.Sleep(time.Duration(wait * float64(time.Millisecond)))
 		}
-		at := epochMs()
-		runtime.EventsEmit(f.ctx, "floor", map[string]any{"i": i, "text": fmt.Sprintf("Round %d: which one?", i)})
-		var r report
-		for r.i != i || r.paint == 0 {
-			select {
-			case r = <-f.reports:
-			case <-time.After(30 * time.Second):
-				return res, fmt.Errorf("event %d: no element reported within 30 s", i)
-			}
-		}
-		if i >= warmup {
-			res.DOM = append(res.DOM, r.dom-at)
-			res.Paint = append(res.Paint, r.paint-at)
+		if err := f.round(i, warmup, &res); err != nil {
+			return res, err
 		}
 		fmt.Printf("painted %d\n", i)
 	}

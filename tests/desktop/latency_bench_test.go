@@ -222,12 +222,19 @@ func windowFloor(t *testing.T, bin string, rounds, warmup int) (dom, paint []flo
 		stop()
 		require.FailNow(t, "the floor app did not finish within 10 minutes; see desktop-latency-floor.log")
 	}
+	return floorResult(t, out, rounds, "floor")
+}
+
+// floorResult reads the results bench/windowfloor wrote to out (FLOOR_OUT):
+// per measured round, the milliseconds to the element in the DOM and painted.
+func floorResult(t *testing.T, out string, rounds int, what string) (dom, paint []float64) {
+	t.Helper()
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
 	var res struct{ DOM, Paint []float64 }
 	require.NoError(t, json.Unmarshal(data, &res))
-	require.Len(t, res.DOM, rounds, "floor rounds in the DOM")
-	require.Len(t, res.Paint, rounds, "floor rounds painted")
+	require.Len(t, res.DOM, rounds, what+" rounds in the DOM")
+	require.Len(t, res.Paint, rounds, what+" rounds painted")
 	return res.DOM, res.Paint
 }
 
@@ -284,13 +291,7 @@ func windowChatFloor(t *testing.T, bin string, rounds, warmup int, afterEnter []
 	case <-time.After(time.Minute):
 		require.FailNow(t, "the chat floor app did not finish", "see %s", logName)
 	}
-	data, err := os.ReadFile(out)
-	require.NoError(t, err)
-	var res struct{ DOM, Paint []float64 }
-	require.NoError(t, json.Unmarshal(data, &res))
-	require.Len(t, res.DOM, rounds, "chat floor rounds in the DOM")
-	require.Len(t, res.Paint, rounds, "chat floor rounds painted")
-	return res.DOM, res.Paint
+	return floorResult(t, out, rounds, "chat floor")
 }
 
 // sendToEvent returns, per record that has both, the milliseconds from the
