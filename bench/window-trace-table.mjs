@@ -38,22 +38,24 @@ console.log([
 const goPath = records.map((r) => (r.marks.wails_sent ?? r.marks.emitted) - r.marks.server_write).filter(Number.isFinite)
 const pairs = (xs) => stats(goPath.flatMap((g) => xs.map((x) => g + x)))
 const lines = []
-if (goPath.length && floor?.dom?.length && floor?.paint?.length) {
-  const note = `Go path p95 ${ms(stats(goPath).p95)} with the bare Wails app's every round on top`
-  const dom = pairs(floor.dom)
-  const paint = pairs(floor.paint)
-  recordFigure({ id: 'window.card.dom.bound.p95', label: 'Wails window: Go path + bare app, card in the DOM, p95', value: dom.p95, unit: 'ms', note })
-  recordFigure({ id: 'window.card.paint.bound.p95', label: 'Wails window: Go path + bare app, card painted, p95', value: paint.p95, unit: 'ms', note })
-  lines.push(`Desktop window: the best a page could do here: Go path p95 ${ms(stats(goPath).p95)}; with the bare app on top p95 ${ms(dom.p95)} in the DOM, ${ms(paint.p95)} painted`)
+// recordBound records a bound: each round's Go path with each round of a
+// bare app (its dom and paint times) on top; returns the two sums, or null
+// when either side was not measured.
+function recordBound(rounds, kind, what, note) {
+  if (!goPath.length || !rounds?.dom?.length || !rounds?.paint?.length) return null
+  const dom = pairs(rounds.dom)
+  const paint = pairs(rounds.paint)
+  const full = `Go path p95 ${ms(stats(goPath).p95)} with the ${what}'s every round on top${note}`
+  recordFigure({ id: `window.card.dom.${kind}.p95`, label: `Wails window: Go path + ${what}, card in the DOM, p95`, value: dom.p95, unit: 'ms', note: full })
+  recordFigure({ id: `window.card.paint.${kind}.p95`, label: `Wails window: Go path + ${what}, card painted, p95`, value: paint.p95, unit: 'ms', note: full })
+  return { dom, paint }
 }
-if (goPath.length && chatFloor?.dom?.length && chatFloor?.paint?.length) {
-  const after = stats(chatFloor.afterEnter ?? [])
-  const note = `Go path p95 ${ms(stats(goPath).p95)} with the bare chat app's every round on top (its event ${ms(after.p50)} p50 after its Enter, as Parley's cards after their send)`
-  const dom = pairs(chatFloor.dom)
-  const paint = pairs(chatFloor.paint)
-  recordFigure({ id: 'window.card.dom.chatbound.p95', label: 'Wails window: Go path + bare chat app, card in the DOM, p95', value: dom.p95, unit: 'ms', note })
-  recordFigure({ id: 'window.card.paint.chatbound.p95', label: 'Wails window: Go path + bare chat app, card painted, p95', value: paint.p95, unit: 'ms', note })
-  lines.push(`Desktop window: second bound, a bare chat page (Enter draws the user's message; its event comes p50 ${ms(after.p50)} after the Enter, as Parley's card came after the send): its element in the DOM p95 ${ms(stats(chatFloor.dom).p95)}, painted ${ms(stats(chatFloor.paint).p95)}; with Parley's Go path under it p95 ${ms(dom.p95)} in the DOM, ${ms(paint.p95)} painted`)
+const first = recordBound(floor, 'bound', 'bare Wails app', '')
+if (first) lines.push(`Desktop window: the best a page could do here: Go path p95 ${ms(stats(goPath).p95)}; with the bare app on top p95 ${ms(first.dom.p95)} in the DOM, ${ms(first.paint.p95)} painted`)
+const after = stats(chatFloor?.afterEnter ?? [])
+const second = recordBound(chatFloor, 'chatbound', 'bare chat app', ` (its event ${ms(after.p50)} p50 after its Enter, as Parley's cards after their send)`)
+if (second) {
+  lines.push(`Desktop window: second bound, a bare chat page (Enter draws the user's message; its event comes p50 ${ms(after.p50)} after the Enter, as Parley's card came after the send): its element in the DOM p95 ${ms(stats(chatFloor.dom).p95)}, painted ${ms(stats(chatFloor.paint).p95)}; with Parley's Go path under it p95 ${ms(second.dom.p95)} in the DOM, ${ms(second.paint.p95)} painted`)
 }
 const submitPath = records.map((r) => r.marks.server_request - r.marks.answer_received).filter(Number.isFinite)
 if (submitPath.length) {
