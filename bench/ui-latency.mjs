@@ -23,7 +23,8 @@
 // Prints figures; asserts nothing about timings. Knobs: BENCH_ROUNDS (50),
 // BENCH_THINK_MS (150: a second set of card rounds where the model thinks that
 // long before its call; 0 skips it), BENCH_WARMUP (3), BENCH_CLIENTS (20), BENCH_STREAM_SECONDS (30),
-// BENCH_STREAM_RATE (500), BENCH_MESSAGES (5000), BENCH_PROFILE (a file: a Chromium
+// BENCH_STREAM_RATE (500), BENCH_MESSAGES (5000), BENCH_SEND_PROFILE (a file: a Chromium
+// trace of the sends in (e)), BENCH_PROFILE (a file: a Chromium
 // trace of the card rounds, for bench/profile-tasks.mjs), PARLEY_BIN, CHROMIUM_PATH,
 // PARLEY_ARTIFACTS (results JSON goes there).
 //

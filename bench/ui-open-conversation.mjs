@@ -7,7 +7,7 @@ import { recordFigure } from './figures.mjs'
 import { ms, stats } from './stats.mjs'
 import { MESSAGES, now } from './ui-knobs.mjs'
 import { waitUntil } from '../frontend/e2e/util.mjs'
-import { conversationIdle, newChatPage, traceTaskCpu } from './ui-page.mjs'
+import { conversationIdle, newChatPage, startProfile, traceTaskCpu } from './ui-page.mjs'
 
 // Sends in each conversation: blocks of sends, alternating, the first of
 // each block not measured.
@@ -93,6 +93,9 @@ export async function bigConversation(browser, server) {
   const sent = { long: [], small: [] }
   const shownCount = () => page.evaluate(() => document.querySelectorAll('[data-testid=message-list] [data-testid$=-message]').length)
   let n = 0
+  // BENCH_SEND_PROFILE=file: a Chromium trace of the sends (bench/profile-tasks.mjs
+  // prints each send's tasks: the keydowns are its rounds, blocks of SEND_PER_BLOCK).
+  const prof = process.env.BENCH_SEND_PROFILE ? await startProfile(page) : null
   for (let block = 0; block < 2 * SEND_BLOCKS; block++) {
     const side = block % 2 ? 'small' : 'long'
     await open(side === 'long' ? title : 'Small one', side === 'long' && block === 0 ? `msg ${MESSAGES}` : 'Short reply')
@@ -111,6 +114,7 @@ export async function bigConversation(browser, server) {
       if (k > 0) sent[side].push(rec.paint - enter) // the block's first send warms up
     }
   }
+  if (prof) await prof.stop(process.env.BENCH_SEND_PROFILE)
   await page.close()
   const sendLong = stats(sent.long)
   const sendSmall = stats(sent.small)

@@ -1,9 +1,10 @@
 // The fixed texts (no values) come from a cache per language: translated
 // once, and again after a switch; templates' $t shows the new language.
+// Texts with plain values likewise, per language, key and values.
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { defineComponent, nextTick } from 'vue'
 import { mount } from '@vue/test-utils'
-import { i18n, setLanguage, t } from './index'
+import { i18n, setLanguage, t, VALUE_TEXTS_MAX } from './index'
 
 afterEach(async () => {
   vi.restoreAllMocks()
@@ -25,10 +26,42 @@ describe('fixed texts', () => {
     expect(calls()).toBe(once + 1)
   })
 
-  it('texts with values are formatted each time, with those values', () => {
+  it('texts with values are formatted once per language and values', async () => {
     const translate = vi.spyOn(i18n.global, 't')
-    expect(t('chat.list.showEarlier', { n: 3, total: 7 })).not.toBe(t('chat.list.showEarlier', { n: 5, total: 7 }))
+    const three = t('chat.list.showEarlier', { n: 3, total: 7 })
+    expect(three).not.toBe(t('chat.list.showEarlier', { n: 5, total: 7 }))
     expect(translate).toHaveBeenCalledTimes(2)
+    expect(t('chat.list.showEarlier', { n: 3, total: 7 })).toBe(three)
+    expect(translate).toHaveBeenCalledTimes(2)
+    // Another value, or the same digits as text, is another text.
+    expect(t('chat.list.showEarlier', { n: 3, total: 8 })).not.toBe(three)
+    expect(translate).toHaveBeenCalledTimes(3)
+    t('chat.list.showEarlier', { n: '3', total: 7 })
+    expect(translate).toHaveBeenCalledTimes(4)
+    await setLanguage('de')
+    const de = t('chat.list.showEarlier', { n: 3, total: 7 })
+    expect(de).not.toBe(three)
+    expect(translate).toHaveBeenCalledTimes(5)
+  })
+
+  it('a value that is not plain text, a number or true/false is formatted each time', () => {
+    const translate = vi.spyOn(i18n.global, 't')
+    expect(t('chat.list.showEarlier', { n: 3n, total: 71 })).toBe(t('chat.list.showEarlier', { n: 3, total: 71 }))
+    expect(translate).toHaveBeenCalledTimes(2)
+    t('chat.list.showEarlier', { n: 3n, total: 71 })
+    t('chat.list.showEarlier', { n: 3, total: 71 })
+    expect(translate).toHaveBeenCalledTimes(3)
+  })
+
+  it('the cache of texts with values starts again when full', () => {
+    const translate = vi.spyOn(i18n.global, 't')
+    for (let i = 0; i <= VALUE_TEXTS_MAX; i++) t('chat.list.showEarlier', { n: i, total: 99999 })
+    expect(translate).toHaveBeenCalledTimes(VALUE_TEXTS_MAX + 1)
+    // The first was dropped when the cache filled; the last is kept.
+    t('chat.list.showEarlier', { n: VALUE_TEXTS_MAX, total: 99999 })
+    expect(translate).toHaveBeenCalledTimes(VALUE_TEXTS_MAX + 1)
+    t('chat.list.showEarlier', { n: 0, total: 99999 })
+    expect(translate).toHaveBeenCalledTimes(VALUE_TEXTS_MAX + 2)
   })
 
   it('a template shows the new language after a switch', async () => {

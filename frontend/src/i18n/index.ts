@@ -65,11 +65,45 @@ export const i18n = createI18n({
  */
 const fixedTexts = new Map<string, string>()
 
+/**
+ * The texts with values, by language, key and values: a card's "Question 1
+ * of 2", a badge's count, are asked for again on every render of the same
+ * values (about 5 % of a card's mount, issue #42). Only plain values (text,
+ * numbers, true/false) are kept; the cache starts again when it is full, so
+ * counts that keep changing cannot make it grow without end.
+ */
+const valueTexts = new Map<string, string>()
+export const VALUE_TEXTS_MAX = 2000
+
+/** The cache id of a text with these values; null when a value is not plain. */
+function valuesId(locale: string, key: string, values: Record<string, unknown>): string | null {
+  let id = `${locale}\u0000${key}`
+  for (const name in values) {
+    const v = values[name]
+    const type = typeof v
+    if (type !== 'string' && type !== 'number' && type !== 'boolean') return null
+    // The type too: 1 and "1" may format differently (plural, number).
+    id += `\u0000${name}\u0001${type[0]}${String(v)}`
+  }
+  return id
+}
+
 /** Translates a key of the catalogue in the current language (templates' $t too: i18nPlugin). */
 export function t(key: string, values?: Record<string, unknown>): string {
-  if (values) return i18n.global.t(key, values)
   // Reading the language keeps a rendering that asked reactive to a switch.
-  const id = `${i18n.global.locale.value}\u0000${key}`
+  const locale = i18n.global.locale.value
+  if (values) {
+    const id = valuesId(locale, key, values)
+    if (id === null) return i18n.global.t(key, values)
+    let text = valueTexts.get(id)
+    if (text === undefined) {
+      text = i18n.global.t(key, values)
+      if (valueTexts.size >= VALUE_TEXTS_MAX) valueTexts.clear()
+      valueTexts.set(id, text)
+    }
+    return text
+  }
+  const id = `${locale}\u0000${key}`
   let text = fixedTexts.get(id)
   if (text === undefined) {
     text = i18n.global.t(key)

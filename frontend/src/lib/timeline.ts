@@ -49,10 +49,15 @@ function createdMs(c: Card): number {
 
 /** Cards oldest first; the given order breaks ties (Array.prototype.sort is stable). */
 function byCreated(cards: readonly Card[]): Card[] {
-  return [...cards].sort((a, b) => {
-    const d = createdMs(a) - createdMs(b)
-    return Number.isNaN(d) ? 0 : d
-  })
+  // Each date parsed once, not twice per comparison: a conversation's cards
+  // are sorted again whenever one of them changes.
+  return cards
+    .map((card) => ({ card, ms: createdMs(card) }))
+    .sort((a, b) => {
+      const d = a.ms - b.ms
+      return Number.isNaN(d) ? 0 : d
+    })
+    .map((x) => x.card)
 }
 
 interface AskCall {

@@ -4,6 +4,7 @@ import MessageList from './MessageList.vue'
 import { makeCard, q, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
 import { useChatStore } from '../../stores/chat'
+import { useQuestionsStore } from '../../stores/questions'
 import { flushFrame } from '../../lib/frame'
 import QuestionCard from '../questions/QuestionCard.vue'
 import ChangeAnswer from './ChangeAnswer.vue'
@@ -169,6 +170,88 @@ describe('MessageList, sending', () => {
     expect(listAttrs()).toEqual(attrsBefore)
     items.forEach((item, i) => expect(item.vm.$.subTree).toBe(trees[i]))
     w.findAllComponents(EditButton).slice(0, 2).forEach((c, i) => expect(c.vm.$.subTree).toBe(editTrees[i]))
+  })
+})
+
+describe('MessageList, entries kept (v-memo, issue #42)', () => {
+  /** The vnodes the list made for these entries. */
+  const vnodesOf = (list: VueWrapper[]) => list.map((c) => c.vm.$.vnode)
+
+  it('does not make the entries again that did not change when the list renders again', async () => {
+    const list = await mountList()
+    env.fake.addMessage('c1', { id: 'a1', role: 'assistant', content: 'Sure.' })
+    await useChatStore().open('c1')
+    await settle()
+    const items = list.findAllComponents(MessageItem)
+    expect(items).toHaveLength(2)
+    // The same vnode objects after the list renders again: the list did not
+    // make them again (without v-memo each render of the list makes a new
+    // vnode for every entry, even one that does not render again).
+    const before = vnodesOf(items)
+    await useChatStore().send('and another thing', 'c1')
+    await settle()
+    expect(list.findAll('[data-testid="user-message"]').map((m) => m.text())).toEqual(['help me choose', 'and another thing'])
+    vnodesOf(items).forEach((v, i) => expect(v).toBe(before[i]))
+  })
+
+  it('keeps them in a long conversation too, where new messages move the rendered window', async () => {
+    env.fake.addConversation({ id: 'long' })
+    for (let i = 0; i < 400; i++) env.fake.addMessage('long', { id: `m${i}`, role: i % 2 ? 'assistant' : 'user', content: `message ${i}` })
+    connectEvents()
+    const chat = useChatStore()
+    await chat.open('long')
+    w = mount(MessageList, { props: { conversationId: 'long' }, global: { plugins: [env.pinia] }, attachTo: document.body })
+    for (let i = 0; i < 10; i++) {
+      await flushFrame()
+      await new Promise((r) => setTimeout(r, 0))
+      await settle()
+    }
+    const rendered = () => w!.findAllComponents(MessageItem)
+    expect(rendered()).toHaveLength(150)
+    expect(w.text()).toContain('message 250')
+    expect(w.text()).not.toContain('message 249')
+    const byId = () => new Map(rendered().map((c) => [c.props('message').id, c.vm.$.vnode]))
+    let before = byId()
+    let kept = 0
+    let made = 0
+    for (let n = 0; n < 12; n++) {
+      env.fake.emit('message:done', {
+        conversationId: 'long',
+        message: { id: `new${n}`, conversationId: 'long', role: 'user', content: `new ${n}`, created_at: '', parent_id: '', siblings: 1, sibling_index: 0 },
+      })
+      await settle()
+      const now = byId()
+      for (const [id, vnode] of now) if (before.has(id)) (before.get(id) === vnode ? kept++ : made++)
+      before = now
+    }
+    // The window's start moved once in these 12 messages (it moves by 10):
+    // only then were the entries made again.
+    expect(made).toBeGreaterThan(0)
+    expect(made).toBeLessThan(200)
+    expect(kept).toBeGreaterThan(1500)
+    expect(w.text()).toContain('new 11')
+    expect(rendered().length).toBeGreaterThanOrEqual(150)
+    expect(rendered().length).toBeLessThan(160)
+  })
+
+  it('still gives a card its error and its sending state', async () => {
+    const list = await mountList()
+    env.fake.emit('question:ask', makeCard({ question_id: 'q1', conversationId: 'c1' }))
+    await settle()
+    const questions = useQuestionsStore()
+    expect(list.find('[data-testid="respond-error"]').exists()).toBe(false)
+    questions.respondErrors.q1 = 'The app could not send your answer.'
+    await settle()
+    expect(list.find('[data-testid="respond-error"]').text()).toBe('The app could not send your answer.')
+    expect(list.find('[data-testid="primary"]').attributes('disabled')).toBeUndefined()
+    questions.sending.q1 = true
+    await settle()
+    expect(list.find('[data-testid="primary"]').attributes('disabled')).toBeDefined()
+    questions.sending.q1 = false
+    delete questions.respondErrors.q1
+    await settle()
+    expect(list.find('[data-testid="primary"]').attributes('disabled')).toBeUndefined()
+    expect(list.find('[data-testid="respond-error"]').exists()).toBe(false)
   })
 })
 
