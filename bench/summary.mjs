@@ -205,7 +205,7 @@ export const EXPECTED = [
   ...cardRows(CARD_SURFACES.window),
   ...chatBoundRows(CARD_SURFACES.window),
   { id: 'window.submit.next.p95', label: 'Wails window: Submit -> next model request, p95', unit: 'ms', target: 10 },
-  { id: 'window.submit.bound.p95', label: '    bound: Go respond -> next request (no bare window call), p95', unit: 'ms' },
+  { id: 'window.submit.bound.p95', label: '    bound: Go respond -> next request + bare window call, p95', unit: 'ms' },
   { id: 'window.submit.next.vsbound', label: '    Submit -> next request / bound, p95 (Wails window)', unit: '×', target: 2 },
   { id: 'soak.startup.rss', label: 'desktop window at start: RSS, all processes', unit: 'MB' },
   { id: 'soak.startup.pss', label: 'desktop window at start: PSS, all processes', unit: 'MB' },

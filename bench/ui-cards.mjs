@@ -114,12 +114,4 @@ export function enterToEvent(records) {
   return records.map((r) => r.marks.sse_written - r.enter).filter(Number.isFinite)
 }
 
-// The best Submit -> next model request a page could reach: each measured
-// round's Go path (the answer received -> the model server saw the next
-// request, from the trace) with a bare page's POST on top (click -> the
-// request at its server, bench/floor.mjs postRounds), every pair.
-export function submitBound(records, barePost) {
-  const goPath = records.map((r) => r.marks.server_request - r.marks.answer_received).filter(Number.isFinite)
-  if (!goPath.length || !barePost.length) return null
-  return { goPath: stats(goPath), post: stats(barePost), sum: stats(goPath.flatMap((g) => barePost.map((p) => g + p))) }
-}
+export { submitBound } from './bounds.mjs'

@@ -114,12 +114,16 @@ start()
 </script></body></html>`
 
 // Result is what FLOOR_OUT receives: per measured round, milliseconds from
-// the event emitted to the element in the DOM and to it painted.
+// the event emitted to the element in the DOM and to it painted; in the chat
+// mode also from the page's Enter to Go receiving its call (Floor.Send):
+// what a bare window's call to Go costs, the page's part of the window's
+// Submit bound (issue #42; in Chromium a bare page's POST).
 type Result struct {
 	Rounds int       `json:"rounds"`
 	Warmup int       `json:"warmup"`
 	DOM    []float64 `json:"dom"`
 	Paint  []float64 `json:"paint"`
+	Call   []float64 `json:"call,omitempty"`
 }
 
 type report struct {
@@ -132,8 +136,12 @@ type Floor struct {
 	ctx     context.Context
 	ready   chan struct{}
 	reports chan report
-	sends   chan float64 // chat: each Enter's time (epoch ms, the page's clock)
+	sends   chan send // chat: each Enter
 }
+
+// send is the chat page's Enter (epoch ms, the page's clock) and when Go
+// received its call (epoch ms, Go's clock).
+type send struct{ enter, received float64 }
 
 // Ready: the page listens to the events.
 func (f *Floor) Ready() {
@@ -147,7 +155,7 @@ func (f *Floor) Ready() {
 // not wait for (typed twice) is dropped.
 func (f *Floor) Send(enter float64) {
 	select {
-	case f.sends <- enter:
+	case f.sends <- send{enter: enter, received: epochMs()}:
 	default:
 	}
 }
@@ -222,13 +230,16 @@ func (f *Floor) measureChat(rounds, warmup int, afterEnter []float64) (Result, e
 	}
 	fmt.Println("ready")
 	for i := 0; i < warmup+rounds; i++ {
-		var enter float64
+		var s send
 		select {
-		case enter = <-f.sends:
+		case s = <-f.sends:
 		case <-time.After(60 * time.Second):
 			return res, fmt.Errorf("round %d: no Enter in the message box within 60 s", i)
 		}
-		if wait := enter + afterEnter[i%len(afterEnter)] - epochMs(); wait > 0 {
+		if i >= warmup {
+			res.Call = append(res.Call, s.received-s.enter)
+		}
+		if wait := s.enter + afterEnter[i%len(afterEnter)] - epochMs(); wait > 0 {
 			time.Sleep(time.Duration(wait * float64(time.Millisecond)))
 		}
 		if err := f.round(i, warmup, &res); err != nil {
@@ -258,7 +269,7 @@ func main() {
 		log.Fatal("windowfloor: FLOOR_OUT (the results file) must be set")
 	}
 	rounds, warmup := envInt("FLOOR_ROUNDS", 30), envInt("FLOOR_WARMUP", 3)
-	floor := &Floor{ready: make(chan struct{}, 1), reports: make(chan report, 16), sends: make(chan float64, 1)}
+	floor := &Floor{ready: make(chan struct{}, 1), reports: make(chan report, 16), sends: make(chan send, 1)}
 	html, measure := page, func() (Result, error) { return floor.measure(rounds, warmup) }
 	if os.Getenv("FLOOR_MODE") == "chat" {
 		afterEnter, err := parseAfterEnter(os.Getenv("FLOOR_AFTER_ENTER"))

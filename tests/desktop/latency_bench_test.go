@@ -222,20 +222,25 @@ func windowFloor(t *testing.T, bin string, rounds, warmup int) (dom, paint []flo
 		stop()
 		require.FailNow(t, "the floor app did not finish within 10 minutes; see desktop-latency-floor.log")
 	}
-	return floorResult(t, out, rounds, "floor")
+	res := floorResult(t, out, rounds, "floor")
+	return res.DOM, res.Paint
 }
 
-// floorResult reads the results bench/windowfloor wrote to out (FLOOR_OUT):
-// per measured round, the milliseconds to the element in the DOM and painted.
-func floorResult(t *testing.T, out string, rounds int, what string) (dom, paint []float64) {
+// floorRun is what bench/windowfloor measured, per measured round in
+// milliseconds: the element in the DOM and painted; the chat mode's Enter to
+// Go receiving its call too.
+type floorRun struct{ DOM, Paint, Call []float64 }
+
+// floorResult reads the results bench/windowfloor wrote to out (FLOOR_OUT).
+func floorResult(t *testing.T, out string, rounds int, what string) floorRun {
 	t.Helper()
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
-	var res struct{ DOM, Paint []float64 }
+	var res floorRun
 	require.NoError(t, json.Unmarshal(data, &res))
 	require.Len(t, res.DOM, rounds, what+" rounds in the DOM")
 	require.Len(t, res.Paint, rounds, what+" rounds painted")
-	return res.DOM, res.Paint
+	return res
 }
 
 // windowChatFloor runs the bare Wails app as a bare chat page (bench/windowfloor,
@@ -243,8 +248,9 @@ func floorResult(t *testing.T, out string, rounds int, what string) (dom, paint 
 // warmup + rounds times it types a message and Enter in its box, the app
 // emits the round's event afterEnter[i] ms after that Enter (cycled) and
 // reports it painted. It returns the measured rounds' milliseconds from the
-// event emitted to the element in the DOM and to it painted.
-func windowChatFloor(t *testing.T, bin string, rounds, warmup int, afterEnter []float64) (dom, paint []float64) {
+// event emitted to the element in the DOM and to it painted, and from the
+// Enter to Go receiving the page's call.
+func windowChatFloor(t *testing.T, bin string, rounds, warmup int, afterEnter []float64) floorRun {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "chatfloor.json")
 	delays := make([]string, len(afterEnter))
@@ -291,7 +297,9 @@ func windowChatFloor(t *testing.T, bin string, rounds, warmup int, afterEnter []
 	case <-time.After(time.Minute):
 		require.FailNow(t, "the chat floor app did not finish", "see %s", logName)
 	}
-	return floorResult(t, out, rounds, "chat floor")
+	res := floorResult(t, out, rounds, "chat floor")
+	require.Len(t, res.Call, rounds, "chat floor rounds' calls")
+	return res
 }
 
 // sendToEvent returns, per record that has both, the milliseconds from the
@@ -395,14 +403,14 @@ func TestWindowCardLatency(t *testing.T) {
 	// Enter as each of Parley's cards came after its send.
 	afterEnter := sendToEvent(records)
 	require.NotEmpty(t, afterEnter, "no round has page_send and wails_sent marks (is PARLEY_BIN older than the page_send mark?)")
-	chatDOM, chatPaint := windowChatFloor(t, floorBin, rounds, warmup, afterEnter)
+	chat := windowChatFloor(t, floorBin, rounds, warmup, afterEnter)
 
 	dom, paint, submit := windowTimes(records)
 	// The floors' every round too: bench/window-trace-table.mjs adds each to
 	// each round's Go path for the best the page could reach (issue #42).
 	data, err := json.MarshalIndent(map[string]any{"rounds": rounds, "warmup": warmup, "records": records,
 		"floor":     map[string][]float64{"dom": floorDOM, "paint": floorPaint},
-		"chatFloor": map[string][]float64{"dom": chatDOM, "paint": chatPaint, "afterEnter": afterEnter}}, "", "  ")
+		"chatFloor": map[string][]float64{"dom": chat.DOM, "paint": chat.Paint, "call": chat.Call, "afterEnter": afterEnter}}, "", "  ")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(artifactsDir(t), "bench-window-trace.json"), data, 0o644))
 
