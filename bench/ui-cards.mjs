@@ -114,4 +114,3 @@ export function enterToEvent(records) {
   return records.map((r) => r.marks.sse_written - r.enter).filter(Number.isFinite)
 }
 
-export { submitBound } from './bounds.mjs'

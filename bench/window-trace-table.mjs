@@ -9,8 +9,7 @@
 // as long after its Enter as Parley's card came after the send); and
 // Submit's bound: its Go path (answer received -> next model request) with
 // each of the bare chat page's calls to Go (its Enter -> Go received the
-// call) on top, as in Chromium a bare page's POST (Go path alone when the
-// trace has no such calls).
+// call) on top, as in Chromium a bare page's POST.
 import { readFileSync } from 'node:fs'
 import { recordFigure } from './figures.mjs'
 import { submitBound } from './bounds.mjs'
@@ -61,15 +60,10 @@ if (second) {
   lines.push(`Desktop window: second bound, a bare chat page (Enter draws the user's message; its event comes p50 ${ms(after.p50)} after the Enter, as Parley's card came after the send): its element in the DOM p95 ${ms(stats(chatFloor.dom).p95)}, painted ${ms(stats(chatFloor.paint).p95)}; with Parley's Go path under it p95 ${ms(second.dom.p95)} in the DOM, ${ms(second.paint.p95)} painted`)
 }
 const submit = submitBound(records, chatFloor?.call)
-const submitPath = records.map((r) => r.marks.server_request - r.marks.answer_received).filter(Number.isFinite)
 if (submit) {
   const { goPath: st, post: call, sum } = submit
   recordFigure({ id: 'window.submit.bound.p95', label: 'Wails window: Go respond -> next model request + a bare window\'s call to Go, p95', value: sum.p95, unit: 'ms',
     note: `Go path p95 ${ms(st.p95)}; the bare chat app's Enter -> Go received its call p50 ${ms(call.p50)}, p95 ${ms(call.p95)}, every pair` })
   lines.push(`Desktop window: Submit's Go path (answer received -> next model request) p50 ${ms(st.p50)}, p95 ${ms(st.p95)}; a bare window's call (Enter -> Go) p95 ${ms(call.p95)}; both p95 ${ms(sum.p95)}`)
-} else if (submitPath.length) {
-  const st = stats(submitPath)
-  recordFigure({ id: 'window.submit.bound.p95', label: 'Wails window: Go respond -> next model request (no bare window call), p95', value: st.p95, unit: 'ms', note: `p50 ${ms(st.p50)}, n=${st.n}` })
-  lines.push(`Desktop window: Submit's Go path (answer received -> next model request) p50 ${ms(st.p50)}, p95 ${ms(st.p95)}`)
 }
 if (lines.length) console.log(lines.join('\n'))

@@ -277,7 +277,7 @@ func windowChatFloor(t *testing.T, bin string, rounds, warmup int, afterEnter []
 			if time.Now().After(deadline) {
 				require.FailNow(t, what+" within 60 s", "see %s and %s", logName, shoot(t, "desktop-latency-chatfloor.png"))
 			}
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond) // the interval between two reads of the log, not a wait for the app
 		}
 	}
 	win := waitForWindow(t, "windowfloor", restDeadline)

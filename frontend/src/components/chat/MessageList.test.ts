@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { mount, type VueWrapper } from '@vue/test-utils'
 import MessageList from './MessageList.vue'
 import { makeCard, q, setupEnv, settle, type TestEnv } from '../../test-utils'
@@ -201,13 +201,16 @@ describe('MessageList, entries kept (v-memo, issue #42)', () => {
     const chat = useChatStore()
     await chat.open('long')
     w = mount(MessageList, { props: { conversationId: 'long' }, global: { plugins: [env.pinia] }, attachTo: document.body })
-    for (let i = 0; i < 10; i++) {
-      await flushFrame()
-      await new Promise((r) => setTimeout(r, 0))
-      await settle()
-    }
     const rendered = () => w!.findAllComponents(MessageItem)
-    expect(rendered()).toHaveLength(150)
+    // The window grows a chunk at a time, each once the page is idle after a frame.
+    await vi.waitFor(
+      async () => {
+        await flushFrame()
+        await settle()
+        expect(rendered()).toHaveLength(150)
+      },
+      { timeout: 10_000, interval: 10 },
+    )
     expect(w.text()).toContain('message 250')
     expect(w.text()).not.toContain('message 249')
     const byId = () => new Map(rendered().map((c) => [c.props('message').id, c.vm.$.vnode]))
