@@ -80,6 +80,37 @@ export async function settle(): Promise<void> {
   await flushPromises()
 }
 
+/**
+ * A scroller with a fake layout (jsdom lays nothing out): reads of its
+ * layout (scrollHeight, clientHeight, scrollTop) and writes of scrollTop are
+ * logged in `ops`, in order.
+ */
+export function fakeScrollLayout(el: HTMLElement) {
+  const ops: string[] = []
+  let top = 0
+  const height = { scroll: 1000, client: 200 }
+  Object.defineProperty(el, 'scrollHeight', { configurable: true, get: () => (ops.push('read'), height.scroll) })
+  Object.defineProperty(el, 'clientHeight', { configurable: true, get: () => (ops.push('read'), height.client) })
+  Object.defineProperty(el, 'scrollTop', {
+    configurable: true,
+    get: () => (ops.push('read'), top),
+    set: (v: number) => {
+      ops.push('write')
+      top = Math.min(v, height.scroll - height.client)
+    },
+  })
+  return {
+    ops,
+    height,
+    /** Where the list is scrolled to (not logged). */
+    top: () => top,
+    userScrollsTo(v: number) {
+      top = v
+      el.dispatchEvent(new Event('scroll'))
+    },
+  }
+}
+
 // ---- a fake page for lib/attention (focus, title, notifications) -------------
 
 class FakeListeners {

@@ -1,7 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { mount, type VueWrapper } from '@vue/test-utils'
+import { nextTick } from 'vue'
 import MessageList from './MessageList.vue'
-import { makeCard, q, setupEnv, settle, type TestEnv } from '../../test-utils'
+import { fakeScrollLayout, makeCard, q, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
 import { useChatStore } from '../../stores/chat'
 import { useQuestionsStore } from '../../stores/questions'
@@ -390,5 +391,57 @@ describe('MessageList renders again only what changed', () => {
     await settle()
     expect(list.findAll('[data-testid="question-card"]')).toHaveLength(0)
     expect(list.vm.$.subTree).toBe(tree)
+  })
+})
+
+describe('MessageList, following what is new', () => {
+  // From here frames come only when the test says so (flushFrame): the
+  // frame's fallback timer must not scroll for the code under test.
+  async function mountWithFakeLayout() {
+    const w = await mountList()
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'requestAnimationFrame', 'cancelAnimationFrame'] })
+    onTestFinished(() => {
+      vi.useRealTimers()
+    })
+    const layout = fakeScrollLayout(w.find('[data-testid="message-list"]').element as HTMLElement)
+    return { w, layout }
+  }
+
+  // Issue #42: scrolled in the next frame, the scroll's event came a frame
+  // later still, and Chromium held the run's events (the card) for that
+  // frame after the Enter's keyup.
+  it("scrolls to the user's own message in the task that draws it, before any frame", async () => {
+    const { w, layout } = await mountWithFakeLayout()
+    const sent = useChatStore().send('pick a colour', 'c1')
+    await nextTick()
+    expect(w.findAll('[data-testid="user-message"]').at(-1)!.text()).toBe('pick a colour')
+    expect(layout.ops).toEqual(['read', 'write']) // one read, then one write
+    expect(layout.top()).toBe(800)
+    await sent
+  })
+
+  it('scrolls to a new card in the next frame, not in the task that mounts it', async () => {
+    const { w, layout } = await mountWithFakeLayout()
+    env.fake.emit('question:ask', makeCard({ question_id: 'q1', conversationId: 'c1' }))
+    await nextTick()
+    await nextTick()
+    expect(w.findComponent(QuestionCard).exists()).toBe(true)
+    expect(layout.ops).not.toContain('write')
+    expect(layout.top()).toBe(0)
+    await flushFrame()
+    expect(layout.ops).toContain('write')
+    expect(layout.top()).toBeGreaterThan(0) // followed, the card brought into view
+  })
+
+  it('does not pull the user down to their message while they read earlier ones', async () => {
+    const { w, layout } = await mountWithFakeLayout()
+    layout.userScrollsTo(100)
+    layout.ops.length = 0
+    const sent = useChatStore().send('one more thing', 'c1')
+    await nextTick()
+    expect(w.findAll('[data-testid="user-message"]').at(-1)!.text()).toBe('one more thing')
+    expect(layout.ops).not.toContain('write')
+    expect(layout.top()).toBe(100)
+    await sent
   })
 })

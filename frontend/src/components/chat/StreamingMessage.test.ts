@@ -3,7 +3,7 @@ import { mount, type VueWrapper } from '@vue/test-utils'
 import { defineComponent, h } from 'vue'
 import StreamingMessage from './StreamingMessage.vue'
 import MessageList from './MessageList.vue'
-import { setupEnv, settle, type TestEnv } from '../../test-utils'
+import { fakeScrollLayout, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
 import { useChatStore } from '../../stores/chat'
 import { flushFrame } from '../../lib/frame'
@@ -135,31 +135,6 @@ describe('StreamingMessage', () => {
 })
 
 describe('MessageList while text streams', () => {
-  /** The list's scroller with a fake layout: reads and writes are logged. */
-  function fakeLayout(el: HTMLElement) {
-    const ops: string[] = []
-    let top = 0
-    const height = { scroll: 1000, client: 200 }
-    Object.defineProperty(el, 'scrollHeight', { configurable: true, get: () => (ops.push('read'), height.scroll) })
-    Object.defineProperty(el, 'clientHeight', { configurable: true, get: () => (ops.push('read'), height.client) })
-    Object.defineProperty(el, 'scrollTop', {
-      configurable: true,
-      get: () => (ops.push('read'), top),
-      set: (v: number) => {
-        ops.push('write')
-        top = Math.min(v, height.scroll - height.client)
-      },
-    })
-    return {
-      ops,
-      height,
-      userScrollsTo(v: number) {
-        top = v
-        el.dispatchEvent(new Event('scroll'))
-      },
-    }
-  }
-
   it('scrolls once a frame, reading layout before writing, and only while the user is at the bottom', async () => {
     env.fake.addConversation({ id: 'c1' })
     env.fake.addMessage('c1', { id: 'u1', role: 'user', content: 'tell me a story' })
@@ -174,7 +149,7 @@ describe('MessageList while text streams', () => {
     onTestFinished(() => {
       vi.useRealTimers()
     })
-    const layout = fakeLayout(w.find('[data-testid="message-list"]').element as HTMLElement)
+    const layout = fakeScrollLayout(w.find('[data-testid="message-list"]').element as HTMLElement)
     env.fake.emit('message:delta', { conversationId: 'c1', delta: 'Once', messageId: 'a1', runId: 'r1' })
     await settle()
     await flushFrame()
