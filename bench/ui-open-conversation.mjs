@@ -51,14 +51,20 @@ export async function bigConversation(browser, server) {
       const last = msgs[msgs.length - 1]
       return last && last.innerText.includes(marker) ? msgs.length : 0
     }
-    const t0 = performance.now()
+    let t0 = 0
     const shown = await new Promise((resolve, reject) => {
       const mo = new MutationObserver(() => {
         const n = done()
         if (n) { mo.disconnect(); resolve(n) }
       })
       mo.observe(document, { childList: true, subtree: true, characterData: true })
-      btn.click()
+      // The click in a task of its own: the task of this evaluate also runs
+      // DevTools' side of the call (in a trace, ~40 ms of V8 interrupt
+      // callbacks on the first open), which is the bench's, not the page's.
+      setTimeout(() => {
+        t0 = performance.now()
+        btn.click()
+      }, 0)
       setTimeout(() => { mo.disconnect(); reject(new Error('last message not shown in 30 s')) }, 30000)
     })
     const tDom = performance.now()
