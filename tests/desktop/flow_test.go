@@ -3,6 +3,7 @@
 package desktop
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -144,12 +145,31 @@ func launchApp(t *testing.T, bin, baseURL, logName string, env ...string) (stop 
 // the app's last lines, when it exits before showing a window.
 func startLogged(t *testing.T, cmd *exec.Cmd, logName string) (exited <-chan error, stop func()) {
 	t.Helper()
+	return startApp(t, cmd, logName, false)
+}
+
+// startWatched is startLogged with the app's output also split into lines
+// the test can wait for (printedLine). Only for an app that starts no
+// process of its own: the output then goes through a pipe, which a child
+// (Parley restarting into an update) would hold open, and the app's exit
+// would not be seen until the child's.
+func startWatched(t *testing.T, cmd *exec.Cmd, logName string) (exited <-chan error, stop func()) {
+	t.Helper()
+	return startApp(t, cmd, logName, true)
+}
+
+func startApp(t *testing.T, cmd *exec.Cmd, logName string, watch bool) (exited <-chan error, stop func()) {
+	t.Helper()
 	logPath := filepath.Join(artifactsDir(t), logName)
 	logFile, err := os.Create(logPath)
 	require.NoError(t, err)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	require.NoError(t, cmd.Start())
 	run := &appRun{done: make(chan struct{}), logPath: logPath}
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if watch {
+		run.out = &outputLines{file: logFile}
+		cmd.Stdout, cmd.Stderr = run.out, run.out
+	}
+	require.NoError(t, cmd.Start())
 	done := make(chan error, 1)
 	go func() {
 		run.err = cmd.Wait()
@@ -177,6 +197,85 @@ type appRun struct {
 	done    chan struct{} // closed when the process has exited
 	err     error         // its exit, once done is closed
 	logPath string
+	out     *outputLines // its output's lines (startWatched only)
+}
+
+// outputLines is the app's output: written to its log file, and split into
+// lines a test can wait for (printedLine), without reading the file again
+// and again.
+type outputLines struct {
+	mu      sync.Mutex
+	file    *os.File
+	partial []byte                   // the output after its last newline
+	seen    map[string]bool          // every whole line so far
+	waiting map[string]chan struct{} // closed when their line comes
+}
+
+func (o *outputLines) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n, err := o.file.Write(p)
+	o.partial = append(o.partial, p...)
+	for {
+		i := bytes.IndexByte(o.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := string(o.partial[:i])
+		o.partial = o.partial[i+1:]
+		if o.seen == nil {
+			o.seen = map[string]bool{}
+		}
+		o.seen[line] = true
+		if c, ok := o.waiting[line]; ok {
+			close(c)
+			delete(o.waiting, line)
+		}
+	}
+	return n, err
+}
+
+// line returns a channel closed once the output has had line as a whole line.
+func (o *outputLines) line(line string) <-chan struct{} {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	c := make(chan struct{})
+	if o.seen[line] {
+		close(c)
+		return c
+	}
+	if c0, ok := o.waiting[line]; ok {
+		return c0
+	}
+	if o.waiting == nil {
+		o.waiting = map[string]chan struct{}{}
+	}
+	o.waiting[line] = c
+	return c
+}
+
+// printedLine waits until the app t launched (startWatched) prints line as a
+// whole line; it fails the test if the app exits first or within deadline
+// it has not (what says what did not happen; shot, if set, takes a screenshot).
+func printedLine(t *testing.T, line string, deadline time.Duration, what string, shot func() string) {
+	t.Helper()
+	v, ok := launched.Load(t)
+	require.True(t, ok, "printedLine: no app launched by this test")
+	run := v.(*appRun)
+	require.NotNil(t, run.out, "printedLine: the app was not started with startWatched")
+	timeout := time.NewTimer(deadline)
+	defer timeout.Stop()
+	select {
+	case <-run.out.line(line):
+	case <-run.done:
+		failIfAppExited(t)
+	case <-timeout.C:
+		detail := "see " + run.logPath
+		if shot != nil {
+			detail += " and " + shot()
+		}
+		require.FailNow(t, fmt.Sprintf("%s within %s", what, deadline), detail)
+	}
 }
 
 // failIfAppExited ends the test when the app it launched has already

@@ -261,24 +261,12 @@ func windowChatFloor(t *testing.T, bin string, rounds, warmup int, afterEnter []
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "FLOOR_OUT="+out, fmt.Sprintf("FLOOR_ROUNDS=%d", rounds), fmt.Sprintf("FLOOR_WARMUP=%d", warmup),
 		"FLOOR_MODE=chat", "FLOOR_AFTER_ENTER="+strings.Join(delays, ","))
-	exited, stop := startLogged(t, cmd, logName)
+	exited, stop := startWatched(t, cmd, logName)
 	defer func() { stop() }()
-	logPath := filepath.Join(artifactsDir(t), logName)
 	// waitLine waits for a line the app prints (it prints one per round).
 	waitLine := func(line, what string) {
 		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			failIfAppExited(t)
-			data, _ := os.ReadFile(logPath)
-			if strings.Contains(string(data), line+"\n") {
-				return
-			}
-			if time.Now().After(deadline) {
-				require.FailNow(t, what+" within 60 s", "see %s and %s", logName, shoot(t, "desktop-latency-chatfloor.png"))
-			}
-			time.Sleep(10 * time.Millisecond) // the interval between two reads of the log, not a wait for the app
-		}
+		printedLine(t, line, 60*time.Second, what, func() string { return shoot(t, "desktop-latency-chatfloor.png") })
 	}
 	win := waitForWindow(t, "windowfloor", restDeadline)
 	_ = exec.Command("xdotool", "windowfocus", "--sync", win).Run() // no window manager under Xvfb: focus directly

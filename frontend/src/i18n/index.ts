@@ -88,28 +88,27 @@ function valuesId(locale: string, key: string, values: Record<string, unknown>):
   return id
 }
 
+/**
+ * key's text from `cache` under `id`, translated and kept on first use; a
+ * cache at `max` entries starts again.
+ */
+function cachedText(cache: Map<string, string>, id: string, key: string, values?: Record<string, unknown>, max = Infinity): string {
+  let text = cache.get(id)
+  if (text === undefined) {
+    text = values ? i18n.global.t(key, values) : i18n.global.t(key)
+    if (cache.size >= max) cache.clear()
+    cache.set(id, text)
+  }
+  return text
+}
+
 /** Translates a key of the catalogue in the current language (templates' $t too: i18nPlugin). */
 export function t(key: string, values?: Record<string, unknown>): string {
   // Reading the language keeps a rendering that asked reactive to a switch.
   const locale = i18n.global.locale.value
-  if (values) {
-    const id = valuesId(locale, key, values)
-    if (id === null) return i18n.global.t(key, values)
-    let text = valueTexts.get(id)
-    if (text === undefined) {
-      text = i18n.global.t(key, values)
-      if (valueTexts.size >= VALUE_TEXTS_MAX) valueTexts.clear()
-      valueTexts.set(id, text)
-    }
-    return text
-  }
-  const id = `${locale}\u0000${key}`
-  let text = fixedTexts.get(id)
-  if (text === undefined) {
-    text = i18n.global.t(key)
-    fixedTexts.set(id, text)
-  }
-  return text
+  if (!values) return cachedText(fixedTexts, `${locale}\u0000${key}`, key)
+  const id = valuesId(locale, key, values)
+  return id === null ? i18n.global.t(key, values) : cachedText(valueTexts, id, key, values, VALUE_TEXTS_MAX)
 }
 
 /** vue-i18n, with templates' $t the cached t above. */
