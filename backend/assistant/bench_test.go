@@ -15,6 +15,7 @@ import (
 	"github.com/tmc/langchaingo/llms/openai"
 
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/cpuclock"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/modelserver"
@@ -181,11 +182,11 @@ func BenchmarkLoopVsBareLangchaingo(b *testing.B) {
 			}
 			// The process's CPU time too (the modelserver's included, the
 			// same on both sides): other work on the machine sways it less.
-			c0, t0 := processCPU(), time.Now()
+			c0, t0 := cpuclock.Process(), time.Now()
 			first(b)
-			c1, t1 := processCPU(), time.Now()
+			c1, t1 := cpuclock.Process(), time.Now()
 			second(b)
-			c2, t2 := processCPU(), time.Now()
+			c2, t2 := cpuclock.Process(), time.Now()
 			firstT, secondT := t1.Sub(t0), t2.Sub(t1)
 			firstC, secondC := c1-c0, c2-c1
 			if i%2 == 1 {

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parley-app/parley/backend/chat"
+	"github.com/parley-app/parley/backend/cpuclock"
 	"github.com/parley-app/parley/backend/modelserver"
 	"github.com/parley-app/parley/backend/store"
 	"github.com/parley-app/parley/backend/yield"
@@ -101,7 +102,7 @@ func BenchmarkIndexMarkdown(b *testing.B) {
 	dir := b.TempDir()
 	total := writeMarkdownCorpus(b, dir, 1000, 20_000)
 	b.Run("keyword", func(b *testing.B) {
-		start, cpu0 := time.Now(), processCPU()
+		start, cpu0 := time.Now(), cpuclock.Process()
 		chunks := 0
 		for range b.N {
 			chunks = indexOnce(b, dir, EmbedConfig{}, 0)
@@ -109,7 +110,7 @@ func BenchmarkIndexMarkdown(b *testing.B) {
 		secs := time.Since(start).Seconds() / float64(b.N)
 		b.ReportMetric(float64(total)/1e6/secs, "MB/s")
 		// MB a second of CPU (both cores'): what a busy machine does not skew.
-		b.ReportMetric(float64(total)/1e6/((processCPU()-cpu0).Seconds()/float64(b.N)), "MB/cpu-s")
+		b.ReportMetric(float64(total)/1e6/((cpuclock.Process()-cpu0).Seconds()/float64(b.N)), "MB/cpu-s")
 		b.ReportMetric(float64(chunks), "passages")
 	})
 	for _, batch := range []int{32} {
@@ -273,7 +274,7 @@ func BenchmarkSearch100k(b *testing.B) {
 	var fast, keywordT, vectorT, brute []time.Duration
 	recall, checked := 0.0, 0
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu0 := cpuclock.Process()
 	for range b.N {
 		for _, q := range f.queries {
 			t0 := time.Now()
@@ -282,7 +283,7 @@ func BenchmarkSearch100k(b *testing.B) {
 			fast = append(fast, time.Since(t0))
 		}
 	}
-	cpu := processCPU() - cpu0
+	cpu := cpuclock.Process() - cpu0
 	b.StopTimer()
 	for i, q := range f.queries { // the parts, and the baseline
 		t0 := time.Now()

@@ -2,6 +2,8 @@ package nonnil
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -41,7 +43,8 @@ func Any(v any) any {
 }
 
 // mayHold caches, per type, whether a value of it can contain a nil slice
-// or map: most payloads (a text delta) cannot and are passed through.
+// or map that JSON would send as null: most payloads (a text delta) cannot
+// and are passed through.
 var mayHold sync.Map // reflect.Type -> bool
 
 func mayHoldNil(t reflect.Type) bool {
@@ -65,14 +68,51 @@ func computeMayHold(t reflect.Type, seen map[reflect.Type]bool) bool {
 	case reflect.Pointer, reflect.Array:
 		return computeMayHold(t.Elem(), seen)
 	case reflect.Struct:
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if f.IsExported() && f.Tag.Get("json") != "-" && computeMayHold(f.Type, seen) {
+		for _, f := range fieldsOf(t) {
+			if !f.omitEmpty || t.Field(f.index).Type.Kind() == reflect.Interface || computeMayHold(t.Field(f.index).Type.Elem(), seen) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// structField is a field of a struct that JSON sends and whose type is or
+// holds a slice, map, pointer or interface.
+type structField struct {
+	index int
+	// omitEmpty: JSON leaves the field out when it is nil or empty, so a
+	// nil slice or map there needs no filling (only what a non-nil one
+	// holds does). A long conversation's messages have four such fields:
+	// skipping them spares copying each message.
+	omitEmpty bool
+}
+
+// fields caches fieldsOf, per struct type.
+var fields sync.Map // reflect.Type -> []structField
+
+func fieldsOf(t reflect.Type) []structField {
+	if v, ok := fields.Load(t); ok {
+		return v.([]structField)
+	}
+	var out []structField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if !f.IsExported() || tag == "-" {
+			continue
+		}
+		switch f.Type.Kind() {
+		case reflect.Slice, reflect.Map, reflect.Interface, reflect.Pointer, reflect.Array, reflect.Struct:
+		default:
+			continue
+		}
+		_, opts, _ := strings.Cut(tag, ",")
+		omit := slices.Contains(strings.Split(opts, ","), "omitempty") && f.Type.Kind() != reflect.Array && f.Type.Kind() != reflect.Struct
+		out = append(out, structField{index: i, omitEmpty: omit})
+	}
+	fields.Store(t, out)
+	return out
 }
 
 // fill returns v with nil slices and maps replaced, and whether anything
@@ -145,12 +185,13 @@ func fill(v reflect.Value) (reflect.Value, bool) {
 	case reflect.Struct:
 		var out reflect.Value
 		t := v.Type()
-		for i := range v.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() || f.Tag.Get("json") == "-" || !mayHoldNil(f.Type) {
+		for _, f := range fieldsOf(t) {
+			i := f.index
+			fv := v.Field(i)
+			if f.omitEmpty && fv.IsNil() || !mayHoldNil(fv.Type()) {
 				continue
 			}
-			e, changed := fill(v.Field(i))
+			e, changed := fill(fv)
 			if !changed {
 				continue
 			}

@@ -66,3 +66,29 @@ func TestNonNilPassesFullValuesThrough(t *testing.T) {
 	type plain struct{ A, B string }
 	assert.Equal(t, plain{"a", "b"}, Any(plain{"a", "b"}))
 }
+
+type nnOptional struct {
+	Name  string            `json:"name"`
+	Tags  []string          `json:"tags,omitempty"`
+	Inner []nnInner         `json:"inner,omitempty"`
+	ByKey map[string][]int  `json:"by_key,omitempty"`
+	Ptr   *nnInner          `json:"ptr,omitempty"`
+	Later []string          `json:"later,omitzero"`
+	Cache map[string]string `json:"-"`
+}
+
+// A nil slice or map that JSON leaves out (omitempty) is left as it is: a
+// list of such values (a long conversation's messages) passes through
+// without a copy. What a non-nil one holds is still filled, and omitzero
+// (which leaves out only nil, so an empty one would show) is filled as before.
+func TestNonNilLeavesOmittedFieldsAlone(t *testing.T) {
+	list := []nnOptional{{Name: "a", Later: []string{}}, {Name: "b", Later: []string{"x"}}}
+	out := Of(list)
+	require.Len(t, out, 2)
+	assert.Same(t, &list[0], &out[0], "nothing to fill: the same backing array")
+	assert.Equal(t, `[{"name":"a","later":[]},{"name":"b","later":["x"]}]`, marshal(t, out))
+
+	full := nnOptional{Name: "c", Inner: []nnInner{{}}, ByKey: map[string][]int{"k": nil}, Ptr: &nnInner{}}
+	assert.JSONEq(t, `{"name":"c","inner":[{"tags":[]}],"by_key":{"k":[]},"ptr":{"tags":[]},"later":[]}`, marshal(t, Of(full)))
+	assert.Nil(t, full.Inner[0].Tags, "the value given is not changed")
+}

@@ -73,7 +73,7 @@ func (s *Store) Message(ctx context.Context, conversationID, id string) (*chat.M
 	if err != nil {
 		return nil, fmt.Errorf("load message %s: %w", id, err)
 	}
-	msgs, _, err := scanMessages(rows)
+	msgs, _, err := scanMessages(rows, 1)
 	if err != nil {
 		return nil, fmt.Errorf("load message %s: %w", id, err)
 	}
@@ -381,46 +381,54 @@ func insertMessage(ctx context.Context, tx *sql.Tx, m *chat.Message) error {
 }
 
 // scanMessages reads message rows and how many attachments each has (by id).
-func scanMessages(rows *sql.Rows) ([]chat.Message, map[string]int, error) {
+// Each row is scanned straight into its place in the list, and the columns
+// that need converting into one set of variables reused for every row: a
+// conversation of 5,000 messages is read with a few allocations per message
+// (its strings) instead of a dozen.
+func scanMessages(rows *sql.Rows, expected int) ([]chat.Message, map[string]int, error) {
 	defer rows.Close()
-	msgs := []chat.Message{}
+	msgs := make([]chat.Message, 0, expected)
 	counts := map[string]int{}
+	var col struct {
+		runID, toolCalls, toolCallID, toolName, parentID, stats, sources sql.NullString
+		created                                                          string
+		attachments                                                      int
+	}
+	dest := make([]any, 0, 16)
 	for rows.Next() {
-		var m chat.Message
-		var runID, toolCalls, toolCallID, toolName, parentID, stats, sources sql.NullString
-		var created string
-		var attachments int
-		if err := rows.Scan(&m.ID, &m.ConversationID, &runID, &m.Role, &m.Content,
-			&toolCalls, &toolCallID, &toolName, &created, &parentID, &attachments, &stats,
-			&m.Reasoning, &m.ReasoningMs, &m.ReasoningSource, &sources); err != nil {
+		msgs = append(msgs, chat.Message{})
+		m := &msgs[len(msgs)-1]
+		dest = append(dest[:0], &m.ID, &m.ConversationID, &col.runID, &m.Role, &m.Content,
+			&col.toolCalls, &col.toolCallID, &col.toolName, &col.created, &col.parentID, &col.attachments, &col.stats,
+			&m.Reasoning, &m.ReasoningMs, &m.ReasoningSource, &col.sources)
+		if err := rows.Scan(dest...); err != nil {
 			return nil, nil, err
 		}
-		if sources.Valid {
-			if err := json.Unmarshal([]byte(sources.String), &m.Sources); err != nil {
+		if col.sources.Valid {
+			if err := json.Unmarshal([]byte(col.sources.String), &m.Sources); err != nil {
 				return nil, nil, fmt.Errorf("message %s: decode sources: %w", m.ID, err)
 			}
 		}
-		m.RunID, m.ToolCallID, m.ToolName, m.ParentID = runID.String, toolCallID.String, toolName.String, parentID.String
+		m.RunID, m.ToolCallID, m.ToolName, m.ParentID = col.runID.String, col.toolCallID.String, col.toolName.String, col.parentID.String
 		m.Siblings = 1
-		if toolCalls.Valid {
-			if err := json.Unmarshal([]byte(toolCalls.String), &m.ToolCalls); err != nil {
+		if col.toolCalls.Valid {
+			if err := json.Unmarshal([]byte(col.toolCalls.String), &m.ToolCalls); err != nil {
 				return nil, nil, fmt.Errorf("message %s: decode tool calls: %w", m.ID, err)
 			}
 		}
-		if stats.Valid {
+		if col.stats.Valid {
 			m.Stats = &chat.MessageStats{}
-			if err := json.Unmarshal([]byte(stats.String), m.Stats); err != nil {
+			if err := json.Unmarshal([]byte(col.stats.String), m.Stats); err != nil {
 				return nil, nil, fmt.Errorf("message %s: decode stats: %w", m.ID, err)
 			}
 		}
 		var err error
-		if m.CreatedAt, err = parseTime(created); err != nil {
+		if m.CreatedAt, err = parseTime(col.created); err != nil {
 			return nil, nil, fmt.Errorf("message %s: %w", m.ID, err)
 		}
-		if attachments > 0 {
-			counts[m.ID] = attachments
+		if col.attachments > 0 {
+			counts[m.ID] = col.attachments
 		}
-		msgs = append(msgs, m)
 	}
 	return msgs, counts, rows.Err()
 }

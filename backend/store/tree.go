@@ -25,7 +25,9 @@ type tree struct {
 
 func loadTree(ctx context.Context, q querier, conversationID string) (*tree, error) {
 	var leaf sql.NullString
-	err := q.QueryRowContext(ctx, `SELECT leaf_id FROM conversations WHERE id = ?`, conversationID).Scan(&leaf)
+	var count int // sizes the list at once: a long conversation's would grow in copies
+	err := q.QueryRowContext(ctx, `SELECT leaf_id, (SELECT count(*) FROM messages WHERE conversation_id = ?) FROM conversations WHERE id = ?`,
+		conversationID, conversationID).Scan(&leaf, &count)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("conversation %s: %w", conversationID, chat.ErrNotFound)
 	}
@@ -37,11 +39,11 @@ func loadTree(ctx context.Context, q querier, conversationID string) (*tree, err
 	if err != nil {
 		return nil, err
 	}
-	msgs, counts, err := scanMessages(rows)
+	msgs, counts, err := scanMessages(rows, count)
 	if err != nil {
 		return nil, err
 	}
-	t := &tree{msgs: msgs, byID: make(map[string]int, len(msgs)), children: map[string][]int{}, leaf: leaf.String, attachmentCounts: counts}
+	t := &tree{msgs: msgs, byID: make(map[string]int, len(msgs)), children: make(map[string][]int, len(msgs)), leaf: leaf.String, attachmentCounts: counts}
 	for i, m := range msgs {
 		t.byID[m.ID] = i
 		t.children[m.ParentID] = append(t.children[m.ParentID], i)
@@ -72,23 +74,40 @@ func (t *tree) fillSiblings(m *chat.Message) {
 }
 
 // path returns the branch from a first message down to id ("" = empty).
+// The messages are copies (with their siblings filled in), except when the
+// branch is every message in stored order, as in a conversation never
+// branched: then it is t.msgs itself, filled in place, which spares copying
+// a long conversation twice on each open.
 func (t *tree) path(id string) []chat.Message {
-	var rev []chat.Message
-	seen := map[string]bool{}
-	for id != "" && !seen[id] { // seen: a damaged file with a cycle must not hang
-		seen[id] = true
+	var rev []int // indexes, leaf first
+	seen := make([]bool, len(t.msgs))
+	for id != "" {
 		i, ok := t.byID[id]
-		if !ok {
+		if !ok || seen[i] { // seen: a damaged file with a cycle must not hang
 			break
 		}
-		m := t.msgs[i]
-		t.fillSiblings(&m)
-		rev = append(rev, m)
-		id = m.ParentID
+		seen[i] = true
+		rev = append(rev, i)
+		id = t.msgs[i].ParentID
+	}
+	whole := len(rev) == len(t.msgs)
+	for k, i := range rev {
+		if i != len(rev)-1-k {
+			whole = false
+			break
+		}
+	}
+	if whole {
+		for i := range t.msgs {
+			t.fillSiblings(&t.msgs[i])
+		}
+		return t.msgs
 	}
 	path := make([]chat.Message, len(rev))
-	for i, m := range rev {
-		path[len(rev)-1-i] = m
+	for k, i := range rev {
+		m := &path[len(rev)-1-k]
+		*m = t.msgs[i]
+		t.fillSiblings(m)
 	}
 	return path
 }

@@ -251,3 +251,16 @@ func TestBranchedMessagesNameTheirSiblings(t *testing.T) {
 	assert.Equal(t, []branchShape{{"u1", 1, 0}, {"a1", 3, 0}}, shape(msgs))
 	assert.Equal(t, []string{a1.ID, a2.ID, a3.ID}, msgs[1].SiblingIDs)
 }
+
+// A damaged file whose parents loop (a message its own ancestor) must not
+// hang an open: the path stops where it would come round again.
+func TestAParentLoopEndsThePath(t *testing.T) {
+	s := newStore(t)
+	c := mustConversation(t, s, "loop")
+	u := mustAppend(t, s, c.ID, chat.RoleUser, "first")
+	a := mustAppend(t, s, c.ID, chat.RoleAssistant, "second")
+	_, err := s.writer.Exec(`UPDATE messages SET parent_id = ? WHERE id = ?`, a.ID, u.ID)
+	require.NoError(t, err)
+	msgs := visible(t, s, c.ID)
+	assert.Equal(t, []string{"first", "second"}, contents(msgs), "each message once, the leaf last")
+}
