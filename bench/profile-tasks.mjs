@@ -12,6 +12,7 @@
 //
 //   node bench/profile-tasks.mjs <trace.json> top [N, 10]
 import { readFileSync } from 'node:fs'
+import { mainThreadTasks } from './main-tasks.mjs'
 
 const [file, roundsArg = '10,40', windowArg = '60'] = process.argv.slice(2)
 if (!file) {
@@ -29,7 +30,7 @@ for (const e of events) {
 const main = Object.entries(perThread).sort((a, b) => b[1] - a[1])[0]?.[0]
 if (!main) throw new Error(`${file}: no renderer main thread in the trace`)
 const xs = events.filter((e) => `${e.pid}:${e.tid}` === main && e.ph === 'X' && e.dur !== undefined).sort((a, b) => a.ts - b.ts)
-const tasks = xs.filter((e) => e.name === 'ThreadControllerImpl::RunTask')
+const tasks = mainThreadTasks(events, main)
 const keydowns = xs.filter((e) => e.name === 'EventDispatch' && e.args?.data?.type === 'keydown')
 const SHOWN = ['RunMicrotasks', 'FunctionCall', 'EventDispatch', 'TimerFire', 'FireAnimationFrame', 'UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'Commit', 'HitTest']
 

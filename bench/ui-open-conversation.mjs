@@ -45,11 +45,14 @@ export async function bigConversation(browser, server) {
   const open = (name, marker) => page.evaluate(async ({ name, marker }) => {
     const btn = [...document.querySelectorAll('[data-testid=conversation-open]')].find((b) => b.innerText.includes(name))
     if (!btn) throw new Error('no sidebar entry ' + name + ': ' + document.querySelector('[data-testid=sidebar]')?.innerText)
+    // Called on every mutation, inside the page's own tasks: textContent,
+    // which needs no layout (innerText forced one on each call, a cost the
+    // bench added to the open it measures).
     const done = () => {
       const list = document.querySelector('[data-testid=message-list]')
       const msgs = list ? list.querySelectorAll('[data-testid=user-message], [data-testid=assistant-message]') : []
       const last = msgs[msgs.length - 1]
-      return last && last.innerText.includes(marker) ? msgs.length : 0
+      return last && last.textContent.includes(marker) ? msgs.length : 0
     }
     let t0 = 0
     const shown = await new Promise((resolve, reject) => {

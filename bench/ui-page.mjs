@@ -4,6 +4,7 @@
 import { login } from '../frontend/e2e/serve.mjs'
 import { waitUntil } from '../frontend/e2e/util.mjs'
 import { log } from './ui-knobs.mjs'
+import { mainThreadTasks } from './main-tasks.mjs'
 
 export async function conversationIdle(server, id) {
   await waitUntil(async () => (await server.api('GET', `/api/v1/conversations/${id}`)).body.state === 'idle', {
@@ -56,7 +57,7 @@ export async function traceTaskCpu(page, name = 'page') {
   cdp.on('Tracing.dataCollected', (d) => {
     for (const e of d.value) {
       if (keepAll) all.push(e)
-      if (e.ph === 'M' || /RunTask$/.test(e.name) || /^bench-skip-/.test(e.name)) events.push(e)
+      if (e.ph === 'M' || /RunTask$|MicrotaskCheckpoint$/.test(e.name) || /^bench-skip-/.test(e.name)) events.push(e)
     }
   })
   const complete = new Promise((r) => cdp.once('Tracing.tracingComplete', r))
@@ -76,13 +77,15 @@ export async function traceTaskCpu(page, name = 'page') {
       const starts = events.filter((e) => e.name === 'bench-skip-start').map((e) => e.ts).sort((a, b) => a - b)
       const ends = events.filter((e) => e.name === 'bench-skip-end').map((e) => e.ts).sort((a, b) => a - b)
       const skipped = (e) => starts.some((s, i) => e.ts + (e.dur ?? 0) >= s && e.ts <= (ends[i] ?? Infinity))
-      const cpu = events.filter((e) => e.ph === 'X' && main.has(`${e.pid}:${e.tid}`) && !skipped(e)).map((e) => (e.tdur ?? 0) / 1000)
+      const cpu = [...main].flatMap((key) => mainThreadTasks(events, key)).filter((e) => !skipped(e)).map((e) => (e.tdur ?? 0) / 1000)
       return { cpuLong: cpu.filter((t) => t > 50).length, cpuMax: cpu.reduce((a, b) => Math.max(a, b), 0) }
     },
   }
 }
 
-const PROFILE_CATEGORIES = 'toplevel,devtools.timeline,disabled-by-default-devtools.timeline,v8.execute,disabled-by-default-v8.cpu_profiler,blink.user_timing'
+// BENCH_TRACE_CATEGORIES: other trace categories for BENCH_TRACE_DIR and
+// BENCH_PROFILE (e.g. without the JS sampler, whose cost inflates the tasks).
+const PROFILE_CATEGORIES = process.env.BENCH_TRACE_CATEGORIES || 'toplevel,devtools.timeline,disabled-by-default-devtools.timeline,v8.execute,disabled-by-default-v8.cpu_profiler,blink.user_timing'
 
 // (d) In its own Chromium: a renderer that cannot keep up may stay blocked
 // long after the stream, and is then simply killed.
