@@ -321,9 +321,14 @@ export class Timeline {
   }
 
   private publish(streaming: boolean, rebuiltAll: boolean): TimelineItem[] {
-    for (const at of this.touched) {
-      const item = this.items[at]
-      if (item) this.items[at] = this.intern(item)
+    // Nothing shown yet (a conversation just opened): no item to stand for a
+    // new one; the keys are recorded once, below, not item by item.
+    const first = this.shown.size === 0
+    if (!first) {
+      for (const at of this.touched) {
+        const item = this.items[at]
+        if (item) this.items[at] = this.intern(item)
+      }
     }
     this.touched.clear()
     const items = streaming ? [...this.items, STREAM_ITEM] : [...this.items]
@@ -360,7 +365,7 @@ export class Timeline {
       }
       out = out.concat(items.slice(copied), tail.map(cardItem))
     }
-    if (rebuiltAll || this.shown.size > 2 * out.length + 32) {
+    if (first || rebuiltAll || this.shown.size > 2 * out.length + 32) {
       // Let go of the items of keys no longer shown (another conversation, a left branch).
       this.shown = new Map(out.map((i) => [i.key, i]))
     }

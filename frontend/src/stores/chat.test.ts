@@ -70,6 +70,21 @@ describe('chat store', () => {
     }
   })
 
+  it('opens a long conversation whole, the user message still being sent kept after it', async () => {
+    env.fake.addConversation({ id: 'long', title: 'Long' })
+    for (let i = 1; i <= 600; i++) env.fake.addMessage('long', { id: `m${i}`, role: i % 2 ? 'user' : 'assistant', content: `msg ${i}` })
+    const chat = useChatStore()
+    // Shown a task after it was read (issue #42): what the store holds
+    // meanwhile (a message on its way) is still there after it.
+    chat.listOf('long').push({ id: 'local-1', conversationId: 'long', role: 'user', content: 'on its way', created_at: '', parent_id: '', siblings: 1, sibling_index: 0, local: 'sending' })
+    expect((await chat.open('long'))?.title).toBe('Long')
+    const ids = chat.messagesFor('long').map((m) => m.id)
+    expect(ids).toHaveLength(601)
+    expect(ids.slice(0, 2)).toEqual(['m1', 'm2'])
+    expect(ids.slice(-2)).toEqual(['m600', 'local-1'])
+    expect(chat.messagesFor('long')[0]!.conversationId).toBe('long')
+  })
+
   it('appends deltas to the stream buffer without touching the message list', async () => {
     seed()
     const chat = useChatStore()

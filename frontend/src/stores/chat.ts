@@ -33,6 +33,14 @@ import { t } from '../i18n'
 import { attempt, loadInto } from './asyncState'
 import { cardTrace } from '../lib/cardTrace'
 
+/** Messages from which an open shows the conversation a task after reading it. */
+const LONG_CONVERSATION = 500
+
+/** Resolves in a task of its own (after what the browser has queued). */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0))
+}
+
 /** A message list as the store keeps it: reactive itself, its messages plain. */
 function messageList(list: Message[]): Message[] {
   return shallowReactive(list)
@@ -138,6 +146,9 @@ export const useChatStore = defineStore('chat', {
       await loadInto(this, { key: conversationId, loading: 'loading', error: 'loadErrors' }, async () => {
         const d = await useTransport().getConversation({ id: conversationId })
         detail = d
+        // A long conversation is read (its JSON parsed) in one task and shown
+        // in the next: together they made one task too long for a frame.
+        if (d.messages.length > LONG_CONVERSATION) await nextTask()
         this.applyDetail(d)
       })
       await cardsLoaded
@@ -147,7 +158,9 @@ export const useChatStore = defineStore('chat', {
     applyDetail(d: ConversationDetail): void {
       const id = d.id
       const unsent = (this.messages[id] ?? []).filter((m) => m.local === 'failed' || m.local === 'sending')
-      const serverMsgs = d.messages.map((m) => ({ ...m, conversationId: m.conversationId || id }))
+      // Copied only where the id is missing: the detail is fresh from the
+      // wire, and a 5,000-message conversation's copies cost the open's task.
+      const serverMsgs = d.messages.map((m) => (m.conversationId ? m : { ...m, conversationId: id }))
       const stillLocal = unsent.filter((m) => !serverMsgs.some((s) => s.role === 'user' && s.content === m.content))
       this.messages[id] = messageList([...serverMsgs, ...stillLocal])
       const state = RUN_STATES.includes(d.state) ? d.state : 'idle'

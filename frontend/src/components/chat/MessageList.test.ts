@@ -445,3 +445,22 @@ describe('MessageList, following what is new', () => {
     await sent
   })
 })
+
+describe('MessageList follows the list as a whole', () => {
+  // The list is read once (concat) and walked as a plain array: a message
+  // replaced in place, or one added or taken out, must still show.
+  it('shows a message replaced in place, one added and one taken out', async () => {
+    const w = await mountList()
+    const chat = useChatStore()
+    const texts = () => w.findAll('[data-testid="user-message"], [data-testid="assistant-message"]').map((m) => m.text())
+    chat.updateMessage('c1', 'u1', { content: 'help me choose a colour' })
+    await settle()
+    expect(texts()).toEqual(['help me choose a colour'])
+    chat.listOf('c1').push({ id: 'a1', conversationId: 'c1', role: 'assistant', content: 'Blue.', created_at: '2026-01-01T00:00:02Z', parent_id: 'u1', siblings: 1, sibling_index: 0 } as Message)
+    await settle()
+    expect(texts()).toEqual(['help me choose a colour', 'Blue.'])
+    chat.listOf('c1').splice(0, 1)
+    await settle()
+    expect(texts()).toEqual(['Blue.'])
+  })
+})
