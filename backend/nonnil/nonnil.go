@@ -69,7 +69,10 @@ func computeMayHold(t reflect.Type, seen map[reflect.Type]bool) bool {
 		return computeMayHold(t.Elem(), seen)
 	case reflect.Struct:
 		for _, f := range fieldsOf(t) {
-			if !f.omitEmpty || t.Field(f.index).Type.Kind() == reflect.Interface || computeMayHold(t.Field(f.index).Type.Elem(), seen) {
+			ft := t.Field(f.index).Type
+			// A nil omitempty slice, map or pointer is left out: only what
+			// a non-nil one holds counts.
+			if !f.omitEmpty && computeMayHold(ft, seen) || f.omitEmpty && (ft.Kind() == reflect.Interface || computeMayHold(ft.Elem(), seen)) {
 				return true
 			}
 		}

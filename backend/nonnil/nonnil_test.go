@@ -2,7 +2,9 @@ package nonnil
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -91,4 +93,15 @@ func TestNonNilLeavesOmittedFieldsAlone(t *testing.T) {
 	full := nnOptional{Name: "c", Inner: []nnInner{{}}, ByKey: map[string][]int{"k": nil}, Ptr: &nnInner{}}
 	assert.JSONEq(t, `{"name":"c","inner":[{"tags":[]}],"by_key":{"k":[]},"ptr":{"tags":[]},"later":[]}`, marshal(t, Of(full)))
 	assert.Nil(t, full.Inner[0].Tags, "the value given is not changed")
+}
+
+// A struct whose only pointer-like field holds nothing that could be nil
+// (a time.Time, a struct of plain fields) is known not to need filling.
+func TestNonNilKnowsPlainStructsNeedNothing(t *testing.T) {
+	type stamped struct {
+		At   time.Time `json:"at"`
+		Name string    `json:"name"`
+	}
+	assert.False(t, mayHoldNil(reflect.TypeOf(stamped{})))
+	assert.True(t, mayHoldNil(reflect.TypeOf(nnOptional{})), "a non-nil omitempty slice may hold values to fill")
 }
