@@ -68,8 +68,9 @@ export async function traceTaskCpu(page, name = 'page') {
       await cdp.send('Tracing.end')
       await complete
       if (keepAll) {
-        const { writeFile } = await import('node:fs/promises')
+        const { mkdir, writeFile } = await import('node:fs/promises')
         const file = `${process.env.BENCH_TRACE_DIR}/${name}.json`
+        await mkdir(process.env.BENCH_TRACE_DIR, { recursive: true })
         await writeFile(file, JSON.stringify(all))
         log('trace written to', file)
       }

@@ -128,7 +128,7 @@ func TestBothAdaptersRefuseTheSameInputTheSameWay(t *testing.T) {
 		{"page size too big", "GET", "/api/v1/conversations?limit=201", "",
 			func() error { _, err := bc.ListConversations(api.ListConversationsArgs{Limit: num(201)}); return err }, fault.Input, true},
 		{"unknown conversation", "GET", "/api/v1/conversations/nope", "",
-			func() error { _, err := bc.GetConversation(api.ByID{ID: "nope"}); return err }, fault.NotFound, true},
+			func() error { _, err := bc.GetConversation(api.GetConversationArgs{ID: "nope"}); return err }, fault.NotFound, true},
 		{"message to an unknown conversation", "POST", "/api/v1/conversations/nope/messages", `{"content":"hi"}`,
 			func() error { _, err := bc.Send(api.SendArgs{ID: "nope", Content: str("hi")}); return err }, fault.NotFound, true},
 		{"empty message", "POST", "/api/v1/conversations/" + idle.ID + "/messages", `{"content":"  "}`,
@@ -297,7 +297,7 @@ func TestBoundMethodsReturnEmptyListsNotNull(t *testing.T) {
 	assert.Equal(t, `[]`, asJSON(b.MCPServers()))
 	assert.Equal(t, `[]`, asJSON(b.ModelStats()))
 	assert.Equal(t, `[]`, asJSON(b.AgentTokens()))
-	assert.Contains(t, asJSON(b.GetConversation(api.ByID{ID: conv.ID})), `"messages":[]`)
+	assert.Contains(t, asJSON(b.GetConversation(api.GetConversationArgs{ID: conv.ID})), `"messages":[]`)
 	assert.Contains(t, asJSON(b.ListConversations(api.ListConversationsArgs{Q: "no such title"})), `"items":[]`)
 	// A URL server has no args, env or tools: the service keeps those nil.
 	off := false

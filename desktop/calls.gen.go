@@ -42,10 +42,10 @@ func (c *Calls) CreateConversation(req api.CreateConversationArgs) (*chat.Conver
 	return wire(calls.CreateConversation.Do(c.ctx, c.svc, req))
 }
 
-// GetConversation returns the conversation with its messages, run state and pending card.
+// GetConversation returns the conversation with its visible path (or the last messages of it, before a message), run state and pending card.
 //
 // GET /api/v1/conversations/{id}
-func (c *Calls) GetConversation(req api.ByID) (*api.ConversationDetail, error) {
+func (c *Calls) GetConversation(req api.GetConversationArgs) (*api.ConversationDetail, error) {
 	return wire(calls.GetConversation.Do(c.ctx, c.svc, req))
 }
 

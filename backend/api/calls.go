@@ -90,6 +90,16 @@ type QuestionsArgs struct {
 	Status string `json:"status,omitempty"`
 }
 
+// GetConversationArgs asks for a conversation and its visible path, or a
+// window of the path: the Last messages (before the message Before, if
+// given). A long conversation is opened with its newest messages and read
+// back page by page (SPEC §7).
+type GetConversationArgs struct {
+	ID     string `json:"id"`
+	Last   *int   `json:"last,omitempty"`
+	Before string `json:"before,omitempty"`
+}
+
 // ExportArgs exports a conversation as "markdown" (the default) or "json".
 type ExportArgs struct {
 	ID     string `json:"id"`

@@ -14,9 +14,12 @@ type ConversationPage struct {
 // ConversationDetail is a conversation with its messages and run state.
 type ConversationDetail struct {
 	chat.Conversation
-	State           string          `json:"state"`
-	Error           string          `json:"error,omitempty"`
-	Messages        []chat.Message  `json:"messages"`
+	State    string         `json:"state"`
+	Error    string         `json:"error,omitempty"`
+	Messages []chat.Message `json:"messages"`
+	// Earlier is how many messages of the visible path come before the
+	// first of Messages, when only a window of them was asked for.
+	Earlier         int             `json:"earlier,omitempty"`
 	PendingQuestion *questions.Card `json:"pending_question"`
 }
 

@@ -24,7 +24,7 @@ type Backend interface {
 	ApplyUpdate(ctx context.Context) (update.Status, error)
 	ListConversations(ctx context.Context, limit int, cursor, query, project string) (api.ConversationPage, error)
 	CreateConversationIn(ctx context.Context, title, assistant, projectID string) (*chat.Conversation, error)
-	GetConversation(ctx context.Context, id string) (*api.ConversationDetail, error)
+	GetConversationWindow(ctx context.Context, id string, w store.Window) (*api.ConversationDetail, error)
 	UpdateConversation(ctx context.Context, id string, u api.ConversationUpdate) (*api.ConversationDetail, error)
 	DeleteConversation(ctx context.Context, id string) error
 	Send(ctx context.Context, id string, req api.SendRequest) (runID string, err error)

@@ -27,6 +27,9 @@ import (
 
 var fileType = reflect.TypeFor[api.ExportedFile]()
 
+// errBadLast: a conversation window's "last" that is not a positive number.
+var errBadLast = inputError(`"last" must be a positive number of messages`)
+
 var (
 	Health = declare("Health", "GET /api/v1/health", "Says the backend answers, its version, and whether the card trace is on.",
 		func(_ context.Context, b Backend, _ None) (api.Health, error) { return b.Health(), nil })
@@ -47,10 +50,17 @@ var (
 			return b.CreateConversationIn(ctx, r.Title, r.Assistant, r.ProjectID)
 		}, Status(http.StatusCreated), OptionalBody())
 	GetConversation = declare("GetConversation", "GET /api/v1/conversations/{id}",
-		"Returns the conversation with its messages, run state and pending card.",
-		func(ctx context.Context, b Backend, r api.ByID) (*api.ConversationDetail, error) {
-			return b.GetConversation(ctx, r.ID)
-		})
+		"Returns the conversation with its visible path (or the last messages of it, before a message), run state and pending card.",
+		func(ctx context.Context, b Backend, r api.GetConversationArgs) (*api.ConversationDetail, error) {
+			w := store.Window{Before: r.Before}
+			if r.Last != nil {
+				if *r.Last < 1 {
+					return nil, errBadLast
+				}
+				w.Last = *r.Last
+			}
+			return b.GetConversationWindow(ctx, r.ID, w)
+		}, Query("last", "before"), QueryError(errBadLast))
 	UpdateConversation = declare("UpdateConversation", "PATCH /api/v1/conversations/{id}",
 		"Changes the title, pin, assistant profile, model, thinking setting, collections and/or project; returns the conversation.",
 		func(ctx context.Context, b Backend, r api.UpdateConversationArgs) (*api.ConversationDetail, error) {
@@ -156,7 +166,8 @@ var (
 	PendingQuestion = declare("PendingQuestion", "GET /api/v1/conversations/{id}/pending-question",
 		"Returns the conversation's pending card, if any.",
 		func(ctx context.Context, b Backend, r api.ByID) (api.PendingQuestionState, error) {
-			d, err := b.GetConversation(ctx, r.ID)
+			// The card and the state; of the messages, only the newest.
+			d, err := b.GetConversationWindow(ctx, r.ID, store.Window{Last: 1})
 			if err != nil {
 				return api.PendingQuestionState{}, err
 			}

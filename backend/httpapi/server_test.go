@@ -48,7 +48,7 @@ func (f *fakeBackend) ListConversations(context.Context, int, string, string, st
 func (f *fakeBackend) CreateConversationIn(_ context.Context, title, _, _ string) (*chat.Conversation, error) {
 	return &chat.Conversation{ID: "c2", Title: title}, f.err
 }
-func (f *fakeBackend) GetConversation(_ context.Context, id string) (*api.ConversationDetail, error) {
+func (f *fakeBackend) GetConversationWindow(_ context.Context, id string, _ store.Window) (*api.ConversationDetail, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -90,7 +90,7 @@ func (f *fakeBackend) UpdateConversation(ctx context.Context, id string, u api.C
 	if f.err != nil {
 		return nil, f.err
 	}
-	return f.GetConversation(ctx, id)
+	return f.GetConversationWindow(ctx, id, store.Window{})
 }
 func (f *fakeBackend) Health() api.Health { return api.Health{Status: "ok", Version: "test"} }
 func (f *fakeBackend) ExportFileName(_ context.Context, _, format string) string {

@@ -83,6 +83,12 @@ func (s *Service) checkAssistant(ctx context.Context, name string) (string, erro
 
 // GetConversation returns the conversation with messages and state.
 func (s *Service) GetConversation(ctx context.Context, id string) (*api.ConversationDetail, error) {
+	return s.GetConversationWindow(ctx, id, store.Window{})
+}
+
+// GetConversationWindow returns the conversation with the window w of its
+// messages (store.Window; the zero window is all of them) and its state.
+func (s *Service) GetConversationWindow(ctx context.Context, id string, w store.Window) (*api.ConversationDetail, error) {
 	// State first: messages read after it are at least as new, so an idle
 	// state never comes with a missing final answer.
 	st := s.rt.State(id)
@@ -92,7 +98,7 @@ func (s *Service) GetConversation(ctx context.Context, id string) (*api.Conversa
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := s.store.Messages(ctx, id)
+	msgs, earlier, err := s.store.MessagesWindow(ctx, id, w)
 	if err != nil {
 		return nil, err
 	}
@@ -100,11 +106,11 @@ func (s *Service) GetConversation(ctx context.Context, id string) (*api.Conversa
 	if ok && card.Status == questions.StatusPending && (before == nil || before.ID != card.ID) {
 		// The card came while the messages were read: read them again, so
 		// that the message that asked it (stored before it) is there.
-		if msgs, err = s.store.Messages(ctx, id); err != nil {
+		if msgs, earlier, err = s.store.MessagesWindow(ctx, id, w); err != nil {
 			return nil, err
 		}
 	}
-	d := &api.ConversationDetail{Conversation: *c, State: st.State, Error: st.Error, Messages: msgs}
+	d := &api.ConversationDetail{Conversation: *c, State: st.State, Error: st.Error, Messages: msgs, Earlier: earlier}
 	if ok && card.Status == questions.StatusPending {
 		d.PendingQuestion = card
 		d.State = chat.StateAwaitingUserResponse

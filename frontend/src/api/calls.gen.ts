@@ -31,8 +31,8 @@ export interface Calls {
   listConversations(req: W.ListConversationsArgs): Promise<W.ConversationPage>
   /** Starts an empty conversation with an optional title, assistant profile and project. (POST /api/v1/conversations) */
   createConversation(req: W.CreateConversationArgs): Promise<W.Conversation>
-  /** Returns the conversation with its messages, run state and pending card. (GET /api/v1/conversations/{id}) */
-  getConversation(req: W.ByID): Promise<W.ConversationDetail>
+  /** Returns the conversation with its visible path (or the last messages of it, before a message), run state and pending card. (GET /api/v1/conversations/{id}) */
+  getConversation(req: W.GetConversationArgs): Promise<W.ConversationDetail>
   /** Changes the title, pin, assistant profile, model, thinking setting, collections and/or project; returns the conversation. (PATCH /api/v1/conversations/{id}) */
   updateConversation(req: W.UpdateConversationArgs): Promise<W.ConversationDetail>
   /** Stops the conversation's run, cancels its cards and deletes it. (DELETE /api/v1/conversations/{id}) */
@@ -185,7 +185,7 @@ export const CALLS: { readonly [K in CallName]: CallSpec } = {
   health: { binding: 'Health', method: 'GET', path: '/api/v1/health', query: [], body: 'none', noRequest: true },
   listConversations: { binding: 'ListConversations', method: 'GET', path: '/api/v1/conversations', query: ['limit', 'cursor', 'q', 'project'], body: 'none' },
   createConversation: { binding: 'CreateConversation', method: 'POST', path: '/api/v1/conversations', query: [], body: 'json' },
-  getConversation: { binding: 'GetConversation', method: 'GET', path: '/api/v1/conversations/{id}', query: [], body: 'none' },
+  getConversation: { binding: 'GetConversation', method: 'GET', path: '/api/v1/conversations/{id}', query: ['last', 'before'], body: 'none' },
   updateConversation: { binding: 'UpdateConversation', method: 'PATCH', path: '/api/v1/conversations/{id}', query: [], body: 'json' },
   deleteConversation: { binding: 'DeleteConversation', method: 'DELETE', path: '/api/v1/conversations/{id}', query: [], body: 'none' },
   send: { binding: 'Send', method: 'POST', path: '/api/v1/conversations/{id}/messages', query: [], body: 'json' },

@@ -248,6 +248,7 @@ export interface ConversationDetail {
   state: RunState
   error?: string
   messages: Message[]
+  earlier?: number
   pending_question: Card | null
 }
 
@@ -716,8 +717,10 @@ export interface CreateConversationArgs {
   project_id?: string
 }
 
-export interface ByID {
+export interface GetConversationArgs {
   id: string
+  last?: number
+  before?: string
 }
 
 export interface ConversationUpdate {
@@ -739,6 +742,10 @@ export interface UpdateConversationArgs {
   thinking?: string
   knowledge?: string[]
   project_id?: string
+}
+
+export interface ByID {
+  id: string
 }
 
 export interface Deleted {

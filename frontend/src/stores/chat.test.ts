@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { isReactive } from 'vue'
 import { setupEnv, settle, type TestEnv } from '../test-utils'
-import { useChatStore, messageFromDone } from './chat'
+import { EARLIER_PAGE, OPEN_WINDOW, useChatStore, messageFromDone } from './chat'
 import { useConversationsStore } from './conversations'
 import { useQuestionsStore } from './questions'
 import { connectEvents } from './events'
@@ -70,19 +70,75 @@ describe('chat store', () => {
     }
   })
 
-  it('opens a long conversation whole, the user message still being sent kept after it', async () => {
+  it('opens a long conversation with its newest messages, reads the earlier ones a page at a time, and keeps a message still being sent after them', async () => {
     env.fake.addConversation({ id: 'long', title: 'Long' })
     for (let i = 1; i <= 600; i++) env.fake.addMessage('long', { id: `m${i}`, role: i % 2 ? 'user' : 'assistant', content: `msg ${i}` })
     const chat = useChatStore()
-    // Shown a task after it was read (issue #42): what the store holds
-    // meanwhile (a message on its way) is still there after it.
     chat.listOf('long').push({ id: 'local-1', conversationId: 'long', role: 'user', content: 'on its way', created_at: '', parent_id: '', siblings: 1, sibling_index: 0, local: 'sending' })
     expect((await chat.open('long'))?.title).toBe('Long')
-    const ids = chat.messagesFor('long').map((m) => m.id)
+    expect(env.fake.callsOf('getConversation')).toEqual([[{ id: 'long', last: OPEN_WINDOW }]])
+    let ids = chat.messagesFor('long').map((m) => m.id)
+    expect(ids).toHaveLength(OPEN_WINDOW + 1)
+    expect(ids.slice(0, 1)).toEqual([`m${601 - OPEN_WINDOW}`])
+    expect(ids.slice(-2)).toEqual(['m600', 'local-1'])
+    expect(chat.earlierOf('long')).toBe(600 - OPEN_WINDOW)
+    expect(chat.messagesFor('long')[0]!.conversationId).toBe('long')
+
+    // "Show earlier": the path is read back before the first message read.
+    expect(await chat.loadEarlier('long')).toBe(true)
+    expect(env.fake.callsOf('getConversation').at(-1)).toEqual([{ id: 'long', last: EARLIER_PAGE, before: `m${601 - OPEN_WINDOW}` }])
+    expect(chat.earlierOf('long')).toBe(600 - OPEN_WINDOW - EARLIER_PAGE)
+    expect(await chat.loadEarlier('long')).toBe(true)
+    expect(chat.earlierOf('long')).toBe(0)
+    expect(await chat.loadEarlier('long')).toBe(false) // nothing left to read
+    ids = chat.messagesFor('long').map((m) => m.id)
     expect(ids).toHaveLength(601)
     expect(ids.slice(0, 2)).toEqual(['m1', 'm2'])
     expect(ids.slice(-2)).toEqual(['m600', 'local-1'])
-    expect(chat.messagesFor('long')[0]!.conversationId).toBe('long')
+    expect(new Set(ids).size).toBe(601)
+    expect(chat.messagesFor('long').every((m) => m.conversationId === 'long')).toBe(true)
+  })
+
+  it('a window read again keeps the earlier messages already read; a path that changed is read whole', async () => {
+    env.fake.addConversation({ id: 'long', title: 'Long' })
+    for (let i = 1; i <= 500; i++) env.fake.addMessage('long', { id: `m${i}`, role: i % 2 ? 'user' : 'assistant', content: `msg ${i}` })
+    const chat = useChatStore()
+    await chat.open('long')
+    await chat.loadEarlier('long')
+    expect(chat.messagesFor('long')).toHaveLength(500)
+    // A reply arrives and the conversation is opened again (its newest window).
+    env.fake.addMessage('long', { id: 'm501', role: 'user', content: 'msg 501' })
+    await chat.open('long')
+    expect(chat.messagesFor('long').map((m) => m.id).slice(0, 1)).toEqual(['m1'])
+    expect(chat.messagesFor('long')).toHaveLength(501)
+    expect(chat.earlierOf('long')).toBe(0)
+
+    // Elsewhere the path changed: the message read first is no longer on it.
+    chat.release('long')
+    await chat.open('long')
+    expect(chat.earlierOf('long')).toBe(501 - OPEN_WINDOW)
+    const d = env.fake.conversations.get('long')!
+    d.messages = d.messages.filter((m) => m.id !== `m${502 - OPEN_WINDOW}`)
+    expect(await chat.loadEarlier('long')).toBe(true)
+    expect(env.fake.callsOf('getConversation').at(-1)).toEqual([{ id: 'long' }])
+    expect(chat.messagesFor('long')).toHaveLength(500)
+    expect(chat.earlierOf('long')).toBe(0)
+  })
+
+  it('a failed read of earlier messages says why and keeps what is shown', async () => {
+    env.fake.addConversation({ id: 'long', title: 'Long' })
+    for (let i = 1; i <= 300; i++) env.fake.addMessage('long', { id: `m${i}`, role: i % 2 ? 'user' : 'assistant', content: `msg ${i}` })
+    const chat = useChatStore()
+    await chat.open('long')
+    const before = chat.messagesFor('long')
+    env.fake.failNext('getConversation', 'the backend is gone')
+    expect(await chat.loadEarlier('long')).toBe(false)
+    expect(chat.earlierErrors.long).toContain('the backend is gone')
+    expect(chat.messagesFor('long')).toBe(before)
+    expect(chat.earlierOf('long')).toBe(300 - OPEN_WINDOW)
+    expect(await chat.loadEarlier('long')).toBe(true)
+    expect(chat.earlierErrors.long).toBeNull()
+    expect(chat.messagesFor('long')).toHaveLength(300)
   })
 
   it('appends deltas to the stream buffer without touching the message list', async () => {

@@ -36,6 +36,15 @@ import { cardTrace } from '../lib/cardTrace'
 /** Messages from which an open shows the conversation a task after reading it. */
 const LONG_CONVERSATION = 500
 
+/**
+ * The newest messages an open reads (SPEC §7: `last`): more than the list
+ * renders at first (MessageList's window), so a conversation of thousands
+ * of messages opens at the cost of a short one. "Show earlier" reads the
+ * path back EARLIER_PAGE messages at a time.
+ */
+export const OPEN_WINDOW = 200
+export const EARLIER_PAGE = 300
+
 /** Resolves in a task of its own (after what the browser has queued). */
 function nextTask(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0))
@@ -60,6 +69,12 @@ export interface StreamBuffer {
 
 interface State extends BranchState {
   messages: Record<string, Message[]>
+  /** How many messages of the visible path come before those in `messages` (not read yet). */
+  earlier: Record<string, number>
+  /** The read of earlier messages under way, per conversation. */
+  readingEarlier: Record<string, boolean>
+  /** Why the last read of earlier messages failed (shown by "Show earlier"). */
+  earlierErrors: Record<string, string | null>
   loading: Record<string, boolean>
   loadErrors: Record<string, string | null>
   streams: Record<string, StreamBuffer>
@@ -109,6 +124,9 @@ export function messageFromDone(p: MessageDoneEvent | (Partial<Message> & { conv
 export const useChatStore = defineStore('chat', {
   state: (): State => ({
     messages: {},
+    earlier: {},
+    readingEarlier: {},
+    earlierErrors: {},
     loading: {},
     loadErrors: {},
     streams: {},
@@ -123,6 +141,9 @@ export const useChatStore = defineStore('chat', {
   getters: {
     messagesFor(state) {
       return (conversationId: string | null | undefined): Message[] => (conversationId ? state.messages[conversationId] ?? [] : [])
+    },
+    earlierOf(state) {
+      return (conversationId: string | null | undefined): number => (conversationId ? state.earlier[conversationId] ?? 0 : 0)
     },
     stateOf(state) {
       return (conversationId: string | null | undefined): RunState => (conversationId ? state.runStates[conversationId] ?? 'idle' : 'idle')
@@ -144,7 +165,7 @@ export const useChatStore = defineStore('chat', {
       const cardsLoaded = useQuestionsStore().loadForConversation(conversationId)
       let detail: ConversationDetail | null = null
       await loadInto(this, { key: conversationId, loading: 'loading', error: 'loadErrors' }, async () => {
-        const d = await useTransport().getConversation({ id: conversationId })
+        const d = await useTransport().getConversation({ id: conversationId, last: OPEN_WINDOW })
         detail = d
         // A long conversation is read (its JSON parsed) in one task and shown
         // in the next: together they made one task too long for a frame.
@@ -157,12 +178,28 @@ export const useChatStore = defineStore('chat', {
 
     applyDetail(d: ConversationDetail): void {
       const id = d.id
-      const unsent = (this.messages[id] ?? []).filter((m) => m.local === 'failed' || m.local === 'sending')
+      const current = this.messages[id] ?? []
+      const unsent = current.filter((m) => m.local === 'failed' || m.local === 'sending')
       // Copied only where the id is missing: the detail is fresh from the
       // wire, and a 5,000-message conversation's copies cost the open's task.
       const serverMsgs = d.messages.map((m) => (m.conversationId ? m : { ...m, conversationId: id }))
       const stillLocal = unsent.filter((m) => !serverMsgs.some((s) => s.role === 'user' && s.content === m.content))
-      this.messages[id] = messageList([...serverMsgs, ...stillLocal])
+      // A window of the path (d.earlier): the earlier messages already read
+      // are kept when the window starts where the list had it (the same
+      // message at the same place on the path, so the same ones before it).
+      let earlier = d.earlier ?? 0
+      let before: Message[] = []
+      const first = serverMsgs[0]
+      if (earlier > 0 && first) {
+        const at = current.findIndex((m) => m.id === first.id)
+        const had = this.earlier[id] ?? 0
+        if (at > 0 && had + at === earlier) {
+          before = current.slice(0, at)
+          earlier = had
+        }
+      }
+      this.earlier[id] = earlier
+      this.messages[id] = messageList(before.length ? [...before, ...serverMsgs, ...stillLocal] : [...serverMsgs, ...stillLocal])
       const state = RUN_STATES.includes(d.state) ? d.state : 'idle'
       this.runStates[id] = state
       if (state === 'error') this.errors[id] = d.error || t('chat.errors.problem')
@@ -212,7 +249,7 @@ export const useChatStore = defineStore('chat', {
           // branch leaves the visible path.
           await transport.send({ id, content: text, parent_id: parentId, ...(attachments.length ? { attachments } : {}) })
           this.updateMessage(id, local.id, { local: 'sent' })
-          this.applyDetail(await transport.getConversation({ id }))
+          this.applyDetail(await transport.getConversation({ id, last: OPEN_WINDOW }))
           return
         }
         await transport.send({ id, content: text, ...(attachments.length ? { attachments } : {}) })
@@ -291,7 +328,8 @@ export const useChatStore = defineStore('chat', {
       await Promise.all(
         failed.map(async (id) => {
           try {
-            const d = await useTransport().getConversation({ id })
+            // Only the state and its error are needed: one message, not the whole path.
+            const d = await useTransport().getConversation({ id, last: 1 })
             // Unless the state moved on meanwhile (a retry): then the old text stays as it was handled.
             if (d.state === 'error' && d.error && this.runStates[id] === 'error' && this.errors[id]) this.errors[id] = d.error
           } catch {
@@ -321,13 +359,55 @@ export const useChatStore = defineStore('chat', {
       if (this.isBusy(id) || this.streams[id] || this.editing[id] || list.some((m) => m.local === 'sending' || m.local === 'failed')) return false
       for (const m of list) partialIds.delete(m.id)
       delete this.messages[id]
+      delete this.earlier[id]
+      delete this.earlierErrors[id]
       delete this.loading[id]
       delete this.loadErrors[id]
       return true
     },
 
+    /**
+     * Reads the `count` messages of the path before those the list has
+     * ("Show earlier" at the start of what was read). Resolves true when
+     * messages were added. Should the path have changed meanwhile (another
+     * branch made visible elsewhere), the whole path is read again.
+     */
+    async loadEarlier(conversationId: string, count = EARLIER_PAGE): Promise<boolean> {
+      const id = conversationId
+      const list = this.messages[id]
+      const first = list?.find((m) => !m.local)
+      if (!list || !first || !(this.earlier[id] ?? 0) || this.readingEarlier[id]) return false
+      this.readingEarlier[id] = true
+      this.earlierErrors[id] = null
+      try {
+        const transport = useTransport()
+        let d: ConversationDetail
+        try {
+          d = await transport.getConversation({ id, last: count, before: first.id })
+        } catch (e) {
+          if ((e as TransportError).status !== 409 && (e as TransportError).status !== 404) throw e
+          this.applyDetail(await transport.getConversation({ id }))
+          return true
+        }
+        const now = this.messages[id]
+        // Only when the list still starts with that message (not replaced meanwhile).
+        if (!now || now.find((m) => !m.local) !== first || !d.messages.length) return false
+        const read = d.messages.map((m) => (m.conversationId ? m : { ...m, conversationId: id }))
+        this.messages[id] = messageList([...read, ...now])
+        this.earlier[id] = d.earlier ?? 0
+        return true
+      } catch (e) {
+        this.earlierErrors[id] = t('chat.list.earlierFailed', { error: (e as TransportError).message })
+        return false
+      } finally {
+        delete this.readingEarlier[id]
+      }
+    },
+
     forget(conversationId: string): void {
       delete this.messages[conversationId]
+      delete this.earlier[conversationId]
+      delete this.earlierErrors[conversationId]
       delete this.streams[conversationId]
       delete this.runStates[conversationId]
       delete this.errors[conversationId]

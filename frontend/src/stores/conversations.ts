@@ -552,7 +552,8 @@ export const useConversationsStore = defineStore('conversations', {
     async ensureKnown(id: string): Promise<void> {
       if (!id || this.deleted[id] || this.items.some((c) => c.id === id) || this.query) return
       try {
-        const d = await useTransport().getConversation({ id })
+        // The summary, not the path: one message is read.
+        const d = await useTransport().getConversation({ id, last: 1 })
         this.upsertSummary(d)
       } catch {
         // it may have been deleted meanwhile
@@ -569,7 +570,7 @@ export const useConversationsStore = defineStore('conversations', {
       const item = this.items.find((c) => c.id === p.conversationId)
       if (p.state === 'idle' && item && (!item.title || item.title === DEFAULT_TITLE)) {
         try {
-          const d = await useTransport().getConversation({ id: p.conversationId })
+          const d = await useTransport().getConversation({ id: p.conversationId, last: 1 })
           if (d.title) item.title = d.title
         } catch {
           // keep the old title

@@ -4,7 +4,7 @@ import ChatShell from '../components/layout/ChatShell.vue'
 import { connectEvents, startApp, EVENTS_OPEN_WAIT_MS } from './events'
 import { useConversationsStore } from './conversations'
 import { useQuestionsStore } from './questions'
-import { useChatStore } from './chat'
+import { OPEN_WINDOW, useChatStore } from './chat'
 import { fakePage, makeCard, q, setupEnv, settle, type FakePage, type TestEnv } from '../test-utils'
 
 let env: TestEnv
@@ -53,7 +53,7 @@ describe('conversation:updated', () => {
     await settle()
     expect(header()).toBe('Plan a trip to Lisbon')
     expect(listTitles()).toEqual(['Plan a trip to Lisbon', 'Taxes', 'Groceries'])
-    expect(env.fake.callsOf('getConversation')).toEqual([[{ id: 'c3' }]]) // no extra fetch needed
+    expect(env.fake.callsOf('getConversation')).toEqual([[{ id: 'c3', last: OPEN_WINDOW }]]) // no extra fetch needed
   })
 
   it('titles a new chat after its first message (the backend auto-titles and tells us)', async () => {
@@ -156,7 +156,7 @@ describe('conversation:deleted', () => {
     await settle()
     expect(listTitles()).toEqual(['New chat', 'Groceries'])
     expect(inboxCount()).toBe('0')
-    expect(env.fake.callsOf('getConversation')).toEqual([[{ id: 'c1' }]])
+    expect(env.fake.callsOf('getConversation')).toEqual([[{ id: 'c1', last: OPEN_WINDOW }]])
     expect(page.Notification.created).toHaveLength(0)
   })
 

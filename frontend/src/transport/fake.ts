@@ -276,9 +276,20 @@ export class FakeTransport implements Transport {
     return clone(this.summary(d))
   }
 
-  async getConversation(req: W.ByID): Promise<ConversationDetail> {
+  /** As Go: the whole visible path, or the `last` messages of it before `before` (with how many come earlier). */
+  async getConversation(req: W.GetConversationArgs): Promise<ConversationDetail> {
     await this.enter('getConversation', [req])
-    return clone(this.mustGet(req.id))
+    const d = this.mustGet(req.id)
+    if (req.last === undefined && !req.before) return clone(d)
+    if (req.last !== undefined && !(Number.isInteger(req.last) && req.last >= 1)) throw new TransportError('"last" must be a positive number of messages', 400)
+    let end = d.messages.length
+    if (req.before) {
+      end = d.messages.findIndex((m) => m.id === req.before)
+      if (end < 0) throw new TransportError(`message ${req.before}: not found`, 404)
+    }
+    const start = req.last === undefined ? 0 : Math.max(0, end - req.last)
+    const { messages: _all, ...rest } = d
+    return clone({ ...rest, messages: d.messages.slice(start, end), ...(start > 0 ? { earlier: start } : {}) })
   }
 
   /**

@@ -226,6 +226,7 @@ export namespace api {
 	    state: string;
 	    error?: string;
 	    messages: chat.Message[];
+	    earlier?: number;
 	    pending_question?: questions.Card;
 	
 	    static createFrom(source: any = {}) {
@@ -249,6 +250,7 @@ export namespace api {
 	        this.state = source["state"];
 	        this.error = source["error"];
 	        this.messages = this.convertValues(source["messages"], chat.Message);
+	        this.earlier = source["earlier"];
 	        this.pending_question = this.convertValues(source["pending_question"], questions.Card);
 	    }
 	
@@ -427,6 +429,22 @@ export namespace api {
 		    }
 		    return a;
 		}
+	}
+	export class GetConversationArgs {
+	    id: string;
+	    last?: number;
+	    before?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new GetConversationArgs(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.last = source["last"];
+	        this.before = source["before"];
+	    }
 	}
 	export class Health {
 	    status: string;

@@ -5,7 +5,7 @@ import { setupEnv, settle, type TestEnv } from '../../test-utils'
 import { flushFrame } from '../../lib/frame'
 import { nextTick } from 'vue'
 import { connectEvents } from '../../stores/events'
-import { useChatStore } from '../../stores/chat'
+import { EARLIER_PAGE, OPEN_WINDOW, useChatStore } from '../../stores/chat'
 
 let env: TestEnv
 let w: VueWrapper | null = null
@@ -55,6 +55,41 @@ describe('MessageList windowing', () => {
     await settle()
     expect(rendered()).toBe(450)
     expect(w.text()).toContain('message 4550')
+  })
+
+  it('reads the earlier messages of a long conversation from the backend as "Show earlier" reaches them, up to the first', async () => {
+    env.fake.addConversation({ id: 'long' })
+    for (let i = 0; i < 1000; i++) env.fake.addMessage('long', { id: `m${i}`, role: i % 2 ? 'assistant' : 'user', content: `message ${i}` })
+    connectEvents()
+    const chat = useChatStore()
+    await chat.open('long')
+    expect(chat.messagesFor('long')).toHaveLength(OPEN_WINDOW)
+    w = mount(MessageList, { props: { conversationId: 'long' }, global: { plugins: [env.pinia] }, attachTo: document.body })
+    const texts = () => w!.findAll('[data-testid="user-message"], [data-testid="assistant-message"]').map((e) => e.text())
+    await settle()
+    const more = () => w!.find('[data-testid="show-earlier"]')
+    // What it stands for counts the messages not read yet.
+    expect(more().text()).toContain(`of ${1000 - 150}`)
+    const reads = () => env.fake.callsOf('getConversation').length
+    let clicks = 0
+    while (more().exists() && clicks < 10) {
+      const before = reads()
+      await more().trigger('click')
+      await settle()
+      clicks++
+      expect(reads() - before).toBeLessThanOrEqual(1)
+    }
+    expect(more().exists()).toBe(false)
+    expect(chat.earlierOf('long')).toBe(0)
+    const shown = texts()
+    expect(shown).toHaveLength(1000)
+    expect(shown[0]).toContain('message 0')
+    expect(shown.at(-1)).toContain('message 999')
+    expect(new Set(shown).size).toBe(1000)
+    // Each read asked for a page before the first message read until then.
+    const pages = env.fake.callsOf('getConversation').slice(1) as [{ last: number; before: string }][]
+    expect(pages.length).toBe(Math.ceil((1000 - OPEN_WINDOW) / EARLIER_PAGE))
+    expect(pages[0]![0]).toEqual({ id: 'long', last: EARLIER_PAGE, before: `m${1000 - OPEN_WINDOW}` })
   })
 
   it('renders short conversations whole, without the button', async () => {

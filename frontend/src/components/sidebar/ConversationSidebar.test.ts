@@ -3,6 +3,7 @@ import { mount, type VueWrapper } from '@vue/test-utils'
 import ConversationSidebar from './ConversationSidebar.vue'
 import { setupEnv, settle, type TestEnv } from '../../test-utils'
 import { PAGE_SIZE, useConversationsStore } from '../../stores/conversations'
+import { OPEN_WINDOW } from '../../stores/chat'
 
 let env: TestEnv
 let w: VueWrapper | null = null
@@ -42,7 +43,7 @@ describe('ConversationSidebar', () => {
     await settle()
     expect(useConversationsStore().currentId).toBe('c1')
     expect(s.findAll('[data-testid="conversation-open"]')[1]!.attributes('aria-current')).toBe('page')
-    expect(env.fake.callsOf('getConversation')).toContainEqual([{ id: 'c1' }])
+    expect(env.fake.callsOf('getConversation')).toContainEqual([{ id: 'c1', last: OPEN_WINDOW }])
   })
 
   it('"New chat" goes to the empty screen', async () => {

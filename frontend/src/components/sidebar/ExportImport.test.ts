@@ -4,7 +4,7 @@ import ConversationSidebar from './ConversationSidebar.vue'
 import { exportFileName } from './exportFile'
 import { setupEnv, settle, type TestEnv } from '../../test-utils'
 import { useConversationsStore } from '../../stores/conversations'
-import { useChatStore } from '../../stores/chat'
+import { OPEN_WINDOW, useChatStore } from '../../stores/chat'
 import { connectEvents } from '../../stores/events'
 
 let env: TestEnv
@@ -171,7 +171,7 @@ describe('import from the sidebar', () => {
     const store = useConversationsStore()
     const id = store.currentId!
     expect(id).not.toBe('c0')
-    expect(env.fake.callsOf('getConversation')).toContainEqual([{ id: id }])
+    expect(env.fake.callsOf('getConversation')).toContainEqual([{ id: id, last: OPEN_WINDOW }])
     expect(useChatStore().messagesFor(id).map((m) => m.content)).toEqual(['Plan four days in Lisbon', 'Day 1: Alfama.'])
     expect(titles(s).sort()).toEqual(['Trip to Lisbon', 'Trip to Lisbon (imported)'])
     expect(s.findAll('[data-testid="conversation-open"]').filter((b) => b.attributes('aria-current') === 'page')).toHaveLength(1)

@@ -78,7 +78,7 @@ export function ForkQuestion(arg1:api.ForkQuestionArgs):Promise<api.RunStarted>;
 
 export function GetCollection(arg1:api.ByID):Promise<api.Collection>;
 
-export function GetConversation(arg1:api.ByID):Promise<api.ConversationDetail>;
+export function GetConversation(arg1:api.GetConversationArgs):Promise<api.ConversationDetail>;
 
 export function GetMCPServer(arg1:api.ByName):Promise<api.MCPServer>;
 
