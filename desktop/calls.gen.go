@@ -77,7 +77,7 @@ func (c *Calls) Regenerate(req api.RegenerateArgs) (api.RunStarted, error) {
 	return wire(calls.Regenerate.Do(c.ctx, c.svc, req))
 }
 
-// SelectBranch makes the path through message_id the visible one; returns the conversation.
+// SelectBranch makes the path through message_id the visible one; returns the conversation (with the last messages of the path only, when given).
 //
 // PUT /api/v1/conversations/{id}/branch
 func (c *Calls) SelectBranch(req api.SelectBranchArgs) (*api.ConversationDetail, error) {

@@ -65,6 +65,9 @@ type RegenerateArgs struct {
 type SelectBranchArgs struct {
 	ID string `json:"id"`
 	BranchRequest
+	// Last: the conversation comes with the newest Last messages of its
+	// new path only (as GetConversationArgs.Last).
+	Last *int `json:"last,omitempty"`
 }
 
 // ForkQuestionArgs changes an answered card's answer on a new branch. Its

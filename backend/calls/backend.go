@@ -29,7 +29,7 @@ type Backend interface {
 	DeleteConversation(ctx context.Context, id string) error
 	Send(ctx context.Context, id string, req api.SendRequest) (runID string, err error)
 	Regenerate(ctx context.Context, id, messageID, model string) (runID string, err error)
-	SelectBranch(ctx context.Context, id, messageID string) (*api.ConversationDetail, error)
+	SelectBranchWindow(ctx context.Context, id, messageID string, w store.Window) (*api.ConversationDetail, error)
 	ForkQuestion(ctx context.Context, id, questionID string, req api.ForkRequest) (runID string, err error)
 	Retry(ctx context.Context, id string) (runID string, err error)
 	Cancel(ctx context.Context, id string) error

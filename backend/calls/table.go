@@ -89,9 +89,16 @@ var (
 			return runStarted(b.Regenerate(ctx, r.ID, r.MessageID, r.Model))
 		}, Status(http.StatusAccepted))
 	SelectBranch = declare("SelectBranch", "PUT /api/v1/conversations/{id}/branch",
-		"Makes the path through message_id the visible one; returns the conversation.",
+		"Makes the path through message_id the visible one; returns the conversation (with the last messages of the path only, when given).",
 		func(ctx context.Context, b Backend, r api.SelectBranchArgs) (*api.ConversationDetail, error) {
-			return b.SelectBranch(ctx, r.ID, r.MessageID)
+			var w store.Window
+			if r.Last != nil {
+				if *r.Last < 1 {
+					return nil, errBadLast
+				}
+				w.Last = *r.Last
+			}
+			return b.SelectBranchWindow(ctx, r.ID, r.MessageID, w)
 		})
 	ForkQuestion = declare("ForkQuestion", "POST /api/v1/conversations/{id}/questions/{question_id}/fork",
 		"Changes an answered card's answer on a new branch, which then runs.",

@@ -62,7 +62,7 @@ func (f *fakeBackend) Send(_ context.Context, _ string, req api.SendRequest) (st
 func (f *fakeBackend) Regenerate(context.Context, string, string, string) (string, error) {
 	return "r1", f.err
 }
-func (f *fakeBackend) SelectBranch(_ context.Context, id, _ string) (*api.ConversationDetail, error) {
+func (f *fakeBackend) SelectBranchWindow(_ context.Context, id, _ string, _ store.Window) (*api.ConversationDetail, error) {
 	return &api.ConversationDetail{Conversation: chat.Conversation{ID: id}}, f.err
 }
 func (f *fakeBackend) ForkQuestion(context.Context, string, string, api.ForkRequest) (string, error) {

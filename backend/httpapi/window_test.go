@@ -90,4 +90,28 @@ func TestConversationWindowEndpoint(t *testing.T) {
 	assert.Equal(t, "edited", d.Messages[0].Content)
 	require.NotNil(t, d.Earlier, body)
 	assert.Equal(t, 6, *d.Earlier)
+
+	// Switching back to the first version answers with the same window of the path.
+	code, body = do(t, ts, "PUT", base+"/branch", fmt.Sprintf(`{"message_id":%q,"last":2}`, whole[6].ID), nil)
+	require.Equal(t, 200, code, body)
+	d = windowDetail{}
+	require.NoError(t, json.Unmarshal([]byte(body), &d), body)
+	ids := func(msgs []wireMessage) []string {
+		out := make([]string, len(msgs))
+		for i, m := range msgs {
+			out[i] = m.ID
+		}
+		return out
+	}
+	assert.Equal(t, ids(whole[6:]), ids(d.Messages))
+	assert.Equal(t, 2, d.Messages[0].Siblings, "the first version, now one of two")
+	require.NotNil(t, d.Earlier, body)
+	assert.Equal(t, 6, *d.Earlier)
+	code, body = do(t, ts, "PUT", base+"/branch", fmt.Sprintf(`{"message_id":%q,"last":0}`, whole[6].ID), nil)
+	assert.Equal(t, 400, code, body)
+	code, body = do(t, ts, "PUT", base+"/branch", fmt.Sprintf(`{"message_id":%q}`, whole[6].ID), nil)
+	require.Equal(t, 200, code, body)
+	d = windowDetail{}
+	require.NoError(t, json.Unmarshal([]byte(body), &d), body)
+	assert.Equal(t, ids(whole), ids(d.Messages), "without last: the whole path")
 }

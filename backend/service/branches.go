@@ -149,6 +149,11 @@ func (s *Service) Regenerate(ctx context.Context, id, messageID, model string) (
 // SelectBranch makes the path through messageID the visible one (the
 // UI's < 2/3 >, or opening a search result) and returns the conversation.
 func (s *Service) SelectBranch(ctx context.Context, id, messageID string) (*api.ConversationDetail, error) {
+	return s.SelectBranchWindow(ctx, id, messageID, store.Window{})
+}
+
+// SelectBranchWindow is SelectBranch returning the window w of the new path.
+func (s *Service) SelectBranchWindow(ctx context.Context, id, messageID string, w store.Window) (*api.ConversationDetail, error) {
 	if strings.TrimSpace(messageID) == "" {
 		return nil, inputErrorf(`"message_id" is required`)
 	}
@@ -161,7 +166,7 @@ func (s *Service) SelectBranch(ctx context.Context, id, messageID string) (*api.
 	if err := s.store.SelectBranch(ctx, id, messageID); err != nil {
 		return nil, err
 	}
-	return s.GetConversation(ctx, id)
+	return s.GetConversationWindow(ctx, id, w)
 }
 
 // ForkQuestion changes the answer of a resolved card: the new answer

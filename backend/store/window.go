@@ -12,11 +12,13 @@ import (
 	"github.com/parley-app/parley/backend/fault"
 )
 
-// A window of the visible path: what a page shows of a long conversation.
-// Only the tree's shape (ids and parents) is read for the whole
-// conversation; the messages themselves only for the window. Opening a
-// conversation of 5,000 messages then costs about what opening one of a
-// page's length does.
+// A window of the visible path: what a page shows of a long conversation
+// (SPEC §7). Only the window's messages are read and sent; which they are is
+// found in SQLite: with a few indexed queries when the conversation was
+// never branched (linearWindow), by walking the path up from the leaf when
+// it was (pathWindow), and in memory only for a damaged file. For 5,000
+// messages, Go serves the app's window of 200 in about a fifth of the CPU
+// the whole path costs (BenchmarkGetConversation5000Messages).
 
 // ErrNotOnPath: the message named as a window's end is in the conversation
 // but not on its visible path (another branch was made visible meanwhile).

@@ -41,7 +41,7 @@ export interface Calls {
   send(req: W.SendArgs): Promise<W.RunStarted>
   /** Asks for a new reply beside the reply of message_id, by model when given. (POST /api/v1/conversations/{id}/regenerate) */
   regenerate(req: W.RegenerateArgs): Promise<W.RunStarted>
-  /** Makes the path through message_id the visible one; returns the conversation. (PUT /api/v1/conversations/{id}/branch) */
+  /** Makes the path through message_id the visible one; returns the conversation (with the last messages of the path only, when given). (PUT /api/v1/conversations/{id}/branch) */
   selectBranch(req: W.SelectBranchArgs): Promise<W.ConversationDetail>
   /** Changes an answered card's answer on a new branch, which then runs. (POST /api/v1/conversations/{id}/questions/{question_id}/fork) */
   forkQuestion(req: W.ForkQuestionArgs): Promise<W.RunStarted>

@@ -768,6 +768,7 @@ export interface RegenerateArgs {
 export interface SelectBranchArgs {
   id: string
   message_id: string
+  last?: number
 }
 
 export interface ForkQuestionArgs {

@@ -32,18 +32,12 @@ import { branchActions, branchState, type BranchState } from './chatBranches'
 import { t } from '../i18n'
 import { attempt, loadInto } from './asyncState'
 import { cardTrace } from '../lib/cardTrace'
+import { EARLIER_PAGE, OPEN_WINDOW } from './conversationWindow'
 
 /** Messages from which an open shows the conversation a task after reading it. */
 const LONG_CONVERSATION = 500
 
-/**
- * The newest messages an open reads (SPEC §7: `last`): more than the list
- * renders at first (MessageList's window), so a conversation of thousands
- * of messages opens at the cost of a short one. "Show earlier" reads the
- * path back EARLIER_PAGE messages at a time.
- */
-export const OPEN_WINDOW = 200
-export const EARLIER_PAGE = 300
+export { OPEN_WINDOW, EARLIER_PAGE } from './conversationWindow'
 
 /** Resolves in a task of its own (after what the browser has queued). */
 function nextTask(): Promise<void> {

@@ -2,7 +2,7 @@
 // switching and changing a card's answer, against the fake transport.
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { setupEnv, makeCard, q, type TestEnv } from '../test-utils'
-import { useChatStore } from './chat'
+import { OPEN_WINDOW, useChatStore } from './chat'
 import { useQuestionsStore } from './questions'
 import { connectEvents } from './events'
 import type { ConversationDetail } from '../types'
@@ -181,7 +181,7 @@ describe('switching branches', () => {
     }
     const spy = vi.spyOn(env.fake, 'selectBranch').mockResolvedValueOnce(other)
     expect(await chat.selectBranch('c1', 'a1b')).toBe(true)
-    expect(spy).toHaveBeenCalledWith({ id: 'c1', message_id: 'a1b' })
+    expect(spy).toHaveBeenCalledWith({ id: 'c1', message_id: 'a1b', last: OPEN_WINDOW })
     expect(ids(chat)).toEqual(['u1', 'a1b'])
   })
 

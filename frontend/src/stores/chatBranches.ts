@@ -12,6 +12,7 @@ import { BUSY_TEXT, branchErrorText, pathBefore, pathThrough } from '../lib/bran
 import { useQuestionsStore } from './questions'
 import { t } from '../i18n'
 import { attempt, loadInto } from './asyncState'
+import { OPEN_WINDOW } from './conversationWindow'
 
 export interface BranchState {
   /** The user message being edited in place, per conversation. */
@@ -194,7 +195,7 @@ export const branchActions = {
     // The conversation's error banner stays while it switches (then the detail's state sets it).
     const failed = (e: TransportError) => branchErrorText('switch to that version', e)
     const done = await attempt(this, { failed }, async () => {
-      const detail = await useTransport().selectBranch({ id, message_id: messageId })
+      const detail = await useTransport().selectBranch({ id, message_id: messageId, last: OPEN_WINDOW })
       this.editing[id] = null
       this.applyDetail(detail)
     })

@@ -17,6 +17,7 @@ import type {
 import { DEFAULT_PROFILE } from '../types'
 import { useTransport } from '../transport'
 import { useChatStore } from './chat'
+import { OPEN_WINDOW } from './conversationWindow'
 import { useQuestionsStore } from './questions'
 import { t, t as i18nT } from '../i18n'
 import { DEFAULT_TITLE, shownTitle } from '../lib/titles'
@@ -400,7 +401,7 @@ export const useConversationsStore = defineStore('conversations', {
       this.setCurrent(c.id)
       if (messageId) {
         try {
-          useChatStore().applyDetail(await useTransport().selectBranch({ id: c.id, message_id: messageId }))
+          useChatStore().applyDetail(await useTransport().selectBranch({ id: c.id, message_id: messageId, last: OPEN_WINDOW }))
         } catch {
           // a running reply keeps its branch: open it as it is
         }

@@ -279,17 +279,7 @@ export class FakeTransport implements Transport {
   /** As Go: the whole visible path, or the `last` messages of it before `before` (with how many come earlier). */
   async getConversation(req: W.GetConversationArgs): Promise<ConversationDetail> {
     await this.enter('getConversation', [req])
-    const d = this.mustGet(req.id)
-    if (req.last === undefined && !req.before) return clone(d)
-    if (req.last !== undefined && !(Number.isInteger(req.last) && req.last >= 1)) throw new TransportError('"last" must be a positive number of messages', 400)
-    let end = d.messages.length
-    if (req.before) {
-      end = d.messages.findIndex((m) => m.id === req.before)
-      if (end < 0) throw new TransportError(`message ${req.before}: not found`, 404)
-    }
-    const start = req.last === undefined ? 0 : Math.max(0, end - req.last)
-    const { messages: _all, ...rest } = d
-    return clone({ ...rest, messages: d.messages.slice(start, end), ...(start > 0 ? { earlier: start } : {}) })
+    return this.windowOf(this.mustGet(req.id), req.last, req.before)
   }
 
   /**
@@ -597,7 +587,21 @@ export class FakeTransport implements Transport {
     const d = this.mustGet(req.id)
     if (isRunActive(d.state)) throw new TransportError('a run is already active in this conversation', 409)
     if (!d.messages.some((m) => m.id === req.message_id)) throw new TransportError(`message ${req.message_id} not found`, 404)
-    return structuredClone(d)
+    return this.windowOf(d, req.last)
+  }
+
+  /** The conversation with the newest `last` messages of its path only (all when not given), as Go gives it. */
+  private windowOf(d: ConversationDetail, last: number | undefined, before?: string): ConversationDetail {
+    if (last === undefined && !before) return clone(d)
+    if (last !== undefined && !(Number.isInteger(last) && last >= 1)) throw new TransportError('"last" must be a positive number of messages', 400)
+    let end = d.messages.length
+    if (before) {
+      end = d.messages.findIndex((m) => m.id === before)
+      if (end < 0) throw new TransportError(`message ${before}: not found`, 404)
+    }
+    const start = last === undefined ? 0 : Math.max(0, end - last)
+    const { messages: _all, ...rest } = d
+    return clone({ ...rest, messages: d.messages.slice(start, end), ...(start > 0 ? { earlier: start } : {}) })
   }
 
   async forkQuestion(req: W.ForkQuestionArgs): Promise<W.RunStarted> {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { mount, type VueWrapper } from '@vue/test-utils'
 import MessageList from './MessageList.vue'
 import { makeCard, q, setupEnv, settle, type TestEnv } from '../../test-utils'
-import { useChatStore } from '../../stores/chat'
+import { OPEN_WINDOW, useChatStore } from '../../stores/chat'
 import type { Message } from '../../types'
 
 let env: TestEnv
@@ -138,12 +138,12 @@ describe('branch switcher', () => {
     }))
     await sw.find('[data-testid="branch-next"]').trigger('click')
     await settle()
-    expect(spy).toHaveBeenCalledWith({ id: 'c1', message_id: 'a2z' })
+    expect(spy).toHaveBeenCalledWith({ id: 'c1', message_id: 'a2z', last: OPEN_WINDOW })
     expect(list.findAll('[data-testid="assistant-message"]').at(-1)!.text()).toBe('third version')
     expect(list.find('[data-testid="branch-position"]').text()).toBe('3/3')
     expect(list.find('[data-testid="branch-next"]').attributes('disabled')).toBeDefined()
     await list.find('[data-testid="branch-prev"]').trigger('click')
-    expect(spy).toHaveBeenLastCalledWith({ id: 'c1', message_id: 'a2' })
+    expect(spy).toHaveBeenLastCalledWith({ id: 'c1', message_id: 'a2', last: OPEN_WINDOW })
   })
 })
 

@@ -5,7 +5,7 @@ import { mountInBody, resetDom, setupEnv, settle, type TestEnv } from '../../tes
 import { connectEvents } from '../../stores/events'
 import { useConversationsStore } from '../../stores/conversations'
 import { useSettingsStore } from '../../stores/settings'
-import { useChatStore } from '../../stores/chat'
+import { OPEN_WINDOW, useChatStore } from '../../stores/chat'
 
 let env: TestEnv
 beforeEach(() => {
@@ -115,6 +115,6 @@ describe('keyboard shortcuts', () => {
     await w.find('[data-testid="conversation-open"]').trigger('click')
     await settle()
     const userMsg = useChatStore().messagesFor('c1')[0]!
-    expect(env.fake.callsOf('selectBranch')).toEqual([[{ id: 'c1', message_id: userMsg.id }]])
+    expect(env.fake.callsOf('selectBranch')).toEqual([[{ id: 'c1', message_id: userMsg.id, last: OPEN_WINDOW }]])
   })
 })
