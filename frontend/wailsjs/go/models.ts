@@ -1032,6 +1032,7 @@ export namespace api {
 	export class SelectBranchArgs {
 	    id: string;
 	    message_id: string;
+	    last?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new SelectBranchArgs(source);
@@ -1041,6 +1042,7 @@ export namespace api {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.id = source["id"];
 	        this.message_id = source["message_id"];
+	        this.last = source["last"];
 	    }
 	}
 	export class SendArgs {
