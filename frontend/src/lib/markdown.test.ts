@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mount } from '@vue/test-utils'
-import { clearMarkdownCache, renderMarkdown, renderMarkdownParts, splitMarkdown } from './markdown'
+import { clearMarkdownCache, renderMarkdown, renderMarkdownParts, sanitizeHtml, splitMarkdown } from './markdown'
 import MarkdownContent from '../components/chat/MarkdownContent.vue'
 import MessageItem from '../components/chat/MessageItem.vue'
 import { setupEnv, settle, type TestEnv } from '../test-utils'
@@ -213,5 +213,35 @@ describe('splitMarkdown and renderMarkdownParts', () => {
     const div = document.createElement('div')
     div.innerHTML = renderMarkdownParts(parts).join('')
     inert(div)
+  })
+})
+
+describe('the sanitizer', () => {
+  it("keeps Parley's rules on every call (images, forms, styles out; data attributes and safe links kept)", () => {
+    for (let i = 0; i < 3; i++) {
+      const root = document.createElement('div')
+      root.innerHTML = sanitizeHtml(
+        '<p style="color:red" data-copy-code="">x</p><img src="https://example.com/a.png"><form><input></form><svg><circle/></svg><a href="javascript:alert(1)">j</a><a href="https://example.com">ok</a>',
+      )
+      expect(root.querySelector('img, form, input, svg, [style]')).toBeNull()
+      expect(root.querySelector('p')?.hasAttribute('data-copy-code')).toBe(true)
+      const [bad, ok] = [...root.querySelectorAll('a')]
+      expect(bad?.hasAttribute('href')).toBe(false)
+      expect(ok?.getAttribute('href')).toBe('https://example.com')
+      expect(ok?.getAttribute('rel')).toBe('noopener noreferrer nofollow')
+    }
+  })
+
+  it('drops what tries to leave the element it is sanitized in, or hide in a template', () => {
+    for (const attack of [
+      '</div><img src=x onerror=alert(1)><div>',
+      'a</div></template><img src=x onerror=alert(1)>',
+      '<template><img src=x onerror=alert(1)></template>',
+      '<math><mi><style><img src=x onerror=alert(1)></style></mi></math>',
+    ]) {
+      const out = sanitizeHtml(attack)
+      expect(out, attack).not.toMatch(/onerror|<img|<style/i)
+    }
+    expect(sanitizeHtml('<p>after</p>')).toBe('<p>after</p>') // nothing left over from before
   })
 })
