@@ -160,7 +160,6 @@ type skeleton struct {
 	parent   map[string]string   // id -> parent id ("" for a first message)
 	children map[string][]string // parent id -> children, oldest first
 	choices  map[string]string   // parent id -> the child last shown
-	run      map[string]string   // id -> the run that stored it (none: not kept)
 }
 
 func loadSkeleton(ctx context.Context, q querier, conversationID string) (*skeleton, error) {
@@ -171,22 +170,19 @@ func loadSkeleton(ctx context.Context, q querier, conversationID string) (*skele
 	if !exists {
 		return nil, fmt.Errorf("conversation %s: %w", conversationID, chat.ErrNotFound)
 	}
-	sk := &skeleton{parent: map[string]string{}, children: map[string][]string{}, choices: map[string]string{}, run: map[string]string{}}
-	rows, err := q.QueryContext(ctx, `SELECT id, coalesce(parent_id, ''), coalesce(run_id, '') FROM messages WHERE conversation_id = ? ORDER BY seq`, conversationID)
+	sk := &skeleton{parent: map[string]string{}, children: map[string][]string{}, choices: map[string]string{}}
+	rows, err := q.QueryContext(ctx, `SELECT id, coalesce(parent_id, '') FROM messages WHERE conversation_id = ? ORDER BY seq`, conversationID)
 	if err != nil {
 		return nil, err
 	}
 	for rows.Next() {
-		var id, parent, run string
-		if err := rows.Scan(&id, &parent, &run); err != nil {
+		var id, parent string
+		if err := rows.Scan(&id, &parent); err != nil {
 			rows.Close()
 			return nil, err
 		}
 		sk.parent[id] = parent
 		sk.children[parent] = append(sk.children[parent], id)
-		if run != "" {
-			sk.run[id] = run
-		}
 	}
 	if err := rows.Err(); err != nil {
 		rows.Close()

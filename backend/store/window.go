@@ -72,27 +72,19 @@ func messagesWindow(ctx context.Context, q querier, conversationID string, w Win
 	if err != nil {
 		return nil, 0, err
 	}
-	var sk *skeleton
 	if !ok {
-		// A damaged file (a parent loop): walked in memory, as tree.path does.
-		if sk, err = loadSkeleton(ctx, q, conversationID); err != nil {
-			return nil, 0, err
-		}
-		if ids, start, err = sk.window(leaf.String, w); err != nil {
-			return nil, 0, err
-		}
+		return treeWindow(ctx, q, conversationID, w)
 	}
 	msgs, counts, err := loadMessagesByID(ctx, q, conversationID, ids)
 	if err != nil {
 		return nil, 0, err
 	}
-	if sk == nil {
-		if sk, err = loadSiblings(ctx, q, conversationID, msgs); err != nil {
-			return nil, 0, err
-		}
+	children, err := loadSiblings(ctx, q, conversationID, msgs)
+	if err != nil {
+		return nil, 0, err
 	}
 	for i := range msgs {
-		sk.fillSiblings(&msgs[i])
+		fillSiblings(&msgs[i], children[msgs[i].ParentID])
 	}
 	if err := loadAttachments(ctx, q, msgs, counts); err != nil {
 		return nil, 0, err
@@ -277,39 +269,45 @@ func beforeError(ctx context.Context, q querier, conversationID, id string) erro
 	return fmt.Errorf("message %s: %w", id, ErrNotOnPath)
 }
 
-// window is pathWindow's answer from a skeleton walked in memory.
-func (sk *skeleton) window(leaf string, w Window) ([]string, int, error) {
-	path := sk.pathTo(leaf)
+// treeWindow is the window of a damaged file's path (a parent loop): the
+// whole conversation read and walked in memory, as Messages does.
+func treeWindow(ctx context.Context, q querier, conversationID string, w Window) ([]chat.Message, int, error) {
+	t, err := loadTree(ctx, q, conversationID)
+	if err != nil {
+		return nil, 0, err
+	}
+	path := t.path(t.leaf)
 	end := len(path)
 	if w.Before != "" {
-		if _, ok := sk.parent[w.Before]; !ok {
+		end = slices.IndexFunc(path, func(m chat.Message) bool { return m.ID == w.Before })
+		if _, ok := t.byID[w.Before]; !ok {
 			return nil, 0, fmt.Errorf("message %s: %w", w.Before, chat.ErrNotFound)
-		}
-		end = -1
-		for i, id := range path {
-			if id == w.Before {
-				end = i
-				break
-			}
 		}
 		if end < 0 {
 			return nil, 0, fmt.Errorf("message %s: %w", w.Before, ErrNotOnPath)
 		}
 	}
-	start := 0
-	if w.Last > 0 {
-		start = max(0, end-w.Last)
-		for start > 0 && sk.run[path[start]] != "" && sk.run[path[start-1]] == sk.run[path[start]] {
-			start--
-		}
+	rows := make([]windowRow, end)
+	for i, m := range path[:end] {
+		rows[i] = windowRow{m.ID, m.RunID}
 	}
-	return path[start:end], start, nil
+	last := w.Last
+	if last <= 0 {
+		last = end
+	}
+	_, start := windowOf(rows, end, last)
+	msgs := path[start:end]
+	if err := loadAttachments(ctx, q, msgs, t.attachmentCounts); err != nil {
+		return nil, 0, err
+	}
+	return msgs, start, nil
 }
 
-// loadSiblings reads the children of the parents of msgs: what their
-// sibling counts, indexes and ids come from.
-func loadSiblings(ctx context.Context, q querier, conversationID string, msgs []chat.Message) (*skeleton, error) {
-	sk := &skeleton{children: map[string][]string{}}
+// loadSiblings reads the children of the parents of msgs (parent id, ""
+// for the first messages -> ids, oldest first): what their sibling counts,
+// indexes and ids come from.
+func loadSiblings(ctx context.Context, q querier, conversationID string, msgs []chat.Message) (map[string][]string, error) {
+	children := map[string][]string{}
 	var parents []any
 	roots := false
 	seen := map[string]bool{}
@@ -332,7 +330,7 @@ func loadSiblings(ctx context.Context, q querier, conversationID string, msgs []
 			if err := rows.Scan(&parent, &id); err != nil {
 				return err
 			}
-			sk.children[parent] = append(sk.children[parent], id)
+			children[parent] = append(children[parent], id)
 		}
 		return rows.Err()
 	}
@@ -352,33 +350,12 @@ func loadSiblings(ctx context.Context, q querier, conversationID string, msgs []
 			return nil, fmt.Errorf("load siblings: %w", err)
 		}
 	}
-	return sk, nil
+	return children, nil
 }
 
-// pathTo returns the ids from a first message down to id (none when id is
-// not a message of the conversation), as tree.path walks them.
-func (sk *skeleton) pathTo(id string) []string {
-	var rev []string
-	seen := map[string]bool{}
-	for id != "" {
-		parent, ok := sk.parent[id]
-		if !ok || seen[id] { // seen: a damaged file with a cycle must not hang
-			break
-		}
-		seen[id] = true
-		rev = append(rev, id)
-		id = parent
-	}
-	path := make([]string, len(rev))
-	for k, id := range rev {
-		path[len(rev)-1-k] = id
-	}
-	return path
-}
-
-// fillSiblings sets m's sibling count, index and ids, as tree.fillSiblings does.
-func (sk *skeleton) fillSiblings(m *chat.Message) {
-	sibs := sk.children[m.ParentID]
+// fillSiblings sets m's sibling count, index and ids from the ids of its
+// parent's children, as tree.fillSiblings does from the tree.
+func fillSiblings(m *chat.Message, sibs []string) {
 	m.Siblings = max(len(sibs), 1)
 	m.SiblingIndex = 0
 	m.SiblingIDs = nil

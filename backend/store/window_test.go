@@ -149,6 +149,14 @@ func TestAWindowAfterAParentLoopEndsAsThePathDoes(t *testing.T) {
 	msgs, earlier := window(t, s, c.ID, Window{Last: 10})
 	assert.Equal(t, visible(t, s, c.ID), msgs)
 	assert.Zero(t, earlier)
+	msgs, earlier = window(t, s, c.ID, Window{Last: 1})
+	assert.Equal(t, []string{"second"}, contents(msgs))
+	assert.Equal(t, 1, earlier)
+	msgs, earlier = window(t, s, c.ID, Window{Last: 1, Before: a.ID})
+	assert.Equal(t, []string{"first"}, contents(msgs))
+	assert.Zero(t, earlier)
+	_, _, err = s.MessagesWindow(ctx, c.ID, Window{Last: 1, Before: "no-such-message"})
+	wantNotFound(t, err)
 }
 
 func TestAWindowStartsWhereARunDoes(t *testing.T) {
