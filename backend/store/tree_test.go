@@ -254,13 +254,21 @@ func TestBranchedMessagesNameTheirSiblings(t *testing.T) {
 
 // A damaged file whose parents loop (a message its own ancestor) must not
 // hang an open: the path stops where it would come round again.
-func TestAParentLoopEndsThePath(t *testing.T) {
-	s := newStore(t)
+// loopedConversation stores "first" and "second" as a damaged file could
+// hold them: each the parent of the other.
+func loopedConversation(t *testing.T, s *Store) (convID string, first, second *chat.Message) {
+	t.Helper()
 	c := mustConversation(t, s, "loop")
 	u := mustAppend(t, s, c.ID, chat.RoleUser, "first")
 	a := mustAppend(t, s, c.ID, chat.RoleAssistant, "second")
 	_, err := s.writer.Exec(`UPDATE messages SET parent_id = ? WHERE id = ?`, a.ID, u.ID)
 	require.NoError(t, err)
-	msgs := visible(t, s, c.ID)
+	return c.ID, u, a
+}
+
+func TestAParentLoopEndsThePath(t *testing.T) {
+	s := newStore(t)
+	id, _, _ := loopedConversation(t, s)
+	msgs := visible(t, s, id)
 	assert.Equal(t, []string{"first", "second"}, contents(msgs), "each message once, the leaf last")
 }

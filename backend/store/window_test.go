@@ -141,21 +141,17 @@ func TestAWindowNamesWhatItCannotFind(t *testing.T) {
 
 func TestAWindowAfterAParentLoopEndsAsThePathDoes(t *testing.T) {
 	s := newStore(t)
-	c := mustConversation(t, s, "loop")
-	u := mustAppend(t, s, c.ID, chat.RoleUser, "first")
-	a := mustAppend(t, s, c.ID, chat.RoleAssistant, "second")
-	_, err := s.writer.Exec(`UPDATE messages SET parent_id = ? WHERE id = ?`, a.ID, u.ID)
-	require.NoError(t, err)
-	msgs, earlier := window(t, s, c.ID, Window{Last: 10})
-	assert.Equal(t, visible(t, s, c.ID), msgs)
+	id, _, second := loopedConversation(t, s)
+	msgs, earlier := window(t, s, id, Window{Last: 10})
+	assert.Equal(t, visible(t, s, id), msgs)
 	assert.Zero(t, earlier)
-	msgs, earlier = window(t, s, c.ID, Window{Last: 1})
+	msgs, earlier = window(t, s, id, Window{Last: 1})
 	assert.Equal(t, []string{"second"}, contents(msgs))
 	assert.Equal(t, 1, earlier)
-	msgs, earlier = window(t, s, c.ID, Window{Last: 1, Before: a.ID})
+	msgs, earlier = window(t, s, id, Window{Last: 1, Before: second.ID})
 	assert.Equal(t, []string{"first"}, contents(msgs))
 	assert.Zero(t, earlier)
-	_, _, err = s.MessagesWindow(ctx, c.ID, Window{Last: 1, Before: "no-such-message"})
+	_, _, err := s.MessagesWindow(ctx, id, Window{Last: 1, Before: "no-such-message"})
 	wantNotFound(t, err)
 }
 
