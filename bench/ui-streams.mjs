@@ -30,9 +30,16 @@ export async function longStream(server, model, record = true) {
         if (b.running) requestAnimationFrame(frame)
       }
       requestAnimationFrame(frame)
+      // The last token is looked for in the reply's last Markdown block only.
+      // Read whole (textContent of the bubble) on every mutation, the reply's
+      // text, 76 KB by the end, came out of the page as a new string ~60
+      // times a second: the bench's own garbage, which made the page collect
+      // for 35-45 ms of main-thread CPU a few times a stream (in a trace:
+      // V8.GCPhantomHandleProcessingCallback, the freeing of those strings).
       const mo = new MutationObserver(() => {
         const el = [...document.querySelectorAll('[data-testid=assistant-message], [data-testid=streaming-message]')].at(-1)
-        if (el && el.textContent.includes('END-OF-STREAM')) {
+        const lastBlock = el && [...el.querySelectorAll('.md-block')].at(-1)
+        if (lastBlock && lastBlock.textContent.includes('END-OF-STREAM')) {
           b.shownAt = now()
           mo.disconnect()
         }
@@ -139,8 +146,10 @@ export async function thinkingStream(server, model) {
       }).observe({ type: 'longtask', buffered: true })
       const mo = new MutationObserver(() => {
         b.thinkingShown ||= !!document.querySelector('[data-testid=thinking-live-text] .thinking-piece')
+        // As in (d): the reply's last block only (the bubble also holds 60 s of thinking).
         const el = [...document.querySelectorAll('[data-testid=assistant-message], [data-testid=streaming-message]')].at(-1)
-        if (el && el.textContent.includes('END-OF-STREAM')) {
+        const lastBlock = el && [...el.querySelectorAll('.md-block')].at(-1)
+        if (lastBlock && lastBlock.textContent.includes('END-OF-STREAM')) {
           b.shownAt = now()
           mo.disconnect()
         }
