@@ -399,6 +399,7 @@ describe('MessageList, following what is new', () => {
   // frame's fallback timer must not scroll for the code under test.
   async function mountWithFakeLayout() {
     const w = await mountList()
+    await flushFrame() // the frame after the mount has come
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'requestAnimationFrame', 'cancelAnimationFrame'] })
     onTestFinished(() => {
       vi.useRealTimers()
@@ -418,6 +419,27 @@ describe('MessageList, following what is new', () => {
     expect(layout.ops).toEqual(['read', 'write']) // one read, then one write
     expect(layout.top()).toBe(800)
     await sent
+  })
+
+  it('a list just mounted reads no layout in the task that mounts it: the next frame scrolls it down', async () => {
+    env.fake.addConversation({ id: 'c1' })
+    env.fake.addMessage('c1', { id: 'u1', role: 'user', content: 'help me choose' })
+    await useChatStore().open('c1')
+    const ops: string[] = []
+    Object.defineProperty(HTMLElement.prototype, 'scrollHeight', { configurable: true, get: () => (ops.push('read'), 1000) })
+    Object.defineProperty(HTMLElement.prototype, 'scrollTop', { configurable: true, get: () => 0, set: () => ops.push('write') })
+    onTestFinished(() => {
+      delete (HTMLElement.prototype as { scrollHeight?: number }).scrollHeight
+      delete (HTMLElement.prototype as { scrollTop?: number }).scrollTop
+    })
+    w = mount(MessageList, { props: { conversationId: 'c1' }, global: { plugins: [env.pinia] }, attachTo: document.body })
+    // The new chat's first message arrives in the same task.
+    useChatStore().listOf('c1').push({ id: 'local-1', conversationId: 'c1', role: 'user', content: 'and one more', created_at: '', parent_id: 'u1', siblings: 1, sibling_index: 0, local: 'sending' })
+    await nextTick()
+    expect(w.text()).toContain('and one more')
+    expect(ops).toEqual([])
+    await flushFrame()
+    expect(ops).toEqual(['read', 'write'])
   })
 
   it('scrolls to a new card in the next frame, not in the task that mounts it', async () => {
