@@ -30,6 +30,19 @@ var fileType = reflect.TypeFor[api.ExportedFile]()
 // errBadLast: a conversation window's "last" that is not a positive number.
 var errBadLast = inputError(`"last" must be a positive number of messages`)
 
+// windowOf is the window a read asks for: the newest *last messages (all
+// when nil) of the path before the message before ("" for the leaf).
+func windowOf(last *int, before string) (store.Window, error) {
+	w := store.Window{Before: before}
+	if last != nil {
+		if *last < 1 {
+			return w, errBadLast
+		}
+		w.Last = *last
+	}
+	return w, nil
+}
+
 var (
 	Health = declare("Health", "GET /api/v1/health", "Says the backend answers, its version, and whether the card trace is on.",
 		func(_ context.Context, b Backend, _ None) (api.Health, error) { return b.Health(), nil })
@@ -52,12 +65,9 @@ var (
 	GetConversation = declare("GetConversation", "GET /api/v1/conversations/{id}",
 		"Returns the conversation with its visible path (or the last messages of it, before a message), run state and pending card.",
 		func(ctx context.Context, b Backend, r api.GetConversationArgs) (*api.ConversationDetail, error) {
-			w := store.Window{Before: r.Before}
-			if r.Last != nil {
-				if *r.Last < 1 {
-					return nil, errBadLast
-				}
-				w.Last = *r.Last
+			w, err := windowOf(r.Last, r.Before)
+			if err != nil {
+				return nil, err
 			}
 			return b.GetConversationWindow(ctx, r.ID, w)
 		}, Query("last", "before"), QueryError(errBadLast))
@@ -91,12 +101,9 @@ var (
 	SelectBranch = declare("SelectBranch", "PUT /api/v1/conversations/{id}/branch",
 		"Makes the path through message_id the visible one; returns the conversation (with the last messages of the path only, when given).",
 		func(ctx context.Context, b Backend, r api.SelectBranchArgs) (*api.ConversationDetail, error) {
-			var w store.Window
-			if r.Last != nil {
-				if *r.Last < 1 {
-					return nil, errBadLast
-				}
-				w.Last = *r.Last
+			w, err := windowOf(r.Last, "")
+			if err != nil {
+				return nil, err
 			}
 			return b.SelectBranchWindow(ctx, r.ID, r.MessageID, w)
 		})

@@ -88,6 +88,15 @@ let localSeq = 0
 const partialIds = new Set<string>()
 const ROLES: Role[] = ['system', 'user', 'assistant', 'tool']
 
+/**
+ * The messages of a read with their conversation's id. Copied only where the
+ * id is missing: they are fresh from the wire, and copying 5,000 of them
+ * costs the open's task.
+ */
+function ownedBy(conversationId: string, messages: Message[]): Message[] {
+  return messages.map((m) => (m.conversationId ? m : { ...m, conversationId }))
+}
+
 /** A message:done payload as a Message (top-level fields or nested `message`). */
 export function messageFromDone(p: MessageDoneEvent | (Partial<Message> & { conversationId: string })): Message | null {
   const raw = ('message' in p && p.message && typeof p.message === 'object' ? p.message : p) as Partial<Message> & { message_id?: string }
@@ -174,9 +183,7 @@ export const useChatStore = defineStore('chat', {
       const id = d.id
       const current = this.messages[id] ?? []
       const unsent = current.filter((m) => m.local === 'failed' || m.local === 'sending')
-      // Copied only where the id is missing: the detail is fresh from the
-      // wire, and a 5,000-message conversation's copies cost the open's task.
-      const serverMsgs = d.messages.map((m) => (m.conversationId ? m : { ...m, conversationId: id }))
+      const serverMsgs = ownedBy(id, d.messages)
       const stillLocal = unsent.filter((m) => !serverMsgs.some((s) => s.role === 'user' && s.content === m.content))
       // A window of the path (d.earlier): the earlier messages already read
       // are kept when the window starts where the list had it (the same
@@ -386,8 +393,7 @@ export const useChatStore = defineStore('chat', {
         const now = this.messages[id]
         // Only when the list still starts with that message (not replaced meanwhile).
         if (!now || now.find((m) => !m.local) !== first || !d.messages.length) return false
-        const read = d.messages.map((m) => (m.conversationId ? m : { ...m, conversationId: id }))
-        this.messages[id] = messageList([...read, ...now])
+        this.messages[id] = messageList([...ownedBy(id, d.messages), ...now])
         this.earlier[id] = d.earlier ?? 0
         return true
       } catch (e) {

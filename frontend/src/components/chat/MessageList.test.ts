@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { mount, type VueWrapper } from '@vue/test-utils'
-import { nextTick } from 'vue'
+import { nextTick, type ComponentInternalInstance } from 'vue'
 import MessageList from './MessageList.vue'
 import { fakeScrollLayout, makeCard, q, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
@@ -214,7 +214,15 @@ describe('MessageList, entries kept (v-memo, issue #42)', () => {
     )
     expect(w.text()).toContain('message 250')
     expect(w.text()).not.toContain('message 249')
-    const byId = () => new Map(rendered().map((c) => [c.props('message').id, c.vm.$.vnode]))
+    // Each entry's component through its root element (findAllComponents
+    // walks the whole tree each time: seconds over 60 sends).
+    const byId = () =>
+      new Map(
+        [...w!.element.querySelectorAll('.msg-item')].map((el) => {
+          const item = (el as unknown as { __vueParentComponent: ComponentInternalInstance }).__vueParentComponent
+          return [(item.props.message as Message).id, item.vnode]
+        }),
+      )
     let before = byId()
     let kept = 0
     let made = 0
