@@ -1,7 +1,8 @@
 // A long reply that ends (SPEC §5): the stored message takes the place of
-// the streamed one without a jump. The page hands the streamed blocks over
-// to the stored message (lib/blockHandover) and does not lay out again the
-// ones out of view (content-visibility: auto with their remembered size), so
+// the streamed one without a jump. The entry that streamed the reply shows
+// it stored, with the same block elements (MessageItem), and does not lay
+// out again the ones out of view (content-visibility: auto with their
+// remembered size), so
 // this checks what the user sees, in Chromium and in WebKit (the Linux app's
 // engine): the list stays at the bottom, the reply keeps its height, its
 // whole text is there, and scrolling up shows its first paragraph at its

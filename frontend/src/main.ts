@@ -5,6 +5,7 @@ import './style.css'
 import './styles/shared.css'
 import { warmUpMarkdown } from './lib/markdown'
 import { i18nPlugin, setLanguage, startLanguage } from './i18n'
+import { dayGroupLabel } from './i18n/format'
 
 // The first paint is in the last language shown (or the system's); the
 // saved setting follows with the settings.
@@ -12,5 +13,10 @@ const app = createApp(App).use(createPinia()).use(i18nPlugin)
 void setLanguage(startLanguage()).finally(() => app.mount('#app'))
 
 // Markdown's first render is slow (code not compiled yet): do it while idle.
+// So is the first "Today" heading (its Intl formatter loads the locale's
+// data): with no conversation yet, it came with the first send's task.
 const idle = window.requestIdleCallback ?? ((fn: () => void) => setTimeout(fn, 500))
-idle(() => warmUpMarkdown())
+idle(() => {
+  warmUpMarkdown()
+  dayGroupLabel(0)
+})

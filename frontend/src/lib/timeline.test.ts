@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildTimeline, STREAM_KEY } from './timeline'
+import { buildTimeline, STREAM_KEY, Timeline } from './timeline'
 import { cardFromEvent, normalizeQuestion, questionsFromArguments } from './cards'
 import { makeCard } from '../test-utils'
 import type { Message } from '../types'
@@ -127,6 +127,24 @@ describe('buildTimeline with call ids reused across runs', () => {
       msg({ id: 'a2', role: 'assistant', content: 'ok', run_id: 'r2' }),
     ]
     expect(keys(buildTimeline(messages, [b, loose, a], true))).toEqual(['m:u1', 'm:a1', 'q:qa', 'q:qb', 'm:u2', 'm:a2', STREAM_KEY, 'q:qx'])
+  })
+
+  it("keys the stream as its reply's stored message will be, so that one entry shows both", () => {
+    const tl = new Timeline()
+    const user = msg({ id: 'u1', role: 'user', content: 'hi' })
+    const streaming = tl.build([user], [], 'a1')
+    expect(keys(streaming)).toEqual(['m:u1', 'm:a1'])
+    expect(streaming[1]!.kind).toBe('stream')
+    // The same item while nothing changes (the entry is not rendered again).
+    expect(tl.build([user], [], 'a1')[1]).toBe(streaming[1])
+    const done = tl.build([user, msg({ id: 'a1', role: 'assistant', content: 'hello' })], [], false)
+    expect(done.map((i) => [i.kind, i.key])).toEqual([
+      ['user', 'm:u1'],
+      ['assistant', 'm:a1'],
+    ])
+    // A stream whose id an item has already (or of no known id) keeps its own key.
+    expect(keys(tl.build([user, msg({ id: 'a1', role: 'assistant', content: 'hello' })], [], 'a1'))).toEqual(['m:u1', 'm:a1', STREAM_KEY])
+    expect(keys(buildTimeline([user], [], true))).toEqual(['m:u1', STREAM_KEY])
   })
 
   it('a run that asks twice with the same id gets both cards in order', () => {

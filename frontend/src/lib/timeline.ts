@@ -35,8 +35,16 @@ export type TimelineItem =
 
 type CardItem = TimelineItem & { kind: 'card' }
 
+/** The stream's key when the reply's id is not known (or already shown). */
 export const STREAM_KEY = 'stream'
-const STREAM_ITEM: TimelineItem = Object.freeze({ kind: 'stream', key: STREAM_KEY })
+
+/**
+ * What build() is told of the stream: none (false), one (true), or one
+ * whose reply's message id is known. The stream then has the key its stored
+ * message will have (`m:<id>`), so that the entry showing the stream shows
+ * the stored message when the reply is done: patched, not made again.
+ */
+export type StreamShown = boolean | string
 
 export function cardKey(questionId: string): string {
   return `q:${questionId}`
@@ -67,7 +75,7 @@ interface AskCall {
 }
 
 /** The whole timeline of a conversation, built from nothing. */
-export function buildTimeline(messages: readonly Message[], cards: readonly Card[], streaming: boolean): TimelineItem[] {
+export function buildTimeline(messages: readonly Message[], cards: readonly Card[], streaming: StreamShown): TimelineItem[] {
   return new Timeline().build(messages, cards, streaming)
 }
 
@@ -123,13 +131,15 @@ export class Timeline {
 
   // ---- what the last build returned ----
   private out: TimelineItem[] = []
-  private outStreaming = false
+  private outStreaming: StreamShown = false
+  /** The stream's item last returned (the same object while its key is). */
+  private streamItem: TimelineItem | null = null
   /** key -> the item last returned with that key. */
   private shown = new Map<string, TimelineItem>()
   /** Read-only cards rebuilt from a tool result, by the result (and the call's arguments). */
   private rebuilt = new WeakMap<Message, { args: string | undefined; card: Card | null }>()
 
-  build(messages: readonly Message[], cards: readonly Card[], streaming: boolean): TimelineItem[] {
+  build(messages: readonly Message[], cards: readonly Card[], streaming: StreamShown): TimelineItem[] {
     // The first message that is not the one walked there.
     let from = 0
     for (const m of messages) {
@@ -320,7 +330,21 @@ export class Timeline {
     return item
   }
 
-  private publish(streaming: boolean, rebuiltAll: boolean): TimelineItem[] {
+  /** The stream's item: keyed by its reply's message id, unless an item has that key already. */
+  private streamOf(streaming: string | true): TimelineItem {
+    let key = STREAM_KEY
+    if (typeof streaming === 'string') {
+      const own = `m:${streaming}`
+      // From the end: a message of the stream's id would be among the last.
+      let taken = false
+      for (let i = this.items.length - 1; i >= 0 && !taken; i--) taken = this.items[i]!.key === own
+      if (!taken) key = own
+    }
+    if (this.streamItem?.key !== key) this.streamItem = Object.freeze({ kind: 'stream', key })
+    return this.streamItem
+  }
+
+  private publish(streaming: StreamShown, rebuiltAll: boolean): TimelineItem[] {
     // Nothing shown yet (a conversation just opened): no item to stand for a
     // new one; the keys are recorded once, below, not item by item.
     const first = this.shown.size === 0
@@ -331,7 +355,7 @@ export class Timeline {
       }
     }
     this.touched.clear()
-    const items = streaming ? [...this.items, STREAM_ITEM] : [...this.items]
+    const items = streaming ? [...this.items, this.streamOf(streaming)] : [...this.items]
 
     // Cards not tied to a message (asked before their message arrived, asked by
     // a helper agent, or without a tool_call_id): after the last message of

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { mount, type VueWrapper } from '@vue/test-utils'
 import { defineComponent, h } from 'vue'
-import StreamingMessage from './StreamingMessage.vue'
+import MessageItem from './MessageItem.vue'
 import MessageList from './MessageList.vue'
 import { fakeScrollLayout, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
@@ -21,11 +21,12 @@ afterEach(async () => {
   document.body.innerHTML = ''
 })
 
-/** StreamingMessage for conversation c1, counting its renders. */
+/** The streaming entry (MessageItem, streaming) of conversation c1's reply a1, counting its renders. */
 function mountStream(): { wrapper: VueWrapper; renders: () => number } {
   let renders = 0
+  const message = { id: 'a1', conversationId: 'c1', role: 'assistant' as const, content: '', created_at: '', parent_id: '', siblings: 1, sibling_index: 0 }
   const Host = defineComponent({
-    render: () => h(StreamingMessage, { conversationId: 'c1', onVnodeUpdated: () => renders++ }),
+    render: () => h(MessageItem, { message, conversationId: 'c1', streaming: true, onVnodeUpdated: () => renders++ }),
   })
   w = mount(Host, { global: { plugins: [env.pinia] }, attachTo: document.body })
   return { wrapper: w, renders: () => renders }
@@ -44,7 +45,7 @@ function inert(root: Element): void {
   }
 }
 
-describe('StreamingMessage', () => {
+describe('MessageItem while its reply streams', () => {
   it('shows many deltas that arrive within one frame with one render', async () => {
     // The frame comes when the test says (flushFrame): on a loaded machine a
     // real animation frame or the fallback timer could fire mid-loop.
@@ -195,7 +196,7 @@ describe('MessageList while text streams', () => {
 })
 
 describe('MessageList when a stream ends', () => {
-  it('gives the stored reply the very block elements the stream showed: only what changed is rendered again', async () => {
+  it('shows the stored reply in the entry that streamed it, with the same elements: only what changed is rendered again', async () => {
     env.fake.addConversation({ id: 'c1' })
     env.fake.addMessage('c1', { id: 'u1', role: 'user', content: 'tell me' })
     connectEvents()
@@ -207,8 +208,12 @@ describe('MessageList when a stream ends', () => {
     await settle()
     await flushFrame()
     await settle()
+    const entry = w.find('[data-testid="streaming-message"]').element
     const streamed = Array.from(w.findAll('[data-testid="streaming-message"] .md-block')).map((b) => b.element)
     expect(streamed.map((b) => b.textContent!.trim())).toEqual(['First paragraph.', 'Second one.', 'Third, still growing'])
+    const changes: MutationRecord[] = []
+    const mo = new MutationObserver((records) => changes.push(...records))
+    for (const b of streamed.slice(0, 2)) mo.observe(b, { subtree: true, childList: true, characterData: true })
 
     env.fake.emit('message:done', {
       conversationId: 'c1',
@@ -218,11 +223,17 @@ describe('MessageList when a stream ends', () => {
     expect(w.find('[data-testid="streaming-message"]').exists()).toBe(false)
     const stored = Array.from(w.findAll('[data-testid="assistant-message"] .md-block')).map((b) => b.element)
     expect(stored.map((b) => b.textContent!.trim())).toEqual(['First paragraph.', 'Second one.', 'Third, still growing and done.'])
-    // The finished blocks are the stream's own elements (not parsed again); the last one changed, so it is new.
-    expect(stored[0]).toBe(streamed[0])
-    expect(stored[1]).toBe(streamed[1])
-    expect(stored[2]).not.toBe(streamed[2])
+    // The same entry and the stream's own elements; only the last block, which changed, was written.
+    expect(w.find('[data-testid="assistant-message"]').element).toBe(entry)
+    expect(stored).toEqual(streamed)
+    stored.forEach((b, i) => expect(b).toBe(streamed[i]))
+    mo.disconnect()
+    expect(changes).toEqual([])
     expect(stored.slice(0, 2).every((b) => b.classList.contains('md-streamed'))).toBe(true)
+    expect(stored[2]!.classList.contains('md-streamed')).toBe(false)
+    expect(entry.getAttribute('aria-busy')).toBeNull()
+    expect(entry.querySelector('.caret')).toBeNull()
+    expect(w.find('[data-testid="assistant-message"]').element.closest('.msg-item')!.querySelector('.msg-actions')).not.toBeNull()
     expect(w.find('[data-testid="assistant-message"] .markdown').html()).toContain('<strong>one</strong>')
   })
 })
