@@ -1,11 +1,12 @@
-import { createApp } from 'vue'
+import { createApp, watch } from 'vue'
 import { createPinia } from 'pinia'
 import App from './App.vue'
 import './style.css'
 import './styles/shared.css'
 import { warmUpMarkdown } from './lib/markdown'
-import { i18nPlugin, setLanguage, startLanguage } from './i18n'
+import { i18nPlugin, language, setLanguage, startLanguage } from './i18n'
 import { dayGroupLabel } from './i18n/format'
+import { warmUpTexts } from './i18n/warmUp'
 
 // The first paint is in the last language shown (or the system's); the
 // saved setting follows with the settings.
@@ -20,3 +21,5 @@ idle(() => {
   warmUpMarkdown()
   dayGroupLabel(0)
 })
+// The interface's texts too, in the language shown (again when it switches).
+watch(language, () => void warmUpTexts(), { immediate: true })

@@ -46,6 +46,17 @@ const icuCompiler: MessageCompiler = (message, ctx) => {
   return (mc: { values: Record<string, unknown> }) => f.format(mc.values as Record<string, string | number>) as string
 }
 
+/**
+ * Compiles a message ahead of its first use (lib: warmUpTexts); true when
+ * it was compiled already.
+ */
+export function precompile(message: string, locale: string): boolean {
+  const id = `${locale}\u0000${message}`
+  if (compiled.has(id)) return true
+  compiled.set(id, new IntlMessageFormat(message, locale, undefined, { ignoreTag: true }))
+  return false
+}
+
 export const i18n = createI18n({
   legacy: false,
   locale: 'en',
