@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { mount } from '@vue/test-utils'
-import { clearMarkdownCache, renderMarkdown, renderMarkdownParts, sanitizeHtml, splitMarkdown } from './markdown'
+import { clearMarkdownCache, renderMarkdown, renderMarkdownParts, sanitizeEach, sanitizeHtml, splitMarkdown } from './markdown'
+import DOMPurify from 'dompurify'
 import MarkdownContent from '../components/chat/MarkdownContent.vue'
 import MessageItem from '../components/chat/MessageItem.vue'
 import { setupEnv, settle, type TestEnv } from '../test-utils'
@@ -243,5 +244,44 @@ describe('the sanitizer', () => {
       expect(out, attack).not.toMatch(/onerror|<img|<style/i)
     }
     expect(sanitizeHtml('<p>after</p>')).toBe('<p>after</p>') // nothing left over from before
+  })
+})
+
+describe('sanitizeEach', () => {
+  it('gives what sanitizing each alone gives, hostile parts included, in one call', () => {
+    const parts = [
+      '# Title',
+      'Some **bold** and [a link](https://example.com) and [bad](javascript:alert(1)).',
+      '```html\n<script>alert(1)</script>\n```',
+      'Raw <img src=x onerror=alert(1)> and <hr data-parley-split="guess"> stay text.',
+      '- one\n- two',
+    ].map((p) => renderMarkdownParts([p])[0]!)
+    clearMarkdownCache()
+    const raw = ['<p>a<img src=x onerror=alert(1)></p>', '<p onclick="x()">b</p>', '<div><a href="javascript:alert(1)">c</a></div>', ...parts]
+    const calls = vi.spyOn(DOMPurify, 'sanitize')
+    const together = sanitizeEach(raw)
+    expect(calls).toHaveBeenCalledTimes(1)
+    calls.mockRestore()
+    expect(together).toEqual(raw.map(sanitizeHtml))
+    const box = document.createElement('div')
+    box.innerHTML = together.join('')
+    expect(box.querySelector('img, script, hr')).toBeNull()
+    for (const el of Array.from(box.querySelectorAll('*'))) {
+      for (const attr of Array.from(el.attributes)) {
+        expect(attr.name.startsWith('on')).toBe(false)
+        expect(attr.value).not.toMatch(/^\s*javascript:/i)
+      }
+    }
+    expect(box.textContent).toContain('<hr data-parley-split="guess">') // the model's text, shown as text
+  })
+
+  it('renders a message of many blocks with one sanitize call, as the whole text renders', () => {
+    clearMarkdownCache()
+    const src = Array.from({ length: 40 }, (_, i) => (i % 5 === 4 ? '```js\nlet x = ' + i + '\n```' : `Paragraph ${i} with *words*.`)).join('\n\n')
+    const calls = vi.spyOn(DOMPurify, 'sanitize')
+    const html = renderMarkdownParts(splitMarkdown(src))
+    expect(calls).toHaveBeenCalledTimes(1)
+    calls.mockRestore()
+    expect(html.join('')).toBe(renderMarkdown(src))
   })
 })
