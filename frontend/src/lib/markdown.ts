@@ -296,6 +296,26 @@ export function renderMarkdownParts(parts: string[], streaming = false): string[
   return out
 }
 
+/**
+ * Renders the blocks of several texts into the cache at once, with one
+ * sanitize call for all (a list about to show them: each message's own
+ * render then finds its blocks there).
+ */
+export function prerenderMarkdown(sources: readonly string[]): void {
+  const lang = language()
+  const todo = new Map<string, string>() // key -> block
+  for (const src of sources) {
+    for (const p of splitMarkdown(src)) {
+      const key = `${lang}\u0000${p}`
+      if (!todo.has(key) && !blockCache.has(key)) todo.set(key, p)
+    }
+  }
+  if (todo.size < 2) return // one block: its message renders it as soon
+  const blocks = [...todo.values()]
+  const html = sanitizeEach(blocks.map((p) => (p ? md.render(p) : '')))
+  blocks.forEach((p, i) => cacheBlock(`${lang}\u0000${p}`, p, html[i]!))
+}
+
 // A sample with what model text commonly has: rendering it once, when the
 // page is idle, compiles the renderer's and the sanitizer's code paths before
 // the first conversation is opened (its first messages would pay for that).

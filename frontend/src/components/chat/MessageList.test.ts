@@ -12,6 +12,8 @@ import ChangeAnswer from './ChangeAnswer.vue'
 import MessageItem from './MessageItem.vue'
 import EditButton from './EditButton.vue'
 import type { Message } from '../../types'
+import DOMPurify from 'dompurify'
+import { clearMarkdownCache, renderMarkdown } from '../../lib/markdown'
 
 let env: TestEnv
 let w: VueWrapper | null = null
@@ -33,6 +35,34 @@ async function mountList() {
   await settle()
   return w
 }
+
+describe('MessageList, Markdown of the replies about to show', () => {
+  it('renders the Markdown of the replies of a screen with one sanitize call, as each alone would', async () => {
+    clearMarkdownCache()
+    env.fake.addConversation({ id: 'md' })
+    for (let i = 0; i < 16; i++) {
+      env.fake.addMessage('md', { id: `u${i}`, role: 'user', content: `question ${i}` })
+      env.fake.addMessage('md', { id: `a${i}`, role: 'assistant', content: `Reply ${i} with **bold**.\n\n- item ${i}\n- more` })
+    }
+    connectEvents()
+    await useChatStore().open('md')
+    const calls = vi.spyOn(DOMPurify, 'sanitize')
+    onTestFinished(() => calls.mockRestore())
+    w = mount(MessageList, { props: { conversationId: 'md' }, global: { plugins: [env.pinia] }, attachTo: document.body })
+    await nextTick()
+    const replies = w.findAll('[data-testid="assistant-message"]')
+    expect(replies.length).toBeGreaterThanOrEqual(8)
+    expect(calls).toHaveBeenCalledTimes(1)
+    calls.mockRestore()
+    for (const r of replies) {
+      const n = r.text().match(/Reply (\d+)/)![1]
+      const blocks = Array.from(r.element.querySelectorAll('.md-block')).map((b) => b.innerHTML)
+      expect(blocks.join('')).toBe(renderMarkdown(`Reply ${n} with **bold**.\n\n- item ${n}\n- more`))
+      expect(r.find('strong').text()).toBe('bold')
+      expect(r.findAll('li')).toHaveLength(2)
+    }
+  })
+})
 
 describe('MessageList', () => {
   it('shows the card once, in place, and keeps the same element while text streams and the message lands', async () => {
