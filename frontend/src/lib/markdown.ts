@@ -243,6 +243,16 @@ function cachedBlock(key: string): string | undefined {
   return hit
 }
 
+/** A block's cache key: its HTML has the Copy buttons' words, so one entry per language. */
+function blockKey(lang: string, src: string): string {
+  return `${lang}\u0000${src}`
+}
+
+/** Sanitized HTML of blocks rendered afresh, sanitized together. */
+function renderFresh(blocks: string[]): string[] {
+  return sanitizeEach(blocks.map((p) => (p ? md.render(p) : '')))
+}
+
 function cacheBlock(key: string, src: string, html: string): void {
   blockCache.set(key, html)
   blockCacheChars += src.length + html.length
@@ -279,18 +289,18 @@ export function sanitizeEach(htmls: string[]): string[] {
  */
 export function renderMarkdownParts(parts: string[], streaming = false): string[] {
   const out: string[] = new Array(parts.length)
-  const lang = language() // the HTML has the Copy buttons' words: one entry per language
+  const lang = language()
   const missing: number[] = []
   parts.forEach((p, i) => {
-    const hit = streaming && i === parts.length - 1 ? undefined : cachedBlock(`${lang}\u0000${p}`)
+    const hit = streaming && i === parts.length - 1 ? undefined : cachedBlock(blockKey(lang, p))
     if (hit !== undefined) out[i] = hit
     else missing.push(i)
   })
   if (missing.length) {
-    const html = sanitizeEach(missing.map((i) => (parts[i] ? md.render(parts[i]) : '')))
+    const html = renderFresh(missing.map((i) => parts[i]!))
     missing.forEach((i, n) => {
       out[i] = html[n]!
-      if (!streaming || i < parts.length - 1) cacheBlock(`${lang}\u0000${parts[i]}`, parts[i]!, html[n]!)
+      if (!streaming || i < parts.length - 1) cacheBlock(blockKey(lang, parts[i]!), parts[i]!, html[n]!)
     })
   }
   return out
@@ -306,14 +316,14 @@ export function prerenderMarkdown(sources: readonly string[]): void {
   const todo = new Map<string, string>() // key -> block
   for (const src of sources) {
     for (const p of splitMarkdown(src)) {
-      const key = `${lang}\u0000${p}`
+      const key = blockKey(lang, p)
       if (!todo.has(key) && !blockCache.has(key)) todo.set(key, p)
     }
   }
   if (todo.size < 2) return // one block: its message renders it as soon
   const blocks = [...todo.values()]
-  const html = sanitizeEach(blocks.map((p) => (p ? md.render(p) : '')))
-  blocks.forEach((p, i) => cacheBlock(`${lang}\u0000${p}`, p, html[i]!))
+  const html = renderFresh(blocks)
+  blocks.forEach((p, i) => cacheBlock(blockKey(lang, p), p, html[i]!))
 }
 
 // A sample with what model text commonly has: rendering it once, when the
