@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/parley-app/parley/backend/api"
 	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/yield"
 )
@@ -86,6 +87,17 @@ func TestNoProgressEventsWhileTheGateIsClosed(t *testing.T) {
 	c, err := h.m.Create(ctx, "Quiet", []string{dir})
 	require.NoError(t, err)
 	h.waitReady(c.ID, 1)
+	// The scan's own last event (ready) is sent just after it counts as
+	// done: counted from before it, it was one event too many.
+	h.waitFor("the scan's last event", func() bool {
+		var last *api.KnowledgeProgress
+		for _, e := range h.ev.Events() {
+			if p, ok := e.Payload.(api.KnowledgeProgress); ok && e.Name == events.KnowledgeProgress {
+				last = &p
+			}
+		}
+		return last != nil && last.Status == api.KnowledgeReady
+	})
 	progress := func() int {
 		n := 0
 		for _, name := range h.ev.Names() {
