@@ -7,6 +7,13 @@ import { quantile } from './stats.mjs'
 export const CARD_HOPS = ['chunk', 'call_complete', 'stream_end', 'parsed', 'validated', 'stored', 'emitted', 'sse_written', 'wails_sent',
   'page_received', 'page_store', 'page_dom', 'page_paint']
 export const SUBMIT_HOPS = ['page_submit', 'answer_received', 'resumed', 'next_request']
+// The page from the user's send on (issue #42: where the card waited): the
+// send's task done, its first frame begun and done, and the card's event
+// written (sse_written, or wails_sent in the window) and through the page.
+// The event and the send's steps come in either order, so their table has
+// only the times since the send.
+export const SEND_HOPS = ['page_send', 'page_enter_done', 'page_frame_start', 'page_frame_end', 'sse_written', 'wails_sent',
+  'page_received', 'page_dom', 'page_paint']
 
 /**
  * rows for records (each { marks: {hop: epochMs} }) along hops; `extra`
@@ -40,6 +47,13 @@ export function formatHopTable(title, rows) {
   for (const r of rows) {
     lines.push(`${r.hop.padEnd(18)} ${String(r.n).padStart(4)} ${fmt(r.inc.p50).padStart(10)} ${fmt(r.inc.p95).padStart(10)} ${fmt(r.cum.p50).padStart(10)} ${fmt(r.cum.p95).padStart(10)}`)
   }
+  return lines.join('\n')
+}
+
+/** A table of rows (hopTable) with only the times since the first hop. */
+export function formatSinceTable(title, rows) {
+  const lines = [title, `${'hop'.padEnd(18)} ${'n'.padStart(4)} ${'p50'.padStart(10)} ${'p95'.padStart(10)}`]
+  for (const r of rows) lines.push(`${r.hop.padEnd(18)} ${String(r.n).padStart(4)} ${fmt(r.cum.p50).padStart(10)} ${fmt(r.cum.p95).padStart(10)}`)
   return lines.join('\n')
 }
 

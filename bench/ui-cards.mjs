@@ -4,7 +4,7 @@
 // measured rounds, hop by hop; and the best ratio a page could reach here.
 import { waitUntil } from '../frontend/e2e/util.mjs'
 import { stats } from './stats.mjs'
-import { CARD_HOPS, SUBMIT_HOPS, hopTable, recordsOf } from './trace-table.mjs'
+import { CARD_HOPS, SEND_HOPS, SUBMIT_HOPS, hopTable, recordsOf } from './trace-table.mjs'
 import { ROUNDS, WARMUP } from './ui-knobs.mjs'
 import { conversationIdle, newChatPage, startProfile } from './ui-page.mjs'
 
@@ -88,6 +88,7 @@ export async function traceTables(server, measured) {
   })
   return {
     card: hopTable(withServer, ['server_write', ...CARD_HOPS]),
+    send: hopTable(withServer, SEND_HOPS),
     submit: hopTable(withServer, [...SUBMIT_HOPS, 'server_request']),
     records: withServer,
   }

@@ -3,7 +3,7 @@
 // `make bench` (bench/figures.mjs, bench/summary.mjs).
 import { recordFigure } from './figures.mjs'
 import { ms } from './stats.mjs'
-import { formatHopTable } from './trace-table.mjs'
+import { formatHopTable, formatSinceTable } from './trace-table.mjs'
 import { indexingRatioLines, recordIndexingRatios } from './ui-indexing.mjs'
 import { CATCHUP_SECONDS, CLIENTS, MESSAGES, STREAM_RATE, THINK_ANSWER_SECONDS, THINK_MS, THINK_STREAM_SECONDS } from './ui-knobs.mjs'
 
@@ -87,6 +87,7 @@ export function reportLines(results) {
   }
   if (results.trace) {
     lines.push('', formatHopTable('(a) the card trace, hop by hop (+ = since the hop before, cum = since the model server wrote the first tool-call chunk):', results.trace.card),
+      '', formatSinceTable('(a) the page from the send (ms since the Enter in the page):', results.trace.send ?? []),
       '', formatHopTable('(b) Submit -> next model request, hop by hop (cum = since the Submit click in the page):', results.trace.submit))
   }
   if (results.bound) {

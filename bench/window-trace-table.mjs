@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs'
 import { recordFigure } from './figures.mjs'
 import { submitBound } from './bounds.mjs'
 import { ms, stats } from './stats.mjs'
-import { CARD_HOPS, SUBMIT_HOPS, formatHopTable, hopTable } from './trace-table.mjs'
+import { CARD_HOPS, SEND_HOPS, SUBMIT_HOPS, formatHopTable, formatSinceTable, hopTable } from './trace-table.mjs'
 
 const path = process.argv[2]
 if (!path) {
@@ -30,6 +30,9 @@ console.log([
   '',
   formatHopTable('Desktop window (WebKitGTK): the card trace, hop by hop (+ = since the hop before, cum = since the model server wrote the first tool-call chunk):',
     hopTable(records, ['server_write', ...CARD_HOPS])),
+  '',
+  formatSinceTable('Desktop window: the page from the send (ms since the Enter in the page; WebKitGTK paints a frame in the page\'s thread, and an event that comes meanwhile waits for it):',
+    hopTable(records, SEND_HOPS)),
   '',
   formatHopTable('Desktop window: Submit -> next model request, hop by hop (cum = since the Enter keydown in the page):',
     hopTable(records, [...SUBMIT_HOPS, 'server_request'])),

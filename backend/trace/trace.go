@@ -43,6 +43,14 @@ const (
 	// whose run asked the card (its Enter or click), reported with the card's
 	// marks, so that a bench knows how long after the send the card came.
 	HopPageSend = "page_send"
+	// The page's own steps after that send, reported with the card's marks
+	// too (issue #42: where the card waited): the send's task done (Vue's
+	// patch and the scroll to the user's message), and the first frame
+	// after it begun and done (WebKitGTK's window paints a frame in the
+	// page's own thread: nothing else runs meanwhile, the card's event neither).
+	HopPageEnterDone  = "page_enter_done"
+	HopPageFrameStart = "page_frame_start"
+	HopPageFrameEnd   = "page_frame_end"
 )
 
 // Hops of Submit -> the next model request, keyed by the card's id.
@@ -60,7 +68,7 @@ var (
 )
 
 // pageHops are the hops the page may report.
-var pageHops = map[string]bool{HopPageSend: true, HopPageReceived: true, HopPageStore: true, HopPageDOM: true, HopPagePaint: true, HopPageSubmit: true}
+var pageHops = map[string]bool{HopPageSend: true, HopPageEnterDone: true, HopPageFrameStart: true, HopPageFrameEnd: true, HopPageReceived: true, HopPageStore: true, HopPageDOM: true, HopPagePaint: true, HopPageSubmit: true}
 
 // MaxRecords bounds the memory tracing uses.
 const MaxRecords = 2048
@@ -240,7 +248,7 @@ func Reset() {
 }
 
 // PageMark is one hop the page reports: a card id (data-question-id), the
-// hop (page_send, page_received, page_store, page_dom, page_paint, page_submit) and its
+// hop (one of pageHops: page_send and the page's steps after it, page_received ... page_paint, page_submit) and its
 // time in epoch ms (performance.timeOrigin + performance.now()).
 type PageMark struct {
 	Key string  `json:"key"`

@@ -70,11 +70,16 @@ func TestLinkJoinsToolCallAndCard(t *testing.T) {
 	Mark("call_1", HopValidated)
 	Link("call_1", "card-1")
 	Mark("card-1", HopStored)
-	require.NoError(t, Report([]PageMark{{Key: "card-1", Hop: HopPagePaint, At: Now()}}))
+	// The page's marks: the send before the card and its steps, then the card's.
+	page := []PageMark{}
+	for _, hop := range []string{HopPageSend, HopPageEnterDone, HopPageFrameStart, HopPageFrameEnd, HopPagePaint} {
+		page = append(page, PageMark{Key: "card-1", Hop: hop, At: Now()})
+	}
+	require.NoError(t, Report(page))
 	recs := Snapshot()
 	require.Len(t, recs, 1)
 	assert.ElementsMatch(t, []string{"call_1", "card-1"}, recs[0].Keys)
-	for _, hop := range []string{HopChunk, HopValidated, HopStored, HopPagePaint} {
+	for _, hop := range []string{HopChunk, HopValidated, HopStored, HopPageSend, HopPageEnterDone, HopPageFrameStart, HopPageFrameEnd, HopPagePaint} {
 		assert.Contains(t, recs[0].Marks, hop)
 	}
 }

@@ -14,11 +14,13 @@ function fakeEnv(shown: Set<string>) {
   let t = 1_700_000_000_000
   const renders: (() => void)[] = []
   const paints: (() => void)[] = []
+  const frames: [() => void, () => void][] = []
   let input: ((id: string, at: number) => void) | null = null
   const env: TraceEnv = {
     now: () => t,
     afterRender: (fn) => renders.push(fn),
     afterPaint: (fn) => paints.push(fn),
+    nextFrame: (start, end) => frames.push([start, end]),
     inDOM: (id) => shown.has(id),
     onInput: (fn) => {
       input = fn
@@ -30,6 +32,8 @@ function fakeEnv(shown: Set<string>) {
     advance: (ms: number) => (t += ms),
     render: () => renders.splice(0).forEach((f) => f()),
     paint: () => paints.splice(0).forEach((f) => f()),
+    frameStart: () => frames.forEach(([start]) => start()),
+    frameEnd: () => frames.splice(0).forEach(([, end]) => end()),
     input: (id: string) => input?.(id, t),
   }
 }
@@ -78,13 +82,19 @@ describe('the page recorder of the card trace', () => {
     expect(reports).toEqual([])
   })
 
-  it("gives the first card received after a send the send's time, and a later one none", () => {
+  it("gives the first card received after a send the send's time and the page's steps after it, and a later one none", () => {
     const reports: TraceMark[][] = []
     const page = fakeEnv(new Set())
     const trace = createCardTrace(async (m) => void reports.push(m), page.env)
     trace.sent()
     const sentAt = page.env.now()
-    page.advance(7)
+    page.advance(3)
+    page.render() // the send's task is done
+    page.advance(1)
+    page.frameStart()
+    page.advance(16)
+    page.frameEnd()
+    page.advance(2)
     trace.received('q1')
     trace.stored('q1')
     page.render()
@@ -95,12 +105,15 @@ describe('the page recorder of the card trace', () => {
     expect(reports).toEqual([
       [
         { key: 'q1', hop: 'page_send', at: sentAt },
-        { key: 'q1', hop: 'page_received', at: sentAt + 7 },
-        { key: 'q1', hop: 'page_store', at: sentAt + 7 },
+        { key: 'q1', hop: 'page_enter_done', at: sentAt + 3 },
+        { key: 'q1', hop: 'page_frame_start', at: sentAt + 4 },
+        { key: 'q1', hop: 'page_frame_end', at: sentAt + 20 },
+        { key: 'q1', hop: 'page_received', at: sentAt + 22 },
+        { key: 'q1', hop: 'page_store', at: sentAt + 22 },
       ],
       [
-        { key: 'q2', hop: 'page_received', at: sentAt + 11 },
-        { key: 'q2', hop: 'page_store', at: sentAt + 11 },
+        { key: 'q2', hop: 'page_received', at: sentAt + 26 },
+        { key: 'q2', hop: 'page_store', at: sentAt + 26 },
       ],
     ])
   })
@@ -184,8 +197,15 @@ describe('the card trace in the app', () => {
     await settle()
     await vi.waitFor(() => expect(env.fake.traceMarks.map((m) => m.hop)).toContain('page_paint'), { timeout: 30_000 })
     const marks = env.fake.traceMarks
-    expect(marks.map((m) => m.hop)).toEqual(['page_send', 'page_received', 'page_store', 'page_dom', 'page_paint'])
+    // The send's task and frame may come before or after the card's event.
+    expect(marks.map((m) => m.hop).sort()).toEqual(
+      ['page_send', 'page_enter_done', 'page_frame_start', 'page_frame_end', 'page_received', 'page_store', 'page_dom', 'page_paint'].sort(),
+    )
     expect(marks.every((m) => m.key === 'q2')).toBe(true)
-    expect(marks[1]!.at).toBeGreaterThanOrEqual(marks[0]!.at)
+    const at = Object.fromEntries(marks.map((m) => [m.hop, m.at]))
+    const inOrder = (hops: string[]) => hops.every((h, i) => i === 0 || at[h]! >= at[hops[i - 1]!]!)
+    expect(inOrder(['page_send', 'page_enter_done', 'page_frame_start', 'page_frame_end'])).toBe(true)
+    expect(inOrder(['page_send', 'page_received', 'page_store', 'page_dom', 'page_paint'])).toBe(true)
+    expect(marks.map((m) => m.at)).toEqual([...marks.map((m) => m.at)].sort((a, b) => a - b)) // reported in time order
   })
 })

@@ -9,7 +9,16 @@
 // Go's marks use too.
 import type { TraceMark } from '../api/wire.gen'
 
-export type PageHop = 'page_send' | 'page_received' | 'page_store' | 'page_dom' | 'page_paint' | 'page_submit'
+export type PageHop =
+  | 'page_send'
+  | 'page_enter_done'
+  | 'page_frame_start'
+  | 'page_frame_end'
+  | 'page_received'
+  | 'page_store'
+  | 'page_dom'
+  | 'page_paint'
+  | 'page_submit'
 
 export interface TraceEnv {
   now(): number
@@ -17,6 +26,11 @@ export interface TraceEnv {
   afterRender(fn: () => void): void
   /** Runs once the next frame has been painted (rAF, then a task). */
   afterPaint(fn: () => void): void
+  /**
+   * Calls start when the next frame begins (rAF) and end in a task after it
+   * (it has been painted). Absent: the send's frame is not marked.
+   */
+  nextFrame?(start: () => void, end: () => void): void
   /** Whether the card's element is in the document. */
   inDOM(cardId: string): boolean
   /**
@@ -31,7 +45,11 @@ export interface TraceEnv {
 
 export interface CardTrace {
   readonly enabled: boolean
-  /** The user sent a message (its run may ask a card): the next card received gets it as page_send. */
+  /**
+   * The user sent a message (its run may ask a card): the next card received
+   * gets it as page_send, with the page's steps after it: the send's task
+   * done (page_enter_done) and its frame (page_frame_start, page_frame_end).
+   */
   sent(): void
   /** question:ask reached the page's handler. */
   received(cardId: string): void
@@ -50,6 +68,11 @@ function browserEnv(nextTick: (fn: () => void) => void): TraceEnv {
     now: () => performance.timeOrigin + performance.now(),
     afterRender: nextTick,
     afterPaint: (fn) => requestAnimationFrame(() => setTimeout(fn, 0)),
+    nextFrame: (start, end) =>
+      requestAnimationFrame(() => {
+        start()
+        setTimeout(end, 0)
+      }),
     inDOM: (id) => document.querySelector(`[data-question-id="${id.replace(/["\\]/g, '\\$&')}"]`) !== null,
     whenIdle: (fn) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(fn, { timeout: 1000 }) : setTimeout(fn, 50)),
     onInput: (fn) => {
@@ -92,19 +115,35 @@ export function createCardTrace(report: (marks: TraceMark[]) => Promise<void>, e
   const flush = (key: string) => {
     const list = pending.get(key)
     pending.delete(key)
-    if (list) send(list)
+    const steps = sendSteps.get(key)
+    sendSteps.delete(key)
+    if (!list) return
+    // The send's steps are in by then (its task and frame come before the card's paint), in time order.
+    if (steps) list.push(...steps.map((s) => ({ ...s, key })))
+    send(list.sort((a, b) => a.at - b.at))
   }
   const stopInput = env.onInput?.((id, at) => lastInput.set(id, at))
   let lastSend: number | undefined
+  // The steps of the last send, filled in as they come; the card that takes
+  // the send takes them (a later send starts a list of its own).
+  let lastSteps: Omit<TraceMark, 'key'>[] = []
+  const sendSteps = new Map<string, Omit<TraceMark, 'key'>[]>()
   return {
     enabled: true,
     sent() {
       lastSend = env.now()
+      const steps: Omit<TraceMark, 'key'>[] = (lastSteps = [])
+      const step = (hop: PageHop) => () => void steps.push({ hop, at: env.now() })
+      env.afterRender(step('page_enter_done'))
+      env.nextFrame?.(step('page_frame_start'), step('page_frame_end'))
     },
     received(id) {
       // Only the first card after a send: a later one of the same run came
       // for another reason (an answer, a second question).
-      if (lastSend !== undefined) mark(id, 'page_send', lastSend)
+      if (lastSend !== undefined) {
+        mark(id, 'page_send', lastSend)
+        sendSteps.set(id, lastSteps)
+      }
       lastSend = undefined
       mark(id, 'page_received')
     },
@@ -129,6 +168,7 @@ export function createCardTrace(report: (marks: TraceMark[]) => Promise<void>, e
     dispose() {
       stopInput?.()
       pending.clear()
+      sendSteps.clear()
     },
   }
 }
