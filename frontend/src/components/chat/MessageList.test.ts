@@ -114,6 +114,19 @@ describe('MessageList', () => {
     expect(list.find('dd').text()).toBe('Postgres')
   })
 
+  it('gives a card waiting for its answer no row under it, and an answered one its "Change answer"', async () => {
+    const list = await mountList()
+    env.fake.addCard({ question_id: 'q1', conversationId: 'c1', questions: makeCard().questions }, true)
+    await settle()
+    expect(list.find('[data-testid="question-card"]').exists()).toBe(true)
+    expect(list.findAllComponents(ChangeAnswer)).toHaveLength(0)
+    await list.find('input[type="radio"]').setValue(true)
+    await list.find('form').trigger('submit')
+    await settle()
+    expect(list.findAllComponents(ChangeAnswer)).toHaveLength(1)
+    expect(list.find('[data-testid="change-answer"]').exists()).toBe(true)
+  })
+
   it('shows the backend refusal on the card and lets the user fix it', async () => {
     const list = await mountList()
     env.fake.addCard({ question_id: 'q1', conversationId: 'c1', questions: makeCard().questions }, true)
