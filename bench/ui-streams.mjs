@@ -25,7 +25,7 @@ export async function longStream(server, model, record = true) {
       let last = performance.now()
       const frame = (t) => {
         b.frames++
-        if (t - last > 50) b.gaps.push(t - last)
+        if (t - last > 50) b.gaps.push({ at: last, ms: t - last })
         last = t
         if (b.running) requestAnimationFrame(frame)
       }
@@ -95,7 +95,9 @@ export async function longStream(server, model, record = true) {
           over100: lts.filter((x) => x.duration > 100).length,
           detail: lts.map((x) => ({ at: Math.round(x.start - since), ms: Math.round(x.duration) })),
           gaps: b.gaps.length,
-          gapMax: Math.max(0, ...b.gaps),
+          gapMax: Math.max(0, ...b.gaps.map((g) => g.ms)),
+          // Where each gap began (ms since the run was set up, just before the send): the send's first frames or the stream's.
+          gapDetail: b.gaps.map((g) => ({ at: Math.round(g.at - since), ms: Math.round(g.ms) })),
           frames: b.frames,
           updates: b.updates,
           updateSeconds: b.lastUpdate && b.firstUpdate ? (b.lastUpdate - b.firstUpdate) / 1000 : 0,
@@ -107,7 +109,7 @@ export async function longStream(server, model, record = true) {
     Object.assign(r, await cpu.stop())
     const s = model.state.stream
     const note = r.responsive
-      ? `${r.longtasks} long tasks, ${r.gaps} frame gaps > 50 ms (max ${ms(r.gapMax)}), ${STREAM_RATE} tokens/s for ${STREAM_SECONDS} s; ` +
+      ? `${r.longtasks} long tasks, ${r.gaps} frame gaps > 50 ms (max ${ms(r.gapMax)}${r.gaps ? `; at ${r.gapDetail.map((g) => `${g.at} ms`).join(', ')} into the run` : ''}), ${STREAM_RATE} tokens/s for ${STREAM_SECONDS} s; ` +
         `main-thread CPU: ${r.cpuLong} tasks over 50 ms, longest ${ms(r.cpuMax)}`
       : `the UI had not caught up ${CATCHUP_SECONDS} s after the stream`
     if (record) recordFigure({ id: 'stream500.longtask.max', label: `longest task while streaming ${STREAM_RATE} tokens/s (Chromium)`,
