@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { isReactive } from 'vue'
+import { isReactive, watch } from 'vue'
 import { setupEnv, settle, type TestEnv } from '../test-utils'
 import { EARLIER_PAGE, OPEN_WINDOW, useChatStore, messageFromDone } from './chat'
 import { useConversationsStore } from './conversations'
@@ -215,6 +215,22 @@ describe('chat store', () => {
     const id = conversations.currentId!
     expect(id).toBeTruthy()
     expect(env.fake.callsOf('send')).toEqual([[{ id: id, content: 'hello' }]])
+  })
+
+  it("sends a new chat's first message before the page switches to the new conversation, so it renders once with it", async () => {
+    const conversations = useConversationsStore()
+    const chat = useChatStore()
+    // What the page would render when the open conversation changes.
+    const seen: { sends: number; messages: string[] }[] = []
+    const stop = watch(
+      () => conversations.currentId,
+      (id) => seen.push({ sends: env.fake.callsOf('send').length, messages: id ? chat.messagesFor(id).map((m) => m.content) : [] }),
+      { flush: 'sync' },
+    )
+    expect(await conversations.send('first words')).toBe(true)
+    stop()
+    expect(seen).toEqual([{ sends: 1, messages: ['first words'] }])
+    expect(chat.messagesFor(conversations.currentId!).map((m) => m.content)).toEqual(['first words'])
   })
 
   it('marks a failed send, shows an error and retries the last user message', async () => {

@@ -161,7 +161,11 @@ export const useConversationsStore = defineStore('conversations', {
     },
 
     /** Creates a conversation (with the chosen assistant profile) and opens it. */
-    async create(title?: string): Promise<Conversation | null> {
+    /**
+     * Creates a conversation and opens it. `first` is called with it as soon
+     * as it exists, before anything the page shows changes (see send).
+     */
+    async create(title?: string, first?: (c: Conversation) => void): Promise<Conversation | null> {
       const failed = (err: Error) => t('sidebar.errors.newChat', { error: err.message })
       const done = await attempt(this, { error: 'actionError', failed }, async () => {
         const params: CreateConversationParams = {}
@@ -169,6 +173,7 @@ export const useConversationsStore = defineStore('conversations', {
         if (this.newAssistant) params.assistant = this.newAssistant
         if (this.newProject) params.project_id = this.newProject
         const c = summaryOf(await useTransport().createConversation(params))
+        first?.(c)
         this.newProject = ''
         if (this.query) {
           this.query = ''
@@ -281,15 +286,25 @@ export const useConversationsStore = defineStore('conversations', {
     async send(content: string, conversationId?: string | null, attachments: Attachment[] = []): Promise<boolean> {
       if (!content.trim() && !attachments.length) return false
       let id = conversationId ?? this.currentId
+      const chat = useChatStore()
+      let sending: Promise<boolean> | null = null
       if (!id) {
-        const created = await this.create()
+        // A new chat's first message is sent as soon as its conversation
+        // exists, in the same task and before the page changes: the page
+        // then renders the new conversation once, with the message in it,
+        // and the model's request does not wait for that render. Sent after
+        // it, the message waited for the new conversation's whole first
+        // render (its list, header and sidebar entry; ~30 ms of the
+        // page's main thread), then came in a render of its own (issue #42).
+        // With knowledge chosen, the collections are set first.
+        const knowledge = this.newKnowledge.length > 0
+        const created = await this.create(undefined, knowledge ? undefined : (c) => (sending = chat.send(content, c.id, attachments)))
         if (!created) return false
         id = created.id
-        if (this.newKnowledge.length && !(await this.setKnowledge(id, this.newKnowledge))) return false
+        if (knowledge && !(await this.setKnowledge(id, this.newKnowledge))) return false
         this.newKnowledge = []
       }
-      const chat = useChatStore()
-      const sent = await chat.send(content, id, attachments)
+      const sent = await (sending ?? chat.send(content, id, attachments))
       if (sent) this.touch(id)
       return sent
     },
