@@ -115,24 +115,22 @@ export function createCardTrace(report: (marks: TraceMark[]) => Promise<void>, e
   const flush = (key: string) => {
     const list = pending.get(key)
     pending.delete(key)
-    const steps = sendSteps.get(key)
-    sendSteps.delete(key)
+    const sent = sendMarks.get(key)
+    sendMarks.delete(key)
     if (!list) return
-    // The send's steps are in by then (its task and frame come before the card's paint), in time order.
-    if (steps) list.push(...steps.map((s) => ({ ...s, key })))
+    // The send's marks, its steps in by then (its task and frame come before the card's paint); all in time order.
+    if (sent) list.push(...sent.map((s) => ({ ...s, key })))
     send(list.sort((a, b) => a.at - b.at))
   }
   const stopInput = env.onInput?.((id, at) => lastInput.set(id, at))
-  let lastSend: number | undefined
-  // The steps of the last send, filled in as they come; the card that takes
-  // the send takes them (a later send starts a list of its own).
-  let lastSteps: Omit<TraceMark, 'key'>[] = []
-  const sendSteps = new Map<string, Omit<TraceMark, 'key'>[]>()
+  // The last send's marks (page_send, then its steps as they come); the
+  // next card received takes them (a later send starts a list of its own).
+  let lastSend: Omit<TraceMark, 'key'>[] | undefined
+  const sendMarks = new Map<string, Omit<TraceMark, 'key'>[]>()
   return {
     enabled: true,
     sent() {
-      lastSend = env.now()
-      const steps: Omit<TraceMark, 'key'>[] = (lastSteps = [])
+      const steps: Omit<TraceMark, 'key'>[] = (lastSend = [{ hop: 'page_send', at: env.now() }])
       const step = (hop: PageHop) => () => void steps.push({ hop, at: env.now() })
       env.afterRender(step('page_enter_done'))
       env.nextFrame?.(step('page_frame_start'), step('page_frame_end'))
@@ -140,10 +138,7 @@ export function createCardTrace(report: (marks: TraceMark[]) => Promise<void>, e
     received(id) {
       // Only the first card after a send: a later one of the same run came
       // for another reason (an answer, a second question).
-      if (lastSend !== undefined) {
-        mark(id, 'page_send', lastSend)
-        sendSteps.set(id, lastSteps)
-      }
+      if (lastSend) sendMarks.set(id, lastSend)
       lastSend = undefined
       mark(id, 'page_received')
     },
@@ -168,7 +163,7 @@ export function createCardTrace(report: (marks: TraceMark[]) => Promise<void>, e
     dispose() {
       stopInput?.()
       pending.clear()
-      sendSteps.clear()
+      sendMarks.clear()
     },
   }
 }

@@ -129,6 +129,20 @@ export function isAnswerable(status: CardStatus, kind: CardKind = 'question'): b
   return status === 'pending' || (status === 'timed_out' && kind === 'question')
 }
 
+/** Whether a card's status is an answer (in time or late). */
+export function isAnswered(status: CardStatus | 'sending'): boolean {
+  return status === 'answered' || status === 'answered_late'
+}
+
+/**
+ * Whether a card has an answer a user could change (SPEC §7 "Change
+ * answer"): a question card, answered. Who may change it (not in a read-only
+ * view, not an agent's card) is the view's to say.
+ */
+export function hasChangeableAnswer(card: Pick<Card, 'kind' | 'status'>): boolean {
+  return card.kind === 'question' && isAnswered(card.status)
+}
+
 /** The agent that filed a card (SPEC §10: source {type:'agent', agent}), or '' for the assistant's own and MCP servers' cards. */
 export function cardAgent(card: Pick<Card, 'source'>): string {
   return card.source?.type === 'agent' ? (card.source.agent ?? '').trim() : ''
