@@ -16,6 +16,13 @@ export async function newChatPage(browser, server) {
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
   page.on('pageerror', (e) => log('page error:', e.message))
   await login(page, server)
+  // A person types once the page is shown and settled, not in its first few
+  // hundred milliseconds: the run starts after the page's start-up work
+  // (texts and Markdown warmed up while idle, frontend/src/main.ts), which
+  // otherwise lands in the first send's task.
+  await waitUntil(() => page.evaluate(() => performance.getEntriesByName('parley:ready').length > 0), {
+    interval: 50, timeout: 15000, what: 'the page ready (its parley:ready mark)',
+  })
   return page
 }
 

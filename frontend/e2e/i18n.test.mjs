@@ -173,3 +173,29 @@ test('a saved language wins over the browser language and the backend speaks it 
     await close()
   }
 })
+
+test('the page marks itself ready once, after its start-up work, in the language it shows', async () => {
+  // The benches type after this mark (bench/ui-page.mjs). A saved language
+  // that differs from the browser's switches the page after it first shows;
+  // the mark comes once, with that language shown (its texts are warmed up
+  // before it: main.ts).
+  const { body } = await server.api('GET', '/api/v1/settings')
+  assert.equal((await server.api('PUT', '/api/v1/settings', { ...body, language: 'es' })).status, 200)
+  const context = await browser.newContext({ viewport: SIZES[0], locale: 'de-DE' })
+  try {
+    const page = await context.newPage()
+    await page.addInitScript(() => {
+      window.__ready = []
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) if (e.name === 'parley:ready') window.__ready.push(document.documentElement.lang)
+      }).observe({ type: 'mark' })
+    })
+    await login(page, server)
+    await waitUntil(() => page.evaluate(() => window.__ready.length > 0), { what: 'the parley:ready mark' })
+    assert.deepEqual(await page.evaluate(() => window.__ready), ['es'], 'one mark, with the saved language shown')
+    assert.equal((await page.getByTestId('new-chat').innerText()).trim(), 'Nuevo chat')
+  } finally {
+    await server.api('PUT', '/api/v1/settings', { ...body, language: '' })
+    await context.close()
+  }
+})

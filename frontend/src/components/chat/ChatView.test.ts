@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mount, type VueWrapper } from '@vue/test-utils'
 import ChatView from './ChatView.vue'
 import { makeCard, q, setupEnv, settle, type TestEnv } from '../../test-utils'
+import { flushAfterPaint } from '../../lib/frame'
+import { flushPromises } from '@vue/test-utils'
 import { connectEvents } from '../../stores/events'
 import { useConversationsStore } from '../../stores/conversations'
 import { useQuestionsStore } from '../../stores/questions'
@@ -289,6 +291,49 @@ describe('question card drafts', () => {
     expect(env.fake.callsOf('updateConversation')).toEqual([[{ id: 'c1', assistant: 'writer' }]])
     expect(useConversationsStore().byId('c1')!.assistant).toBe('writer')
     expect((v.find('[data-testid="chat-assistant-select"]').element as HTMLSelectElement).value).toBe('writer')
+  })
+
+  it("a new chat's first send shows its message at once and the header's pickers in a task after that frame", async () => {
+    const v = await mountView(false)
+    const pickers = () => ['chat-model-select', 'chat-thinking-select'].filter((id) => v.find(`[data-testid="${id}"]`).exists())
+    expect(pickers()).toEqual([])
+    await textbox(v).setValue('plan a trip')
+    await textbox(v).trigger('keydown', { key: 'Enter' })
+    await flushPromises()
+    const id = useConversationsStore().currentId
+    expect(id).toBeTruthy()
+    expect(v.find('[data-testid="user-message"]').text()).toBe('plan a trip')
+    expect(pickers()).toEqual([])
+    flushAfterPaint()
+    await flushPromises()
+    expect(pickers()).toEqual(['chat-model-select', 'chat-thinking-select'])
+    // Between conversations they stay, for the one open.
+    await useConversationsStore().select('c2')
+    await flushPromises()
+    expect(pickers()).toEqual(['chat-model-select', 'chat-thinking-select'])
+    // A new chat has none, nor does the one it goes back to when the
+    // conversation its send made is left before the paint.
+    useConversationsStore().startNew()
+    await flushPromises()
+    expect(pickers()).toEqual([])
+    await textbox(v).setValue('another')
+    await textbox(v).trigger('keydown', { key: 'Enter' })
+    await flushPromises()
+    expect(useConversationsStore().currentId).not.toBe(id)
+    useConversationsStore().startNew()
+    await flushPromises()
+    flushAfterPaint()
+    await flushPromises()
+    expect(pickers()).toEqual([])
+    // Nor does a paint that comes after another conversation was opened take them from it.
+    await textbox(v).setValue('a third')
+    await textbox(v).trigger('keydown', { key: 'Enter' })
+    await flushPromises()
+    await useConversationsStore().select('c1')
+    await flushPromises()
+    flushAfterPaint()
+    await flushPromises()
+    expect(pickers()).toEqual(['chat-model-select', 'chat-thinking-select'])
   })
 
   it('shows no assistant picker when only the default profile exists', async () => {

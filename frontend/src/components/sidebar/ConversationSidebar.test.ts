@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { mount, type VueWrapper } from '@vue/test-utils'
+import { flushPromises, mount, type VueWrapper } from '@vue/test-utils'
 import ConversationSidebar from './ConversationSidebar.vue'
 import { setupEnv, settle, type TestEnv } from '../../test-utils'
+import { flushAfterPaint } from '../../lib/frame'
 import { PAGE_SIZE, useConversationsStore } from '../../stores/conversations'
 import { OPEN_WINDOW } from '../../stores/chat'
 
@@ -35,6 +36,27 @@ describe('ConversationSidebar', () => {
     const s = await mountSidebar()
     expect(s.text()).toContain('Parley')
     expect(titles(s)).toEqual(['Chat 2', 'Chat 1', 'Chat 0'])
+  })
+
+  it("makes a row's buttons in a task after the frame that shows it, a new row's too", async () => {
+    env.fake.addConversation({ id: 'c0', title: 'Chat 0' })
+    const conversations = useConversationsStore()
+    await conversations.load()
+    w = mount(ConversationSidebar, { global: { plugins: [env.pinia] }, attachTo: document.body })
+    await flushPromises()
+    const buttons = (id: string) => w!.findAll('[data-testid="conversation-item"]').find((r) => r.text().includes(id))!.findAll('.conv-actions button[data-testid]').map((b) => b.attributes('data-testid'))
+    expect(titles(w)).toEqual(['Chat 0'])
+    expect(buttons('Chat 0')).toEqual([])
+    flushAfterPaint()
+    await flushPromises()
+    expect(buttons('Chat 0')).toEqual(['rename', 'pin', 'delete', 'more'])
+    await conversations.create('Chat 1')
+    await flushPromises()
+    expect(titles(w)).toEqual(['Chat 1', 'Chat 0'])
+    expect(buttons('Chat 1')).toEqual([])
+    flushAfterPaint()
+    await flushPromises()
+    expect(buttons('Chat 1')).toEqual(['rename', 'pin', 'delete', 'more'])
   })
 
   it('opens a conversation on click and marks it current', async () => {
