@@ -2,11 +2,12 @@
 // with another model), the `< 2/3 >` switcher, copy, and "Change answer" on
 // an answered card, in the real MessageList against the fake transport.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { mount, type VueWrapper } from '@vue/test-utils'
+import { flushPromises, mount, type VueWrapper } from '@vue/test-utils'
 import MessageList from './MessageList.vue'
 import { makeCard, q, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { OPEN_WINDOW, useChatStore } from '../../stores/chat'
 import type { Message } from '../../types'
+import { flushAfterPaint } from '../../lib/frame'
 
 let env: TestEnv
 let w: VueWrapper | null = null
@@ -34,6 +35,30 @@ const chatOf = () => [
   { id: 'u2', role: 'user' as const, content: 'second' },
   { id: 'a2', role: 'assistant' as const, content: 're: second', siblings: 3, sibling_index: 1, sibling_ids: ['a2x', 'a2', 'a2z'] },
 ]
+
+describe('the buttons under a message', () => {
+  it("come at once under stored messages, and under a message just sent in a task after the frame that shows it", async () => {
+    env.fake.addConversation({ id: 'c1' })
+    for (const m of chatOf()) env.fake.addMessage('c1', m)
+    const chat = useChatStore()
+    await chat.open('c1')
+    w = mount(MessageList, { props: { conversationId: 'c1' }, global: { plugins: [env.pinia] }, attachTo: document.body })
+    await flushPromises()
+    const copies = () => w!.findAll('.msg-item-user').map((m) => m.findAll('.msg-actions [data-testid]').map((b) => b.attributes('data-testid')))
+    expect(copies()).toEqual([
+      ['copy-message', 'edit-message'],
+      ['copy-message', 'edit-message'],
+    ])
+    await chat.send('third', 'c1')
+    await flushPromises()
+    expect(w.findAll('[data-testid="user-message"]').map((m) => m.text())).toEqual(['first', 'second', 'third'])
+    expect(copies()[2]).toEqual([])
+    flushAfterPaint()
+    await flushPromises()
+    // Copy at once; edit too once the message is stored.
+    expect(copies()[2]![0]).toBe('copy-message')
+  })
+})
 
 describe('editing a sent message', () => {
   it('opens a textarea with the text: Shift+Enter adds a line, Enter sends a new version, Escape cancels', async () => {
