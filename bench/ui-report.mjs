@@ -37,7 +37,7 @@ export function reportLines(results) {
     const head = `(d) streamed ${s.tokens} tokens in ${s.seconds.toFixed(1)} s (${s.rate.toFixed(0)} tokens/s); longest wait for the page's main thread ${ms(s.probeMax)}`
     if (s.responsive) {
       lines.push(head + `; long tasks ${s.longtasks} (max ${ms(s.longMax)}, total ${ms(s.longTotal)}, over 100 ms: ${s.over100}); ` +
-        `frame gaps > 50 ms: ${s.gaps} (max ${ms(s.gapMax)}) of ${s.frames} frames; last token shown ${ms(s.endLag)} after the model sent it; ` +
+        `frame gaps > 50 ms: ${s.gaps}, longest frame gap ${ms(s.gapMax)}, of ${s.frames} frames; last token shown ${ms(s.endLag)} after the model sent it; ` +
         `main-thread CPU: ${s.cpuLong} tasks over 50 ms, longest ${ms(s.cpuMax)}; the streaming bubble changed ${s.updates} times (${s.updateSeconds ? (s.updates / s.updateSeconds).toFixed(0) : '-'}/s); final message ${s.textLength} characters`)
     } else {
       lines.push(head + `; the UI had not shown the last token ${CATCHUP_SECONDS} s after the stream ended ` +
@@ -53,7 +53,7 @@ export function reportLines(results) {
   }
   if (th) {
     lines.push(`(f) thinking ${THINK_STREAM_SECONDS} s then answering ${THINK_ANSWER_SECONDS} s at ${STREAM_RATE} tokens/s (${th.tokens} tokens): ` +
-      (th.caughtUp ? `long tasks ${th.longtasks} (max ${ms(th.longMax)}); frame gaps > 50 ms: ${th.gaps} (max ${ms(th.gapMax)}); last token shown ${ms(th.endLag)} after the model sent it; ` : 'the UI had not caught up; ') +
+      (th.caughtUp ? `long tasks ${th.longtasks} (max ${ms(th.longMax)}); frame gaps > 50 ms: ${th.gaps}, longest frame gap ${ms(th.gapMax)}; last token shown ${ms(th.endLag)} after the model sent it; ` : 'the UI had not caught up; ') +
       `main-thread CPU (forced collections left out): ${th.cpuLong} tasks over 50 ms, longest ${ms(th.cpuMax)}; ` +
       `JS heap after GC ${th.at10.mb.toFixed(1)} MB at 10 s, ${th.atThinkEnd.mb.toFixed(1)} MB when the thinking ended (growth ${th.growth.toFixed(2)} MB), ` +
       `${th.atEnd.mb.toFixed(1)} MB after the answer; DOM nodes ${th.at10.nodes} / ${th.atThinkEnd.nodes} / ${th.atEnd.nodes}` +
@@ -74,13 +74,13 @@ export function reportLines(results) {
     if (ix.streamIdle) {
       const st = ix.streamIdle
       lines.push(`(g) idle: streamed ${st.tokens} tokens (${st.rate.toFixed(0)} tokens/s): ` + (st.responsive
-        ? `long tasks ${st.longtasks} (max ${ms(st.longMax)}); frame gaps > 50 ms: ${st.gaps} (max ${ms(st.gapMax)})`
+        ? `long tasks ${st.longtasks} (max ${ms(st.longMax)}); frame gaps > 50 ms: ${st.gaps}, longest frame gap ${ms(st.gapMax)}`
         : 'the UI had not caught up'))
     }
     if (ix.stream) {
       const st = ix.stream
       lines.push(`(g) streamed ${st.tokens} tokens (${st.rate.toFixed(0)} tokens/s): ` + (st.responsive
-        ? `long tasks ${st.longtasks} (max ${ms(st.longMax)}); frame gaps > 50 ms: ${st.gaps} (max ${ms(st.gapMax)}); last token shown ${ms(st.endLag)} after the model sent it`
+        ? `long tasks ${st.longtasks} (max ${ms(st.longMax)}); frame gaps > 50 ms: ${st.gaps}, longest frame gap ${ms(st.gapMax)}; last token shown ${ms(st.endLag)} after the model sent it`
         : 'the UI had not caught up') + `; ${still(ix.streamIndexing)}`)
     }
     lines.push(...indexingRatioLines(ix))
