@@ -39,8 +39,12 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// stamp writes the time to name whole or not at all (written aside, then
+// renamed): the test polls for the file and read one still empty.
 func stamp(name string) {
-	_ = os.WriteFile(name, []byte(strconv.FormatInt(time.Now().UnixNano(), 10)), 0o600)
+	tmp := name + ".tmp"
+	_ = os.WriteFile(tmp, []byte(strconv.FormatInt(time.Now().UnixNano(), 10)), 0o600)
+	_ = os.Rename(tmp, name)
 }
 
 func readStamp(t *testing.T, name string) int64 {

@@ -55,8 +55,14 @@ describe('the buttons under a message', () => {
     expect(copies()[2]).toEqual([])
     flushAfterPaint()
     await flushPromises()
-    // Copy at once; edit too once the message is stored.
-    expect(copies()[2]![0]).toBe('copy-message')
+    expect(copies()[2]).toEqual(['copy-message'])
+    // Stored (the run's echo, with a card's batch): edit after the next paint.
+    chat.onDone({ conversationId: 'c1', id: 'u3', role: 'user', content: 'third' })
+    await flushPromises()
+    expect(copies()[2]).toEqual(['copy-message'])
+    flushAfterPaint()
+    await flushPromises()
+    expect(copies()[2]).toEqual(['copy-message', 'edit-message'])
   })
 })
 
