@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { nextTick, ref } from 'vue'
-import { FRAME_FALLBACK_MS, afterPaint, cancelFrameTask, flushAfterPaint, flushFrame, framePending, onNextFrame } from './frame'
+import { FRAME_FALLBACK_MS, afterPaint, cancelFrameTask, flushAfterPaint, flushFrame, framePending, onNextFrame, trueAfterPaint } from './frame'
 
 afterEach(async () => {
   await flushFrame()
@@ -92,5 +92,28 @@ describe('frame tasks', () => {
     frames.splice(0).forEach((f) => f(0))
     vi.advanceTimersByTime(FRAME_FALLBACK_MS)
     expect(log).toEqual(['a', 'b', 'hidden', 'flushed'])
+  })
+})
+
+describe('trueAfterPaint', () => {
+  it('turns true only after the next paint, false at once, and is true from the start when asked', async () => {
+    const on = ref(true)
+    const later = trueAfterPaint(() => on.value)
+    expect(later.value).toBe(false)
+    flushAfterPaint()
+    expect(later.value).toBe(true)
+    on.value = false
+    await nextTick()
+    expect(later.value).toBe(false)
+    on.value = true
+    await nextTick()
+    expect(later.value).toBe(false)
+    // Off again before the paint: the paint does not turn it on.
+    on.value = false
+    await nextTick()
+    flushAfterPaint()
+    expect(later.value).toBe(false)
+    expect(trueAfterPaint(() => true, true).value).toBe(true)
+    expect(trueAfterPaint(() => false, true).value).toBe(false)
   })
 })

@@ -10,7 +10,7 @@
 //
 // requestAnimationFrame does not fire in hidden tabs (nor in every test
 // DOM), so a timer runs the frame if no animation frame came first.
-import { nextTick } from 'vue'
+import { nextTick, ref, watch, type Ref } from 'vue'
 
 type Task = () => void
 export type FramePhase = 'update' | 'measure'
@@ -118,6 +118,25 @@ function runAfterPaint(): void {
 export function afterPaint(fn: Task): void {
   afterPaintTasks.set(Symbol('after-paint'), fn)
   painted.schedule()
+}
+
+/**
+ * A flag that follows `on`, but turns true only in a task after the next
+ * frame (false at once): for what a new thing shows only on hover or focus,
+ * made after the frame that shows the thing. `now`: true from the start
+ * when `on` is (something already there, not new).
+ */
+export function trueAfterPaint(on: () => boolean, now = false): Ref<boolean> {
+  const flag = ref(now && on())
+  watch(
+    on,
+    (yes) => {
+      flag.value = false
+      if (yes) afterPaint(() => (flag.value = on()))
+    },
+    { immediate: !flag.value },
+  )
+  return flag
 }
 
 /** Runs the tasks waiting for a paint now (tests: the frame comes when they say). */

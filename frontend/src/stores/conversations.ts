@@ -160,10 +160,10 @@ export const useConversationsStore = defineStore('conversations', {
       await this.load()
     },
 
-    /** Creates a conversation (with the chosen assistant profile) and opens it. */
     /**
-     * Creates a conversation and opens it. `first` is called with it as soon
-     * as it exists, before anything the page shows changes (see send).
+     * Creates a conversation (with the chosen assistant profile) and opens
+     * it. `first` is called with it as soon as it exists, before anything
+     * the page shows changes (see send).
      */
     async create(title?: string, first?: (c: Conversation) => void): Promise<Conversation | null> {
       const failed = (err: Error) => t('sidebar.errors.newChat', { error: err.message })
