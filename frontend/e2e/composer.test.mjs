@@ -155,6 +155,44 @@ test('shortcuts: Ctrl+K search, Ctrl+N new chat, Ctrl+, settings, ? help, Up edi
   }
 })
 
+// The box measures its text once a frame and is as tall as that, or, empty,
+// as tall as its one line: the two must be the same height, or the first
+// letter typed and every send move the message list above it by a fraction
+// of a pixel (a relayout and repaint of the whole chat column, issue #42).
+test('the composer keeps its height when the first letter is typed and when a message is sent', async () => {
+  const { page, errors } = await openPage()
+  try {
+    const composer = page.getByRole('textbox', { name: 'Message', exact: true })
+    const heights = () => page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done({
+      box: document.getElementById('composer-input').getBoundingClientRect().height,
+      list: document.querySelector('[data-testid=message-list]')?.getBoundingClientRect().height ?? null,
+    })))))
+    await composer.fill('opening line')
+    await composer.press('Enter')
+    await lastReply(page).getByText('opening line', { exact: true }).waitFor({ timeout: 15000 })
+    const empty = await heights()
+    await composer.focus()
+    await page.keyboard.type('n')
+    const oneLetter = await heights()
+    assert.deepEqual(oneLetter, empty, 'typing the first letter')
+    await page.keyboard.type('ext line')
+    await page.keyboard.press('Enter')
+    await lastReply(page).getByText('next line', { exact: true }).waitFor({ timeout: 15000 })
+    assert.equal(await composer.inputValue(), '')
+    assert.deepEqual(await heights(), empty, 'after the send')
+    // It still grows with a second line.
+    await page.keyboard.type('one')
+    await page.keyboard.press('Shift+Enter')
+    await page.keyboard.type('two')
+    const twoLines = await heights()
+    assert.ok(twoLines.box > empty.box + 10, `two lines ${twoLines.box}px, one ${empty.box}px`)
+    assert.ok(twoLines.list < empty.list, 'the list gives the box the room')
+    assert.deepEqual(errors, [])
+  } finally {
+    await page.close()
+  }
+})
+
 test('the sidebar groups conversations by day and shows where a search matched', async () => {
   const { page, errors } = await openPage()
   try {
