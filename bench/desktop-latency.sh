@@ -9,6 +9,10 @@
 # PARLEY_BENCH_BEFORE=<an older parley binary> then also compares the two
 # builds' card and Submit figures, in turns of BENCH_WINDOW_BLOCK (10)
 # rounds (TestWindowCardLatencyBeforeAfter), and prints after/before.
+# BENCH_WINDOW_JSPROFILE=<dir> runs the window under JavaScriptCore's
+# sampling profiler (a sample a millisecond, written when each web process
+# ends) and prints the functions of Parley's page that held the most
+# samples; build with PARLEY_NO_MINIFY=1 to read their names.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -26,7 +30,25 @@ XVFB_PID=""
 trap '[ -n "$XVFB_PID" ] && kill "$XVFB_PID" 2>/dev/null; rm -rf "$floor_dir"' EXIT
 start_xvfb
 rm -f "$PARLEY_ARTIFACTS/bench-window-trace.json"
-PARLEY_BIN="$bin" WINDOW_FLOOR_BIN="$floor_dir/windowfloor" go test -count=1 -timeout 30m -tags desktop,bench -run '^TestWindowCardLatency$' -v ./tests/desktop/
+jsprofile=()
+if [ -n "${BENCH_WINDOW_JSPROFILE:-}" ]; then
+  mkdir -p "$BENCH_WINDOW_JSPROFILE"
+  rm -f "$BENCH_WINDOW_JSPROFILE"/JSCSampilingProfile-*.txt # (JavaScriptCore's spelling)
+  jsprofile=(JSC_useSamplingProfiler=1 "JSC_samplingProfilerPath=$(realpath "$BENCH_WINDOW_JSPROFILE")" JSC_samplingProfilerTopFunctionsCount=40)
+fi
+env "${jsprofile[@]}" PARLEY_BIN="$bin" WINDOW_FLOOR_BIN="$floor_dir/windowfloor" go test -count=1 -timeout 30m -tags desktop,bench -run '^TestWindowCardLatency$' -v ./tests/desktop/
+if [ -n "${BENCH_WINDOW_JSPROFILE:-}" ]; then
+  # One file per JavaScript VM; Parley's page is the one with the most
+  # samples (the bare windows' pages hold a few dozen).
+  busiest="$(grep -l 'Total samples' "$BENCH_WINDOW_JSPROFILE"/JSCSampilingProfile-*.txt 2>/dev/null |
+    while read -r f; do echo "$(grep -m1 -o 'Total samples: [0-9]*' "$f" | grep -o '[0-9]*$') $f"; done | sort -rn | head -1 | cut -d' ' -f2-)"
+  [ -n "$busiest" ] || die "BENCH_WINDOW_JSPROFILE: JavaScriptCore wrote no profile into $BENCH_WINDOW_JSPROFILE"
+  echo
+  echo "Desktop window: JavaScript samples of Parley's page (1 ms each; the whole run, warm-up and typing included; $busiest):"
+  grep -m1 'Total samples' "$busiest"
+  sed -n '/^Top functions/,/^$/p' "$busiest"
+  sed -n '/^Tier breakdown/,/^$/p' "$busiest" | head -20
+fi
 node bench/window-trace-table.mjs "$PARLEY_ARTIFACTS/bench-window-trace.json"
 if [ -n "${PARLEY_BENCH_BEFORE:-}" ]; then
   PARLEY_BIN="$bin" PARLEY_BENCH_BEFORE="$(realpath "$PARLEY_BENCH_BEFORE")" go test -count=1 -timeout 60m -tags desktop,bench -run '^TestWindowCardLatencyBeforeAfter$' -v ./tests/desktop/

@@ -20,6 +20,10 @@ if (typeof mapStatics.groupBy !== 'function') {
   }
 }
 
+// The build's environment (typed here: the config is checked with the
+// page's types, which have no Node).
+const buildEnv = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {}
+
 export default defineConfig({
   plugins: [vue()],
   // vue-i18n's build flags: the composition API only, and no message
@@ -32,7 +36,9 @@ export default defineConfig({
     __INTLIFY_PROD_DEVTOOLS__: false,
   },
 
-  build: { chunkSizeWarningLimit: 1500 },
+  // PARLEY_NO_MINIFY=1 keeps the bundle's function names, for a profile of
+  // the window's JavaScript (bench/desktop-latency.sh, BENCH_WINDOW_JSPROFILE).
+  build: { chunkSizeWarningLimit: 1500, ...(buildEnv.PARLEY_NO_MINIFY ? { minify: false } : {}) },
   test: {
     environment: 'jsdom',
     include: ['src/**/*.test.ts'],
