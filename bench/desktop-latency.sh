@@ -40,8 +40,8 @@ env "${jsprofile[@]}" PARLEY_BIN="$bin" WINDOW_FLOOR_BIN="$floor_dir/windowfloor
 if [ -n "${BENCH_WINDOW_JSPROFILE:-}" ]; then
   # One file per JavaScript VM; Parley's page is the one with the most
   # samples (the bare windows' pages hold a few dozen).
-  busiest="$(grep -l 'Total samples' "$BENCH_WINDOW_JSPROFILE"/JSCSampilingProfile-*.txt 2>/dev/null |
-    while read -r f; do echo "$(grep -m1 -o 'Total samples: [0-9]*' "$f" | grep -o '[0-9]*$') $f"; done | sort -rn | head -1 | cut -d' ' -f2-)"
+  busiest="$(awk '/Total samples:/ { print $NF, FILENAME; nextfile }' "$BENCH_WINDOW_JSPROFILE"/JSCSampilingProfile-*.txt 2>/dev/null |
+    sort -rn | head -1 | cut -d' ' -f2-)"
   [ -n "$busiest" ] || die "BENCH_WINDOW_JSPROFILE: JavaScriptCore wrote no profile into $BENCH_WINDOW_JSPROFILE"
   echo
   echo "Desktop window: JavaScript samples of Parley's page (1 ms each; the whole run, warm-up and typing included; $busiest):"
