@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"database/sql/driver"
 	"net/url"
 	"path/filepath"
 	"runtime"
@@ -25,16 +27,20 @@ import (
 // Both get the same per-connection settings through their DSN parameters:
 // busy_timeout, foreign_keys=ON, and on the writer journal_mode=WAL,
 // synchronous=NORMAL and BEGIN IMMEDIATE transactions; readers are
-// query_only; inspections open the file read-only (mode=ro). driver_test.go
-// checks them, and that both report errors with SQLite's result codes.
+// query_only; inspections open the file read-only (mode=ro). The writer's
+// connections also switch SQLite's automatic checkpoint off and report each
+// commit (openWriter: a hook on each driver's connections), for the
+// checkpoints that run beside them (checkpoint.go). driver_test.go checks
+// them, and that both report errors with SQLite's result codes.
 
 // connKind says what a connection pool is for.
 type connKind int
 
 const (
-	connWriter  connKind = iota // the single read-write connection
-	connReader                  // the query-only read pool
-	connInspect                 // read-only look at an existing file (mode=ro)
+	connWriter     connKind = iota // the single read-write connection
+	connReader                     // the query-only read pool
+	connInspect                    // read-only look at an existing file (mode=ro)
+	connCheckpoint                 // the connection that checkpoints the WAL (checkpoint.go)
 )
 
 // dsn is the connection string of the read-write pools. The writer also
@@ -49,6 +55,22 @@ func dsn(path string, busyTimeout time.Duration, writer bool) string {
 	}
 	return fileURI(path) + "?" + driverParams(kind, busyTimeout).Encode()
 }
+
+// checkpointDSN is the connection string of the checkpointer's connection:
+// it writes (into the database file), but runs no transactions of its own.
+func checkpointDSN(path string, busyTimeout time.Duration) string {
+	return fileURI(path) + "?" + driverParams(connCheckpoint, busyTimeout).Encode()
+}
+
+// dsnConnector opens connections to dsn with a driver of the store's own
+// (one with connection hooks), for sql.OpenDB.
+type dsnConnector struct {
+	dsn string
+	drv driver.Driver
+}
+
+func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
+func (c dsnConnector) Driver() driver.Driver                        { return c.drv }
 
 // readOnlyDSN opens for inspection: mode=ro writes nothing, not even a
 // checkpoint on close.

@@ -3,7 +3,9 @@
 package store
 
 import (
+	"database/sql"
 	"errors"
+	"fmt"
 	"net/url"
 	"strconv"
 	"time"
@@ -33,6 +35,23 @@ func driverParams(kind connKind, busyTimeout time.Duration) url.Values {
 		q.Set("_query_only", "1")
 	}
 	return q
+}
+
+// openWriter opens the writer's pool on dsn: each of its connections
+// switches SQLite's automatic checkpoint off and calls committed after each
+// commit (checkpoint.go).
+func openWriter(dsn string, committed func()) *sql.DB {
+	drv := &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		if _, err := c.Exec("PRAGMA wal_autocheckpoint = 0", nil); err != nil {
+			return fmt.Errorf("switch off automatic checkpoints: %w", err)
+		}
+		c.RegisterCommitHook(func() int {
+			committed()
+			return 0 // 0: the commit goes ahead
+		})
+		return nil
+	}}
+	return sql.OpenDB(dsnConnector{dsn: dsn, drv: drv})
 }
 
 // errorCode is the SQLite extended result code carried by err, if any.

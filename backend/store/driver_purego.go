@@ -3,6 +3,8 @@
 package store
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
@@ -30,6 +32,29 @@ func driverParams(kind connKind, busyTimeout time.Duration) url.Values {
 		q.Add("_pragma", "query_only(1)")
 	}
 	return q
+}
+
+// openWriter opens the writer's pool on dsn: each of its connections
+// switches SQLite's automatic checkpoint off and calls committed after each
+// commit (checkpoint.go). The driver is the store's own, so the hook stays
+// off every other connection in the process.
+func openWriter(dsn string, committed func()) *sql.DB {
+	drv := &sqlite.Driver{}
+	drv.RegisterConnectionHook(func(c sqlite.ExecQuerierContext, _ string) error {
+		if _, err := c.ExecContext(context.Background(), "PRAGMA wal_autocheckpoint = 0", nil); err != nil {
+			return fmt.Errorf("switch off automatic checkpoints: %w", err)
+		}
+		hooks, ok := c.(sqlite.HookRegisterer)
+		if !ok {
+			return errors.New("the SQLite driver's connection takes no commit hook")
+		}
+		hooks.RegisterCommitHook(func() int32 {
+			committed()
+			return 0 // 0: the commit goes ahead
+		})
+		return nil
+	})
+	return sql.OpenDB(dsnConnector{dsn: dsn, drv: drv})
 }
 
 // errorCode is the SQLite extended result code carried by err, if any.

@@ -48,6 +48,8 @@ type Options struct {
 	// migrateTo stops migrations at this version (tests build old databases);
 	// 0 means the latest.
 	migrateTo int
+	// checkpointed, in tests, receives the result of each WAL checkpoint.
+	checkpointed func(checkpointResult)
 }
 
 // Store is an open Parley database. It is safe for concurrent use.
@@ -60,6 +62,8 @@ type Store struct {
 	writer *sql.DB
 	// readers serve queries concurrently (WAL lets them run beside the writer).
 	readers *sql.DB
+	// ckpt checkpoints the WAL beside the writer (checkpoint.go).
+	ckpt *checkpointer
 
 	// txBegun, in tests, is called as each short transaction of the
 	// knowledge index begins (the writer connection held).
@@ -121,10 +125,8 @@ func open(path string, opt Options) (*Store, error) {
 		opt.Logger.Info("database backed up before migration", "backup", backup, "from_version", found.version, "to_version", target)
 	}
 
-	writer, err := sql.Open(driverName, dsn(path, opt.BusyTimeout, true))
-	if err != nil {
-		return nil, err
-	}
+	ckpt := newCheckpointer(opt.Logger, opt.checkpointed)
+	writer := openWriter(dsn(path, opt.BusyTimeout, true), ckpt.committed)
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
@@ -141,20 +143,32 @@ func open(path string, opt Options) (*Store, error) {
 	}
 	readers.SetMaxOpenConns(4)
 	readers.SetMaxIdleConns(4)
-	return &Store{path: path, log: opt.Logger, writer: writer, readers: readers, txTime: maxTxTime}, nil
+	checkpoints, err := sql.Open(driverName, checkpointDSN(path, opt.BusyTimeout))
+	if err != nil {
+		readers.Close()
+		writer.Close()
+		return nil, err
+	}
+	checkpoints.SetMaxOpenConns(1)
+	checkpoints.SetMaxIdleConns(1)
+	checkpoints.SetConnMaxLifetime(0)
+	checkpoints.SetConnMaxIdleTime(0)
+	ckpt.start(checkpoints, writer)
+	return &Store{path: path, log: opt.Logger, writer: writer, readers: readers, ckpt: ckpt, txTime: maxTxTime}, nil
 }
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the database. The last close checkpoints the WAL into the file.
+// Close closes the database. The writer's connection closes last: SQLite's
+// last close checkpoints the WAL into the file and removes it.
 func (s *Store) Close() error {
 	s.flushTouches()
 	// Let SQLite refresh its query-planner statistics where they are stale.
 	if _, err := s.writer.Exec("PRAGMA optimize"); err != nil {
 		s.log.Warn("optimize database before close", "err", err)
 	}
-	return errors.Join(s.readers.Close(), s.writer.Close())
+	return errors.Join(s.readers.Close(), s.ckpt.close(), s.writer.Close())
 }
 
 // withTx runs fn in one write transaction (BEGIN IMMEDIATE on the writer).
