@@ -139,9 +139,7 @@ func (c *checkpointer) close() error {
 	c.once.Do(func() {
 		close(c.stop)
 		c.stopped.Wait()
-		if c.db != nil {
-			err = c.db.Close()
-		}
+		err = c.db.Close()
 	})
 	return err
 }

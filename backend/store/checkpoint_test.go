@@ -59,16 +59,6 @@ func appendBatch(t *testing.T, s *Store, conv string, size int) {
 	require.NoError(t, s.AppendMessages(ctx, batch))
 }
 
-func TestWriterLeavesCheckpointsToTheCheckpointer(t *testing.T) {
-	s := newStore(t)
-	var pages int
-	require.NoError(t, s.writer.QueryRow(`PRAGMA wal_autocheckpoint`).Scan(&pages))
-	assert.Zero(t, pages, "the writer's connection still checkpoints in its commits")
-	var mode string
-	require.NoError(t, s.writer.QueryRow(`PRAGMA journal_mode`).Scan(&mode))
-	assert.Equal(t, "wal", mode)
-}
-
 func TestCheckpointsCopyCommitsIntoTheFile(t *testing.T) {
 	s, path, results := openWatched(t)
 	c, err := s.CreateConversation(ctx, "checkpoints", "default")

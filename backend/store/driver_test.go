@@ -21,7 +21,8 @@ func TestDriverConnectionSettings(t *testing.T) {
 	t.Logf("driver %q", driverName)
 
 	want := map[string]map[string]string{
-		"writer":  {"busy_timeout": "1234", "foreign_keys": "1", "journal_mode": "wal", "synchronous": "1", "query_only": "0"},
+		// The writer leaves checkpoints to the checkpointer (checkpoint.go).
+		"writer":  {"busy_timeout": "1234", "foreign_keys": "1", "journal_mode": "wal", "synchronous": "1", "query_only": "0", "wal_autocheckpoint": "0"},
 		"readers": {"busy_timeout": "1234", "foreign_keys": "1", "journal_mode": "wal", "query_only": "1"},
 	}
 	for pool, checks := range want {

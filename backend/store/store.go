@@ -126,11 +126,7 @@ func open(path string, opt Options) (*Store, error) {
 	}
 
 	ckpt := newCheckpointer(opt.Logger, opt.checkpointed)
-	writer := openWriter(dsn(path, opt.BusyTimeout, true), ckpt.committed)
-	writer.SetMaxOpenConns(1)
-	writer.SetMaxIdleConns(1)
-	writer.SetConnMaxLifetime(0)
-	writer.SetConnMaxIdleTime(0)
+	writer := oneConnection(openWriter(dsn(path, opt.BusyTimeout, true), ckpt.committed))
 	if err := migrate(context.Background(), writer, target, opt.Logger); err != nil {
 		writer.Close()
 		return nil, classifyOpenError(err)
@@ -149,12 +145,17 @@ func open(path string, opt Options) (*Store, error) {
 		writer.Close()
 		return nil, err
 	}
-	checkpoints.SetMaxOpenConns(1)
-	checkpoints.SetMaxIdleConns(1)
-	checkpoints.SetConnMaxLifetime(0)
-	checkpoints.SetConnMaxIdleTime(0)
-	ckpt.start(checkpoints, writer)
+	ckpt.start(oneConnection(checkpoints), writer)
 	return &Store{path: path, log: opt.Logger, writer: writer, readers: readers, ckpt: ckpt, txTime: maxTxTime}, nil
+}
+
+// oneConnection makes db a pool of one connection kept open for good.
+func oneConnection(db *sql.DB) *sql.DB {
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	return db
 }
 
 // Path is the database file.
