@@ -61,8 +61,38 @@ describe('a card arriving', () => {
     await flushFrame()
     expect(w.find('[data-testid="question-card"][data-question-id="q1"]').exists()).toBe(true)
     expect(w.find('[data-testid="inbox-badge"]').text()).toBe('1')
-    // The list (it shows the card), the inbox and the conversation's row
-    // (they count it).
-    expect(updates.take()).toEqual(['ConversationItem', 'InboxButton', 'MessageList'])
+    // The list (it shows the card), the inbox and the dot on the
+    // conversation's row (they count it), not the row itself.
+    expect(updates.take()).toEqual(['ConversationActivity', 'InboxButton', 'MessageList'])
+  })
+})
+
+describe('a message sent', () => {
+  it('renders the list, the composer, the run status and the dot on the row, nothing else', async () => {
+    env.fake.addConversation({ id: 'c1', title: 'Charts' })
+    env.fake.addMessage('c1', { id: 'u1', role: 'user', content: 'make me a chart' })
+    env.fake.addMessage('c1', { id: 'a1', role: 'assistant', content: 'Sure.' })
+    const updates = updatesRecorder()
+    w = mount(App, { global: { plugins: [env.pinia], mixins: [updates.mixin] }, attachTo: document.body })
+    await settle()
+    await useConversationsStore().select('c1')
+    await settle()
+    await flushFrame()
+    const box = w.find('textarea[aria-label="Message"]')
+    await box.setValue('and a table')
+    await settle()
+    await flushFrame()
+    updates.take()
+
+    await box.trigger('keydown', { key: 'Enter' })
+    env.fake.emit('conversation:state', { conversationId: 'c1', state: 'requesting' })
+    await settle()
+    await flushFrame()
+    expect(w.findAll('[data-testid="user-message"]').map((m) => m.text())).toEqual(['make me a chart', 'and a table'])
+    expect(w.find('[data-testid="run-status"]').text()).toBe('Thinking…')
+    expect(w.find('[data-testid="conversation-busy"]').exists()).toBe(true)
+    // The message itself too (sending, then sent); not the chat view, its
+    // header or the conversation's row.
+    expect(updates.take()).toEqual(['Composer', 'ConversationActivity', 'MessageItem', 'MessageList', 'RunStatus'])
   })
 })

@@ -472,6 +472,31 @@ describe('MessageList, following what is new', () => {
     await sent
   })
 
+  // Issue #42: each change of the message just sent (sent, then stored
+  // under its id, with the run's first events and often the card) scrolled
+  // to it again in its own task, a layout of the page each time.
+  it('reads no layout in the tasks that mark the sent message sent and stored: the frame follows them', async () => {
+    const { w, layout } = await mountWithFakeLayout()
+    const sent = useChatStore().send('pick a colour', 'c1')
+    await nextTick()
+    expect(layout.ops).toEqual(['read', 'write'])
+    layout.ops.length = 0
+    await sent
+    await nextTick()
+    expect(w.findAll('[data-testid="user-message"]').at(-1)!.text()).toBe('pick a colour')
+    env.fake.emit('message:done', {
+      conversationId: 'c1',
+      message: { id: 'u2', conversationId: 'c1', role: 'user', content: 'pick a colour', created_at: '2026-01-01T00:00:01Z', parent_id: 'u1', siblings: 1, sibling_index: 0 },
+    })
+    await nextTick()
+    await nextTick()
+    expect(w.findAllComponents(MessageItem).at(-1)!.props('message')).toMatchObject({ id: 'u2' })
+    expect(layout.ops).toEqual([])
+    await flushFrame()
+    expect(layout.ops).toEqual(['read', 'write']) // still at the bottom, as it grows or shrinks
+    expect(layout.top()).toBe(800)
+  })
+
   it('a list just mounted reads no layout in the task that mounts it: the next frame scrolls it down', async () => {
     env.fake.addConversation({ id: 'c1' })
     env.fake.addMessage('c1', { id: 'u1', role: 'user', content: 'help me choose' })

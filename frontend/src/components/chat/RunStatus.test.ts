@@ -4,6 +4,8 @@ import { nextTick } from 'vue'
 import RunStatus from './RunStatus.vue'
 import { makeCard, setupEnv, type TestEnv } from '../../test-utils'
 import { useQuestionsStore } from '../../stores/questions'
+import { useChatStore } from '../../stores/chat'
+import type { RunState } from '../../types'
 
 let env: TestEnv
 let w: VueWrapper | null = null
@@ -18,24 +20,29 @@ afterEach(() => {
 })
 
 const pulse = () => w!.find('[data-testid="run-pulse"]')
+// The status reads the run's state from the chat store, as the events set it.
+const setState = (id: string, state: RunState) => (useChatStore().runStates[id] = state)
 
 // Issue #42: an endless animation makes the page produce a frame every
 // refresh; the card and the run's first events waited behind them.
 describe('the run status dot', () => {
   it('shows at once and pulses only once the run has gone on for a second', async () => {
-    w = mount(RunStatus, { props: { state: 'requesting', conversationId: 'c1' }, global: { plugins: [env.pinia] } })
+    setState('c1', 'requesting')
+    w = mount(RunStatus, { props: { conversationId: 'c1' }, global: { plugins: [env.pinia] } })
     expect(w.text()).toBe('Thinking…')
     expect(pulse().exists()).toBe(true)
     expect(pulse().classes()).not.toContain('pulsing')
     await vi.advanceTimersByTimeAsync(900)
     expect(pulse().classes()).not.toContain('pulsing')
-    await w.setProps({ state: 'streaming' }) // the same run goes on
+    setState('c1', 'streaming') // the same run goes on
     await vi.advanceTimersByTimeAsync(100)
     expect(pulse().classes()).toContain('pulsing')
   })
 
   it('rests while a card of the conversation waits, and starts over for the next run', async () => {
-    w = mount(RunStatus, { props: { state: 'tool_executing', conversationId: 'c1' }, global: { plugins: [env.pinia] } })
+    setState('c1', 'tool_executing')
+    setState('c2', 'tool_executing')
+    w = mount(RunStatus, { props: { conversationId: 'c1' }, global: { plugins: [env.pinia] } })
     await vi.advanceTimersByTimeAsync(1000)
     expect(pulse().classes()).toContain('pulsing')
     const questions = useQuestionsStore()
@@ -47,9 +54,11 @@ describe('the run status dot', () => {
     await vi.advanceTimersByTimeAsync(1000)
     expect(pulse().classes()).toContain('pulsing')
     // A run that ended and a new one: a second again before it pulses.
-    await w.setProps({ state: 'idle' })
+    setState('c2', 'idle')
+    await nextTick()
     expect(w.find('[data-testid="run-pulse"]').exists()).toBe(false)
-    await w.setProps({ state: 'requesting' })
+    setState('c2', 'requesting')
+    await nextTick()
     expect(pulse().classes()).not.toContain('pulsing')
     await vi.advanceTimersByTimeAsync(1000)
     expect(pulse().classes()).toContain('pulsing')

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mount, type VueWrapper } from '@vue/test-utils'
+import { nextTick } from 'vue'
 import MessageItem from './MessageItem.vue'
 import MessageList from './MessageList.vue'
 import ThinkingPicker from './ThinkingPicker.vue'
@@ -100,11 +101,13 @@ describe('a reply that thought', () => {
 })
 
 describe('the run status while a reply thinks', () => {
-  it('stays "Thinking…" until the answer streams', () => {
-    w = mount(RunStatus, { props: { state: 'streaming', thinking: true } })
+  it('stays "Thinking…" until the answer streams', async () => {
+    const chat = useChatStore()
+    chat.onReasoning({ conversationId: 'c1', delta: 'Let me see.' })
+    w = mount(RunStatus, { props: { conversationId: 'c1' }, global: { plugins: [env.pinia] } })
     expect(w.text()).toBe('Thinking…')
-    w.unmount()
-    w = mount(RunStatus, { props: { state: 'streaming', thinking: false } })
+    chat.onDelta({ conversationId: 'c1', delta: 'The answer' })
+    await nextTick()
     expect(w.text()).toBe('Writing…')
   })
 })

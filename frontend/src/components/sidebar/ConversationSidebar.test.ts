@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { flushPromises, mount, type VueWrapper } from '@vue/test-utils'
 import ConversationSidebar from './ConversationSidebar.vue'
-import { setupEnv, settle, type TestEnv } from '../../test-utils'
+import ConversationItem from './ConversationItem.vue'
+import { makeCard, setupEnv, settle, type TestEnv } from '../../test-utils'
+import { connectEvents } from '../../stores/events'
 import { flushAfterPaint } from '../../lib/frame'
 import { PAGE_SIZE, useConversationsStore } from '../../stores/conversations'
 import { OPEN_WINDOW } from '../../stores/chat'
@@ -36,6 +38,31 @@ describe('ConversationSidebar', () => {
     const s = await mountSidebar()
     expect(s.text()).toContain('Parley')
     expect(titles(s)).toEqual(['Chat 2', 'Chat 1', 'Chat 0'])
+  })
+
+  // Issue #42: the send and the card each rendered the whole row again (its
+  // title, its labelled buttons) for the dot, in the tasks the card waited behind.
+  it("shows a run's dot and a waiting card's count on the row without rendering the row again", async () => {
+    const s = await mountSidebar(2)
+    connectEvents()
+    flushAfterPaint()
+    await settle()
+    const row = s.findAllComponents(ConversationItem).find((r) => r.props('conversation').id === 'c1')!
+    const tree = row.vm.$.subTree
+    expect(row.find('[data-testid="conversation-busy"]').exists()).toBe(false)
+    env.fake.emit('conversation:state', { conversationId: 'c1', state: 'requesting' })
+    await settle()
+    expect(row.find('[data-testid="conversation-busy"]').exists()).toBe(true)
+    env.fake.addCard({ question_id: 'q1', conversationId: 'c1', questions: makeCard().questions }, true)
+    env.fake.emit('conversation:state', { conversationId: 'c1', state: 'awaiting_user_response' })
+    await settle()
+    expect(row.find('[data-testid="conversation-busy"]').exists()).toBe(false)
+    expect(row.find('[data-testid="conversation-waiting"]').attributes('title')).toBe('1 question waiting')
+    expect(row.find('[data-testid="conversation-waiting"]').text()).toBe(', 1 question waiting')
+    // The other row shows neither.
+    const other = s.findAllComponents(ConversationItem).find((r) => r.props('conversation').id === 'c0')!
+    expect(other.find('[data-testid="conversation-waiting"], [data-testid="conversation-busy"]').exists()).toBe(false)
+    expect(row.vm.$.subTree).toBe(tree)
   })
 
   it("makes a row's buttons in a task after the frame that shows it, a new row's too", async () => {
