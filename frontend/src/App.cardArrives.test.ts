@@ -41,16 +41,28 @@ function updatesRecorder() {
   }
 }
 
+/**
+ * The app with conversation c1 (a question and its answer) open, the newest
+ * of two (a send then leaves the sidebar's order as it is), its renders recorded.
+ */
+async function mountAppWithChat(): Promise<{ app: VueWrapper; updates: ReturnType<typeof updatesRecorder> }> {
+  const now = Date.now()
+  env.fake.addConversation({ id: 'c2', title: 'Taxes', updated_at: new Date(now - 60_000).toISOString() })
+  env.fake.addConversation({ id: 'c1', title: 'Charts', updated_at: new Date(now).toISOString() })
+  env.fake.addMessage('c1', { id: 'u1', role: 'user', content: 'make me a chart' })
+  env.fake.addMessage('c1', { id: 'a1', role: 'assistant', content: 'Sure.' })
+  const updates = updatesRecorder()
+  const app = mount(App, { global: { plugins: [env.pinia], mixins: [updates.mixin] }, attachTo: document.body })
+  w = app
+  await settle()
+  await useConversationsStore().select('c1')
+  await settle()
+  return { app, updates }
+}
+
 describe('a card arriving', () => {
   it('renders the list that shows it and the waiting counts, nothing else', async () => {
-    env.fake.addConversation({ id: 'c1', title: 'Charts' })
-    env.fake.addConversation({ id: 'c2', title: 'Taxes' })
-    env.fake.addMessage('c1', { id: 'u1', role: 'user', content: 'make me a chart' })
-    env.fake.addMessage('c1', { id: 'a1', role: 'assistant', content: 'Sure.' })
-    const updates = updatesRecorder()
-    w = mount(App, { global: { plugins: [env.pinia], mixins: [updates.mixin] }, attachTo: document.body })
-    await settle()
-    await useConversationsStore().select('c1')
+    const { app: w, updates } = await mountAppWithChat()
     env.fake.emit('conversation:state', { conversationId: 'c1', state: 'tool_executing' })
     await settle()
     await flushFrame()
@@ -69,14 +81,7 @@ describe('a card arriving', () => {
 
 describe('a message sent', () => {
   it('renders the list, the composer, the run status and the dot on the row, nothing else', async () => {
-    env.fake.addConversation({ id: 'c1', title: 'Charts' })
-    env.fake.addMessage('c1', { id: 'u1', role: 'user', content: 'make me a chart' })
-    env.fake.addMessage('c1', { id: 'a1', role: 'assistant', content: 'Sure.' })
-    const updates = updatesRecorder()
-    w = mount(App, { global: { plugins: [env.pinia], mixins: [updates.mixin] }, attachTo: document.body })
-    await settle()
-    await useConversationsStore().select('c1')
-    await settle()
+    const { app: w, updates } = await mountAppWithChat()
     await flushFrame()
     const box = w.find('textarea[aria-label="Message"]')
     await box.setValue('and a table')
