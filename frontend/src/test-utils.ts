@@ -177,7 +177,16 @@ export interface FakeNotificationInstance {
 export function fakeNotificationApi(permission: NotificationPermission = 'granted', answer: NotificationPermission = 'granted') {
   const created: FakeNotificationInstance[] = []
   class FakeNotification implements FakeNotificationInstance {
-    static permission: NotificationPermission = permission
+    static granted: NotificationPermission = permission
+    /** How often the page read `permission` (in Chromium each read is a synchronous call to the browser). */
+    static reads = 0
+    static get permission(): NotificationPermission {
+      FakeNotification.reads++
+      return FakeNotification.granted
+    }
+    static set permission(p: NotificationPermission) {
+      FakeNotification.granted = p
+    }
     static requests = 0
     static created = created
     onclick: ((ev: Event) => unknown) | null = null

@@ -134,6 +134,35 @@ describe('attention: notifications', () => {
     expect(s.page.Notification.created).toHaveLength(0)
   })
 
+  it('while focused reads the permission on the first card only (a synchronous call to the browser in Chromium)', async () => {
+    const s = setup({ permission: 'default', answer: 'granted' })
+    s.attention.cardArrived(card('a'))
+    expect(s.page.Notification.requests).toBe(1) // the first card asks, even while focused
+    await tick()
+    const reads = s.page.Notification.reads
+    for (const id of ['b', 'c', 'd']) s.attention.cardArrived(card(id))
+    await tick()
+    expect(s.page.Notification.reads).toBe(reads)
+    expect(s.page.Notification.requests).toBe(1)
+    expect(s.page.Notification.created).toHaveLength(0)
+    // Away: a card reads it again, and notifies.
+    s.page.document.blur()
+    s.attention.cardArrived(card('e'))
+    await tick()
+    expect(s.page.Notification.created.map((n) => n.options?.body)).toEqual(['Question e?'])
+  })
+
+  it('a permission granted later (in the browser\'s settings) notifies the next card that arrives while away', async () => {
+    const s = setup({ permission: 'denied' })
+    s.attention.cardArrived(card('a'))
+    s.page.Notification.permission = 'granted'
+    s.page.document.blur()
+    s.attention.cardArrived(card('b'))
+    await tick()
+    expect(s.page.Notification.requests).toBe(0)
+    expect(s.page.Notification.created).toHaveLength(1)
+  })
+
   it('never asks when notifications are denied, but still marks the title', async () => {
     const s = setup({ permission: 'denied' })
     s.pending.n = 1

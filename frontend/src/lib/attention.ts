@@ -208,22 +208,25 @@ export function createAttention(opts: AttentionOptions): Attention {
   win?.addEventListener('focus', onWindowFocus)
   doc?.addEventListener('visibilitychange', onVisibility)
 
-  /** Asks once per session, and never when the user has said no. */
+  /**
+   * Asks once per session, and never when the user has said no. The first
+   * call reads the permission (and asks if need be); later calls return its
+   * answer without reading it again.
+   */
   function askPermission(): Promise<NotificationPermission> {
     if (!Api) return Promise.resolve('denied')
-    if (Api.permission !== 'default') return Promise.resolve(Api.permission)
-    if (!permissionAsk) {
-      permissionAsk = new Promise<NotificationPermission>((resolve) => {
-        try {
-          // Old Safari takes a callback and returns nothing.
-          const res = Api.requestPermission(resolve)
-          if (res && typeof res.then === 'function') res.then(resolve, () => resolve('denied'))
-        } catch {
-          resolve('denied')
-        }
-      })
-    }
-    return permissionAsk
+    if (permissionAsk) return permissionAsk
+    const now = Api.permission
+    if (now !== 'default') return (permissionAsk = Promise.resolve(now))
+    return (permissionAsk = new Promise<NotificationPermission>((resolve) => {
+      try {
+        // Old Safari takes a callback and returns nothing.
+        const res = Api.requestPermission(resolve)
+        if (res && typeof res.then === 'function') res.then(resolve, () => resolve('denied'))
+      } catch {
+        resolve('denied')
+      }
+    }))
   }
 
   function show(card: Card): void {
@@ -270,12 +273,22 @@ export function createAttention(opts: AttentionOptions): Attention {
         return
       }
       if (!Api) return
-      if (Api.permission === 'granted') {
-        if (!focused) show(card)
-      } else if (Api.permission === 'default') {
+      if (focused) {
+        // Nothing to show. The first card asks for permission (so that a
+        // card arriving while the user is away can notify); after it, a
+        // focused page reads nothing: in Chromium each read of
+        // Notification.permission is a synchronous call to the browser
+        // process, which held the task after the card's paint for
+        // milliseconds (three reads a card; issue #42).
+        void askPermission()
+        return
+      }
+      const permission = Api.permission
+      if (permission === 'granted') show(card)
+      else if (permission === 'default') {
         // Asked on the first card only (askPermission remembers the answer).
         void askPermission().then((p) => {
-          if (p === 'granted' && !focused) show(card)
+          if (p === 'granted') show(card)
         })
       }
     },

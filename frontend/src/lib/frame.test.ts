@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { nextTick, ref } from 'vue'
-import { FRAME_FALLBACK_MS, afterPaint, cancelFrameTask, flushAfterPaint, flushFrame, framePending, onNextFrame, trueAfterPaint } from './frame'
+import { FRAME_FALLBACK_MS, afterPaint, afterPaintLater, cancelFrameTask, flushAfterPaint, flushFrame, framePending, onNextFrame, trueAfterPaint } from './frame'
 
 afterEach(async () => {
   await flushFrame()
@@ -92,6 +92,29 @@ describe('frame tasks', () => {
     frames.splice(0).forEach((f) => f(0))
     vi.advanceTimersByTime(FRAME_FALLBACK_MS)
     expect(log).toEqual(['a', 'b', 'hidden', 'flushed'])
+  })
+
+  it('later tasks run in a task of their own after the after-paint task, after what was queued before it', () => {
+    vi.useFakeTimers()
+    const frames: FrameRequestCallback[] = []
+    vi.stubGlobal('requestAnimationFrame', (cb: FrameRequestCallback) => frames.push(cb))
+    vi.stubGlobal('cancelAnimationFrame', () => {})
+    const log: string[] = []
+    afterPaintLater(() => log.push('later'))
+    afterPaint(() => log.push('after paint'))
+    frames.shift()!(0)
+    // Queued after the frame, before the after-paint task ran (a card's mark, an event).
+    setTimeout(() => log.push('queued'), 0)
+    vi.advanceTimersByTime(0)
+    expect(log).toEqual(['after paint', 'queued'])
+    vi.advanceTimersByTime(1) // the task the after-paint task queued (fake timers count a timer set in a timer as 1 ms)
+    expect(log).toEqual(['after paint', 'queued', 'later'])
+    afterPaintLater(() => log.push('flushed'))
+    flushAfterPaint()
+    expect(log).toEqual(['after paint', 'queued', 'later', 'flushed'])
+    frames.splice(0).forEach((f) => f(0))
+    vi.advanceTimersByTime(FRAME_FALLBACK_MS)
+    expect(log).toEqual(['after paint', 'queued', 'later', 'flushed'])
   })
 })
 
