@@ -8,6 +8,15 @@ afterEach(async () => {
   vi.unstubAllGlobals()
 })
 
+/** Fake timers, and animation frames that come when the test calls them. */
+function fakeFrames(): FrameRequestCallback[] {
+  vi.useFakeTimers()
+  const frames: FrameRequestCallback[] = []
+  vi.stubGlobal('requestAnimationFrame', (cb: FrameRequestCallback) => frames.push(cb))
+  vi.stubGlobal('cancelAnimationFrame', () => {})
+  return frames
+}
+
 describe('frame tasks', () => {
   it('runs a task once per frame however often it is scheduled, updates before measures', async () => {
     const log: string[] = []
@@ -64,10 +73,7 @@ describe('frame tasks', () => {
   })
 
   it('after-paint tasks run in a task after the next animation frame, in order, or on a timer without frames', () => {
-    vi.useFakeTimers()
-    const frames: FrameRequestCallback[] = []
-    vi.stubGlobal('requestAnimationFrame', (cb: FrameRequestCallback) => frames.push(cb))
-    vi.stubGlobal('cancelAnimationFrame', () => {})
+    const frames = fakeFrames()
     const log: string[] = []
     afterPaint(() => log.push('a'))
     afterPaint(() => log.push('b'))
@@ -95,10 +101,7 @@ describe('frame tasks', () => {
   })
 
   it('later tasks run in a task of their own after the after-paint task, after what was queued before it', () => {
-    vi.useFakeTimers()
-    const frames: FrameRequestCallback[] = []
-    vi.stubGlobal('requestAnimationFrame', (cb: FrameRequestCallback) => frames.push(cb))
-    vi.stubGlobal('cancelAnimationFrame', () => {})
+    const frames = fakeFrames()
     const log: string[] = []
     afterPaintLater(() => log.push('later'))
     afterPaint(() => log.push('after paint'))
