@@ -177,15 +177,15 @@ export interface FakeNotificationInstance {
 export function fakeNotificationApi(permission: NotificationPermission = 'granted', answer: NotificationPermission = 'granted') {
   const created: FakeNotificationInstance[] = []
   class FakeNotification implements FakeNotificationInstance {
-    static granted: NotificationPermission = permission
+    static current: NotificationPermission = permission
     /** How often the page read `permission` (in Chromium each read is a synchronous call to the browser). */
     static reads = 0
     static get permission(): NotificationPermission {
       FakeNotification.reads++
-      return FakeNotification.granted
+      return FakeNotification.current
     }
     static set permission(p: NotificationPermission) {
-      FakeNotification.granted = p
+      FakeNotification.current = p
     }
     static requests = 0
     static created = created
