@@ -5,7 +5,7 @@
 import { quantile } from './stats.mjs'
 
 export const CARD_HOPS = ['chunk', 'call_complete', 'stream_end', 'parsed', 'validated', 'stored', 'emitted', 'sse_written', 'wails_sent',
-  'page_received', 'page_store', 'page_dom', 'page_paint']
+  'page_received', 'page_store', 'page_dom', 'page_card_frame', 'page_paint']
 export const SUBMIT_HOPS = ['page_submit', 'answer_received', 'resumed', 'next_request']
 // The page from the user's send on (issue #42: where the card waited): the
 // send's task done, its first frame begun and done, and the card's event
@@ -13,7 +13,7 @@ export const SUBMIT_HOPS = ['page_submit', 'answer_received', 'resumed', 'next_r
 // The event and the send's steps come in either order, so their table has
 // only the times since the send.
 export const SEND_HOPS = ['page_send', 'page_enter_done', 'page_frame_start', 'page_frame_end', 'sse_written', 'wails_sent',
-  'page_received', 'page_dom', 'page_paint']
+  'page_received', 'page_dom', 'page_card_frame', 'page_paint']
 
 /**
  * rows for records (each { marks: {hop: epochMs} }) along hops; `extra`

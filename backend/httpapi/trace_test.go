@@ -117,7 +117,7 @@ func TestTraceMarksEveryHopOfARealCard(t *testing.T) {
 	}
 
 	page := []trace.PageMark{}
-	for _, hop := range []string{trace.HopPageSend, trace.HopPageReceived, trace.HopPageStore, trace.HopPageDOM, trace.HopPagePaint, trace.HopPageSubmit} {
+	for _, hop := range []string{trace.HopPageSend, trace.HopPageReceived, trace.HopPageStore, trace.HopPageDOM, trace.HopPageCardFrame, trace.HopPagePaint, trace.HopPageSubmit} {
 		page = append(page, trace.PageMark{Key: cardID, Hop: hop, At: trace.Now()})
 	}
 	marks, _ := json.Marshal(page)

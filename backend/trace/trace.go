@@ -38,7 +38,12 @@ const (
 	HopPageReceived = "page_received" // the page's event handler got it
 	HopPageStore    = "page_store"    // the Pinia store holds it
 	HopPageDOM      = "page_dom"      // the card's element is in the DOM
-	HopPagePaint    = "page_paint"    // the frame after that was painted
+	// HopPageCardFrame: the frame after that began (its animation-frame
+	// callbacks ran). Between it and page_paint: the frame's style, layout
+	// and paint, then the tasks queued before the paint mark (issue #42:
+	// the window paints in the page's own thread).
+	HopPageCardFrame = "page_card_frame"
+	HopPagePaint     = "page_paint" // the frame after that was painted
 	// HopPageSend is not on the path: when the page sent the user's message
 	// whose run asked the card (its Enter or click), reported with the card's
 	// marks, so that a bench knows how long after the send the card came.
@@ -63,12 +68,12 @@ const (
 
 // CardHops and SubmitHops list the hops in path order (for tables).
 var (
-	CardHops   = []string{HopChunk, HopCallComplete, HopStreamEnd, HopParsed, HopValidated, HopStored, HopEmitted, HopSSEWritten, HopWailsSent, HopPageReceived, HopPageStore, HopPageDOM, HopPagePaint}
+	CardHops   = []string{HopChunk, HopCallComplete, HopStreamEnd, HopParsed, HopValidated, HopStored, HopEmitted, HopSSEWritten, HopWailsSent, HopPageReceived, HopPageStore, HopPageDOM, HopPageCardFrame, HopPagePaint}
 	SubmitHops = []string{HopPageSubmit, HopAnswered, HopResumed, HopNextRequest}
 )
 
 // pageHops are the hops the page may report.
-var pageHops = map[string]bool{HopPageSend: true, HopPageEnterDone: true, HopPageFrameStart: true, HopPageFrameEnd: true, HopPageReceived: true, HopPageStore: true, HopPageDOM: true, HopPagePaint: true, HopPageSubmit: true}
+var pageHops = map[string]bool{HopPageSend: true, HopPageEnterDone: true, HopPageFrameStart: true, HopPageFrameEnd: true, HopPageReceived: true, HopPageStore: true, HopPageDOM: true, HopPageCardFrame: true, HopPagePaint: true, HopPageSubmit: true}
 
 // MaxRecords bounds the memory tracing uses.
 const MaxRecords = 2048

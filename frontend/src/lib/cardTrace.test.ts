@@ -15,12 +15,14 @@ function fakeEnv(shown: Set<string>) {
   const renders: (() => void)[] = []
   const paints: (() => void)[] = []
   const frames: [() => void, () => void][] = []
+  const cardFrames: (() => void)[] = []
   let input: ((id: string, at: number) => void) | null = null
   const env: TraceEnv = {
     now: () => t,
     afterRender: (fn) => renders.push(fn),
     afterPaint: (fn) => paints.push(fn),
     nextFrame: (start, end) => frames.push([start, end]),
+    frame: (fn) => cardFrames.push(fn),
     inDOM: (id) => shown.has(id),
     onInput: (fn) => {
       input = fn
@@ -34,12 +36,13 @@ function fakeEnv(shown: Set<string>) {
     paint: () => paints.splice(0).forEach((f) => f()),
     frameStart: () => frames.forEach(([start]) => start()),
     frameEnd: () => frames.splice(0).forEach(([, end]) => end()),
+    cardFrame: () => cardFrames.splice(0).forEach((f) => f()),
     input: (id: string) => input?.(id, t),
   }
 }
 
 describe('the page recorder of the card trace', () => {
-  it('reports received, store, DOM and paint of a shown card once it is painted', () => {
+  it("reports received, store, DOM, the card's frame and paint of a shown card once it is painted", () => {
     const reports: TraceMark[][] = []
     const page = fakeEnv(new Set(['q1']))
     const trace = createCardTrace(async (m) => void reports.push(m), page.env)
@@ -48,6 +51,8 @@ describe('the page recorder of the card trace', () => {
     trace.stored('q1')
     page.advance(2)
     page.render()
+    page.advance(4)
+    page.cardFrame() // the card's frame begins
     expect(reports).toEqual([]) // nothing before the paint
     page.advance(5)
     page.paint()
@@ -56,7 +61,8 @@ describe('the page recorder of the card trace', () => {
         { key: 'q1', hop: 'page_received', at: 1_700_000_000_000 },
         { key: 'q1', hop: 'page_store', at: 1_700_000_000_001 },
         { key: 'q1', hop: 'page_dom', at: 1_700_000_000_003 },
-        { key: 'q1', hop: 'page_paint', at: 1_700_000_000_008 },
+        { key: 'q1', hop: 'page_card_frame', at: 1_700_000_000_007 },
+        { key: 'q1', hop: 'page_paint', at: 1_700_000_000_012 },
       ],
     ])
   })
@@ -177,7 +183,7 @@ describe('the card trace in the app', () => {
     await settle()
     await vi.waitFor(() => expect(env.fake.traceMarks.map((m) => m.hop)).toContain('page_paint'), { timeout: 30_000 })
     const marks = env.fake.traceMarks
-    expect(marks.map((m) => m.hop)).toEqual(['page_received', 'page_store', 'page_dom', 'page_paint'])
+    expect(marks.map((m) => m.hop)).toEqual(['page_received', 'page_store', 'page_dom', 'page_card_frame', 'page_paint'])
     expect(marks.every((m) => m.key === 'q1')).toBe(true)
     const at = marks.map((m) => m.at)
     expect([...at].sort((a, b) => a - b)).toEqual(at)
@@ -199,13 +205,13 @@ describe('the card trace in the app', () => {
     const marks = env.fake.traceMarks
     // The send's task and frame may come before or after the card's event.
     expect(marks.map((m) => m.hop).sort()).toEqual(
-      ['page_send', 'page_enter_done', 'page_frame_start', 'page_frame_end', 'page_received', 'page_store', 'page_dom', 'page_paint'].sort(),
+      ['page_send', 'page_enter_done', 'page_frame_start', 'page_frame_end', 'page_received', 'page_store', 'page_dom', 'page_card_frame', 'page_paint'].sort(),
     )
     expect(marks.every((m) => m.key === 'q2')).toBe(true)
     const at = Object.fromEntries(marks.map((m) => [m.hop, m.at]))
     const inOrder = (hops: string[]) => hops.every((h, i) => i === 0 || at[h]! >= at[hops[i - 1]!]!)
     expect(inOrder(['page_send', 'page_enter_done', 'page_frame_start', 'page_frame_end'])).toBe(true)
-    expect(inOrder(['page_send', 'page_received', 'page_store', 'page_dom', 'page_paint'])).toBe(true)
+    expect(inOrder(['page_send', 'page_received', 'page_store', 'page_dom', 'page_card_frame', 'page_paint'])).toBe(true)
     expect(marks.map((m) => m.at)).toEqual([...marks.map((m) => m.at)].sort((a, b) => a - b)) // reported in time order
   })
 })

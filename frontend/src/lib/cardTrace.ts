@@ -17,6 +17,7 @@ export type PageHop =
   | 'page_received'
   | 'page_store'
   | 'page_dom'
+  | 'page_card_frame'
   | 'page_paint'
   | 'page_submit'
 
@@ -26,6 +27,8 @@ export interface TraceEnv {
   afterRender(fn: () => void): void
   /** Runs once the next frame has been painted (rAF, then a task). */
   afterPaint(fn: () => void): void
+  /** Runs fn when the next frame begins (rAF). Absent: the card's frame is not marked. */
+  frame?(fn: () => void): void
   /**
    * Calls start when the next frame begins (rAF) and end in a task after it
    * (it has been painted). Absent: the send's frame is not marked.
@@ -68,6 +71,7 @@ function browserEnv(nextTick: (fn: () => void) => void): TraceEnv {
     now: () => performance.timeOrigin + performance.now(),
     afterRender: nextTick,
     afterPaint: (fn) => requestAnimationFrame(() => setTimeout(fn, 0)),
+    frame: (fn) => void requestAnimationFrame(fn),
     nextFrame: (start, end) =>
       requestAnimationFrame(() => {
         start()
@@ -148,6 +152,8 @@ export function createCardTrace(report: (marks: TraceMark[]) => Promise<void>, e
       env.afterRender(() => {
         if (!env.inDOM(id)) return flush(id) // another conversation is open
         mark(id, 'page_dom')
+        // The card's frame: its start splits the wait for it from its work.
+        env.frame?.(() => mark(id, 'page_card_frame'))
         env.afterPaint(() => {
           mark(id, 'page_paint')
           flush(id)
