@@ -172,7 +172,7 @@ func (l *runLoop) step() (more, stop bool, err error) {
 		return false, false, err
 	}
 	l.state(chat.StateRequesting)
-	messageID := newID()
+	messageID := chat.NewMessageID()
 	streaming := false
 	clock := &replyClock{start: time.Now()}
 	began := func() {
@@ -215,7 +215,7 @@ func (l *runLoop) step() (more, stop bool, err error) {
 	for _, tc := range resp.ToolCalls {
 		id := tc.ID
 		if id == "" {
-			id = "call_" + newID()[:8]
+			id = "call_" + chat.NewID()[:8]
 		}
 		am.ToolCalls = append(am.ToolCalls, chat.ToolCall{ID: id, Name: tc.Name, Arguments: tc.Arguments})
 		trace.Mark(id, trace.HopParsed)

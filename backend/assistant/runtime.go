@@ -221,7 +221,7 @@ func (r *Runtime) Start(req StartRequest) (string, error) {
 		r.mu.Lock()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	run := chat.Run{ID: newID(), ConversationID: req.ConversationID, Status: chat.RunRunning,
+	run := chat.Run{ID: chat.NewID(), ConversationID: req.ConversationID, Status: chat.RunRunning,
 		ResumedFrom: req.ResumedFrom, StartedAt: time.Now().UTC()}
 	if req.RunID != "" {
 		run.ID = req.RunID

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/parley-app/parley/backend/chat"
 	"github.com/parley-app/parley/backend/fault"
 	"github.com/parley-app/parley/backend/llm"
 	"github.com/parley-app/parley/backend/textcalls"
@@ -272,7 +273,7 @@ func (l *runLoop) withRecognized(resp llm.Response, rec *textcalls.Recognizer) (
 	return resp, preset
 }
 
-func newCallID() string { return "call_" + newID()[:8] }
+func newCallID() string { return "call_" + chat.NewID()[:8] }
 
 // takePreset returns the result prepared for a call that could not be read.
 func (f *textForm) takePreset(id string) (string, bool) {

@@ -3,6 +3,7 @@ package store
 import (
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -28,6 +29,9 @@ func TestAppendMessagesChainsFromTheLeaf(t *testing.T) {
 		assert.Equal(t, parent, m.ParentID, "message %d parent", i)
 		assert.Equal(t, 1, m.Siblings, "message %d siblings", i)
 		assert.Equal(t, 0, m.SiblingIndex, "message %d sibling index", i)
+		// Time-ordered ids (chat.NewMessageID), so that the indexes keyed
+		// by them grow at their end.
+		assert.Equal(t, uuid.Version(7), uuid.MustParse(m.ID).Version(), "message %d id %s", i, m.ID)
 		parent = m.ID
 	}
 	leaf, err := s.Leaf(ctx, c.ID)

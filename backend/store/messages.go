@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/google/uuid"
-
 	"github.com/parley-app/parley/backend/chat"
 )
 
@@ -178,7 +176,7 @@ func (s *Store) appendMessages(ctx context.Context, run *chat.Run, msgs []*chat.
 			return fmt.Errorf("append message %d of %d: %w", i+1, len(msgs), err)
 		}
 		if m.ID == "" {
-			m.ID = uuid.NewString()
+			m.ID = chat.NewMessageID()
 		}
 		if m.CreatedAt.IsZero() {
 			m.CreatedAt = ts

@@ -130,7 +130,10 @@ func (ids *importIDs) id(table, old string) string {
 			return old
 		}
 	}
-	return uuid.NewString()
+	if table == "messages" {
+		return chat.NewMessageID()
+	}
+	return uuid.NewString() // a card's id is its question_id, a random UUID (SPEC §1)
 }
 
 func (s *Store) importTranscript(ctx context.Context, t *Transcript, restore bool) (*chat.Conversation, bool, error) {
