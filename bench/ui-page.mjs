@@ -86,7 +86,7 @@ export async function traceTaskCpu(page, name = 'page') {
       const ends = events.filter((e) => e.name === 'bench-skip-end').map((e) => e.ts).sort((a, b) => a - b)
       const skipped = (e) => starts.some((s, i) => e.ts + (e.dur ?? 0) >= s && e.ts <= (ends[i] ?? Infinity))
       const cpu = [...main].flatMap((key) => mainThreadTasks(events, key)).filter((e) => !skipped(e)).map((e) => (e.tdur ?? 0) / 1000)
-      return { cpuLong: cpu.filter((t) => t > 50).length, cpuMax: cpu.reduce((a, b) => Math.max(a, b), 0) }
+      return { cpuLong: cpu.filter((t) => t > 50).length, cpuMax: cpu.reduce((a, b) => Math.max(a, b), 0), cpuTotal: cpu.reduce((a, b) => a + b, 0) }
     },
   }
 }

@@ -38,7 +38,7 @@ export function reportLines(results) {
     if (s.responsive) {
       lines.push(head + `; long tasks ${s.longtasks} (max ${ms(s.longMax)}, total ${ms(s.longTotal)}, over 100 ms: ${s.over100}); ` +
         `frame gaps > 50 ms: ${s.gaps}, longest frame gap ${ms(s.gapMax)}, of ${s.frames} frames; last token shown ${ms(s.endLag)} after the model sent it; ` +
-        `main-thread CPU: ${s.cpuLong} tasks over 50 ms, longest ${ms(s.cpuMax)}; the streaming bubble changed ${s.updates} times (${s.updateSeconds ? (s.updates / s.updateSeconds).toFixed(0) : '-'}/s); final message ${s.textLength} characters`)
+        `main-thread CPU: ${s.cpuLong} tasks over 50 ms, longest ${ms(s.cpuMax)}, all tasks ${ms(s.cpuTotal)}; the streaming bubble changed ${s.updates} times (${s.updateSeconds ? (s.updates / s.updateSeconds).toFixed(0) : '-'}/s); final message ${s.textLength} characters`)
     } else {
       lines.push(head + `; the UI had not shown the last token ${CATCHUP_SECONDS} s after the stream ended ` +
         `(main thread blocked for ${ms(s.stillBlocked)} at that point): long tasks could not be read`)
@@ -54,7 +54,7 @@ export function reportLines(results) {
   if (th) {
     lines.push(`(f) thinking ${THINK_STREAM_SECONDS} s then answering ${THINK_ANSWER_SECONDS} s at ${STREAM_RATE} tokens/s (${th.tokens} tokens): ` +
       (th.caughtUp ? `long tasks ${th.longtasks} (max ${ms(th.longMax)}); frame gaps > 50 ms: ${th.gaps}, longest frame gap ${ms(th.gapMax)}; last token shown ${ms(th.endLag)} after the model sent it; ` : 'the UI had not caught up; ') +
-      `main-thread CPU (forced collections left out): ${th.cpuLong} tasks over 50 ms, longest ${ms(th.cpuMax)}; ` +
+      `main-thread CPU (forced collections left out): ${th.cpuLong} tasks over 50 ms, longest ${ms(th.cpuMax)}, all tasks ${ms(th.cpuTotal)}; ` +
       `JS heap after GC ${th.at10.mb.toFixed(1)} MB at 10 s, ${th.atThinkEnd.mb.toFixed(1)} MB when the thinking ended (growth ${th.growth.toFixed(2)} MB), ` +
       `${th.atEnd.mb.toFixed(1)} MB after the answer; DOM nodes ${th.at10.nodes} / ${th.atThinkEnd.nodes} / ${th.atEnd.nodes}` +
       (th.thinkingShown ? '' : '; the thinking block never showed text'))

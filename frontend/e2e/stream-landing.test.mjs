@@ -75,7 +75,8 @@ function startModel() {
 }
 
 // What the page shows, read in the page after two frames (the stream renders
-// once a frame; the list follows it in the frame's measure phase).
+// in a frame, at most every other one at 60 Hz; the list follows it in that
+// frame's measure phase). The callers wait for what they look for.
 // Returns { streaming, text, markdownHeight, atBottom }.
 const LOOK = `
   const done = arguments[arguments.length - 1]

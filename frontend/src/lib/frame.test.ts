@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { nextTick, ref } from 'vue'
-import { FRAME_FALLBACK_MS, afterPaint, afterPaintLater, cancelFrameTask, flushAfterPaint, flushFrame, framePending, onNextFrame, trueAfterPaint } from './frame'
+import { FRAME_FALLBACK_MS, STREAM_RENDER_GAP_MS, StreamPace, afterPaint, afterPaintLater, cancelFrameTask, flushAfterPaint, flushFrame, framePending, onNextFrame, trueAfterPaint } from './frame'
 
 afterEach(async () => {
   await flushFrame()
@@ -145,5 +145,40 @@ describe('trueAfterPaint', () => {
     expect(later.value).toBe(false)
     expect(trueAfterPaint(() => true, true).value).toBe(true)
     expect(trueAfterPaint(() => false, true).value).toBe(false)
+  })
+})
+
+describe('StreamPace', () => {
+  it('allows a render at most every STREAM_RENDER_GAP_MS and never in two frames in a row', async () => {
+    let now = 5000
+    vi.spyOn(performance, 'now').mockImplementation(() => now)
+    onTestFinished(() => vi.mocked(performance.now).mockRestore())
+    const pace = new StreamPace()
+    const frame = async (ms: number): Promise<boolean> => {
+      now += ms
+      let took = false
+      onNextFrame('pace', () => (took = pace.take()))
+      await flushFrame()
+      return took
+    }
+    expect(await frame(0)).toBe(true) // the first at once
+    // 60 Hz: every other frame.
+    expect(await frame(16.7)).toBe(false)
+    expect(await frame(16.7)).toBe(true)
+    expect(await frame(16.7)).toBe(false)
+    expect(await frame(16.7)).toBe(true)
+    // A frame that ran long (a busy machine): the one right after it has nothing, however late it comes.
+    expect(await frame(60)).toBe(false)
+    expect(await frame(16.7)).toBe(true)
+    // 120 Hz: two frames are not enough time, the third is.
+    expect(await frame(8.3)).toBe(false)
+    expect(await frame(8.3)).toBe(false)
+    expect(await frame(8.4)).toBe(true)
+    // Asked twice in one frame: once.
+    now += STREAM_RENDER_GAP_MS
+    await flushFrame()
+    await flushFrame()
+    expect(pace.take()).toBe(true)
+    expect(pace.take()).toBe(false)
   })
 })

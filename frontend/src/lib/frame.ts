@@ -18,6 +18,42 @@ export type FramePhase = 'update' | 'measure'
 /** How long to wait for an animation frame before running the tasks anyway. */
 export const FRAME_FALLBACK_MS = 100
 
+/**
+ * The least time between two renders of streamed text (StreamPace): every
+ * other frame at 60 Hz, ~30 renders a second, a few tokens each at the
+ * rates local models stream. Each render of a reply lays out and paints its
+ * last block and what holds it: 8 ms of the page's main thread early in a
+ * fast stream, 13 ms 76 KB into it, on the two-core bench machine. Rendered
+ * every frame, 500 tokens/s kept the page's thread busy half the time and
+ * it missed frames (issue #42, bench (d): main-thread CPU over the 30 s
+ * stream 15.9-16.4 s, paced 12.4-13.4 s; the longest frame gap 66.7 ms in
+ * three runs of four, paced 50.0-50.1 ms in four of four).
+ */
+export const STREAM_RENDER_GAP_MS = 25
+
+/** Frames run so far (each flushFrame, in an animation frame or not, is one). */
+let framesRun = 0
+
+/**
+ * The pace of something rendered again and again while it streams: at most
+ * once every STREAM_RENDER_GAP_MS, and never in two frames in a row, so that
+ * a render whose frame ran long (a busy machine) is followed by a frame with
+ * nothing of it, and the page catches up instead of missing frames.
+ */
+export class StreamPace {
+  private at = -Infinity
+  private frame = -Infinity
+
+  /** Whether a render may happen now; if so, it counts as done. */
+  take(): boolean {
+    const now = performance.now()
+    if (framesRun - this.frame < 2 || now - this.at < STREAM_RENDER_GAP_MS) return false
+    this.at = now
+    this.frame = framesRun
+    return true
+  }
+}
+
 const updates = new Map<unknown, Task>()
 const measures = new Map<unknown, Task>()
 
@@ -87,6 +123,7 @@ export function cancelFrameTask(key: unknown): void {
  * while they run wait for the next frame.
  */
 export function flushFrame(): Promise<void> {
+  framesRun++
   frame.cancel()
   if (!updates.size && !measures.size) return Promise.resolve()
   runAll(updates)

@@ -5,6 +5,7 @@ import DOMPurify from 'dompurify'
 import MarkdownContent from '../components/chat/MarkdownContent.vue'
 import MessageItem from '../components/chat/MessageItem.vue'
 import { setupEnv, settle, type TestEnv } from '../test-utils'
+import { language } from '../i18n'
 
 const ATTACKS = [
   '<img src=x onerror=alert(1)>',
@@ -206,6 +207,31 @@ describe('splitMarkdown and renderMarkdownParts', () => {
     expect(splitMarkdown('- a\n\n1.', true)).toHaveLength(1)
     expect(splitMarkdown('- a\n\n-', true)).toHaveLength(1)
     expect(splitMarkdown('- a\n\nWord', true)).toEqual(['- a\n\n', 'Word'])
+  })
+
+  it('while text streams, the blocks that stayed are given again as they were, without rendering or a cache lookup', () => {
+    const first = splitMarkdown('Alpha *one*.\n\nBravo `two`.\n\nCharlie thr', true)
+    const before = renderMarkdownParts(first, true)
+    const previous = { parts: first, html: before, lang: language(), streaming: true }
+    clearMarkdownCache() // what is given again cannot come from the cache
+    const next = first.slice(0, 2).concat(splitMarkdown('Charlie three.\n\nDelta fo', true))
+    const calls = vi.spyOn(DOMPurify, 'sanitize')
+    const html = renderMarkdownParts(next, true, previous)
+    // One call, for the block that was still growing and the new one only.
+    expect(calls).toHaveBeenCalledTimes(1)
+    const sanitized = String(calls.mock.calls[0]![0])
+    calls.mockRestore()
+    expect(sanitized).toContain('Charlie three.')
+    expect(sanitized).toContain('Delta fo')
+    expect(sanitized).not.toContain('Alpha')
+    expect(sanitized).not.toContain('Bravo')
+    expect(html.slice(0, 2)).toEqual(before.slice(0, 2))
+    expect(html.join('')).toBe(renderMarkdownParts(next, true).join(''))
+    // A block that changed is rendered again, and so is everything in another language.
+    const edited = ['Alpha *uno*.\n\n', ...next.slice(1)]
+    expect(renderMarkdownParts(edited, true, { parts: next, html, lang: language(), streaming: true })[0]).toContain('uno')
+    const other = renderMarkdownParts(next, true, { parts: next, html: html.map(() => 'stale'), lang: 'xx', streaming: true })
+    expect(other).not.toContain('stale')
   })
 
   it('keeps every block inert', () => {

@@ -281,17 +281,35 @@ export function sanitizeEach(htmls: string[]): string[] {
   return out.length === htmls.length ? out : htmls.map(sanitizeHtml)
 }
 
+/** What renderMarkdownParts gave for a text's parts, to give again for the parts that stayed. */
+export interface RenderedParts {
+  parts: readonly string[]
+  html: readonly string[]
+  lang: string
+  streaming: boolean
+}
+
 /**
  * Sanitized HTML of each block of `parts` (from splitMarkdown). Finished
  * blocks come from the cache, the others are sanitized together; with
  * `streaming` the last block, still growing, is rendered every time and
- * not kept.
+ * not kept. `previous`: the same text's parts rendered before (a stream),
+ * whose finished blocks that stayed are given again as they were.
  */
-export function renderMarkdownParts(parts: string[], streaming = false): string[] {
+export function renderMarkdownParts(parts: string[], streaming = false, previous?: RenderedParts): string[] {
   const out: string[] = new Array(parts.length)
   const lang = language()
   const missing: number[] = []
+  // The blocks a stream rendered last time (the same strings, all but its
+  // last): their HTML as it was, without a key made and looked up for each.
+  // 76 KB into a reply that was ~150 keys a render: the whole text copied
+  // into new strings and hashed each time (issue #42).
+  const same = previous && previous.lang === lang ? Math.min(previous.parts.length - (previous.streaming ? 1 : 0), parts.length - (streaming ? 1 : 0)) : 0
   parts.forEach((p, i) => {
+    if (i < same && previous!.parts[i] === p) {
+      out[i] = previous!.html[i]!
+      return
+    }
     const hit = streaming && i === parts.length - 1 ? undefined : cachedBlock(blockKey(lang, p))
     if (hit !== undefined) out[i] = hit
     else missing.push(i)

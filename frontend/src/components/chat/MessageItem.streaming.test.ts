@@ -6,16 +6,22 @@ import MessageList from './MessageList.vue'
 import { fakeScrollLayout, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { connectEvents } from '../../stores/events'
 import { useChatStore } from '../../stores/chat'
-import { flushFrame } from '../../lib/frame'
+import { STREAM_RENDER_GAP_MS, flushFrame, framePending } from '../../lib/frame'
 import { renderMarkdown } from '../../lib/markdown'
 
 let env: TestEnv
 let w: VueWrapper | null = null
+// The page's clock, as the stream's pace reads it (STREAM_RENDER_GAP_MS):
+// it moves when the test says (streamFrame).
+let clock = 0
 beforeEach(() => {
   env = setupEnv()
+  clock = 1000
+  vi.spyOn(performance, 'now').mockImplementation(() => clock)
 })
 afterEach(async () => {
   await flushFrame()
+  vi.mocked(performance.now).mockRestore()
   w?.unmount()
   w = null
   document.body.innerHTML = ''
@@ -30,6 +36,13 @@ function mountStream(): { wrapper: VueWrapper; renders: () => number } {
   })
   w = mount(Host, { global: { plugins: [env.pinia] }, attachTo: document.body })
   return { wrapper: w, renders: () => renders }
+}
+
+/** The frames until the stream may render again (StreamPace: not in the frame after a render, and STREAM_RENDER_GAP_MS on). */
+async function streamFrame(): Promise<void> {
+  await flushFrame()
+  clock += STREAM_RENDER_GAP_MS
+  await flushFrame()
 }
 
 const delta = (text: string) => useChatStore().onDelta({ conversationId: 'c1', delta: text, messageId: 'a1' })
@@ -57,7 +70,7 @@ describe('MessageItem while its reply streams', () => {
     delta('Hello')
     const { wrapper, renders } = mountStream()
     await settle()
-    await flushFrame()
+    await streamFrame()
     expect(wrapper.text()).toBe('Hello')
     const first = renders()
     const deltas = Array.from({ length: 200 }, (_, i) => ` w${i}`)
@@ -68,12 +81,51 @@ describe('MessageItem while its reply streams', () => {
     await settle()
     expect(renders() - first).toBe(0)
     expect(wrapper.text()).toBe('Hello')
-    await flushFrame()
+    await streamFrame()
     expect(renders() - first).toBe(1)
     expect(wrapper.text()).toBe('Hello' + deltas.join(''))
     // nothing new: the next frame does not render again
-    await flushFrame()
+    await streamFrame()
     expect(renders() - first).toBe(1)
+  })
+
+  it('renders at the stream\'s pace: not in the frame after a render, nor sooner than STREAM_RENDER_GAP_MS; the text waits for a later frame', async () => {
+    useFakeFrames()
+    delta('One')
+    const { wrapper, renders } = mountStream()
+    await settle()
+    await streamFrame()
+    expect(wrapper.text()).toBe('One')
+    const first = renders()
+    delta(' two')
+    await settle()
+    clock += 100
+    await flushFrame()
+    expect(wrapper.text()).toBe('One two')
+    expect(renders() - first).toBe(1)
+    // The next frames of a 60 Hz screen: the one right after the render shows nothing new.
+    delta(' three')
+    await settle()
+    clock += 16.7
+    await flushFrame()
+    expect(wrapper.text()).toBe('One two')
+    expect(renders() - first).toBe(1)
+    // The text still waits for a frame, and the frame after shows it (33.4 ms after the last render).
+    expect(framePending()).toBe(true)
+    clock += 16.7
+    await flushFrame()
+    expect(wrapper.text()).toBe('One two three')
+    expect(renders() - first).toBe(2)
+    expect(framePending()).toBe(false)
+    // That frame ran long: the next one, however late, has nothing of the stream; the one after shows it.
+    delta(' four')
+    await settle()
+    clock += 80
+    await flushFrame()
+    expect(wrapper.text()).toBe('One two three')
+    clock += 16.7
+    await flushFrame()
+    expect(wrapper.text()).toBe('One two three four')
   })
 
   it('ends with the concatenated text, rendered as the whole Markdown would be', async () => {
@@ -94,9 +146,9 @@ describe('MessageItem while its reply streams', () => {
       const n = 1 + (seed % 9)
       delta(doc.slice(pos, pos + n))
       pos += n
-      if (seed % 3 === 0) await flushFrame()
+      if (seed % 3 === 0) await streamFrame()
     }
-    await flushFrame()
+    await streamFrame()
     expect(useChatStore().streams.c1!.text).toBe(doc)
     const md = wrapper.find('.markdown').element
     expect(shownHtml(md)).toBe(renderMarkdown(doc))
@@ -113,7 +165,7 @@ describe('MessageItem while its reply streams', () => {
     mo.observe(first, { subtree: true, childList: true, characterData: true, attributes: true })
     for (const d of [' paragraph', ' grows.\n\nThird', ' one.']) {
       delta(d)
-      await flushFrame()
+      await streamFrame()
     }
     await settle()
     mo.disconnect()
@@ -127,7 +179,7 @@ describe('MessageItem while its reply streams', () => {
     const { wrapper } = mountStream()
     for (const d of ['g src=x oner', 'ror=alert(1)> and [x](java', 'script:alert(1)) ', '<svg onl', 'oad=alert(1)>\n\n<scr', 'ipt>alert(1)</script>']) {
       delta(d)
-      await flushFrame()
+      await streamFrame()
       inert(wrapper.element)
     }
     expect(wrapper.text()).toContain('<img src=x onerror=alert(1)>')
@@ -153,7 +205,7 @@ describe('MessageList while text streams', () => {
     const layout = fakeScrollLayout(w.find('[data-testid="message-list"]').element as HTMLElement)
     env.fake.emit('message:delta', { conversationId: 'c1', delta: 'Once', messageId: 'a1', runId: 'r1' })
     await settle()
-    await flushFrame()
+    await streamFrame()
     layout.ops.length = 0
 
     for (let i = 0; i < 40; i++) {
@@ -163,7 +215,7 @@ describe('MessageList while text streams', () => {
     await settle()
     expect(layout.ops).toEqual([])
     layout.height.scroll = 1400
-    await flushFrame()
+    await streamFrame()
     expect(layout.ops).toEqual(['read', 'write'])
     expect(w.find('[data-testid="streaming-message"]').text()).toContain('upon 39')
 
@@ -174,7 +226,7 @@ describe('MessageList while text streams', () => {
     layout.ops.length = 0
     env.fake.emit('message:delta', { conversationId: 'c1', delta: ' and on', messageId: 'a1', runId: 'r1' })
     await settle()
-    await flushFrame()
+    await streamFrame()
     expect(layout.ops.filter((o) => o === 'write')).toEqual(['write'])
 
     // the user scrolls up to read: the list stays where it is
@@ -182,7 +234,7 @@ describe('MessageList while text streams', () => {
     layout.ops.length = 0
     env.fake.emit('message:delta', { conversationId: 'c1', delta: ' a time', messageId: 'a1', runId: 'r1' })
     await settle()
-    await flushFrame()
+    await streamFrame()
     expect(layout.ops.filter((o) => o === 'write')).toEqual([])
 
     // back at the bottom: following again
@@ -190,7 +242,7 @@ describe('MessageList while text streams', () => {
     layout.ops.length = 0
     env.fake.emit('message:delta', { conversationId: 'c1', delta: ' there was', messageId: 'a1', runId: 'r1' })
     await settle()
-    await flushFrame()
+    await streamFrame()
     expect(layout.ops).toEqual(['read', 'write'])
   })
 })
@@ -206,7 +258,7 @@ describe('MessageList when a stream ends', () => {
     const text = 'First paragraph.\n\nSecond **one**.\n\nThird, still growing'
     env.fake.emit('message:delta', { conversationId: 'c1', delta: text, messageId: 'a1', runId: 'r1' })
     await settle()
-    await flushFrame()
+    await streamFrame()
     await settle()
     const entry = w.find('[data-testid="streaming-message"]').element
     const streamed = Array.from(w.findAll('[data-testid="streaming-message"] .md-block')).map((b) => b.element)
@@ -249,12 +301,12 @@ function useFakeFrames(): void {
 const think = (text: string, moved = false) =>
   useChatStore().onReasoning({ conversationId: 'c1', delta: text, messageId: 'a1', runId: 'r1', ...(moved ? { moved } : {}) })
 describe('thinking while it streams (SPEC §9)', () => {
-  it('shows "Thinking…" with the text growing once a frame, without rendering the bubble again', async () => {
+  it('shows "Thinking…" with the text growing at the stream\'s pace, without rendering the bubble again', async () => {
     useFakeFrames()
     think('The user')
     const { wrapper, renders } = mountStream()
     await settle()
-    await flushFrame()
+    await streamFrame()
     expect(wrapper.find('[data-testid="thinking-live"]').text()).toContain('Thinking…')
     const area = wrapper.find('[data-testid="thinking-live-text"]')
     expect(area.text()).toBe('The user')
@@ -267,18 +319,32 @@ describe('thinking while it streams (SPEC §9)', () => {
       if (i % 30 === 0) await settle()
     }
     await settle()
-    await flushFrame()
+    await streamFrame()
     expect(renders() - before).toBe(0) // the bubble itself never rendered again
     expect(area.element.firstElementChild).toBe(firstPiece) // earlier pieces are kept, not rebuilt
     expect(area.element.children.length).toBe(2)
     expect(area.text()).toContain('wants 299')
+    // At the stream's pace (StreamPace), as the reply: not in the frame right after a render.
+    think(' more')
+    await settle()
+    clock += 100
+    await flushFrame()
+    expect(area.text()).toContain('wants 299 more')
+    think(' and more')
+    await settle()
+    clock += 40
+    await flushFrame()
+    expect(area.text()).not.toContain('and more')
+    clock += 16.7
+    await flushFrame()
+    expect(area.text()).toContain('wants 299 more and more')
     expect(wrapper.find('[data-testid="thinking-toggle"]').exists()).toBe(false)
     expect(wrapper.find('.caret').exists()).toBe(false)
 
     // The answer starts: the thinking folds away with its duration, the reply streams.
     delta('Hello')
     await settle()
-    await flushFrame()
+    await streamFrame()
     expect(wrapper.find('[data-testid="thinking-live"]').exists()).toBe(false)
     const toggle = wrapper.find('[data-testid="thinking-toggle"]')
     expect(toggle.text()).toMatch(/^Thought for /)
@@ -293,12 +359,12 @@ describe('thinking while it streams (SPEC §9)', () => {
     delta('greet them')
     const { wrapper } = mountStream()
     await settle()
-    await flushFrame()
+    await streamFrame()
     expect(wrapper.find('.markdown').text()).toBe('I should greet them')
     think('I should greet them', true)
     delta('Hi!')
     await settle()
-    await flushFrame()
+    await streamFrame()
     const chat = useChatStore()
     expect(chat.streams.c1!.reasoning).toBe('I should greet them')
     expect(chat.streams.c1!.text).toBe('Hi!')
