@@ -105,35 +105,6 @@ describe('frame tasks', () => {
     expect(log).toEqual(['a', 'b', 'hidden', 'flushed'])
   })
 
-  it('an after-paint task asked for once the frame began waits for the next frame, even if the task after the frame has not run', () => {
-    const frames = fakeFrames()
-    const log: string[] = []
-    afterPaint(() => log.push('sent'))
-    frames.shift()!(0) // the send's frame
-    // Before the task after it runs: a card mounts and asks to be focused after its paint.
-    afterPaint(() => log.push('card'))
-    vi.advanceTimersByTime(0)
-    expect(log).toEqual(['sent']) // not before the card's own frame
-    expect(frames).toHaveLength(1)
-    frames.shift()!(0) // the card's frame
-    expect(log).toEqual(['sent'])
-    vi.advanceTimersByTime(0)
-    expect(log).toEqual(['sent', 'card'])
-    vi.advanceTimersByTime(FRAME_FALLBACK_MS)
-    expect(log).toEqual(['sent', 'card'])
-
-    // Without frames the fallback runs it anyway.
-    afterPaint(() => log.push('a'))
-    frames.shift()!(0)
-    afterPaint(() => log.push('b'))
-    vi.advanceTimersByTime(0)
-    expect(log).toEqual(['sent', 'card', 'a'])
-    vi.advanceTimersByTime(FRAME_FALLBACK_MS)
-    expect(log).toEqual(['sent', 'card', 'a', 'b'])
-    comeAnyway(frames)
-    expect(log).toEqual(['sent', 'card', 'a', 'b'])
-  })
-
   it('later tasks run in a task of their own after the after-paint task, after what was queued before it', () => {
     const frames = fakeFrames()
     const log: string[] = []

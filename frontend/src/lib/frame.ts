@@ -59,17 +59,14 @@ const measures = new Map<unknown, Task>()
 
 /**
  * A wake-up in the next animation frame, or on a timer where frames do not
- * come (`fire(false)`). `afterFrame`: in a task after that frame (it has been
- * painted), not in it; `frames` counts the frames it woke up for.
+ * come. `afterFrame`: in a task after that frame (it has been painted), not in it.
  */
 class Wakeup {
   private raf: number | null = null
   private timer: ReturnType<typeof setTimeout> | null = null
-  /** Animation frames that have begun for this wake-up (afterFrame). */
-  frames = 0
 
   constructor(
-    private readonly fire: (inFrame: boolean) => void,
+    private readonly fire: () => void,
     private readonly afterFrame = false,
   ) {}
 
@@ -78,12 +75,11 @@ class Wakeup {
     if (typeof requestAnimationFrame === 'function')
       this.raf = requestAnimationFrame(() => {
         this.raf = null
-        if (!this.afterFrame) return this.fire(true)
-        this.frames++
+        if (!this.afterFrame) return this.fire()
         if (this.timer !== null) clearTimeout(this.timer)
-        this.timer = setTimeout(() => this.fire(true), 0)
+        this.timer = setTimeout(this.fire, 0)
       })
-    this.timer = setTimeout(() => this.fire(false), FRAME_FALLBACK_MS)
+    this.timer = setTimeout(this.fire, FRAME_FALLBACK_MS)
   }
 
   cancel(): void {
@@ -147,33 +143,17 @@ export function framePending(): boolean {
 // which lays the page out at once; the window title's count) runs in a task
 // after the next frame, so the frame that shows it does not wait for it.
 
-// A task is due once a frame has begun since it was asked for: the task that
-// runs it comes after that frame's paint. One asked for after the frame
-// began waits for the next frame, even if the task after the earlier frame
-// has not run yet: on Chromium that task can come late (after input, the
-// page's other tasks go first), after a card mounted meanwhile, and run
-// with the earlier tasks it moved focus into the card (a forced layout,
-// 4-5 ms on the bench machine) before the card's own frame, in about half
-// the card rounds of the bench (issue #42).
-const afterPaintTasks = new Map<symbol, { fn: Task; frame: number }>()
-const painted = new Wakeup((inFrame) => runAfterPaint(!inFrame), true)
+const afterPaintTasks = new Map<symbol, Task>()
+const painted = new Wakeup(runAfterPaint, true)
 
-/** Runs the after-paint tasks that are due, or all of them (no frames come, or a flush). */
-function runAfterPaint(all: boolean): void {
+function runAfterPaint(): void {
   painted.cancel()
-  const due = new Map<symbol, Task>()
-  for (const [key, task] of afterPaintTasks)
-    if (all || task.frame < painted.frames) {
-      due.set(key, task.fn)
-      afterPaintTasks.delete(key)
-    }
-  runAll(due)
-  if (afterPaintTasks.size) painted.schedule()
+  runAll(afterPaintTasks)
 }
 
 /** Runs `fn` in a task after the next frame has been painted (or after FRAME_FALLBACK_MS without frames). */
 export function afterPaint(fn: Task): void {
-  afterPaintTasks.set(Symbol('after-paint'), { fn, frame: painted.frames })
+  afterPaintTasks.set(Symbol('after-paint'), fn)
   painted.schedule()
 }
 
@@ -221,6 +201,6 @@ export function trueAfterPaint(on: () => boolean, now = false): Ref<boolean> {
 
 /** Runs the tasks waiting for a paint now, and those after them (tests: the frame comes when they say). */
 export function flushAfterPaint(): void {
-  runAfterPaint(true)
+  runAfterPaint()
   runLater()
 }
