@@ -53,7 +53,15 @@ func bulkConversations(b *testing.B, s *Store, n, msgsEach int) {
 					text += " Also, how do I run this on kubernetes?"
 				}
 				msgID := uuid.NewString()
-				if _, err := msgStmt.Exec(msgID, id, role, text, ts, nullString(parent)); err != nil {
+				res, err := msgStmt.Exec(msgID, id, role, text, ts, nullString(parent))
+				if err != nil {
+					return err
+				}
+				seq, err := res.LastInsertId()
+				if err != nil {
+					return err
+				}
+				if err := indexMessage(ctx, tx, seq, role, text); err != nil {
 					return err
 				}
 				parent = msgID

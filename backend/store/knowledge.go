@@ -311,8 +311,7 @@ func (b *shortTxs) saveIndexedFile(collectionID string, f IndexedFile) error {
 		if err := b.commitIfFull(); err != nil {
 			return err
 		}
-		if _, err := b.exec(`INSERT INTO knowledge_chunks (file_seq, ord, locator, text) VALUES (?, ?, ?, ?)`,
-			seq, i, p.Locator, p.Text); err != nil {
+		if err := b.insertPassage(seq, i, p); err != nil {
 			return err
 		}
 	}

@@ -79,6 +79,30 @@ func (b *shortTxs) exec(query string, args ...any) (int, error) {
 	return int(n), err
 }
 
+// insertPassage stores passage ord of a file and indexes it for search.
+// The index is written here, not by a trigger: see migrations/0014.
+func (b *shortTxs) insertPassage(fileSeq int64, ord int, p Passage) error {
+	if err := b.begin(); err != nil {
+		return err
+	}
+	res, err := b.tx.ExecContext(b.ctx, `INSERT INTO knowledge_chunks (file_seq, ord, locator, text) VALUES (?, ?, ?, ?)`,
+		fileSeq, ord, p.Locator, p.Text)
+	if err != nil {
+		return err
+	}
+	b.rows++
+	b.changed++
+	chunkSeq, err := res.LastInsertId()
+	if err == nil {
+		_, err = b.tx.ExecContext(b.ctx, `INSERT INTO knowledge_search (rowid, text, locator) VALUES (?, ?, ?)`,
+			chunkSeq, p.Text, p.Locator)
+	}
+	if err != nil {
+		return fmt.Errorf("index passage %d of file %d for search: %w", ord, fileSeq, err)
+	}
+	return nil
+}
+
 // query runs a query in the open transaction (beginning one): it sees the
 // transaction's own changes.
 func (b *shortTxs) query(query string, args ...any) (*sql.Rows, error) {

@@ -330,6 +330,19 @@ func validateMessage(m *chat.Message) error {
 	return fmt.Errorf("unknown role %q", m.Role)
 }
 
+// indexMessage adds a stored message (row seq) to the search index, if
+// its role is searched (migrations/0003: the text of user and assistant
+// messages; tool output is noise). Every insert into messages calls it:
+// the index is written here, not by a trigger (migrations/0014 says why),
+// and it must hold exactly the rows the delete and update triggers expect.
+func indexMessage(ctx context.Context, tx execer, seq int64, role, content string) error {
+	if role != chat.RoleUser && role != chat.RoleAssistant {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO message_search (rowid, content) VALUES (?, ?)`, seq, content)
+	return err
+}
+
 // insertMessage stores m with m.ParentID as it is, and its attachments.
 func insertMessage(ctx context.Context, tx *sql.Tx, m *chat.Message) error {
 	var toolCalls, stats, sources any
@@ -354,7 +367,7 @@ func insertMessage(ctx context.Context, tx *sql.Tx, m *chat.Message) error {
 		}
 		stats = string(b)
 	}
-	_, err := tx.ExecContext(ctx,
+	res, err := tx.ExecContext(ctx,
 		`INSERT INTO messages (id, conversation_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at,
 		     parent_id, attachment_count, stats, reasoning, reasoning_ms, reasoning_source, sources)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -363,6 +376,13 @@ func insertMessage(ctx context.Context, tx *sql.Tx, m *chat.Message) error {
 		nullString(m.ParentID), len(m.Attachments), stats, m.Reasoning, m.ReasoningMs, m.ReasoningSource, sources)
 	if err != nil {
 		return err
+	}
+	seq, err := res.LastInsertId()
+	if err != nil {
+		return fmt.Errorf("seq of message %s: %w", m.ID, err)
+	}
+	if err := indexMessage(ctx, tx, seq, m.Role, m.Content); err != nil {
+		return fmt.Errorf("index message %s for search: %w", m.ID, err)
 	}
 	for i, a := range m.Attachments {
 		data := a.Data

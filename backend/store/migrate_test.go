@@ -81,7 +81,7 @@ func fillVersion(t *testing.T, s *Store, v int) (convID string) {
 	for _, m := range []chat.Message{{Role: chat.RoleUser, Content: "How do I patch a hydrogen cell?"},
 		{Role: chat.RoleAssistant, Content: "Use vulcanised rubber patches."}, {Role: chat.RoleTool, Content: "toolnoise output"}} {
 		switch {
-		case v >= 10: // the columns of 0010 (sources) are there
+		case v >= 14: // the store indexes what it inserts (0014; before, a trigger did)
 			m.ConversationID = c.ID
 			require.NoError(t, s.AppendMessage(ctx, &m))
 		case v >= 6: // conversations are trees: each message is linked to the one before
@@ -170,6 +170,15 @@ func TestMigrateFromEveryEarlierVersion(t *testing.T) {
 			mustAppend(t, s, convID, chat.RoleUser, "aftermigration word")
 			page, _, _ = s.ListConversations(ctx, ListOptions{Query: "aftermigration"})
 			assert.Len(t, page, 1, "message appended after migration not found")
+			// Each message is in the index once: the rows an older version's
+			// trigger indexed, and those the store indexes itself since 0014.
+			for _, idx := range []string{"message_search", "conversation_search"} {
+				_, err := s.writer.Exec("INSERT INTO " + idx + "(" + idx + ") VALUES ('integrity-check')")
+				assert.NoError(t, err, "%s integrity after migration", idx)
+			}
+			require.NoError(t, s.DeleteConversation(ctx, convID))
+			_, err = s.writer.Exec(`INSERT INTO message_search (message_search) VALUES ('integrity-check')`)
+			assert.NoError(t, err, "message_search integrity after the migrated conversation is deleted")
 
 			// The backup is the old database.
 			backup := fmt.Sprintf("%s.bak-v%d", path, v)

@@ -86,3 +86,56 @@ func TestSearchPagesAndKeepsListOrder(t *testing.T) {
 	}
 	assert.Equal(t, want, got, "search pages")
 }
+
+// A batch of messages, or a file's passages, goes into the search index as
+// one segment per transaction (migrations/0014): written by a trigger,
+// every row became a segment of its own (FTS5 flushes its pending terms at
+// each statement's savepoint, which a trigger opens), several times the
+// cost of the insert itself.
+func TestABatchIsIndexedAsOneSegmentNotOnePerRow(t *testing.T) {
+	s := newStore(t)
+	c := mustConversation(t, s, "batch")
+	// The FTS5 index's records (%_data): its segments' pages and structure.
+	segments := func(table string) int { return count(t, s, "SELECT count(*) FROM "+table+"_data") }
+
+	before := segments("message_search")
+	batch := make([]*chat.Message, 50)
+	for i := range batch {
+		batch[i] = &chat.Message{ConversationID: c.ID, Role: chat.RoleAssistant, Content: fmt.Sprintf("reply number %d about walruses", i)}
+	}
+	var changesBefore, changesAfter int
+	require.NoError(t, s.writer.QueryRow(`SELECT total_changes()`).Scan(&changesBefore))
+	require.NoError(t, s.AppendMessages(ctx, batch))
+	require.NoError(t, s.writer.QueryRow(`SELECT total_changes()`).Scan(&changesAfter))
+	// Per message: its row, its index entry and its length (docsize),
+	// and a few records at the commit; a flush per row wrote 9 rows each.
+	assert.Less(t, changesAfter-changesBefore, 4*len(batch), "rows written (total_changes) for 50 messages in one transaction")
+	assert.LessOrEqual(t, segments("message_search")-before, 2, "index records written for 50 messages in one transaction")
+
+	page, _, err := s.ListConversations(ctx, ListOptions{Query: "walruses"})
+	require.NoError(t, err)
+	require.Len(t, page, 1, "the batch is searchable")
+	assert.Equal(t, 50, count(t, s, `SELECT count(*) FROM message_search WHERE message_search MATCH 'walruses'`),
+		"every message of the batch is found")
+	_, err = s.writer.Exec(`INSERT INTO message_search (message_search) VALUES ('integrity-check')`)
+	assert.NoError(t, err, "index integrity")
+
+	// A file's passages, likewise.
+	coll, err := s.CreateCollection(ctx, "Docs", []string{"/docs"})
+	require.NoError(t, err)
+	passages := make([]Passage, 50)
+	for i := range passages {
+		passages[i] = Passage{Locator: fmt.Sprintf("lines %d", i), Text: fmt.Sprintf("Passage %d about narwhals.", i)}
+	}
+	before = segments("knowledge_search")
+	require.NoError(t, s.writer.QueryRow(`SELECT total_changes()`).Scan(&changesBefore))
+	require.NoError(t, s.SaveIndexedFiles(ctx, coll.ID, []IndexedFile{{Path: "/docs/a.md", Size: 1, MtimeNs: 1, Hash: "h", Passages: passages}}))
+	require.NoError(t, s.writer.QueryRow(`SELECT total_changes()`).Scan(&changesAfter))
+	assert.Less(t, changesAfter-changesBefore, 4*len(passages), "rows written (total_changes) for a file of 50 passages")
+	assert.LessOrEqual(t, segments("knowledge_search")-before, 2, "index records written for a file of 50 passages")
+	seqs, err := s.KeywordSearch(ctx, []string{coll.ID}, `"narwhal"`, 100)
+	require.NoError(t, err)
+	assert.Len(t, seqs, 50, "every passage is found")
+	_, err = s.writer.Exec(`INSERT INTO knowledge_search (knowledge_search) VALUES ('integrity-check')`)
+	assert.NoError(t, err, "passage index integrity")
+}
