@@ -2,7 +2,7 @@
 // tells the list (which scrolls it into view). Shared by every kind of card.
 import { onMounted, type Ref } from 'vue'
 import { isTextField } from './useCardKeyboard'
-import { afterPaint } from '../lib/frame'
+import { afterShownPaint } from '../lib/frame'
 
 export interface AppearFocusOptions {
   root: Ref<HTMLElement | null>
@@ -28,11 +28,11 @@ export function useAppearFocus(o: AppearFocusOptions): void {
     const focused = o.autofocus() && !userIsTypingElsewhere(el)
     if (el) o.emitAppear(el, focused)
     if (!focused) return
-    // Focusing lays the page out at once: done after the card is painted, so
-    // the card is not seen later for it. Focus the user moved meanwhile (a
-    // click, a field they began typing in) stays where they put it.
+    // Focusing lays the page out at once: done after the card's own frame
+    // is painted, so the card is not seen later for it. Focus the user moved
+    // meanwhile (a click, a field they began typing in) stays where they put it.
     const before = document.activeElement
-    afterPaint(() => {
+    afterShownPaint(() => {
       if (el?.isConnected && o.showForm() && document.activeElement === before) o.focusFirst({ preventScroll: true })
     })
   })

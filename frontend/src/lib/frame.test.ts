@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { nextTick, ref } from 'vue'
-import { FRAME_FALLBACK_MS, STREAM_RENDER_GAP_MS, StreamPace, afterPaint, afterPaintLater, cancelFrameTask, flushAfterPaint, flushFrame, framePending, onNextFrame, trueAfterPaint } from './frame'
+import { FRAME_FALLBACK_MS, STREAM_RENDER_GAP_MS, StreamPace, afterPaint, afterPaintLater, afterShownPaint, cancelFrameTask, flushAfterPaint, flushFrame, framePending, onNextFrame, trueAfterPaint } from './frame'
 
 afterEach(async () => {
   await flushFrame()
@@ -122,6 +122,41 @@ describe('frame tasks', () => {
     expect(log).toEqual(['after paint', 'queued', 'later', 'flushed'])
     comeAnyway(frames)
     expect(log).toEqual(['after paint', 'queued', 'later', 'flushed'])
+  })
+})
+
+describe('afterShownPaint', () => {
+  it('waits for a frame that begins after it was asked for, then runs after what that frame posted', () => {
+    const frames = fakeFrames()
+    const log: string[] = []
+    // The send's after-paint work: its frame begins, its task has not run yet.
+    afterPaint(() => log.push('send after paint'))
+    frames.shift()!(0)
+    // Now the card mounts: its focus must not join the send's batch.
+    afterShownPaint(() => log.push('card focus'))
+    vi.advanceTimersByTime(0)
+    expect(log).toEqual(['send after paint'])
+    vi.advanceTimersByTime(FRAME_FALLBACK_MS - 1)
+    expect(log).toEqual(['send after paint']) // not before the card's frame
+    expect(frames).toHaveLength(1) // one frame asked for: the card's (which its change asks for anyway)
+    frames.shift()!(0) // the card's frame
+    setTimeout(() => log.push('posted by the frame'), 0) // e.g. a paint mark, the user's first key
+    expect(log).toEqual(['send after paint'])
+    vi.advanceTimersByTime(0)
+    expect(log).toEqual(['send after paint', 'posted by the frame'])
+    vi.advanceTimersByTime(1) // the second task (fake timers count a timer set in a timer as 1 ms)
+    expect(log).toEqual(['send after paint', 'posted by the frame', 'card focus'])
+
+    afterShownPaint(() => log.push('hidden')) // no frame comes
+    vi.advanceTimersByTime(FRAME_FALLBACK_MS + 2)
+    expect(log.at(-1)).toBe('hidden')
+    afterShownPaint(() => log.push('flushed'))
+    flushAfterPaint()
+    expect(log.at(-1)).toBe('flushed')
+    const n = log.length
+    comeAnyway(frames)
+    vi.advanceTimersByTime(2)
+    expect(log).toHaveLength(n) // nothing runs twice
   })
 })
 

@@ -18,7 +18,7 @@ import { useUpdatesStore } from './updates'
 import { cardFromEvent } from '../lib/cards'
 import { cardTrace } from '../lib/cardTrace'
 import { createAttention, type AttentionEnv } from '../lib/attention'
-import { afterPaint } from '../lib/frame'
+import { afterShownPaint } from '../lib/frame'
 import type { Card } from '../types'
 
 export interface ConnectOptions {
@@ -75,7 +75,7 @@ export function connectEvents(options: ConnectOptions = {}): () => void {
       // The stored card: one already resolved (or of a deleted conversation) does not notify.
       const stored = questions.cards[card.question_id]
       // The title's count and the notification wait until the card is painted.
-      if (stored) afterPaint(() => attention.cardArrived(stored))
+      if (stored) afterShownPaint(() => attention.cardArrived(stored))
     }),
     t.on('question:resolved', (p) => {
       questions.onQuestionEvent(p)

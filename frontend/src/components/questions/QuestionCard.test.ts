@@ -5,7 +5,7 @@ import QuestionCard from './QuestionCard.vue'
 import type { Card, RespondRequest } from '../../types'
 import { makeCard, q, setupEnv, type TestEnv } from '../../test-utils'
 import { useQuestionsStore } from '../../stores/questions'
-import { flushAfterPaint } from '../../lib/frame'
+import { afterPaint, flushAfterPaint } from '../../lib/frame'
 import { setLanguage } from '../../i18n'
 
 let env: TestEnv
@@ -115,6 +115,32 @@ describe('QuestionCard: structure and accessibility', () => {
     flushAfterPaint()
     await nextTick()
     expect(document.activeElement).toBe(radios(w)[0]!.element)
+  })
+
+  it("moves focus after the card's own frame, not with work of a frame begun before it came", async () => {
+    ;(document.activeElement as HTMLElement | null)?.blur()
+    vi.useFakeTimers()
+    const frames: FrameRequestCallback[] = []
+    vi.stubGlobal('requestAnimationFrame', (cb: FrameRequestCallback) => frames.push(cb))
+    vi.stubGlobal('cancelAnimationFrame', () => {})
+    try {
+      // The send's frame has begun; the task after it has not run yet.
+      afterPaint(() => {})
+      frames.shift()!(0)
+      const w = mountCard(makeCard())
+      await nextTick()
+      await nextTick()
+      vi.advanceTimersByTime(2) // the send's after-paint task
+      await nextTick()
+      expect(document.activeElement).toBe(document.body) // the card's frame has not come: its layout must not wait for the focus
+      frames.splice(0).forEach((f) => f(0)) // the card's frame
+      vi.advanceTimersByTime(2)
+      await nextTick()
+      expect(document.activeElement).toBe(radios(w)[0]!.element)
+    } finally {
+      flushAfterPaint()
+      vi.unstubAllGlobals()
+    }
   })
 
   it('leaves focus where the user moved it before the card was painted', async () => {
