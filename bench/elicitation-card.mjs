@@ -48,6 +48,10 @@ try {
     if (!convId) convId = (await env.server.api('GET', '/api/v1/conversations')).body.items[0].id
     await page.locator('[data-testid="elicitation-card"][data-status="pending"] [data-testid="decline"]').click()
     await idle(env.server, convId)
+    // And the page knows it (its Send button is back): an Enter pressed
+    // while the page still shows the run is refused as busy, and the next
+    // round's card would never come.
+    await page.locator('[data-testid="send"]').waitFor()
     const sent = (await readFile(timesFile, 'utf8')).trim().split('\n').map(Number)
     const shown = Object.values(await page.evaluate(() => window.__cards)).sort((a, b) => a - b)
     // The first two rounds warm up (JIT, the first SSE and render paths).
