@@ -143,17 +143,55 @@ export function framePending(): boolean {
 // which lays the page out at once; the window title's count) runs in a task
 // after the next frame, so the frame that shows it does not wait for it.
 
-const afterPaintTasks = new Map<symbol, Task>()
+/**
+ * Tasks that run together in one timer task: what `run` runs, or `arm`'s
+ * timer `hops` timer tasks later. Adding while it runs waits for the next run.
+ */
+class TimerBatch {
+  private readonly tasks = new Map<symbol, Task>()
+  private timer: ReturnType<typeof setTimeout> | null = null
+
+  get size(): number {
+    return this.tasks.size
+  }
+
+  add(fn: Task): void {
+    this.tasks.set(Symbol('task'), fn)
+  }
+
+  /** Moves `from`'s tasks to the end of this batch. */
+  takeAll(from: TimerBatch): void {
+    for (const [key, fn] of from.tasks) this.tasks.set(key, fn)
+    from.tasks.clear()
+  }
+
+  /** Runs the batch `hops` timer tasks from now, unless a run is already armed. */
+  arm(hops = 1): void {
+    if (this.timer !== null) return
+    const hop = (left: number): void => {
+      this.timer = setTimeout(() => (left > 1 ? hop(left - 1) : this.run()), 0)
+    }
+    hop(hops)
+  }
+
+  readonly run = (): void => {
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.timer = null
+    runAll(this.tasks)
+  }
+}
+
+const afterPaintTasks = new TimerBatch()
 const painted = new Wakeup(runAfterPaint, true)
 
 function runAfterPaint(): void {
   painted.cancel()
-  runAll(afterPaintTasks)
+  afterPaintTasks.run()
 }
 
 /** Runs `fn` in a task after the next frame has been painted (or after FRAME_FALLBACK_MS without frames). */
 export function afterPaint(fn: Task): void {
-  afterPaintTasks.set(Symbol('after-paint'), fn)
+  afterPaintTasks.add(fn)
   painted.schedule()
 }
 
@@ -163,20 +201,13 @@ export function afterPaint(fn: Task): void {
 // painted, the run's next event). In the after-paint task, a card's
 // messages' buttons were most of it (Chromium: ~4 of ~7 ms, before the
 // focus move; issue #42).
-const laterTasks = new Map<symbol, Task>()
-let laterTimer: ReturnType<typeof setTimeout> | null = null
-
-function runLater(): void {
-  if (laterTimer !== null) clearTimeout(laterTimer)
-  laterTimer = null
-  runAll(laterTasks)
-}
+const laterTasks = new TimerBatch()
 
 /** Runs `fn` in a task after the after-paint task of the next frame. */
 export function afterPaintLater(fn: Task): void {
-  laterTasks.set(Symbol('later'), fn)
+  laterTasks.add(fn)
   afterPaint(() => {
-    if (laterTimer === null && laterTasks.size) laterTimer = setTimeout(runLater, 0)
+    if (laterTasks.size) laterTasks.arm()
   })
 }
 
@@ -211,34 +242,25 @@ export function trueAfterPaint(on: () => boolean, now = false): Ref<boolean> {
 // what was posted as the frame ended goes first (the user's first key, the
 // run's next event).
 
-const shownWaiting = new Map<symbol, Task>() // their frame has not begun
-const shownPainted = new Map<symbol, Task>() // their frame began: after its paint
-let shownTimer: ReturnType<typeof setTimeout> | null = null
+const shownWaiting = new TimerBatch() // their frame has not begun (never armed)
+const shownPainted = new TimerBatch() // their frame began: after its paint
 const shownFrame = new Wakeup(() => {
   shownFrame.cancel()
-  for (const [key, fn] of shownWaiting) shownPainted.set(key, fn)
-  shownWaiting.clear()
-  if (shownTimer === null) shownTimer = setTimeout(() => (shownTimer = setTimeout(runShownPainted, 0)), 0)
+  shownPainted.takeAll(shownWaiting)
+  shownPainted.arm(2)
 })
-
-function runShownPainted(): void {
-  if (shownTimer !== null) clearTimeout(shownTimer)
-  shownTimer = null
-  runAll(shownPainted)
-}
 
 /** Runs `fn` two tasks after the next frame that begins after this call has been painted (or after FRAME_FALLBACK_MS without frames). */
 export function afterShownPaint(fn: Task): void {
-  shownWaiting.set(Symbol('after-shown-paint'), fn)
+  shownWaiting.add(fn)
   shownFrame.schedule()
 }
 
 /** Runs the tasks waiting for a paint now, and those after them (tests: the frame comes when they say). */
 export function flushAfterPaint(): void {
   shownFrame.cancel()
-  for (const [key, fn] of shownWaiting) shownPainted.set(key, fn)
-  shownWaiting.clear()
-  runShownPainted()
+  shownPainted.takeAll(shownWaiting)
+  shownPainted.run()
   runAfterPaint()
-  runLater()
+  laterTasks.run()
 }
