@@ -78,16 +78,17 @@ func (b *Broker) Emit(name string, payload any) {
 		traceKey = TraceKey(name, payload)
 		trace.Mark(traceKey, trace.HopEmitted)
 	}
+	if b.Subscribers() == 0 {
+		// The window gets its events from Wails; without an SSE client
+		// (parley serve's page, an agent) nothing here needs the JSON.
+		return
+	}
 	data, err := json.Marshal(nonnil.Any(payload)) // [] where the UI's type says T[], never null
 	if err != nil {
 		slog.Error("marshal event", "event", name, "err", err)
 		return
 	}
-	var head struct {
-		ConversationID string `json:"conversationId"`
-	}
-	_ = json.Unmarshal(data, &head)
-	msg := Message{Name: name, Data: data, ConversationID: head.ConversationID, TraceKey: traceKey}
+	msg := Message{Name: name, Data: data, ConversationID: conversationOf(payload, data), TraceKey: traceKey}
 
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -65,3 +65,21 @@ func TestBrokerSendsNilListsAsEmptyArrays(t *testing.T) {
 	require.JSONEq(t, `{"conversationId":"c1","items":[]}`, string(msg.Data))
 	require.Equal(t, "c1", msg.ConversationID)
 }
+
+// With no subscriber an event is dropped (nothing is marshalled); one who
+// subscribes afterwards gets the events emitted from then on.
+func TestBrokerWithoutSubscribersDropsEventsAndLaterOnesArrive(t *testing.T) {
+	b := NewBroker(4)
+	b.Emit(MessageDelta, MessageDeltaPayload{ConversationID: "c1", Delta: "before"})
+	s := b.Subscribe()
+	defer s.Close()
+	b.Emit(MessageDelta, MessageDeltaPayload{ConversationID: "c1", Delta: "after"})
+	m := <-s.C
+	require.Equal(t, "c1", m.ConversationID)
+	require.JSONEq(t, `{"conversationId":"c1","delta":"after","messageId":"","runId":""}`, string(m.Data))
+	select {
+	case extra := <-s.C:
+		require.Fail(t, "an event emitted before the subscription arrived", "%s", extra.Data)
+	default:
+	}
+}
