@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { computed, isReactive } from 'vue'
 import { makeCard, q, setupEnv, settle, type TestEnv } from '../test-utils'
 import { useQuestionsStore } from './questions'
 import { useConversationsStore } from './conversations'
@@ -179,5 +180,44 @@ describe('questions store', () => {
     expect(store.drafts['card-1']).toBeUndefined()
     store.forgetConversation('conv-1')
     expect(store.cards['card-1']).toBeUndefined()
+  })
+  it('sorts cards by the time they were asked, to the millisecond, however many digits the time has', () => {
+    const store = useQuestionsStore()
+    // Go writes RFC 3339 with the fractional digits it needs: as text, ".123Z" sorts before ".12Z".
+    store.upsert(makeCard({ question_id: 'late', conversationId: 'a', created_at: '2026-01-01T00:00:05.123Z' }))
+    store.upsert(makeCard({ question_id: 'early', conversationId: 'a', created_at: '2026-01-01T00:00:05.12Z' }))
+    store.upsert(makeCard({ question_id: 'next-second', conversationId: 'a', created_at: '2026-01-01T00:00:06Z' }))
+    store.upsert(makeCard({ question_id: 'nanos', conversationId: 'a', created_at: '2026-01-01T00:00:05.120000001Z' }))
+    store.upsert(makeCard({ question_id: 'unknown', conversationId: 'a', created_at: '' }))
+    expect(store.cardsFor('a').map((c) => c.question_id)).toEqual(['unknown', 'early', 'nanos', 'late', 'next-second'])
+    expect(store.pendingCards.map((c) => c.question_id)).toEqual(['unknown', 'early', 'nanos', 'late', 'next-second'])
+  })
+
+  it('what is computed from the cards follows every way a card comes, changes and goes', async () => {
+    env.fake.addConversation({ id: 'a' })
+    const store = useQuestionsStore()
+    const shown = computed(() => store.cardsFor('a').map((c) => `${c.question_id}:${c.status}`))
+    const inbox = computed(() => store.inboxCount)
+    expect(shown.value).toEqual([])
+
+    store.upsert(makeCard({ question_id: 'q1', conversationId: 'a', created_at: '2026-01-01T00:00:01Z' }))
+    expect([shown.value, inbox.value]).toEqual([['q1:pending'], 1])
+    // Kept as a plain object (replaced on change, never changed in place): the
+    // lists over all cards do not read each card through a reactive proxy.
+    expect(isReactive(store.cards.q1)).toBe(false)
+
+    store.upsert(makeCard({ question_id: 'q1', conversationId: 'a', status: 'answered' }))
+    expect([shown.value, inbox.value]).toEqual([['q1:answered'], 0])
+
+    env.fake.addCard(makeCard({ question_id: 'q2', conversationId: 'a', created_at: '2026-01-01T00:00:02Z' }))
+    await store.loadForConversation('a')
+    expect(shown.value).toContain('q2:pending')
+    expect(inbox.value).toBe(1)
+
+    store.releaseConversation('a') // the settled card goes, the waiting one stays
+    expect([shown.value, inbox.value]).toEqual([['q2:pending'], 1])
+
+    store.forgetConversation('a')
+    expect([shown.value, inbox.value]).toEqual([[], 0])
   })
 })
