@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { setupEnv, settle, type TestEnv } from '../test-utils'
 import { PAGE_SIZE, useConversationsStore } from './conversations'
 import { useChatStore } from './chat'
@@ -17,6 +17,34 @@ function seedMany(n: number) {
 }
 
 describe('conversations store', () => {
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it('a message moves its conversation to the top of Recent, and one in the newest changes nothing', async () => {
+    seedMany(3) // c2 newest, on 1 January 2026
+    const store = useConversationsStore()
+    await store.load()
+    const order = () => store.recent.map((c) => c.id)
+    expect(order()).toEqual(['c2', 'c1', 'c0'])
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(new Date(Date.UTC(2026, 5, 1, 12, 0, 0)))
+    store.touch('c0')
+    expect(order()).toEqual(['c0', 'c2', 'c1'])
+    vi.setSystemTime(new Date(Date.UTC(2026, 5, 1, 12, 0, 1)))
+    store.touch('c1')
+    expect(order()).toEqual(['c1', 'c0', 'c2'])
+    // The newest, touched today: its time stays (nothing to move, nothing to render).
+    const before = store.items.find((c) => c.id === 'c1')!.updated_at
+    vi.setSystemTime(new Date(Date.UTC(2026, 5, 1, 12, 0, 2)))
+    store.touch('c1')
+    expect(store.items.find((c) => c.id === 'c1')!.updated_at).toBe(before)
+    // Touched today but no longer the newest: it moves up again.
+    vi.setSystemTime(new Date(Date.UTC(2026, 5, 1, 12, 0, 3)))
+    store.touch('c0')
+    expect(order()).toEqual(['c0', 'c1', 'c2'])
+  })
+
   it('loads the first page, then more with the cursor', async () => {
     seedMany(PAGE_SIZE + 5)
     const store = useConversationsStore()
