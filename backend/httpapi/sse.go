@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/parley-app/parley/backend/events"
 	"github.com/parley-app/parley/backend/trace"
 )
 
@@ -39,15 +40,49 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
 			if !ok {
 				return nil // dropped as too slow; the client reconnects
 			}
-			if only != "" && m.ConversationID != only {
-				continue
+			// What is already queued goes out with it, in one write to the
+			// client (at most a bounded burst): a run's events come in
+			// bursts (its stored message, its state, its card), and each
+			// flush is a piece the page reads in a task of its own, and a
+			// write per client of the fan-out (issue #42).
+			var traced []string
+			wrote := false
+			write := func(m events.Message) bool {
+				if only != "" && m.ConversationID != only {
+					return true
+				}
+				if _, err := io.WriteString(w, "event: "+m.Name+"\ndata: "+string(m.Data)+"\n\n"); err != nil {
+					return false
+				}
+				wrote = true
+				if m.TraceKey != "" {
+					traced = append(traced, m.TraceKey)
+				}
+				return true
 			}
-			if _, err := io.WriteString(w, "event: "+m.Name+"\ndata: "+string(m.Data)+"\n\n"); err != nil {
+			if !write(m) {
 				return nil
 			}
+		drain:
+			for i := 0; i < 64; i++ {
+				select {
+				case more, ok := <-sub.C:
+					if !ok {
+						break drain
+					}
+					if !write(more) {
+						return nil
+					}
+				default:
+					break drain
+				}
+			}
+			if !wrote {
+				continue // all for other conversations
+			}
 			flusher.Flush()
-			if m.TraceKey != "" {
-				trace.Mark(m.TraceKey, trace.HopSSEWritten)
+			for _, k := range traced {
+				trace.Mark(k, trace.HopSSEWritten)
 			}
 		}
 	}
