@@ -114,12 +114,17 @@ func TestParleysOwnTextsSpeakTheChosenLanguage(t *testing.T) {
 
 	// The banner of that failed run is said in the language chosen later (the
 	// events said it in the one of the moment), and so is the export.
+	// The state is stored before the event is sent: wait for the event.
 	var announced []string
-	for _, ev := range ja.rec.Events() {
-		if p, ok := ev.Payload.(events.RunErrorPayload); ok && p.ConversationID == c.ID {
-			announced = append(announced, p.Error)
+	require.Eventually(t, func() bool {
+		announced = announced[:0]
+		for _, ev := range ja.rec.Events() {
+			if p, ok := ev.Payload.(events.RunErrorPayload); ok && p.ConversationID == c.ID {
+				announced = append(announced, p.Error)
+			}
 		}
-	}
+		return len(announced) > 0
+	}, 10*time.Second, 5*time.Millisecond, "run:error was sent")
 	require.Len(t, announced, 1)
 	assert.Equal(t, d.Error, announced[0])
 	i18n.SetCurrent("de")
