@@ -14,8 +14,12 @@ mkdir -p "$PARLEY_ARTIFACTS"
 : > "$PARLEY_ARTIFACTS/bench-figures.jsonl"
 failed=()
 step "Go benchmarks"
-# With the SQLite driver the app ships (scripts/lib.sh).
-if ! go test -run '^$' -bench "${BENCH_GO:-.}" -benchmem -benchtime "${BENCHTIME:-1s}" ${SQLITE_TAGS:+-tags "$SQLITE_TAGS"} ./... \
+# With the SQLite driver the app ships (scripts/lib.sh). One package at a
+# time (-p 1): go test otherwise runs a package's benchmarks per core at once,
+# and on two cores one benchmark's figures (the agent loop's ratio, the 10,000
+# cards, the indexer's gated/plain ratio) were taken beside another package's
+# CPU-bound indexing benchmark.
+if ! go test -p 1 -run '^$' -bench "${BENCH_GO:-.}" -benchmem -benchtime "${BENCHTIME:-1s}" ${SQLITE_TAGS:+-tags "$SQLITE_TAGS"} ./... \
   | tee "$PARLEY_ARTIFACTS/go-bench.txt"; then
   failed+=("Go benchmarks")
 fi
