@@ -93,6 +93,39 @@ export function questionsFromArguments(args: unknown): Question[] {
   return []
 }
 
+/**
+ * When a card was asked, in milliseconds (NaN when unknown), read once per
+ * card object: a card is replaced, never changed in place, and the lists of
+ * cards are sorted again on every card event.
+ */
+const createdAt = new WeakMap<Card, number>()
+function createdMs(c: Card): number {
+  let ms = createdAt.get(c)
+  if (ms === undefined) createdAt.set(c, (ms = c.created_at ? Date.parse(c.created_at) : NaN))
+  return ms
+}
+
+/** The digits after the millisecond of an RFC 3339 time ("…:05.120000001Z" -> "000001"). */
+function belowMs(time: string): string {
+  return (/\.(\d+)/.exec(time)?.[1] ?? '').padEnd(9, '0').slice(3)
+}
+
+/**
+ * Orders cards oldest first, to the digit, cards of unknown time last, for
+ * Array.prototype.sort (stable: equal times keep their order). Go writes
+ * RFC 3339 with as many fractional digits as it needs ("…:05.12Z",
+ * "…:05.123Z"): compared as text, those sort the wrong way round.
+ */
+export function byCreated(a: Card, b: Card): number {
+  const x = createdMs(a)
+  const y = createdMs(b)
+  if (Number.isNaN(x) || Number.isNaN(y)) return Number(Number.isNaN(x)) - Number(Number.isNaN(y))
+  if (x !== y) return x - y
+  const s = belowMs(a.created_at)
+  const t = belowMs(b.created_at)
+  return s < t ? -1 : s > t ? 1 : 0
+}
+
 /** A card from the wire, with every field the UI relies on present. */
 export function normalizeCard(raw: Card): Card {
   const status = CARD_STATUSES.includes(raw.status) ? raw.status : 'pending'

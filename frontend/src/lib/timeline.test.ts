@@ -129,6 +129,14 @@ describe('buildTimeline with call ids reused across runs', () => {
     expect(keys(buildTimeline(messages, [b, loose, a], true))).toEqual(['m:u1', 'm:a1', 'q:qa', 'q:qb', 'm:u2', 'm:a2', STREAM_KEY, 'q:qx'])
   })
 
+  it('orders loose cards by their time to the digit, cards of unknown time last', () => {
+    const later = makeCard({ question_id: 'later', created_at: '2026-01-01T10:00:05.120000001Z' })
+    const earlier = makeCard({ question_id: 'earlier', created_at: '2026-01-01T10:00:05.12Z' })
+    const unknown = makeCard({ question_id: 'unknown', created_at: '' })
+    const messages = [msg({ id: 'u1', role: 'user', content: 'hi' })]
+    expect(keys(buildTimeline(messages, [unknown, later, earlier], false))).toEqual(['m:u1', 'q:earlier', 'q:later', 'q:unknown'])
+  })
+
   it("keys the stream as its reply's stored message will be, so that one entry shows both", () => {
     const tl = new Timeline()
     const user = msg({ id: 'u1', role: 'user', content: 'hi' })

@@ -20,7 +20,7 @@
 // the component showing it is not rendered again.
 import type { Card, Message } from '../types'
 import { ASK_TOOL } from '../types'
-import { cardFromToolResult, isAnswerable, questionsFromArguments } from './cards'
+import { byCreated, cardFromToolResult, isAnswerable, questionsFromArguments } from './cards'
 
 // `branches`: the messages at branch points (siblings > 1) that the item
 // shows the `< 2/3 >` switcher of: its own message, a message before it that
@@ -48,24 +48,6 @@ export type StreamShown = boolean | string
 
 export function cardKey(questionId: string): string {
   return `q:${questionId}`
-}
-
-function createdMs(c: Card): number {
-  const t = Date.parse(c.created_at)
-  return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t
-}
-
-/** Cards oldest first; the given order breaks ties (Array.prototype.sort is stable). */
-function byCreated(cards: readonly Card[]): Card[] {
-  // Each date parsed once, not twice per comparison: a conversation's cards
-  // are sorted again whenever one of them changes.
-  return cards
-    .map((card) => ({ card, ms: createdMs(card) }))
-    .sort((a, b) => {
-      const d = a.ms - b.ms
-      return Number.isNaN(d) ? 0 : d
-    })
-    .map((x) => x.card)
 }
 
 interface AskCall {
@@ -149,7 +131,8 @@ export class Timeline {
     const messagesSame = from === messages.length && from === this.walked.length
     if (!sameList(cards, this.cards)) {
       this.cards = [...cards]
-      this.sorted = byCreated(cards)
+      // The store gives them sorted already (a pass, then, for a stable sort).
+      this.sorted = [...cards].sort(byCreated)
       const byCall = new Map<string, Card[]>()
       for (const c of this.sorted) {
         if (!c.tool_call_id) continue

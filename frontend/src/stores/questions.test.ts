@@ -189,8 +189,8 @@ describe('questions store', () => {
     store.upsert(makeCard({ question_id: 'next-second', conversationId: 'a', created_at: '2026-01-01T00:00:06Z' }))
     store.upsert(makeCard({ question_id: 'nanos', conversationId: 'a', created_at: '2026-01-01T00:00:05.120000001Z' }))
     store.upsert(makeCard({ question_id: 'unknown', conversationId: 'a', created_at: '' }))
-    expect(store.cardsFor('a').map((c) => c.question_id)).toEqual(['unknown', 'early', 'nanos', 'late', 'next-second'])
-    expect(store.pendingCards.map((c) => c.question_id)).toEqual(['unknown', 'early', 'nanos', 'late', 'next-second'])
+    expect(store.cardsFor('a').map((c) => c.question_id)).toEqual(['early', 'nanos', 'late', 'next-second', 'unknown'])
+    expect(store.pendingCards.map((c) => c.question_id)).toEqual(['early', 'nanos', 'late', 'next-second', 'unknown'])
   })
 
   it('what is computed from the cards follows every way a card comes, changes and goes', async () => {

@@ -6,7 +6,7 @@ import { defineStore } from 'pinia'
 import { markRaw, toRaw } from 'vue'
 import type { Answers, Card, CardStatus, QuestionEvent, RespondRequest } from '../types'
 import { useTransport, type TransportError } from '../transport'
-import { answerText, cardFromEvent, emptyDraft, isAnswerable, normalizeCard, type CardDraft } from '../lib/cards'
+import { answerText, byCreated, cardFromEvent, emptyDraft, isAnswerable, normalizeCard, type CardDraft } from '../lib/cards'
 import type { McpCardDraft } from '../lib/mcpCards'
 import { cardTrace } from '../lib/cardTrace'
 import { t } from '../i18n'
@@ -66,37 +66,6 @@ const NO_CARDS = Object.freeze([] as Card[]) as Card[]
  * resolved meanwhile would read pending again).
  */
 const cardsDuringLoads = eventsDuringLoadsPerStore<string, Card>()
-
-/**
- * When a card was asked, in milliseconds (NaN when unknown), read once per
- * card object: the lists below are sorted again on every card event. Go
- * writes RFC 3339 with as many fractional digits as it needs ("…:05.12Z",
- * "…:05.123Z"): compared as text, those sorted in the wrong order.
- */
-const createdAt = new WeakMap<Card, number>()
-function createdMs(c: Card): number {
-  let ms = createdAt.get(c)
-  if (ms === undefined) createdAt.set(c, (ms = c.created_at ? Date.parse(c.created_at) : NaN))
-  return ms
-}
-
-/** The digits after the millisecond of an RFC 3339 time ("…:05.120000001Z" -> "000001"). */
-function belowMs(time: string | undefined): string {
-  return (/\.(\d+)/.exec(time ?? '')?.[1] ?? '').padEnd(9, '0').slice(3)
-}
-
-/** Oldest first; cards of unknown time first. */
-function byCreated(a: Card, b: Card): number {
-  const x = createdMs(a)
-  const y = createdMs(b)
-  const unknownX = Number.isNaN(x)
-  const unknownY = Number.isNaN(y)
-  if (unknownX !== unknownY) return unknownX ? -1 : 1
-  if (unknownX || x !== y) return unknownX ? 0 : x - y
-  const s = belowMs(a.created_at)
-  const t = belowMs(b.created_at)
-  return s < t ? -1 : s > t ? 1 : 0
-}
 
 /**
  * The cards, as plain objects, for the lists over all of them. Cards are kept
