@@ -8,8 +8,8 @@ import { CARD_HOPS, SEND_HOPS, SUBMIT_HOPS, hopTable, recordsOf } from './trace-
 import { ROUNDS, WARMUP } from './ui-knobs.mjs'
 import { conversationIdle, newChatPage, startProfile } from './ui-page.mjs'
 
-// (a) + (b)
-export async function cardRounds(browser, server, model, base = 0) {
+// (a) + (b). rounds / warmup: how many (BENCH_ROUNDS / BENCH_WARMUP unless given).
+export async function cardRounds(browser, server, model, base = 0, { rounds = ROUNDS, warmup = WARMUP } = {}) {
   const page = await newChatPage(browser, server)
   await page.evaluate(() => {
     const now = () => performance.timeOrigin + performance.now()
@@ -41,7 +41,7 @@ export async function cardRounds(browser, server, model, base = 0) {
   const bLat = []
   const measured = [] // { id, serverWrite, serverRequest, enter } of the rounds after the warm-up
   let convId = null
-  for (let i = base; i < base + WARMUP + ROUNDS; i++) {
+  for (let i = base; i < base + warmup + rounds; i++) {
     await composer.fill(`card ${i}`)
     await composer.press('Enter')
     // Polled as the floor is (bench/floor.mjs), not with a locator: a
@@ -62,7 +62,7 @@ export async function cardRounds(browser, server, model, base = 0) {
     convId ??= (await server.api('GET', '/api/v1/conversations')).body.items[0].id
     await conversationIdle(server, convId)
     await page.getByTestId('message-list').getByText(`Noted ${i}.`).waitFor()
-    if (i >= base + WARMUP) {
+    if (i >= base + warmup) {
       a.push(rec.paint - tTool)
       aDom.push(rec.dom - tTool)
       bLat.push(tNext - tClick)
@@ -71,7 +71,7 @@ export async function cardRounds(browser, server, model, base = 0) {
   }
   if (profile) await profile.stop(process.env.BENCH_PROFILE + (base ? '.' + base : ''))
   await page.close()
-  return { a: stats(a), aDom: stats(aDom), b: stats(bLat), rawA: a, rawB: bLat, measured }
+  return { a: stats(a), aDom: stats(aDom), b: stats(bLat), rawA: a, rawDom: aDom, rawB: bLat, measured }
 }
 
 // The card trace of the measured rounds (parley serve runs with PARLEY_TRACE=1):

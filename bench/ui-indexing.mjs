@@ -1,16 +1,20 @@
 // (g) of the UI latency bench (bench/ui-latency.mjs): the card rounds and
 // the stream again while Parley indexes a folder of INDEX_FILES Markdown
-// files, all along (a collection of it, made again each time it is done),
-// each right after the same with nothing indexing, so that the two are
-// compared as a ratio measured side by side (issue #42: every figure while
-// indexing within INDEXING_LIMIT× of the same figure idle).
+// files, and the same with nothing indexing, so that the two are compared
+// as a ratio measured side by side (issue #42: every figure while indexing
+// within INDEXING_LIMIT× of the same figure idle). The card rounds take
+// turns (INDEX_TURNS of each, idle then indexing): a machine shared with
+// other work is busier in some minutes than in others, and one block of
+// each compared the minutes as much as the indexing. The stream (30 s a
+// side) runs once each, idle first.
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sleep } from '../frontend/e2e/util.mjs'
 import { cardRounds } from './ui-cards.mjs'
 import { recordFigure } from './figures.mjs'
-import { INDEX_FILES, INDEX_FILE_BYTES, log } from './ui-knobs.mjs'
+import { INDEX_FILES, INDEX_FILE_BYTES, INDEX_TURNS, ROUNDS, log } from './ui-knobs.mjs'
+import { stats } from './stats.mjs'
 import { longStream } from './ui-streams.mjs'
 
 // (g) A folder of Markdown files with headings and paragraphs, for indexing.
@@ -66,20 +70,83 @@ function keepIndexing(server, dir) {
   }
 }
 
+// indexingInTurns indexes dir only while on: a collection of it, started
+// (or resumed: POST …/reindex) by on() and stopped by off() (POST …/cancel:
+// the scan stops, what it read stays). Stopped, not deleted: a deleted
+// collection's passages are removed in the background, work that would
+// fall into the idle turn after it. One that finished during a turn is
+// followed by a new one at the next on(). done() says how many were made
+// and how many files they indexed.
+function indexingInTurns(server, dir) {
+  const made = []
+  let current = null
+  const info = async (id) => {
+    const res = await server.api('GET', `/api/v1/knowledge/${id}`)
+    if (res.status !== 200) throw new Error('collection: ' + JSON.stringify(res.body))
+    return res.body
+  }
+  return {
+    async on() {
+      if (current) {
+        const res = await server.api('POST', `/api/v1/knowledge/${current}/reindex`)
+        if (res.status !== 202) throw new Error('resume collection: ' + JSON.stringify(res.body))
+        return
+      }
+      const res = await server.api('POST', '/api/v1/knowledge', { name: `bench ${made.length}`, paths: [dir] })
+      if (res.status !== 201) throw new Error('create collection: ' + JSON.stringify(res.body))
+      current = res.body.id
+      made.push(current)
+    },
+    async off() {
+      const finished = (await info(current)).status !== 'indexing'
+      const res = await server.api('POST', `/api/v1/knowledge/${current}/cancel`)
+      if (res.status !== 200) throw new Error('stop collection: ' + JSON.stringify(res.body))
+      if (finished) current = null
+    },
+    async done() {
+      let indexed = 0
+      for (const id of made) indexed += (await info(id)).indexed_files
+      return { collections: made.length, indexed }
+    },
+  }
+}
+
+// The card rounds in INDEX_TURNS turns of each, idle then indexing, their
+// samples pooled per side.
+async function cardTurns(browser, server, model, dir) {
+  const rounds = Math.max(1, Math.ceil(ROUNDS / INDEX_TURNS))
+  const idle = []
+  const busy = []
+  const indexing = indexingInTurns(server, dir)
+  for (let k = 0; k < INDEX_TURNS; k++) {
+    log(`(g) card rounds, turn ${k + 1} of ${INDEX_TURNS}: nothing indexing`)
+    idle.push(await cardRounds(browser, server, model, 30000 + k * 1000, { rounds }))
+    await indexing.on()
+    log(`(g) card rounds, turn ${k + 1} of ${INDEX_TURNS}: ${INDEX_FILES} files indexing`)
+    try {
+      busy.push(await cardRounds(browser, server, model, 20000 + k * 1000, { rounds }))
+    } finally {
+      await indexing.off()
+    }
+  }
+  const pool = (turns) => {
+    const rawA = turns.flatMap((t) => t.rawA)
+    const rawDom = turns.flatMap((t) => t.rawDom)
+    const rawB = turns.flatMap((t) => t.rawB)
+    return { a: stats(rawA), aDom: stats(rawDom), b: stats(rawB), rawA, rawDom, rawB, measured: turns.flatMap((t) => t.measured) }
+  }
+  return { cardsIdle: pool(idle), cards: pool(busy), cardsIndexing: { ...(await indexing.done()), turns: INDEX_TURNS } }
+}
+
 export async function duringIndexing(browser, server, model) {
   log(`(g) writing ${INDEX_FILES} Markdown files of ${INDEX_FILE_BYTES} bytes`)
   const dir = writeIndexFolder()
   const out = { files: INDEX_FILES, fileBytes: INDEX_FILE_BYTES }
   try {
-    log('(g) card rounds with nothing indexing')
-    out.cardsIdle = await cardRounds(browser, server, model, 30000)
-    let stop = keepIndexing(server, dir)
-    log(`(g) card rounds while ${INDEX_FILES} files index`)
-    out.cards = await cardRounds(browser, server, model, 20000)
-    out.cardsIndexing = await stop()
+    Object.assign(out, await cardTurns(browser, server, model, dir))
     log('(g) streaming with nothing indexing')
     out.streamIdle = await longStream(server, model, false)
-    stop = keepIndexing(server, dir)
+    const stop = keepIndexing(server, dir)
     log(`(g) streaming while ${INDEX_FILES} files index`)
     out.stream = await longStream(server, model, false)
     out.streamIndexing = await stop()

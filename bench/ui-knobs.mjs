@@ -15,6 +15,7 @@ export const THINK_STREAM_SECONDS = env('BENCH_THINK_STREAM_SECONDS', 60)
 export const THINK_ANSWER_SECONDS = env('BENCH_THINK_ANSWER_SECONDS', 30)
 export const INDEX_FILES = env('BENCH_INDEX_FILES', 20000)
 export const INDEX_FILE_BYTES = env('BENCH_INDEX_FILE_BYTES', 4000)
+export const INDEX_TURNS = env('BENCH_INDEX_TURNS', 5)
 export const ONLY = (process.env.BENCH_ONLY || 'a,c,d,e,f,g').split(',') // a covers (a) and (b)
 
 /** The wall clock in epoch milliseconds, sub-millisecond (the page's clock too). */

@@ -61,7 +61,9 @@ export function reportLines(results) {
   }
   const ix = results.indexing
   if (ix) {
-    const still = (p) => `indexing all along: ${p.indexed} files indexed by ${p.collections} collection(s) made one after another`
+    const still = (p) => p.turns
+      ? `indexing in ${p.turns} turns (each after a turn with nothing indexing): ${p.indexed} files indexed by ${p.collections} collection(s)`
+      : `indexing all along: ${p.indexed} files indexed by ${p.collections} collection(s) made one after another`
     lines.push('', `(g) while a folder of ${ix.files} Markdown files (${ix.fileBytes} bytes each) indexes:`)
     if (ix.cardsIdle) {
       lines.push(row('(g) idle: tool-call chunk -> card painted', ix.cardsIdle.a), row('    idle: tool-call chunk -> card in the DOM', ix.cardsIdle.aDom),
