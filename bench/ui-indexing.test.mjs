@@ -34,6 +34,14 @@ test('one target line per figure, met or MISSED', () => {
   assert.ok(lines.some((l) => l.startsWith('target: indexing/idle streaming, frame gaps > 50 ms 2.000× <= 1.5× MISSED (4 while indexing, 2 idle)')), lines.join('\n'))
 })
 
+test('the longest task is compared against at least 50 ms: none idle and one of 57 ms while indexing is not infinitely worse', () => {
+  const none = indexingRatios({ ...results, streamIdle: stream(0, 0, 60, 2), stream: stream(57, 1, 60, 2) })
+  assert.equal(none.find((r) => r.id === 'stream.longtask.max').ratio, 57 / 50)
+  const both = indexingRatios({ ...results, streamIdle: stream(60, 1, 60, 2), stream: stream(120, 2, 60, 2) })
+  assert.equal(both.find((r) => r.id === 'stream.longtask.max').ratio, 2)
+  assert.equal(both.find((r) => r.id === 'stream.longtask.max').met, false)
+})
+
 test('a figure not measured on both sides is left out, never guessed', () => {
   assert.deepEqual(indexingRatios({ files: 1, cards: results.cards }), [])
   assert.equal(indexingRatios({ ...results, stream: { responsive: false } }).filter((r) => r.id.startsWith('stream')).length, 0)

@@ -19,7 +19,8 @@
 //       (4,000) bytes each (SPEC §11: the chat stays responsive while a
 //       collection indexes): a collection of the folder, made again each
 //       time it is done, so the indexing goes on all along; the card rounds
-//       in BENCH_INDEX_TURNS (5) turns of idle then indexing, pooled
+//       in BENCH_INDEX_TURNS (5) turns of each (idle first, then indexing
+//       first, by turns), pooled
 //
 // Prints figures; asserts nothing about timings. Knobs: BENCH_ROUNDS (50),
 // BENCH_THINK_MS (150: a second set of card rounds where the model thinks that

@@ -62,7 +62,7 @@ export function reportLines(results) {
   const ix = results.indexing
   if (ix) {
     const still = (p) => p.turns
-      ? `indexing in ${p.turns} turns (each after a turn with nothing indexing): ${p.indexed} files indexed by ${p.collections} collection(s)`
+      ? `indexing in ${p.turns} turns (beside as many with nothing indexing, each side first by turns): ${p.indexed} files indexed by ${p.collections} collection(s)`
       : `indexing all along: ${p.indexed} files indexed by ${p.collections} collection(s) made one after another`
     lines.push('', `(g) while a folder of ${ix.files} Markdown files (${ix.fileBytes} bytes each) indexes:`)
     if (ix.cardsIdle) {
