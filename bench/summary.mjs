@@ -113,6 +113,11 @@ function chatBoundRows(surface) {
     { id: `${surface.prefix}card.${stage}.vschatbound`, label: `    ${chatBoundLabel(surface, text)}`, unit: '×', target: BOUND_TARGETS[stage] },
   ])
 }
+// What the user waits for from their Enter (bench/trace-table.mjs
+// enterFigures): no target, beside the bounds, which start later.
+function enterRows(surface) {
+  return CARD_STAGES.map(({ stage, text }) => ({ id: `${surface.prefix}card.enter.${stage}.p95`, label: `    Enter -> card ${text}, p95 (${surface.where})`, unit: 'ms' }))
+}
 function chatBoundRatios(surface) {
   return CARD_STAGES.map(({ stage, text }) => {
     const base = `${surface.prefix}card.${stage}`
@@ -173,6 +178,7 @@ const ENGINE = [
 export const EXPECTED = [
   ...cardRows(CARD_SURFACES.chromium),
   ...chatBoundRows(CARD_SURFACES.chromium),
+  ...enterRows(CARD_SURFACES.chromium),
   // No target: how far a page costing what the bare one costs would get,
   // given Parley's own Go path (bench/ui-cards.mjs pageBound).
   { id: 'card.dom.bound.ratio', label: '    Go path + bare page / floor, p95 (best a page can reach)', unit: '×' },
@@ -209,6 +215,7 @@ export const EXPECTED = [
   { id: 'indexing.stream.longtask.max', label: 'while 20,000 files index: streaming, longest task', unit: 'ms', target: 50 },
   ...cardRows(CARD_SURFACES.window),
   ...chatBoundRows(CARD_SURFACES.window),
+  ...enterRows(CARD_SURFACES.window),
   { id: 'window.submit.next.p95', label: 'Wails window: Submit -> next model request, p95', unit: 'ms', target: 10 },
   { id: 'window.submit.bound.p95', label: '    bound: Go respond -> next request + bare window call, p95', unit: 'ms' },
   { id: 'window.submit.next.vsbound', label: '    Submit -> next request / bound, p95 (Wails window)', unit: '×', target: 2 },

@@ -57,6 +57,24 @@ export function formatSinceTable(title, rows) {
   return lines.join('\n')
 }
 
+// The card as the user waits for it, from their Enter (the page's send
+// table: page_dom and page_paint since page_send), model time included (the
+// bench's model answers at once). No target: read beside the ratios to the
+// bounds, which start at the model server's write. A page that sent its
+// request later in the Enter's task would start that clock later and read
+// better there while the user waited as long or longer; these figures show
+// it. prefix: '' (Chromium) or 'window.'; where: the surface's name.
+export function enterFigures(sendRows, prefix, where) {
+  const out = []
+  for (const [hop, stage, text] of [['page_dom', 'dom', 'in the DOM'], ['page_paint', 'paint', 'painted']]) {
+    const r = sendRows.find((x) => x.hop === hop)
+    if (!r?.n || !Number.isFinite(r.cum.p95)) continue
+    out.push({ id: `${prefix}card.enter.${stage}.p95`, label: `Enter -> card ${text}, p95 (${where})`, value: r.cum.p95, unit: 'ms',
+      note: `p50 ${r.cum.p50.toFixed(1)} ms, n=${r.n}; the user's send to the card, the model answering at once` })
+  }
+  return out
+}
+
 /** The records of the given card ids (a record is keyed by its tool call's and its card's ids). */
 export function recordsOf(records, cardIds) {
   const byKey = new Map()

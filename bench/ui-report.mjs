@@ -3,7 +3,7 @@
 // `make bench` (bench/figures.mjs, bench/summary.mjs).
 import { recordFigure } from './figures.mjs'
 import { ms } from './stats.mjs'
-import { formatHopTable, formatSinceTable } from './trace-table.mjs'
+import { enterFigures, formatHopTable, formatSinceTable } from './trace-table.mjs'
 import { indexingRatioLines, recordIndexingRatios } from './ui-indexing.mjs'
 import { CATCHUP_SECONDS, CLIENTS, MESSAGES, STREAM_RATE, THINK_ANSWER_SECONDS, THINK_MS, THINK_STREAM_SECONDS } from './ui-knobs.mjs'
 
@@ -146,6 +146,7 @@ export function recordFigures(results) {
       recordFigure({ id: 'card.dom.chatbound.p95', label: 'card in the DOM: Go path + bare chat page, p95 (Chromium)', value: b.sum.p95, unit: 'ms', note: chatNote })
       if (b.paintSum) recordFigure({ id: 'card.paint.chatbound.p95', label: 'card painted: Go path + bare chat page, p95 (Chromium)', value: b.paintSum.p95, unit: 'ms', note: chatNote })
     }
+    if (results.trace?.send) for (const f of enterFigures(results.trace.send, '', 'Chromium')) recordFigure(f)
     recordFigure({ id: 'submit.next.p95', label: 'Submit click -> next model request, p95 (Chromium)', value: cards.b.p95, unit: 'ms', note: note(cards.b) })
     if (results.submitBound) {
       const b = results.submitBound

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs'
 import { recordFigure } from './figures.mjs'
 import { submitBound } from './bounds.mjs'
 import { ms, stats } from './stats.mjs'
-import { CARD_HOPS, SEND_HOPS, SUBMIT_HOPS, formatHopTable, formatSinceTable, hopTable } from './trace-table.mjs'
+import { CARD_HOPS, SEND_HOPS, SUBMIT_HOPS, enterFigures, formatHopTable, formatSinceTable, hopTable } from './trace-table.mjs'
 
 const path = process.argv[2]
 if (!path) {
@@ -38,6 +38,8 @@ console.log([
     hopTable(records, [...SUBMIT_HOPS, 'server_request'])),
   '',
 ].join('\n'))
+
+for (const f of enterFigures(hopTable(records, SEND_HOPS), 'window.', 'Wails window')) recordFigure(f)
 
 // Where the window's Go path ends: the event handed to the window (wails_sent), else emitted.
 const goPath = records.map((r) => (r.marks.wails_sent ?? r.marks.emitted) - r.marks.server_write).filter(Number.isFinite)
