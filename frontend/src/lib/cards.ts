@@ -5,6 +5,7 @@ import type { AnswerInput, Answers, Card, CardKind, CardStatus, Message, Questio
 import { CARD_KINDS, CARD_STATUSES } from '../types'
 import { t } from '../i18n'
 import { isRememberCard } from './memory'
+import { belowMs } from './times'
 
 export const CUSTOM_MAX = 1000
 export const COMMENTS_MAX = 2000
@@ -103,11 +104,6 @@ function createdMs(c: Card): number {
   let ms = createdAt.get(c)
   if (ms === undefined) createdAt.set(c, (ms = c.created_at ? Date.parse(c.created_at) : NaN))
   return ms
-}
-
-/** The digits after the millisecond of an RFC 3339 time ("…:05.120000001Z" -> "000001"). */
-function belowMs(time: string): string {
-  return (/\.(\d+)/.exec(time)?.[1] ?? '').padEnd(9, '0').slice(3)
 }
 
 /**

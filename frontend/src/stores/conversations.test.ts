@@ -45,6 +45,27 @@ describe('conversations store', () => {
     expect(order()).toEqual(['c0', 'c1', 'c2'])
   })
 
+  it('lists Recent newest first as times to the digit (not as text), unknown times last, equal times in the order they came', async () => {
+    const store = useConversationsStore()
+    const second = '2026-03-01T10:00:05'
+    // Go writes as many fractional digits as it needs: as text "…:05Z" sorts
+    // after "…:05.5Z" ('Z' > '.'), though it is the earlier time.
+    const conv = (id: string, created_at: string, updated_at: string) => ({ id, title: '', assistant: 'default', pinned: false, created_at, updated_at })
+    store.items = [
+      conv('whole', second + 'Z', second + 'Z'),
+      conv('half', second + '.5Z', second + '.5Z'),
+      conv('nanos', second + 'Z', second + '.500000001Z'),
+      conv('unknown', '', ''),
+      conv('created-only', '2026-03-01T09:00:00Z', ''),
+      conv('tie-a', '2026-02-01T00:00:00.25Z', '2026-02-01T00:00:00.25Z'),
+      conv('tie-b', '2026-02-01T00:00:00.250Z', '2026-02-01T00:00:00.250Z'),
+    ]
+    expect(store.recent.map((c) => c.id)).toEqual(['nanos', 'half', 'whole', 'created-only', 'tie-a', 'tie-b', 'unknown'])
+    // The getter follows each item's time: a new one moves it.
+    store.items.find((c) => c.id === 'unknown')!.updated_at = '2026-03-02T00:00:00Z'
+    expect(store.recent[0]!.id).toBe('unknown')
+  })
+
   it('loads the first page, then more with the cursor', async () => {
     seedMany(PAGE_SIZE + 5)
     const store = useConversationsStore()

@@ -22,6 +22,7 @@ import { OPEN_WINDOW } from './conversationWindow'
 import { useQuestionsStore } from './questions'
 import { t, t as i18nT } from '../i18n'
 import { DEFAULT_TITLE, shownTitle } from '../lib/titles'
+import { newerFirst, timeKey } from '../lib/times'
 import { attempt, loadInto } from './asyncState'
 
 export const PAGE_SIZE = 30
@@ -64,8 +65,18 @@ interface State {
   importing: boolean
 }
 
-function newer(a: Conversation, b: Conversation): number {
-  return (b.updated_at ?? b.created_at ?? '').localeCompare(a.updated_at ?? a.created_at ?? '')
+/**
+ * Newest first (last activity, else creation), as times to the digit,
+ * unknown times last; equal times keep the list's order. Each item's time is
+ * read once, through the reactive list (the getters follow it), and parsed
+ * once; the sort compares plain numbers. A sort comparing the reactive items'
+ * text with localeCompare read both times through the proxies and collated
+ * them on each of its n·log n comparisons, for every getter it served.
+ */
+function newestFirst(list: Conversation[]): Conversation[] {
+  const keyed = list.map((c) => ({ c, at: timeKey(c.updated_at || c.created_at) }))
+  keyed.sort((x, y) => newerFirst(x.at, y.at))
+  return keyed.map((k) => k.c)
 }
 
 /**
@@ -118,14 +129,14 @@ export const useConversationsStore = defineStore('conversations', {
 
   getters: {
     pinned(state): Conversation[] {
-      return state.items.filter((c) => c.pinned && !c.agent).sort(newer)
+      return newestFirst(state.items.filter((c) => c.pinned && !c.agent))
     },
     recent(state): Conversation[] {
-      return state.items.filter((c) => !c.pinned && !c.agent).sort(newer)
+      return newestFirst(state.items.filter((c) => !c.pinned && !c.agent))
     },
     /** Agents' conversations (SPEC §10): one per agent, listed under Agents. */
     agents(state): Conversation[] {
-      return state.items.filter((c) => !!c.agent).sort(newer)
+      return newestFirst(state.items.filter((c) => !!c.agent))
     },
     current(state): Conversation | null {
       if (!state.currentId) return null
