@@ -66,6 +66,18 @@ describe('conversations store', () => {
     expect(store.recent[0]!.id).toBe('unknown')
   })
 
+  it('a message in a conversation that only reads as the newest (its time as text) moves it to the top', async () => {
+    const store = useConversationsStore()
+    const conv = (id: string, at: string) => ({ id, title: '', assistant: 'default', pinned: false, created_at: at, updated_at: at })
+    // Today, the same second: "…:05Z" is the later text and the earlier time.
+    store.items = [conv('earlier', '2026-06-01T12:00:05Z'), conv('later', '2026-06-01T12:00:05.5Z')]
+    expect(store.recent.map((c) => c.id)).toEqual(['later', 'earlier'])
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(new Date(Date.UTC(2026, 5, 1, 12, 0, 9)))
+    store.touch('earlier')
+    expect(store.recent.map((c) => c.id)).toEqual(['earlier', 'later'])
+  })
+
   it('loads the first page, then more with the cursor', async () => {
     seedMany(PAGE_SIZE + 5)
     const store = useConversationsStore()
