@@ -5,7 +5,7 @@ import type { AnswerInput, Answers, Card, CardKind, CardStatus, Message, Questio
 import { CARD_KINDS, CARD_STATUSES } from '../types'
 import { t } from '../i18n'
 import { isRememberCard } from './memory'
-import { belowMs } from './times'
+import { olderFirst, timeKey, type TimeKey } from './times'
 
 export const CUSTOM_MAX = 1000
 export const COMMENTS_MAX = 2000
@@ -95,31 +95,23 @@ export function questionsFromArguments(args: unknown): Question[] {
 }
 
 /**
- * When a card was asked, in milliseconds (NaN when unknown), read once per
- * card object: a card is replaced, never changed in place, and the lists of
- * cards are sorted again on every card event.
+ * When a card was asked, read once per card object: a card is replaced,
+ * never changed in place, and the lists of cards are sorted again on every
+ * card event.
  */
-const createdAt = new WeakMap<Card, number>()
-function createdMs(c: Card): number {
-  let ms = createdAt.get(c)
-  if (ms === undefined) createdAt.set(c, (ms = c.created_at ? Date.parse(c.created_at) : NaN))
-  return ms
+const createdAt = new WeakMap<Card, TimeKey>()
+function createdKey(c: Card): TimeKey {
+  let key = createdAt.get(c)
+  if (key === undefined) createdAt.set(c, (key = timeKey(c.created_at)))
+  return key
 }
 
 /**
  * Orders cards oldest first, to the digit, cards of unknown time last, for
- * Array.prototype.sort (stable: equal times keep their order). Go writes
- * RFC 3339 with as many fractional digits as it needs ("…:05.12Z",
- * "…:05.123Z"): compared as text, those sort the wrong way round.
+ * Array.prototype.sort (stable: equal times keep their order; lib/times).
  */
 export function byCreated(a: Card, b: Card): number {
-  const x = createdMs(a)
-  const y = createdMs(b)
-  if (Number.isNaN(x) || Number.isNaN(y)) return Number(Number.isNaN(x)) - Number(Number.isNaN(y))
-  if (x !== y) return x - y
-  const s = belowMs(a.created_at)
-  const t = belowMs(b.created_at)
-  return s < t ? -1 : s > t ? 1 : 0
+  return olderFirst(createdKey(a), createdKey(b))
 }
 
 /** A card from the wire, with every field the UI relies on present. */

@@ -10,7 +10,7 @@ export interface TimeKey {
 }
 
 /** The digits after the millisecond of an RFC 3339 time ("…:05.120000001Z" -> "000001"). */
-export function belowMs(time: string): string {
+function belowMs(time: string): string {
   return (/\.(\d+)/.exec(time)?.[1] ?? '').padEnd(9, '0').slice(3)
 }
 
@@ -41,10 +41,8 @@ export function olderFirst(a: TimeKey, b: TimeKey): number {
   return a.below < b.below ? -1 : a.below > b.below ? 1 : 0
 }
 
-/** Orders keys newest first, to the digit, unknown times last. */
+/** Orders keys newest first, to the digit, unknown times last (still). */
 export function newerFirst(a: TimeKey, b: TimeKey): number {
-  const x = Number.isNaN(a.ms)
-  const y = Number.isNaN(b.ms)
-  if (x || y) return Number(x) - Number(y)
+  if (Number.isNaN(a.ms) || Number.isNaN(b.ms)) return olderFirst(a, b)
   return olderFirst(b, a)
 }
