@@ -3,10 +3,10 @@
 // files, and the same with nothing indexing, so that the two are compared
 // as a ratio measured side by side (issue #42: every figure while indexing
 // within INDEXING_LIMIT× of the same figure idle). The card rounds take
-// turns (INDEX_TURNS of each, idle first and indexing first by turns): a machine shared with
-// other work is busier in some minutes than in others, and one block of
-// each compared the minutes as much as the indexing. The stream (30 s a
-// side) runs once each, idle first.
+// turns (INDEX_TURNS of each, idle first and indexing first by turns): a
+// machine shared with other work is busier in some minutes than in others,
+// and one block of each compared the minutes as much as the indexing. The
+// stream (30 s a side) runs once each, idle first.
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -185,11 +185,8 @@ export function indexingRatios(ix) {
   const rows = []
   const add = (id, figure, idle, indexing, count = false, least = 0) => {
     if (typeof idle !== 'number' || typeof indexing !== 'number') return
-    const ratio = count
-      ? Math.max(indexing, 1) / Math.max(idle, 1)
-      : least > 0
-        ? Math.max(indexing, least) / Math.max(idle, least)
-        : idle > 0 ? indexing / idle : indexing > 0 ? Infinity : 1
+    const floor = count ? 1 : least
+    const ratio = floor > 0 ? Math.max(indexing, floor) / Math.max(idle, floor) : idle > 0 ? indexing / idle : indexing > 0 ? Infinity : 1
     rows.push({ id, figure, idle, indexing, count, ratio, met: ratio <= INDEXING_LIMIT })
   }
   if (ix.cards && ix.cardsIdle) {
