@@ -99,3 +99,57 @@ test('a long conversation opens with its newest messages and "Show earlier" read
     await server.stop()
   }
 })
+
+// The layers Chromium composites the page into, each with the element it
+// paints (CDP LayerTree): which of them belong to the message list.
+async function listLayers(page) {
+  const cdp = await page.context().newCDPSession(page)
+  try {
+    let layers = null
+    cdp.on('LayerTree.layerTreeDidChange', (e) => { if (e.layers) layers = e.layers })
+    await cdp.send('DOM.getDocument', { depth: 0 })
+    await cdp.send('LayerTree.enable')
+    await waitUntil(async () => {
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
+      return layers !== null
+    }, { what: 'the layer tree' })
+    const { result } = await cdp.send('Runtime.evaluate', { expression: 'document.querySelector("[data-testid=message-list]")' })
+    const { node } = await cdp.send('DOM.describeNode', { objectId: result.objectId })
+    return layers.filter((l) => l.backendNodeId === node.backendNodeId)
+  } finally {
+    await cdp.detach().catch(() => {})
+  }
+}
+
+test('the message list scrolls on the compositor in Chromium (a layer of its own, its background the page\'s in both palettes)', async () => {
+  const server = await startTempServe()
+  let page
+  try {
+    await importLong(server)
+    page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+    await login(page, server)
+    await page.getByTestId('conversation-open').filter({ hasText: 'Long one' }).click()
+    const list = page.getByTestId('message-list')
+    await list.getByText(`msg ${MESSAGES}`, { exact: false }).waitFor()
+    for (const scheme of ['light', 'dark']) {
+      await page.evaluate((s) => (document.documentElement.dataset.colorScheme = s), scheme)
+      // Scrolled by the compositor, the list's content is a layer that draws:
+      // a scroll (the send's, the user's) moves it without rastering the
+      // list again. At a device pixel ratio of 1 Chromium does so only for a
+      // scroller with an opaque background (to keep subpixel text); a
+      // transparent list was rastered again on every frame that scrolled it
+      // (issue #42).
+      const layers = await listLayers(page)
+      assert.ok(layers.some((l) => l.drawsContent), `${scheme}: the list's content is a layer of its own: ${JSON.stringify(layers)}`)
+      // And nothing looks different: the list's background is the page's.
+      const [listBg, pageBg] = await page.evaluate(() => [getComputedStyle(document.querySelector('[data-testid=message-list]')).backgroundColor, getComputedStyle(document.body).backgroundColor])
+      assert.equal(listBg, pageBg, `${scheme}: the list's background is the page's`)
+    }
+  } catch (e) {
+    if (page) await screenshot(page, 'e2e-long-conversation-layers.png')
+    throw e
+  } finally {
+    await page?.close()
+    await server.stop()
+  }
+})
