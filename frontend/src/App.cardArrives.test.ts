@@ -80,7 +80,7 @@ describe('a card arriving', () => {
 })
 
 describe('a message sent', () => {
-  it('renders the list, the composer, the run status and the dot on the row, nothing else', async () => {
+  it("renders the list, the composer's box, button and hint, the run status and the dot on the row, nothing else", async () => {
     const { app: w, updates } = await mountAppWithChat()
     await flushFrame()
     const box = w.find('textarea[aria-label="Message"]')
@@ -97,7 +97,7 @@ describe('a message sent', () => {
     expect(w.find('[data-testid="run-status"]').text()).toBe('Thinking…')
     expect(w.find('[data-testid="conversation-busy"]').exists()).toBe(true)
     // The message itself too (sending, then sent); not the chat view, its
-    // header or the conversation's row.
-    expect(updates.take()).toEqual(['Composer', 'ConversationActivity', 'MessageItem', 'MessageList', 'RunStatus'])
+    // header, the composer's form or the conversation's row.
+    expect(updates.take()).toEqual(['ComposerAction', 'ComposerHint', 'ComposerInput', 'ConversationActivity', 'MessageItem', 'MessageList', 'RunStatus'])
   })
 })

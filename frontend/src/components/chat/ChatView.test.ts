@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mount, type VueWrapper } from '@vue/test-utils'
 import ChatView from './ChatView.vue'
+import Composer from './Composer.vue'
 import { makeCard, q, setupEnv, settle, type TestEnv } from '../../test-utils'
 import { flushAfterPaint } from '../../lib/frame'
 import { flushPromises } from '@vue/test-utils'
@@ -48,6 +49,31 @@ describe('ChatView and Composer', () => {
     expect(env.fake.callsOf('send')).toEqual([[{ id: 'c1', content: 'milk and eggs' }]])
     expect((textbox(v).element as HTMLTextAreaElement).value).toBe('')
     expect(v.find('[data-testid="user-message"]').text()).toBe('milk and eggs')
+  })
+
+  it('typing, sending and the run state re-render the box, the button and the hint, not the composer around them', async () => {
+    const v = await mountView()
+    // A render makes the component's tree anew; one that was not rendered again keeps it.
+    const form = v.findComponent(Composer).vm.$
+    const tree = form.subTree
+    const send = () => v.find('[data-testid="send"]')
+    const hint = () => v.find('#composer-hint').text()
+    const idleHint = hint()
+    expect(send().attributes('disabled')).toBeDefined()
+    await textbox(v).setValue('m')
+    await settle()
+    expect(send().attributes('disabled')).toBeUndefined()
+    await textbox(v).setValue('milk')
+    await textbox(v).trigger('keydown', { key: 'Enter' })
+    await settle()
+    expect(env.fake.callsOf('send')).toHaveLength(1)
+    expect((textbox(v).element as HTMLTextAreaElement).value).toBe('')
+    expect(v.find('[data-testid="stop"]').exists()).toBe(true)
+    expect(hint()).not.toBe(idleHint)
+    env.fake.emit('conversation:state', { conversationId: 'c1', state: 'awaiting_user_response' })
+    await settle()
+    expect(hint()).toBe('Answer the question above, or skip it, to continue.')
+    expect(form.subTree).toBe(tree)
   })
 
   it('shows the run state in words and Stop while running', async () => {
