@@ -157,6 +157,10 @@ export const useChatStore = defineStore('chat', {
     hasStream(state) {
       return (conversationId: string | null | undefined): boolean => !!conversationId && !!state.streams[conversationId]
     },
+    /** Whether the composer can send: some text (or files) and no run going. */
+    canSend(): (conversationId: string | null, hasFiles: boolean) => boolean {
+      return (conversationId, hasFiles) => (!!this.composerDrafts[conversationId ?? '']?.trim() || hasFiles) && !this.isBusy(conversationId)
+    },
   },
 
   actions: {
