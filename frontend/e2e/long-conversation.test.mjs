@@ -36,12 +36,35 @@ async function importLong(server) {
   return imp.body.id
 }
 
-test('a long conversation opens with its newest messages and "Show earlier" reads the rest back to the first', async () => {
+// A fresh `parley serve` with the long conversation imported and a page for
+// it: fn gets them; a failure leaves a screenshot named shot.
+async function withLongConversation(shot, fn) {
   const server = await startTempServe()
   let page
   try {
     const id = await importLong(server)
     page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+    await fn({ server, page, id })
+  } catch (e) {
+    if (page) await screenshot(page, shot)
+    throw e
+  } finally {
+    await page?.close()
+    await server.stop()
+  }
+}
+
+// openLong logs the page in and opens the long conversation at its newest message.
+async function openLong(page, server) {
+  await login(page, server)
+  await page.getByTestId('conversation-open').filter({ hasText: 'Long one' }).click()
+  const list = page.getByTestId('message-list')
+  await list.getByText(`msg ${MESSAGES}`, { exact: false }).waitFor()
+  return list
+}
+
+test('a long conversation opens with its newest messages and "Show earlier" reads the rest back to the first', async () => {
+  await withLongConversation('e2e-long-conversation.png', async ({ server, page, id }) => {
     const errors = []
     page.on('pageerror', (e) => errors.push(e.message))
     const reads = []
@@ -49,10 +72,7 @@ test('a long conversation opens with its newest messages and "Show earlier" read
       const u = new URL(r.url())
       if (r.method() === 'GET' && u.pathname === `/api/v1/conversations/${id}`) reads.push(Object.fromEntries(u.searchParams))
     })
-    await login(page, server)
-    await page.getByTestId('conversation-open').filter({ hasText: 'Long one' }).click()
-    const list = page.getByTestId('message-list')
-    await list.getByText(`msg ${MESSAGES}`, { exact: false }).waitFor()
+    await openLong(page, server)
     assert.deepEqual(reads, [{ last: '200' }], 'the open reads the newest 200 messages only')
 
     const more = page.getByTestId('show-earlier')
@@ -91,13 +111,7 @@ test('a long conversation opens with its newest messages and "Show earlier" read
     for (const r of reads.slice(1)) assert.ok(r.before && r.last === '300', JSON.stringify(r))
     assert.equal(new Set(reads.slice(1).map((r) => r.before)).size, reads.length - 1)
     assert.deepEqual(errors, [])
-  } catch (e) {
-    if (page) await screenshot(page, 'e2e-long-conversation.png')
-    throw e
-  } finally {
-    await page?.close()
-    await server.stop()
-  }
+  })
 })
 
 // The layers Chromium composites the page into, each with the element it
@@ -122,15 +136,8 @@ async function listLayers(page) {
 }
 
 test('the message list scrolls on the compositor in Chromium (a layer of its own, its background the page\'s in both palettes)', async () => {
-  const server = await startTempServe()
-  let page
-  try {
-    await importLong(server)
-    page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
-    await login(page, server)
-    await page.getByTestId('conversation-open').filter({ hasText: 'Long one' }).click()
-    const list = page.getByTestId('message-list')
-    await list.getByText(`msg ${MESSAGES}`, { exact: false }).waitFor()
+  await withLongConversation('e2e-long-conversation-layers.png', async ({ server, page }) => {
+    await openLong(page, server)
     for (const scheme of ['light', 'dark']) {
       await page.evaluate((s) => (document.documentElement.dataset.colorScheme = s), scheme)
       // Scrolled by the compositor, the list's content is a layer that draws:
@@ -145,11 +152,5 @@ test('the message list scrolls on the compositor in Chromium (a layer of its own
       const [listBg, pageBg] = await page.evaluate(() => [getComputedStyle(document.querySelector('[data-testid=message-list]')).backgroundColor, getComputedStyle(document.body).backgroundColor])
       assert.equal(listBg, pageBg, `${scheme}: the list's background is the page's`)
     }
-  } catch (e) {
-    if (page) await screenshot(page, 'e2e-long-conversation-layers.png')
-    throw e
-  } finally {
-    await page?.close()
-    await server.stop()
-  }
+  })
 })
