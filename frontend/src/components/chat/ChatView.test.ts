@@ -51,6 +51,36 @@ describe('ChatView and Composer', () => {
     expect(v.find('[data-testid="user-message"]').text()).toBe('milk and eggs')
   })
 
+  // Issue #42: in WebKitGTK without the GPU, script replacing the text of the
+  // box that has the focus made the send's frame paint the whole window.
+  it("a send empties the box while it does not have the focus, and the focus stays in the box", async () => {
+    const v = await mountView()
+    const box = textbox(v).element as HTMLTextAreaElement
+    box.focus()
+    await textbox(v).setValue('milk and eggs')
+    // Every write of the box's text, and whether the box had the focus then.
+    const writes: { value: string; focused: boolean }[] = []
+    const own = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!
+    Object.defineProperty(box, 'value', {
+      configurable: true,
+      get: () => own.get!.call(box),
+      set: (value: string) => {
+        writes.push({ value, focused: document.activeElement === box })
+        own.set!.call(box, value)
+      },
+    })
+    const focusMoves: string[] = []
+    box.addEventListener('blur', () => focusMoves.push('blur'))
+    box.addEventListener('focus', () => focusMoves.push('focus'))
+    await textbox(v).trigger('keydown', { key: 'Enter' })
+    await settle()
+    expect(env.fake.callsOf('send')).toEqual([[{ id: 'c1', content: 'milk and eggs' }]])
+    expect(box.value).toBe('')
+    expect(writes).toEqual([{ value: '', focused: false }])
+    expect(document.activeElement).toBe(box)
+    expect(focusMoves).toEqual(['blur', 'focus'])
+  })
+
   it('typing, sending and the run state re-render the box, the button and the hint, not the composer around them', async () => {
     const v = await mountView()
     // A render makes the component's tree anew; one that was not rendered again keeps it.
