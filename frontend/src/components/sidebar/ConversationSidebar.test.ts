@@ -41,22 +41,40 @@ describe('ConversationSidebar', () => {
   })
 
   // Issue #42: the send and the card each rendered the whole row again (its
-  // title, its labelled buttons) for the dot, in the tasks the card waited behind.
-  it("shows a run's dot and a waiting card's count on the row without rendering the row again", async () => {
+  // title, its labelled buttons) for the dot, in the tasks the card waited
+  // behind; and the dot changing in the card's frame widened what the window
+  // paints in it to the whole window.
+  it("shows a run's dot and a waiting card's count on the row without rendering the row again, not in the send's or the card's frame", async () => {
     const s = await mountSidebar(2)
     connectEvents()
     flushAfterPaint()
     await settle()
     const row = s.findAllComponents(ConversationItem).find((r) => r.props('conversation').id === 'c1')!
     const tree = row.vm.$.subTree
-    expect(row.find('[data-testid="conversation-busy"]').exists()).toBe(false)
+    const busy = () => row.find('[data-testid="conversation-busy"]').exists()
+    const waiting = () => row.find('[data-testid="conversation-waiting"]').exists()
+    expect(busy()).toBe(false)
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
     env.fake.emit('conversation:state', { conversationId: 'c1', state: 'requesting' })
     await settle()
-    expect(row.find('[data-testid="conversation-busy"]').exists()).toBe(true)
+    // Once the run has gone on for a second (the header says at once).
+    expect(busy()).toBe(false)
+    vi.advanceTimersByTime(999)
+    await flushPromises()
+    expect(busy()).toBe(false)
+    vi.advanceTimersByTime(1)
+    await flushPromises()
+    expect(busy()).toBe(true)
     env.fake.addCard({ question_id: 'q1', conversationId: 'c1', questions: makeCard().questions }, true)
     env.fake.emit('conversation:state', { conversationId: 'c1', state: 'awaiting_user_response' })
-    await settle()
-    expect(row.find('[data-testid="conversation-busy"]').exists()).toBe(false)
+    await flushPromises()
+    // The card's count: after the frame that shows the card.
+    expect(waiting()).toBe(false)
+    expect(busy()).toBe(true)
+    flushAfterPaint()
+    await flushPromises()
+    expect(waiting()).toBe(true)
+    expect(busy()).toBe(false)
     expect(row.find('[data-testid="conversation-waiting"]').attributes('title')).toBe('1 question waiting')
     expect(row.find('[data-testid="conversation-waiting"]').text()).toBe(', 1 question waiting')
     // The other row shows neither.
